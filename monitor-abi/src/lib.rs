@@ -1,0 +1,1 @@
+//! The monitor ABI: export-name grammar, events, parameter kinds, opcode names, provided imports.

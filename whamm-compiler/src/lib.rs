@@ -1,0 +1,1 @@
+//! The whamm probe-script compiler.
