@@ -1,0 +1,186 @@
+//! Typed errors of the engine library. The CLI maps each to an exit status.
+
+use std::fmt;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum LoadErrorKind {
+    /// The file could not be read.
+    Io,
+    /// The bytes are not a well-formed module (decoding failed).
+    Malformed,
+    /// Well-formed but does not validate.
+    Invalid,
+    /// Valid, but needs a feature this engine does not implement.
+    Unsupported,
+}
+
+/// A module could not be loaded: decode, validation or unsupported feature.
+#[derive(Clone, Debug, thiserror::Error)]
+pub struct LoadError {
+    pub kind: LoadErrorKind,
+    /// Byte offset in the module where the problem was found.
+    pub offset: Option<usize>,
+    pub message: String,
+}
+
+impl LoadError {
+    pub(crate) fn from_parser(e: wasmparser::BinaryReaderError) -> LoadError {
+        // wasmparser does not distinguish malformed from invalid in its type; its
+        // decoding errors are the ones produced before validation rules apply.
+        let msg = e.message().to_string();
+        let kind = if is_malformed_message(&msg) { LoadErrorKind::Malformed } else { LoadErrorKind::Invalid };
+        LoadError { kind, offset: Some(e.offset()), message: msg }
+    }
+}
+
+fn is_malformed_message(msg: &str) -> bool {
+    const MARKERS: &[&str] = &[
+        "unexpected end",
+        "malformed",
+        "magic header",
+        "unknown binary version",
+        "invalid leb",
+        "integer representation too long",
+        "integer too large",
+        "section size mismatch",
+        "unexpected content after last section",
+        "out of bounds",
+        "invalid utf-8",
+        "too many locals",
+        "function and code section have inconsistent lengths",
+        "data count and data section have inconsistent lengths",
+        "section out of order",
+        "invalid section",
+        "illegal opcode",
+        "unknown ",
+        "zero byte expected",
+        "data count section required",
+    ];
+    MARKERS.iter().any(|m| msg.contains(m))
+}
+
+impl From<wasmparser::BinaryReaderError> for LoadError {
+    fn from(e: wasmparser::BinaryReaderError) -> LoadError {
+        LoadError::from_parser(e)
+    }
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let what = match self.kind {
+            LoadErrorKind::Io => "load error",
+            LoadErrorKind::Malformed => "malformed module",
+            LoadErrorKind::Invalid => "invalid module",
+            LoadErrorKind::Unsupported => "unsupported module",
+        };
+        match self.offset {
+            Some(o) => write!(f, "{what}: {} (at byte offset 0x{o:x})", self.message),
+            None => write!(f, "{what}: {}", self.message),
+        }
+    }
+}
+
+/// Linking failed: an import could not be resolved or has the wrong type.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum LinkError {
+    #[error("unknown import: {module}.{name} ({kind}) is not provided")]
+    UnknownImport { module: String, name: String, kind: crate::types::ExternKind },
+    #[error("incompatible import type for {module}.{name}: {detail}")]
+    IncompatibleImport { module: String, name: String, detail: String },
+}
+
+/// Why execution trapped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TrapKind {
+    Unreachable,
+    MemoryOutOfBounds,
+    TableOutOfBounds,
+    /// call_indirect through a null table entry.
+    UninitializedElement,
+    IndirectCallTypeMismatch,
+    IntegerDivideByZero,
+    IntegerOverflow,
+    InvalidConversionToInteger,
+    CallStackExhausted,
+    NullReference,
+    /// A host function failed.
+    Host(String),
+    /// `proc_exit` (or an equivalent) asked the program to end with this status.
+    Exit(i32),
+}
+
+impl fmt::Display for TrapKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TrapKind::Unreachable => f.write_str("unreachable"),
+            TrapKind::MemoryOutOfBounds => f.write_str("out of bounds memory access"),
+            TrapKind::TableOutOfBounds => f.write_str("out of bounds table access"),
+            TrapKind::UninitializedElement => f.write_str("uninitialized element"),
+            TrapKind::IndirectCallTypeMismatch => f.write_str("indirect call type mismatch"),
+            TrapKind::IntegerDivideByZero => f.write_str("integer divide by zero"),
+            TrapKind::IntegerOverflow => f.write_str("integer overflow"),
+            TrapKind::InvalidConversionToInteger => f.write_str("invalid conversion to integer"),
+            TrapKind::CallStackExhausted => f.write_str("call stack exhausted"),
+            TrapKind::NullReference => f.write_str("null reference"),
+            TrapKind::Host(m) => f.write_str(m),
+            TrapKind::Exit(c) => write!(f, "exit with status {c}"),
+        }
+    }
+}
+
+/// Where a trap happened.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TrapSite {
+    /// Function index in its module's function index space.
+    pub func: u32,
+    /// Function name (name section or `func[N]`).
+    pub func_name: String,
+    /// Byte offset of the instruction in the original function body (monitor ABI pc).
+    pub pc: u32,
+}
+
+/// A trap: a kind and, when it happened in Wasm code, the site.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub struct Trap {
+    pub kind: TrapKind,
+    pub site: Option<TrapSite>,
+}
+
+impl Trap {
+    pub fn new(kind: TrapKind) -> Trap {
+        Trap { kind, site: None }
+    }
+    pub fn host(msg: impl Into<String>) -> Trap {
+        Trap::new(TrapKind::Host(msg.into()))
+    }
+    pub fn exit(code: i32) -> Trap {
+        Trap::new(TrapKind::Exit(code))
+    }
+    /// The exit status if this "trap" is a requested program exit.
+    pub fn exit_code(&self) -> Option<i32> {
+        match self.kind {
+            TrapKind::Exit(c) => Some(c),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Trap {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.kind)?;
+        if let Some(s) = &self.site {
+            write!(f, " in {} (func {}) at pc 0x{:x}", s.func_name, s.func, s.pc)?;
+        }
+        Ok(())
+    }
+}
+
+/// Instantiation failed.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum InstantiateError {
+    #[error(transparent)]
+    Link(#[from] LinkError),
+    /// A segment initialisation or the start function trapped.
+    #[error("{0}")]
+    Trap(#[from] Trap),
+}

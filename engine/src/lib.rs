@@ -1,0 +1,23 @@
+//! `wizeng`: a WebAssembly engine whose instrumentation monitors are Wasm modules.
+//!
+//! Code map:
+//! - [`module`]: loader (decode + validate with wasmparser), the module representation
+//!   that keeps each function's original bytecode (probes name (fid, pc) in it).
+//! - [`store`]: runtime entities (functions, memories, tables, globals, instances),
+//!   instantiation, linking, host functions.
+//! - [`interp`]: the interpreter tier (pre-decoded code with a pc side table).
+//! - [`wasi`]: WASI preview1 host functions.
+//! - [`error`]: typed errors (load, link, trap).
+#![deny(unsafe_op_in_unsafe_fn)]
+
+pub mod error;
+pub mod interp;
+pub mod module;
+pub mod store;
+pub mod types;
+pub mod wasi;
+
+pub use error::{InstantiateError, LinkError, LoadError, LoadErrorKind, Trap, TrapKind, TrapSite};
+pub use module::Module;
+pub use store::{Caller, Config, HostFn, Linker, Store};
+pub use types::*;

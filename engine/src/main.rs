@@ -1,0 +1,4 @@
+fn main() {
+    eprintln!("wizeng: CLI not yet implemented");
+    std::process::exit(2);
+}

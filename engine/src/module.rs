@@ -1,0 +1,519 @@
+//! The loader: decodes and validates a binary module with wasmparser and keeps a
+//! representation that later stages (interpreter, JIT, monitor matching, weaving)
+//! share. Each function keeps its original bytecode range, so an instruction is
+//! always identified by (function index, byte offset in the original body): the
+//! monitor ABI's `pc`, where the body starts at its local declarations.
+
+use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::Arc;
+
+use wasmparser::{Operator, Parser, Payload, Validator, WasmFeatures};
+
+use crate::error::{LoadError, LoadErrorKind};
+use crate::types::*;
+
+/// The Wasm features the engine executes. Anything else is rejected at load time
+/// with an "unsupported: <feature>" error.
+pub fn supported_features() -> WasmFeatures {
+    WasmFeatures::MUTABLE_GLOBAL
+        | WasmFeatures::SATURATING_FLOAT_TO_INT
+        | WasmFeatures::SIGN_EXTENSION
+        | WasmFeatures::REFERENCE_TYPES
+        | WasmFeatures::MULTI_VALUE
+        | WasmFeatures::BULK_MEMORY
+        | WasmFeatures::TAIL_CALL
+        | WasmFeatures::FLOATS
+        | WasmFeatures::MULTI_MEMORY
+        | WasmFeatures::EXTENDED_CONST
+}
+
+/// Features we name when a module needs them, most common first.
+const KNOWN_UNSUPPORTED: &[(WasmFeatures, &str)] = &[
+    (WasmFeatures::SIMD, "simd"),
+    (WasmFeatures::RELAXED_SIMD, "relaxed-simd"),
+    (WasmFeatures::THREADS, "threads"),
+    (WasmFeatures::EXCEPTIONS, "exception-handling"),
+    (WasmFeatures::MEMORY64, "memory64"),
+    (WasmFeatures::FUNCTION_REFERENCES, "function-references"),
+    (WasmFeatures::GC, "gc"),
+    (WasmFeatures::CUSTOM_PAGE_SIZES, "custom-page-sizes"),
+    (WasmFeatures::COMPONENT_MODEL, "component-model"),
+];
+
+/// One operation of a constant expression.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ConstOp {
+    I32(i32),
+    I64(i64),
+    F32(u32),
+    F64(u64),
+    RefNull(ValType),
+    RefFunc(u32),
+    GlobalGet(u32),
+    I32Add,
+    I32Sub,
+    I32Mul,
+    I64Add,
+    I64Sub,
+    I64Mul,
+}
+
+/// A constant expression (global initialisers, segment offsets, element items).
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct ConstExpr(pub Vec<ConstOp>);
+
+#[derive(Clone, Debug)]
+pub struct Import {
+    pub module: String,
+    pub name: String,
+    pub desc: ImportDesc,
+}
+
+#[derive(Clone, Debug)]
+pub enum ImportDesc {
+    /// Type index.
+    Func(u32),
+    Table(TableType),
+    Memory(MemoryType),
+    Global(GlobalType),
+}
+
+impl ImportDesc {
+    pub fn kind(&self) -> ExternKind {
+        match self {
+            ImportDesc::Func(_) => ExternKind::Func,
+            ImportDesc::Table(_) => ExternKind::Table,
+            ImportDesc::Memory(_) => ExternKind::Memory,
+            ImportDesc::Global(_) => ExternKind::Global,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Export {
+    pub name: String,
+    pub kind: ExternKind,
+    pub index: u32,
+}
+
+#[derive(Clone, Debug)]
+pub struct TableDef {
+    pub ty: TableType,
+    pub init: Option<ConstExpr>,
+}
+
+#[derive(Clone, Debug)]
+pub struct GlobalDef {
+    pub ty: GlobalType,
+    pub init: ConstExpr,
+}
+
+#[derive(Clone, Debug)]
+pub enum ElemMode {
+    Passive,
+    Declared,
+    Active { table: u32, offset: ConstExpr },
+}
+
+#[derive(Clone, Debug)]
+pub struct ElemSegment {
+    pub ty: ValType,
+    pub mode: ElemMode,
+    /// Each item is a constant expression producing a reference.
+    pub items: Vec<ConstExpr>,
+}
+
+#[derive(Clone, Debug)]
+pub enum DataMode {
+    Passive,
+    Active { memory: u32, offset: ConstExpr },
+}
+
+#[derive(Clone, Debug)]
+pub struct DataSegment {
+    pub mode: DataMode,
+    /// Range of the bytes in [`Module::bytes`].
+    pub range: Range<usize>,
+}
+
+/// A function defined by the module (not imported).
+#[derive(Clone, Debug)]
+pub struct FuncBody {
+    /// Range of the body in [`Module::bytes`], starting at the local declarations
+    /// (pc 0 of the monitor ABI) and ending after the final `end`.
+    pub range: Range<usize>,
+    /// Declared locals, expanded (parameters not included).
+    pub locals: Vec<ValType>,
+    /// Offset (relative to `range.start`) of the first instruction.
+    pub code_start: u32,
+}
+
+/// A decoded, validated module.
+#[derive(Debug)]
+pub struct Module {
+    /// The original binary.
+    pub bytes: Arc<[u8]>,
+    pub types: Vec<FuncType>,
+    pub imports: Vec<Import>,
+    /// Type index of every function in the function index space (imports first).
+    pub func_types: Vec<u32>,
+    pub num_imported_funcs: u32,
+    pub num_imported_tables: u32,
+    pub num_imported_memories: u32,
+    pub num_imported_globals: u32,
+    /// Defined tables, memories and globals (imports excluded).
+    pub tables: Vec<TableDef>,
+    pub memories: Vec<MemoryType>,
+    pub globals: Vec<GlobalDef>,
+    pub exports: Vec<Export>,
+    pub start: Option<u32>,
+    pub elems: Vec<ElemSegment>,
+    pub datas: Vec<DataSegment>,
+    /// Bodies of the defined functions, in order.
+    pub bodies: Vec<FuncBody>,
+    /// Function names from the name section.
+    pub func_names: HashMap<u32, String>,
+    /// Module name from the name section, if any.
+    pub name: Option<String>,
+}
+
+impl Module {
+    /// Decode and validate a binary module.
+    pub fn new(bytes: &[u8]) -> Result<Module, LoadError> {
+        validate(bytes)?;
+        parse(bytes)
+    }
+
+    /// Read a module from a file: binary, or text if it parses as `.wat`.
+    pub fn from_file(path: &std::path::Path) -> Result<Module, LoadError> {
+        let bytes = std::fs::read(path).map_err(|e| LoadError {
+            kind: LoadErrorKind::Io,
+            offset: None,
+            message: format!("cannot read {}: {e}", path.display()),
+        })?;
+        Module::from_bytes_or_text(&bytes)
+    }
+
+    /// Accepts either a binary module or the text format.
+    pub fn from_bytes_or_text(bytes: &[u8]) -> Result<Module, LoadError> {
+        if bytes.starts_with(b"\0asm") {
+            return Module::new(bytes);
+        }
+        match std::str::from_utf8(bytes).ok().map(wat::parse_str) {
+            Some(Ok(bin)) => Module::new(&bin),
+            Some(Err(e)) => Err(LoadError { kind: LoadErrorKind::Malformed, offset: None, message: format!("text format: {e}") }),
+            None => Module::new(bytes),
+        }
+    }
+
+    pub fn num_funcs(&self) -> u32 {
+        self.func_types.len() as u32
+    }
+
+    pub fn func_type(&self, func_idx: u32) -> &FuncType {
+        &self.types[self.func_types[func_idx as usize] as usize]
+    }
+
+    /// The body of a defined function, by function index (must not be an import).
+    pub fn body(&self, func_idx: u32) -> &FuncBody {
+        &self.bodies[(func_idx - self.num_imported_funcs) as usize]
+    }
+
+    /// Name of a function for reports: from the name section, else `func[N]`.
+    pub fn func_name(&self, func_idx: u32) -> String {
+        match self.func_names.get(&func_idx) {
+            Some(n) => n.clone(),
+            None => format!("func[{func_idx}]"),
+        }
+    }
+
+    pub fn export(&self, name: &str) -> Option<&Export> {
+        self.exports.iter().find(|e| e.name == name)
+    }
+
+    /// Types of all imported globals then defined globals.
+    pub fn global_type(&self, idx: u32) -> GlobalType {
+        let mut i = 0;
+        for imp in &self.imports {
+            if let ImportDesc::Global(g) = &imp.desc {
+                if i == idx {
+                    return *g;
+                }
+                i += 1;
+            }
+        }
+        self.globals[(idx - self.num_imported_globals) as usize].ty
+    }
+
+    /// An operator reader over a defined function's instructions, with offsets
+    /// relative to the module binary (subtract `body.range.start` for the pc).
+    pub fn operators(&self, func_idx: u32) -> wasmparser::OperatorsReader<'_> {
+        let body = self.body(func_idx);
+        let start = body.range.start + body.code_start as usize;
+        let _ = start;
+        let reader = wasmparser::BinaryReader::new(&self.bytes[body.range.clone()], body.range.start);
+        wasmparser::FunctionBody::new(reader).get_operators_reader().expect("validated body")
+    }
+}
+
+fn validate(bytes: &[u8]) -> Result<(), LoadError> {
+    let mut v = Validator::new_with_features(supported_features());
+    let err = match v.validate_all(bytes) {
+        Ok(_) => return Ok(()),
+        Err(e) => e,
+    };
+    // Would the module be valid with more features? Then it is unsupported, not invalid.
+    let all = supported_features() | KNOWN_UNSUPPORTED.iter().fold(WasmFeatures::empty(), |a, (f, _)| a | *f);
+    if Validator::new_with_features(all).validate_all(bytes).is_ok() {
+        for (f, name) in KNOWN_UNSUPPORTED {
+            if Validator::new_with_features(supported_features() | *f).validate_all(bytes).is_ok() {
+                return Err(LoadError {
+                    kind: LoadErrorKind::Unsupported,
+                    offset: Some(err.offset()),
+                    message: format!("unsupported: {name} ({})", err.message()),
+                });
+            }
+        }
+        return Err(LoadError {
+            kind: LoadErrorKind::Unsupported,
+            offset: Some(err.offset()),
+            message: format!("unsupported: {}", err.message()),
+        });
+    }
+    Err(LoadError::from_parser(err))
+}
+
+fn limits(min: u64, max: Option<u64>) -> Limits {
+    Limits { min, max }
+}
+
+fn table_type(t: &wasmparser::TableType) -> TableType {
+    TableType { elem: ValType::from_wasmparser(wasmparser::ValType::Ref(t.element_type)), limits: limits(t.initial, t.maximum) }
+}
+
+fn memory_type(m: &wasmparser::MemoryType) -> MemoryType {
+    MemoryType { limits: limits(m.initial, m.maximum) }
+}
+
+fn global_type(g: &wasmparser::GlobalType) -> GlobalType {
+    GlobalType { ty: ValType::from_wasmparser(g.content_type), mutable: g.mutable }
+}
+
+pub(crate) fn const_expr(e: &wasmparser::ConstExpr<'_>) -> Result<ConstExpr, LoadError> {
+    let mut ops = Vec::new();
+    let mut r = e.get_operators_reader();
+    while !r.eof() {
+        let op = r.read()?;
+        ops.push(match op {
+            Operator::I32Const { value } => ConstOp::I32(value),
+            Operator::I64Const { value } => ConstOp::I64(value),
+            Operator::F32Const { value } => ConstOp::F32(value.bits()),
+            Operator::F64Const { value } => ConstOp::F64(value.bits()),
+            Operator::RefNull { hty } => ConstOp::RefNull(if matches!(hty, wasmparser::HeapType::Abstract { ty: wasmparser::AbstractHeapType::Extern, .. }) {
+                ValType::ExternRef
+            } else {
+                ValType::FuncRef
+            }),
+            Operator::RefFunc { function_index } => ConstOp::RefFunc(function_index),
+            Operator::GlobalGet { global_index } => ConstOp::GlobalGet(global_index),
+            Operator::I32Add => ConstOp::I32Add,
+            Operator::I32Sub => ConstOp::I32Sub,
+            Operator::I32Mul => ConstOp::I32Mul,
+            Operator::I64Add => ConstOp::I64Add,
+            Operator::I64Sub => ConstOp::I64Sub,
+            Operator::I64Mul => ConstOp::I64Mul,
+            Operator::End => break,
+            _ => {
+                return Err(LoadError { kind: LoadErrorKind::Unsupported, offset: Some(r.original_position()), message: "unsupported constant expression operator".into() });
+            }
+        });
+    }
+    Ok(ConstExpr(ops))
+}
+
+fn parse(bytes: &[u8]) -> Result<Module, LoadError> {
+    let mut m = Module {
+        bytes: Arc::from(bytes),
+        types: Vec::new(),
+        imports: Vec::new(),
+        func_types: Vec::new(),
+        num_imported_funcs: 0,
+        num_imported_tables: 0,
+        num_imported_memories: 0,
+        num_imported_globals: 0,
+        tables: Vec::new(),
+        memories: Vec::new(),
+        globals: Vec::new(),
+        exports: Vec::new(),
+        start: None,
+        elems: Vec::new(),
+        datas: Vec::new(),
+        bodies: Vec::new(),
+        func_names: HashMap::new(),
+        name: None,
+    };
+    for payload in Parser::new(0).parse_all(bytes) {
+        match payload? {
+            Payload::TypeSection(r) => {
+                for rec in r {
+                    for sub in rec?.into_types() {
+                        match &sub.composite_type.inner {
+                            wasmparser::CompositeInnerType::Func(f) => m.types.push(FuncType::new(
+                                f.params().iter().map(|t| ValType::from_wasmparser(*t)).collect::<Vec<_>>(),
+                                f.results().iter().map(|t| ValType::from_wasmparser(*t)).collect::<Vec<_>>(),
+                            )),
+                            _ => m.types.push(FuncType::default()),
+                        }
+                    }
+                }
+            }
+            Payload::ImportSection(r) => {
+                for imp in r {
+                    let imp = imp?;
+                    let desc = match imp.ty {
+                        wasmparser::TypeRef::Func(t) => {
+                            m.func_types.push(t);
+                            m.num_imported_funcs += 1;
+                            ImportDesc::Func(t)
+                        }
+                        wasmparser::TypeRef::Table(t) => {
+                            m.num_imported_tables += 1;
+                            ImportDesc::Table(table_type(&t))
+                        }
+                        wasmparser::TypeRef::Memory(mt) => {
+                            m.num_imported_memories += 1;
+                            ImportDesc::Memory(memory_type(&mt))
+                        }
+                        wasmparser::TypeRef::Global(g) => {
+                            m.num_imported_globals += 1;
+                            ImportDesc::Global(global_type(&g))
+                        }
+                        wasmparser::TypeRef::Tag(_) => {
+                            return Err(LoadError { kind: LoadErrorKind::Unsupported, offset: None, message: "unsupported: exception-handling tags".into() });
+                        }
+                    };
+                    m.imports.push(Import { module: imp.module.to_string(), name: imp.name.to_string(), desc });
+                }
+            }
+            Payload::FunctionSection(r) => {
+                for t in r {
+                    m.func_types.push(t?);
+                }
+            }
+            Payload::TableSection(r) => {
+                for t in r {
+                    let t = t?;
+                    let init = match &t.init {
+                        wasmparser::TableInit::RefNull => None,
+                        wasmparser::TableInit::Expr(e) => Some(const_expr(e)?),
+                    };
+                    m.tables.push(TableDef { ty: table_type(&t.ty), init });
+                }
+            }
+            Payload::MemorySection(r) => {
+                for mt in r {
+                    m.memories.push(memory_type(&mt?));
+                }
+            }
+            Payload::GlobalSection(r) => {
+                for g in r {
+                    let g = g?;
+                    m.globals.push(GlobalDef { ty: global_type(&g.ty), init: const_expr(&g.init_expr)? });
+                }
+            }
+            Payload::ExportSection(r) => {
+                for e in r {
+                    let e = e?;
+                    let kind = match e.kind {
+                        wasmparser::ExternalKind::Func => ExternKind::Func,
+                        wasmparser::ExternalKind::Table => ExternKind::Table,
+                        wasmparser::ExternalKind::Memory => ExternKind::Memory,
+                        wasmparser::ExternalKind::Global => ExternKind::Global,
+                        wasmparser::ExternalKind::Tag => ExternKind::Tag,
+                    };
+                    m.exports.push(Export { name: e.name.to_string(), kind, index: e.index });
+                }
+            }
+            Payload::StartSection { func, .. } => m.start = Some(func),
+            Payload::ElementSection(r) => {
+                for e in r {
+                    let e = e?;
+                    let mode = match e.kind {
+                        wasmparser::ElementKind::Passive => ElemMode::Passive,
+                        wasmparser::ElementKind::Declared => ElemMode::Declared,
+                        wasmparser::ElementKind::Active { table_index, offset_expr } => {
+                            ElemMode::Active { table: table_index.unwrap_or(0), offset: const_expr(&offset_expr)? }
+                        }
+                    };
+                    let (ty, items) = match e.items {
+                        wasmparser::ElementItems::Functions(fs) => {
+                            let mut items = Vec::new();
+                            for f in fs {
+                                items.push(ConstExpr(vec![ConstOp::RefFunc(f?)]));
+                            }
+                            (ValType::FuncRef, items)
+                        }
+                        wasmparser::ElementItems::Expressions(rt, es) => {
+                            let mut items = Vec::new();
+                            for x in es {
+                                items.push(const_expr(&x?)?);
+                            }
+                            (ValType::from_wasmparser(wasmparser::ValType::Ref(rt)), items)
+                        }
+                    };
+                    m.elems.push(ElemSegment { ty, mode, items });
+                }
+            }
+            Payload::DataSection(r) => {
+                for d in r {
+                    let d = d?;
+                    let start = d.range.end - d.data.len();
+                    let mode = match d.kind {
+                        wasmparser::DataKind::Passive => DataMode::Passive,
+                        wasmparser::DataKind::Active { memory_index, offset_expr } => {
+                            DataMode::Active { memory: memory_index, offset: const_expr(&offset_expr)? }
+                        }
+                    };
+                    m.datas.push(DataSegment { mode, range: start..start + d.data.len() });
+                }
+            }
+            Payload::CodeSectionEntry(body) => {
+                let range = body.range();
+                let mut locals = Vec::new();
+                let mut lr = body.get_locals_reader()?;
+                for _ in 0..lr.get_count() {
+                    let (n, t) = lr.read()?;
+                    let t = ValType::from_wasmparser(t);
+                    locals.extend(std::iter::repeat(t).take(n as usize));
+                }
+                let code_start = (lr.original_position() - range.start) as u32;
+                m.bodies.push(FuncBody { range, locals, code_start });
+            }
+            Payload::CustomSection(c) => {
+                if let wasmparser::KnownCustom::Name(names) = c.as_known() {
+                    // A malformed name section is ignored, as the spec requires.
+                    let _ = read_names(names, &mut m);
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(m)
+}
+
+fn read_names(names: wasmparser::NameSectionReader<'_>, m: &mut Module) -> wasmparser::Result<()> {
+    for n in names {
+        match n? {
+            wasmparser::Name::Module { name, .. } => m.name = Some(name.to_string()),
+            wasmparser::Name::Function(map) => {
+                for naming in map {
+                    let naming = naming?;
+                    m.func_names.insert(naming.index, naming.name.to_string());
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}

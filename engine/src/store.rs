@@ -1,0 +1,541 @@
+//! The runtime: a store of functions, memories, tables, globals and instances,
+//! instantiation and linking, host functions, and the entry point for calls.
+//!
+//! Everything lives in arenas indexed by typed addresses ([`FuncAddr`], ...), so
+//! several modules (an application, its monitors, their libraries) can share one
+//! store while each instance only reaches what its own index spaces name.
+
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use crate::error::*;
+use crate::interp;
+use crate::module::*;
+use crate::types::*;
+
+pub const PAGE_SIZE: usize = 65536;
+/// Maximum number of pages of a 32-bit memory.
+pub const MAX_PAGES: u64 = 65536;
+
+/// A host function: receives the caller (for memory access) and the arguments,
+/// writes the results into the slice (pre-sized to the function type's results).
+pub type HostFn = Rc<dyn Fn(&mut Caller<'_>, &[Value], &mut [Value]) -> Result<(), Trap>>;
+
+pub(crate) enum FuncKind {
+    Wasm { instance: InstanceId, func_idx: u32 },
+    Host(HostFn),
+}
+
+pub(crate) struct FuncInst {
+    pub ty: FuncType,
+    /// Store-wide interned id of `ty`, for fast call_indirect checks.
+    pub type_id: u32,
+    pub kind: FuncKind,
+}
+
+pub struct MemoryInst {
+    pub data: Vec<u8>,
+    pub max_pages: u64,
+    pub ty: MemoryType,
+}
+
+impl MemoryInst {
+    pub fn pages(&self) -> u64 {
+        (self.data.len() / PAGE_SIZE) as u64
+    }
+    /// Grow by `delta` pages; returns the old size in pages or -1.
+    pub fn grow(&mut self, delta: u64) -> i64 {
+        let old = self.pages();
+        let new = match old.checked_add(delta) {
+            Some(n) if n <= self.max_pages => n,
+            _ => return -1,
+        };
+        let new_len = new as usize * PAGE_SIZE;
+        if self.data.try_reserve_exact(new_len - self.data.len()).is_err() {
+            return -1;
+        }
+        self.data.resize(new_len, 0);
+        old as i64
+    }
+}
+
+pub struct TableInst {
+    /// Reference slots: 0 is null, otherwise address + 1.
+    pub elems: Vec<u64>,
+    pub max: Option<u64>,
+    pub ty: TableType,
+}
+
+impl TableInst {
+    pub fn grow(&mut self, delta: u64, init: u64) -> i64 {
+        let old = self.elems.len() as u64;
+        let limit = self.max.unwrap_or(u32::MAX as u64).min(u32::MAX as u64);
+        match old.checked_add(delta) {
+            Some(n) if n <= limit => {
+                if self.elems.try_reserve(delta as usize).is_err() {
+                    return -1;
+                }
+                self.elems.resize(n as usize, init);
+                old as i64
+            }
+            _ => -1,
+        }
+    }
+}
+
+pub struct GlobalInst {
+    pub value: u64,
+    pub ty: GlobalType,
+}
+
+/// An instantiated module: its index spaces mapped to store addresses.
+pub struct InstanceData {
+    pub module: Arc<Module>,
+    pub funcs: Vec<FuncAddr>,
+    pub tables: Vec<TableAddr>,
+    pub memories: Vec<MemAddr>,
+    pub globals: Vec<GlobalAddr>,
+    /// Module type index -> store type id.
+    pub type_ids: Vec<u32>,
+    /// Element segments (items as reference slots); emptied by elem.drop.
+    pub elems: Vec<Rc<[u64]>>,
+    /// Whether each data segment was dropped.
+    pub data_dropped: Vec<bool>,
+    pub exports: HashMap<String, Extern>,
+    /// Interpreter code, compiled lazily per defined function.
+    pub(crate) code: Rc<interp::CodeCache>,
+}
+
+/// Engine limits.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Maximum number of nested Wasm activations.
+    pub max_call_depth: usize,
+    /// Value stack size in 8-byte slots.
+    pub value_stack_slots: usize,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config { max_call_depth: 100_000, value_stack_slots: 4 << 20 }
+    }
+}
+
+/// The store: owner of every runtime entity.
+pub struct Store {
+    pub(crate) funcs: Vec<FuncInst>,
+    pub memories: Vec<MemoryInst>,
+    pub tables: Vec<TableInst>,
+    pub globals: Vec<GlobalInst>,
+    pub(crate) instances: Vec<InstanceData>,
+    type_ids: HashMap<FuncType, u32>,
+    pub config: Config,
+    /// Current host re-entrancy depth (host -> wasm -> host ...).
+    pub(crate) depth: usize,
+    /// Code caches shared by instances of the same module.
+    code_caches: Vec<(std::sync::Weak<Module>, Rc<interp::CodeCache>)>,
+}
+
+impl Default for Store {
+    fn default() -> Self {
+        Store::new(Config::default())
+    }
+}
+
+/// What a host function sees of its caller.
+pub struct Caller<'a> {
+    pub store: &'a mut Store,
+    /// The instance whose code made the call (None when called from the embedder).
+    pub instance: Option<InstanceId>,
+}
+
+impl<'a> Caller<'a> {
+    /// The caller's memory exported as `memory`, else its memory 0.
+    pub fn memory_addr(&self) -> Option<MemAddr> {
+        let inst = &self.store.instances[self.instance?.0 as usize];
+        if let Some(Extern::Memory(m)) = inst.exports.get("memory") {
+            return Some(*m);
+        }
+        inst.memories.first().copied()
+    }
+
+    /// The caller's default memory (see [`Caller::memory_addr`]) as bytes.
+    pub fn memory_mut(&mut self) -> Result<&mut [u8], Trap> {
+        let m = self.memory_addr().ok_or_else(|| Trap::host("host function needs the caller's memory, but it has none"))?;
+        Ok(&mut self.store.memories[m.0 as usize].data)
+    }
+
+    /// Call a function of the store from a host function.
+    pub fn call(&mut self, f: FuncAddr, args: &[Value]) -> Result<Vec<Value>, Trap> {
+        self.store.invoke(f, args)
+    }
+}
+
+impl Store {
+    pub fn new(config: Config) -> Store {
+        Store {
+            funcs: Vec::new(),
+            memories: Vec::new(),
+            tables: Vec::new(),
+            globals: Vec::new(),
+            instances: Vec::new(),
+            type_ids: HashMap::new(),
+            config,
+            depth: 0,
+            code_caches: Vec::new(),
+        }
+    }
+
+    pub(crate) fn intern_type(&mut self, ty: &FuncType) -> u32 {
+        let n = self.type_ids.len() as u32;
+        *self.type_ids.entry(ty.clone()).or_insert(n)
+    }
+
+    /// Add a host function to the store.
+    pub fn add_host_func(&mut self, ty: FuncType, f: HostFn) -> FuncAddr {
+        let type_id = self.intern_type(&ty);
+        self.funcs.push(FuncInst { ty, type_id, kind: FuncKind::Host(f) });
+        FuncAddr(self.funcs.len() as u32 - 1)
+    }
+
+    /// Add a standalone memory (e.g. the spectest host module's).
+    pub fn add_memory(&mut self, ty: MemoryType) -> MemAddr {
+        let max_pages = ty.limits.max.unwrap_or(MAX_PAGES).min(MAX_PAGES);
+        self.memories.push(MemoryInst { data: vec![0; ty.limits.min as usize * PAGE_SIZE], max_pages, ty });
+        MemAddr(self.memories.len() as u32 - 1)
+    }
+
+    pub fn add_table(&mut self, ty: TableType, init: u64) -> TableAddr {
+        self.tables.push(TableInst { elems: vec![init; ty.limits.min as usize], max: ty.limits.max, ty });
+        TableAddr(self.tables.len() as u32 - 1)
+    }
+
+    pub fn add_global(&mut self, ty: GlobalType, value: Value) -> GlobalAddr {
+        self.globals.push(GlobalInst { value: value.to_slot(), ty });
+        GlobalAddr(self.globals.len() as u32 - 1)
+    }
+
+    pub fn func_type(&self, f: FuncAddr) -> &FuncType {
+        &self.funcs[f.0 as usize].ty
+    }
+
+    pub fn global_value(&self, g: GlobalAddr) -> Value {
+        let gi = &self.globals[g.0 as usize];
+        Value::from_slot(gi.ty.ty, gi.value)
+    }
+
+    pub fn set_global_value(&mut self, g: GlobalAddr, v: Value) {
+        self.globals[g.0 as usize].value = v.to_slot();
+    }
+
+    pub fn memory(&self, m: MemAddr) -> &MemoryInst {
+        &self.memories[m.0 as usize]
+    }
+
+    pub fn memory_mut(&mut self, m: MemAddr) -> &mut MemoryInst {
+        &mut self.memories[m.0 as usize]
+    }
+
+    pub fn instance(&self, i: InstanceId) -> &InstanceData {
+        &self.instances[i.0 as usize]
+    }
+
+    pub fn export(&self, i: InstanceId, name: &str) -> Option<Extern> {
+        self.instances[i.0 as usize].exports.get(name).copied()
+    }
+
+    pub fn export_func(&self, i: InstanceId, name: &str) -> Option<FuncAddr> {
+        match self.export(i, name) {
+            Some(Extern::Func(f)) => Some(f),
+            _ => None,
+        }
+    }
+
+    /// Call a function with arguments; returns its results.
+    pub fn invoke(&mut self, f: FuncAddr, args: &[Value]) -> Result<Vec<Value>, Trap> {
+        let ty = &self.funcs[f.0 as usize].ty;
+        if args.len() != ty.params.len() || args.iter().zip(ty.params.iter()).any(|(a, t)| a.ty() != *t) {
+            return Err(Trap::host(format!("wrong arguments for a function of type {ty}")));
+        }
+        interp::invoke(self, f, args)
+    }
+
+    /// Describe a function for messages: `name (func N)` with the module's name section.
+    pub fn describe_func(&self, f: FuncAddr) -> String {
+        match &self.funcs[f.0 as usize].kind {
+            FuncKind::Wasm { instance, func_idx } => {
+                let m = &self.instances[instance.0 as usize].module;
+                format!("{} (func {func_idx})", m.func_name(*func_idx))
+            }
+            FuncKind::Host(_) => "host function".to_string(),
+        }
+    }
+
+    fn code_cache(&mut self, module: &Arc<Module>) -> Rc<interp::CodeCache> {
+        self.code_caches.retain(|(w, _)| w.strong_count() > 0);
+        for (w, c) in &self.code_caches {
+            if std::ptr::eq(w.as_ptr(), Arc::as_ptr(module)) {
+                return c.clone();
+            }
+        }
+        let c = Rc::new(interp::CodeCache::new(module.bodies.len()));
+        self.code_caches.push((Arc::downgrade(module), c.clone()));
+        c
+    }
+
+    /// Instantiate a module with resolved imports (in the module's import order).
+    pub fn instantiate_with(&mut self, module: &Arc<Module>, imports: &[Extern]) -> Result<InstanceId, InstantiateError> {
+        let id = InstanceId(self.instances.len() as u32);
+        let type_ids: Vec<u32> = module.types.iter().map(|t| self.intern_type(t)).collect();
+        let mut inst = InstanceData {
+            module: module.clone(),
+            funcs: Vec::new(),
+            tables: Vec::new(),
+            memories: Vec::new(),
+            globals: Vec::new(),
+            type_ids,
+            elems: Vec::new(),
+            data_dropped: vec![false; module.datas.len()],
+            exports: HashMap::new(),
+            code: self.code_cache(module),
+        };
+        // Imports (already type-checked by the linker).
+        for (imp, ext) in module.imports.iter().zip(imports) {
+            match (&imp.desc, ext) {
+                (ImportDesc::Func(_), Extern::Func(f)) => inst.funcs.push(*f),
+                (ImportDesc::Table(_), Extern::Table(t)) => inst.tables.push(*t),
+                (ImportDesc::Memory(_), Extern::Memory(m)) => inst.memories.push(*m),
+                (ImportDesc::Global(_), Extern::Global(g)) => inst.globals.push(*g),
+                _ => {
+                    return Err(LinkError::IncompatibleImport {
+                        module: imp.module.clone(),
+                        name: imp.name.clone(),
+                        detail: format!("expected a {}, got a {}", imp.desc.kind(), ext.kind()),
+                    }
+                    .into())
+                }
+            }
+        }
+        // Functions.
+        for i in module.num_imported_funcs..module.num_funcs() {
+            let ty = module.func_type(i).clone();
+            let type_id = self.intern_type(&ty);
+            self.funcs.push(FuncInst { ty, type_id, kind: FuncKind::Wasm { instance: id, func_idx: i } });
+            inst.funcs.push(FuncAddr(self.funcs.len() as u32 - 1));
+        }
+        // Globals (initialisers may read imported and earlier globals, and ref.func).
+        for g in &module.globals {
+            let v = self.eval_const(&inst, &g.init);
+            self.globals.push(GlobalInst { value: v, ty: g.ty });
+            inst.globals.push(GlobalAddr(self.globals.len() as u32 - 1));
+        }
+        for t in &module.tables {
+            let init = match &t.init {
+                Some(e) => self.eval_const(&inst, e),
+                None => 0,
+            };
+            let a = self.add_table(t.ty, init);
+            inst.tables.push(a);
+        }
+        for m in &module.memories {
+            let a = self.add_memory(*m);
+            inst.memories.push(a);
+        }
+        for e in &module.elems {
+            let items: Vec<u64> = e.items.iter().map(|x| self.eval_const(&inst, x)).collect();
+            inst.elems.push(items.into());
+        }
+        for e in &module.exports {
+            let ext = match e.kind {
+                ExternKind::Func => Extern::Func(inst.funcs[e.index as usize]),
+                ExternKind::Table => Extern::Table(inst.tables[e.index as usize]),
+                ExternKind::Memory => Extern::Memory(inst.memories[e.index as usize]),
+                ExternKind::Global => Extern::Global(inst.globals[e.index as usize]),
+                ExternKind::Tag => continue,
+            };
+            inst.exports.insert(e.name.clone(), ext);
+        }
+        self.instances.push(inst);
+
+        // Active element segments, then active data segments, in order; a failure
+        // traps but leaves earlier writes in place (the spec's semantics).
+        for (i, e) in module.elems.iter().enumerate() {
+            match &e.mode {
+                ElemMode::Active { table, offset } => {
+                    let inst = &self.instances[id.0 as usize];
+                    let off = self.eval_const(inst, offset) as u32 as u64;
+                    let taddr = inst.tables[*table as usize];
+                    let items = inst.elems[i].clone();
+                    let t = &mut self.tables[taddr.0 as usize];
+                    if off + items.len() as u64 > t.elems.len() as u64 {
+                        return Err(Trap::new(TrapKind::TableOutOfBounds).into());
+                    }
+                    t.elems[off as usize..off as usize + items.len()].copy_from_slice(&items);
+                    self.instances[id.0 as usize].elems[i] = Rc::from([]);
+                }
+                ElemMode::Declared => self.instances[id.0 as usize].elems[i] = Rc::from([]),
+                ElemMode::Passive => {}
+            }
+        }
+        for (i, d) in module.datas.iter().enumerate() {
+            if let DataMode::Active { memory, offset } = &d.mode {
+                let inst = &self.instances[id.0 as usize];
+                let off = self.eval_const(inst, offset) as u32 as u64;
+                let maddr = inst.memories[*memory as usize];
+                let bytes = &module.bytes[d.range.clone()];
+                let mem = &mut self.memories[maddr.0 as usize];
+                if off + bytes.len() as u64 > mem.data.len() as u64 {
+                    return Err(Trap::new(TrapKind::MemoryOutOfBounds).into());
+                }
+                mem.data[off as usize..off as usize + bytes.len()].copy_from_slice(bytes);
+                self.instances[id.0 as usize].data_dropped[i] = true;
+            }
+        }
+        if let Some(s) = module.start {
+            let f = self.instances[id.0 as usize].funcs[s as usize];
+            self.invoke(f, &[])?;
+        }
+        Ok(id)
+    }
+
+    /// Evaluate a constant expression in the context of an instance under construction.
+    fn eval_const(&self, inst: &InstanceData, e: &ConstExpr) -> u64 {
+        let mut st: Vec<u64> = Vec::with_capacity(4);
+        for op in &e.0 {
+            match op {
+                ConstOp::I32(v) => st.push(*v as u32 as u64),
+                ConstOp::I64(v) => st.push(*v as u64),
+                ConstOp::F32(b) => st.push(*b as u64),
+                ConstOp::F64(b) => st.push(*b),
+                ConstOp::RefNull(_) => st.push(0),
+                ConstOp::RefFunc(f) => st.push(inst.funcs[*f as usize].0 as u64 + 1),
+                ConstOp::GlobalGet(g) => st.push(self.globals[inst.globals[*g as usize].0 as usize].value),
+                ConstOp::I32Add | ConstOp::I32Sub | ConstOp::I32Mul => {
+                    let b = st.pop().unwrap_or(0) as u32;
+                    let a = st.pop().unwrap_or(0) as u32;
+                    st.push(match op {
+                        ConstOp::I32Add => a.wrapping_add(b),
+                        ConstOp::I32Sub => a.wrapping_sub(b),
+                        _ => a.wrapping_mul(b),
+                    } as u64)
+                }
+                ConstOp::I64Add | ConstOp::I64Sub | ConstOp::I64Mul => {
+                    let b = st.pop().unwrap_or(0);
+                    let a = st.pop().unwrap_or(0);
+                    st.push(match op {
+                        ConstOp::I64Add => a.wrapping_add(b),
+                        ConstOp::I64Sub => a.wrapping_sub(b),
+                        _ => a.wrapping_mul(b),
+                    })
+                }
+            }
+        }
+        st.pop().unwrap_or(0)
+    }
+}
+
+/// Resolves imports by (module, name) and instantiates modules.
+#[derive(Default, Clone)]
+pub struct Linker {
+    defs: HashMap<(String, String), Extern>,
+}
+
+impl Linker {
+    pub fn new() -> Linker {
+        Linker::default()
+    }
+
+    pub fn define(&mut self, module: &str, name: &str, ext: Extern) {
+        self.defs.insert((module.to_string(), name.to_string()), ext);
+    }
+
+    pub fn get(&self, module: &str, name: &str) -> Option<Extern> {
+        self.defs.get(&(module.to_string(), name.to_string())).copied()
+    }
+
+    /// Define a host function under (module, name).
+    pub fn func(
+        &mut self,
+        store: &mut Store,
+        module: &str,
+        name: &str,
+        ty: FuncType,
+        f: impl Fn(&mut Caller<'_>, &[Value], &mut [Value]) -> Result<(), Trap> + 'static,
+    ) -> FuncAddr {
+        let a = store.add_host_func(ty, Rc::new(f));
+        self.define(module, name, Extern::Func(a));
+        a
+    }
+
+    /// Make every export of an instance importable under `module`.
+    pub fn instance(&mut self, store: &Store, module: &str, inst: InstanceId) {
+        for (name, ext) in &store.instances[inst.0 as usize].exports {
+            self.define(module, name, *ext);
+        }
+    }
+
+    /// Resolve and type-check a module's imports.
+    pub fn resolve(&self, store: &Store, module: &Module) -> Result<Vec<Extern>, LinkError> {
+        let mut out = Vec::with_capacity(module.imports.len());
+        for imp in &module.imports {
+            let ext = self.get(&imp.module, &imp.name).ok_or_else(|| LinkError::UnknownImport {
+                module: imp.module.clone(),
+                name: imp.name.clone(),
+                kind: imp.desc.kind(),
+            })?;
+            check_import(store, module, imp, ext)?;
+            out.push(ext);
+        }
+        Ok(out)
+    }
+
+    pub fn instantiate(&self, store: &mut Store, module: &Arc<Module>) -> Result<InstanceId, InstantiateError> {
+        let imports = self.resolve(store, module)?;
+        store.instantiate_with(module, &imports)
+    }
+}
+
+fn limits_match(actual_min: u64, actual_max: Option<u64>, want: &Limits) -> bool {
+    if actual_min < want.min {
+        return false;
+    }
+    match (want.max, actual_max) {
+        (None, _) => true,
+        (Some(_), None) => false,
+        (Some(w), Some(a)) => a <= w,
+    }
+}
+
+fn check_import(store: &Store, module: &Module, imp: &Import, ext: Extern) -> Result<(), LinkError> {
+    let bad = |detail: String| LinkError::IncompatibleImport { module: imp.module.clone(), name: imp.name.clone(), detail };
+    match (&imp.desc, ext) {
+        (ImportDesc::Func(t), Extern::Func(f)) => {
+            let want = &module.types[*t as usize];
+            let have = store.func_type(f);
+            if want != have {
+                return Err(bad(format!("expected function type {want}, got {have}")));
+            }
+        }
+        (ImportDesc::Table(want), Extern::Table(t)) => {
+            let t = &store.tables[t.0 as usize];
+            if t.ty.elem != want.elem || !limits_match(t.elems.len() as u64, t.max, &want.limits) {
+                return Err(bad(format!("table type mismatch: expected {:?}, got {:?} with {} elements", want, t.ty, t.elems.len())));
+            }
+        }
+        (ImportDesc::Memory(want), Extern::Memory(m)) => {
+            let m = &store.memories[m.0 as usize];
+            if !limits_match(m.pages(), m.ty.limits.max, &want.limits) {
+                return Err(bad(format!("memory limits mismatch: expected {:?}, got {} pages, max {:?}", want.limits, m.pages(), m.ty.limits.max)));
+            }
+        }
+        (ImportDesc::Global(want), Extern::Global(g)) => {
+            let have = store.globals[g.0 as usize].ty;
+            if have != *want {
+                return Err(bad(format!("global type mismatch: expected {want:?}, got {have:?}")));
+            }
+        }
+        (d, e) => return Err(bad(format!("expected a {}, got a {}", d.kind(), e.kind()))),
+    }
+    Ok(())
+}

@@ -1,0 +1,230 @@
+//! Value types, function types and runtime values shared by every tier.
+
+use std::fmt;
+
+/// A Wasm value type the engine can represent.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ValType {
+    I32,
+    I64,
+    F32,
+    F64,
+    V128,
+    FuncRef,
+    ExternRef,
+}
+
+impl ValType {
+    pub(crate) fn from_wasmparser(t: wasmparser::ValType) -> ValType {
+        match t {
+            wasmparser::ValType::I32 => ValType::I32,
+            wasmparser::ValType::I64 => ValType::I64,
+            wasmparser::ValType::F32 => ValType::F32,
+            wasmparser::ValType::F64 => ValType::F64,
+            wasmparser::ValType::V128 => ValType::V128,
+            wasmparser::ValType::Ref(r) => {
+                if r.is_func_ref() {
+                    ValType::FuncRef
+                } else {
+                    ValType::ExternRef
+                }
+            }
+        }
+    }
+
+    pub fn is_ref(self) -> bool {
+        matches!(self, ValType::FuncRef | ValType::ExternRef)
+    }
+}
+
+impl fmt::Display for ValType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ValType::I32 => "i32",
+            ValType::I64 => "i64",
+            ValType::F32 => "f32",
+            ValType::F64 => "f64",
+            ValType::V128 => "v128",
+            ValType::FuncRef => "funcref",
+            ValType::ExternRef => "externref",
+        })
+    }
+}
+
+/// A function signature.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct FuncType {
+    pub params: Box<[ValType]>,
+    pub results: Box<[ValType]>,
+}
+
+impl FuncType {
+    pub fn new(params: impl Into<Box<[ValType]>>, results: impl Into<Box<[ValType]>>) -> Self {
+        FuncType { params: params.into(), results: results.into() }
+    }
+}
+
+impl fmt::Display for FuncType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let list = |v: &[ValType]| v.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(", ");
+        write!(f, "({}) -> ({})", list(&self.params), list(&self.results))
+    }
+}
+
+/// Address of a function in a [`crate::Store`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FuncAddr(pub u32);
+/// Address of a linear memory in a [`crate::Store`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct MemAddr(pub u32);
+/// Address of a table in a [`crate::Store`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct TableAddr(pub u32);
+/// Address of a global in a [`crate::Store`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct GlobalAddr(pub u32);
+/// Handle of an instance in a [`crate::Store`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct InstanceId(pub u32);
+
+/// A runtime value. Floats are kept as raw bits so NaN payloads survive.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Value {
+    I32(i32),
+    I64(i64),
+    F32(u32),
+    F64(u64),
+    FuncRef(Option<FuncAddr>),
+    ExternRef(Option<u32>),
+}
+
+impl Value {
+    pub fn ty(&self) -> ValType {
+        match self {
+            Value::I32(_) => ValType::I32,
+            Value::I64(_) => ValType::I64,
+            Value::F32(_) => ValType::F32,
+            Value::F64(_) => ValType::F64,
+            Value::FuncRef(_) => ValType::FuncRef,
+            Value::ExternRef(_) => ValType::ExternRef,
+        }
+    }
+
+    /// The default (zero) value of a type.
+    pub fn default_of(ty: ValType) -> Value {
+        Value::from_slot(ty, 0)
+    }
+
+    /// Encode into the untyped 64-bit slot representation used by the interpreter.
+    /// References: 0 is null, otherwise the address plus one.
+    pub fn to_slot(self) -> u64 {
+        match self {
+            Value::I32(v) => v as u32 as u64,
+            Value::I64(v) => v as u64,
+            Value::F32(b) => b as u64,
+            Value::F64(b) => b,
+            Value::FuncRef(None) | Value::ExternRef(None) => 0,
+            Value::FuncRef(Some(a)) => a.0 as u64 + 1,
+            Value::ExternRef(Some(a)) => a as u64 + 1,
+        }
+    }
+
+    pub fn from_slot(ty: ValType, s: u64) -> Value {
+        match ty {
+            ValType::I32 => Value::I32(s as u32 as i32),
+            ValType::I64 => Value::I64(s as i64),
+            ValType::F32 => Value::F32(s as u32),
+            ValType::F64 => Value::F64(s),
+            ValType::FuncRef => Value::FuncRef(if s == 0 { None } else { Some(FuncAddr((s - 1) as u32)) }),
+            ValType::ExternRef => Value::ExternRef(if s == 0 { None } else { Some((s - 1) as u32) }),
+            ValType::V128 => Value::I64(s as i64),
+        }
+    }
+
+    pub fn i32(&self) -> Option<i32> {
+        if let Value::I32(v) = self { Some(*v) } else { None }
+    }
+    pub fn i64(&self) -> Option<i64> {
+        if let Value::I64(v) = self { Some(*v) } else { None }
+    }
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::I32(v) => write!(f, "{v}"),
+            Value::I64(v) => write!(f, "{v}"),
+            Value::F32(b) => write!(f, "{}", f32::from_bits(*b)),
+            Value::F64(b) => write!(f, "{}", f64::from_bits(*b)),
+            Value::FuncRef(None) | Value::ExternRef(None) => write!(f, "null"),
+            Value::FuncRef(Some(a)) => write!(f, "funcref:{}", a.0),
+            Value::ExternRef(Some(a)) => write!(f, "externref:{a}"),
+        }
+    }
+}
+
+/// The kind of an importable/exportable entity.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ExternKind {
+    Func,
+    Table,
+    Memory,
+    Global,
+    Tag,
+}
+
+impl fmt::Display for ExternKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ExternKind::Func => "function",
+            ExternKind::Table => "table",
+            ExternKind::Memory => "memory",
+            ExternKind::Global => "global",
+            ExternKind::Tag => "tag",
+        })
+    }
+}
+
+/// An entity in the store that can be imported or exported.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Extern {
+    Func(FuncAddr),
+    Table(TableAddr),
+    Memory(MemAddr),
+    Global(GlobalAddr),
+}
+
+impl Extern {
+    pub fn kind(&self) -> ExternKind {
+        match self {
+            Extern::Func(_) => ExternKind::Func,
+            Extern::Table(_) => ExternKind::Table,
+            Extern::Memory(_) => ExternKind::Memory,
+            Extern::Global(_) => ExternKind::Global,
+        }
+    }
+}
+
+/// Limits of a memory (in 64 KiB pages) or table (in elements).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Limits {
+    pub min: u64,
+    pub max: Option<u64>,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct TableType {
+    pub elem: ValType,
+    pub limits: Limits,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct MemoryType {
+    pub limits: Limits,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct GlobalType {
+    pub ty: ValType,
+    pub mutable: bool,
+}

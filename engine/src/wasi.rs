@@ -1,0 +1,1 @@
+//! WASI preview1 host functions.
