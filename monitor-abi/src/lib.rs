@@ -1,1 +1,55 @@
-//! The monitor ABI: export-name grammar, events, parameter kinds, opcode names, provided imports.
+//! # monitor-abi: the contract between the wizeng engine and the whamm compiler
+//!
+//! A *monitor* is a core Wasm module that instruments an application. This
+//! crate is the one place that defines how the engine reads a monitor and how
+//! the compiler writes one (`/work/shared/reference/monitor-abi.md`, Parts A
+//! and B), plus the event catalogue of the probe-script language
+//! (`probe-language.md`, L3/L5). It has no engine or compiler logic.
+//!
+//! ## Module map
+//!
+//! | module | contents | ABI |
+//! |---|---|---|
+//! | [`pattern`] | export-name grammar: [`parse_export_name`] → [`ExportMeaning`] (probe [`Pattern`], `wasm:exit`, `wasm:begin`, not-a-probe) or a [`PatternError`] with a byte column (syntax vs. ignorable unknown event/opcode); [`render_caret`]; canonical `Display` | A2, A3, B2 |
+//! | [`params`] | per-[`Param`] rules ([`Param::info`]: static/dynamic, where allowed, Wasm binding); [`validate_pattern`]; per-site [`check_param_at_site`] | A4, A5 |
+//! | [`opcode`] | [`Opcode`] ids and mnemonics derived from `wasmparser::for_each_operator!`; [`opcode_of`]; [`flatten_immediates`] (`immN`); [`Category`] | A3, A4 |
+//! | [`stack`] | operand/result types per instruction ([`stack_effect`] with a [`TypeResolver`]) for `argN` | A4 |
+//! | [`catalogue`] | probe-language events, modes, bound variables and target support | L3, L5 |
+//! | [`imports`] | provided import modules/functions with exact signatures and Part A/B | A6, B1 |
+//! | [`valtype`] | the ABI's small [`ValType`] and typed [`ConstValue`] | — |
+//!
+//! ## Decisions where the ABI is silent
+//!
+//! * Grammar details (whitespace, `:before`, `wasm:exit()`, unknown modes,
+//!   `$` in call names): see [`pattern`].
+//! * `immN` encodings of memarg flags, block types, heap types, and the
+//!   non-ABI proposals: see [`flatten_immediates`].
+//! * Category names and ids: see [`opcode`].
+//! * Operators that share one mnemonic (`select`/typed `select`, both
+//!   `ref.test`, both `ref.cast`) share one [`Opcode`].
+//! * `instr_count` outside `block:end` is a pattern-level error; the other
+//!   site-dependent rules are in [`check_param_at_site`].
+//!
+//! Nothing in this crate panics on any input; it contains no `unsafe`.
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod catalogue;
+pub mod imports;
+pub mod opcode;
+pub mod params;
+pub mod pattern;
+pub mod stack;
+pub mod valtype;
+
+pub use catalogue::{catalogue, EventSpec, LangType, ProbeMode, Target};
+pub use imports::{AbiPart, ProvidedImport, PROVIDED_IMPORTS};
+pub use opcode::{flatten_immediates, opcode_of, Category, Opcode};
+pub use params::{check_param_at_site, validate_pattern, ParamError, ParamInfo, Timing};
+pub use pattern::{
+    parse_export_name, parse_pattern, render_caret, Event, ExportMeaning, Mode, OpcodeMatch, Param,
+    Pattern, PatternError, PatternErrorKind, StaticCall,
+};
+pub use stack::{stack_effect, StackEffect, TypeResolver};
+pub use valtype::{ConstValue, ValType};

@@ -1,0 +1,140 @@
+//! Imports the engine provides to monitors (monitor ABI A6 and B1).
+//!
+//! The engine binds every entry of [`PROVIDED_IMPORTS`]; the compiler's
+//! `--portable` check asserts that a module imports only entries whose
+//! [`AbiPart`] is [`AbiPart::A`] (see [`is_portable_import`]).
+
+use crate::valtype::ValType::{self, ExternRef, FuncRef, F32, F64, I32, I64};
+
+/// Module `wizeng` (A6).
+pub const MODULE_WIZENG: &str = "wizeng";
+/// Module `whamm:dyninstr` (A6).
+pub const MODULE_DYNINSTR: &str = "whamm:dyninstr";
+/// Module `wizeng:frame_accessor` (B1).
+pub const MODULE_FRAME_ACCESSOR: &str = "wizeng:frame_accessor";
+
+/// Exported memory the engine writes `opname`/`fname` strings into (A4).
+pub const EXPORT_WHAMM_BUFFER: &str = "whamm_buffer";
+/// Exported i32 global: address in [`EXPORT_WHAMM_BUFFER`] to write at (A4).
+pub const EXPORT_WHAMM_BUFFER_START: &str = "whamm_buffer:start";
+/// Exported i32 global: maximum number of bytes to write (A4).
+pub const EXPORT_WHAMM_BUFFER_MAX: &str = "whamm_buffer:max";
+
+/// Which part of the ABI a provided import belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum AbiPart {
+    /// The de-facto standard (portable) part.
+    A,
+    /// This project's additions.
+    B,
+}
+
+/// A function signature.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Signature {
+    /// Parameter types.
+    pub params: &'static [ValType],
+    /// Result types.
+    pub results: &'static [ValType],
+}
+
+impl std::fmt::Display for Signature {
+    /// `(i32, i32) -> i64` style.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let list = |ts: &[ValType]| ts.iter().map(|t| t.name()).collect::<Vec<_>>().join(", ");
+        write!(f, "({})", list(self.params))?;
+        if !self.results.is_empty() {
+            write!(f, " -> {}", list(self.results))?;
+        }
+        Ok(())
+    }
+}
+
+/// One function the engine provides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ProvidedImport {
+    /// Import module name.
+    pub module: &'static str,
+    /// Import field name.
+    pub name: &'static str,
+    /// Exact Wasm signature.
+    pub sig: Signature,
+    /// Part A or Part B.
+    pub part: AbiPart,
+    /// One-line description.
+    pub doc: &'static str,
+}
+
+macro_rules! imp {
+    ($m:expr, $n:expr, [$($p:expr),*] -> [$($r:expr),*], $part:ident, $doc:expr) => {
+        ProvidedImport {
+            module: $m,
+            name: $n,
+            sig: Signature { params: &[$($p),*], results: &[$($r),*] },
+            part: AbiPart::$part,
+            doc: $doc,
+        }
+    };
+}
+
+const FA: &str = MODULE_FRAME_ACCESSOR;
+
+/// Every provided import, grouped by module.
+pub static PROVIDED_IMPORTS: &[ProvidedImport] = &[
+    imp!(MODULE_WIZENG, "puts", [I32, I32] -> [], A, "write bytes (ptr, len) of the caller's memory 0 to stdout"),
+    imp!(MODULE_WIZENG, "puti", [I32] -> [], A, "write a signed decimal"),
+    imp!(MODULE_WIZENG, "putc", [I32] -> [], A, "write one byte"),
+    imp!(MODULE_WIZENG, "error", [I32, I32] -> [], A, "print the message (ptr, len) and trap"),
+    imp!(MODULE_WIZENG, "rdtsc", [] -> [I64], A, "a monotonic cycle/nanosecond counter"),
+    imp!(MODULE_DYNINSTR, "insert_new_probe", [I32, I32, FuncRef] -> [I32], A,
+        "attach a function (no params/results) at (fid, pc); new probe id or negative error"),
+    imp!(MODULE_DYNINSTR, "remove_probe", [I32] -> [], A, "detach the probe with this id"),
+    imp!(FA, "get_pc", [ExternRef] -> [I32], B, "current pc"),
+    imp!(FA, "get_fid", [ExternRef] -> [I32], B, "function index"),
+    imp!(FA, "get_depth", [ExternRef] -> [I32], B, "call depth (entry function is 0)"),
+    imp!(FA, "get_caller", [ExternRef] -> [ExternRef], B, "the caller's frame, or null"),
+    imp!(FA, "get_frame_id", [ExternRef] -> [I64], B, "a stable id of the activation"),
+    imp!(FA, "get_num_locals", [ExternRef] -> [I32], B, "number of locals (params first)"),
+    imp!(FA, "get_local_i32", [ExternRef, I32] -> [I32], B, "local idx as i32"),
+    imp!(FA, "get_local_i64", [ExternRef, I32] -> [I64], B, "local idx as i64"),
+    imp!(FA, "get_local_f32", [ExternRef, I32] -> [F32], B, "local idx as f32"),
+    imp!(FA, "get_local_f64", [ExternRef, I32] -> [F64], B, "local idx as f64"),
+    imp!(FA, "get_num_operands", [ExternRef] -> [I32], B, "operand stack height at the probe"),
+    imp!(FA, "get_operand_i32", [ExternRef, I32] -> [I32], B, "i-th operand from the top as i32"),
+    imp!(FA, "get_operand_i64", [ExternRef, I32] -> [I64], B, "i-th operand from the top as i64"),
+    imp!(FA, "get_operand_f32", [ExternRef, I32] -> [F32], B, "i-th operand from the top as f32"),
+    imp!(FA, "get_operand_f64", [ExternRef, I32] -> [F64], B, "i-th operand from the top as f64"),
+    imp!(FA, "set_local_i32", [ExternRef, I32, I32] -> [], B, "set local idx"),
+    imp!(FA, "set_local_i64", [ExternRef, I32, I64] -> [], B, "set local idx"),
+    imp!(FA, "set_local_f32", [ExternRef, I32, F32] -> [], B, "set local idx"),
+    imp!(FA, "set_local_f64", [ExternRef, I32, F64] -> [], B, "set local idx"),
+    imp!(FA, "set_operand_i32", [ExternRef, I32, I32] -> [], B, "set i-th operand from the top"),
+    imp!(FA, "set_operand_i64", [ExternRef, I32, I64] -> [], B, "set i-th operand from the top"),
+    imp!(FA, "set_operand_f32", [ExternRef, I32, F32] -> [], B, "set i-th operand from the top"),
+    imp!(FA, "set_operand_f64", [ExternRef, I32, F64] -> [], B, "set i-th operand from the top"),
+];
+
+/// Looks up a provided import by module and name.
+pub fn find_import(module: &str, name: &str) -> Option<&'static ProvidedImport> {
+    PROVIDED_IMPORTS.iter().find(|i| i.module == module && i.name == name)
+}
+
+/// The provided imports of one module.
+pub fn imports_of_module(module: &str) -> impl Iterator<Item = &'static ProvidedImport> + '_ {
+    PROVIDED_IMPORTS.iter().filter(move |i| i.module == module)
+}
+
+/// Whether `module` is one of the engine-provided modules.
+pub fn is_provided_module(module: &str) -> bool {
+    matches!(module, MODULE_WIZENG | MODULE_DYNINSTR | MODULE_FRAME_ACCESSOR)
+}
+
+/// Whether importing `module.name` keeps a monitor portable (Part A only).
+/// Imports from modules other than the provided ones (monitor libraries) are
+/// not judged here and return `true`.
+pub fn is_portable_import(module: &str, name: &str) -> bool {
+    if !is_provided_module(module) {
+        return true;
+    }
+    find_import(module, name).is_some_and(|i| i.part == AbiPart::A)
+}

@@ -1,0 +1,637 @@
+//! Opcode mnemonics, categories and immediates, derived from wasmparser's
+//! operator list.
+//!
+//! # How the mnemonic table is derived
+//!
+//! The table is generated from [`wasmparser::for_each_operator!`] (wasmparser
+//! 0.217.1), so there is no second hand-written list of instructions. Each
+//! operator's CamelCase variant name (`I64Load32U`, `LocalGet`, `BrIf`) is
+//! turned into the standard text-format mnemonic by these rules:
+//!
+//! 1. Split the name into words, each starting at an uppercase letter and
+//!    running over the following lowercase letters and digits
+//!    (`I8x16ExtractLaneS` → `I8x16 Extract Lane S`), and lowercase them.
+//! 2. Join with `_`, except that a `.` follows the first word when it is a
+//!    *namespace* (`i32 i64 f32 f64 v128 i8x16 i16x8 i32x4 i64x2 f32x4 f64x2
+//!    local global memory table ref data elem struct array i31 any extern
+//!    atomic`), and a `.` follows the word `atomic` and an `rmw`/`rmwN` word
+//!    that comes right after `atomic` (`i32.atomic.rmw8.add_u`,
+//!    `memory.atomic.notify`).
+//! 3. Fix-ups of the joined text, for words the text format writes as one:
+//!    `and_not`→`andnot`, `ext_add`→`extadd`, `ext_mul`→`extmul`,
+//!    `q15_mulr`→`q15mulr`, `p_min`→`pmin`, `p_max`→`pmax`.
+//! 4. Whole-name exceptions, where wasmparser has two operators for one
+//!    mnemonic: `TypedSelect`→`select`, `RefTestNonNull`/`RefTestNullable`→
+//!    `ref.test`, `RefCastNonNull`/`RefCastNullable`→`ref.cast`.
+//!
+//! The unit tests cross-check every derived mnemonic against wasmparser's
+//! snake-case visitor names (`visit_i64_load32_u`) and a list of known names.
+//!
+//! Operators that share a mnemonic (rule 4) share one [`Opcode`]: the first in
+//! wasmparser's order is *canonical*, and [`opcode_of`] maps the others to it,
+//! so `wasm:opcode:select` matches both forms of `select`.
+//!
+//! # Categories
+//!
+//! [`Category`] follows the section headings of the Wasm specification's
+//! instruction chapter, plus two for post-2.0 proposals:
+//! `control`(0), `parametric`(1), `variable`(2), `table`(3), `memory`(4),
+//! `numeric`(5), `vector`(6), `reference`(7), `aggregate`(8, GC struct/array/
+//! i31 and `any.convert_extern`/`extern.convert_any`), `atomic`(9, the threads
+//! and shared-everything-threads proposals). Every instruction with a memarg
+//! (including `v128.load*`/`v128.store*`) is `memory`; `data.drop` is
+//! `memory`, `elem.drop` is `table`; constants are `numeric` (`v128.const` is
+//! `vector`); exception-handling instructions are `control`.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::OnceLock;
+
+use crate::valtype::ConstValue;
+
+macro_rules! define_opcode_table {
+    ($( @$proposal:ident $op:ident $({ $($arg:ident: $argty:ty),* $(,)? })? => $visit:ident )*) => {
+        /// One variant per wasmparser operator, in wasmparser's order; its
+        /// discriminant is the raw operator index.
+        #[allow(dead_code, clippy::enum_variant_names)]
+        #[repr(u16)]
+        #[derive(Clone, Copy)]
+        enum OpIndex { $($op,)* }
+
+        /// `(proposal, CamelCase name, visitor name, immediate field names)`
+        /// for every wasmparser operator, in order.
+        static RAW_OPERATORS: &[(&str, &str, &str, &str)] = &[
+            $( (stringify!($proposal), stringify!($op), stringify!($visit), stringify!($($($arg)*)?)), )*
+        ];
+
+        fn raw_index(op: &wasmparser::Operator<'_>) -> u16 {
+            match op {
+                $( wasmparser::Operator::$op { .. } => OpIndex::$op as u16, )*
+            }
+        }
+
+        fn flatten_raw(op: &wasmparser::Operator<'_>, out: &mut Vec<ConstValue>) {
+            match op {
+                $(
+                    #[allow(unused_variables)]
+                    wasmparser::Operator::$op $({ $($arg),* })? => {
+                        $( $( Flatten::flatten($arg, out); )* )?
+                    }
+                )*
+            }
+        }
+    };
+}
+
+wasmparser::for_each_operator!(define_opcode_table);
+
+/// First words that are followed by `.` in a mnemonic (rule 2).
+const NAMESPACES: &[&str] = &[
+    "i32", "i64", "f32", "f64", "v128", "i8x16", "i16x8", "i32x4", "i64x2", "f32x4", "f64x2",
+    "local", "global", "memory", "table", "ref", "data", "elem", "struct", "array", "i31", "any",
+    "extern", "atomic",
+];
+
+/// Substring fix-ups applied after joining (rule 3).
+const FIXUPS: &[(&str, &str)] = &[
+    ("and_not", "andnot"),
+    ("ext_add", "extadd"),
+    ("ext_mul", "extmul"),
+    ("q15_mulr", "q15mulr"),
+    ("p_min", "pmin"),
+    ("p_max", "pmax"),
+];
+
+/// Whole-name exceptions (rule 4).
+const EXCEPTIONS: &[(&str, &str)] = &[
+    ("TypedSelect", "select"),
+    ("RefTestNonNull", "ref.test"),
+    ("RefTestNullable", "ref.test"),
+    ("RefCastNonNull", "ref.cast"),
+    ("RefCastNullable", "ref.cast"),
+];
+
+/// Converts a wasmparser CamelCase operator name to its text-format mnemonic
+/// using the documented rules. Exposed for tests and tools.
+pub fn camel_to_mnemonic(camel: &str) -> String {
+    if let Some((_, m)) = EXCEPTIONS.iter().find(|(c, _)| *c == camel) {
+        return (*m).to_string();
+    }
+    let mut words: Vec<String> = Vec::new();
+    for ch in camel.chars() {
+        if ch.is_ascii_uppercase() || words.is_empty() {
+            words.push(String::new());
+        }
+        if let Some(w) = words.last_mut() {
+            w.push(ch.to_ascii_lowercase());
+        }
+    }
+    let mut out = String::new();
+    for (i, w) in words.iter().enumerate() {
+        if i > 0 {
+            let prev = &words[i - 1];
+            let dot = (i == 1 && NAMESPACES.contains(&prev.as_str()))
+                || prev == "atomic"
+                || (prev.starts_with("rmw") && i >= 2 && words[i - 2] == "atomic");
+            out.push(if dot { '.' } else { '_' });
+        }
+        out.push_str(w);
+    }
+    for (from, to) in FIXUPS {
+        if out.contains(from) {
+            out = out.replace(from, to);
+        }
+    }
+    out
+}
+
+/// The instruction category as the probe language exposes it
+/// (`category_name` / `category_id`). See the module docs for the choice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Category {
+    /// Structured control, branches, calls, exceptions.
+    Control,
+    /// `drop`, `select`.
+    Parametric,
+    /// `local.*`, `global.*`.
+    Variable,
+    /// `table.*`, `elem.drop`.
+    Table,
+    /// Loads, stores, `memory.*`, `data.drop`.
+    Memory,
+    /// Scalar numeric instructions, including constants.
+    Numeric,
+    /// SIMD instructions other than loads/stores.
+    Vector,
+    /// `ref.*` (except `ref.i31`).
+    Reference,
+    /// GC `struct.*`, `array.*`, `ref.i31`, `i31.*`, extern/any conversions.
+    Aggregate,
+    /// Threads (`*.atomic.*`, `atomic.fence`) and shared-everything atomics.
+    Atomic,
+}
+
+impl Category {
+    /// All categories, in id order.
+    pub const ALL: [Category; 10] = [
+        Category::Control,
+        Category::Parametric,
+        Category::Variable,
+        Category::Table,
+        Category::Memory,
+        Category::Numeric,
+        Category::Vector,
+        Category::Reference,
+        Category::Aggregate,
+        Category::Atomic,
+    ];
+
+    /// `category_name`: lowercase name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Category::Control => "control",
+            Category::Parametric => "parametric",
+            Category::Variable => "variable",
+            Category::Table => "table",
+            Category::Memory => "memory",
+            Category::Numeric => "numeric",
+            Category::Vector => "vector",
+            Category::Reference => "reference",
+            Category::Aggregate => "aggregate",
+            Category::Atomic => "atomic",
+        }
+    }
+
+    /// `category_id`: stable small integer (position in [`Category::ALL`]).
+    pub fn id(self) -> u32 {
+        self as u32
+    }
+}
+
+impl fmt::Display for Category {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+struct Entry {
+    proposal: &'static str,
+    camel: &'static str,
+    mnemonic: String,
+    canonical: u16,
+    category: Category,
+    has_memarg: bool,
+}
+
+struct Table {
+    entries: Vec<Entry>,
+    by_mnemonic: HashMap<String, u16>,
+}
+
+const CONTROL: &[&str] = &[
+    "unreachable", "nop", "block", "loop", "if", "else", "end", "br", "br_if", "br_table",
+    "return", "call", "call_indirect", "return_call", "return_call_indirect", "try_table",
+    "throw", "throw_ref", "try", "catch", "rethrow", "delegate", "catch_all", "br_on_cast",
+    "br_on_cast_fail", "call_ref", "return_call_ref", "br_on_null", "br_on_non_null",
+];
+const VECTOR_PREFIXES: &[&str] = &["v128.", "i8x16.", "i16x8.", "i32x4.", "i64x2.", "f32x4.", "f64x2."];
+
+fn categorize(proposal: &str, m: &str, has_memarg: bool) -> Category {
+    if proposal == "threads" || proposal == "shared_everything_threads" || m.contains("atomic") {
+        return Category::Atomic;
+    }
+    if CONTROL.contains(&m) {
+        return Category::Control;
+    }
+    if m == "drop" || m == "select" {
+        return Category::Parametric;
+    }
+    if m.starts_with("local.") || m.starts_with("global.") {
+        return Category::Variable;
+    }
+    if has_memarg || m.starts_with("memory.") || m == "data.drop" {
+        return Category::Memory;
+    }
+    if m.starts_with("table.") || m == "elem.drop" {
+        return Category::Table;
+    }
+    if m.starts_with("struct.")
+        || m.starts_with("array.")
+        || m.starts_with("i31.")
+        || m == "ref.i31"
+        || m == "ref.i31_shared"
+        || m == "any.convert_extern"
+        || m == "extern.convert_any"
+    {
+        return Category::Aggregate;
+    }
+    if m.starts_with("ref.") {
+        return Category::Reference;
+    }
+    if VECTOR_PREFIXES.iter().any(|p| m.starts_with(p)) {
+        return Category::Vector;
+    }
+    Category::Numeric
+}
+
+fn table() -> &'static Table {
+    static TABLE: OnceLock<Table> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut entries = Vec::with_capacity(RAW_OPERATORS.len());
+        let mut by_mnemonic: HashMap<String, u16> = HashMap::new();
+        for (i, (proposal, camel, _visit, args)) in RAW_OPERATORS.iter().enumerate() {
+            let idx = u16::try_from(i).unwrap_or(u16::MAX);
+            let mnemonic = camel_to_mnemonic(camel);
+            let has_memarg = args.split_whitespace().any(|a| a == "memarg");
+            let canonical = *by_mnemonic.entry(mnemonic.clone()).or_insert(idx);
+            let category = categorize(proposal, &mnemonic, has_memarg);
+            entries.push(Entry { proposal, camel, mnemonic, canonical, category, has_memarg });
+        }
+        Table { entries, by_mnemonic }
+    })
+}
+
+/// A compact instruction identifier: one per distinct text-format mnemonic.
+///
+/// The value is wasmparser's operator index of the canonical operator for the
+/// mnemonic; it is stable for a given wasmparser version only, so persist the
+/// [`mnemonic`](Opcode::mnemonic) instead.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Opcode(u16);
+
+macro_rules! opcode_consts {
+    ($($name:ident = $op:ident),* $(,)?) => {
+        impl Opcode {
+            $(
+                #[doc = concat!("The opcode of wasmparser's `Operator::", stringify!($op), "`.")]
+                pub const $name: Opcode = Opcode(OpIndex::$op as u16);
+            )*
+        }
+    };
+}
+
+opcode_consts! {
+    UNREACHABLE = Unreachable, NOP = Nop, BLOCK = Block, LOOP = Loop, IF = If, ELSE = Else,
+    END = End, BR = Br, BR_IF = BrIf, BR_TABLE = BrTable, RETURN = Return, CALL = Call,
+    CALL_INDIRECT = CallIndirect, RETURN_CALL = ReturnCall,
+    RETURN_CALL_INDIRECT = ReturnCallIndirect, DROP = Drop, SELECT = Select,
+    LOCAL_GET = LocalGet, LOCAL_SET = LocalSet, LOCAL_TEE = LocalTee, GLOBAL_GET = GlobalGet,
+    GLOBAL_SET = GlobalSet, MEMORY_SIZE = MemorySize, MEMORY_GROW = MemoryGrow,
+    I32_CONST = I32Const, I64_CONST = I64Const, F32_CONST = F32Const, F64_CONST = F64Const,
+    I32_ADD = I32Add, I32_LOAD = I32Load, I32_STORE = I32Store,
+}
+
+impl Opcode {
+    /// Looks up a text-format mnemonic (exact, case-sensitive: `i32.add`).
+    pub fn from_mnemonic(mnemonic: &str) -> Option<Opcode> {
+        table().by_mnemonic.get(mnemonic).map(|&i| Opcode(i))
+    }
+
+    /// Like [`from_mnemonic`](Self::from_mnemonic) but ASCII case-insensitive,
+    /// as the probe language's glob matching is.
+    pub fn from_mnemonic_ignore_case(mnemonic: &str) -> Option<Opcode> {
+        Opcode::from_mnemonic(&mnemonic.to_ascii_lowercase())
+    }
+
+    /// The standard text-format mnemonic (`i64.load32_u`).
+    pub fn mnemonic(self) -> &'static str {
+        table().entries.get(usize::from(self.0)).map(|e| e.mnemonic.as_str()).unwrap_or("")
+    }
+
+    /// The wasmparser variant name of the canonical operator (`I64Load32U`).
+    pub fn operator_name(self) -> &'static str {
+        table().entries.get(usize::from(self.0)).map(|e| e.camel).unwrap_or("")
+    }
+
+    /// The wasmparser proposal tag (`mvp`, `simd`, `bulk_memory`, ...).
+    pub fn proposal(self) -> &'static str {
+        table().entries.get(usize::from(self.0)).map(|e| e.proposal).unwrap_or("")
+    }
+
+    /// The instruction's category.
+    pub fn category(self) -> Category {
+        table().entries.get(usize::from(self.0)).map(|e| e.category).unwrap_or(Category::Numeric)
+    }
+
+    /// `category_name` as the probe language binds it.
+    pub fn category_name(self) -> &'static str {
+        self.category().name()
+    }
+
+    /// `category_id` as the probe language binds it.
+    pub fn category_id(self) -> u32 {
+        self.category().id()
+    }
+
+    /// Whether the instruction has a memarg immediate (so `offset` applies).
+    pub fn has_memarg(self) -> bool {
+        table().entries.get(usize::from(self.0)).is_some_and(|e| e.has_memarg)
+    }
+
+    /// The compact numeric id.
+    pub fn index(self) -> u16 {
+        self.0
+    }
+
+    /// The opcode with this [`index`](Self::index), if it is a canonical opcode.
+    pub fn from_index(index: u16) -> Option<Opcode> {
+        table()
+            .entries
+            .get(usize::from(index))
+            .filter(|e| e.canonical == index)
+            .map(|_| Opcode(index))
+    }
+
+    /// All opcodes (one per distinct mnemonic), in wasmparser's order.
+    pub fn all() -> impl Iterator<Item = Opcode> {
+        table()
+            .entries
+            .iter()
+            .enumerate()
+            .filter(|(i, e)| usize::from(e.canonical) == *i)
+            .map(|(_, e)| Opcode(e.canonical))
+    }
+
+    /// Whether this opcode starts a structured block (`block`, `loop`, `if`,
+    /// `try`, `try_table`).
+    pub fn is_block_structured(self) -> bool {
+        matches!(self.mnemonic(), "block" | "loop" | "if" | "try" | "try_table")
+    }
+
+    /// Whether this opcode is a branch (`br`, `br_if`, `br_table`,
+    /// `br_on_*`).
+    pub fn is_branch(self) -> bool {
+        self.mnemonic().starts_with("br")
+    }
+
+    /// Whether this opcode is a direct or indirect call (including tail calls
+    /// and `call_ref`).
+    pub fn is_call(self) -> bool {
+        matches!(
+            self.mnemonic(),
+            "call" | "call_indirect" | "return_call" | "return_call_indirect" | "call_ref"
+                | "return_call_ref"
+        )
+    }
+
+    /// Whether this opcode is a load (has a memarg and produces a value from memory).
+    pub fn is_load(self) -> bool {
+        self.has_memarg() && self.mnemonic().contains(".load") && !self.mnemonic().contains("atomic.rmw")
+    }
+
+    /// Whether this opcode is a store.
+    pub fn is_store(self) -> bool {
+        self.has_memarg() && self.mnemonic().contains(".store")
+    }
+}
+
+impl fmt::Debug for Opcode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Opcode({})", self.mnemonic())
+    }
+}
+
+impl fmt::Display for Opcode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.mnemonic())
+    }
+}
+
+/// The opcode of a decoded operator (aliases such as `TypedSelect` map to the
+/// canonical opcode of their mnemonic).
+pub fn opcode_of(op: &wasmparser::Operator<'_>) -> Opcode {
+    let raw = raw_index(op);
+    let canonical = table().entries.get(usize::from(raw)).map(|e| e.canonical).unwrap_or(raw);
+    Opcode(canonical)
+}
+
+/// The immediates of `op`, flattened per monitor ABI A4 (`immN`).
+///
+/// * integers and every index (local, global, function, type, table, memory,
+///   label, data, elem, tag, field, lane) are one `i32` each, in binary order;
+///   `i64.const` is one `i64`, `f32.const`/`f64.const` one float (raw bits),
+///   `v128.const` one `v128`;
+/// * a memarg is three `i32`s: align flags, memory index, offset. The align
+///   flags are the binary encoding's field: log2(alignment), plus bit 6 (0x40)
+///   when the memory index is not 0 (multi-memory). The offset is truncated to
+///   32 bits (the typed, full `offset` param is i64);
+/// * `br_table` is the number of labels minus one (i.e. the non-default target
+///   count), then each target label, then the default label;
+/// * a block type is its type code as the binary format's signed (s33) value:
+///   -64 (`0x40`) for the empty type, -1 (`0x7F`) `i32`, -2 `i64`, -3 `f32`,
+///   -4 `f64`, -5 `v128`, -16 `funcref`, -17 `externref`, or the non-negative
+///   type index;
+/// * a value / heap / reference type immediate (`select t`, `ref.null t`) uses
+///   the same signed code (concrete heap types: their type index);
+/// * `i8x16.shuffle` is 16 lane `i32`s;
+/// * beyond the ABI (GC, exceptions, threads): `try_table` is the block type,
+///   the catch count, then per catch (kind 0..3, tag if any, label);
+///   `br_on_cast*` is (label, from nullable 0/1, from heap type, to nullable,
+///   to heap type); atomic ordering is 0 = seq_cst, 1 = acq_rel.
+pub fn flatten_immediates(op: &wasmparser::Operator<'_>) -> Vec<ConstValue> {
+    let mut out = Vec::new();
+    flatten_raw(op, &mut out);
+    out
+}
+
+/// The signed (s7/s33) code of a value type; concrete reference types give
+/// their heap type's code or index.
+pub fn valtype_code(ty: &wasmparser::ValType) -> i32 {
+    match ty {
+        wasmparser::ValType::I32 => -1,
+        wasmparser::ValType::I64 => -2,
+        wasmparser::ValType::F32 => -3,
+        wasmparser::ValType::F64 => -4,
+        wasmparser::ValType::V128 => -5,
+        wasmparser::ValType::Ref(r) => heap_type_code(&r.heap_type()),
+    }
+}
+
+/// The signed code of a heap type (`func` = -16 / 0x70, `extern` = -17 / 0x6F,
+/// ...), or the type index of a concrete heap type (-1 if it is not a module
+/// index).
+pub fn heap_type_code(ht: &wasmparser::HeapType) -> i32 {
+    use wasmparser::AbstractHeapType as A;
+    match ht {
+        wasmparser::HeapType::Abstract { ty, .. } => {
+            let byte: i32 = match ty {
+                A::Func => 0x70,
+                A::Extern => 0x6F,
+                A::Any => 0x6E,
+                A::Eq => 0x6D,
+                A::I31 => 0x6C,
+                A::Struct => 0x6B,
+                A::Array => 0x6A,
+                A::Exn => 0x69,
+                A::None => 0x71,
+                A::NoExtern => 0x72,
+                A::NoFunc => 0x73,
+                A::NoExn => 0x74,
+            };
+            byte - 0x80
+        }
+        wasmparser::HeapType::Concrete(idx) => {
+            idx.as_module_index().map(|i| i as i32).unwrap_or(-1)
+        }
+    }
+}
+
+/// Flattening of one immediate field into `immN` constants.
+trait Flatten {
+    fn flatten(&self, out: &mut Vec<ConstValue>);
+}
+
+impl Flatten for u32 {
+    fn flatten(&self, out: &mut Vec<ConstValue>) {
+        out.push(ConstValue::I32(*self as i32));
+    }
+}
+impl Flatten for u8 {
+    fn flatten(&self, out: &mut Vec<ConstValue>) {
+        out.push(ConstValue::I32(i32::from(*self)));
+    }
+}
+impl Flatten for i32 {
+    fn flatten(&self, out: &mut Vec<ConstValue>) {
+        out.push(ConstValue::I32(*self));
+    }
+}
+impl Flatten for i64 {
+    fn flatten(&self, out: &mut Vec<ConstValue>) {
+        out.push(ConstValue::I64(*self));
+    }
+}
+impl Flatten for wasmparser::Ieee32 {
+    fn flatten(&self, out: &mut Vec<ConstValue>) {
+        out.push(ConstValue::F32Bits(self.bits()));
+    }
+}
+impl Flatten for wasmparser::Ieee64 {
+    fn flatten(&self, out: &mut Vec<ConstValue>) {
+        out.push(ConstValue::F64Bits(self.bits()));
+    }
+}
+impl Flatten for wasmparser::V128 {
+    fn flatten(&self, out: &mut Vec<ConstValue>) {
+        out.push(ConstValue::V128(self.i128() as u128));
+    }
+}
+impl Flatten for [u8; 16] {
+    fn flatten(&self, out: &mut Vec<ConstValue>) {
+        out.extend(self.iter().map(|b| ConstValue::I32(i32::from(*b))));
+    }
+}
+impl Flatten for wasmparser::MemArg {
+    fn flatten(&self, out: &mut Vec<ConstValue>) {
+        let flags = i32::from(self.align) | if self.memory != 0 { 0x40 } else { 0 };
+        out.push(ConstValue::I32(flags));
+        out.push(ConstValue::I32(self.memory as i32));
+        out.push(ConstValue::I32(self.offset as u32 as i32));
+    }
+}
+impl Flatten for wasmparser::BrTable<'_> {
+    fn flatten(&self, out: &mut Vec<ConstValue>) {
+        out.push(ConstValue::I32(self.len() as i32));
+        for t in self.targets().flatten() {
+            out.push(ConstValue::I32(t as i32));
+        }
+        out.push(ConstValue::I32(self.default() as i32));
+    }
+}
+impl Flatten for wasmparser::BlockType {
+    fn flatten(&self, out: &mut Vec<ConstValue>) {
+        let code = match self {
+            wasmparser::BlockType::Empty => -64,
+            wasmparser::BlockType::Type(t) => valtype_code(t),
+            wasmparser::BlockType::FuncType(i) => *i as i32,
+        };
+        out.push(ConstValue::I32(code));
+    }
+}
+impl Flatten for wasmparser::ValType {
+    fn flatten(&self, out: &mut Vec<ConstValue>) {
+        out.push(ConstValue::I32(valtype_code(self)));
+    }
+}
+impl Flatten for wasmparser::HeapType {
+    fn flatten(&self, out: &mut Vec<ConstValue>) {
+        out.push(ConstValue::I32(heap_type_code(self)));
+    }
+}
+impl Flatten for wasmparser::RefType {
+    fn flatten(&self, out: &mut Vec<ConstValue>) {
+        out.push(ConstValue::I32(i32::from(self.is_nullable())));
+        out.push(ConstValue::I32(heap_type_code(&self.heap_type())));
+    }
+}
+impl Flatten for wasmparser::Ordering {
+    fn flatten(&self, out: &mut Vec<ConstValue>) {
+        let v = match self {
+            wasmparser::Ordering::SeqCst => 0,
+            wasmparser::Ordering::AcqRel => 1,
+        };
+        out.push(ConstValue::I32(v));
+    }
+}
+impl Flatten for wasmparser::TryTable {
+    fn flatten(&self, out: &mut Vec<ConstValue>) {
+        self.ty.flatten(out);
+        out.push(ConstValue::I32(self.catches.len() as i32));
+        for c in &self.catches {
+            match c {
+                wasmparser::Catch::One { tag, label } => {
+                    out.extend([ConstValue::I32(0), ConstValue::I32(*tag as i32), ConstValue::I32(*label as i32)]);
+                }
+                wasmparser::Catch::OneRef { tag, label } => {
+                    out.extend([ConstValue::I32(1), ConstValue::I32(*tag as i32), ConstValue::I32(*label as i32)]);
+                }
+                wasmparser::Catch::All { label } => {
+                    out.extend([ConstValue::I32(2), ConstValue::I32(*label as i32)]);
+                }
+                wasmparser::Catch::AllRef { label } => {
+                    out.extend([ConstValue::I32(3), ConstValue::I32(*label as i32)]);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,311 @@
+//! Parameter kinds (monitor ABI A4/A5): static vs dynamic, where each param is
+//! allowed, the Wasm types it binds to, and validation of parsed patterns.
+
+use thiserror::Error;
+
+use crate::pattern::{Event, Param, Pattern, StaticCall};
+use crate::valtype::ValType;
+
+/// When a parameter's value is known.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Timing {
+    /// Known at match time (a constant per site).
+    Static,
+    /// Read at run time, every time the probe fires.
+    Dynamic,
+}
+
+/// The Wasm type(s) a parameter binds to in the probe function's signature.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Binding {
+    /// Exactly these Wasm types, in order (`opname` is two i32: ptr, len).
+    Fixed(&'static [ValType]),
+    /// The type of the N-th operand from the top (or result, for `:after`).
+    OperandType,
+    /// The declared type of local N.
+    LocalType,
+    /// The type of immediate N: i32, except i64 for `i64.const`, f32/f64 for
+    /// float constants (see [`crate::opcode::flatten_immediates`]).
+    ImmediateType,
+    /// The single result type of the called function.
+    CallResult,
+}
+
+/// Static description of one parameter kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ParamInfo {
+    /// Known at match time or at run time.
+    pub timing: Timing,
+    /// Allowed directly in a probe's parameter list.
+    pub in_probe: bool,
+    /// Allowed inside a static call (predicate or call param), A5.
+    pub in_static_call: bool,
+    /// What it binds to.
+    pub binding: Binding,
+}
+
+const I32: &[ValType] = &[ValType::I32];
+const I64: &[ValType] = &[ValType::I64];
+const EXTERNREF: &[ValType] = &[ValType::ExternRef];
+const PTR_LEN: &[ValType] = &[ValType::I32, ValType::I32];
+
+impl Param {
+    /// The ABI's rules for this parameter kind.
+    pub fn info(&self) -> ParamInfo {
+        use Binding::*;
+        use Timing::*;
+        let (timing, in_probe, in_static_call, binding) = match self {
+            Param::Pc | Param::Fid | Param::ProbeId | Param::NumTargets | Param::InstrCount
+            | Param::AtFuncEnd => (Static, true, true, Fixed(I32)),
+            Param::Offset => (Static, true, true, Fixed(I64)),
+            Param::Imm(_) => (Static, true, true, ImmediateType),
+            Param::Opname | Param::Fname => (Static, false, true, Fixed(PTR_LEN)),
+            Param::Frame => (Dynamic, true, false, Fixed(EXTERNREF)),
+            Param::Arg(_) => (Dynamic, true, false, OperandType),
+            Param::Local(_) => (Dynamic, true, false, LocalType),
+            Param::Call(_) => (Static, true, false, CallResult),
+        };
+        ParamInfo { timing, in_probe, in_static_call, binding }
+    }
+
+    /// True if the value is known at match time.
+    pub fn is_static(&self) -> bool {
+        self.info().timing == Timing::Static
+    }
+
+    /// The Wasm types when they do not depend on the site, else `None`.
+    pub fn fixed_types(&self) -> Option<&'static [ValType]> {
+        match self.info().binding {
+            Binding::Fixed(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// The parameter's keyword (`pc`, `arg`, `call` for static calls).
+    pub fn keyword(&self) -> &'static str {
+        match self {
+            Param::Pc => "pc",
+            Param::Fid => "fid",
+            Param::Frame => "frame",
+            Param::ProbeId => "probe_id",
+            Param::Opname => "opname",
+            Param::Fname => "fname",
+            Param::NumTargets => "num_targets",
+            Param::Offset => "offset",
+            Param::InstrCount => "instr_count",
+            Param::AtFuncEnd => "at_func_end",
+            Param::Arg(_) => "arg",
+            Param::Imm(_) => "imm",
+            Param::Local(_) => "local",
+            Param::Call(_) => "call",
+        }
+    }
+}
+
+/// Where in a pattern a parameter was found.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum ParamContext {
+    /// The probe function's own parameter list.
+    Probe,
+    /// Inside the predicate call named here.
+    Predicate(String),
+    /// Inside a static call (among the probe params) named here.
+    Call(String),
+}
+
+impl std::fmt::Display for ParamContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ParamContext::Probe => f.write_str("the probe's parameters"),
+            ParamContext::Predicate(n) => write!(f, "predicate `{n}`"),
+            ParamContext::Call(n) => write!(f, "static call `{n}`"),
+        }
+    }
+}
+
+/// Why a parameter is not allowed where it is.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Error)]
+pub enum ParamError {
+    /// A dynamic param (`argN`, `localN`, `frame`) inside a static call.
+    #[error("`{param}` in {context}: static calls take only static parameters")]
+    DynamicInStaticCall {
+        /// Where.
+        context: ParamContext,
+        /// The offending param (canonical text).
+        param: String,
+    },
+    /// A call inside a static call.
+    #[error("nested call `{param}` in {context}: static calls cannot be nested")]
+    NestedCall {
+        /// Where.
+        context: ParamContext,
+        /// The offending call (canonical text).
+        param: String,
+    },
+    /// `opname` / `fname` among the probe's own params.
+    #[error("`{param}` is only allowed inside a static call, not in {context}")]
+    OnlyInStaticCall {
+        /// Where.
+        context: ParamContext,
+        /// The offending param.
+        param: String,
+    },
+    /// A param that can never apply to the pattern's event
+    /// (e.g. `instr_count` outside `block:end`).
+    #[error("`{param}` does not apply to event `{event}`")]
+    NotForEvent {
+        /// The event (canonical text).
+        event: String,
+        /// The offending param.
+        param: String,
+    },
+}
+
+/// Checks placement rules for every parameter of `pattern` (A4, A5) and
+/// event applicability that is known without looking at a site:
+///
+/// * `argN`, `localN`, `frame` and nested calls are errors inside static calls;
+/// * `opname`, `fname` are errors among the probe's own params;
+/// * `instr_count` only for `block:end`.
+///
+/// Rules that depend on the instruction at a site (`offset`, `num_targets`,
+/// `argN`/`immN`/`localN` ranges) are decided per site by
+/// [`check_param_at_site`]: `block:*` and `func:exit` fire at an instruction
+/// too, so they are not rejected here.
+///
+/// Returns every error found (empty = valid), in order.
+pub fn validate_pattern(pattern: &Pattern) -> Vec<ParamError> {
+    let mut errs = Vec::new();
+    if let Some(pred) = &pattern.predicate {
+        check_call(pred, ParamContext::Predicate(pred.name.clone()), &pattern.event, &mut errs);
+    }
+    for p in &pattern.params {
+        match p {
+            Param::Call(c) => check_call(c, ParamContext::Call(c.name.clone()), &pattern.event, &mut errs),
+            Param::Opname | Param::Fname => errs.push(ParamError::OnlyInStaticCall {
+                context: ParamContext::Probe,
+                param: p.to_string(),
+            }),
+            _ => check_event(p, &pattern.event, &mut errs),
+        }
+    }
+    errs
+}
+
+/// Like [`validate_pattern`] but returns the first error.
+pub fn check_pattern(pattern: &Pattern) -> Result<(), ParamError> {
+    match validate_pattern(pattern).into_iter().next() {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+fn check_call(call: &StaticCall, ctx: ParamContext, event: &Event, errs: &mut Vec<ParamError>) {
+    for p in &call.params {
+        match p {
+            Param::Call(_) => errs.push(ParamError::NestedCall { context: ctx.clone(), param: p.to_string() }),
+            _ if !p.info().in_static_call => {
+                errs.push(ParamError::DynamicInStaticCall { context: ctx.clone(), param: p.to_string() })
+            }
+            _ => check_event(p, event, errs),
+        }
+    }
+}
+
+fn check_event(p: &Param, event: &Event, errs: &mut Vec<ParamError>) {
+    let ok = match p {
+        Param::InstrCount => *event == Event::BlockEnd,
+        _ => true,
+    };
+    if !ok {
+        errs.push(ParamError::NotForEvent { event: event.to_string(), param: p.to_string() });
+    }
+}
+
+/// What a parameter means at one concrete site (A4's "error" vs "no match").
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum SiteCheck {
+    /// The parameter can be bound here.
+    Ok,
+    /// Silently skip this site.
+    NoMatch,
+    /// A bind error (exit status 3) with this message.
+    Error(String),
+}
+
+/// Facts about one candidate site that decide [`check_param_at_site`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct SiteFacts {
+    /// The instruction's opcode (`None` for `func:entry`).
+    pub opcode: Option<crate::opcode::Opcode>,
+    /// Number of operands (or results, in `:after` mode) if known.
+    pub num_operands: Option<u32>,
+    /// Number of flattened immediates.
+    pub num_immediates: u32,
+    /// Number of locals (params first) of the function.
+    pub num_locals: u32,
+    /// Whether the event is `block:end`.
+    pub is_block_end: bool,
+}
+
+/// Decides whether `param` can be bound at a site (A4): `argN` beyond the
+/// operands is no match for `call`/`call_indirect` (and their tail/ref
+/// variants), an error otherwise; `immN` beyond the immediates is no match
+/// for `br_table`, error otherwise; `localN` out of range is no match;
+/// `offset` on an instruction without memarg, `num_targets` outside
+/// `br_table`, `instr_count` outside `block:end` are errors.
+pub fn check_param_at_site(param: &Param, site: &SiteFacts) -> SiteCheck {
+    use crate::opcode::Opcode;
+    let name = site.opcode.map(|o| o.mnemonic()).unwrap_or("(no instruction)");
+    match param {
+        Param::Arg(n) => match site.num_operands {
+            Some(k) if *n < k => SiteCheck::Ok,
+            Some(k) => {
+                if site.opcode.is_some_and(|o| o.is_call()) {
+                    SiteCheck::NoMatch
+                } else {
+                    SiteCheck::Error(format!("arg{n} out of range: `{name}` has {k} operand(s)"))
+                }
+            }
+            None => SiteCheck::Error(format!("arg{n}: operand types of `{name}` are unknown")),
+        },
+        Param::Imm(n) => {
+            if *n < site.num_immediates {
+                SiteCheck::Ok
+            } else if site.opcode == Some(Opcode::BR_TABLE) {
+                SiteCheck::NoMatch
+            } else {
+                SiteCheck::Error(format!("imm{n} out of range: `{name}` has {} immediate(s)", site.num_immediates))
+            }
+        }
+        Param::Local(n) => {
+            if *n < site.num_locals {
+                SiteCheck::Ok
+            } else {
+                SiteCheck::NoMatch
+            }
+        }
+        Param::Offset => {
+            if site.opcode.is_some_and(|o| o.has_memarg()) {
+                SiteCheck::Ok
+            } else {
+                SiteCheck::Error(format!("offset: `{name}` is not a load or store"))
+            }
+        }
+        Param::NumTargets => {
+            if site.opcode == Some(Opcode::BR_TABLE) {
+                SiteCheck::Ok
+            } else {
+                SiteCheck::Error(format!("num_targets: `{name}` is not br_table"))
+            }
+        }
+        Param::InstrCount => {
+            if site.is_block_end {
+                SiteCheck::Ok
+            } else {
+                SiteCheck::Error("instr_count is only available for block:end".to_string())
+            }
+        }
+        _ => SiteCheck::Ok,
+    }
+}
