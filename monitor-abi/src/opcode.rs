@@ -635,3 +635,129 @@ impl Flatten for wasmparser::TryTable {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn derived_mnemonics_match_wasmparser_visitor_names() {
+        for (_, camel, visit, _) in RAW_OPERATORS {
+            if EXCEPTIONS.iter().any(|(c, _)| c == camel) {
+                continue;
+            }
+            let m = camel_to_mnemonic(camel);
+            let v = visit.strip_prefix("visit_").unwrap_or(visit);
+            assert_eq!(m.replace('.', "_"), v, "{camel}");
+        }
+    }
+
+    #[test]
+    fn known_mnemonics() {
+        let known = [
+            ("I32Add", "i32.add"),
+            ("BrIf", "br_if"),
+            ("CallIndirect", "call_indirect"),
+            ("MemoryGrow", "memory.grow"),
+            ("LocalGet", "local.get"),
+            ("I64Load32U", "i64.load32_u"),
+            ("I32TruncSatF32S", "i32.trunc_sat_f32_s"),
+            ("RefIsNull", "ref.is_null"),
+            ("ReturnCallIndirect", "return_call_indirect"),
+            ("MemoryCopy", "memory.copy"),
+            ("I32Extend8S", "i32.extend8_s"),
+            ("I64ExtendI32U", "i64.extend_i32_u"),
+            ("F32DemoteF64", "f32.demote_f64"),
+            ("I32WrapI64", "i32.wrap_i64"),
+            ("DataDrop", "data.drop"),
+            ("ElemDrop", "elem.drop"),
+            ("TableGrow", "table.grow"),
+            ("TypedSelect", "select"),
+            ("V128AndNot", "v128.andnot"),
+            ("I16x8ExtAddPairwiseI8x16S", "i16x8.extadd_pairwise_i8x16_s"),
+            ("I32x4ExtMulHighI16x8U", "i32x4.extmul_high_i16x8_u"),
+            ("I16x8Q15MulrSatS", "i16x8.q15mulr_sat_s"),
+            ("F64x2PMax", "f64x2.pmax"),
+            ("I8x16Shuffle", "i8x16.shuffle"),
+            ("V128Load8x8S", "v128.load8x8_s"),
+            ("V128Load32Zero", "v128.load32_zero"),
+            ("V128Store16Lane", "v128.store16_lane"),
+            ("I8x16ExtractLaneU", "i8x16.extract_lane_u"),
+            ("I32x4TruncSatF64x2SZero", "i32x4.trunc_sat_f64x2_s_zero"),
+            ("F64x2PromoteLowF32x4", "f64x2.promote_low_f32x4"),
+            ("I32AtomicRmw8AddU", "i32.atomic.rmw8.add_u"),
+            ("I64AtomicRmwCmpxchg", "i64.atomic.rmw.cmpxchg"),
+            ("MemoryAtomicWait32", "memory.atomic.wait32"),
+            ("AtomicFence", "atomic.fence"),
+            ("RefTestNullable", "ref.test"),
+            ("AnyConvertExtern", "any.convert_extern"),
+        ];
+        for (camel, m) in known {
+            assert_eq!(camel_to_mnemonic(camel), m);
+            assert!(Opcode::from_mnemonic(m).is_some(), "{m} missing");
+        }
+        assert_eq!(Opcode::from_mnemonic("i32.add"), Some(Opcode::I32_ADD));
+        assert_eq!(Opcode::CALL.mnemonic(), "call");
+        assert_eq!(Opcode::from_mnemonic("I32.ADD"), None);
+        assert_eq!(Opcode::from_mnemonic_ignore_case("I32.ADD"), Some(Opcode::I32_ADD));
+        assert_eq!(Opcode::from_mnemonic("i32.plus"), None);
+        assert_eq!(Opcode::from_mnemonic(""), None);
+    }
+
+    #[test]
+    fn every_mnemonic_round_trips_and_is_unique() {
+        let mut seen = std::collections::HashSet::new();
+        let mut n = 0;
+        for op in Opcode::all() {
+            let m = op.mnemonic();
+            assert!(!m.is_empty());
+            assert!(seen.insert(m), "duplicate {m}");
+            assert_eq!(Opcode::from_mnemonic(m), Some(op));
+            assert_eq!(Opcode::from_index(op.index()), Some(op));
+            assert!(m.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'.' || b == b'_'), "{m}");
+            n += 1;
+        }
+        // Three operators (typed select, the nullable ref.test/ref.cast) are aliases.
+        assert_eq!(n + 3, RAW_OPERATORS.len());
+    }
+
+    #[test]
+    fn proposals_present() {
+        let count = |p: &str| Opcode::all().filter(|o| o.proposal() == p).count();
+        assert_eq!(count("mvp"), 172);
+        assert_eq!(count("sign_extension"), 5);
+        assert_eq!(count("saturating_float_to_int"), 8);
+        assert_eq!(count("bulk_memory"), 7);
+        assert!(count("reference_types") >= 8); // typed select is an alias
+        assert_eq!(count("tail_call"), 2);
+        assert_eq!(count("simd"), 236);
+    }
+
+    #[test]
+    fn categories() {
+        let cat = |m: &str| Opcode::from_mnemonic(m).map(|o| o.category_name());
+        assert_eq!(cat("br_if"), Some("control"));
+        assert_eq!(cat("call_indirect"), Some("control"));
+        assert_eq!(cat("select"), Some("parametric"));
+        assert_eq!(cat("local.tee"), Some("variable"));
+        assert_eq!(cat("global.get"), Some("variable"));
+        assert_eq!(cat("table.get"), Some("table"));
+        assert_eq!(cat("elem.drop"), Some("table"));
+        assert_eq!(cat("i64.load32_u"), Some("memory"));
+        assert_eq!(cat("v128.load"), Some("memory"));
+        assert_eq!(cat("memory.grow"), Some("memory"));
+        assert_eq!(cat("data.drop"), Some("memory"));
+        assert_eq!(cat("i32.add"), Some("numeric"));
+        assert_eq!(cat("i32.const"), Some("numeric"));
+        assert_eq!(cat("v128.const"), Some("vector"));
+        assert_eq!(cat("i8x16.add"), Some("vector"));
+        assert_eq!(cat("ref.is_null"), Some("reference"));
+        assert_eq!(cat("struct.new"), Some("aggregate"));
+        assert_eq!(cat("i32.atomic.load"), Some("atomic"));
+        for (i, c) in Category::ALL.iter().enumerate() {
+            assert_eq!(c.id() as usize, i);
+        }
+        assert!(Opcode::from_mnemonic("i32.load").is_some_and(|o| o.is_load() && !o.is_store()));
+        assert!(Opcode::from_mnemonic("i64.store32").is_some_and(|o| o.is_store()));
+    }
+}

@@ -1,1 +1,0 @@
-//! WASI preview1 host functions.
