@@ -1,1 +1,123 @@
-fn main() { eprintln!("whamm: not yet implemented"); std::process::exit(2) }
+//! `whamm`: the probe-script compiler's command line.
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use whamm_compiler::catalog::{default_catalog, VarType};
+use whamm_compiler::diag::render;
+use whamm_compiler::{front_end, rules};
+
+#[derive(Parser)]
+#[command(name = "whamm", version, about = "Compile .mm probe scripts into monitor .wasm modules")]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Run the front end (parse, resolve, type-check) and print diagnostics.
+    Check {
+        script: PathBuf,
+    },
+    /// Compile a script into a monitor module.
+    Build {
+        script: PathBuf,
+        /// Output file.
+        #[arg(short, long, default_value = "mon.wasm")]
+        output: PathBuf,
+    },
+    /// List events matching a rule, with their modes and bound variables.
+    Info {
+        /// A probe rule (globs allowed), e.g. 'wasm:opcode:br*:before'.
+        #[arg(long, default_value = "wasm:*")]
+        spec: String,
+    },
+}
+
+fn run_front_end(path: &PathBuf) -> Result<whamm_compiler::FrontEnd, ExitCode> {
+    let src = match std::fs::read(path) {
+        Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+        Err(e) => {
+            eprintln!("error: cannot read {}: {e}", path.display());
+            return Err(ExitCode::from(1));
+        }
+    };
+    let cat = default_catalog();
+    let fe = front_end(&src, cat.as_ref());
+    eprint!("{}", render(&path.display().to_string(), &src, &fe.diags));
+    if fe.has_errors() {
+        let n = fe.diags.iter().filter(|d| d.is_error()).count();
+        eprintln!("error: {} failed with {n} error{}", path.display(), if n == 1 { "" } else { "s" });
+        return Err(ExitCode::from(1));
+    }
+    Ok(fe)
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.cmd {
+        Cmd::Check { script } => match run_front_end(&script) {
+            Ok(_) => ExitCode::SUCCESS,
+            Err(c) => c,
+        },
+        Cmd::Build { script, output } => match run_front_end(&script) {
+            Ok(_) => {
+                eprintln!("error: code generation not implemented yet: {} was checked but {} was not written", script.display(), output.display());
+                ExitCode::from(2)
+            }
+            Err(c) => c,
+        },
+        Cmd::Info { spec } => info(&spec),
+    }
+}
+
+fn info(spec: &str) -> ExitCode {
+    let cat = default_catalog();
+    let mut diags = vec![];
+    let rule = rules::parse_rule(spec, 0, &mut diags);
+    // `info` accepts a prefix: `wasm:opcode:call` lists all modes.
+    let mut matches = if diags.is_empty() { rules::expand(&rule, cat.as_ref(), &mut vec![]) } else { vec![] };
+    if matches.is_empty() && diags.is_empty() {
+        let mut wider = format!("{spec}:*");
+        for _ in 0..3 {
+            let r = rules::parse_rule(&wider, 0, &mut diags);
+            matches = rules::expand(&r, cat.as_ref(), &mut vec![]);
+            if !matches.is_empty() {
+                break;
+            }
+            wider.push_str(":*");
+        }
+        if matches.is_empty() {
+            rules::expand(&rule, cat.as_ref(), &mut diags);
+        }
+    }
+    if !diags.is_empty() {
+        eprint!("{}", render("<spec>", spec, &diags));
+        return ExitCode::from(1);
+    }
+    let mut last_event = String::new();
+    for m in &matches {
+        let ev = m.event.name();
+        if ev != last_event {
+            println!("{ev}");
+            if !m.event.modes.is_empty() {
+                println!("  modes: {}", m.event.modes.join(", "));
+            }
+            last_event = ev;
+        }
+        let vars = cat.bound_vars(&m.event, m.mode.as_deref());
+        match &m.mode {
+            Some(mode) => println!("  :{mode}"),
+            None => {}
+        }
+        for v in vars {
+            let ty = match v.ty {
+                VarType::Known(t) => t.to_string(),
+                VarType::SiteDependent => "site-dependent (needs a type bound)".to_string(),
+            };
+            println!("    {:<20} {:<40} {}", v.name, ty, if v.is_static { "static" } else { "dynamic" });
+        }
+    }
+    ExitCode::SUCCESS
+}
