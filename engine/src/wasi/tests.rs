@@ -1,0 +1,1 @@
+//! Unit tests of the WASI implementation that don't need the interpreter.
