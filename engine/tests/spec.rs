@@ -13,7 +13,7 @@
 //!   SPEC_VERBOSE=2 ...                                    # all failure details + info notes
 //!   BLESS=1 ...                                           # rewrite the expectations file
 //!   WIZENG_TIERS=int,jit ...                              # tiers to run (default `int`)
-//! Other knobs: SPEC_THREADS (default 2), SPEC_STACK_MB (worker stack, default 512),
+//! Other knobs: SPEC_THREADS (default 2), SPEC_STACK_MB (worker stack, default 256),
 //! SPEC_CALL_DEPTH (override Config::max_call_depth).
 //!
 //! Counting: every directive of a file (module, register, invoke, assert_*) is one
@@ -734,7 +734,7 @@ fn main() {
     let verbose = env_usize("SPEC_VERBOSE").unwrap_or(0);
     let bless = std::env::var("BLESS").map(|v| !v.is_empty() && v != "0").unwrap_or(false);
     let threads = env_usize("SPEC_THREADS").unwrap_or(2).max(1);
-    let stack_mb = env_usize("SPEC_STACK_MB").unwrap_or(512);
+    let stack_mb = env_usize("SPEC_STACK_MB").unwrap_or(256);
     let call_depth = env_usize("SPEC_CALL_DEPTH");
 
     // Filters: SPEC_FILTER (comma list) and positional arguments, ORed, by substring.
