@@ -12,7 +12,8 @@
 //!   SPEC_VERBOSE=1 ...                                    # failure details for every failing file
 //!   SPEC_VERBOSE=2 ...                                    # all failure details + info notes
 //!   BLESS=1 ...                                           # rewrite the expectations file
-//!   WIZENG_TIERS=int,jit ...                              # tiers to run (default `int`)
+//!   WIZENG_TIERS=int,jit ...                              # tiers to run (default `int`;
+//!                                                         # WIZENG_MODES is accepted too)
 //! Other knobs: SPEC_THREADS (default 2), SPEC_STACK_MB (worker stack, default 256),
 //! SPEC_CALL_DEPTH (override Config::max_call_depth).
 //!
@@ -746,10 +747,12 @@ fn main() {
         .collect();
     filters.extend(std::env::args().skip(1).filter(|a| !a.starts_with('-')));
 
-    let tier_names = std::env::var("WIZENG_TIERS").unwrap_or_else(|_| "int".into());
+    // WIZENG_MODES is what engine/tests/programs.rs (and the CLI's --mode) call it.
+    let tier_names = std::env::var("WIZENG_TIERS").or_else(|_| std::env::var("WIZENG_MODES")).unwrap_or_else(|_| "int".into());
     let mut tiers: Vec<&'static Tier> = Vec::new();
-    for n in tier_names.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+    for n in tier_names.split([',', ' ']).map(str::trim).filter(|s| !s.is_empty()) {
         match TIERS.iter().find(|t| t.name == n) {
+            Some(t) if tiers.iter().any(|x| x.name == t.name) => {}
             Some(t) => tiers.push(t),
             None => {
                 eprintln!("WIZENG_TIERS: unknown tier `{n}` (known: {})", TIERS.iter().map(|t| t.name).collect::<Vec<_>>().join(", "));
