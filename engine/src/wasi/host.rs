@@ -158,6 +158,28 @@ fn last_os_errno() -> Errno {
     from_host_errno(io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO))
 }
 
+/// Set the file status flags (`O_APPEND`, `O_NONBLOCK`) of an open file.
+fn set_status_flags(file: &std::fs::File, fdflags: u16) -> WasiResult {
+    let raw = file.as_raw_fd();
+    // SAFETY: fcntl on a descriptor we own, with integer arguments.
+    let cur = unsafe { libc::fcntl(raw, libc::F_GETFL) };
+    if cur < 0 {
+        return Err(last_os_errno());
+    }
+    let mut new = cur & !(libc::O_APPEND | libc::O_NONBLOCK);
+    if fdflags & FDFLAGS_APPEND != 0 {
+        new |= libc::O_APPEND;
+    }
+    if fdflags & FDFLAGS_NONBLOCK != 0 {
+        new |= libc::O_NONBLOCK;
+    }
+    // SAFETY: as above.
+    if unsafe { libc::fcntl(raw, libc::F_SETFL, new) } < 0 {
+        return Err(last_os_errno());
+    }
+    Ok(())
+}
+
 fn clock_id(id: u32) -> Result<libc::clockid_t, Errno> {
     Ok(match id {
         0 => libc::CLOCK_REALTIME,
@@ -474,8 +496,12 @@ impl WasiCtx {
     pub fn fd_close(&mut self, fd: u32) -> WasiResult {
         match self.fds.remove(&fd) {
             None => Err(EBADF),
+            // Closing any descriptor is a sync point for buffered stdout.
             Some(Desc::Stdout) => self.flush().map_err(io_err),
-            Some(_) => Ok(()),
+            Some(_) => {
+                let _ = self.flush();
+                Ok(())
+            }
         }
     }
 
@@ -571,23 +597,7 @@ impl WasiCtx {
         match self.kind(fd)? {
             Kind::File => {
                 let f = self.file(fd, EBADF)?;
-                let raw = f.file.as_raw_fd();
-                // SAFETY: fcntl on a descriptor we own, with integer arguments.
-                let cur = unsafe { libc::fcntl(raw, libc::F_GETFL) };
-                if cur < 0 {
-                    return Err(last_os_errno());
-                }
-                let mut new = cur & !(libc::O_APPEND | libc::O_NONBLOCK);
-                if flags & FDFLAGS_APPEND != 0 {
-                    new |= libc::O_APPEND;
-                }
-                if flags & FDFLAGS_NONBLOCK != 0 {
-                    new |= libc::O_NONBLOCK;
-                }
-                // SAFETY: as above.
-                if unsafe { libc::fcntl(raw, libc::F_SETFL, new) } < 0 {
-                    return Err(last_os_errno());
-                }
+                set_status_flags(&f.file, flags)?;
                 f.fdflags = flags;
                 Ok(())
             }
@@ -828,10 +838,13 @@ impl WasiCtx {
             if !read && !write {
                 read = true;
             }
+            // POSIX allows O_APPEND|O_TRUNC but std-style OpenOptions don't:
+            // open for writing and switch on O_APPEND afterwards.
+            let append_later = append && trunc;
             let mut opts = cap_std::fs::OpenOptions::new();
             opts.read(read)
-                .write(write && !append)
-                .append(append)
+                .write(write && !(append && !append_later))
+                .append(append && !append_later)
                 .truncate(trunc)
                 .create(creat && !excl)
                 .create_new(creat && excl);
@@ -842,6 +855,9 @@ impl WasiCtx {
                 opts.custom_flags(libc::O_NONBLOCK);
             }
             let file = dir.open_with(&p, &opts).map_err(io_err)?.into_std();
+            if append_later {
+                set_status_flags(&file, fdflags & (FDFLAGS_APPEND | FDFLAGS_NONBLOCK))?;
+            }
             let is_dir = file.metadata().map_err(io_err)?.is_dir();
             if is_dir {
                 Desc::Dir(DirDesc { dir: cap_std::fs::Dir::from_std_file(file), preopen: None, listing: None })

@@ -226,6 +226,20 @@ fn file_round_trip_and_errors() {
     let fd = f.open("data.bin", OFLAGS_TRUNC, RIGHT_FD_WRITE, 0, true).unwrap();
     f.ctx.fd_close(fd).unwrap();
     assert_eq!(std::fs::read(f.sandbox.join("data.bin")).unwrap(), b"");
+    // O_APPEND|O_TRUNC|O_CREAT together (what `fopen(.., "a")` after truncation does).
+    let fd = f.open("data.bin", OFLAGS_TRUNC | OFLAGS_CREAT, RIGHT_FD_WRITE, FDFLAGS_APPEND as u32, true).unwrap();
+    f.write(fd, b"ab").unwrap();
+    f.ctx.fd_seek(&mut GuestMem(&mut f.mem), fd, 0, 0, OUT).unwrap();
+    f.write(fd, b"cd").unwrap();
+    f.ctx.fd_close(fd).unwrap();
+    assert_eq!(std::fs::read(f.sandbox.join("data.bin")).unwrap(), b"abcd");
+    // Toggling append with fd_fdstat_set_flags.
+    let fd = f.open("data.bin", 0, RIGHT_FD_WRITE, 0, true).unwrap();
+    f.ctx.fd_fdstat_set_flags(fd, FDFLAGS_APPEND as u32).unwrap();
+    f.write(fd, b"e").unwrap();
+    assert_eq!(f.ctx.fd_fdstat_set_flags(fd, FDFLAGS_SYNC as u32), Err(ENOTSUP));
+    f.ctx.fd_close(fd).unwrap();
+    assert_eq!(std::fs::read(f.sandbox.join("data.bin")).unwrap(), b"abcde");
     // Errno mapping.
     assert_eq!(f.open_ro("missing.txt"), Err(ENOENT));
     assert_eq!(f.open("hello.txt", OFLAGS_DIRECTORY, RIGHT_FD_READ, 0, true), Err(ENOTDIR));
