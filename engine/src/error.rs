@@ -97,6 +97,8 @@ pub enum TrapKind {
     TableOutOfBounds,
     /// call_indirect through a null table entry.
     UninitializedElement,
+    /// call_indirect with an index beyond the table.
+    UndefinedElement,
     IndirectCallTypeMismatch,
     IntegerDivideByZero,
     IntegerOverflow,
@@ -116,6 +118,7 @@ impl fmt::Display for TrapKind {
             TrapKind::MemoryOutOfBounds => f.write_str("out of bounds memory access"),
             TrapKind::TableOutOfBounds => f.write_str("out of bounds table access"),
             TrapKind::UninitializedElement => f.write_str("uninitialized element"),
+            TrapKind::UndefinedElement => f.write_str("undefined element"),
             TrapKind::IndirectCallTypeMismatch => f.write_str("indirect call type mismatch"),
             TrapKind::IntegerDivideByZero => f.write_str("integer divide by zero"),
             TrapKind::IntegerOverflow => f.write_str("integer overflow"),

@@ -1,4 +1,214 @@
-fn main() {
-    eprintln!("wizeng: CLI not yet implemented");
-    std::process::exit(2);
+//! The `wizeng` command line.
+
+use std::cell::RefCell;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use anyhow::{anyhow, bail, Context};
+use clap::Parser;
+
+use wizeng::wasi::WasiCtx;
+use wizeng::{InstantiateError, Linker, Module, Store, Value};
+
+/// Exit statuses of the engine itself (the app's own status is passed through).
+mod status {
+    /// Command-line usage error (also what clap uses).
+    pub const USAGE: u8 = 2;
+    /// A monitor could not be bound (monitor ABI A7).
+    #[allow(dead_code)]
+    pub const MONITOR_BIND: u8 = 3;
+    /// The module could not be read, decoded, validated, or needs an unsupported feature.
+    pub const LOAD: u8 = 125;
+    /// Linking or instantiation (segment initialisation) failed.
+    pub const LINK: u8 = 126;
+    /// The application trapped (128 + SIGABRT, as other engines do).
+    pub const TRAP: u8 = 134;
+}
+
+#[derive(Parser, Debug)]
+#[command(name = "wizeng", version, about = "A WebAssembly engine whose instrumentation monitors are Wasm modules")]
+struct Cli {
+    /// Execution tier: int (interpreter). jit, lazy and dyn are not built yet.
+    #[arg(long, default_value = "int")]
+    mode: String,
+    /// Preopen a host directory for WASI: PATH, or HOST::GUEST to map it to another guest path.
+    #[arg(long = "dir", value_name = "PATH")]
+    dirs: Vec<String>,
+    /// Set an environment variable for the app (repeatable).
+    #[arg(long = "env", value_name = "K=V")]
+    envs: Vec<String>,
+    /// Call this export instead of `_start`/`main`; the app args are its arguments.
+    #[arg(long)]
+    invoke: Option<String>,
+    /// Monitors to run beside the app (not yet supported).
+    #[arg(long)]
+    monitors: Option<String>,
+    /// Treat monitor warnings as errors.
+    #[arg(long)]
+    fatal: bool,
+    /// Print load/validate/run times to stderr.
+    #[arg(long)]
+    metrics: bool,
+    /// Colored output (accepted for compatibility).
+    #[arg(long, value_name = "BOOL")]
+    colors: Option<String>,
+    /// Expose host modules to the app (e.g. `wizeng`).
+    #[arg(long)]
+    expose: Vec<String>,
+    /// The application module (.wasm or .wat).
+    app: PathBuf,
+    /// Arguments passed to the application.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    args: Vec<String>,
+}
+
+fn main() -> ExitCode {
+    // `--ext:NAME` enables a Wasm feature by name; every feature we implement is always on.
+    let argv: Vec<String> = std::env::args().filter(|a| !a.starts_with("--ext:")).collect();
+    let cli = match Cli::try_parse_from(argv) {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { status::USAGE } else { 0 });
+        }
+    };
+    match run(cli) {
+        Ok(code) => code,
+        Err(Failure(code, err)) => {
+            eprintln!("wizeng: {err:#}");
+            ExitCode::from(code)
+        }
+    }
+}
+
+struct Failure(u8, anyhow::Error);
+
+fn fail(code: u8) -> impl FnOnce(anyhow::Error) -> Failure {
+    move |e| Failure(code, e)
+}
+
+fn run(cli: Cli) -> Result<ExitCode, Failure> {
+    if cli.mode != "int" {
+        return Err(Failure(status::USAGE, anyhow!("--mode={}: only the interpreter (--mode=int) is available in this build", cli.mode)));
+    }
+    if cli.monitors.is_some() {
+        return Err(Failure(status::USAGE, anyhow!("--monitors: monitors are not supported yet")));
+    }
+    let t0 = std::time::Instant::now();
+    let module = Module::from_file(&cli.app).map_err(|e| Failure(status::LOAD, anyhow!("{}: {e}", cli.app.display())))?;
+    let module = Arc::new(module);
+    let t_load = t0.elapsed();
+
+    let mut store = Store::default();
+    let mut linker = Linker::new();
+    let app_name = cli.app.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let mut ctx = WasiCtx::new().arg(app_name);
+    if cli.invoke.is_none() {
+        ctx = ctx.args(cli.args.iter().cloned());
+    }
+    for e in &cli.envs {
+        let (k, v) = e.split_once('=').ok_or_else(|| Failure(status::USAGE, anyhow!("--env={e}: expected K=V")))?;
+        ctx = ctx.env(k, v);
+    }
+    for d in &cli.dirs {
+        ctx = ctx.preopened_dir_spec(d).with_context(|| format!("--dir={d}")).map_err(fail(status::USAGE))?;
+    }
+    let ctx = Rc::new(RefCell::new(ctx));
+    wizeng::wasi::add_to_linker(&mut linker, &mut store, ctx.clone());
+
+    let result = (|| -> Result<ExitCode, Failure> {
+        let inst = match linker.instantiate(&mut store, &module) {
+            Ok(i) => i,
+            Err(InstantiateError::Link(e)) => return Err(Failure(status::LINK, anyhow!("{}: link error: {e}", cli.app.display()))),
+            Err(InstantiateError::Trap(t)) => {
+                if let Some(c) = t.exit_code() {
+                    return Ok(exit_code(c));
+                }
+                return Err(Failure(status::TRAP, anyhow!("{}: trap during instantiation: {t}", cli.app.display())));
+            }
+        };
+        let (func, args) = match &cli.invoke {
+            Some(name) => {
+                let f = store.export_func(inst, name).ok_or_else(|| Failure(status::USAGE, anyhow!("--invoke={name}: no exported function named `{name}`")))?;
+                let ty = store.func_type(f).clone();
+                if ty.params.len() != cli.args.len() {
+                    return Err(Failure(status::USAGE, anyhow!("--invoke={name}: the function takes {} arguments {ty}, {} given", ty.params.len(), cli.args.len())));
+                }
+                let args = ty
+                    .params
+                    .iter()
+                    .zip(&cli.args)
+                    .map(|(t, a)| parse_arg(*t, a))
+                    .collect::<anyhow::Result<Vec<_>>>()
+                    .map_err(fail(status::USAGE))?;
+                (f, args)
+            }
+            None => {
+                let f = store
+                    .export_func(inst, "_start")
+                    .or_else(|| store.export_func(inst, "main"))
+                    .ok_or_else(|| Failure(status::USAGE, anyhow!("{}: no entry point: export `_start` or `main`, or use --invoke=NAME", cli.app.display())))?;
+                if !store.func_type(f).params.is_empty() {
+                    return Err(Failure(status::USAGE, anyhow!("entry point takes parameters {}; use --invoke=NAME with arguments", store.func_type(f))));
+                }
+                (f, Vec::new())
+            }
+        };
+        let t1 = std::time::Instant::now();
+        let r = store.invoke(func, &args);
+        if cli.metrics {
+            eprintln!("wizeng: metrics: load+validate+translate {:.3} ms, run {:.3} ms", t_load.as_secs_f64() * 1e3, t1.elapsed().as_secs_f64() * 1e3);
+        }
+        match r {
+            Ok(results) => {
+                if cli.invoke.is_some() {
+                    for v in results {
+                        println!("{}", format_value(&v));
+                    }
+                }
+                Ok(ExitCode::SUCCESS)
+            }
+            Err(t) => match t.exit_code() {
+                Some(c) => Ok(exit_code(c)),
+                None => Err(Failure(status::TRAP, anyhow!("trap: {t}"))),
+            },
+        }
+    })();
+    let _ = ctx.borrow_mut().flush();
+    result
+}
+
+fn exit_code(c: i32) -> ExitCode {
+    ExitCode::from(c as u8)
+}
+
+fn parse_arg(t: wizeng::ValType, a: &str) -> anyhow::Result<Value> {
+    use wizeng::ValType::*;
+    Ok(match t {
+        I32 => Value::I32(parse_int(a)? as i32),
+        I64 => Value::I64(parse_int(a)? as i64),
+        F32 => Value::F32(a.parse::<f32>().with_context(|| format!("`{a}` is not an f32"))?.to_bits()),
+        F64 => Value::F64(a.parse::<f64>().with_context(|| format!("`{a}` is not an f64"))?.to_bits()),
+        other => bail!("cannot pass a {other} argument on the command line"),
+    })
+}
+
+fn parse_int(a: &str) -> anyhow::Result<i128> {
+    let (neg, body) = match a.strip_prefix('-') {
+        Some(b) => (true, b),
+        None => (false, a),
+    };
+    let v = if let Some(h) = body.strip_prefix("0x") { i128::from_str_radix(h, 16) } else { body.parse::<i128>() }
+        .with_context(|| format!("`{a}` is not an integer"))?;
+    Ok(if neg { -v } else { v })
+}
+
+fn format_value(v: &Value) -> String {
+    match v {
+        Value::F32(b) => format!("{}", f32::from_bits(*b)),
+        Value::F64(b) => format!("{}", f64::from_bits(*b)),
+        other => other.to_string(),
+    }
 }

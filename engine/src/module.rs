@@ -26,6 +26,8 @@ pub fn supported_features() -> WasmFeatures {
         | WasmFeatures::FLOATS
         | WasmFeatures::MULTI_MEMORY
         | WasmFeatures::EXTENDED_CONST
+        // Not a proposal: wasmparser gates `externref` on it (with REFERENCE_TYPES).
+        | WasmFeatures::GC_TYPES
 }
 
 /// Features we name when a module needs them, most common first.
@@ -176,13 +178,18 @@ pub struct Module {
     pub func_names: HashMap<u32, String>,
     /// Module name from the name section, if any.
     pub name: Option<String>,
+    /// Interpreter code of each defined function (translated while validating).
+    pub code: Vec<Arc<crate::interp::code::Compiled>>,
 }
 
 impl Module {
     /// Decode and validate a binary module.
     pub fn new(bytes: &[u8]) -> Result<Module, LoadError> {
-        validate(bytes)?;
-        parse(bytes)
+        match parse(bytes) {
+            Ok(m) => Ok(m),
+            Err(e) if e.kind == LoadErrorKind::Unsupported => Err(e),
+            Err(e) => Err(explain_unsupported(bytes).unwrap_or(e)),
+        }
     }
 
     /// Read a module from a file: binary, or text if it parses as `.wat`.
@@ -257,10 +264,11 @@ impl Module {
     }
 }
 
-fn validate(bytes: &[u8]) -> Result<(), LoadError> {
-    let mut v = Validator::new_with_features(supported_features());
-    let err = match v.validate_all(bytes) {
-        Ok(_) => return Ok(()),
+/// A module failed to load: would it be valid with more features? Then it is
+/// unsupported (naming the feature), not invalid.
+fn explain_unsupported(bytes: &[u8]) -> Option<LoadError> {
+    let err = match Validator::new_with_features(supported_features()).validate_all(bytes) {
+        Ok(_) => return None,
         Err(e) => e,
     };
     // Would the module be valid with more features? Then it is unsupported, not invalid.
@@ -268,20 +276,20 @@ fn validate(bytes: &[u8]) -> Result<(), LoadError> {
     if Validator::new_with_features(all).validate_all(bytes).is_ok() {
         for (f, name) in KNOWN_UNSUPPORTED {
             if Validator::new_with_features(supported_features() | *f).validate_all(bytes).is_ok() {
-                return Err(LoadError {
+                return Some(LoadError {
                     kind: LoadErrorKind::Unsupported,
                     offset: Some(err.offset()),
                     message: format!("unsupported: {name} ({})", err.message()),
                 });
             }
         }
-        return Err(LoadError {
+        return Some(LoadError {
             kind: LoadErrorKind::Unsupported,
             offset: Some(err.offset()),
             message: format!("unsupported: {}", err.message()),
         });
     }
-    Err(LoadError::from_parser(err))
+    None
 }
 
 fn limits(min: u64, max: Option<u64>) -> Limits {
@@ -352,9 +360,20 @@ fn parse(bytes: &[u8]) -> Result<Module, LoadError> {
         bodies: Vec::new(),
         func_names: HashMap::new(),
         name: None,
+        code: Vec::new(),
     };
+    let mut validator = Validator::new_with_features(supported_features());
+    let mut allocs = wasmparser::FuncValidatorAllocations::default();
     for payload in Parser::new(0).parse_all(bytes) {
-        match payload? {
+        let payload = payload?;
+        if let wasmparser::ValidPayload::Func(func, body) = validator.payload(&payload)? {
+            let mut fv = func.into_validator(std::mem::take(&mut allocs));
+            let ctx = crate::interp::compile::ModuleCtx { types: &m.types, func_types: &m.func_types };
+            let compiled = crate::interp::compile::translate(&mut fv, &body, &ctx)?;
+            m.code.push(Arc::new(compiled));
+            allocs = fv.into_allocations();
+        }
+        match payload {
             Payload::TypeSection(r) => {
                 for rec in r {
                     for sub in rec?.into_types() {

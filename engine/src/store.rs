@@ -103,8 +103,6 @@ pub struct InstanceData {
     /// Whether each data segment was dropped.
     pub data_dropped: Vec<bool>,
     pub exports: HashMap<String, Extern>,
-    /// Interpreter code, compiled lazily per defined function.
-    pub(crate) code: Rc<interp::CodeCache>,
 }
 
 /// Engine limits.
@@ -133,8 +131,8 @@ pub struct Store {
     pub config: Config,
     /// Current host re-entrancy depth (host -> wasm -> host ...).
     pub(crate) depth: usize,
-    /// Code caches shared by instances of the same module.
-    code_caches: Vec<(std::sync::Weak<Module>, Rc<interp::CodeCache>)>,
+    /// Value stacks kept for reuse by later invocations.
+    pub(crate) stacks: Vec<Vec<u64>>,
 }
 
 impl Default for Store {
@@ -183,7 +181,7 @@ impl Store {
             type_ids: HashMap::new(),
             config,
             depth: 0,
-            code_caches: Vec::new(),
+            stacks: Vec::new(),
         }
     }
 
@@ -272,18 +270,6 @@ impl Store {
         }
     }
 
-    fn code_cache(&mut self, module: &Arc<Module>) -> Rc<interp::CodeCache> {
-        self.code_caches.retain(|(w, _)| w.strong_count() > 0);
-        for (w, c) in &self.code_caches {
-            if std::ptr::eq(w.as_ptr(), Arc::as_ptr(module)) {
-                return c.clone();
-            }
-        }
-        let c = Rc::new(interp::CodeCache::new(module.bodies.len()));
-        self.code_caches.push((Arc::downgrade(module), c.clone()));
-        c
-    }
-
     /// Instantiate a module with resolved imports (in the module's import order).
     pub fn instantiate_with(&mut self, module: &Arc<Module>, imports: &[Extern]) -> Result<InstanceId, InstantiateError> {
         let id = InstanceId(self.instances.len() as u32);
@@ -298,7 +284,6 @@ impl Store {
             elems: Vec::new(),
             data_dropped: vec![false; module.datas.len()],
             exports: HashMap::new(),
-            code: self.code_cache(module),
         };
         // Imports (already type-checked by the linker).
         for (imp, ext) in module.imports.iter().zip(imports) {

@@ -1,17 +1,9 @@
-//! The interpreter tier.
-use crate::error::Trap;
-use crate::store::Store;
-use crate::types::{FuncAddr, Value};
+//! The interpreter tier: Wasm bodies are translated at load time (in the same
+//! pass as validation) into a compact pre-decoded form ([`code::Op`]) with
+//! resolved branches and a side table from each op back to its original pc.
 
-/// Lazily compiled interpreter code of a module's defined functions.
-pub struct CodeCache {}
+pub mod code;
+pub(crate) mod compile;
+mod exec;
 
-impl CodeCache {
-    pub fn new(_n: usize) -> CodeCache {
-        CodeCache {}
-    }
-}
-
-pub(crate) fn invoke(_store: &mut Store, _f: FuncAddr, _args: &[Value]) -> Result<Vec<Value>, Trap> {
-    Err(Trap::host("interpreter not yet implemented"))
-}
+pub(crate) use exec::invoke;

@@ -1,0 +1,252 @@
+//! The interpreter's pre-decoded instruction set.
+//!
+//! Each Wasm function is translated once, at load time, into a flat array of
+//! [`Op`]s with resolved branch targets and stack adjustments. A parallel array
+//! maps every op back to the byte offset (pc) of the Wasm instruction it came
+//! from, so traps and (later) probes report the original (fid, pc).
+
+/// A memory immediate: static offset and memory index.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct MemArg {
+    pub offset: u32,
+    pub mem: u32,
+}
+
+/// A resolved branch: jump to `target`, moving the top `keep` values down to
+/// `fp + base` (base counts locals and the label's operand height).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct BrTarget {
+    pub target: u32,
+    pub base: u32,
+    pub keep: u32,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum Op {
+    Unreachable,
+    /// Unconditional jump with no stack adjustment.
+    Jump(u32),
+    /// Pop an i32; jump if it is zero.
+    JumpIfZero(u32),
+    /// Pop an i32; jump if it is non-zero (no stack adjustment).
+    JumpIfNonZero(u32),
+    Br(BrTarget),
+    BrIf(BrTarget),
+    /// Index into `Compiled::br_tables`: `len` entries, the last is the default.
+    BrTable { start: u32, len: u32 },
+    Return,
+    Call(u32),
+    CallIndirect { ty: u32, table: u32 },
+    ReturnCall(u32),
+    ReturnCallIndirect { ty: u32, table: u32 },
+
+    Drop,
+    Select,
+
+    LocalGet(u32),
+    LocalSet(u32),
+    LocalTee(u32),
+    GlobalGet(u32),
+    GlobalSet(u32),
+
+    I32Load(MemArg),
+    I64Load(MemArg),
+    I32Load8S(MemArg),
+    I32Load8U(MemArg),
+    I32Load16S(MemArg),
+    I32Load16U(MemArg),
+    I64Load8S(MemArg),
+    I64Load8U(MemArg),
+    I64Load16S(MemArg),
+    I64Load16U(MemArg),
+    I64Load32S(MemArg),
+    I64Load32U(MemArg),
+    I32Store(MemArg),
+    I64Store(MemArg),
+    I32Store8(MemArg),
+    I32Store16(MemArg),
+    I64Store8(MemArg),
+    I64Store16(MemArg),
+    I64Store32(MemArg),
+    MemorySize(u32),
+    MemoryGrow(u32),
+    MemoryFill(u32),
+    MemoryCopy { dst: u32, src: u32 },
+    MemoryInit { data: u32, mem: u32 },
+    DataDrop(u32),
+
+    Const(u64),
+
+    I32Eqz,
+    I32Eq,
+    I32Ne,
+    I32LtS,
+    I32LtU,
+    I32GtS,
+    I32GtU,
+    I32LeS,
+    I32LeU,
+    I32GeS,
+    I32GeU,
+    I64Eqz,
+    I64Eq,
+    I64Ne,
+    I64LtS,
+    I64LtU,
+    I64GtS,
+    I64GtU,
+    I64LeS,
+    I64LeU,
+    I64GeS,
+    I64GeU,
+    F32Eq,
+    F32Ne,
+    F32Lt,
+    F32Gt,
+    F32Le,
+    F32Ge,
+    F64Eq,
+    F64Ne,
+    F64Lt,
+    F64Gt,
+    F64Le,
+    F64Ge,
+
+    I32Clz,
+    I32Ctz,
+    I32Popcnt,
+    I32Add,
+    I32Sub,
+    I32Mul,
+    I32DivS,
+    I32DivU,
+    I32RemS,
+    I32RemU,
+    I32And,
+    I32Or,
+    I32Xor,
+    I32Shl,
+    I32ShrS,
+    I32ShrU,
+    I32Rotl,
+    I32Rotr,
+    I64Clz,
+    I64Ctz,
+    I64Popcnt,
+    I64Add,
+    I64Sub,
+    I64Mul,
+    I64DivS,
+    I64DivU,
+    I64RemS,
+    I64RemU,
+    I64And,
+    I64Or,
+    I64Xor,
+    I64Shl,
+    I64ShrS,
+    I64ShrU,
+    I64Rotl,
+    I64Rotr,
+
+    F32Abs,
+    F32Neg,
+    F32Ceil,
+    F32Floor,
+    F32Trunc,
+    F32Nearest,
+    F32Sqrt,
+    F32Add,
+    F32Sub,
+    F32Mul,
+    F32Div,
+    F32Min,
+    F32Max,
+    F32Copysign,
+    F64Abs,
+    F64Neg,
+    F64Ceil,
+    F64Floor,
+    F64Trunc,
+    F64Nearest,
+    F64Sqrt,
+    F64Add,
+    F64Sub,
+    F64Mul,
+    F64Div,
+    F64Min,
+    F64Max,
+    F64Copysign,
+
+    I32WrapI64,
+    I32TruncF32S,
+    I32TruncF32U,
+    I32TruncF64S,
+    I32TruncF64U,
+    I64ExtendI32S,
+    I64ExtendI32U,
+    I64TruncF32S,
+    I64TruncF32U,
+    I64TruncF64S,
+    I64TruncF64U,
+    F32ConvertI32S,
+    F32ConvertI32U,
+    F32ConvertI64S,
+    F32ConvertI64U,
+    F32DemoteF64,
+    F64ConvertI32S,
+    F64ConvertI32U,
+    F64ConvertI64S,
+    F64ConvertI64U,
+    F64PromoteF32,
+    I32Extend8S,
+    I32Extend16S,
+    I64Extend8S,
+    I64Extend16S,
+    I64Extend32S,
+    I32TruncSatF32S,
+    I32TruncSatF32U,
+    I32TruncSatF64S,
+    I32TruncSatF64U,
+    I64TruncSatF32S,
+    I64TruncSatF32U,
+    I64TruncSatF64S,
+    I64TruncSatF64U,
+
+    RefIsNull,
+    RefFunc(u32),
+    TableGet(u32),
+    TableSet(u32),
+    TableSize(u32),
+    TableGrow(u32),
+    TableFill(u32),
+    TableCopy { dst: u32, src: u32 },
+    TableInit { elem: u32, table: u32 },
+    ElemDrop(u32),
+
+}
+
+/// A translated function.
+#[derive(Debug, Default)]
+pub struct Compiled {
+    pub ops: Vec<Op>,
+    /// Original pc (byte offset in the function body) of each op.
+    pub pcs: Vec<u32>,
+    pub br_tables: Vec<BrTarget>,
+    pub num_params: u32,
+    /// Params plus declared locals.
+    pub num_locals: u32,
+    pub num_results: u32,
+    /// Maximum operand stack height.
+    pub max_height: u32,
+    /// Function index in the module's function index space.
+    pub func_idx: u32,
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn op_is_compact() {
+        assert!(std::mem::size_of::<super::Op>() <= 16);
+    }
+}

@@ -1,0 +1,480 @@
+//! Translation of a function body into interpreter [`Op`]s.
+//!
+//! Runs in the same pass as validation: the `FuncValidator` tells us the exact
+//! operand stack height and the enclosing control frames at every instruction,
+//! so branch stack adjustments are computed without a second stack model.
+
+use wasmparser::{BlockType, FrameKind, FuncValidator, FunctionBody, Operator, ValidatorResources};
+
+use super::code::*;
+use crate::error::LoadError;
+use crate::types::FuncType;
+
+/// What the translator needs to know about the module.
+pub(crate) struct ModuleCtx<'a> {
+    pub types: &'a [FuncType],
+    pub func_types: &'a [u32],
+}
+
+impl ModuleCtx<'_> {
+    fn block_arity(&self, bt: BlockType) -> (u32, u32) {
+        match bt {
+            BlockType::Empty => (0, 0),
+            BlockType::Type(_) => (0, 1),
+            BlockType::FuncType(i) => {
+                let t = &self.types[i as usize];
+                (t.params.len() as u32, t.results.len() as u32)
+            }
+        }
+    }
+}
+
+enum Fixup {
+    /// Patch the jump target of the op at this index.
+    Op(usize),
+    /// Patch a br_table entry.
+    Table(usize),
+}
+
+struct Ctl {
+    /// For loops, the branch target is known: the loop start.
+    loop_start: Option<u32>,
+    /// Branches to the end of this block to patch when it is reached.
+    fixups: Vec<Fixup>,
+    /// The `JumpIfZero` of an `if`, patched at `else` or `end`.
+    if_jump: Option<usize>,
+}
+
+struct Translator<'a> {
+    ctx: &'a ModuleCtx<'a>,
+    out: Compiled,
+    ctls: Vec<Ctl>,
+    body_start: usize,
+    cur_pc: u32,
+}
+
+impl Translator<'_> {
+    fn emit(&mut self, op: Op) -> usize {
+        self.out.ops.push(op);
+        self.out.pcs.push(self.cur_pc);
+        self.out.ops.len() - 1
+    }
+
+    fn here(&self) -> u32 {
+        self.out.ops.len() as u32
+    }
+
+    fn patch(&mut self, f: &Fixup, target: u32) {
+        match *f {
+            Fixup::Op(i) => match &mut self.out.ops[i] {
+                Op::Jump(t) | Op::JumpIfZero(t) | Op::JumpIfNonZero(t) => *t = target,
+                Op::Br(b) | Op::BrIf(b) => b.target = target,
+                _ => unreachable!("patching a non-branch"),
+            },
+            Fixup::Table(i) => self.out.br_tables[i].target = target,
+        }
+    }
+
+    /// Resolve a branch to relative depth `depth` at the current point.
+    /// Returns the target (or a placeholder plus a fixup to register) and the
+    /// stack adjustment, or None when the branch is to the function body (a return).
+    fn branch(&self, v: &FuncValidator<ValidatorResources>, depth: u32) -> (BrTarget, bool, bool) {
+        let frame = v.get_control_frame(depth as usize).expect("validated branch depth");
+        let (np, nr) = self.ctx.block_arity(frame.block_type);
+        let is_loop = frame.kind == FrameKind::Loop;
+        let keep = if is_loop { np } else { nr };
+        let base = self.out.num_locals + frame.height as u32;
+        let height = v.operand_stack_height();
+        let needs_move = height != frame.height as u32 + keep;
+        let ctl = &self.ctls[self.ctls.len() - 1 - depth as usize];
+        let is_return = depth as usize == self.ctls.len() - 1;
+        let target = ctl.loop_start.unwrap_or(u32::MAX);
+        (BrTarget { target, base, keep }, needs_move, is_return)
+    }
+
+    fn add_fixup(&mut self, depth: u32, f: Fixup) {
+        let n = self.ctls.len();
+        let ctl = &mut self.ctls[n - 1 - depth as usize];
+        if ctl.loop_start.is_none() {
+            ctl.fixups.push(f);
+        }
+    }
+}
+
+fn memarg(m: &wasmparser::MemArg) -> MemArg {
+    MemArg { offset: m.offset as u32, mem: m.memory }
+}
+
+/// Validate and translate one function body.
+pub(crate) fn translate(
+    v: &mut FuncValidator<ValidatorResources>,
+    body: &FunctionBody<'_>,
+    ctx: &ModuleCtx<'_>,
+) -> Result<Compiled, LoadError> {
+    let func_idx = v.index();
+    let ty = &ctx.types[ctx.func_types[func_idx as usize] as usize];
+    let body_start = body.range().start;
+    let mut reader = body.get_binary_reader();
+    v.read_locals(&mut reader)?;
+    let num_locals = v.len_locals();
+    let mut t = Translator {
+        ctx,
+        out: Compiled {
+            num_params: ty.params.len() as u32,
+            num_locals,
+            num_results: ty.results.len() as u32,
+            func_idx,
+            ..Default::default()
+        },
+        ctls: vec![Ctl { loop_start: None, fixups: Vec::new(), if_jump: None }],
+        body_start,
+        cur_pc: 0,
+    };
+    reader.set_features(crate::module::supported_features());
+    let mut max_height = 0u32;
+    while !reader.eof() {
+        let offset = reader.original_position();
+        let op = reader.read_operator()?;
+        t.cur_pc = (offset - t.body_start) as u32;
+        let reachable = !v.get_control_frame(0).map(|f| f.unreachable).unwrap_or(true);
+        if reachable || matches!(op, Operator::Block { .. } | Operator::Loop { .. } | Operator::If { .. } | Operator::Else | Operator::End) {
+            translate_op(&mut t, v, &op, reachable)?;
+        }
+        v.op(offset, &op)?;
+        max_height = max_height.max(v.operand_stack_height());
+    }
+    v.finish(reader.original_position())?;
+    t.out.max_height = max_height + 1;
+    Ok(t.out)
+}
+
+fn translate_op(
+    t: &mut Translator<'_>,
+    v: &FuncValidator<ValidatorResources>,
+    op: &Operator<'_>,
+    reachable: bool,
+) -> Result<(), LoadError> {
+    use Operator as W;
+    let simple = |t: &mut Translator<'_>, o: Op| {
+        t.emit(o);
+    };
+    match *op {
+        // Reinterpretations are no-ops on raw bits.
+        W::Nop | W::I32ReinterpretF32 | W::I64ReinterpretF64 | W::F32ReinterpretI32 | W::F64ReinterpretI64 => {}
+        W::Unreachable => simple(t, Op::Unreachable),
+        W::Block { .. } => t.ctls.push(Ctl { loop_start: None, fixups: Vec::new(), if_jump: None }),
+        W::Loop { .. } => {
+            let here = t.here();
+            t.ctls.push(Ctl { loop_start: Some(here), fixups: Vec::new(), if_jump: None })
+        }
+        W::If { .. } => {
+            let j = if reachable { Some(t.emit(Op::JumpIfZero(u32::MAX))) } else { None };
+            t.ctls.push(Ctl { loop_start: None, fixups: Vec::new(), if_jump: j });
+        }
+        W::Else => {
+            // The then-branch jumps over the else-branch to the end.
+            if reachable {
+                let j = t.emit(Op::Jump(u32::MAX));
+                t.ctls.last_mut().unwrap().fixups.push(Fixup::Op(j));
+            }
+            let here = t.here();
+            if let Some(j) = t.ctls.last_mut().unwrap().if_jump.take() {
+                t.patch(&Fixup::Op(j), here);
+            }
+        }
+        W::End => {
+            let ctl = t.ctls.pop().expect("balanced");
+            let here = t.here();
+            for f in &ctl.fixups {
+                t.patch(f, here);
+            }
+            if let Some(j) = ctl.if_jump {
+                t.patch(&Fixup::Op(j), here);
+            }
+            if t.ctls.is_empty() {
+                // End of the function body.
+                t.emit(Op::Return);
+            }
+        }
+        W::Br { relative_depth } => {
+            let (b, mv, ret) = t.branch(v, relative_depth);
+            if ret {
+                t.emit(Op::Return);
+            } else if mv {
+                let i = t.emit(Op::Br(b));
+                t.add_fixup(relative_depth, Fixup::Op(i));
+            } else {
+                let i = t.emit(Op::Jump(b.target));
+                t.add_fixup(relative_depth, Fixup::Op(i));
+            }
+        }
+        W::BrIf { relative_depth } => {
+            // The validator's height here still includes the condition; the
+            // branch happens after popping it.
+            let (b, _, ret) = t.branch(v, relative_depth);
+            let height = v.operand_stack_height() - 1;
+            let frame_height = b.base - t.out.num_locals;
+            let mv = height != frame_height + b.keep;
+            if ret {
+                // br_if to the function level: conditional return.
+                let skip = t.emit(Op::JumpIfZero(u32::MAX));
+                t.emit(Op::Return);
+                let here = t.here();
+                t.patch(&Fixup::Op(skip), here);
+            } else if mv {
+                let i = t.emit(Op::BrIf(b));
+                t.add_fixup(relative_depth, Fixup::Op(i));
+            } else {
+                let i = t.emit(Op::JumpIfNonZero(b.target));
+                t.add_fixup(relative_depth, Fixup::Op(i));
+            }
+        }
+        W::BrTable { ref targets } => {
+            let start = t.out.br_tables.len();
+            let mut depths: Vec<u32> = Vec::with_capacity(targets.len() as usize + 1);
+            for d in targets.targets() {
+                depths.push(d?);
+            }
+            depths.push(targets.default());
+            // Heights are measured after popping the index.
+            let height = v.operand_stack_height() - 1;
+            let mut needs_return = Vec::new();
+            for (k, d) in depths.iter().enumerate() {
+                let (mut b, _, ret) = t.branch(v, *d);
+                let _ = height;
+                if ret {
+                    // Mark: a return; emitted as a trampoline below.
+                    needs_return.push(k);
+                    b.target = u32::MAX;
+                }
+                t.out.br_tables.push(b);
+                if !ret {
+                    t.add_fixup(*d, Fixup::Table(start + k));
+                }
+            }
+            t.emit(Op::BrTable { start: start as u32, len: depths.len() as u32 });
+            if !needs_return.is_empty() {
+                // Entries that leave the function jump to a `Return` right after
+                // the table, leaving the stack as it is (keep 0 at the current height).
+                // (br_table never falls through, so nothing else reaches it.)
+                let here = t.here();
+                for k in needs_return {
+                    t.out.br_tables[start + k] = BrTarget { target: here, base: t.out.num_locals + height, keep: 0 };
+                }
+                t.emit(Op::Return);
+            }
+        }
+        W::Return => simple(t, Op::Return),
+        W::Call { function_index } => simple(t, Op::Call(function_index)),
+        W::CallIndirect { type_index, table_index, .. } => simple(t, Op::CallIndirect { ty: type_index, table: table_index }),
+        W::ReturnCall { function_index } => simple(t, Op::ReturnCall(function_index)),
+        W::ReturnCallIndirect { type_index, table_index } => {
+            simple(t, Op::ReturnCallIndirect { ty: type_index, table: table_index })
+        }
+        W::Drop => simple(t, Op::Drop),
+        W::Select | W::TypedSelect { .. } => simple(t, Op::Select),
+        W::LocalGet { local_index } => simple(t, Op::LocalGet(local_index)),
+        W::LocalSet { local_index } => simple(t, Op::LocalSet(local_index)),
+        W::LocalTee { local_index } => simple(t, Op::LocalTee(local_index)),
+        W::GlobalGet { global_index } => simple(t, Op::GlobalGet(global_index)),
+        W::GlobalSet { global_index } => simple(t, Op::GlobalSet(global_index)),
+
+        W::I32Load { memarg } | W::F32Load { memarg } => simple(t, Op::I32Load(memarg_of(&memarg))),
+        W::I64Load { memarg } | W::F64Load { memarg } => simple(t, Op::I64Load(memarg_of(&memarg))),
+        W::I32Load8S { memarg } => simple(t, Op::I32Load8S(memarg_of(&memarg))),
+        W::I32Load8U { memarg } => simple(t, Op::I32Load8U(memarg_of(&memarg))),
+        W::I32Load16S { memarg } => simple(t, Op::I32Load16S(memarg_of(&memarg))),
+        W::I32Load16U { memarg } => simple(t, Op::I32Load16U(memarg_of(&memarg))),
+        W::I64Load8S { memarg } => simple(t, Op::I64Load8S(memarg_of(&memarg))),
+        W::I64Load8U { memarg } => simple(t, Op::I64Load8U(memarg_of(&memarg))),
+        W::I64Load16S { memarg } => simple(t, Op::I64Load16S(memarg_of(&memarg))),
+        W::I64Load16U { memarg } => simple(t, Op::I64Load16U(memarg_of(&memarg))),
+        W::I64Load32S { memarg } => simple(t, Op::I64Load32S(memarg_of(&memarg))),
+        W::I64Load32U { memarg } => simple(t, Op::I64Load32U(memarg_of(&memarg))),
+        W::I32Store { memarg } | W::F32Store { memarg } => simple(t, Op::I32Store(memarg_of(&memarg))),
+        W::I64Store { memarg } | W::F64Store { memarg } => simple(t, Op::I64Store(memarg_of(&memarg))),
+        W::I32Store8 { memarg } => simple(t, Op::I32Store8(memarg_of(&memarg))),
+        W::I64Store8 { memarg } => simple(t, Op::I64Store8(memarg_of(&memarg))),
+        W::I32Store16 { memarg } => simple(t, Op::I32Store16(memarg_of(&memarg))),
+        W::I64Store16 { memarg } => simple(t, Op::I64Store16(memarg_of(&memarg))),
+        W::I64Store32 { memarg } => simple(t, Op::I64Store32(memarg_of(&memarg))),
+        W::MemorySize { mem, .. } => simple(t, Op::MemorySize(mem)),
+        W::MemoryGrow { mem, .. } => simple(t, Op::MemoryGrow(mem)),
+        W::MemoryFill { mem } => simple(t, Op::MemoryFill(mem)),
+        W::MemoryCopy { dst_mem, src_mem } => simple(t, Op::MemoryCopy { dst: dst_mem, src: src_mem }),
+        W::MemoryInit { data_index, mem } => simple(t, Op::MemoryInit { data: data_index, mem }),
+        W::DataDrop { data_index } => simple(t, Op::DataDrop(data_index)),
+
+        W::I32Const { value } => simple(t, Op::Const(value as u32 as u64)),
+        W::I64Const { value } => simple(t, Op::Const(value as u64)),
+        W::F32Const { value } => simple(t, Op::Const(value.bits() as u64)),
+        W::F64Const { value } => simple(t, Op::Const(value.bits())),
+        W::RefNull { .. } => simple(t, Op::Const(0)),
+        W::RefIsNull => simple(t, Op::RefIsNull),
+        W::RefFunc { function_index } => simple(t, Op::RefFunc(function_index)),
+        W::TableGet { table } => simple(t, Op::TableGet(table)),
+        W::TableSet { table } => simple(t, Op::TableSet(table)),
+        W::TableSize { table } => simple(t, Op::TableSize(table)),
+        W::TableGrow { table } => simple(t, Op::TableGrow(table)),
+        W::TableFill { table } => simple(t, Op::TableFill(table)),
+        W::TableCopy { dst_table, src_table } => simple(t, Op::TableCopy { dst: dst_table, src: src_table }),
+        W::TableInit { elem_index, table } => simple(t, Op::TableInit { elem: elem_index, table }),
+        W::ElemDrop { elem_index } => simple(t, Op::ElemDrop(elem_index)),
+
+        _ => {
+            if let Some(o) = numeric(op) {
+                simple(t, o)
+            } else {
+                return Err(LoadError {
+                    kind: crate::error::LoadErrorKind::Unsupported,
+                    offset: Some(t.body_start + t.cur_pc as usize),
+                    message: format!("unsupported instruction {op:?}"),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+fn memarg_of(m: &wasmparser::MemArg) -> MemArg {
+    memarg(m)
+}
+
+fn numeric(op: &Operator<'_>) -> Option<Op> {
+    use Operator as W;
+    Some(match op {
+        W::I32Eqz => Op::I32Eqz,
+        W::I32Eq => Op::I32Eq,
+        W::I32Ne => Op::I32Ne,
+        W::I32LtS => Op::I32LtS,
+        W::I32LtU => Op::I32LtU,
+        W::I32GtS => Op::I32GtS,
+        W::I32GtU => Op::I32GtU,
+        W::I32LeS => Op::I32LeS,
+        W::I32LeU => Op::I32LeU,
+        W::I32GeS => Op::I32GeS,
+        W::I32GeU => Op::I32GeU,
+        W::I64Eqz => Op::I64Eqz,
+        W::I64Eq => Op::I64Eq,
+        W::I64Ne => Op::I64Ne,
+        W::I64LtS => Op::I64LtS,
+        W::I64LtU => Op::I64LtU,
+        W::I64GtS => Op::I64GtS,
+        W::I64GtU => Op::I64GtU,
+        W::I64LeS => Op::I64LeS,
+        W::I64LeU => Op::I64LeU,
+        W::I64GeS => Op::I64GeS,
+        W::I64GeU => Op::I64GeU,
+        W::F32Eq => Op::F32Eq,
+        W::F32Ne => Op::F32Ne,
+        W::F32Lt => Op::F32Lt,
+        W::F32Gt => Op::F32Gt,
+        W::F32Le => Op::F32Le,
+        W::F32Ge => Op::F32Ge,
+        W::F64Eq => Op::F64Eq,
+        W::F64Ne => Op::F64Ne,
+        W::F64Lt => Op::F64Lt,
+        W::F64Gt => Op::F64Gt,
+        W::F64Le => Op::F64Le,
+        W::F64Ge => Op::F64Ge,
+        W::I32Clz => Op::I32Clz,
+        W::I32Ctz => Op::I32Ctz,
+        W::I32Popcnt => Op::I32Popcnt,
+        W::I32Add => Op::I32Add,
+        W::I32Sub => Op::I32Sub,
+        W::I32Mul => Op::I32Mul,
+        W::I32DivS => Op::I32DivS,
+        W::I32DivU => Op::I32DivU,
+        W::I32RemS => Op::I32RemS,
+        W::I32RemU => Op::I32RemU,
+        W::I32And => Op::I32And,
+        W::I32Or => Op::I32Or,
+        W::I32Xor => Op::I32Xor,
+        W::I32Shl => Op::I32Shl,
+        W::I32ShrS => Op::I32ShrS,
+        W::I32ShrU => Op::I32ShrU,
+        W::I32Rotl => Op::I32Rotl,
+        W::I32Rotr => Op::I32Rotr,
+        W::I64Clz => Op::I64Clz,
+        W::I64Ctz => Op::I64Ctz,
+        W::I64Popcnt => Op::I64Popcnt,
+        W::I64Add => Op::I64Add,
+        W::I64Sub => Op::I64Sub,
+        W::I64Mul => Op::I64Mul,
+        W::I64DivS => Op::I64DivS,
+        W::I64DivU => Op::I64DivU,
+        W::I64RemS => Op::I64RemS,
+        W::I64RemU => Op::I64RemU,
+        W::I64And => Op::I64And,
+        W::I64Or => Op::I64Or,
+        W::I64Xor => Op::I64Xor,
+        W::I64Shl => Op::I64Shl,
+        W::I64ShrS => Op::I64ShrS,
+        W::I64ShrU => Op::I64ShrU,
+        W::I64Rotl => Op::I64Rotl,
+        W::I64Rotr => Op::I64Rotr,
+        W::F32Abs => Op::F32Abs,
+        W::F32Neg => Op::F32Neg,
+        W::F32Ceil => Op::F32Ceil,
+        W::F32Floor => Op::F32Floor,
+        W::F32Trunc => Op::F32Trunc,
+        W::F32Nearest => Op::F32Nearest,
+        W::F32Sqrt => Op::F32Sqrt,
+        W::F32Add => Op::F32Add,
+        W::F32Sub => Op::F32Sub,
+        W::F32Mul => Op::F32Mul,
+        W::F32Div => Op::F32Div,
+        W::F32Min => Op::F32Min,
+        W::F32Max => Op::F32Max,
+        W::F32Copysign => Op::F32Copysign,
+        W::F64Abs => Op::F64Abs,
+        W::F64Neg => Op::F64Neg,
+        W::F64Ceil => Op::F64Ceil,
+        W::F64Floor => Op::F64Floor,
+        W::F64Trunc => Op::F64Trunc,
+        W::F64Nearest => Op::F64Nearest,
+        W::F64Sqrt => Op::F64Sqrt,
+        W::F64Add => Op::F64Add,
+        W::F64Sub => Op::F64Sub,
+        W::F64Mul => Op::F64Mul,
+        W::F64Div => Op::F64Div,
+        W::F64Min => Op::F64Min,
+        W::F64Max => Op::F64Max,
+        W::F64Copysign => Op::F64Copysign,
+        W::I32WrapI64 => Op::I32WrapI64,
+        W::I32TruncF32S => Op::I32TruncF32S,
+        W::I32TruncF32U => Op::I32TruncF32U,
+        W::I32TruncF64S => Op::I32TruncF64S,
+        W::I32TruncF64U => Op::I32TruncF64U,
+        W::I64ExtendI32S => Op::I64ExtendI32S,
+        W::I64ExtendI32U => Op::I64ExtendI32U,
+        W::I64TruncF32S => Op::I64TruncF32S,
+        W::I64TruncF32U => Op::I64TruncF32U,
+        W::I64TruncF64S => Op::I64TruncF64S,
+        W::I64TruncF64U => Op::I64TruncF64U,
+        W::F32ConvertI32S => Op::F32ConvertI32S,
+        W::F32ConvertI32U => Op::F32ConvertI32U,
+        W::F32ConvertI64S => Op::F32ConvertI64S,
+        W::F32ConvertI64U => Op::F32ConvertI64U,
+        W::F32DemoteF64 => Op::F32DemoteF64,
+        W::F64ConvertI32S => Op::F64ConvertI32S,
+        W::F64ConvertI32U => Op::F64ConvertI32U,
+        W::F64ConvertI64S => Op::F64ConvertI64S,
+        W::F64ConvertI64U => Op::F64ConvertI64U,
+        W::F64PromoteF32 => Op::F64PromoteF32,
+        W::I32Extend8S => Op::I32Extend8S,
+        W::I32Extend16S => Op::I32Extend16S,
+        W::I64Extend8S => Op::I64Extend8S,
+        W::I64Extend16S => Op::I64Extend16S,
+        W::I64Extend32S => Op::I64Extend32S,
+        W::I32TruncSatF32S => Op::I32TruncSatF32S,
+        W::I32TruncSatF32U => Op::I32TruncSatF32U,
+        W::I32TruncSatF64S => Op::I32TruncSatF64S,
+        W::I32TruncSatF64U => Op::I32TruncSatF64U,
+        W::I64TruncSatF32S => Op::I64TruncSatF32S,
+        W::I64TruncSatF32U => Op::I64TruncSatF32U,
+        W::I64TruncSatF64S => Op::I64TruncSatF64S,
+        W::I64TruncSatF64U => Op::I64TruncSatF64U,
+        _ => return None,
+    })
+}
