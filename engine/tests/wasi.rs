@@ -576,3 +576,38 @@ fn stderr_flushes_stdout_first_and_stdin_reads() {
     assert_eq!(&r.mem()[200..203], b"abc");
     r.ctx.borrow_mut().flush().unwrap();
 }
+
+/// Manual smoke test with a real WASI program (skipped unless set):
+/// `WIZENG_WASI_RUN="prog.wasm arg..." [WIZENG_WASI_DIR=/host/dir] [WIZENG_WASI_EXPECT=text]
+///  nice cargo test -p wizeng --test wasi real_program -- --nocapture`
+/// The preopen dir (default: the program's directory) is mapped to the same guest path.
+#[test]
+fn real_program_smoke() {
+    let Ok(cmd) = std::env::var("WIZENG_WASI_RUN") else { return };
+    let args: Vec<String> = cmd.split_whitespace().map(String::from).collect();
+    let prog = PathBuf::from(&args[0]);
+    let dir = std::env::var("WIZENG_WASI_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| prog.parent().unwrap().to_path_buf());
+    let ctx = WasiCtx::new().args(args.clone()).preopened_dir(&dir, dir.to_str().unwrap()).unwrap();
+    let stdout = CaptureBuffer::new();
+    let ctx = Rc::new(RefCell::new(ctx.capture_stdout(&stdout)));
+    let mut store = Store::default();
+    let mut linker = Linker::new();
+    wasi::add_to_linker(&mut linker, &mut store, ctx.clone());
+    let module = Arc::new(Module::from_file(&prog).unwrap());
+    let inst = linker.instantiate(&mut store, &module).unwrap();
+    let f = store.export_func(inst, "_start").unwrap();
+    let t0 = std::time::Instant::now();
+    let r = store.invoke(f, &[]);
+    let out = stdout.to_string_lossy();
+    println!("--- stdout ({} bytes, {:?}) ---\n{}", out.len(), t0.elapsed(), &out[..out.len().min(3000)]);
+    match &r {
+        Ok(_) => println!("--- returned normally"),
+        Err(t) => println!("--- {t}"),
+    }
+    assert!(r.is_ok() || r.as_ref().unwrap_err().exit_code() == Some(0), "{r:?}");
+    if let Ok(want) = std::env::var("WIZENG_WASI_EXPECT") {
+        assert!(out.contains(&want), "stdout lacks {want:?}");
+    }
+}
