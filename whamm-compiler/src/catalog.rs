@@ -4,9 +4,7 @@
 //! this module only defines the small trait the checker and `whamm info` call
 //! through, so that the compiler never carries its own copy of it.
 //!
-//! [`test_catalog`] is a *test double* with a handful of events, used by the
-//! unit/snapshot tests (and by the CLI until the monitor-abi catalogue is
-//! wired in; see `default_catalog`).
+//! [`AbiCatalog`] adapts `monitor_abi::catalogue()` to this trait.
 
 use crate::types::Type;
 
@@ -14,8 +12,8 @@ use crate::types::Type;
 /// with modes `["before","after","alt"]`, or `["wasm","begin"]` without modes.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Event {
-    pub parts: Vec<String>,
-    pub modes: Vec<String>,
+    pub parts: std::rc::Rc<[String]>,
+    pub modes: std::rc::Rc<[String]>,
     /// Catalogue-private identity (e.g. an opcode index).
     pub key: usize,
     pub doc: String,
@@ -47,175 +45,132 @@ pub struct BoundVar {
 
 pub trait EventCatalog {
     /// Every event the catalogue knows.
-    fn events(&self) -> Vec<Event>;
+    fn events(&self) -> &[Event];
     /// Look up one bound variable (`fid`, `arg0`, `imm1`, `local3`, ...) of
     /// `event` in `mode` (None for mode-less events).
     fn bound_var(&self, event: &Event, mode: Option<&str>, name: &str) -> Option<BoundVar>;
     /// All bound variables, for listings; families appear once (`argN`).
     fn bound_vars(&self, event: &Event, mode: Option<&str>) -> Vec<BoundVar>;
+    /// Whether the compilation target can honour `mode` of `event` (X7).
+    fn mode_supported(&self, event: &Event, mode: Option<&str>) -> bool;
 }
 
-/// The catalogue the CLI uses.
+/// The catalogue the CLI and the tests use: the monitor-abi one.
 pub fn default_catalog() -> Box<dyn EventCatalog> {
-    Box::new(test_catalog())
+    Box::new(AbiCatalog::engine())
 }
 
-// ---------------------------------------------------------------------------
-// Test double.
-
-/// A tiny catalogue for tests: a few opcodes of each kind plus the
-/// non-opcode events. NOT the source of truth (that is monitor-abi).
-pub fn test_catalog() -> TestCatalog {
-    TestCatalog::new()
+/// `monitor_abi::catalogue()` seen through [`EventCatalog`], for one target.
+pub struct AbiCatalog {
+    target: monitor_abi::Target,
+    events: Vec<Event>,
 }
 
-pub struct TestCatalog {
-    ops: Vec<(&'static str, Vec<&'static str>, Vec<Option<Type>>, Vec<Type>, Vec<Option<Type>>)>,
-}
-
-const PLAIN: &[&str] = &["before", "after", "alt"];
-const BLOCKY: &[&str] = &["before", "after", "alt", "entry", "exit", "semantic_after"];
-const BRANCH: &[&str] = &["before", "after", "alt", "at_target"];
-
-impl TestCatalog {
-    fn new() -> Self {
-        use Type::*;
-        let p = |m: &[&'static str]| m.to_vec();
-        // (mnemonic, modes, operand types from top (None = site-dependent), immediates, results)
-        let ops = vec![
-            ("call", p(BRANCH), vec![None, None, None, None], vec![U32], vec![None, None]),
-            ("return_call", p(PLAIN), vec![None, None, None, None], vec![U32], vec![]),
-            ("call_indirect", p(PLAIN), vec![Some(I32), None, None, None], vec![U32, U32], vec![None]),
-            ("br", p(BRANCH), vec![], vec![U32], vec![]),
-            ("br_if", p(BRANCH), vec![Some(I32)], vec![U32], vec![]),
-            ("br_table", p(BRANCH), vec![Some(I32)], vec![U32], vec![]),
-            ("i32.load", p(PLAIN), vec![Some(I32)], vec![U32, U32, U64], vec![Some(I32)]),
-            ("i64.load", p(PLAIN), vec![Some(I32)], vec![U32, U32, U64], vec![Some(I64)]),
-            ("i32.store", p(PLAIN), vec![Some(I32), Some(I32)], vec![U32, U32, U64], vec![]),
-            ("i64.store", p(PLAIN), vec![Some(I64), Some(I32)], vec![U32, U32, U64], vec![]),
-            ("i32.add", p(PLAIN), vec![Some(I32), Some(I32)], vec![], vec![Some(I32)]),
-            ("i64.add", p(PLAIN), vec![Some(I64), Some(I64)], vec![], vec![Some(I64)]),
-            ("i32.const", p(PLAIN), vec![], vec![I32], vec![Some(I32)]),
-            ("f64.mul", p(PLAIN), vec![Some(F64), Some(F64)], vec![], vec![Some(F64)]),
-            ("block", p(BLOCKY), vec![], vec![I32], vec![]),
-            ("loop", p(BLOCKY), vec![], vec![I32], vec![]),
-            ("if", p(BLOCKY), vec![Some(I32)], vec![I32], vec![]),
-            ("nop", p(PLAIN), vec![], vec![], vec![]),
-            ("drop", p(PLAIN), vec![None], vec![], vec![]),
-            ("memory.grow", p(PLAIN), vec![Some(I32)], vec![U32], vec![Some(I32)]),
-            ("local.get", p(PLAIN), vec![], vec![U32], vec![None]),
-        ];
-        TestCatalog { ops }
+impl AbiCatalog {
+    pub fn engine() -> AbiCatalog {
+        AbiCatalog { target: monitor_abi::Target::Engine, events: abi_events() }
+    }
+    pub fn portable() -> AbiCatalog {
+        AbiCatalog { target: monitor_abi::Target::Portable, events: abi_events() }
+    }
+    fn spec(&self, ev: &Event) -> Option<&'static monitor_abi::EventSpec> {
+        monitor_abi::catalogue().get(ev.key)
     }
 }
 
-fn bv(name: &str, ty: Type, is_static: bool) -> BoundVar {
-    BoundVar { name: name.into(), ty: VarType::Known(ty), is_static, doc: String::new() }
+fn abi_events() -> Vec<Event> {
+    monitor_abi::catalogue()
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let mut parts = vec![e.provider.to_string(), e.package.to_string()];
+            if let Some(ev) = e.event {
+                parts.push(ev.to_string());
+            }
+            Event { parts: parts.into(), modes: e.modes.iter().map(|m| m.mode.name().to_string()).collect::<Vec<_>>().into(), key: i, doc: String::new() }
+        })
+        .collect()
 }
 
-fn numbered(name: &str, prefix: &str) -> Option<usize> {
-    let rest = name.strip_prefix(prefix)?;
-    if rest.is_empty() || !rest.bytes().all(|b| b.is_ascii_digit()) || (rest.len() > 1 && rest.starts_with('0')) {
-        return None;
+fn lang_type(t: &monitor_abi::LangType) -> Type {
+    use monitor_abi::LangType as L;
+    match t {
+        L::U8 => Type::U8,
+        L::I8 => Type::I8,
+        L::U16 => Type::U16,
+        L::I16 => Type::I16,
+        L::U32 => Type::U32,
+        L::I32 => Type::I32,
+        L::U64 => Type::U64,
+        L::I64 => Type::I64,
+        L::F32 => Type::F32,
+        L::F64 => Type::F64,
+        L::Bool => Type::Bool,
+        L::Str => Type::Str,
+        L::Map(k, v) => Type::Map(Box::new(lang_type(k)), Box::new(lang_type(v))),
     }
-    rest.parse().ok()
 }
 
-impl EventCatalog for TestCatalog {
-    fn events(&self) -> Vec<Event> {
-        let mut v: Vec<Event> = self
-            .ops
-            .iter()
-            .enumerate()
-            .map(|(i, o)| Event { parts: vec!["wasm".into(), "opcode".into(), o.0.into()], modes: o.1.iter().map(|s| s.to_string()).collect(), key: i, doc: String::new() })
-            .collect();
-        let n = v.len();
-        for (j, parts) in [&["wasm", "func", "entry"][..], &["wasm", "func", "exit"], &["wasm", "block", "start"], &["wasm", "block", "end"], &["wasm", "begin"], &["wasm", "end"], &["wasm", "report"]]
-            .iter()
-            .enumerate()
-        {
-            v.push(Event { parts: parts.iter().map(|s| s.to_string()).collect(), modes: vec![], key: n + j, doc: String::new() });
-        }
-        v
+fn convert_var(spec: &monitor_abi::EventSpec, v: &monitor_abi::catalogue::BoundVar, name: String) -> BoundVar {
+    use monitor_abi::catalogue::VarType as V;
+    let ty = match &v.ty {
+        V::Lang(t) => VarType::Known(lang_type(t)),
+        // ABI A4: immediates are i32, except the value of a typed constant.
+        V::Immediate => match spec.event {
+            Some("i64.const") => VarType::Known(Type::I64),
+            Some("f32.const") => VarType::Known(Type::F32),
+            Some("f64.const") => VarType::Known(Type::F64),
+            Some("i32.const") => VarType::Known(Type::I32),
+            _ => VarType::Known(Type::U32),
+        },
+        // Operand/result/local types need the site (or a context-free stack
+        // effect per opcode, which monitor-abi does not expose yet).
+        V::Operand | V::Result | V::Local => VarType::SiteDependent,
+    };
+    BoundVar { name, ty, is_static: v.timing == monitor_abi::Timing::Static, doc: String::new() }
+}
+
+impl EventCatalog for AbiCatalog {
+    fn events(&self) -> &[Event] {
+        &self.events
     }
 
     fn bound_var(&self, event: &Event, mode: Option<&str>, name: &str) -> Option<BoundVar> {
-        self.lookup(event, mode, name)
+        let spec = self.spec(event)?;
+        let v = spec.var(name)?;
+        if let Some(only) = v.only_mode {
+            if mode != Some(only.name()) {
+                return None;
+            }
+        }
+        if v.indexed {
+            // `arg01` is not `arg1`
+            let digits = &name[v.name.len()..];
+            if digits.len() > 1 && digits.starts_with('0') {
+                return None;
+            }
+        }
+        Some(convert_var(spec, v, name.to_string()))
     }
 
     fn bound_vars(&self, event: &Event, mode: Option<&str>) -> Vec<BoundVar> {
-        let mut names: Vec<String> = ["fid", "pc", "fname", "opidx", "at_func_end", "opname", "category_name", "category_id", "target_fn_name", "target_fn_type", "target_imp_module", "table_entry_idx", "resolved_fid", "addr", "offset", "align", "memory", "data_size", "is_write", "effective_addr", "num_targets", "default_target", "targets", "target", "instr_count", "failed"]
+        let Some(spec) = self.spec(event) else { return vec![] };
+        spec.vars
             .iter()
-            .map(|s| s.to_string())
-            .collect();
-        names.extend(["arg0", "imm0", "res0", "local0"].iter().map(|s| s.to_string()));
-        names
-            .iter()
-            .filter_map(|n| {
-                let mut b = self.lookup(event, mode, n)?;
-                for f in ["arg", "imm", "res", "local"] {
-                    if n == &format!("{f}0") {
-                        b.name = format!("{f}N");
-                    }
-                }
-                Some(b)
-            })
+            .filter(|v| v.only_mode.is_none_or(|m| Some(m.name()) == mode))
+            .map(|v| convert_var(spec, v, if v.indexed { format!("{}N", v.name) } else { v.name.to_string() }))
             .collect()
     }
-}
 
-impl TestCatalog {
-    fn lookup(&self, event: &Event, mode: Option<&str>, name: &str) -> Option<BoundVar> {
-        use Type::*;
-        match name {
-            "fid" | "pc" | "opidx" => return Some(bv(name, U32, true)),
-            "fname" => return Some(bv(name, Str, true)),
-            "at_func_end" => return Some(bv(name, Bool, true)),
-            _ => {}
-        }
-        if numbered(name, "local").is_some() {
-            return Some(BoundVar { name: name.into(), ty: VarType::SiteDependent, is_static: false, doc: String::new() });
-        }
-        if event.parts.len() == 3 && event.parts[1] == "block" && event.parts[2] == "end" && name == "instr_count" {
-            return Some(bv(name, U32, true));
-        }
-        let op = self.ops.get(event.key).filter(|_| event.parts.get(1).map(|s| s.as_str()) == Some("opcode"))?;
-        let m = op.0;
-        match name {
-            "opname" | "category_name" => return Some(bv(name, Str, true)),
-            "category_id" => return Some(bv(name, U32, true)),
-            _ => {}
-        }
-        if let Some(i) = numbered(name, "arg") {
-            let t = op.2.get(i)?;
-            return Some(BoundVar { name: name.into(), ty: t.clone().map(VarType::Known).unwrap_or(VarType::SiteDependent), is_static: false, doc: String::new() });
-        }
-        if let Some(i) = numbered(name, "imm") {
-            return op.3.get(i).map(|t| bv(name, t.clone(), true));
-        }
-        if let Some(i) = numbered(name, "res") {
-            if mode != Some("after") {
-                return None;
-            }
-            let t = op.4.get(i)?;
-            return Some(BoundVar { name: name.into(), ty: t.clone().map(VarType::Known).unwrap_or(VarType::SiteDependent), is_static: false, doc: String::new() });
-        }
-        let mem = m.contains("load") || m.contains("store");
-        let r = match name {
-            "target_fn_name" | "target_fn_type" | "target_imp_module" if m == "call" || m == "return_call" => bv(name, Str, true),
-            "table_entry_idx" if m == "call_indirect" => bv(name, U32, false),
-            "resolved_fid" if m == "call_indirect" => bv(name, I32, false),
-            "addr" if mem => bv(name, U32, false),
-            "effective_addr" if mem => bv(name, U64, false),
-            "offset" if mem => bv(name, U64, true),
-            "align" | "memory" | "data_size" if mem => bv(name, U32, true),
-            "is_write" if mem => bv(name, Bool, true),
-            "num_targets" | "default_target" if m == "br_table" => bv(name, U32, true),
-            "targets" if m == "br_table" => bv(name, Map(Box::new(U32), Box::new(U32)), true),
-            "target" if m == "br_table" => bv(name, U32, false),
-            "failed" if m == "memory.grow" && mode == Some("after") => bv(name, Bool, false),
-            _ => return None,
+    fn mode_supported(&self, event: &Event, mode: Option<&str>) -> bool {
+        let Some(spec) = self.spec(event) else { return false };
+        let m = match mode {
+            None => None,
+            Some(m) => match monitor_abi::ProbeMode::from_name(m) {
+                Some(m) => Some(m),
+                None => return false,
+            },
         };
-        Some(r)
+        spec.supported(m, self.target)
     }
 }

@@ -69,6 +69,8 @@ struct Checker<'a> {
     matches: Vec<Match>,
     bounds: HashMap<String, Type>,
     used_bound: HashMap<String, BoundInfo>,
+    /// per-probe cache: does any matched event bind this name?
+    bound_cache: HashMap<String, bool>,
     ctx: Ctx,
     ret: Option<Type>,
     loop_depth: usize,
@@ -89,6 +91,7 @@ pub fn check(script: &Script, cat: &dyn EventCatalog, diags: &mut Vec<Diag>) -> 
         matches: vec![],
         bounds: HashMap::new(),
         used_bound: HashMap::new(),
+        bound_cache: HashMap::new(),
         ctx: Ctx::TopLevel,
         ret: None,
         loop_depth: 0,
@@ -241,11 +244,30 @@ impl<'a> Checker<'a> {
         let before = self.diags.len();
         let rule = rules::parse_rule(&p.rule, p.rule_span.lo, self.diags);
         let matches = if self.diags.len() == before { rules::expand(&rule, self.cat, self.diags) } else { vec![] };
+        let unsupported: Vec<&Match> = matches.iter().filter(|m| !self.cat.mode_supported(&m.event, m.mode.as_deref())).collect();
+        if let Some(first) = unsupported.first() {
+            let span = match &first.mode {
+                Some(_) if rule.parts.len() > first.event.parts.len() => rule.parts[first.event.parts.len()].span,
+                _ => rule.span,
+            };
+            let what = match &first.mode {
+                Some(m) => format!("mode `{m}`"),
+                None => "this event".to_string(),
+            };
+            let mut d = Diag::error(format!("the engine target cannot honour {what} of `{}`", first.event.name()), span)
+                .with_label(format!("{} matched event(s) are not supported by this target", unsupported.len()));
+            if unsupported.len() > 1 {
+                d = d.with_note(format!("e.g. `{}`, `{}`", unsupported[0].name(), unsupported[unsupported.len() - 1].name()));
+            }
+            d = d.with_note("probes are never silently moved to another mode; use a supported mode (`before`, `after`)");
+            self.err(d);
+        }
         self.ctx = Ctx::Probe;
         self.ret = None;
         self.matches = matches.clone();
         self.bounds = rule.bounds.iter().map(|b| (b.var.clone(), b.ty.clone())).collect();
         self.used_bound.clear();
+        self.bound_cache.clear();
         self.scopes = vec![HashMap::new()];
         let no_match = matches.is_empty();
         if let Some(pred) = &p.pred {
@@ -474,8 +496,16 @@ impl<'a> Checker<'a> {
         None
     }
 
-    fn bound_lookup_quiet(&self, n: &str) -> bool {
-        self.ctx == Ctx::Probe && !self.matches.is_empty() && self.matches.iter().any(|m| self.cat.bound_var(&m.event, m.mode.as_deref(), n).is_some())
+    fn bound_lookup_quiet(&mut self, n: &str) -> bool {
+        if self.ctx != Ctx::Probe || self.matches.is_empty() {
+            return false;
+        }
+        if let Some(b) = self.bound_cache.get(n) {
+            return *b;
+        }
+        let b = self.matches.iter().any(|m| self.cat.bound_var(&m.event, m.mode.as_deref(), n).is_some());
+        self.bound_cache.insert(n.to_string(), b);
+        b
     }
 
     /// Resolve a bound variable across all matched events.
@@ -486,6 +516,12 @@ impl<'a> Checker<'a> {
         if self.matches.is_empty() {
             // the rule itself failed; don't cascade
             return Some(Type::Error);
+        }
+        if let Some(b) = self.used_bound.get(n) {
+            return Some(b.ty.clone());
+        }
+        if !self.bound_lookup_quiet(n) {
+            return None;
         }
         let mut ty: Option<Type> = None;
         let mut is_static = true;

@@ -342,12 +342,13 @@ pub fn scan_rule(src: &str, start: usize) -> Option<usize> {
             match b.get(pos) {
                 Some(&c) if is_rule_part_char(c) => pos += 1,
                 Some(b'[') => {
-                    // a character class: up to the closing `]` on this line
-                    let close = b[pos..].iter().position(|&c| c == b']' || c == b'\n')?;
-                    if b[pos + close] != b']' {
-                        return None;
+                    // a character class: up to the closing `]`; an unclosed
+                    // one still belongs to the rule (the glob parser reports it)
+                    match b[pos..].iter().position(|&c| c == b']' || c.is_ascii_whitespace() || c == b'{') {
+                        Some(close) if b[pos + close] == b']' => pos += close + 1,
+                        Some(close) => pos += close,
+                        None => pos = b.len(),
                     }
-                    pos += close + 1;
                 }
                 _ => break,
             }
@@ -437,6 +438,18 @@ pub fn lex(src: &str, diags: &mut Vec<Diag>) -> Vec<Spanned> {
             Err(e) => {
                 let text = &src[span.clone()];
                 diags.push(Diag::error(e.message(text), Span::new(span.start, span.end.max(span.start + 1).min(src.len().max(span.start)))).with_label("lexical error"));
+                // Keep a placeholder token so the parser does not report a
+                // second, consequential error.
+                let placeholder = match e {
+                    LexError::BadEscape(_) | LexError::UnterminatedString => Some(Tok::Str(String::new())),
+                    LexError::IntTooLarge => Some(Tok::Int(0)),
+                    LexError::BadFloat => Some(Tok::Float(0.0)),
+                    _ => None,
+                };
+                if let Some(t) = placeholder {
+                    item_start = false;
+                    out.push((span.start, t, span.end));
+                }
             }
         }
     }

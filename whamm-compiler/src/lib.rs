@@ -36,6 +36,12 @@ impl FrontEnd {
 /// malformed input.
 pub fn front_end(src: &str, cat: &dyn EventCatalog) -> FrontEnd {
     let (script, mut diags) = parser::parse(src);
-    let checked = check::check(&script, cat, &mut diags);
+    // Semantic errors on a line that already has a syntax error are almost
+    // always consequences of it (a half-parsed statement): drop them.
+    let line_of = |pos: usize| src.as_bytes()[..pos.min(src.len())].iter().filter(|&&b| b == b'\n').count();
+    let syntax_lines: std::collections::HashSet<usize> = diags.iter().map(|d| line_of(d.span.lo)).collect();
+    let mut semantic = vec![];
+    let checked = check::check(&script, cat, &mut semantic);
+    diags.extend(semantic.into_iter().filter(|d| !syntax_lines.contains(&line_of(d.span.lo))));
     FrontEnd { script, checked, diags }
 }

@@ -96,28 +96,38 @@ fn info(spec: &str) -> ExitCode {
         eprint!("{}", render("<spec>", spec, &diags));
         return ExitCode::from(1);
     }
+    use std::fmt::Write as _;
+    let mut out = String::new();
     let mut last_event = String::new();
     for m in &matches {
         let ev = m.event.name();
         if ev != last_event {
-            println!("{ev}");
+            let _ = writeln!(out, "{ev}");
             if !m.event.modes.is_empty() {
-                println!("  modes: {}", m.event.modes.join(", "));
+                let modes: Vec<String> = m
+                    .event
+                    .modes
+                    .iter()
+                    .map(|md| if cat.mode_supported(&m.event, Some(md)) { md.clone() } else { format!("{md} (not supported by the engine target)") })
+                    .collect();
+                let _ = writeln!(out, "  modes: {}", modes.join(", "));
+            } else if !cat.mode_supported(&m.event, None) {
+                let _ = writeln!(out, "  (not supported by the engine target)");
             }
             last_event = ev;
         }
-        let vars = cat.bound_vars(&m.event, m.mode.as_deref());
-        match &m.mode {
-            Some(mode) => println!("  :{mode}"),
-            None => {}
+        if let Some(mode) = &m.mode {
+            let _ = writeln!(out, "  :{mode}");
         }
-        for v in vars {
+        for v in cat.bound_vars(&m.event, m.mode.as_deref()) {
             let ty = match v.ty {
                 VarType::Known(t) => t.to_string(),
                 VarType::SiteDependent => "site-dependent (needs a type bound)".to_string(),
             };
-            println!("    {:<20} {:<40} {}", v.name, ty, if v.is_static { "static" } else { "dynamic" });
+            let _ = writeln!(out, "    {:<16} {:<38} {}", v.name, ty, if v.is_static { "static" } else { "dynamic" });
         }
     }
+    use std::io::Write as _;
+    let _ = std::io::stdout().lock().write_all(out.as_bytes());
     ExitCode::SUCCESS
 }

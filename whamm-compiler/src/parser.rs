@@ -125,10 +125,12 @@ pub fn readable_expected(expected: &[String]) -> String {
         skip.extend(EXPR_START);
         skip.extend(["@static", "inf", "NaN"]);
     }
-    if ty {
+    if ty && out.is_empty() {
         out.push("a type".into());
         skip.extend(TYPE_START);
         skip.push("(");
+    } else if ty {
+        skip.extend(TYPE_START);
     }
     if ops {
         out.push("an operator".into());

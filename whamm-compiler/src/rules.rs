@@ -123,10 +123,10 @@ fn parse_bounds(inner: &str, base: usize, out: &mut Vec<TypeBound>, diags: &mut 
 
 #[derive(Clone, Debug)]
 enum GItem {
-    Lit(char),
+    Lit(u8),
     Any,
     Star,
-    Class(bool, Vec<(char, char)>),
+    Class(bool, Vec<(u8, u8)>),
 }
 
 /// A compiled glob for one rule part.
@@ -146,22 +146,22 @@ impl Glob {
             if alt.is_empty() {
                 return Err("empty alternative around `|`".into());
             }
-            let cs: Vec<char> = alt.chars().collect();
+            let cs: Vec<u8> = alt.bytes().collect();
             let mut items = vec![];
             let mut i = 0;
             while i < cs.len() {
                 match cs[i] {
-                    '*' => items.push(GItem::Star),
-                    '?' => items.push(GItem::Any),
-                    '[' => {
+                    b'*' => items.push(GItem::Star),
+                    b'?' => items.push(GItem::Any),
+                    b'[' => {
                         let mut j = i + 1;
-                        let neg = matches!(cs.get(j), Some('!') | Some('^'));
+                        let neg = matches!(cs.get(j), Some(b'!') | Some(b'^'));
                         if neg {
                             j += 1;
                         }
                         let mut ranges = vec![];
-                        while j < cs.len() && cs[j] != ']' {
-                            if cs.get(j + 1) == Some(&'-') && cs.get(j + 2).is_some_and(|c| *c != ']') {
+                        while j < cs.len() && cs[j] != b']' {
+                            if cs.get(j + 1) == Some(&b'-') && cs.get(j + 2).is_some_and(|c| *c != b']') {
                                 ranges.push((cs[j], cs[j + 2]));
                                 j += 3;
                             } else {
@@ -178,7 +178,7 @@ impl Glob {
                         items.push(GItem::Class(neg, ranges));
                         i = j;
                     }
-                    ']' => return Err("unmatched `]`".into()),
+                    b']' => return Err("unmatched `]`".into()),
                     c => items.push(GItem::Lit(c)),
                 }
                 i += 1;
@@ -189,8 +189,12 @@ impl Glob {
     }
 
     pub fn matches(&self, s: &str) -> bool {
-        let s: Vec<char> = s.to_ascii_lowercase().chars().collect();
-        self.alts.iter().any(|a| glob_match(a, &s))
+        if let [alt] = self.alts.as_slice() {
+            if let [GItem::Star] = alt.as_slice() {
+                return true;
+            }
+        }
+        self.alts.iter().any(|a| glob_match(a, s.as_bytes()))
     }
 
     pub fn is_wildcard(&self) -> bool {
@@ -200,14 +204,15 @@ impl Glob {
 
 /// Iterative glob matching with single-star backtracking (linear-ish, no
 /// exponential blowup on `*a*a*a*`).
-fn glob_match(p: &[GItem], s: &[char]) -> bool {
+fn glob_match(p: &[GItem], s: &[u8]) -> bool {
     let (mut pi, mut si) = (0, 0);
     let mut star: Option<(usize, usize)> = None;
     while si < s.len() {
+        let ch = s[si].to_ascii_lowercase();
         let ok = match p.get(pi) {
-            Some(GItem::Lit(c)) => *c == s[si],
+            Some(GItem::Lit(c)) => *c == ch,
             Some(GItem::Any) => true,
-            Some(GItem::Class(neg, rs)) => rs.iter().any(|(a, b)| *a <= s[si] && s[si] <= *b) != *neg,
+            Some(GItem::Class(neg, rs)) => rs.iter().any(|(a, b)| *a <= ch && ch <= *b) != *neg,
             Some(GItem::Star) => {
                 star = Some((pi, si));
                 pi += 1;
@@ -242,10 +247,29 @@ pub fn expand(rule: &Rule, cat: &dyn EventCatalog, diags: &mut Vec<Diag>) -> Vec
     // For a helpful message when nothing matches.
     let mut best_prefix = 0usize;
     let mut names_matched: Vec<&Event> = vec![];
-    for ev in &events {
+    let mut prev_parts: std::rc::Rc<[String]> = Vec::new().into();
+    let mut prev_hits = [false; 2];
+    for ev in events {
         let name_parts = ev.parts.len();
         let want = name_parts + usize::from(!ev.modes.is_empty());
-        let k = ev.parts.iter().zip(&globs).take_while(|(p, g)| g.matches(p)).count();
+        // Consecutive events share provider/package: reuse those results.
+        let mut k = 0;
+        for (i, (p, g)) in ev.parts.iter().zip(&globs).enumerate() {
+            let hit = if i < 2 && prev_parts.get(i).is_some_and(|q| q == p) {
+                prev_hits[i]
+            } else {
+                let h = g.matches(p);
+                if i < 2 {
+                    prev_hits[i] = h;
+                }
+                h
+            };
+            if !hit {
+                break;
+            }
+            k += 1;
+        }
+        prev_parts = ev.parts.clone();
         best_prefix = best_prefix.max(k);
         if k < name_parts || globs.len() < name_parts {
             continue;
@@ -257,7 +281,7 @@ pub fn expand(rule: &Rule, cat: &dyn EventCatalog, diags: &mut Vec<Diag>) -> Vec
         if ev.modes.is_empty() {
             out.push(Match { event: ev.clone(), mode: None });
         } else {
-            for m in &ev.modes {
+            for m in ev.modes.iter() {
                 if globs[name_parts].matches(m) {
                     out.push(Match { event: ev.clone(), mode: Some(m.clone()) });
                 }
@@ -355,11 +379,13 @@ mod tests {
         assert_eq!(r.bounds[0].ty, Type::I32);
         let r = parse_rule("wasm::br:before", 0, &mut d);
         assert_eq!(r.parts[1].text, "");
-        let cat = crate::catalog::test_catalog();
+        let cat = crate::catalog::AbiCatalog::engine();
         let m = expand(&parse_rule("wasm:opcode:*load*|*store*:before", 0, &mut d), &cat, &mut d);
-        assert_eq!(m.len(), 4);
-        let m = expand(&parse_rule("wasm::br*:*", 0, &mut d), &cat, &mut d);
+        assert!(m.len() > 20 && m.iter().all(|m| m.event.parts[2].contains("load") || m.event.parts[2].contains("store")));
+        let m = expand(&parse_rule("wasm::br|br_if|br_table:*", 0, &mut d), &cat, &mut d);
         assert_eq!(m.len(), 12);
+        let m = expand(&parse_rule("WASM:OPCODE:CALL:BEFORE", 0, &mut d), &cat, &mut d);
+        assert_eq!(m.len(), 1);
         assert!(d.is_empty());
         expand(&parse_rule("wasm:opcode:nosuch:before", 0, &mut d), &cat, &mut d);
         assert_eq!(d.len(), 1);
