@@ -292,3 +292,49 @@ pub fn parse_expr(src: &str) -> Result<crate::ast::Expr, Vec<Diag>> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ast::{BinOp, Expr, ExprKind, UnOp};
+
+    fn show(e: &Expr) -> String {
+        match &e.kind {
+            ExprKind::Int(v) => v.to_string(),
+            ExprKind::Var(n) => n.clone(),
+            ExprKind::Binary(op, a, b) => format!("({} {} {})", show(a), op.symbol(), show(b)),
+            ExprKind::Unary(UnOp::Neg, a) => format!("(-{})", show(a)),
+            ExprKind::Unary(UnOp::Not, a) => format!("(!{})", show(a)),
+            ExprKind::Unary(UnOp::BitNot, a) => format!("(~{})", show(a)),
+            ExprKind::Cast(a, t) => format!("({} as {})", show(a), t.ty),
+            ExprKind::Ternary(c, a, b) => format!("({} ? {} : {})", show(c), show(a), show(b)),
+            ExprKind::Field(a, i, _) => format!("{}.{i}", show(a)),
+            ExprKind::Index(a, i) => format!("{}[{}]", show(a), show(i)),
+            other => format!("{other:?}"),
+        }
+    }
+
+    fn p(s: &str) -> String {
+        show(&parse_expr(s).unwrap_or_else(|d| panic!("{s}: {d:?}")))
+    }
+
+    #[test]
+    fn precedence() {
+        assert_eq!(p("a || b && c"), "((a || b) && c)");
+        assert_eq!(p("a && b || c"), "((a && b) || c)");
+        assert_eq!(p("a | b ^ c & d"), "(a | (b ^ (c & d)))");
+        assert_eq!(p("a & b == c"), "(a & (b == c))");
+        assert_eq!(p("a < b << 1"), "(a < (b << 1))");
+        assert_eq!(p("a << b + c"), "(a << (b + c))");
+        assert_eq!(p("a + b * c - d"), "((a + (b * c)) - d)");
+        assert_eq!(p("-x as u32"), "(-(x as u32))");
+        assert_eq!(p("!~a"), "(!(~a))");
+        assert_eq!(p("x - 1"), "(x - 1)");
+        assert_eq!(p("-1"), "-1");
+        assert_eq!(p("c ? a : b ? d : e"), "(c ? a : (b ? d : e))");
+        assert_eq!(p("a || b ? 1 : 2"), "((a || b) ? 1 : 2)");
+        assert_eq!(p("m[k].0.1"), "m[k].0.1");
+        assert_eq!(p("1 + 2 as u8 * 3"), "(1 + ((2 as u8) * 3))");
+        let _ = BinOp::Add;
+    }
+}
