@@ -841,10 +841,11 @@ impl WasiCtx {
             // POSIX allows O_APPEND|O_TRUNC but std-style OpenOptions don't:
             // open for writing and switch on O_APPEND afterwards.
             let append_later = append && trunc;
+            let os_append = append && !append_later;
             let mut opts = cap_std::fs::OpenOptions::new();
             opts.read(read)
-                .write(write && !(append && !append_later))
-                .append(append && !append_later)
+                .write(write && !os_append)
+                .append(os_append)
                 .truncate(trunc)
                 .create(creat && !excl)
                 .create_new(creat && excl);

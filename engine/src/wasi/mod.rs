@@ -20,6 +20,16 @@
 //! resolved relative to a preopened directory handle and can never leave it
 //! (absolute paths, `..` above the root and symlinks pointing outside all fail
 //! with `ENOTCAPABLE` or the OS error the resolution hit). See [`check_guest_path`].
+//!
+//! Coverage: all 46 preview1 imports are defined. Everything is implemented for
+//! real except `proc_raise` (`ENOSYS`) and `sock_accept`/`sock_recv`/`sock_send`/
+//! `sock_shutdown` (`ENOTSUP`). Rights are reported (all rights; stdio without
+//! seek/tell so `isatty` works) but not enforced beyond what the OS enforces;
+//! `fd_fdstat_set_rights` is accepted and ignored. `fd_fdstat_set_flags` supports
+//! `APPEND`/`NONBLOCK` on files (the sync flags give `ENOTSUP`). `poll_oneoff`
+//! sleeps until the earliest clock when only clocks are subscribed; fd
+//! subscriptions are reported ready at once. Guest memory accesses out of bounds
+//! give `EFAULT`; no function traps except `proc_exit` (an exit "trap").
 
 pub mod errno;
 mod host;

@@ -430,3 +430,51 @@ fn clocks_and_random_and_poll() {
     assert_ne!(a, m.slice(1000, 64).unwrap());
     assert!(a.iter().any(|&b| b != 0));
 }
+
+#[test]
+fn times_pread_and_dot() {
+    let mut f = fixture("times");
+    // "." without following symlinks is the preopen itself.
+    let d = f.open(".", OFLAGS_DIRECTORY, RIGHT_FD_READ, 0, false).unwrap();
+    f.ctx.fd_filestat_get(&mut GuestMem(&mut f.mem), d, OUT).unwrap();
+    assert_eq!(f.mem[OUT as usize + 16], FILETYPE_DIRECTORY);
+    assert!(f.open("sub/", OFLAGS_DIRECTORY, RIGHT_FD_READ, 0, true).is_ok());
+    assert_eq!(f.open("hello.txt/", 0, RIGHT_FD_READ, 0, true), Err(ENOTDIR));
+    // Set mtime through a path and through an fd.
+    let len = f.put(PATH, "hello.txt");
+    let t = 1_000_000_000u64 * 1_000_000_000 + 5;
+    f.ctx.path_filestat_set_times(&mut GuestMem(&mut f.mem), 3, 1, PATH, len, 0, t, FSTFLAGS_MTIM).unwrap();
+    f.ctx.path_filestat_get(&mut GuestMem(&mut f.mem), 3, 1, PATH, len, OUT).unwrap();
+    assert_eq!(f.u64_at(OUT + 48), t);
+    assert_eq!(
+        f.ctx.path_filestat_set_times(&mut GuestMem(&mut f.mem), 3, 1, PATH, len, 0, t, FSTFLAGS_MTIM | FSTFLAGS_MTIM_NOW),
+        Err(EINVAL)
+    );
+    let fd = f.open_ro("hello.txt").unwrap();
+    f.ctx.fd_filestat_set_times(fd, t, 0, FSTFLAGS_ATIM | FSTFLAGS_MTIM_NOW).unwrap();
+    f.ctx.fd_filestat_get(&mut GuestMem(&mut f.mem), fd, OUT).unwrap();
+    assert_eq!(f.u64_at(OUT + 40), t);
+    assert!(f.u64_at(OUT + 48) > t);
+    // pread at an offset leaves the position alone.
+    let iov = [(BUF + 64).to_le_bytes(), 3u32.to_le_bytes()].concat();
+    f.mem[BUF as usize..BUF as usize + 8].copy_from_slice(&iov);
+    f.ctx.fd_pread(&mut GuestMem(&mut f.mem), fd, BUF, 1, 2, OUT).unwrap();
+    assert_eq!(f.u32_at(OUT), 3);
+    assert_eq!(&f.mem[BUF as usize + 64..BUF as usize + 67], b"llo");
+    assert_eq!(f.read(fd, 10).unwrap(), b"hello");
+    // Poll: a regular file is readable right away, with the bytes left.
+    let mut m = GuestMem(&mut f.mem);
+    m.write_u64(100, 1).unwrap();
+    m.write_u8(108, EVENTTYPE_FD_READ).unwrap();
+    m.write_u32(116, fd).unwrap();
+    m.write_u64(148, 2).unwrap();
+    m.write_u8(156, EVENTTYPE_CLOCK).unwrap();
+    m.write_u32(164, 1).unwrap();
+    m.write_u64(172, 10_000_000_000).unwrap();
+    let t0 = std::time::Instant::now();
+    f.ctx.poll_oneoff(&mut m, 100, 400, 2, 600).unwrap();
+    assert!(t0.elapsed() < std::time::Duration::from_secs(5));
+    assert_eq!(m.read_u32(600).unwrap(), 1);
+    assert_eq!(m.read_u64(400).unwrap(), 1);
+    assert_eq!(m.read_u8(410).unwrap(), EVENTTYPE_FD_READ);
+}
