@@ -185,7 +185,13 @@ pub struct Module {
 impl Module {
     /// Decode and validate a binary module.
     pub fn new(bytes: &[u8]) -> Result<Module, LoadError> {
-        match parse(bytes) {
+        Module::new_with_features(bytes, supported_features())
+    }
+
+    /// Decode and validate with a subset of the supported features (e.g. to
+    /// check a module against an older version of the standard).
+    pub fn new_with_features(bytes: &[u8], features: WasmFeatures) -> Result<Module, LoadError> {
+        match parse(bytes, features & supported_features()) {
             Ok(m) => Ok(m),
             Err(e) if e.kind == LoadErrorKind::Unsupported => Err(e),
             Err(e) => Err(explain_unsupported(bytes).unwrap_or(e)),
@@ -340,7 +346,7 @@ pub(crate) fn const_expr(e: &wasmparser::ConstExpr<'_>) -> Result<ConstExpr, Loa
     Ok(ConstExpr(ops))
 }
 
-fn parse(bytes: &[u8]) -> Result<Module, LoadError> {
+fn parse(bytes: &[u8], features: WasmFeatures) -> Result<Module, LoadError> {
     let mut m = Module {
         bytes: Arc::from(bytes),
         types: Vec::new(),
@@ -362,13 +368,13 @@ fn parse(bytes: &[u8]) -> Result<Module, LoadError> {
         name: None,
         code: Vec::new(),
     };
-    let mut validator = Validator::new_with_features(supported_features());
+    let mut validator = Validator::new_with_features(features);
     let mut allocs = wasmparser::FuncValidatorAllocations::default();
     for payload in Parser::new(0).parse_all(bytes) {
         let payload = payload?;
         if let wasmparser::ValidPayload::Func(func, body) = validator.payload(&payload)? {
             let mut fv = func.into_validator(std::mem::take(&mut allocs));
-            let ctx = crate::interp::compile::ModuleCtx { types: &m.types, func_types: &m.func_types };
+            let ctx = crate::interp::compile::ModuleCtx { types: &m.types, func_types: &m.func_types, features };
             let compiled = crate::interp::compile::translate(&mut fv, &body, &ctx)?;
             m.code.push(Arc::new(compiled));
             allocs = fv.into_allocations();

@@ -14,6 +14,8 @@ use crate::types::FuncType;
 pub(crate) struct ModuleCtx<'a> {
     pub types: &'a [FuncType],
     pub func_types: &'a [u32],
+    /// Features the body is decoded with (must match the validator's).
+    pub features: wasmparser::WasmFeatures,
 }
 
 impl ModuleCtx<'_> {
@@ -78,18 +80,24 @@ impl Translator<'_> {
     /// Resolve a branch to relative depth `depth` at the current point.
     /// Returns the target (or a placeholder plus a fixup to register) and the
     /// stack adjustment, or None when the branch is to the function body (a return).
-    fn branch(&self, v: &FuncValidator<ValidatorResources>, depth: u32) -> (BrTarget, bool, bool) {
-        let frame = v.get_control_frame(depth as usize).expect("validated branch depth");
+    ///
+    /// Returns None for an invalid depth; the validator rejects the op right after.
+    fn branch(&self, v: &FuncValidator<ValidatorResources>, depth: u32) -> Option<(BrTarget, bool, bool)> {
+        let frame = v.get_control_frame(depth as usize)?;
+        if depth as usize >= self.ctls.len() {
+            return None;
+        }
         let (np, nr) = self.ctx.block_arity(frame.block_type);
         let is_loop = frame.kind == FrameKind::Loop;
         let keep = if is_loop { np } else { nr };
         let base = self.out.num_locals + frame.height as u32;
         let height = v.operand_stack_height();
         let needs_move = height != frame.height as u32 + keep;
+        let _ = needs_move;
         let ctl = &self.ctls[self.ctls.len() - 1 - depth as usize];
         let is_return = depth as usize == self.ctls.len() - 1;
         let target = ctl.loop_start.unwrap_or(u32::MAX);
-        (BrTarget { target, base, keep }, needs_move, is_return)
+        Some((BrTarget { target, base, keep }, needs_move, is_return))
     }
 
     fn add_fixup(&mut self, depth: u32, f: Fixup) {
@@ -130,7 +138,7 @@ pub(crate) fn translate(
         body_start,
         cur_pc: 0,
     };
-    reader.set_features(crate::module::supported_features());
+    reader.set_features(ctx.features);
     let mut max_height = 0u32;
     while !reader.eof() {
         let offset = reader.original_position();
@@ -197,7 +205,7 @@ fn translate_op(
             }
         }
         W::Br { relative_depth } => {
-            let (b, mv, ret) = t.branch(v, relative_depth);
+            let Some((b, mv, ret)) = t.branch(v, relative_depth) else { return Ok(()) };
             if ret {
                 t.emit(Op::Return);
             } else if mv {
@@ -211,8 +219,8 @@ fn translate_op(
         W::BrIf { relative_depth } => {
             // The validator's height here still includes the condition; the
             // branch happens after popping it.
-            let (b, _, ret) = t.branch(v, relative_depth);
-            let height = v.operand_stack_height() - 1;
+            let Some((b, _, ret)) = t.branch(v, relative_depth) else { return Ok(()) };
+            let Some(height) = v.operand_stack_height().checked_sub(1) else { return Ok(()) };
             let frame_height = b.base - t.out.num_locals;
             let mv = height != frame_height + b.keep;
             if ret {
@@ -237,10 +245,13 @@ fn translate_op(
             }
             depths.push(targets.default());
             // Heights are measured after popping the index.
-            let height = v.operand_stack_height() - 1;
+            let Some(height) = v.operand_stack_height().checked_sub(1) else { return Ok(()) };
             let mut needs_return = Vec::new();
             for (k, d) in depths.iter().enumerate() {
-                let (mut b, _, ret) = t.branch(v, *d);
+                let Some((mut b, _, ret)) = t.branch(v, *d) else {
+                    t.out.br_tables.truncate(start);
+                    return Ok(());
+                };
                 let _ = height;
                 if ret {
                     // Mark: a return; emitted as a trampoline below.

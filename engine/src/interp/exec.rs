@@ -178,16 +178,19 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
             stack[sp - 1] = ($e) as $r as u64;
         }};
     }
+    // Unary float ops quiet a NaN input (libm passes signalling NaNs through).
     macro_rules! f32un {
         (|$a:ident| $e:expr) => {{
             let $a = f32::from_bits(stack[sp - 1] as u32);
-            stack[sp - 1] = (($e) as f32).to_bits() as u64;
+            let r: f32 = if $a.is_nan() { $a + $a } else { $e };
+            stack[sp - 1] = r.to_bits() as u64;
         }};
     }
     macro_rules! f64un {
         (|$a:ident| $e:expr) => {{
             let $a = f64::from_bits(stack[sp - 1]);
-            stack[sp - 1] = (($e) as f64).to_bits();
+            let r: f64 = if $a.is_nan() { $a + $a } else { $e };
+            stack[sp - 1] = r.to_bits();
         }};
     }
     macro_rules! f32bin {
