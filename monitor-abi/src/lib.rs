@@ -14,9 +14,36 @@
 //! | [`params`] | per-[`Param`] rules ([`Param::info`]: static/dynamic, where allowed, Wasm binding); [`validate_pattern`]; per-site [`check_param_at_site`] | A4, A5 |
 //! | [`opcode`] | [`Opcode`] ids and mnemonics derived from `wasmparser::for_each_operator!`; [`opcode_of`]; [`flatten_immediates`] (`immN`); [`Category`] | A3, A4 |
 //! | [`stack`] | operand/result types per instruction ([`stack_effect`] with a [`TypeResolver`]) for `argN` | A4 |
-//! | [`catalogue`] | probe-language events, modes, bound variables and target support | L3, L5 |
+//! | [`catalogue`](mod@catalogue) | probe-language events, modes, bound variables and target support | L3, L5 |
 //! | [`imports`] | provided import modules/functions with exact signatures and Part A/B | A6, B1 |
 //! | [`valtype`] | the ABI's small [`ValType`] and typed [`ConstValue`] | — |
+//!
+//! ## Example
+//!
+//! ```
+//! use monitor_abi::{parse_export_name, render_caret, Event, ExportMeaning, Mode, Param};
+//! use monitor_abi::{stack::NoContext, validate_pattern};
+//!
+//! let Ok(ExportMeaning::Probe(p)) = parse_export_name("wasm:opcode:call:after / $pred(fid) / (pc, arg0)")
+//! else { unreachable!() };
+//! assert!(matches!(p.event, Event::Opcode { mode: Mode::After, .. }));
+//! assert_eq!(p.params, vec![Param::Pc, Param::Arg(0)]);
+//! assert!(validate_pattern(&p).is_empty());
+//! assert_eq!(p.to_string(), "wasm:opcode:call:after/$pred(fid)/(pc,arg0)");
+//!
+//! // Unknown opcodes are ignorable; syntax errors carry a column.
+//! assert!(parse_export_name("wasm:opcode:i32.future_op").unwrap_err().is_ignorable());
+//! let name = "wasm:opcode:call(pc,,fid)";
+//! let err = parse_export_name(name).unwrap_err();
+//! assert_eq!(err.column, 20);
+//! eprintln!("{}", render_caret(name, &err));
+//!
+//! // Immediates and operand types of a decoded instruction.
+//! let op = wasmparser::Operator::I32Const { value: 7 };
+//! assert_eq!(monitor_abi::flatten_immediates(&op), vec![monitor_abi::ConstValue::I32(7)]);
+//! let eff = monitor_abi::stack_effect(&op, &NoContext).unwrap();
+//! assert_eq!(eff.results, vec![wasmparser::ValType::I32]);
+//! ```
 //!
 //! ## Decisions where the ABI is silent
 //!
@@ -53,3 +80,6 @@ pub use pattern::{
 };
 pub use stack::{stack_effect, StackEffect, TypeResolver};
 pub use valtype::{ConstValue, ValType};
+
+/// The wasmparser version this crate derives its opcode table from (0.217.1).
+pub use wasmparser;

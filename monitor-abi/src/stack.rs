@@ -46,7 +46,7 @@ impl StackEffect {
 
 fn nth_from_top(v: &[ValType], n: u32) -> Option<ValType> {
     let n = usize::try_from(n).ok()?;
-    v.len().checked_sub(n + 1).and_then(|i| v.get(i)).copied()
+    v.len().checked_sub(n.checked_add(1)?).and_then(|i| v.get(i)).copied()
 }
 
 /// Context an instruction's stack effect may depend on. All methods default

@@ -323,7 +323,7 @@ mod props {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+        #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
 
         #[test]
         fn print_parse_round_trip(p in pattern()) {
