@@ -172,7 +172,11 @@ impl fmt::Display for Trap {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.kind)?;
         if let Some(s) = &self.site {
-            write!(f, " in {} (func {}) at pc 0x{:x}", s.func_name, s.func, s.pc)?;
+            if s.func_name == format!("func[{}]", s.func) {
+                write!(f, " in func[{}] at pc 0x{:x}", s.func, s.pc)?;
+            } else {
+                write!(f, " in {} (func {}) at pc 0x{:x}", s.func_name, s.func, s.pc)?;
+            }
         }
         Ok(())
     }

@@ -158,6 +158,8 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
         };
         let t1 = std::time::Instant::now();
         let r = store.invoke(func, &args);
+        // The app's buffered output comes before anything the engine prints.
+        let _ = ctx.borrow_mut().flush();
         if cli.metrics {
             eprintln!("wizeng: metrics: load+validate+translate {:.3} ms, run {:.3} ms", t_load.as_secs_f64() * 1e3, t1.elapsed().as_secs_f64() * 1e3);
         }

@@ -213,6 +213,17 @@ impl Module {
         if bytes.starts_with(b"\0asm") {
             return Module::new(bytes);
         }
+        let looks_like_text = std::str::from_utf8(bytes).is_ok_and(|t| {
+            let t = t.trim_start();
+            t.starts_with('(') || t.starts_with(";;") || t.starts_with("(;")
+        });
+        if !looks_like_text {
+            return Err(LoadError {
+                kind: LoadErrorKind::Malformed,
+                offset: Some(0),
+                message: "not a WebAssembly module: no \\0asm magic header, and not in the text format".into(),
+            });
+        }
         match std::str::from_utf8(bytes).ok().map(wat::parse_str) {
             Some(Ok(bin)) => Module::new(&bin),
             Some(Err(e)) => Err(LoadError { kind: LoadErrorKind::Malformed, offset: None, message: format!("text format: {e}") }),

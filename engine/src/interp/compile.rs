@@ -146,7 +146,12 @@ pub(crate) fn translate(
         t.cur_pc = (offset - t.body_start) as u32;
         let reachable = !v.get_control_frame(0).map(|f| f.unreachable).unwrap_or(true);
         if reachable || matches!(op, Operator::Block { .. } | Operator::Loop { .. } | Operator::If { .. } | Operator::Else | Operator::End) {
-            translate_op(&mut t, v, &op, reachable)?;
+            if let Err(e) = translate_op(&mut t, v, &op, reachable) {
+                // An op we cannot translate is usually one the validator rejects
+                // (e.g. SIMD): report the validator's error, which names the feature.
+                v.op(offset, &op)?;
+                return Err(e);
+            }
         }
         v.op(offset, &op)?;
         max_height = max_height.max(v.operand_stack_height());

@@ -1,0 +1,114 @@
+//! File-based command-line tests: each `tests/cli/NAME.wat` (or `.wasm`) is run
+//! through the `wizeng` binary and its exit status, stdout and stderr are
+//! compared with `tests/cli/NAME.out`. A first-line comment `;; args: ...` gives
+//! the options and app arguments. `BLESS=1` rewrites the `.out` files.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+fn args_of(path: &Path) -> Vec<String> {
+    if path.extension().is_some_and(|e| e == "wat") {
+        let text = std::fs::read_to_string(path).unwrap();
+        if let Some(rest) = text.lines().next().and_then(|l| l.strip_prefix(";; args:")) {
+            return rest.split_whitespace().map(String::from).collect();
+        }
+    }
+    Vec::new()
+}
+
+fn run_case(root: &Path, rel: &Path) -> String {
+    let mut args = args_of(&root.join(rel));
+    // Options go before the app; everything after `--invoke=f` that isn't an option is an app arg.
+    let split = args.iter().position(|a| !a.starts_with("--")).unwrap_or(args.len());
+    let rest = args.split_off(split);
+    let out = Command::new(env!("CARGO_BIN_EXE_wizeng"))
+        .current_dir(root)
+        .args(&args)
+        .arg(rel)
+        .args(&rest)
+        .output()
+        .expect("run wizeng");
+    let status = match out.status.code() {
+        Some(c) => c.to_string(),
+        None => format!("killed: {:?}", out.status),
+    };
+    format!(
+        "exit: {status}\n--- stdout\n{}--- stderr\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+#[test]
+fn cli_cases() {
+    let root = repo_root();
+    let dir = root.join("tests/cli");
+    let bless = std::env::var_os("BLESS").is_some();
+    let mut cases: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "wat" || e == "wasm"))
+        .collect();
+    cases.sort();
+    assert!(cases.len() >= 20, "expected the CLI cases in {}", dir.display());
+    let mut failed = Vec::new();
+    for case in &cases {
+        let rel = case.strip_prefix(&root).unwrap();
+        let got = run_case(&root, rel);
+        let expected_path = case.with_extension("out");
+        if bless {
+            std::fs::write(&expected_path, &got).unwrap();
+            continue;
+        }
+        match std::fs::read_to_string(&expected_path) {
+            Ok(exp) if exp == got => println!("ok   {}", rel.display()),
+            Ok(exp) => {
+                println!("FAIL {}\n--- expected\n{exp}--- got\n{got}", rel.display());
+                failed.push(rel.display().to_string());
+            }
+            Err(_) => {
+                println!("FAIL {}: no {} (run with BLESS=1)", rel.display(), expected_path.display());
+                failed.push(rel.display().to_string());
+            }
+        }
+    }
+    assert!(failed.is_empty(), "{} CLI case(s) failed: {failed:?}", failed.len());
+}
+
+/// Every prefix of a valid module is rejected with an error, never a panic.
+#[test]
+fn truncated_modules_never_panic() {
+    let bin = wat::parse_str(
+        r#"(module (import "env" "f" (func (param i32))) (memory 1) (global (mut i32) (i32.const 5))
+           (table 2 funcref) (elem (i32.const 0) 1)
+           (func (export "g") (param i32) (result i32) (local i64)
+             (block (result i32) (loop (br_if 1 (local.get 0) (i32.eqz (local.get 0)))
+               (local.set 0 (i32.sub (local.get 0) (i32.const 1))) (br 0)) (i32.const 0)))
+           (data (i32.const 8) "hello"))"#,
+    )
+    .unwrap();
+    assert!(wizeng::Module::new(&bin).is_ok());
+    let mut rejected = 0;
+    for n in 0..bin.len() {
+        // A prefix ending exactly at a section boundary is itself a valid module.
+        match std::panic::catch_unwind(|| wizeng::Module::new(&bin[..n])) {
+            Ok(Err(_)) => rejected += 1,
+            Ok(Ok(_)) => {}
+            Err(_) => panic!("prefix of {n} bytes panicked"),
+        }
+    }
+    assert!(rejected > bin.len() / 2, "most prefixes must be rejected ({rejected} of {})", bin.len());
+    assert!(wizeng::Module::new(&bin[..bin.len() - 1]).is_err());
+    // Single-byte corruptions: load or reject, but never panic.
+    for i in 8..bin.len() {
+        for b in [0x00u8, 0x01, 0x7f, 0x80, 0xff] {
+            let mut m = bin.clone();
+            m[i] = b;
+            assert!(std::panic::catch_unwind(|| wizeng::Module::new(&m)).is_ok(), "byte {i} = {b:#x} panicked");
+        }
+    }
+}

@@ -1,0 +1,1 @@
+(module (func (export "_start") (i32.bogus)))

@@ -1,0 +1,2 @@
+;; args: --invoke=f abc
+(module (func (export "f") (param i32)))

@@ -1,0 +1,1 @@
+(module (func $s (unreachable)) (start $s) (func (export "_start")))

@@ -1,0 +1,2 @@
+;; args: --invoke=run
+(module (func $inner (unreachable)) (func (export "run") (call $inner)))
