@@ -12,6 +12,8 @@ pub enum LoadErrorKind {
     Invalid,
     /// Valid, but needs a feature this engine does not implement.
     Unsupported,
+    /// A monitor's probe could not be bound to a site of the application.
+    MonitorBind,
 }
 
 /// A module could not be loaded: decode, validation or unsupported feature.
@@ -72,6 +74,7 @@ impl fmt::Display for LoadError {
             LoadErrorKind::Malformed => "malformed module",
             LoadErrorKind::Invalid => "invalid module",
             LoadErrorKind::Unsupported => "unsupported module",
+            LoadErrorKind::MonitorBind => "monitor bind error",
         };
         match self.offset {
             Some(o) => write!(f, "{what}: {} (at byte offset 0x{o:x})", self.message),

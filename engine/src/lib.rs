@@ -11,6 +11,8 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 
 pub mod error;
+pub mod instrument;
+pub mod monitor;
 pub mod interp;
 pub mod module;
 pub mod store;

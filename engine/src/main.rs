@@ -10,14 +10,13 @@ use anyhow::{anyhow, bail, Context};
 use clap::Parser;
 
 use wizeng::wasi::WasiCtx;
-use wizeng::{InstantiateError, Linker, Module, Store, Value};
+use wizeng::{monitor, InstantiateError, Linker, Module, Store, Value};
 
 /// Exit statuses of the engine itself (the app's own status is passed through).
 mod status {
     /// Command-line usage error (also what clap uses).
     pub const USAGE: u8 = 2;
-    /// A monitor could not be bound (monitor ABI A7).
-    #[allow(dead_code)]
+    /// A monitor could not be loaded or bound (monitor ABI A7).
     pub const MONITOR_BIND: u8 = 3;
     /// The module could not be read, decoded, validated, or needs an unsupported feature.
     pub const LOAD: u8 = 125;
@@ -42,7 +41,7 @@ struct Cli {
     /// Call this export instead of `_start`/`main`; the app args are its arguments.
     #[arg(long)]
     invoke: Option<String>,
-    /// Monitors to run beside the app (not yet supported).
+    /// Monitors to run beside the app: M1[+lib.wasm...][,M2...].
     #[arg(long)]
     monitors: Option<String>,
     /// Treat monitor warnings as errors.
@@ -93,14 +92,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
     if cli.mode != "int" {
         return Err(Failure(status::USAGE, anyhow!("--mode={}: only the interpreter (--mode=int) is available in this build", cli.mode)));
     }
-    if cli.monitors.is_some() {
-        return Err(Failure(status::USAGE, anyhow!("--monitors: monitors are not supported yet")));
-    }
     let t0 = std::time::Instant::now();
-    let module = Module::from_file(&cli.app).map_err(|e| Failure(status::LOAD, anyhow!("{}: {e}", cli.app.display())))?;
-    let module = Arc::new(module);
-    let t_load = t0.elapsed();
-
     let mut store = Store::default();
     let mut linker = Linker::new();
     let app_name = cli.app.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
@@ -117,6 +109,34 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
     }
     let ctx = Rc::new(RefCell::new(ctx));
     wizeng::wasi::add_to_linker(&mut linker, &mut store, ctx.clone());
+    if cli.expose.iter().any(|e| e == "wizeng") {
+        monitor::define_wizeng_imports(&mut linker, &mut store, ctx.clone());
+    }
+
+    // Monitors are instantiated first (their start functions run), then matched
+    // against the app while it is validated and translated.
+    let specs = cli.monitors.as_deref().map(monitor::parse_monitor_list).unwrap_or_default();
+    let mut monitors = if specs.is_empty() {
+        None
+    } else {
+        let mut mon_linker = Linker::new();
+        monitor::define_wizeng_imports(&mut mon_linker, &mut store, ctx.clone());
+        Some(monitor::Monitors::load(&mut store, &specs, &mon_linker, cli.fatal).map_err(|e| Failure(status::MONITOR_BIND, anyhow!("{e}")))?)
+    };
+    let bytes = wizeng::module::read_binary(&cli.app).map_err(|e| Failure(status::LOAD, anyhow!("{}: {e}", cli.app.display())))?;
+    let module = match monitors.as_mut() {
+        None => Module::new(&bytes),
+        Some(m) => {
+            m.set_app_names(wizeng::module::read_func_names(&bytes));
+            Module::new_instrumented(&bytes, &mut m.matcher(&mut store))
+        }
+    };
+    let module = module.map_err(|e| {
+        let code = if e.kind == wizeng::LoadErrorKind::MonitorBind { status::MONITOR_BIND } else { status::LOAD };
+        Failure(code, anyhow!("{}: {e}", cli.app.display()))
+    })?;
+    let module = Arc::new(module);
+    let t_load = t0.elapsed();
 
     let result = (|| -> Result<ExitCode, Failure> {
         let inst = match linker.instantiate(&mut store, &module) {
@@ -156,6 +176,11 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
                 (f, Vec::new())
             }
         };
+        if let Some(m) = &monitors {
+            if let Err(t) = m.begin(&mut store) {
+                return Err(Failure(status::TRAP, anyhow!("trap: {t}")));
+            }
+        }
         let t1 = std::time::Instant::now();
         let r = store.invoke(func, &args);
         // The app's buffered output comes before anything the engine prints.
@@ -178,7 +203,33 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             },
         }
     })();
+    // `wasm:exit` runs after the app ends: normally, by proc_exit, or after a
+    // trap (then after the trap message). The exit status stays the app's.
     let _ = ctx.borrow_mut().flush();
+    let result = match (&result, &monitors) {
+        (Err(Failure(code, err)), Some(m)) if *code == status::TRAP => {
+            eprintln!("wizeng: {err:#}");
+            if let Err(t) = m.exit(&mut store) {
+                let _ = ctx.borrow_mut().flush();
+                eprintln!("wizeng: trap: {t}");
+            }
+            Ok(ExitCode::from(status::TRAP))
+        }
+        (Ok(_), Some(m)) => match m.exit(&mut store) {
+            Ok(()) => result,
+            Err(t) => {
+                let _ = ctx.borrow_mut().flush();
+                Err(Failure(status::TRAP, anyhow!("trap: {t}")))
+            }
+        },
+        _ => result,
+    };
+    let _ = ctx.borrow_mut().flush();
+    if cli.metrics {
+        if let Some(m) = &monitors {
+            eprintln!("wizeng: metrics: probes attached at {} sites, {} calls", m.stats.sites, m.stats.calls);
+        }
+    }
     result
 }
 

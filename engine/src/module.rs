@@ -191,44 +191,31 @@ impl Module {
     /// Decode and validate with a subset of the supported features (e.g. to
     /// check a module against an older version of the standard).
     pub fn new_with_features(bytes: &[u8], features: WasmFeatures) -> Result<Module, LoadError> {
-        match parse(bytes, features & supported_features()) {
+        Module::load(bytes, features, None)
+    }
+
+    /// Decode, validate and translate, asking `instr` for the probes of every
+    /// site (monitor matching happens here, in the same pass).
+    pub fn new_instrumented(bytes: &[u8], instr: &mut dyn crate::instrument::Instrumenter) -> Result<Module, LoadError> {
+        Module::load(bytes, supported_features(), Some(instr))
+    }
+
+    fn load(bytes: &[u8], features: WasmFeatures, instr: Option<&mut (dyn crate::instrument::Instrumenter + '_)>) -> Result<Module, LoadError> {
+        match parse(bytes, features & supported_features(), instr) {
             Ok(m) => Ok(m),
-            Err(e) if e.kind == LoadErrorKind::Unsupported => Err(e),
+            Err(e) if matches!(e.kind, LoadErrorKind::Unsupported | LoadErrorKind::MonitorBind) => Err(e),
             Err(e) => Err(explain_unsupported(bytes).unwrap_or(e)),
         }
     }
 
     /// Read a module from a file: binary, or text if it parses as `.wat`.
     pub fn from_file(path: &std::path::Path) -> Result<Module, LoadError> {
-        let bytes = std::fs::read(path).map_err(|e| LoadError {
-            kind: LoadErrorKind::Io,
-            offset: None,
-            message: format!("cannot read {}: {e}", path.display()),
-        })?;
-        Module::from_bytes_or_text(&bytes)
+        Module::new(&read_binary(path)?)
     }
 
     /// Accepts either a binary module or the text format.
     pub fn from_bytes_or_text(bytes: &[u8]) -> Result<Module, LoadError> {
-        if bytes.starts_with(b"\0asm") {
-            return Module::new(bytes);
-        }
-        let looks_like_text = std::str::from_utf8(bytes).is_ok_and(|t| {
-            let t = t.trim_start();
-            t.starts_with('(') || t.starts_with(";;") || t.starts_with("(;")
-        });
-        if !looks_like_text {
-            return Err(LoadError {
-                kind: LoadErrorKind::Malformed,
-                offset: Some(0),
-                message: "not a WebAssembly module: no \\0asm magic header, and not in the text format".into(),
-            });
-        }
-        match std::str::from_utf8(bytes).ok().map(wat::parse_str) {
-            Some(Ok(bin)) => Module::new(&bin),
-            Some(Err(e)) => Err(LoadError { kind: LoadErrorKind::Malformed, offset: None, message: format!("text format: {e}") }),
-            None => Module::new(bytes),
-        }
+        Module::new(&to_binary(bytes)?)
     }
 
     pub fn num_funcs(&self) -> u32 {
@@ -279,6 +266,59 @@ impl Module {
         let reader = wasmparser::BinaryReader::new(&self.bytes[body.range.clone()], body.range.start);
         wasmparser::FunctionBody::new(reader).get_operators_reader().expect("validated body")
     }
+}
+
+/// Read a file as a binary module, converting the text format if needed.
+pub fn read_binary(path: &std::path::Path) -> Result<Vec<u8>, LoadError> {
+    let bytes = std::fs::read(path).map_err(|e| LoadError {
+        kind: LoadErrorKind::Io,
+        offset: None,
+        message: format!("cannot read {}: {e}", path.display()),
+    })?;
+    to_binary(&bytes)
+}
+
+/// A binary module as is, or the text format converted to binary.
+pub fn to_binary(bytes: &[u8]) -> Result<Vec<u8>, LoadError> {
+    if bytes.starts_with(b"\0asm") {
+        return Ok(bytes.to_vec());
+    }
+    let looks_like_text = std::str::from_utf8(bytes).is_ok_and(|t| {
+        let t = t.trim_start();
+        t.starts_with('(') || t.starts_with(";;") || t.starts_with("(;")
+    });
+    if !looks_like_text {
+        return Err(LoadError {
+            kind: LoadErrorKind::Malformed,
+            offset: Some(0),
+            message: "not a WebAssembly module: no \\0asm magic header, and not in the text format".into(),
+        });
+    }
+    let text = std::str::from_utf8(bytes).unwrap_or_default();
+    wat::parse_str(text).map_err(|e| LoadError { kind: LoadErrorKind::Malformed, offset: None, message: format!("text format: {e}") })
+}
+
+/// Function names from a module's name section (empty if none or malformed).
+pub fn read_func_names(bytes: &[u8]) -> HashMap<u32, String> {
+    let mut names = HashMap::new();
+    for p in Parser::new(0).parse_all(bytes) {
+        match p {
+            Ok(Payload::CustomSection(c)) => {
+                if let wasmparser::KnownCustom::Name(r) = c.as_known() {
+                    for n in r.into_iter().flatten() {
+                        if let wasmparser::Name::Function(map) = n {
+                            for naming in map.into_iter().flatten() {
+                                names.insert(naming.index, naming.name.to_string());
+                            }
+                        }
+                    }
+                }
+            }
+            Ok(_) => {}
+            Err(_) => break,
+        }
+    }
+    names
 }
 
 /// A module failed to load: would it be valid with more features? Then it is
@@ -357,7 +397,7 @@ pub(crate) fn const_expr(e: &wasmparser::ConstExpr<'_>) -> Result<ConstExpr, Loa
     Ok(ConstExpr(ops))
 }
 
-fn parse(bytes: &[u8], features: WasmFeatures) -> Result<Module, LoadError> {
+fn parse(bytes: &[u8], features: WasmFeatures, mut instr: Option<&mut (dyn crate::instrument::Instrumenter + '_)>) -> Result<Module, LoadError> {
     let mut m = Module {
         bytes: Arc::from(bytes),
         types: Vec::new(),
@@ -386,7 +426,7 @@ fn parse(bytes: &[u8], features: WasmFeatures) -> Result<Module, LoadError> {
         if let wasmparser::ValidPayload::Func(func, body) = validator.payload(&payload)? {
             let mut fv = func.into_validator(std::mem::take(&mut allocs));
             let ctx = crate::interp::compile::ModuleCtx { types: &m.types, func_types: &m.func_types, features };
-            let compiled = crate::interp::compile::translate(&mut fv, &body, &ctx)?;
+            let compiled = crate::interp::compile::translate(&mut fv, &body, &ctx, instr.as_deref_mut())?;
             m.code.push(Arc::new(compiled));
             allocs = fv.into_allocations();
         }

@@ -164,6 +164,13 @@ impl<'a> Caller<'a> {
         Ok(&mut self.store.memories[m.0 as usize].data)
     }
 
+    /// The caller's memory 0 (what the monitor ABI's `wizeng.puts` reads).
+    pub fn memory0(&mut self) -> Result<&mut [u8], Trap> {
+        let inst = self.instance.ok_or_else(|| Trap::host("host function needs the caller's memory, but it was called from outside Wasm"))?;
+        let m = *self.store.instances[inst.0 as usize].memories.first().ok_or_else(|| Trap::host("host function needs the caller's memory 0, but it has none"))?;
+        Ok(&mut self.store.memories[m.0 as usize].data)
+    }
+
     /// Call a function of the store from a host function.
     pub fn call(&mut self, f: FuncAddr, args: &[Value]) -> Result<Vec<Value>, Trap> {
         self.store.invoke(f, args)

@@ -224,6 +224,8 @@ pub enum Op {
     TableInit { elem: u32, table: u32 },
     ElemDrop(u32),
 
+    /// Fire the probes of `Compiled::probes[n]`.
+    Probe(u32),
 }
 
 /// A translated function.
@@ -241,6 +243,8 @@ pub struct Compiled {
     pub max_height: u32,
     /// Function index in the module's function index space.
     pub func_idx: u32,
+    /// Probe sites of this function (instrumented modules only).
+    pub probes: Vec<Vec<crate::instrument::ProbeCall>>,
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@ use wasmparser::{BlockType, FrameKind, FuncValidator, FunctionBody, Operator, Va
 
 use super::code::*;
 use crate::error::LoadError;
+use crate::instrument::{Instrumenter, ProbeCall, Site, When};
 use crate::types::FuncType;
 
 /// What the translator needs to know about the module.
@@ -66,6 +67,14 @@ impl Translator<'_> {
         self.out.ops.len() as u32
     }
 
+    fn emit_probes(&mut self, calls: Vec<ProbeCall>) {
+        if !calls.is_empty() {
+            let k = self.out.probes.len() as u32;
+            self.out.probes.push(calls);
+            self.emit(Op::Probe(k));
+        }
+    }
+
     fn patch(&mut self, f: &Fixup, target: u32) {
         match *f {
             Fixup::Op(i) => match &mut self.out.ops[i] {
@@ -118,6 +127,7 @@ pub(crate) fn translate(
     v: &mut FuncValidator<ValidatorResources>,
     body: &FunctionBody<'_>,
     ctx: &ModuleCtx<'_>,
+    mut instr: Option<&mut (dyn Instrumenter + '_)>,
 ) -> Result<Compiled, LoadError> {
     let func_idx = v.index();
     let ty = &ctx.types[ctx.func_types[func_idx as usize] as usize];
@@ -139,14 +149,41 @@ pub(crate) fn translate(
         cur_pc: 0,
     };
     reader.set_features(ctx.features);
+    let body_bytes = body.as_bytes();
+    if let Some(ins) = instr.as_deref_mut() {
+        ins.begin_function(func_idx, body_bytes, body_start)?;
+    }
     let mut max_height = 0u32;
+    let mut instr_index = 0u32;
+    let mut first = true;
     while !reader.eof() {
         let offset = reader.original_position();
         let op = reader.read_operator()?;
         t.cur_pc = (offset - t.body_start) as u32;
         let reachable = !v.get_control_frame(0).map(|f| f.unreachable).unwrap_or(true);
+        let at_func_end = reader.eof();
+        if let Some(ins) = instr.as_deref_mut() {
+            if first {
+                let site = Site { func_idx, pc: 0, op: None, validator: v, at_func_end: false, instr_index: 0 };
+                let calls = ins.probes(When::Entry, &site)?;
+                let pc = t.cur_pc;
+                t.cur_pc = 0;
+                t.emit_probes(calls);
+                t.cur_pc = pc;
+            }
+        }
+        first = false;
+        // Branches to this instruction (a loop header, a block's end) land before its probes.
+        let site_start = t.here();
+        if reachable {
+            if let Some(ins) = instr.as_deref_mut() {
+                let site = Site { func_idx, pc: t.cur_pc, op: Some(&op), validator: v, at_func_end, instr_index };
+                let calls = ins.probes(When::Before, &site)?;
+                t.emit_probes(calls);
+            }
+        }
         if reachable || matches!(op, Operator::Block { .. } | Operator::Loop { .. } | Operator::If { .. } | Operator::Else | Operator::End) {
-            if let Err(e) = translate_op(&mut t, v, &op, reachable) {
+            if let Err(e) = translate_op(&mut t, v, &op, reachable, site_start) {
                 // An op we cannot translate is usually one the validator rejects
                 // (e.g. SIMD): report the validator's error, which names the feature.
                 v.op(offset, &op)?;
@@ -155,6 +192,15 @@ pub(crate) fn translate(
         }
         v.op(offset, &op)?;
         max_height = max_height.max(v.operand_stack_height());
+        let falls_through = !v.get_control_frame(0).map(|f| f.unreachable).unwrap_or(true);
+        if reachable && falls_through && !at_func_end {
+            if let Some(ins) = instr.as_deref_mut() {
+                let site = Site { func_idx, pc: t.cur_pc, op: Some(&op), validator: v, at_func_end, instr_index };
+                let calls = ins.probes(When::After, &site)?;
+                t.emit_probes(calls);
+            }
+        }
+        instr_index += 1;
     }
     v.finish(reader.original_position())?;
     t.out.max_height = max_height + 1;
@@ -166,6 +212,7 @@ fn translate_op(
     v: &FuncValidator<ValidatorResources>,
     op: &Operator<'_>,
     reachable: bool,
+    site_start: u32,
 ) -> Result<(), LoadError> {
     use Operator as W;
     let simple = |t: &mut Translator<'_>, o: Op| {
@@ -177,8 +224,9 @@ fn translate_op(
         W::Unreachable => simple(t, Op::Unreachable),
         W::Block { .. } => t.ctls.push(Ctl { loop_start: None, fixups: Vec::new(), if_jump: None }),
         W::Loop { .. } => {
-            let here = t.here();
-            t.ctls.push(Ctl { loop_start: Some(here), fixups: Vec::new(), if_jump: None })
+            // Back edges re-enter at the loop instruction itself, so its probes
+            // (block:start, opcode:loop) fire on every iteration, as in Wizard.
+            t.ctls.push(Ctl { loop_start: Some(site_start), fixups: Vec::new(), if_jump: None })
         }
         W::If { .. } => {
             let j = if reachable { Some(t.emit(Op::JumpIfZero(u32::MAX))) } else { None };
@@ -197,7 +245,8 @@ fn translate_op(
         }
         W::End => {
             let ctl = t.ctls.pop().expect("balanced");
-            let here = t.here();
+            // Branches to a block land on its `end` (before the end's probes).
+            let here = site_start;
             for f in &ctl.fixups {
                 t.patch(f, here);
             }

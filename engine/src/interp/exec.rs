@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use super::code::*;
 use crate::error::{Trap, TrapKind, TrapSite};
+use crate::instrument::ArgSource;
 use crate::store::{Caller, FuncKind, Store};
 use crate::types::{FuncAddr, Value};
 
@@ -383,7 +384,7 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
         }};
     }
 
-    let result: Result<(), Trap> = loop {
+    let result: Result<(), Trap> = 'exec: loop {
         let op = code.ops[ip];
         ip += 1;
         match op {
@@ -808,6 +809,31 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                 store.tables[ta].elems[d as usize..(d + n) as usize].copy_from_slice(&seg[s as usize..(s + n) as usize]);
             }
             Op::ElemDrop(e) => store.instances[inst].elems[e as usize] = std::rc::Rc::from([]),
+            Op::Probe(k) => {
+                let c = code.clone();
+                for call in &c.probes[k as usize] {
+                    let args: Vec<Value> = call
+                        .types
+                        .iter()
+                        .zip(&call.args)
+                        .map(|(t, a)| match a {
+                            ArgSource::Const(v) => Value::from_slot(*t, *v),
+                            ArgSource::Operand(n) => Value::from_slot(*t, stack[sp - 1 - *n as usize]),
+                            ArgSource::Local(n) => Value::from_slot(*t, stack[fp + *n as usize]),
+                            ArgSource::Frame => Value::ExternRef(None),
+                        })
+                        .collect();
+                    if let Err(t) = store.invoke(call.func, &args) {
+                        if t.exit_code().is_some() {
+                            break 'exec Err(t);
+                        }
+                        let site = trap_at(store, &code, ip - 1, inst, TrapKind::Unreachable).site;
+                        break 'exec Err(Trap { kind: TrapKind::Host(format!("{} trapped: {t}", call.origin)), site });
+                    }
+                }
+                // A probe call may have grown memories.
+                mem0 = mem0_of(store, inst);
+            }
         }
     };
     result

@@ -1,0 +1,71 @@
+//! The tier-independent result of matching monitors against an application:
+//! at an instruction site (function index, pc), a list of monitor functions to
+//! call with arguments from fixed sources. The translator asks an
+//! [`Instrumenter`] at every instruction while it validates the body, so the
+//! instrumenter sees exact operand and local types.
+
+use wasmparser::{FuncValidator, Operator, ValidatorResources};
+
+use crate::error::LoadError;
+use crate::types::{FuncAddr, ValType};
+
+/// Where a probe argument comes from when the probe fires.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ArgSource {
+    /// A value known at match time (slot encoding, see [`crate::Value::to_slot`]).
+    Const(u64),
+    /// The N-th operand from the top of the operand stack (after an `:after`
+    /// instruction: its N-th result from the top).
+    Operand(u32),
+    /// Local N of the running frame (params first).
+    Local(u32),
+    /// A frame accessor handle for the running frame.
+    Frame,
+}
+
+/// One monitor function to call at a site.
+#[derive(Clone, Debug)]
+pub struct ProbeCall {
+    pub func: FuncAddr,
+    /// Argument types, in order (the monitor function's parameter types).
+    pub types: Vec<ValType>,
+    pub args: Vec<ArgSource>,
+    /// For messages: which monitor and export this came from.
+    pub origin: std::rc::Rc<str>,
+}
+
+/// When a probe fires relative to its instruction.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum When {
+    /// `func:entry`: once per call, before the first instruction.
+    Entry,
+    /// Before the instruction.
+    Before,
+    /// After the instruction completed normally.
+    After,
+}
+
+/// What an instrumenter sees at one site.
+pub struct Site<'a, 'v> {
+    pub func_idx: u32,
+    /// Byte offset in the function body (0 for `func:entry`).
+    pub pc: u32,
+    /// The instruction (None for `func:entry`).
+    pub op: Option<&'a Operator<'a>>,
+    /// The validator, positioned before the instruction (or after it, for
+    /// [`When::After`]): operand types are `validator.get_operand_type(n)`.
+    pub validator: &'v FuncValidator<ValidatorResources>,
+    /// Whether this is the function's final `end`.
+    pub at_func_end: bool,
+    /// Index of the instruction in the function (0-based).
+    pub instr_index: u32,
+}
+
+/// Decides the probes of every site of a module while it is translated.
+pub trait Instrumenter {
+    /// Called before a function's instructions are visited; `body` is the
+    /// function's original bytes (starting at its local declarations).
+    fn begin_function(&mut self, func_idx: u32, body: &[u8], body_offset: usize) -> Result<(), LoadError>;
+    /// The probes to fire at a site, in firing order.
+    fn probes(&mut self, when: When, site: &Site<'_, '_>) -> Result<Vec<ProbeCall>, LoadError>;
+}

@@ -1,0 +1,715 @@
+//! Monitors: Wasm modules instantiated beside the application, in their own
+//! instances (own memories, globals, tables), whose probe exports are matched
+//! against the application's code at load time (monitor ABI Part A + B).
+//!
+//! Flow: [`Monitors::load`] instantiates each monitor (and its `+lib`
+//! libraries; start functions run), parses its export names; the application
+//! is then loaded with [`crate::Module::new_instrumented`] and this type as the
+//! [`Instrumenter`]: at every site it checks rules, runs static predicates and
+//! static calls in the monitor, type-checks, and returns the probe calls. The
+//! app's code never names a monitor's state: probes are calls the engine makes.
+
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+use std::sync::Arc;
+
+use monitor_abi::params::{Binding, SiteCheck, SiteFacts};
+use monitor_abi::pattern::{Event, ExportMeaning, Mode, OpcodeMatch, Param, Pattern, StaticCall};
+use monitor_abi::{ConstValue, Opcode};
+use wasmparser::{FuncValidator, Operator, ValidatorResources, WasmModuleResources};
+
+use crate::error::{LoadError, LoadErrorKind, Trap};
+use crate::instrument::{ArgSource, Instrumenter, ProbeCall, Site, When};
+use crate::store::{Linker, Store};
+use crate::types::*;
+use crate::wasi::WasiCtx;
+use crate::Module;
+
+/// One `--monitors` item: a monitor file and its `+lib.wasm` libraries.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MonitorSpec {
+    pub path: PathBuf,
+    pub libs: Vec<PathBuf>,
+}
+
+/// Parse `M1[+lib...][,M2...]`.
+pub fn parse_monitor_list(s: &str) -> Vec<MonitorSpec> {
+    s.split(',')
+        .filter(|x| !x.is_empty())
+        .map(|item| {
+            let mut parts = item.split('+');
+            let path = PathBuf::from(parts.next().unwrap_or_default());
+            MonitorSpec { path, libs: parts.map(PathBuf::from).collect() }
+        })
+        .collect()
+}
+
+/// Why monitors could not be loaded or bound. The CLI exits with status 3.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct MonitorError(pub String);
+
+struct Rule {
+    export: String,
+    pattern: Pattern,
+    func: FuncAddr,
+    ty: FuncType,
+}
+
+struct LoadedMonitor {
+    name: String,
+    instance: InstanceId,
+    /// Rules in export order, by event category.
+    rules: Vec<Rule>,
+    begin: Option<FuncAddr>,
+    exit: Option<FuncAddr>,
+}
+
+/// Basic-block boundaries of the function being matched (instruction indices).
+#[derive(Default)]
+struct Blocks {
+    starts: HashSet<u32>,
+    /// End instruction index -> number of instructions in the block.
+    ends: HashMap<u32, u32>,
+}
+
+/// The loaded monitors of one run.
+pub struct Monitors {
+    monitors: Vec<LoadedMonitor>,
+    /// Per-site probe ids (allocated on first use).
+    probe_ids: HashMap<(u32, u32), u32>,
+    blocks: Blocks,
+    func_names: HashMap<u32, String>,
+    /// Monitors' output goes through the app's stdout buffer, so both interleave.
+    pub fatal: bool,
+    /// Sites that got at least one probe, and total probe calls attached.
+    pub stats: MonitorStats,
+}
+
+#[derive(Default, Debug, Clone)]
+pub struct MonitorStats {
+    pub sites: u64,
+    pub calls: u64,
+}
+
+/// Define the `wizeng` module (ABI A6) in a linker. Output goes through the
+/// WASI context's stdout so app and monitor output interleave correctly.
+pub fn define_wizeng_imports(linker: &mut Linker, store: &mut Store, out: Rc<RefCell<WasiCtx>>) {
+    let i32t = ValType::I32;
+    let o = out.clone();
+    linker.func(store, "wizeng", "puts", FuncType::new([i32t, i32t], []), move |c, a, _| {
+        let (p, n) = (a[0].i32().unwrap_or(0) as u32 as usize, a[1].i32().unwrap_or(0) as u32 as usize);
+        let mem = c.memory0()?;
+        let bytes = mem.get(p..p.saturating_add(n)).ok_or_else(|| Trap::new(crate::TrapKind::MemoryOutOfBounds))?.to_vec();
+        o.borrow_mut().write_stdout(&bytes).map_err(|e| Trap::host(format!("wizeng.puts: {e}")))
+    });
+    let o = out.clone();
+    linker.func(store, "wizeng", "puti", FuncType::new([i32t], []), move |_, a, _| {
+        let s = a[0].i32().unwrap_or(0).to_string();
+        o.borrow_mut().write_stdout(s.as_bytes()).map_err(|e| Trap::host(format!("wizeng.puti: {e}")))
+    });
+    let o = out.clone();
+    linker.func(store, "wizeng", "putc", FuncType::new([i32t], []), move |_, a, _| {
+        let b = [a[0].i32().unwrap_or(0) as u8];
+        o.borrow_mut().write_stdout(&b).map_err(|e| Trap::host(format!("wizeng.putc: {e}")))
+    });
+    let o = out;
+    linker.func(store, "wizeng", "error", FuncType::new([i32t, i32t], []), move |c, a, _| {
+        let (p, n) = (a[0].i32().unwrap_or(0) as u32 as usize, a[1].i32().unwrap_or(0) as u32 as usize);
+        let mem = c.memory0()?;
+        let msg = mem.get(p..p.saturating_add(n)).map(|b| String::from_utf8_lossy(b).into_owned()).unwrap_or_default();
+        let _ = o.borrow_mut().flush();
+        Err(Trap::host(format!("wizeng.error: {msg}")))
+    });
+    let t0 = std::time::Instant::now();
+    linker.func(store, "wizeng", "rdtsc", FuncType::new([], [ValType::I64]), move |_, _, r| {
+        r[0] = Value::I64(t0.elapsed().as_nanos() as i64);
+        Ok(())
+    });
+}
+
+fn base_name(p: &Path) -> String {
+    p.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
+}
+
+fn conv_type(t: wasmparser::ValType) -> ValType {
+    ValType::from_wasmparser(t)
+}
+
+impl Monitors {
+    /// Instantiate every monitor (libraries first) in `store`. Warnings about
+    /// malformed probe names go to stderr (errors with `fatal`).
+    pub fn load(store: &mut Store, specs: &[MonitorSpec], base: &Linker, fatal: bool) -> Result<Monitors, MonitorError> {
+        let mut monitors = Vec::new();
+        for spec in specs {
+            let name = spec.path.display().to_string();
+            let mut linker = base.clone();
+            for lib in &spec.libs {
+                let m = Module::from_file(lib).map_err(|e| MonitorError(format!("monitor library {}: {e}", lib.display())))?;
+                let inst = linker
+                    .instantiate(store, &Arc::new(m))
+                    .map_err(|e| MonitorError(format!("monitor library {}: {e}", lib.display())))?;
+                linker.instance(store, &base_name(lib), inst);
+            }
+            let m = Module::from_file(&spec.path).map_err(|e| MonitorError(format!("monitor {name}: {e}")))?;
+            let m = Arc::new(m);
+            let instance = linker.instantiate(store, &m).map_err(|e| MonitorError(format!("monitor {name}: {e}")))?;
+            let mut lm = LoadedMonitor { name: name.clone(), instance, rules: Vec::new(), begin: None, exit: None };
+            for e in &m.exports {
+                if e.kind != ExternKind::Func {
+                    continue;
+                }
+                let func = match store.export(instance, &e.name) {
+                    Some(Extern::Func(f)) => f,
+                    _ => continue,
+                };
+                match monitor_abi::parse_export_name(&e.name) {
+                    Ok(ExportMeaning::NotProbe) => {}
+                    Ok(ExportMeaning::Exit) => lm.exit = Some(func),
+                    Ok(ExportMeaning::Begin) => lm.begin = Some(func),
+                    Ok(ExportMeaning::Probe(pattern)) => {
+                        if let Err(pe) = monitor_abi::params::check_pattern(&pattern) {
+                            let msg = format!("monitor {name}: export `{}`: {pe}", e.name);
+                            if fatal {
+                                return Err(MonitorError(msg));
+                            }
+                            eprintln!("wizeng: warning: {msg}; skipped");
+                            continue;
+                        }
+                        let ty = store.func_type(func).clone();
+                        lm.rules.push(Rule { export: e.name.clone(), pattern, func, ty });
+                    }
+                    Err(pe) if pe.is_ignorable() => {}
+                    Err(pe) => {
+                        let msg = format!("monitor {name}: invalid probe export name: {}\n{}", pe, monitor_abi::pattern::render_caret(&e.name, &pe));
+                        if fatal {
+                            return Err(MonitorError(msg));
+                        }
+                        eprintln!("wizeng: warning: {msg}");
+                    }
+                }
+            }
+            monitors.push(lm);
+        }
+        Ok(Monitors {
+            monitors,
+            probe_ids: HashMap::new(),
+            blocks: Blocks::default(),
+            func_names: HashMap::new(),
+            fatal,
+            stats: MonitorStats::default(),
+        })
+    }
+
+    /// Function names of the application (for `fname`), from its name section.
+    pub fn set_app_names(&mut self, names: HashMap<u32, String>) {
+        self.func_names = names;
+    }
+
+    /// Call every monitor's `wasm:begin` (in order).
+    pub fn begin(&self, store: &mut Store) -> Result<(), Trap> {
+        for m in &self.monitors {
+            if let Some(f) = m.begin {
+                store.invoke(f, &[]).map_err(|t| wrap_trap(&m.name, "wasm:begin", t))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Call every monitor's `wasm:exit` (in order).
+    pub fn exit(&self, store: &mut Store) -> Result<(), Trap> {
+        for m in &self.monitors {
+            if let Some(f) = m.exit {
+                store.invoke(f, &[]).map_err(|t| wrap_trap(&m.name, "wasm:exit", t))?;
+            }
+        }
+        Ok(())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.monitors.is_empty()
+    }
+
+    /// The instrumenter that matches these monitors against an app module;
+    /// static predicates and calls run in `store`.
+    pub fn matcher<'a>(&'a mut self, store: &'a mut Store) -> Matcher<'a> {
+        Matcher { mons: self, store }
+    }
+}
+
+/// Matches monitors against an application while it is translated.
+pub struct Matcher<'a> {
+    mons: &'a mut Monitors,
+    store: &'a mut Store,
+}
+
+/// A trap in monitor code, reported with the monitor and export it came from.
+pub fn wrap_trap(monitor: &str, export: &str, t: Trap) -> Trap {
+    if t.exit_code().is_some() {
+        return t;
+    }
+    Trap::host(format!("monitor {monitor}: `{export}` trapped: {t}"))
+}
+
+/// Compute basic blocks as the ABI (A3) defines them.
+fn compute_blocks(body: &[u8], body_offset: usize) -> Blocks {
+    let mut blocks = Blocks::default();
+    let reader = wasmparser::BinaryReader::new(body, body_offset);
+    let fb = wasmparser::FunctionBody::new(reader);
+    let Ok(mut ops) = fb.get_operators_reader() else { return blocks };
+    // Control stack: (is_loop, targeted).
+    let mut ctl: Vec<(bool, bool)> = vec![(false, false)];
+    let mut kinds: Vec<u8> = Vec::new(); // 0 other, 1 terminator
+    let mut i = 0u32;
+    blocks.starts.insert(0);
+    let mark = |ctl: &mut Vec<(bool, bool)>, d: u32| {
+        let n = ctl.len();
+        if let Some(c) = (d as usize).checked_add(1).and_then(|k| n.checked_sub(k)).and_then(|k| ctl.get_mut(k)) {
+            if !c.0 {
+                c.1 = true;
+            }
+        }
+    };
+    while !ops.eof() {
+        let Ok(op) = ops.read() else { break };
+        let mut term = false;
+        match op {
+            Operator::Block { .. } => ctl.push((false, false)),
+            Operator::Loop { .. } => {
+                ctl.push((true, false));
+                blocks.starts.insert(i);
+            }
+            // The end of an `if` is reached from both arms: a merge point.
+            Operator::If { .. } => {
+                ctl.push((false, true));
+                blocks.starts.insert(i + 1);
+                term = true;
+            }
+            Operator::Else => {
+                blocks.starts.insert(i + 1);
+                term = true;
+            }
+            Operator::End => {
+                if let Some((_, targeted)) = ctl.pop() {
+                    if targeted {
+                        blocks.starts.insert(i);
+                    }
+                }
+            }
+            Operator::Br { relative_depth } => {
+                mark(&mut ctl, relative_depth);
+                term = true;
+            }
+            Operator::BrIf { relative_depth } => {
+                mark(&mut ctl, relative_depth);
+                blocks.starts.insert(i + 1);
+                term = true;
+            }
+            Operator::BrTable { targets } => {
+                for d in targets.targets().flatten() {
+                    mark(&mut ctl, d);
+                }
+                mark(&mut ctl, targets.default());
+                term = true;
+            }
+            Operator::Return | Operator::Unreachable => term = true,
+            _ => {}
+        }
+        kinds.push(term as u8);
+        i += 1;
+    }
+    let n = i;
+    let mut start = 0u32;
+    for j in 0..n {
+        if blocks.starts.contains(&j) {
+            start = j;
+        }
+        if kinds[j as usize] == 1 || blocks.starts.contains(&(j + 1)) || j + 1 == n {
+            blocks.ends.insert(j, j - start + 1);
+        }
+    }
+    blocks
+}
+
+/// Resolves stack effects from the validator's view of the module.
+struct Resolver<'v>(&'v FuncValidator<ValidatorResources>);
+
+type Sig = (Vec<wasmparser::ValType>, Vec<wasmparser::ValType>);
+
+impl Resolver<'_> {
+    fn block_sig(&self, bt: wasmparser::BlockType) -> Option<Sig> {
+        use monitor_abi::TypeResolver;
+        Some(match bt {
+            wasmparser::BlockType::Empty => (vec![], vec![]),
+            wasmparser::BlockType::Type(t) => (vec![], vec![t]),
+            wasmparser::BlockType::FuncType(i) => {
+                let f = self.type_at(i)?;
+                (f.params().to_vec(), f.results().to_vec())
+            }
+        })
+    }
+}
+
+impl monitor_abi::TypeResolver for Resolver<'_> {
+    fn function_type(&self, func_idx: u32) -> Option<wasmparser::FuncType> {
+        let r = self.0.resources();
+        let ti = r.type_index_of_function(func_idx)?;
+        self.type_at(ti)
+    }
+    fn type_at(&self, type_idx: u32) -> Option<wasmparser::FuncType> {
+        match &self.0.resources().sub_type_at(type_idx)?.composite_type.inner {
+            wasmparser::CompositeInnerType::Func(f) => Some(f.clone()),
+            _ => None,
+        }
+    }
+    fn local_type(&self, idx: u32) -> Option<wasmparser::ValType> {
+        self.0.get_local_type(idx)
+    }
+    fn global_type(&self, idx: u32) -> Option<wasmparser::ValType> {
+        self.0.resources().global_at(idx).map(|g| g.content_type)
+    }
+    fn table_elem_type(&self, idx: u32) -> Option<wasmparser::RefType> {
+        self.0.resources().table_at(idx).map(|t| t.element_type)
+    }
+    fn label_types(&self, depth: u32) -> Option<Vec<wasmparser::ValType>> {
+        let f = self.0.get_control_frame(depth as usize)?;
+        let (params, results) = self.block_sig(f.block_type)?;
+        Some(if f.kind == wasmparser::FrameKind::Loop { params } else { results })
+    }
+    fn return_types(&self) -> Option<Vec<wasmparser::ValType>> {
+        let n = self.0.control_stack_height().checked_sub(1)?;
+        let f = self.0.get_control_frame(n as usize)?;
+        self.block_sig(f.block_type).map(|s| s.1)
+    }
+    fn block_results(&self) -> Option<Vec<wasmparser::ValType>> {
+        let f = self.0.get_control_frame(0)?;
+        self.block_sig(f.block_type).map(|s| s.1)
+    }
+    fn operand_type(&self, depth: u32) -> Option<wasmparser::ValType> {
+        self.0.get_operand_type(depth as usize).flatten()
+    }
+}
+
+fn const_value(c: &ConstValue) -> Option<Value> {
+    Some(match *c {
+        ConstValue::I32(v) => Value::I32(v),
+        ConstValue::I64(v) => Value::I64(v),
+        ConstValue::F32Bits(b) => Value::F32(b),
+        ConstValue::F64Bits(b) => Value::F64(b),
+        _ => return None,
+    })
+}
+
+/// Everything known about one candidate site.
+struct SiteInfo<'a> {
+    fid: u32,
+    pc: u32,
+    opcode: Option<Opcode>,
+    op: Option<&'a Operator<'a>>,
+    imms: Vec<ConstValue>,
+    /// Types of the operands (or results, after) from the top.
+    operand_types: Vec<ValType>,
+    num_operands: Option<u32>,
+    local_types: Vec<ValType>,
+    at_func_end: bool,
+    instr_count: Option<u32>,
+    when: When,
+}
+
+enum Bound {
+    NoMatch,
+    Call(ProbeCall),
+}
+
+impl Matcher<'_> {
+    fn bind_err(&self, m: &LoadedMonitor, export: &str, site: &SiteInfo<'_>, msg: impl std::fmt::Display) -> LoadError {
+        let fname = self.mons.func_names.get(&site.fid).cloned().unwrap_or_else(|| format!("func[{}]", site.fid));
+        LoadError {
+            kind: LoadErrorKind::MonitorBind,
+            offset: None,
+            message: format!("monitor {}: export `{export}` at {fname} (func {}) pc 0x{:x}: {msg}", m.name, site.fid, site.pc),
+        }
+    }
+
+    fn probe_id(&mut self, site: &SiteInfo<'_>) -> u32 {
+        let n = self.mons.probe_ids.len() as u32;
+        *self.mons.probe_ids.entry((site.fid, site.pc)).or_insert(n)
+    }
+
+    /// Write a string into the monitor's `whamm_buffer`; returns (ptr, len).
+    fn write_buffer(&mut self, mi: usize, s: &str) -> Result<(i32, i32), String> {
+        let inst = self.mons.monitors[mi].instance;
+        let store = &mut *self.store;
+        let mem = match store.export(inst, monitor_abi::imports::EXPORT_WHAMM_BUFFER) {
+            Some(Extern::Memory(m)) => m,
+            _ => return Err("the monitor exports no `whamm_buffer` memory".into()),
+        };
+        let start = match store.export(inst, monitor_abi::imports::EXPORT_WHAMM_BUFFER_START) {
+            Some(Extern::Global(g)) => store.global_value(g).i32().unwrap_or(0) as u32 as usize,
+            _ => 0,
+        };
+        let max = match store.export(inst, monitor_abi::imports::EXPORT_WHAMM_BUFFER_MAX) {
+            Some(Extern::Global(g)) => store.global_value(g).i32().unwrap_or(0) as u32 as usize,
+            _ => usize::MAX,
+        };
+        let bytes = s.as_bytes();
+        let n = bytes.len().min(max);
+        let data = &mut store.memory_mut(mem).data;
+        let dst = data.get_mut(start..start + n).ok_or("`whamm_buffer:start` is outside the `whamm_buffer` memory")?;
+        dst.copy_from_slice(&bytes[..n]);
+        Ok((start as i32, n as i32))
+    }
+
+    /// The value(s) of a static param at a site.
+    fn static_values(&mut self, mi: usize, p: &Param, site: &SiteInfo<'_>) -> Result<Option<Vec<Value>>, String> {
+        Ok(Some(match p {
+            Param::Fid => vec![Value::I32(site.fid as i32)],
+            Param::Pc => vec![Value::I32(site.pc as i32)],
+            Param::ProbeId => vec![Value::I32(self.probe_id(site) as i32)],
+            Param::AtFuncEnd => vec![Value::I32(site.at_func_end as i32)],
+            Param::InstrCount => vec![Value::I32(site.instr_count.unwrap_or(0) as i32)],
+            Param::NumTargets => match site.op {
+                Some(Operator::BrTable { targets }) => vec![Value::I32(targets.len() as i32)],
+                _ => return Err("num_targets on an instruction that is not br_table".into()),
+            },
+            Param::Offset => match site.op.and_then(memarg_offset) {
+                Some(o) => vec![Value::I64(o as i64)],
+                None => return Err("offset on an instruction without a memory immediate".into()),
+            },
+            Param::Imm(n) => match site.imms.get(*n as usize).and_then(const_value) {
+                Some(v) => vec![v],
+                None => return Ok(None),
+            },
+            Param::Opname => {
+                let s = site.opcode.map(|o| o.mnemonic()).unwrap_or("");
+                let (p, l) = self.write_buffer(mi, s)?;
+                vec![Value::I32(p), Value::I32(l)]
+            }
+            Param::Fname => {
+                let s = self.mons.func_names.get(&site.fid).cloned().unwrap_or_else(|| format!("func#{}", site.fid));
+                let (p, l) = self.write_buffer(mi, &s)?;
+                vec![Value::I32(p), Value::I32(l)]
+            }
+            _ => return Err(format!("`{}` is not available at match time", p.keyword())),
+        }))
+    }
+
+    /// Run a static call (predicate or call param) in the monitor.
+    fn static_call(&mut self, mi: usize, call: &StaticCall, site: &SiteInfo<'_>) -> Result<Option<Value>, String> {
+        let inst = self.mons.monitors[mi].instance;
+        let func = {
+            let store = &mut *self.store;
+            store.export_func(inst, &call.name).or_else(|| call.name.strip_prefix('$').and_then(|n| store.export_func(inst, n)))
+        };
+        let func = func.ok_or_else(|| format!("static call `{}`: the monitor exports no such function", call.name))?;
+        let mut args = Vec::new();
+        for p in &call.params {
+            match self.static_values(mi, p, site)? {
+                Some(v) => args.extend(v),
+                None => return Ok(None),
+            }
+        }
+        let ty = self.store.func_type(func).clone();
+        let got: Vec<ValType> = args.iter().map(|v| v.ty()).collect();
+        if got[..] != ty.params[..] {
+            return Err(format!("static call `{}`: type mismatch: its parameters are {ty}, the pattern gives ({})", call.name, list(&got)));
+        }
+        if ty.results.len() != 1 {
+            return Err(format!("static call `{}` must return exactly one value, it has type {ty}", call.name));
+        }
+        let store = &mut *self.store;
+        match store.invoke(func, &args) {
+            Ok(r) => Ok(r.into_iter().next()),
+            Err(t) => Err(format!("static call `{}` trapped: {t}", call.name)),
+        }
+    }
+
+    fn bind(&mut self, mi: usize, ri: usize, site: &SiteInfo<'_>) -> Result<Bound, LoadError> {
+        let (export, pattern, func, fty) = {
+            let r = &self.mons.monitors[mi].rules[ri];
+            (r.export.clone(), r.pattern.clone(), r.func, r.ty.clone())
+        };
+        let m_err = |s: &Self, msg: String| {
+            let m = &s.mons.monitors[mi];
+            s.bind_err(m, &export, site, msg)
+        };
+        // Parameter checks first (no match vs error), then the predicate.
+        let facts = SiteFacts {
+            opcode: site.opcode,
+            num_operands: site.num_operands,
+            num_immediates: site.imms.len() as u32,
+            num_locals: site.local_types.len() as u32,
+            is_block_end: matches!(pattern.event, Event::BlockEnd),
+        };
+        for p in &pattern.params {
+            match monitor_abi::check_param_at_site(p, &facts) {
+                SiteCheck::Ok => {}
+                SiteCheck::NoMatch => return Ok(Bound::NoMatch),
+                SiteCheck::Error(e) => return Err(m_err(self, e)),
+            }
+        }
+        if let Some(pred) = &pattern.predicate {
+            match self.static_call(mi, pred, site) {
+                Ok(Some(Value::I32(0))) | Ok(None) => return Ok(Bound::NoMatch),
+                Ok(Some(Value::I32(_))) => {}
+                Ok(Some(v)) => return Err(m_err(self, format!("predicate `{}` returned a {}, not an i32", pred.name, v.ty()))),
+                Err(e) => return Err(m_err(self, e)),
+            }
+        }
+        let mut types = Vec::new();
+        let mut args = Vec::new();
+        for p in &pattern.params {
+            match p.info().binding {
+                Binding::OperandType => {
+                    let Param::Arg(n) = p else { unreachable!() };
+                    let t = site.operand_types.get(*n as usize).copied();
+                    let Some(t) = t else { return Err(m_err(self, format!("arg{n}: the operand's type is unknown here (unreachable code?)"))) };
+                    types.push(t);
+                    args.push(ArgSource::Operand(*n));
+                }
+                Binding::LocalType => {
+                    let Param::Local(n) = p else { unreachable!() };
+                    types.push(site.local_types[*n as usize]);
+                    args.push(ArgSource::Local(*n));
+                }
+                _ if matches!(p, Param::Frame) => {
+                    types.push(ValType::ExternRef);
+                    args.push(ArgSource::Frame);
+                }
+                _ if matches!(p, Param::Call(_)) => {
+                    let Param::Call(c) = p else { unreachable!() };
+                    match self.static_call(mi, c, site) {
+                        Ok(Some(v)) => {
+                            types.push(v.ty());
+                            args.push(ArgSource::Const(v.to_slot()));
+                        }
+                        Ok(None) => return Ok(Bound::NoMatch),
+                        Err(e) => return Err(m_err(self, e)),
+                    }
+                }
+                _ => match self.static_values(mi, p, site) {
+                    Ok(Some(vs)) => {
+                        for v in vs {
+                            types.push(v.ty());
+                            args.push(ArgSource::Const(v.to_slot()));
+                        }
+                    }
+                    Ok(None) => return Ok(Bound::NoMatch),
+                    Err(e) => return Err(m_err(self, e)),
+                },
+            }
+        }
+        if types[..] != fty.params[..] {
+            return Err(m_err(self, format!("type mismatch: the probe function has type {fty}, the pattern binds ({})", list(&types))));
+        }
+        let origin: Rc<str> = Rc::from(format!("monitor {}: `{export}`", self.mons.monitors[mi].name));
+        Ok(Bound::Call(ProbeCall { func, types, args, origin }))
+    }
+}
+
+fn list(ts: &[ValType]) -> String {
+    ts.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(", ")
+}
+
+fn memarg_offset(op: &Operator<'_>) -> Option<u64> {
+    use monitor_abi::opcode_of;
+    if !opcode_of(op).has_memarg() {
+        return None;
+    }
+    monitor_abi::flatten_immediates(op).get(2).and_then(|c| match c {
+        ConstValue::I32(v) => Some(*v as u32 as u64),
+        ConstValue::I64(v) => Some(*v as u64),
+        _ => None,
+    })
+}
+
+/// Which rule categories apply at a site, in firing order.
+fn rule_matches(pattern: &Pattern, when: When, site: &SiteInfo<'_>, blocks: &Blocks, instr_index: u32) -> bool {
+    match (pattern.event, when) {
+        (Event::FuncEntry, When::Entry) => true,
+        (Event::BlockStart, When::Before) => blocks.starts.contains(&instr_index),
+        (Event::BlockEnd, When::Before) => blocks.ends.contains_key(&instr_index),
+        (Event::Opcode { matches, mode }, w) => {
+            let mode_ok = matches!((mode, w), (Mode::Before, When::Before) | (Mode::After, When::After));
+            mode_ok
+                && match matches {
+                    OpcodeMatch::Any => true,
+                    OpcodeMatch::One(o) => site.opcode == Some(o),
+                }
+        }
+        (Event::FuncExit, When::Before) => matches!(site.op, Some(Operator::Return)) || site.at_func_end,
+        _ => false,
+    }
+}
+
+fn category(e: &Event) -> u8 {
+    match e {
+        Event::FuncEntry => 0,
+        Event::BlockStart => 1,
+        Event::BlockEnd => 2,
+        Event::Opcode { .. } => 3,
+        Event::FuncExit => 4,
+    }
+}
+
+impl Instrumenter for Matcher<'_> {
+    fn begin_function(&mut self, _func_idx: u32, body: &[u8], body_offset: usize) -> Result<(), LoadError> {
+        let needs_blocks = self.mons.monitors.iter().any(|m| m.rules.iter().any(|r| matches!(r.pattern.event, Event::BlockStart | Event::BlockEnd)));
+        self.mons.blocks = if needs_blocks { compute_blocks(body, body_offset) } else { Blocks::default() };
+        Ok(())
+    }
+
+    fn probes(&mut self, when: When, site: &Site<'_, '_>) -> Result<Vec<ProbeCall>, LoadError> {
+        if self.mons.monitors.is_empty() {
+            return Ok(Vec::new());
+        }
+        let v = site.validator;
+        let opcode = site.op.map(monitor_abi::opcode_of);
+        let imms = site.op.map(monitor_abi::flatten_immediates).unwrap_or_default();
+        let mut operand_types = Vec::new();
+        for d in 0..v.operand_stack_height().min(64) {
+            match v.get_operand_type(d as usize) {
+                Some(Some(t)) => operand_types.push(conv_type(t)),
+                _ => break,
+            }
+        }
+        let num_operands = site.op.and_then(|op| {
+            monitor_abi::stack_effect(op, &Resolver(v)).map(|e| if when == When::After { e.results.len() as u32 } else { e.params.len() as u32 })
+        });
+        let local_types = (0..v.len_locals()).filter_map(|i| v.get_local_type(i).map(conv_type)).collect();
+        let info = SiteInfo {
+            fid: site.func_idx,
+            pc: site.pc,
+            opcode,
+            op: site.op,
+            imms,
+            operand_types,
+            num_operands,
+            local_types,
+            at_func_end: site.at_func_end,
+            instr_count: self.mons.blocks.ends.get(&site.instr_index).copied(),
+            when,
+        };
+        let _ = info.when;
+        let mut out = Vec::new();
+        for mi in 0..self.mons.monitors.len() {
+            // Rules by category (entry, block start, block end, opcode, exit), export order within.
+            let mut order: Vec<usize> = (0..self.mons.monitors[mi].rules.len())
+                .filter(|&ri| rule_matches(&self.mons.monitors[mi].rules[ri].pattern, when, &info, &self.mons.blocks, site.instr_index))
+                .collect();
+            order.sort_by_key(|&ri| category(&self.mons.monitors[mi].rules[ri].pattern.event));
+            for ri in order {
+                if let Bound::Call(c) = self.bind(mi, ri, &info)? {
+                    out.push(c);
+                }
+            }
+        }
+        if !out.is_empty() {
+            self.mons.stats.sites += 1;
+            self.mons.stats.calls += out.len() as u64;
+        }
+        Ok(out)
+    }
+}
