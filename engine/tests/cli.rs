@@ -25,13 +25,14 @@ fn run_case(root: &Path, rel: &Path) -> String {
     // Options go before the app; everything after `--invoke=f` that isn't an option is an app arg.
     let split = args.iter().position(|a| !a.starts_with("--")).unwrap_or(args.len());
     let rest = args.split_off(split);
-    let out = Command::new(env!("CARGO_BIN_EXE_wizeng"))
-        .current_dir(root)
-        .args(&args)
-        .arg(rel)
-        .args(&rest)
-        .output()
-        .expect("run wizeng");
+    let mut full = args;
+    full.push(rel.display().to_string());
+    full.extend(rest);
+    run_wizeng(root, &full)
+}
+
+fn run_wizeng(cwd: &Path, args: &[String]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_wizeng")).current_dir(cwd).args(args).output().expect("run wizeng");
     let status = match out.status.code() {
         Some(c) => c.to_string(),
         None => format!("killed: {:?}", out.status),
@@ -41,6 +42,55 @@ fn run_case(root: &Path, rel: &Path) -> String {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     )
+}
+
+/// Tiers to run file-based cases in (`WIZENG_MODES=int,jit`); all must agree.
+fn modes() -> Vec<String> {
+    std::env::var("WIZENG_MODES").unwrap_or_else(|_| "int".into()).split(',').map(String::from).collect()
+}
+
+fn check(expected_path: &Path, got: &str, name: &str, failed: &mut Vec<String>) {
+    if std::env::var_os("BLESS").is_some() {
+        std::fs::write(expected_path, got).unwrap();
+        return;
+    }
+    match std::fs::read_to_string(expected_path) {
+        Ok(exp) if exp == got => println!("ok   {name}"),
+        Ok(exp) => {
+            println!("FAIL {name}\n--- expected\n{exp}--- got\n{got}");
+            failed.push(name.to_string());
+        }
+        Err(_) => {
+            println!("FAIL {name}: no {} (run with BLESS=1)", expected_path.display());
+            failed.push(name.to_string());
+        }
+    }
+}
+
+/// Monitor cases: each directory of `tests/monitors/` has a `monitor.wat`, an
+/// optional `args` file (default `--monitors=monitor.wat ../app.wat`), and the
+/// expected `expected.out`. Run in the case directory, in every mode.
+#[test]
+fn monitor_cases() {
+    let root = repo_root().join("tests/monitors");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root).unwrap().map(|e| e.unwrap().path()).filter(|p| p.is_dir()).collect();
+    dirs.sort();
+    assert!(dirs.len() >= 15);
+    let mut failed = Vec::new();
+    for dir in &dirs {
+        let args: Vec<String> = match std::fs::read_to_string(dir.join("args")) {
+            Ok(a) => a.split_whitespace().map(String::from).collect(),
+            Err(_) => vec!["--monitors=monitor.wat".into(), "../app.wat".into()],
+        };
+        let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+        for mode in modes() {
+            let mut full = vec![format!("--mode={mode}")];
+            full.extend(args.iter().cloned());
+            let got = run_wizeng(dir, &full);
+            check(&dir.join("expected.out"), &got, &format!("{name} [{mode}]"), &mut failed);
+        }
+    }
+    assert!(failed.is_empty(), "{} monitor case(s) failed: {failed:?}", failed.len());
 }
 
 #[test]

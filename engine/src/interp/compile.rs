@@ -104,7 +104,9 @@ impl Translator<'_> {
         let needs_move = height != frame.height as u32 + keep;
         let _ = needs_move;
         let ctl = &self.ctls[self.ctls.len() - 1 - depth as usize];
-        let is_return = depth as usize == self.ctls.len() - 1;
+        // Branches to the function body's label jump to its final `end` (which
+        // returns), so probes at that `end` fire as for any other way out.
+        let is_return = false;
         let target = ctl.loop_start.unwrap_or(u32::MAX);
         Some((BrTarget { target, base, keep }, needs_move, is_return))
     }
@@ -175,7 +177,10 @@ pub(crate) fn translate(
         first = false;
         // Branches to this instruction (a loop header, a block's end) land before its probes.
         let site_start = t.here();
-        if reachable {
+        // An `end` is also reached by the branches to its block.
+        let reached = reachable
+            || (matches!(op, Operator::End) && t.ctls.last().is_some_and(|c| !c.fixups.is_empty() || c.if_jump.is_some()));
+        if reached {
             if let Some(ins) = instr.as_deref_mut() {
                 let site = Site { func_idx, pc: t.cur_pc, op: Some(&op), validator: v, at_func_end, instr_index };
                 let calls = ins.probes(When::Before, &site)?;

@@ -827,8 +827,9 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                         if t.exit_code().is_some() {
                             break 'exec Err(t);
                         }
-                        let site = trap_at(store, &code, ip - 1, inst, TrapKind::Unreachable).site;
-                        break 'exec Err(Trap { kind: TrapKind::Host(format!("{} trapped: {t}", call.origin)), site });
+                        let at = trap_at(store, &code, ip - 1, inst, TrapKind::Unreachable).site.expect("site");
+                        let msg = format!("{} trapped: {t} (probe at {} (func {}) pc 0x{:x})", call.origin, at.func_name, at.func, at.pc);
+                        break 'exec Err(Trap::host(msg));
                     }
                 }
                 // A probe call may have grown memories.

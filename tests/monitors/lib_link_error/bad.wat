@@ -1,0 +1,1 @@
+(module (import "env" "missing" (func $m)) (func (export "f") (call $m)))

@@ -1,0 +1,6 @@
+(module (import "wizeng" "puts" (func $puts (param i32 i32)))
+  (import "wizeng" "puti" (func $puti (param i32)))
+  (import "wizeng" "putc" (func $putc (param i32)))
+  (memory (export "memory") 1)
+  (data (i32.const 0) "exit ran\n")
+  (func (export "wasm:exit") (call $puts (i32.const 0) (i32.const 9))) (func (export "wasm:opcode:call(pc, local5)") (param i32 i32) (call $puti (local.get 0)) (call $putc (i32.const 10))))
