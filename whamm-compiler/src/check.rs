@@ -43,6 +43,16 @@ pub struct CheckResult {
     pub functions: HashMap<String, FnSig>,
     pub globals: HashMap<String, Type>,
     pub libraries: Vec<String>,
+    /// The type of every checked expression, keyed by the address of its
+    /// [`Expr`] node in the (unmoved, unmutated) AST. Used by the back end.
+    pub expr_types: HashMap<usize, Type>,
+}
+
+impl CheckResult {
+    /// The checked type of `e` (`Type::Error` if it was never checked).
+    pub fn type_of(&self, e: &Expr) -> Type {
+        self.expr_types.get(&(e as *const Expr as usize)).cloned().unwrap_or(Type::Error)
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -76,6 +86,7 @@ struct Checker<'a> {
     loop_depth: usize,
     /// top-level statements: globals declared so far
     declared_globals: std::collections::HashSet<String>,
+    expr_types: HashMap<usize, Type>,
 }
 
 const BUILTINS: &[&str] = &["print", "println"];
@@ -96,6 +107,7 @@ pub fn check(script: &Script, cat: &dyn EventCatalog, diags: &mut Vec<Diag>) -> 
         ret: None,
         loop_depth: 0,
         declared_globals: Default::default(),
+        expr_types: HashMap::new(),
     };
     c.collect(script);
     let mut result = CheckResult::default();
@@ -127,6 +139,7 @@ pub fn check(script: &Script, cat: &dyn EventCatalog, diags: &mut Vec<Diag>) -> 
     result.functions = c.fns.clone();
     result.globals = c.globals.iter().map(|(k, v)| (k.clone(), v.ty.clone())).collect();
     result.libraries = c.libs.keys().cloned().collect();
+    result.expr_types = std::mem::take(&mut c.expr_types);
     result
 }
 
@@ -628,6 +641,12 @@ impl<'a> Checker<'a> {
     }
 
     fn expr(&mut self, e: &Expr, want: Option<&Type>) -> Type {
+        let t = self.expr_inner(e, want);
+        self.expr_types.insert(e as *const Expr as usize, t.clone());
+        t
+    }
+
+    fn expr_inner(&mut self, e: &Expr, want: Option<&Type>) -> Type {
         match &e.kind {
             ExprKind::Error => Type::Error,
             ExprKind::Int(v) => self.int_lit_type(*v, e.span, want),

@@ -9,12 +9,14 @@
 pub mod ast;
 pub mod catalog;
 pub mod check;
+pub mod codegen;
 pub mod diag;
 pub mod lexer;
 pub mod parser;
 pub mod rules;
 pub mod span;
 pub mod types;
+pub mod wasm;
 
 use catalog::EventCatalog;
 use diag::Diag;
@@ -44,4 +46,27 @@ pub fn front_end(src: &str, cat: &dyn EventCatalog) -> FrontEnd {
     let checked = check::check(&script, cat, &mut semantic);
     diags.extend(semantic.into_iter().filter(|d| !syntax_lines.contains(&line_of(d.span.lo))));
     FrontEnd { script, checked, diags }
+}
+
+/// Compile a script to a monitor module: front end, then [`codegen`].
+/// Returns the module bytes (validated), or every diagnostic.
+pub fn build(src: &str, opts: &codegen::Options) -> Result<(Vec<u8>, Vec<Diag>), Vec<Diag>> {
+    let cat: Box<dyn EventCatalog> = if opts.portable { Box::new(catalog::AbiCatalog::portable()) } else { catalog::default_catalog() };
+    let fe = front_end(src, cat.as_ref());
+    if fe.has_errors() {
+        return Err(fe.diags);
+    }
+    match codegen::compile(&fe.script, &fe.checked, opts) {
+        Ok(bytes) => Ok((bytes, fe.diags)),
+        Err(mut d) => {
+            let mut all = fe.diags;
+            all.append(&mut d);
+            Err(all)
+        }
+    }
+}
+
+/// The text format of a module (for `--emit-wat`).
+pub fn to_wat(bytes: &[u8]) -> String {
+    wasmprinter::print_bytes(bytes).unwrap_or_else(|e| format!(";; cannot print: {e}\n"))
 }

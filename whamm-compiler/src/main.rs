@@ -23,9 +23,16 @@ enum Cmd {
     /// Compile a script into a monitor module.
     Build {
         script: PathBuf,
-        /// Output file.
+        /// Output file (`-` for stdout).
         #[arg(short, long, default_value = "mon.wasm")]
         output: PathBuf,
+        /// Write the module in the text format instead of binary.
+        #[arg(long)]
+        emit_wat: bool,
+        /// Use only monitor ABI Part A (runs on any Part A engine); constructs
+        /// that need Part B are errors.
+        #[arg(long)]
+        portable: bool,
     },
     /// List events matching a rule, with their modes and bound variables.
     Info {
@@ -61,15 +68,45 @@ fn main() -> ExitCode {
             Ok(_) => ExitCode::SUCCESS,
             Err(c) => c,
         },
-        Cmd::Build { script, output } => match run_front_end(&script) {
-            Ok(_) => {
-                eprintln!("error: code generation not implemented yet: {} was checked but {} was not written", script.display(), output.display());
-                ExitCode::from(2)
-            }
-            Err(c) => c,
-        },
+        Cmd::Build { script, output, emit_wat, portable } => build(&script, &output, emit_wat, portable),
         Cmd::Info { spec } => info(&spec),
     }
+}
+
+fn build(path: &PathBuf, output: &PathBuf, emit_wat: bool, portable: bool) -> ExitCode {
+    let src = match std::fs::read(path) {
+        Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+        Err(e) => {
+            eprintln!("error: cannot read {}: {e}", path.display());
+            return ExitCode::from(1);
+        }
+    };
+    let name = path.display().to_string();
+    let opts = whamm_compiler::codegen::Options { portable };
+    let bytes = match whamm_compiler::build(&src, &opts) {
+        Ok((bytes, warnings)) => {
+            eprint!("{}", render(&name, &src, &warnings));
+            bytes
+        }
+        Err(diags) => {
+            eprint!("{}", render(&name, &src, &diags));
+            let n = diags.iter().filter(|d| d.is_error()).count();
+            eprintln!("error: {name} failed with {n} error{}", if n == 1 { "" } else { "s" });
+            return ExitCode::from(1);
+        }
+    };
+    let out: Vec<u8> = if emit_wat { whamm_compiler::to_wat(&bytes).into_bytes() } else { bytes };
+    let res = if output.as_os_str() == "-" {
+        use std::io::Write as _;
+        std::io::stdout().lock().write_all(&out)
+    } else {
+        std::fs::write(output, &out)
+    };
+    if let Err(e) = res {
+        eprintln!("error: cannot write {}: {e}", output.display());
+        return ExitCode::from(1);
+    }
+    ExitCode::SUCCESS
 }
 
 fn info(spec: &str) -> ExitCode {

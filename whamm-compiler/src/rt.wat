@@ -1,0 +1,450 @@
+;; The whamm monitor runtime: linked into every monitor the compiler emits.
+;;
+;; Assembled by build.rs; the back end (src/codegen.rs) re-encodes these
+;; functions, globals and data segments into the monitor with wasm-encoder,
+;; remapping function/type indices. Contract with the back end:
+;;   * imports 0..3 are wizeng.puts/puti/putc/error (the back end always
+;;     imports them first, in this order);
+;;   * global 0 is the heap pointer (its initial value is set by the back end),
+;;     global 1 the string intern table;
+;;   * memory 0 is the monitor's memory (defined by the back end, not here);
+;;   * table 0 holds comparator functions for `sort` (defined by the back end);
+;;   * every function is exported under its name so the back end can find it.
+;;
+;; Memory layout (addresses the back end relies on, see codegen.rs):
+;;   [0, 16)     null / zero
+;;   [16, 64)    number formatting buffer
+;;   [64, 256)   runtime constant strings (data below)
+;;   [1024, ...) whamm_buffer, then the compiler's static data, then the heap.
+;;
+;; Strings are an i32 pointer to [len: i32][bytes]; 0 is the empty string.
+;; Maps: header [cap, count, ksize, vsize, entries, esize] (24 bytes); entries
+;; are [hash: i32 (0 = empty)][pad: 4][key: ksize][value: vsize]; keys and
+;; values are serialised as 8-byte leaves (see docs/whamm-backend.md).
+(module
+  (type $cmp_t (func (param i32 i32) (result i32)))
+  (import "wizeng" "puts" (func $puts (param i32 i32)))
+  (import "wizeng" "puti" (func $puti (param i32)))
+  (import "wizeng" "putc" (func $putc (param i32)))
+  (import "wizeng" "error" (func $error (param i32 i32)))
+  (memory 1)
+  (table 1 funcref)
+  (global $heap (mut i32) (i32.const 0))
+  (global $itab (mut i32) (i32.const 0))
+
+  (data (i32.const 64) "out of memory")      ;; 13 bytes
+  (data (i32.const 80) "true")
+  (data (i32.const 88) "false")
+  (data (i32.const 96) "empty map")          ;; 9
+  (data (i32.const 112) "NaN")
+  (data (i32.const 120) "+inf")
+  (data (i32.const 128) "-inf")
+  (data (i32.const 136) "->")
+
+  (func $oom (export "oom")
+    (call $error (i32.const 64) (i32.const 13))
+    (unreachable))
+
+  ;; n bytes, 8-aligned, zeroed.
+  (func $alloc (export "alloc") (param $n i32) (result i32)
+    (local $p i32) (local $end i64) (local $have i64) (local $need i64)
+    (local.set $p (i32.and (i32.add (global.get $heap) (i32.const 7)) (i32.const -8)))
+    (local.set $end (i64.add (i64.extend_i32_u (local.get $p)) (i64.extend_i32_u (local.get $n))))
+    (local.set $have (i64.shl (i64.extend_i32_u (memory.size)) (i64.const 16)))
+    (if (i64.gt_u (local.get $end) (local.get $have))
+      (then
+        (if (i64.gt_u (local.get $end) (i64.const 0xffff0000)) (then (call $oom)))
+        (local.set $need (i64.shr_u (i64.sub (i64.add (local.get $end) (i64.const 65535)) (local.get $have)) (i64.const 16)))
+        ;; grow by at least half the current size to amortise
+        (if (i64.lt_u (local.get $need) (i64.extend_i32_u (i32.shr_u (memory.size) (i32.const 1))))
+          (then (local.set $need (i64.extend_i32_u (i32.shr_u (memory.size) (i32.const 1))))))
+        (if (i32.lt_s (memory.grow (i32.wrap_i64 (local.get $need))) (i32.const 0))
+          (then
+            ;; retry with the exact need
+            (local.set $need (i64.shr_u (i64.sub (i64.add (local.get $end) (i64.const 65535)) (local.get $have)) (i64.const 16)))
+            (if (i32.lt_s (memory.grow (i32.wrap_i64 (local.get $need))) (i32.const 0)) (then (call $oom)))))))
+    (global.set $heap (i32.wrap_i64 (local.get $end)))
+    (memory.fill (local.get $p) (i32.const 0) (local.get $n))
+    (local.get $p))
+
+  ;; ---------------------------------------------------------------- strings
+  (func $str_len (export "str_len") (param $s i32) (result i32)
+    (if (result i32) (local.get $s) (then (i32.load (local.get $s))) (else (i32.const 0))))
+
+  (func $str_print (export "str_print") (param $s i32)
+    (if (local.get $s)
+      (then (call $puts (i32.add (local.get $s) (i32.const 4)) (i32.load (local.get $s))))))
+
+  ;; A heap copy of bytes [p, p+n) as a string.
+  (func $str_from (export "str_from") (param $p i32) (param $n i32) (result i32)
+    (local $s i32)
+    (if (i32.eqz (local.get $n)) (then (return (i32.const 0))))
+    (local.set $s (call $alloc (i32.add (local.get $n) (i32.const 4))))
+    (i32.store (local.get $s) (local.get $n))
+    (memory.copy (i32.add (local.get $s) (i32.const 4)) (local.get $p) (local.get $n))
+    (local.get $s))
+
+  (func $mem_eq (export "mem_eq") (param $a i32) (param $b i32) (param $n i32) (result i32)
+    (local $i i32)
+    (block $done
+      (loop $l
+        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+        (if (i32.ne (i32.load8_u (i32.add (local.get $a) (local.get $i)))
+                    (i32.load8_u (i32.add (local.get $b) (local.get $i))))
+          (then (return (i32.const 0))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $l)))
+    (i32.const 1))
+
+  ;; n is a multiple of 8
+  (func $mem_eq8 (export "mem_eq8") (param $a i32) (param $b i32) (param $n i32) (result i32)
+    (local $i i32)
+    (block $done
+      (loop $l
+        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+        (if (i64.ne (i64.load (i32.add (local.get $a) (local.get $i)))
+                    (i64.load (i32.add (local.get $b) (local.get $i))))
+          (then (return (i32.const 0))))
+        (local.set $i (i32.add (local.get $i) (i32.const 8)))
+        (br $l)))
+    (i32.const 1))
+
+  (func $str_eq (export "str_eq") (param $a i32) (param $b i32) (result i32)
+    (local $n i32)
+    (if (i32.eq (local.get $a) (local.get $b)) (then (return (i32.const 1))))
+    (local.set $n (call $str_len (local.get $a)))
+    (if (i32.ne (local.get $n) (call $str_len (local.get $b))) (then (return (i32.const 0))))
+    (if (i32.eqz (local.get $n)) (then (return (i32.const 1))))
+    (call $mem_eq (i32.add (local.get $a) (i32.const 4)) (i32.add (local.get $b) (i32.const 4)) (local.get $n)))
+
+  ;; -1, 0, 1: bytewise lexicographic
+  (func $str_cmp (export "str_cmp") (param $a i32) (param $b i32) (result i32)
+    (local $na i32) (local $nb i32) (local $i i32) (local $ca i32) (local $cb i32)
+    (local.set $na (call $str_len (local.get $a)))
+    (local.set $nb (call $str_len (local.get $b)))
+    (block $done
+      (loop $l
+        (br_if $done (i32.or (i32.ge_u (local.get $i) (local.get $na)) (i32.ge_u (local.get $i) (local.get $nb))))
+        (local.set $ca (i32.load8_u offset=4 (i32.add (local.get $a) (local.get $i))))
+        (local.set $cb (i32.load8_u offset=4 (i32.add (local.get $b) (local.get $i))))
+        (if (i32.ne (local.get $ca) (local.get $cb))
+          (then (return (select (i32.const -1) (i32.const 1) (i32.lt_u (local.get $ca) (local.get $cb))))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $l)))
+    (i32.sub (i32.gt_u (local.get $na) (local.get $nb)) (i32.lt_u (local.get $na) (local.get $nb))))
+
+  (func $str_starts (export "str_starts") (param $s i32) (param $p i32) (result i32)
+    (local $n i32)
+    (local.set $n (call $str_len (local.get $p)))
+    (if (i32.gt_u (local.get $n) (call $str_len (local.get $s))) (then (return (i32.const 0))))
+    (if (i32.eqz (local.get $n)) (then (return (i32.const 1))))
+    (call $mem_eq (i32.add (local.get $s) (i32.const 4)) (i32.add (local.get $p) (i32.const 4)) (local.get $n)))
+
+  (func $str_ends (export "str_ends") (param $s i32) (param $p i32) (result i32)
+    (local $n i32) (local $m i32)
+    (local.set $n (call $str_len (local.get $p)))
+    (local.set $m (call $str_len (local.get $s)))
+    (if (i32.gt_u (local.get $n) (local.get $m)) (then (return (i32.const 0))))
+    (if (i32.eqz (local.get $n)) (then (return (i32.const 1))))
+    (call $mem_eq (i32.add (i32.add (local.get $s) (i32.const 4)) (i32.sub (local.get $m) (local.get $n)))
+                  (i32.add (local.get $p) (i32.const 4)) (local.get $n)))
+
+  (func $str_contains (export "str_contains") (param $s i32) (param $p i32) (result i32)
+    (local $n i32) (local $m i32) (local $i i32)
+    (local.set $n (call $str_len (local.get $p)))
+    (local.set $m (call $str_len (local.get $s)))
+    (if (i32.eqz (local.get $n)) (then (return (i32.const 1))))
+    (if (i32.gt_u (local.get $n) (local.get $m)) (then (return (i32.const 0))))
+    (block $done
+      (loop $l
+        (br_if $done (i32.gt_u (local.get $i) (i32.sub (local.get $m) (local.get $n))))
+        (if (call $mem_eq (i32.add (i32.add (local.get $s) (i32.const 4)) (local.get $i))
+                          (i32.add (local.get $p) (i32.const 4)) (local.get $n))
+          (then (return (i32.const 1))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $l)))
+    (i32.const 0))
+
+  (func $hash_bytes (param $p i32) (param $n i32) (result i32)
+    (local $h i32) (local $i i32)
+    (local.set $h (i32.const 0x811c9dc5))
+    (block $d
+      (loop $l
+        (br_if $d (i32.ge_u (local.get $i) (local.get $n)))
+        (local.set $h (i32.mul (i32.xor (local.get $h) (i32.load8_u (i32.add (local.get $p) (local.get $i))))
+                               (i32.const 0x01000193)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $l)))
+    (local.get $h))
+
+  ;; The canonical copy of a string (content-equal strings intern to the
+  ;; same pointer; "" is 0). Used for str leaves of map keys.
+  (func $intern (export "intern") (param $s i32) (result i32)
+    (local $cap i32) (local $i i32) (local $slot i32) (local $e i32) (local $old i32) (local $oldcap i32) (local $j i32)
+    (if (i32.eqz (call $str_len (local.get $s))) (then (return (i32.const 0))))
+    (if (i32.eqz (global.get $itab))
+      (then
+        (global.set $itab (call $alloc (i32.const 12)))
+        (i32.store (global.get $itab) (i32.const 64))
+        (i32.store offset=8 (global.get $itab) (call $alloc (i32.const 256)))))
+    (local.set $cap (i32.load (global.get $itab)))
+    (local.set $i (i32.and (call $hash_bytes (i32.add (local.get $s) (i32.const 4)) (i32.load (local.get $s)))
+                           (i32.sub (local.get $cap) (i32.const 1))))
+    (loop $l
+      (local.set $slot (i32.add (i32.load offset=8 (global.get $itab)) (i32.shl (local.get $i) (i32.const 2))))
+      (local.set $e (i32.load (local.get $slot)))
+      (if (i32.eqz (local.get $e))
+        (then
+          (i32.store (local.get $slot) (local.get $s))
+          (i32.store offset=4 (global.get $itab) (i32.add (i32.load offset=4 (global.get $itab)) (i32.const 1)))
+          ;; grow at 1/2 load
+          (if (i32.gt_u (i32.shl (i32.load offset=4 (global.get $itab)) (i32.const 1)) (local.get $cap))
+            (then
+              (local.set $old (i32.load offset=8 (global.get $itab)))
+              (local.set $oldcap (local.get $cap))
+              (global.set $itab (i32.const 0))
+              (global.set $itab (call $alloc (i32.const 12)))
+              (i32.store (global.get $itab) (i32.shl (local.get $oldcap) (i32.const 1)))
+              (i32.store offset=8 (global.get $itab) (call $alloc (i32.shl (local.get $oldcap) (i32.const 3))))
+              (local.set $j (i32.const 0))
+              (block $d
+                (loop $m
+                  (br_if $d (i32.ge_u (local.get $j) (local.get $oldcap)))
+                  (if (i32.load (i32.add (local.get $old) (i32.shl (local.get $j) (i32.const 2))))
+                    (then (drop (call $intern (i32.load (i32.add (local.get $old) (i32.shl (local.get $j) (i32.const 2))))))))
+                  (local.set $j (i32.add (local.get $j) (i32.const 1)))
+                  (br $m)))))
+          (return (local.get $s))))
+      (if (call $str_eq (local.get $e) (local.get $s)) (then (return (local.get $e))))
+      (local.set $i (i32.and (i32.add (local.get $i) (i32.const 1)) (i32.sub (local.get $cap) (i32.const 1))))
+      (br $l))
+    (unreachable))
+
+  ;; ---------------------------------------------------------------- numbers
+  (func $print_u64 (export "print_u64") (param $v i64)
+    (local $p i32)
+    (local.set $p (i32.const 64))
+    (loop $l
+      (local.set $p (i32.sub (local.get $p) (i32.const 1)))
+      (i64.store8 (local.get $p) (i64.add (i64.const 48) (i64.rem_u (local.get $v) (i64.const 10))))
+      (local.set $v (i64.div_u (local.get $v) (i64.const 10)))
+      (br_if $l (i64.ne (local.get $v) (i64.const 0))))
+    (call $puts (local.get $p) (i32.sub (i32.const 64) (local.get $p))))
+
+  (func $print_i64 (export "print_i64") (param $v i64)
+    (if (i64.lt_s (local.get $v) (i64.const 0))
+      (then
+        (call $putc (i32.const 45))
+        (local.set $v (i64.sub (i64.const 0) (local.get $v)))))
+    (call $print_u64 (local.get $v)))
+
+  (func $print_bool (export "print_bool") (param $b i32)
+    (if (local.get $b)
+      (then (call $puts (i32.const 80) (i32.const 4)))
+      (else (call $puts (i32.const 88) (i32.const 5)))))
+
+  ;; Floats as in the report: sign, 6 significant digits, exponent:
+  ;; 1000.18 -> +1.00018e3, 0.0015 -> +1.50000e-3, 0 -> +0.00000e0.
+  (func $print_f64 (export "print_f64") (param $x f64)
+    (local $e i32) (local $m i64) (local $frac i64) (local $k i32)
+    (if (f64.ne (local.get $x) (local.get $x)) (then (call $puts (i32.const 112) (i32.const 3)) (return)))
+    (if (f64.eq (local.get $x) (f64.const inf)) (then (call $puts (i32.const 120) (i32.const 4)) (return)))
+    (if (f64.eq (local.get $x) (f64.const -inf)) (then (call $puts (i32.const 128) (i32.const 4)) (return)))
+    (if (i64.lt_s (i64.reinterpret_f64 (local.get $x)) (i64.const 0))
+      (then (call $putc (i32.const 45)) (local.set $x (f64.neg (local.get $x))))
+      (else (call $putc (i32.const 43))))
+    (if (f64.ne (local.get $x) (f64.const 0))
+      (then
+        (block $d1 (loop $l1
+          (br_if $d1 (f64.lt (local.get $x) (f64.const 10)))
+          (local.set $x (f64.div (local.get $x) (f64.const 10)))
+          (local.set $e (i32.add (local.get $e) (i32.const 1)))
+          (br $l1)))
+        (block $d2 (loop $l2
+          (br_if $d2 (f64.ge (local.get $x) (f64.const 1)))
+          (local.set $x (f64.mul (local.get $x) (f64.const 10)))
+          (local.set $e (i32.sub (local.get $e) (i32.const 1)))
+          (br $l2)))))
+    (local.set $m (i64.trunc_sat_f64_u (f64.nearest (f64.mul (local.get $x) (f64.const 100000)))))
+    (if (i64.ge_u (local.get $m) (i64.const 1000000))
+      (then (local.set $m (i64.div_u (local.get $m) (i64.const 10)))
+            (local.set $e (i32.add (local.get $e) (i32.const 1)))))
+    (call $putc (i32.wrap_i64 (i64.add (i64.const 48) (i64.div_u (local.get $m) (i64.const 100000)))))
+    (call $putc (i32.const 46))
+    (local.set $frac (i64.rem_u (local.get $m) (i64.const 100000)))
+    (local.set $k (i32.const 10000))
+    (loop $l3
+      (call $putc (i32.wrap_i64 (i64.add (i64.const 48) (i64.rem_u (i64.div_u (local.get $frac) (i64.extend_i32_u (local.get $k))) (i64.const 10)))))
+      (local.set $k (i32.div_u (local.get $k) (i32.const 10)))
+      (br_if $l3 (local.get $k)))
+    (call $putc (i32.const 101))
+    (call $print_i64 (i64.extend_i32_s (local.get $e))))
+
+  ;; ---------------------------------------------------------------- maps
+  (func $map_new (export "map_new") (param $ks i32) (param $vs i32) (result i32)
+    (local $m i32)
+    (local.set $m (call $alloc (i32.const 24)))
+    (i32.store (local.get $m) (i32.const 8))
+    (i32.store offset=8 (local.get $m) (local.get $ks))
+    (i32.store offset=12 (local.get $m) (local.get $vs))
+    (i32.store offset=20 (local.get $m) (i32.add (i32.const 8) (i32.add (local.get $ks) (local.get $vs))))
+    (i32.store offset=16 (local.get $m) (call $alloc (i32.shl (i32.load offset=20 (local.get $m)) (i32.const 3))))
+    (local.get $m))
+
+  (func $map_count (export "map_count") (param $m i32) (result i32)
+    (if (result i32) (local.get $m) (then (i32.load offset=4 (local.get $m))) (else (i32.const 0))))
+
+  ;; n is a multiple of 8; never 0
+  (func $hash (export "hash") (param $k i32) (param $n i32) (result i32)
+    (local $h i64) (local $i i32)
+    (local.set $h (i64.const 0xcbf29ce484222325))
+    (block $d
+      (loop $l
+        (br_if $d (i32.ge_u (local.get $i) (local.get $n)))
+        (local.set $h (i64.mul (i64.xor (local.get $h) (i64.load (i32.add (local.get $k) (local.get $i))))
+                               (i64.const 0x100000001b3)))
+        (local.set $h (i64.xor (local.get $h) (i64.shr_u (local.get $h) (i64.const 29))))
+        (local.set $i (i32.add (local.get $i) (i32.const 8)))
+        (br $l)))
+    (local.set $h (i64.mul (i64.xor (local.get $h) (i64.shr_u (local.get $h) (i64.const 32))) (i64.const 0x9e3779b97f4a7c15)))
+    (i32.or (i32.wrap_i64 (i64.shr_u (local.get $h) (i64.const 32))) (i32.const 1)))
+
+  ;; The entry for key k (hash h): the used entry with that key, or the
+  ;; empty entry where it would go.
+  (func $map_slot (param $m i32) (param $k i32) (param $h i32) (result i32)
+    (local $mask i32) (local $i i32) (local $e i32) (local $es i32) (local $ks i32) (local $ents i32) (local $eh i32)
+    (local.set $mask (i32.sub (i32.load (local.get $m)) (i32.const 1)))
+    (local.set $es (i32.load offset=20 (local.get $m)))
+    (local.set $ks (i32.load offset=8 (local.get $m)))
+    (local.set $ents (i32.load offset=16 (local.get $m)))
+    (local.set $i (i32.and (local.get $h) (local.get $mask)))
+    (loop $l
+      (local.set $e (i32.add (local.get $ents) (i32.mul (local.get $i) (local.get $es))))
+      (local.set $eh (i32.load (local.get $e)))
+      (if (i32.eqz (local.get $eh)) (then (return (local.get $e))))
+      (if (i32.eq (local.get $eh) (local.get $h))
+        (then
+          (if (call $mem_eq8 (i32.add (local.get $e) (i32.const 8)) (local.get $k) (local.get $ks))
+            (then (return (local.get $e))))))
+      (local.set $i (i32.and (i32.add (local.get $i) (i32.const 1)) (local.get $mask)))
+      (br $l))
+    (unreachable))
+
+  ;; Pointer to the value of key k, or 0 if absent (m may be 0: empty).
+  (func $map_find (export "map_find") (param $m i32) (param $k i32) (result i32)
+    (local $e i32)
+    (if (i32.eqz (local.get $m)) (then (return (i32.const 0))))
+    (local.set $e (call $map_slot (local.get $m) (local.get $k) (call $hash (local.get $k) (i32.load offset=8 (local.get $m)))))
+    (if (result i32) (i32.load (local.get $e))
+      (then (i32.add (i32.add (local.get $e) (i32.const 8)) (i32.load offset=8 (local.get $m))))
+      (else (i32.const 0))))
+
+  (func $map_grow (param $m i32)
+    (local $old i32) (local $oldcap i32) (local $es i32) (local $i i32) (local $e i32) (local $ne i32)
+    (local.set $old (i32.load offset=16 (local.get $m)))
+    (local.set $oldcap (i32.load (local.get $m)))
+    (local.set $es (i32.load offset=20 (local.get $m)))
+    (i32.store (local.get $m) (i32.shl (local.get $oldcap) (i32.const 1)))
+    (i32.store offset=16 (local.get $m) (call $alloc (i32.mul (i32.load (local.get $m)) (local.get $es))))
+    (block $d
+      (loop $l
+        (br_if $d (i32.ge_u (local.get $i) (local.get $oldcap)))
+        (local.set $e (i32.add (local.get $old) (i32.mul (local.get $i) (local.get $es))))
+        (if (i32.load (local.get $e))
+          (then
+            (local.set $ne (call $map_slot (local.get $m) (i32.add (local.get $e) (i32.const 8)) (i32.load (local.get $e))))
+            (memory.copy (local.get $ne) (local.get $e) (local.get $es))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $l))))
+
+  ;; Pointer to the value of key k, inserting a zeroed value if absent.
+  (func $map_insert (export "map_insert") (param $m i32) (param $k i32) (result i32)
+    (local $e i32) (local $h i32)
+    (local.set $h (call $hash (local.get $k) (i32.load offset=8 (local.get $m))))
+    (local.set $e (call $map_slot (local.get $m) (local.get $k) (local.get $h)))
+    (if (i32.eqz (i32.load (local.get $e)))
+      (then
+        (if (i32.ge_u (i32.shl (i32.add (i32.load offset=4 (local.get $m)) (i32.const 1)) (i32.const 2))
+                      (i32.mul (i32.load (local.get $m)) (i32.const 3)))
+          (then
+            (call $map_grow (local.get $m))
+            (local.set $e (call $map_slot (local.get $m) (local.get $k) (local.get $h)))))
+        (i32.store (local.get $e) (local.get $h))
+        (memory.copy (i32.add (local.get $e) (i32.const 8)) (local.get $k) (i32.load offset=8 (local.get $m)))
+        (i32.store offset=4 (local.get $m) (i32.add (i32.load offset=4 (local.get $m)) (i32.const 1)))))
+    (i32.add (i32.add (local.get $e) (i32.const 8)) (i32.load offset=8 (local.get $m))))
+
+  ;; A heap array of the map's entry pointers (unsorted); length map_count.
+  (func $map_entries (export "map_entries") (param $m i32) (result i32)
+    (local $arr i32) (local $i i32) (local $n i32) (local $e i32) (local $cap i32) (local $es i32)
+    (local.set $arr (call $alloc (i32.shl (call $map_count (local.get $m)) (i32.const 2))))
+    (if (i32.eqz (local.get $m)) (then (return (local.get $arr))))
+    (local.set $cap (i32.load (local.get $m)))
+    (local.set $es (i32.load offset=20 (local.get $m)))
+    (block $d
+      (loop $l
+        (br_if $d (i32.ge_u (local.get $i) (local.get $cap)))
+        (local.set $e (i32.add (i32.load offset=16 (local.get $m)) (i32.mul (local.get $i) (local.get $es))))
+        (if (i32.load (local.get $e))
+          (then
+            (i32.store (i32.add (local.get $arr) (i32.shl (local.get $n) (i32.const 2))) (local.get $e))
+            (local.set $n (i32.add (local.get $n) (i32.const 1)))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $l)))
+    (local.get $arr))
+
+  ;; Stable bottom-up merge sort of n i32s at a, comparator = table[cmp].
+  (func $sort (export "sort") (param $a i32) (param $n i32) (param $cmp i32)
+    (local $src i32) (local $dst i32) (local $t i32) (local $w i32) (local $lo i32) (local $mid i32) (local $hi i32)
+    (local $i i32) (local $j i32) (local $k i32) (local $x i32) (local $y i32)
+    (local.set $src (local.get $a))
+    (local.set $dst (call $alloc (i32.shl (local.get $n) (i32.const 2))))
+    (local.set $w (i32.const 1))
+    (block $done
+      (loop $pass
+        (br_if $done (i32.ge_u (local.get $w) (local.get $n)))
+        (local.set $lo (i32.const 0))
+        (block $pd
+          (loop $merge
+            (br_if $pd (i32.ge_u (local.get $lo) (local.get $n)))
+            (local.set $mid (i32.add (local.get $lo) (local.get $w)))
+            (if (i32.gt_u (local.get $mid) (local.get $n)) (then (local.set $mid (local.get $n))))
+            (local.set $hi (i32.add (local.get $mid) (local.get $w)))
+            (if (i32.gt_u (local.get $hi) (local.get $n)) (then (local.set $hi (local.get $n))))
+            (local.set $i (local.get $lo))
+            (local.set $j (local.get $mid))
+            (local.set $k (local.get $lo))
+            (block $md
+              (loop $ml
+                (br_if $md (i32.ge_u (local.get $k) (local.get $hi)))
+                (local.set $t (i32.const 0))
+                (if (i32.ge_u (local.get $i) (local.get $mid))
+                  (then (local.set $t (i32.const 0)))
+                  (else
+                    (if (i32.ge_u (local.get $j) (local.get $hi))
+                      (then (local.set $t (i32.const 1)))
+                      (else
+                        (local.set $x (i32.load (i32.add (local.get $src) (i32.shl (local.get $i) (i32.const 2)))))
+                        (local.set $y (i32.load (i32.add (local.get $src) (i32.shl (local.get $j) (i32.const 2)))))
+                        (local.set $t (i32.le_s (call_indirect (type $cmp_t) (local.get $x) (local.get $y) (local.get $cmp)) (i32.const 0)))))))
+                (if (local.get $t)
+                  (then
+                    (i32.store (i32.add (local.get $dst) (i32.shl (local.get $k) (i32.const 2)))
+                               (i32.load (i32.add (local.get $src) (i32.shl (local.get $i) (i32.const 2)))))
+                    (local.set $i (i32.add (local.get $i) (i32.const 1))))
+                  (else
+                    (i32.store (i32.add (local.get $dst) (i32.shl (local.get $k) (i32.const 2)))
+                               (i32.load (i32.add (local.get $src) (i32.shl (local.get $j) (i32.const 2)))))
+                    (local.set $j (i32.add (local.get $j) (i32.const 1)))))
+                (local.set $k (i32.add (local.get $k) (i32.const 1)))
+                (br $ml)))
+            (local.set $lo (local.get $hi))
+            (br $merge)))
+        (local.set $t (local.get $src))
+        (local.set $src (local.get $dst))
+        (local.set $dst (local.get $t))
+        (local.set $w (i32.shl (local.get $w) (i32.const 1)))
+        (br $pass)))
+    (if (i32.ne (local.get $src) (local.get $a))
+      (then (memory.copy (local.get $a) (local.get $src) (i32.shl (local.get $n) (i32.const 2))))))
+)
