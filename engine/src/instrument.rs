@@ -32,6 +32,8 @@ pub struct ProbeCall {
     pub args: Vec<ArgSource>,
     /// For messages: which monitor and export this came from.
     pub origin: std::rc::Rc<str>,
+    /// With a `frame` arg: the types of the frame's operands, top first.
+    pub operand_types: Option<std::sync::Arc<[ValType]>>,
 }
 
 /// When a probe fires relative to its instruction.

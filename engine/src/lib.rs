@@ -11,6 +11,7 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 
 pub mod error;
+pub mod frames;
 pub mod instrument;
 pub mod monitor;
 pub mod interp;

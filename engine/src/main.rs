@@ -121,6 +121,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
     } else {
         let mut mon_linker = Linker::new();
         monitor::define_wizeng_imports(&mut mon_linker, &mut store, ctx.clone());
+        wizeng::frames::define_frame_accessor(&mut mon_linker, &mut store);
         Some(monitor::Monitors::load(&mut store, &specs, &mon_linker, cli.fatal).map_err(|e| Failure(status::MONITOR_BIND, anyhow!("{e}")))?)
     };
     let bytes = wizeng::module::read_binary(&cli.app).map_err(|e| Failure(status::LOAD, anyhow!("{}: {e}", cli.app.display())))?;

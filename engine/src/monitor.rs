@@ -605,7 +605,8 @@ impl Matcher<'_> {
             return Err(m_err(self, format!("type mismatch: the probe function has type {fty}, the pattern binds ({})", list(&types))));
         }
         let origin: Rc<str> = Rc::from(format!("monitor {}: `{export}`", self.mons.monitors[mi].name));
-        Ok(Bound::Call(ProbeCall { func, types, args, origin }))
+        let operand_types = args.contains(&ArgSource::Frame).then(|| site.operand_types.clone().into());
+        Ok(Bound::Call(ProbeCall { func, types, args, origin, operand_types }))
     }
 }
 
@@ -669,7 +670,7 @@ impl Instrumenter for Matcher<'_> {
         let opcode = site.op.map(monitor_abi::opcode_of);
         let imms = site.op.map(monitor_abi::flatten_immediates).unwrap_or_default();
         let mut operand_types = Vec::new();
-        for d in 0..v.operand_stack_height().min(64) {
+        for d in 0..v.operand_stack_height() {
             match v.get_operand_type(d as usize) {
                 Some(Some(t)) => operand_types.push(conv_type(t)),
                 _ => break,

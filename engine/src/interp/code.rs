@@ -243,6 +243,8 @@ pub struct Compiled {
     pub max_height: u32,
     /// Function index in the module's function index space.
     pub func_idx: u32,
+    /// Types of the locals, params first (for frame accessors).
+    pub local_types: Vec<crate::types::ValType>,
     /// Probe sites of this function (instrumented modules only).
     pub probes: Vec<Vec<crate::instrument::ProbeCall>>,
 }

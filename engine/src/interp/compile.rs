@@ -137,6 +137,7 @@ pub(crate) fn translate(
     let mut reader = body.get_binary_reader();
     v.read_locals(&mut reader)?;
     let num_locals = v.len_locals();
+    let local_types = (0..num_locals).filter_map(|i| v.get_local_type(i)).map(crate::types::ValType::from_wasmparser).collect();
     let mut t = Translator {
         ctx,
         out: Compiled {
@@ -144,6 +145,7 @@ pub(crate) fn translate(
             num_locals,
             num_results: ty.results.len() as u32,
             func_idx,
+            local_types,
             ..Default::default()
         },
         ctls: vec![Ctl { loop_start: None, fixups: Vec::new(), if_jump: None }],

@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use super::code::*;
 use crate::error::{Trap, TrapKind, TrapSite};
+use crate::frames::{FrameInfo, FrameView};
 use crate::instrument::ArgSource;
 use crate::store::{Caller, FuncKind, Store};
 use crate::types::{FuncAddr, Value};
@@ -21,6 +22,8 @@ struct Frame {
     ip: usize,
     fp: usize,
     inst: usize,
+    /// Activation serial (frame accessor identity).
+    serial: u32,
 }
 
 pub(crate) fn invoke(store: &mut Store, f: FuncAddr, args: &[Value]) -> Result<Vec<Value>, Trap> {
@@ -146,6 +149,8 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
     }
     stack[code.num_params as usize..sp].fill(0);
     let mut mem0 = mem0_of(store, inst);
+    store.last_serial = store.last_serial.wrapping_add(1);
+    let mut serial = store.last_serial;
 
     macro_rules! trap {
         ($kind:expr) => {
@@ -287,6 +292,7 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                     code = fr.code;
                     ip = fr.ip;
                     fp = fr.fp;
+                    serial = fr.serial;
                     if fr.inst != inst {
                         inst = fr.inst;
                         mem0 = mem0_of(store, inst);
@@ -328,8 +334,10 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                     stack[new_fp + np..new_sp].fill(0);
                     let old = std::mem::replace(&mut code, callee);
                     if !$tail {
-                        frames.push(Frame { code: old, ip, fp, inst });
+                        frames.push(Frame { code: old, ip, fp, inst, serial });
                     }
+                    store.last_serial = store.last_serial.wrapping_add(1);
+                    serial = store.last_serial;
                     fp = new_fp;
                     sp = new_sp;
                     ip = 0;
@@ -820,10 +828,28 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                             ArgSource::Const(v) => Value::from_slot(*t, *v),
                             ArgSource::Operand(n) => Value::from_slot(*t, stack[sp - 1 - *n as usize]),
                             ArgSource::Local(n) => Value::from_slot(*t, stack[fp + *n as usize]),
-                            ArgSource::Frame => Value::ExternRef(None),
+                            ArgSource::Frame => Value::ExternRef(Some(serial)),
                         })
                         .collect();
-                    if let Err(t) = store.invoke(call.func, &args) {
+                    let prev_view = if call.operand_types.is_some() {
+                        let mut chain = Vec::with_capacity(frames.len() + 1);
+                        for (i, fr) in frames.iter().enumerate() {
+                            let top = frames.get(i + 1).map_or(fp, |n| n.fp);
+                            let pc = fr.code.pcs.get(fr.ip.wrapping_sub(1)).copied().unwrap_or(0);
+                            chain.push(FrameInfo { serial: fr.serial, fp: fr.fp, top, code: fr.code.clone(), pc, operand_types: None });
+                        }
+                        let pc = code.pcs[ip - 1];
+                        chain.push(FrameInfo { serial, fp, top: sp, code: code.clone(), pc, operand_types: call.operand_types.clone() });
+                        let view = FrameView { stack: stack.as_mut_ptr(), len: stack.len(), frames: chain };
+                        Some(store.frame_view.replace(view))
+                    } else {
+                        None
+                    };
+                    let r = store.invoke(call.func, &args);
+                    if let Some(prev) = prev_view {
+                        store.frame_view = prev;
+                    }
+                    if let Err(t) = r {
                         if t.exit_code().is_some() {
                             break 'exec Err(t);
                         }

@@ -1,0 +1,173 @@
+//! Frame accessors (monitor ABI B1): `wizeng:frame_accessor` imports that let
+//! a probe read and modify the frame it fires in, and its callers.
+//!
+//! A frame handle is an externref whose value is the activation's serial
+//! number. While a probe that takes `frame` runs, the interpreter is suspended
+//! and publishes a [`FrameView`] of its call chain in the store; accessor calls
+//! resolve a handle against the published view. A handle whose activation is
+//! not in the view has returned: every call with it traps ("frame accessor used
+//! after its frame returned"), never reading another frame.
+
+use std::sync::Arc;
+
+use crate::error::Trap;
+use crate::interp::code::Compiled;
+use crate::store::{Caller, Linker, Store};
+use crate::types::{FuncType, ValType, Value};
+
+/// One activation of the published call chain.
+pub(crate) struct FrameInfo {
+    pub serial: u32,
+    /// Index of local 0 in the value stack.
+    pub fp: usize,
+    /// One past the top operand of this frame.
+    pub top: usize,
+    pub code: Arc<Compiled>,
+    /// Original pc the frame is at (the probed instruction, or the call).
+    pub pc: u32,
+    /// Operand types from the top, when known (the probed frame only).
+    pub operand_types: Option<Arc<[ValType]>>,
+}
+
+/// The call chain of a suspended interpreter, bottom (entry) first.
+pub(crate) struct FrameView {
+    /// The interpreter's value stack.
+    ///
+    /// Invariant: points to a live `[u64]` of `len` slots owned by the
+    /// suspended `execute` call that published this view; that call does not
+    /// touch the slice until the probe returns, and it removes the view (by
+    /// restoring the previous one) before resuming. Nested invocations use other
+    /// stacks, so nothing else aliases it while the view is published.
+    pub stack: *mut u64,
+    pub len: usize,
+    pub frames: Vec<FrameInfo>,
+}
+
+impl FrameView {
+    fn find(&self, handle: Option<u32>) -> Result<(usize, &FrameInfo), Trap> {
+        let h = handle.ok_or_else(|| Trap::host("frame accessor called with a null frame"))?;
+        self.frames
+            .iter()
+            .enumerate()
+            .rev()
+            .find(|(_, f)| f.serial == h)
+            .ok_or_else(|| Trap::host("frame accessor used after its frame returned"))
+    }
+
+    fn slot(&self, i: usize) -> u64 {
+        assert!(i < self.len);
+        // SAFETY: `i < len` and `stack` is valid for `len` slots (see the field's invariant).
+        unsafe { *self.stack.add(i) }
+    }
+
+    fn set_slot(&self, i: usize, v: u64) {
+        assert!(i < self.len);
+        // SAFETY: as in `slot`; the suspended interpreter is not using the slice.
+        unsafe { *self.stack.add(i) = v }
+    }
+}
+
+fn view<'a>(c: &'a Caller<'_>) -> Result<&'a FrameView, Trap> {
+    c.store.frame_view.as_ref().ok_or_else(|| Trap::host("frame accessor used after its frame returned"))
+}
+
+fn handle(v: &Value) -> Option<u32> {
+    match v {
+        Value::ExternRef(h) => *h,
+        _ => None,
+    }
+}
+
+fn local_slot(f: &FrameInfo, idx: i32, want: ValType) -> Result<usize, Trap> {
+    let t = f.code.local_types.get(idx as u32 as usize).copied().ok_or_else(|| {
+        Trap::host(format!("frame accessor: local {idx} out of range (the function has {} locals)", f.code.local_types.len()))
+    })?;
+    if t != want {
+        return Err(Trap::host(format!("frame accessor: local {idx} has type {t}, not {want}")));
+    }
+    Ok(f.fp + idx as usize)
+}
+
+fn operand_slot(f: &FrameInfo, i: i32, want: ValType) -> Result<usize, Trap> {
+    let base = f.fp + f.code.num_locals as usize;
+    let n = f.top - base;
+    if i < 0 || i as usize >= n {
+        return Err(Trap::host(format!("frame accessor: operand {i} out of range (the frame has {n} operands)")));
+    }
+    if let Some(types) = &f.operand_types {
+        if let Some(t) = types.get(i as usize) {
+            if *t != want {
+                return Err(Trap::host(format!("frame accessor: operand {i} has type {t}, not {want}")));
+            }
+        }
+    }
+    Ok(f.top - 1 - i as usize)
+}
+
+/// Define the `wizeng:frame_accessor` module.
+pub fn define_frame_accessor(linker: &mut Linker, store: &mut Store) {
+    const M: &str = "wizeng:frame_accessor";
+    let er = ValType::ExternRef;
+    let i32t = ValType::I32;
+    linker.func(store, M, "get_pc", FuncType::new([er], [i32t]), |c, a, r| {
+        r[0] = Value::I32(view(c)?.find(handle(&a[0]))?.1.pc as i32);
+        Ok(())
+    });
+    linker.func(store, M, "get_fid", FuncType::new([er], [i32t]), |c, a, r| {
+        r[0] = Value::I32(view(c)?.find(handle(&a[0]))?.1.code.func_idx as i32);
+        Ok(())
+    });
+    linker.func(store, M, "get_depth", FuncType::new([er], [i32t]), |c, a, r| {
+        r[0] = Value::I32(view(c)?.find(handle(&a[0]))?.0 as i32);
+        Ok(())
+    });
+    linker.func(store, M, "get_frame_id", FuncType::new([er], [ValType::I64]), |c, a, r| {
+        r[0] = Value::I64(view(c)?.find(handle(&a[0]))?.1.serial as i64);
+        Ok(())
+    });
+    linker.func(store, M, "get_caller", FuncType::new([er], [er]), |c, a, r| {
+        let v = view(c)?;
+        let (i, _) = v.find(handle(&a[0]))?;
+        r[0] = Value::ExternRef(if i == 0 { None } else { Some(v.frames[i - 1].serial) });
+        Ok(())
+    });
+    linker.func(store, M, "get_num_locals", FuncType::new([er], [i32t]), |c, a, r| {
+        r[0] = Value::I32(view(c)?.find(handle(&a[0]))?.1.code.local_types.len() as i32);
+        Ok(())
+    });
+    linker.func(store, M, "get_num_operands", FuncType::new([er], [i32t]), |c, a, r| {
+        let f = view(c)?.find(handle(&a[0]))?.1;
+        r[0] = Value::I32((f.top - f.fp - f.code.num_locals as usize) as i32);
+        Ok(())
+    });
+    for t in [ValType::I32, ValType::I64, ValType::F32, ValType::F64] {
+        linker.func(store, M, &format!("get_local_{t}"), FuncType::new([er, i32t], [t]), move |c, a, r| {
+            let v = view(c)?;
+            let f = v.find(handle(&a[0]))?.1;
+            let s = local_slot(f, a[1].i32().unwrap_or(-1), t)?;
+            r[0] = Value::from_slot(t, v.slot(s));
+            Ok(())
+        });
+        linker.func(store, M, &format!("set_local_{t}"), FuncType::new([er, i32t, t], []), move |c, a, _| {
+            let v = view(c)?;
+            let f = v.find(handle(&a[0]))?.1;
+            let s = local_slot(f, a[1].i32().unwrap_or(-1), t)?;
+            v.set_slot(s, a[2].to_slot());
+            Ok(())
+        });
+        linker.func(store, M, &format!("get_operand_{t}"), FuncType::new([er, i32t], [t]), move |c, a, r| {
+            let v = view(c)?;
+            let f = v.find(handle(&a[0]))?.1;
+            let s = operand_slot(f, a[1].i32().unwrap_or(-1), t)?;
+            r[0] = Value::from_slot(t, v.slot(s));
+            Ok(())
+        });
+        linker.func(store, M, &format!("set_operand_{t}"), FuncType::new([er, i32t, t], []), move |c, a, _| {
+            let v = view(c)?;
+            let f = v.find(handle(&a[0]))?.1;
+            let s = operand_slot(f, a[1].i32().unwrap_or(-1), t)?;
+            v.set_slot(s, a[2].to_slot());
+            Ok(())
+        });
+    }
+}
