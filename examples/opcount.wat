@@ -1,0 +1,58 @@
+;; A monitor that counts how often each opcode executes and prints the counts
+;; at exit. The static call `$slot(opname)` runs once per matched site at load
+;; time and returns the counter slot for that opcode (by name), so the probe
+;; itself is a single increment.
+(module
+  (import "wizeng" "puts" (func $puts (param i32 i32)))
+  (import "wizeng" "puti" (func $puti (param i32)))
+  (import "wizeng" "putc" (func $putc (param i32)))
+  (memory (export "memory") 2)
+  ;; engine-written opcode names land here (whamm_buffer, ABI A4)
+  (memory (export "whamm_buffer") 1)
+  (global (export "whamm_buffer:start") i32 (i32.const 0))
+  (global (export "whamm_buffer:max") i32 (i32.const 64))
+  ;; table of names: at 0x1000, 64 entries x 32 bytes (len at +0, name at +4); counts at 0x100 (i64 each)
+  (global $n (mut i32) (i32.const 0))
+  (func $name_eq (param $e i32) (param $len i32) (result i32) (local $i i32)
+    (if (i32.ne (i32.load (local.get $e)) (local.get $len)) (then (return (i32.const 0))))
+    (block $no (loop $l
+      (br_if $no (i32.ge_u (local.get $i) (local.get $len)))
+      (if (i32.ne (i32.load8_u 0 (i32.add (i32.add (local.get $e) (i32.const 4)) (local.get $i)))
+                  (i32.load8_u 1 (local.get $i)))
+        (then (return (i32.const 0))))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br $l)))
+    (i32.const 1))
+  ;; find or add the opcode name now in whamm_buffer; returns its counter address
+  (func $slot (export "slot") (param $ptr i32) (param $len i32) (result i32) (local $k i32) (local $e i32)
+    (local.set $len (select (local.get $len) (i32.const 28) (i32.lt_u (local.get $len) (i32.const 28))))
+    (block $found (loop $l
+      (br_if $found (i32.ge_u (local.get $k) (global.get $n)))
+      (local.set $e (i32.add (i32.const 0x1000) (i32.mul (local.get $k) (i32.const 32))))
+      (if (call $name_eq (local.get $e) (local.get $len)) (then (return (i32.add (i32.const 0x100) (i32.shl (local.get $k) (i32.const 3))))))
+      (local.set $k (i32.add (local.get $k) (i32.const 1)))
+      (br $l)))
+    (if (i32.ge_u (global.get $n) (i32.const 64)) (then (return (i32.const 0xff8))))
+    (local.set $e (i32.add (i32.const 0x1000) (i32.mul (global.get $n) (i32.const 32))))
+    (i32.store (local.get $e) (local.get $len))
+    (memory.copy 0 1 (i32.add (local.get $e) (i32.const 4)) (i32.const 0) (local.get $len))
+    (global.set $n (i32.add (global.get $n) (i32.const 1)))
+    (i32.add (i32.const 0x100) (i32.shl (i32.sub (global.get $n) (i32.const 1)) (i32.const 3))))
+  (func (export "wasm:opcode:*($slot(opname))") (param $c i32)
+    (i64.store (local.get $c) (i64.add (i64.load (local.get $c)) (i64.const 1))))
+  (func (export "wasm:exit") (local $k i32) (local $e i32) (local $c i64)
+    (block $done (loop $l
+      (br_if $done (i32.ge_u (local.get $k) (global.get $n)))
+      (local.set $e (i32.add (i32.const 0x1000) (i32.mul (local.get $k) (i32.const 32))))
+      (call $puts (i32.add (local.get $e) (i32.const 4)) (i32.load (local.get $e)))
+      (call $putc (i32.const 32))
+      (local.set $c (i64.load (i32.add (i32.const 0x100) (i32.shl (local.get $k) (i32.const 3)))))
+      ;; puti takes i32: print high part if large
+      (if (i64.gt_u (local.get $c) (i64.const 0x7fffffff))
+        (then (call $puti (i32.wrap_i64 (i64.div_u (local.get $c) (i64.const 1000000)))) (call $puts (i32.const 0x2000) (i32.const 1)))
+        (else (call $puti (i32.wrap_i64 (local.get $c)))))
+      (call $putc (i32.const 10))
+      (local.set $k (i32.add (local.get $k) (i32.const 1)))
+      (br $l))))
+  (data (i32.const 0x2000) "M")
+)
