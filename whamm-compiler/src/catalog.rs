@@ -53,6 +53,10 @@ pub trait EventCatalog {
     fn bound_vars(&self, event: &Event, mode: Option<&str>) -> Vec<BoundVar>;
     /// Whether the compilation target can honour `mode` of `event` (X7).
     fn mode_supported(&self, event: &Event, mode: Option<&str>) -> bool;
+    /// The target's name in diagnostics.
+    fn target_name(&self) -> &'static str {
+        "engine"
+    }
 }
 
 /// The catalogue the CLI and the tests use: the monitor-abi one.
@@ -131,6 +135,13 @@ fn convert_var(spec: &monitor_abi::EventSpec, v: &monitor_abi::catalogue::BoundV
 }
 
 impl EventCatalog for AbiCatalog {
+    fn target_name(&self) -> &'static str {
+        match self.target {
+            monitor_abi::Target::Engine => "engine",
+            monitor_abi::Target::Portable => "portable (ABI Part A)",
+        }
+    }
+
     fn events(&self) -> &[Event] {
         &self.events
     }

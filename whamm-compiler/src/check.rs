@@ -267,7 +267,7 @@ impl<'a> Checker<'a> {
                 Some(m) => format!("mode `{m}`"),
                 None => "this event".to_string(),
             };
-            let mut d = Diag::error(format!("the engine target cannot honour {what} of `{}`", first.event.name()), span)
+            let mut d = Diag::error(format!("the {} target cannot honour {what} of `{}`", self.cat.target_name(), first.event.name()), span)
                 .with_label(format!("{} matched event(s) are not supported by this target", unsupported.len()));
             if unsupported.len() > 1 {
                 d = d.with_note(format!("e.g. `{}`, `{}`", unsupported[0].name(), unsupported[unsupported.len() - 1].name()));

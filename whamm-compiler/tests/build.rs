@@ -1,0 +1,184 @@
+//! Back-end tests.
+//!
+//! * `snapshots`: every `tests/build/*.mm` is compiled (files named
+//!   `*portable*` with `--portable`). `ok_*` must build; the emitted module is
+//!   validated and its imports and exports are compared with `NAME.exports`.
+//!   `err_*` must fail; the rendered diagnostics are compared with
+//!   `NAME.stderr`. `BLESS=1` rewrites the snapshots.
+//! * every module any test script compiles to is validated with wasmparser;
+//! * a `--portable` module imports nothing outside monitor ABI Part A;
+//! * a generated 300-probe script covering every opcode builds (the time is
+//!   printed; see scripts/bench-whamm.sh for timing).
+
+use std::path::{Path, PathBuf};
+use whamm_compiler::codegen::Options;
+use whamm_compiler::diag::render;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
+}
+
+fn files(sub: &str, prefix: &str) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(root().join(sub))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "mm") && p.file_name().unwrap().to_string_lossy().starts_with(prefix))
+        .collect();
+    v.sort();
+    v
+}
+
+fn validate(bytes: &[u8]) {
+    let features = whamm_compiler::wasm::features();
+    if let Err(e) = wasmparser::Validator::new_with_features(features).validate_all(bytes) {
+        panic!("invalid module: {e}");
+    }
+}
+
+fn imports_exports(bytes: &[u8]) -> (Vec<(String, String)>, Vec<String>) {
+    let mut imps = vec![];
+    let mut exps = vec![];
+    for p in wasmparser::Parser::new(0).parse_all(bytes) {
+        match p.unwrap() {
+            wasmparser::Payload::ImportSection(r) => {
+                for i in r {
+                    let i = i.unwrap();
+                    imps.push((i.module.to_string(), i.name.to_string()));
+                }
+            }
+            wasmparser::Payload::ExportSection(r) => {
+                for e in r {
+                    let e = e.unwrap();
+                    exps.push(format!("{:?} {:?}", e.kind, e.name));
+                }
+            }
+            _ => {}
+        }
+    }
+    (imps, exps)
+}
+
+#[test]
+fn snapshots() {
+    let bless = std::env::var_os("BLESS").is_some();
+    let mut failures = vec![];
+    let all = files("tests/build", "");
+    assert!(all.len() >= 8);
+    for path in all {
+        let stem = path.file_stem().unwrap().to_string_lossy().to_string();
+        let src = std::fs::read_to_string(&path).unwrap();
+        let opts = Options { portable: stem.contains("portable") };
+        let name = format!("tests/build/{stem}.mm");
+        let (snap, actual) = match whamm_compiler::build(&src, &opts) {
+            Ok((bytes, _)) => {
+                if !stem.starts_with("ok_") {
+                    failures.push(format!("{name}: expected errors, got a module"));
+                    continue;
+                }
+                validate(&bytes);
+                let (imps, exps) = imports_exports(&bytes);
+                let mut s = String::new();
+                for (m, n) in imps {
+                    s.push_str(&format!("import {m}.{n}\n"));
+                }
+                for e in exps {
+                    s.push_str(&format!("export {e}\n"));
+                }
+                (path.with_extension("exports"), s)
+            }
+            Err(diags) => {
+                let r = render(&name, &src, &diags);
+                if !stem.starts_with("err_") {
+                    failures.push(format!("{name}: expected a module, got:\n{r}"));
+                    continue;
+                }
+                (path.with_extension("stderr"), r)
+            }
+        };
+        if bless {
+            std::fs::write(&snap, &actual).unwrap();
+            continue;
+        }
+        let expected = std::fs::read_to_string(&snap).unwrap_or_default();
+        if expected != actual {
+            failures.push(format!("{name}: differs from {} (BLESS=1 to update)\n--- expected\n{expected}\n--- actual\n{actual}", snap.display()));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// Every script of every test directory that compiles yields a valid module.
+#[test]
+fn every_output_validates() {
+    let mut n = 0;
+    for (sub, prefix) in [("tests/check", "ok_"), ("tests/build", "ok_"), ("tests/whamm", "")] {
+        for path in files(sub, prefix) {
+            let src = std::fs::read_to_string(&path).unwrap();
+            for portable in [false, true] {
+                if let Ok((bytes, _)) = whamm_compiler::build(&src, &Options { portable }) {
+                    validate(&bytes);
+                    n += 1;
+                }
+            }
+        }
+    }
+    assert!(n >= 20, "only {n} modules built");
+}
+
+#[test]
+fn portable_imports_only_part_a() {
+    let mut n = 0;
+    for (sub, prefix) in [("tests/check", "ok_"), ("tests/build", "ok_"), ("tests/whamm", "")] {
+        for path in files(sub, prefix) {
+            let src = std::fs::read_to_string(&path).unwrap();
+            let Ok((bytes, _)) = whamm_compiler::build(&src, &Options { portable: true }) else { continue };
+            let (imps, exps) = imports_exports(&bytes);
+            for (m, name) in imps {
+                assert!(monitor_abi::imports::is_provided_module(&m) || m != "wizeng:frame_accessor");
+                assert!(monitor_abi::imports::is_portable_import(&m, &name), "{}: imports {m}.{name}", path.display());
+            }
+            for e in exps {
+                assert!(!e.contains("wasm:begin") && !e.contains(":after"), "{}: exports {e} (Part B)", path.display());
+            }
+            n += 1;
+        }
+    }
+    assert!(n >= 5, "only {n} portable modules");
+    // Part B constructs are errors with a span under --portable.
+    for src in ["wasm:begin { println(\"x\"); }", "wasm:opcode:call(res0: i32):after { }"] {
+        let Err(d) = whamm_compiler::build(src, &Options { portable: true }) else { panic!("{src}: expected an error") };
+        assert!(d.iter().any(|d| d.is_error() && d.span.hi > d.span.lo), "{src}: {d:?}");
+        assert!(whamm_compiler::build(src, &Options { portable: false }).is_ok(), "{src}");
+    }
+}
+
+/// A 300-probe script (covering every opcode with one extra `*` probe)
+/// builds into a valid module. Timing is printed, not asserted.
+#[test]
+fn compile_300_probes() {
+    let ops: Vec<&str> = monitor_abi::Opcode::all().map(|o| o.mnemonic()).collect();
+    let mut src = String::from("report var hits: map<u32, u64>;\nvar total: u64;\n");
+    for i in 0..299 {
+        let op = ops[i % ops.len()];
+        src.push_str(&format!("wasm:opcode:{op}:before / fid != {i} / {{ hits[{i}]++; total++; }}\n"));
+    }
+    src.push_str("wasm:opcode:*:before { total = total + 1; }\n");
+    let t = std::time::Instant::now();
+    let (bytes, _) = whamm_compiler::build(&src, &Options::default()).unwrap_or_else(|d| panic!("{:?}", d.first()));
+    let el = t.elapsed();
+    validate(&bytes);
+    let (_, exps) = imports_exports(&bytes);
+    println!("300 probes, {} opcodes: {} exports, {} bytes, built in {:?}", ops.len(), exps.len(), bytes.len(), el);
+    assert!(exps.len() > ops.len() + 299);
+}
+
+#[test]
+fn cli_emit_wat() {
+    let bin = env!("CARGO_BIN_EXE_whamm");
+    let f = root().join("tests/build/ok_counter.mm");
+    let o = std::process::Command::new(bin).args(["build", f.to_str().unwrap(), "--emit-wat", "-o", "-"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let wat = String::from_utf8_lossy(&o.stdout);
+    assert!(wat.starts_with("(module"), "{wat}");
+    assert!(wat.contains("(export \"wasm:exit\""), "{wat}");
+}

@@ -1,0 +1,1 @@
+wasm:opcode:call(arg0: i32):after { println("{}", arg0); }

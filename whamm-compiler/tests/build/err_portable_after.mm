@@ -1,0 +1,2 @@
+wasm:opcode:call(res0: i32):after { }
+wasm:begin { }

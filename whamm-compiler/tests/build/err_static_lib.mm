@@ -1,0 +1,2 @@
+use lib;
+wasm:opcode:call:before { @static lib.f(fid); }

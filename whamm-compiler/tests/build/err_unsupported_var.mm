@@ -1,0 +1,1 @@
+wasm:opcode:call:before { println("{}", target_fn_name); }
