@@ -312,6 +312,7 @@ enum Loc {
 }
 
 #[derive(Clone, Copy, Debug)]
+#[allow(dead_code)] // Addr: static addresses (kept for globals in memory)
 enum Base {
     Local(u32),
     Addr(u32),
@@ -395,6 +396,7 @@ impl FnCx {
 
 // ------------------------------------------------------------- the compiler
 
+#[allow(dead_code)]
 struct ReportVar {
     name: String,
     ty: Type,
@@ -403,6 +405,7 @@ struct ReportVar {
     site: Option<(usize, u32)>,
 }
 
+#[allow(dead_code)]
 struct ProbeSites {
     head: u32,
     tail: u32,
