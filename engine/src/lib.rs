@@ -10,6 +10,7 @@
 //! - [`error`]: typed errors (load, link, trap).
 #![deny(unsafe_op_in_unsafe_fn)]
 
+pub mod dyninstr;
 pub mod error;
 pub mod frames;
 pub mod instrument;

@@ -122,6 +122,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
         let mut mon_linker = Linker::new();
         monitor::define_wizeng_imports(&mut mon_linker, &mut store, ctx.clone());
         wizeng::frames::define_frame_accessor(&mut mon_linker, &mut store);
+        wizeng::dyninstr::define_dyninstr(&mut mon_linker, &mut store);
         Some(monitor::Monitors::load(&mut store, &specs, &mon_linker, cli.fatal).map_err(|e| Failure(status::MONITOR_BIND, anyhow!("{e}")))?)
     };
     let bytes = wizeng::module::read_binary(&cli.app).map_err(|e| Failure(status::LOAD, anyhow!("{}: {e}", cli.app.display())))?;
@@ -150,6 +151,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
                 return Err(Failure(status::TRAP, anyhow!("{}: trap during instantiation: {t}", cli.app.display())));
             }
         };
+        store.set_app(inst);
         let (func, args) = match &cli.invoke {
             Some(name) => {
                 let f = store.export_func(inst, name).ok_or_else(|| Failure(status::USAGE, anyhow!("--invoke={name}: no exported function named `{name}`")))?;

@@ -82,8 +82,9 @@ pub struct Monitors {
     probe_ids: HashMap<(u32, u32), u32>,
     blocks: Blocks,
     func_names: HashMap<u32, String>,
-    /// Monitors' output goes through the app's stdout buffer, so both interleave.
     pub fatal: bool,
+    /// Some monitor imports `whamm:dyninstr` (every instruction must be patchable).
+    pub dynamic: bool,
     /// Sites that got at least one probe, and total probe calls attached.
     pub stats: MonitorStats,
 }
@@ -143,6 +144,7 @@ impl Monitors {
     /// malformed probe names go to stderr (errors with `fatal`).
     pub fn load(store: &mut Store, specs: &[MonitorSpec], base: &Linker, fatal: bool) -> Result<Monitors, MonitorError> {
         let mut monitors = Vec::new();
+        let mut dynamic = false;
         for spec in specs {
             let name = spec.path.display().to_string();
             let mut linker = base.clone();
@@ -155,6 +157,7 @@ impl Monitors {
             }
             let m = Module::from_file(&spec.path).map_err(|e| MonitorError(format!("monitor {name}: {e}")))?;
             let m = Arc::new(m);
+            dynamic |= m.imports.iter().any(|i| i.module == monitor_abi::imports::MODULE_DYNINSTR);
             let instance = linker.instantiate(store, &m).map_err(|e| MonitorError(format!("monitor {name}: {e}")))?;
             let mut lm = LoadedMonitor { name: name.clone(), instance, rules: Vec::new(), begin: None, exit: None };
             for e in &m.exports {
@@ -199,6 +202,7 @@ impl Monitors {
             blocks: Blocks::default(),
             func_names: HashMap::new(),
             fatal,
+            dynamic,
             stats: MonitorStats::default(),
         })
     }
@@ -656,6 +660,10 @@ fn category(e: &Event) -> u8 {
 }
 
 impl Instrumenter for Matcher<'_> {
+    fn dynamic(&self) -> bool {
+        self.mons.dynamic
+    }
+
     fn begin_function(&mut self, _func_idx: u32, body: &[u8], body_offset: usize) -> Result<(), LoadError> {
         let needs_blocks = self.mons.monitors.iter().any(|m| m.rules.iter().any(|r| matches!(r.pattern.event, Event::BlockStart | Event::BlockEnd)));
         self.mons.blocks = if needs_blocks { compute_blocks(body, body_offset) } else { Blocks::default() };

@@ -136,6 +136,10 @@ pub struct Store {
     pub(crate) frame_view: Option<crate::frames::FrameView>,
     /// Last activation serial handed out (frame identity for accessors).
     pub(crate) last_serial: u32,
+    /// Dynamic probe sites (`whamm:dyninstr`).
+    pub(crate) dyn_probes: crate::dyninstr::DynProbes,
+    /// The application instance dynamic probes attach to.
+    pub(crate) app: Option<InstanceId>,
     /// Value stacks kept for reuse by later invocations.
     pub(crate) stacks: Vec<Vec<u64>>,
 }
@@ -194,6 +198,8 @@ impl Store {
             config,
             depth: 0,
             stacks: Vec::new(),
+            dyn_probes: Default::default(),
+            app: None,
             frame_view: None,
             last_serial: 0,
         }
@@ -226,6 +232,11 @@ impl Store {
     pub fn add_global(&mut self, ty: GlobalType, value: Value) -> GlobalAddr {
         self.globals.push(GlobalInst { value: value.to_slot(), ty });
         GlobalAddr(self.globals.len() as u32 - 1)
+    }
+
+    /// Name the application instance (the target of dynamic probes).
+    pub fn set_app(&mut self, app: InstanceId) {
+        self.app = Some(app);
     }
 
     pub fn func_type(&self, f: FuncAddr) -> &FuncType {

@@ -226,12 +226,19 @@ pub enum Op {
 
     /// Fire the probes of `Compiled::probes[n]`.
     Probe(u32),
+    /// A dynamic probe site (`Store::dyn_sites[n]`) patched over an op: fire the
+    /// site's probes, then execute the op it replaced.
+    DynProbe(u32),
+    /// Placeholder for an instruction that needs no op, so dynamic probes can be
+    /// attached to it (emitted only when a monitor uses `whamm:dyninstr`).
+    Nop,
 }
 
 /// A translated function.
 #[derive(Debug, Default)]
 pub struct Compiled {
-    pub ops: Vec<Op>,
+    /// Ops in cells: dynamic probes patch them in place (single-threaded).
+    pub ops: Vec<std::cell::Cell<Op>>,
     /// Original pc (byte offset in the function body) of each op.
     pub pcs: Vec<u32>,
     pub br_tables: Vec<BrTarget>,

@@ -58,7 +58,7 @@ struct Translator<'a> {
 
 impl Translator<'_> {
     fn emit(&mut self, op: Op) -> usize {
-        self.out.ops.push(op);
+        self.out.ops.push(std::cell::Cell::new(op));
         self.out.pcs.push(self.cur_pc);
         self.out.ops.len() - 1
     }
@@ -77,7 +77,7 @@ impl Translator<'_> {
 
     fn patch(&mut self, f: &Fixup, target: u32) {
         match *f {
-            Fixup::Op(i) => match &mut self.out.ops[i] {
+            Fixup::Op(i) => match self.out.ops[i].get_mut() {
                 Op::Jump(t) | Op::JumpIfZero(t) | Op::JumpIfNonZero(t) => *t = target,
                 Op::Br(b) | Op::BrIf(b) => b.target = target,
                 _ => unreachable!("patching a non-branch"),
@@ -190,7 +190,12 @@ pub(crate) fn translate(
             }
         }
         if reachable || matches!(op, Operator::Block { .. } | Operator::Loop { .. } | Operator::If { .. } | Operator::Else | Operator::End) {
-            if let Err(e) = translate_op(&mut t, v, &op, reachable, site_start) {
+            let before = t.here();
+            let r = translate_op(&mut t, v, &op, reachable, site_start);
+            if r.is_ok() && t.here() == before && reachable && instr.as_deref().is_some_and(|i| i.dynamic()) {
+                t.emit(Op::Nop);
+            }
+            if let Err(e) = r {
                 // An op we cannot translate is usually one the validator rejects
                 // (e.g. SIMD): report the validator's error, which names the feature.
                 v.op(offset, &op)?;

@@ -152,9 +152,10 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
     store.last_serial = store.last_serial.wrapping_add(1);
     let mut serial = store.last_serial;
 
+    let result: Result<(), Trap> = 'exec: loop {
     macro_rules! trap {
         ($kind:expr) => {
-            break Err(trap_at(store, &code, ip - 1, inst, $kind))
+            break 'exec Err(trap_at(store, &code, ip - 1, inst, $kind))
         };
     }
     macro_rules! pop {
@@ -287,7 +288,7 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
             }
             sp = fp + n;
             match frames.pop() {
-                None => break Ok(()),
+                None => break 'exec Ok(()),
                 Some(fr) => {
                     code = fr.code;
                     ip = fr.ip;
@@ -359,7 +360,7 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                         if e.site.is_none() && e.exit_code().is_none() {
                             e.site = trap_at(store, &code, ip - 1, inst, TrapKind::Unreachable).site;
                         }
-                        break Err(e);
+                        break 'exec Err(e);
                     }
                     for v in res {
                         push!(v.to_slot());
@@ -392,9 +393,10 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
         }};
     }
 
-    let result: Result<(), Trap> = 'exec: loop {
-        let op = code.ops[ip];
+        let mut op = code.ops[ip].get();
         ip += 1;
+        // Re-dispatch happens only for a dynamic probe site (its original op).
+        'redo: loop {
         match op {
             Op::Unreachable => trap!(TrapKind::Unreachable),
             Op::Jump(t) => ip = t as usize,
@@ -817,6 +819,28 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                 store.tables[ta].elems[d as usize..(d + n) as usize].copy_from_slice(&seg[s as usize..(s + n) as usize]);
             }
             Op::ElemDrop(e) => store.instances[inst].elems[e as usize] = std::rc::Rc::from([]),
+            Op::Nop => {}
+            Op::DynProbe(k) => {
+                let (list, original) = {
+                    let site = &store.dyn_probes.sites[k as usize];
+                    (site.probes.clone(), site.original)
+                };
+                // B3: the list is a snapshot; probes inserted now fire next time,
+                // removed ones still fire this time.
+                for p in list.iter() {
+                    if let Err(t) = store.invoke(p.func, &[]) {
+                        if t.exit_code().is_some() {
+                            break 'exec Err(t);
+                        }
+                        let at = trap_at(store, &code, ip - 1, inst, TrapKind::Unreachable).site.expect("site");
+                        let msg = format!("dynamic probe {} trapped: {t} (probe at {} (func {}) pc 0x{:x})", p.id, at.func_name, at.func, at.pc);
+                        break 'exec Err(Trap::host(msg));
+                    }
+                }
+                mem0 = mem0_of(store, inst);
+                op = original;
+                continue 'redo;
+            }
             Op::Probe(k) => {
                 let c = code.clone();
                 for call in &c.probes[k as usize] {
@@ -861,6 +885,8 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                 // A probe call may have grown memories.
                 mem0 = mem0_of(store, inst);
             }
+        }
+        break 'redo;
         }
     };
     result
