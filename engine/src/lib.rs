@@ -6,6 +6,7 @@
 //! - [`store`]: runtime entities (functions, memories, tables, globals, instances),
 //!   instantiation, linking, host functions.
 //! - [`interp`]: the interpreter tier (pre-decoded code with a pc side table).
+//! - [`jit`]: the Cranelift JIT tier.
 //! - [`wasi`]: WASI preview1 host functions.
 //! - [`error`]: typed errors (load, link, trap).
 #![deny(unsafe_op_in_unsafe_fn)]
@@ -16,6 +17,7 @@ pub mod frames;
 pub mod instrument;
 pub mod monitor;
 pub mod interp;
+pub mod jit;
 pub mod module;
 pub mod store;
 pub mod types;
@@ -23,5 +25,5 @@ pub mod wasi;
 
 pub use error::{InstantiateError, LinkError, LoadError, LoadErrorKind, Trap, TrapKind, TrapSite};
 pub use module::Module;
-pub use store::{Caller, Config, HostFn, Linker, Store};
+pub use store::{Caller, Config, HostFn, Linker, Store, Tier};
 pub use types::*;

@@ -89,11 +89,16 @@ fn fail(code: u8) -> impl FnOnce(anyhow::Error) -> Failure {
 }
 
 fn run(cli: Cli) -> Result<ExitCode, Failure> {
-    if cli.mode != "int" {
-        return Err(Failure(status::USAGE, anyhow!("--mode={}: only the interpreter (--mode=int) is available in this build", cli.mode)));
+    let tier = match cli.mode.as_str() {
+        "int" => wizeng::Tier::Int,
+        "jit" => wizeng::Tier::Jit,
+        other => return Err(Failure(status::USAGE, anyhow!("--mode={other}: expected int or jit (lazy and dyn are not built yet)"))),
+    };
+    if tier == wizeng::Tier::Jit && cli.monitors.is_some() {
+        return Err(Failure(status::USAGE, anyhow!("--monitors with --mode=jit is not supported yet; use --mode=int")));
     }
     let t0 = std::time::Instant::now();
-    let mut store = Store::default();
+    let mut store = Store::new(wizeng::Config { tier, ..Default::default() });
     let mut linker = Linker::new();
     let app_name = cli.app.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     let mut ctx = WasiCtx::new().arg(app_name);

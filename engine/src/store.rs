@@ -38,9 +38,21 @@ pub struct MemoryInst {
     pub data: Vec<u8>,
     pub max_pages: u64,
     pub ty: MemoryType,
+    /// What JIT code sees: base and length, kept equal to `data`'s.
+    pub(crate) vm: Box<crate::jit::vm::VMMemory>,
 }
 
 impl MemoryInst {
+    pub(crate) fn new(data: Vec<u8>, max_pages: u64, ty: MemoryType) -> MemoryInst {
+        let mut m = MemoryInst { data, max_pages, ty, vm: Box::new(crate::jit::vm::VMMemory { base: std::ptr::null_mut(), len: 0 }) };
+        m.sync();
+        m
+    }
+    /// Update the JIT's view after `data` changed size.
+    pub(crate) fn sync(&mut self) {
+        self.vm.base = self.data.as_mut_ptr();
+        self.vm.len = self.data.len() as u64;
+    }
     pub fn pages(&self) -> u64 {
         (self.data.len() / PAGE_SIZE) as u64
     }
@@ -56,6 +68,7 @@ impl MemoryInst {
             return -1;
         }
         self.data.resize(new_len, 0);
+        self.sync();
         old as i64
     }
 }
@@ -65,9 +78,20 @@ pub struct TableInst {
     pub elems: Vec<u64>,
     pub max: Option<u64>,
     pub ty: TableType,
+    /// What JIT code sees, kept equal to `elems`.
+    pub(crate) vm: Box<crate::jit::vm::VMTable>,
 }
 
 impl TableInst {
+    pub(crate) fn new(elems: Vec<u64>, max: Option<u64>, ty: TableType) -> TableInst {
+        let mut t = TableInst { elems, max, ty, vm: Box::new(crate::jit::vm::VMTable { base: std::ptr::null_mut(), len: 0 }) };
+        t.sync();
+        t
+    }
+    pub(crate) fn sync(&mut self) {
+        self.vm.base = self.elems.as_mut_ptr();
+        self.vm.len = self.elems.len() as u64;
+    }
     pub fn grow(&mut self, delta: u64, init: u64) -> i64 {
         let old = self.elems.len() as u64;
         let limit = self.max.unwrap_or(u32::MAX as u64).min(u32::MAX as u64);
@@ -77,6 +101,7 @@ impl TableInst {
                     return -1;
                 }
                 self.elems.resize(n as usize, init);
+                self.sync();
                 old as i64
             }
             _ => -1,
@@ -103,11 +128,25 @@ pub struct InstanceData {
     /// Whether each data segment was dropped.
     pub data_dropped: Vec<bool>,
     pub exports: HashMap<String, Extern>,
+    /// JIT: the instance's vmctx block and compiled code (jit tiers only).
+    pub(crate) vmctx: Option<Box<[u64]>>,
+    pub(crate) jit_code: Option<Rc<crate::jit::JitCode>>,
 }
 
-/// Engine limits.
+/// Which tier runs Wasm code.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Tier {
+    /// The interpreter.
+    Int,
+    /// Compile every function with Cranelift before running.
+    Jit,
+}
+
+/// Engine configuration and limits.
 #[derive(Clone, Debug)]
 pub struct Config {
+    /// Execution tier.
+    pub tier: Tier,
     /// Maximum number of nested Wasm activations.
     pub max_call_depth: usize,
     /// Value stack size in 8-byte slots.
@@ -116,7 +155,7 @@ pub struct Config {
 
 impl Default for Config {
     fn default() -> Self {
-        Config { max_call_depth: 100_000, value_stack_slots: 4 << 20 }
+        Config { tier: Tier::Int, max_call_depth: 100_000, value_stack_slots: 4 << 20 }
     }
 }
 
@@ -125,7 +164,8 @@ pub struct Store {
     pub(crate) funcs: Vec<FuncInst>,
     pub memories: Vec<MemoryInst>,
     pub tables: Vec<TableInst>,
-    pub globals: Vec<GlobalInst>,
+    /// Boxed: JIT code holds pointers to each global's storage.
+    pub globals: Vec<Box<GlobalInst>>,
     pub(crate) instances: Vec<InstanceData>,
     type_ids: HashMap<FuncType, u32>,
     pub config: Config,
@@ -140,6 +180,12 @@ pub struct Store {
     pub(crate) dyn_probes: crate::dyninstr::DynProbes,
     /// The application instance dynamic probes attach to.
     pub(crate) app: Option<InstanceId>,
+    /// Store-wide view for JIT code (boxed: vmctx blocks point to it).
+    pub(crate) vm_store: Box<crate::jit::vm::VMStoreCtx>,
+    /// How JIT code calls each function, by address (see `jit::vm`).
+    pub(crate) funcrefs: Vec<crate::jit::vm::VMFuncRef>,
+    /// JIT state: trampolines, compiled modules, host contexts.
+    pub(crate) jit: crate::jit::StoreJit,
     /// Value stacks kept for reuse by later invocations.
     pub(crate) stacks: Vec<Vec<u64>>,
 }
@@ -198,6 +244,9 @@ impl Store {
             config,
             depth: 0,
             stacks: Vec::new(),
+            vm_store: Box::new(crate::jit::vm::VMStoreCtx { funcrefs: std::ptr::null(), store: std::ptr::null_mut(), stack_limit: 0 }),
+            funcrefs: Vec::new(),
+            jit: Default::default(),
             dyn_probes: Default::default(),
             app: None,
             frame_view: None,
@@ -213,24 +262,30 @@ impl Store {
     /// Add a host function to the store.
     pub fn add_host_func(&mut self, ty: FuncType, f: HostFn) -> FuncAddr {
         let type_id = self.intern_type(&ty);
-        self.funcs.push(FuncInst { ty, type_id, kind: FuncKind::Host(f) });
+        self.push_func(FuncInst { ty, type_id, kind: FuncKind::Host(f) })
+    }
+
+    pub(crate) fn push_func(&mut self, f: FuncInst) -> FuncAddr {
+        self.funcrefs.push(crate::jit::vm::VMFuncRef { code: std::ptr::null(), vmctx: std::ptr::null_mut(), type_id: f.type_id as u64 });
+        self.vm_store.funcrefs = self.funcrefs.as_ptr();
+        self.funcs.push(f);
         FuncAddr(self.funcs.len() as u32 - 1)
     }
 
     /// Add a standalone memory (e.g. the spectest host module's).
     pub fn add_memory(&mut self, ty: MemoryType) -> MemAddr {
         let max_pages = ty.limits.max.unwrap_or(MAX_PAGES).min(MAX_PAGES);
-        self.memories.push(MemoryInst { data: vec![0; ty.limits.min as usize * PAGE_SIZE], max_pages, ty });
+        self.memories.push(MemoryInst::new(vec![0; ty.limits.min as usize * PAGE_SIZE], max_pages, ty));
         MemAddr(self.memories.len() as u32 - 1)
     }
 
     pub fn add_table(&mut self, ty: TableType, init: u64) -> TableAddr {
-        self.tables.push(TableInst { elems: vec![init; ty.limits.min as usize], max: ty.limits.max, ty });
+        self.tables.push(TableInst::new(vec![init; ty.limits.min as usize], ty.limits.max, ty));
         TableAddr(self.tables.len() as u32 - 1)
     }
 
     pub fn add_global(&mut self, ty: GlobalType, value: Value) -> GlobalAddr {
-        self.globals.push(GlobalInst { value: value.to_slot(), ty });
+        self.globals.push(Box::new(GlobalInst { value: value.to_slot(), ty }));
         GlobalAddr(self.globals.len() as u32 - 1)
     }
 
@@ -281,7 +336,11 @@ impl Store {
         if args.len() != ty.params.len() || args.iter().zip(ty.params.iter()).any(|(a, t)| a.ty() != *t) {
             return Err(Trap::host(format!("wrong arguments for a function of type {ty}")));
         }
-        interp::invoke(self, f, args)
+        if crate::jit::is_compiled(self, f) {
+            crate::jit::invoke(self, f, args)
+        } else {
+            interp::invoke(self, f, args)
+        }
     }
 
     /// Describe a function for messages: `name (func N)` with the module's name section.
@@ -309,6 +368,8 @@ impl Store {
             elems: Vec::new(),
             data_dropped: vec![false; module.datas.len()],
             exports: HashMap::new(),
+            vmctx: None,
+            jit_code: None,
         };
         // Imports (already type-checked by the linker).
         for (imp, ext) in module.imports.iter().zip(imports) {
@@ -331,13 +392,13 @@ impl Store {
         for i in module.num_imported_funcs..module.num_funcs() {
             let ty = module.func_type(i).clone();
             let type_id = self.intern_type(&ty);
-            self.funcs.push(FuncInst { ty, type_id, kind: FuncKind::Wasm { instance: id, func_idx: i } });
-            inst.funcs.push(FuncAddr(self.funcs.len() as u32 - 1));
+            let a = self.push_func(FuncInst { ty, type_id, kind: FuncKind::Wasm { instance: id, func_idx: i } });
+            inst.funcs.push(a);
         }
         // Globals (initialisers may read imported and earlier globals, and ref.func).
         for g in &module.globals {
             let v = self.eval_const(&inst, &g.init);
-            self.globals.push(GlobalInst { value: v, ty: g.ty });
+            self.globals.push(Box::new(GlobalInst { value: v, ty: g.ty }));
             inst.globals.push(GlobalAddr(self.globals.len() as u32 - 1));
         }
         for t in &module.tables {
@@ -367,6 +428,11 @@ impl Store {
             inst.exports.insert(e.name.clone(), ext);
         }
         self.instances.push(inst);
+        // Compiled before segments are initialised: a failed instantiation can
+        // leave its functions in an imported table, where they stay callable.
+        if self.config.tier == Tier::Jit {
+            crate::jit::prepare_instance(self, id).map_err(|e| Trap::host(format!("JIT compilation failed: {e}")))?;
+        }
 
         // Active element segments, then active data segments, in order; a failure
         // traps but leaves earlier writes in place (the spec's semantics).

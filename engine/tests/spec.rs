@@ -70,7 +70,11 @@ struct Tier {
     config: fn() -> Config,
 }
 
-const TIERS: &[Tier] = &[Tier { name: "int", config: Config::default }];
+fn jit_config() -> Config {
+    Config { tier: wizeng::Tier::Jit, ..Config::default() }
+}
+
+const TIERS: &[Tier] = &[Tier { name: "int", config: Config::default }, Tier { name: "jit", config: jit_config }];
 
 // ---------------------------------------------------------------------------
 // Test files.
@@ -767,7 +771,7 @@ fn main() {
     filters.extend(std::env::args().skip(1).filter(|a| !a.starts_with('-')));
 
     // WIZENG_MODES is what engine/tests/programs.rs (and the CLI's --mode) call it.
-    let tier_names = std::env::var("WIZENG_TIERS").or_else(|_| std::env::var("WIZENG_MODES")).unwrap_or_else(|_| "int".into());
+    let tier_names = std::env::var("WIZENG_TIERS").or_else(|_| std::env::var("WIZENG_MODES")).unwrap_or_else(|_| "int,jit".into());
     let mut tiers: Vec<&'static Tier> = Vec::new();
     for n in tier_names.split([',', ' ']).map(str::trim).filter(|s| !s.is_empty()) {
         match TIERS.iter().find(|t| t.name == n) {

@@ -1,0 +1,540 @@
+//! Our `FuncEnvironment` for cranelift-wasm: how Wasm globals, memories,
+//! tables, calls and bulk operations map onto the runtime (see `vm.rs`).
+
+use cranelift_codegen::cursor::FuncCursor;
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::immediates::Offset32;
+use cranelift_codegen::ir::types::{F32, F64, I32, I64, I8};
+use cranelift_codegen::ir::{self, AbiParam, ArgumentPurpose, InstBuilder, MemFlags, Signature, TrapCode};
+use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
+use cranelift_entity::PrimaryMap;
+use cranelift_frontend::FunctionBuilder;
+use cranelift_jit::JITModule;
+use cranelift_module::{FuncId, Module as _};
+use cranelift_wasm::{
+    FuncEnvironment, FuncIndex, GlobalIndex, GlobalVariable, Heap, HeapData, HeapStyle, MemoryIndex, TableIndex,
+    TargetEnvironment, TypeConvert, TypeIndex, WasmHeapType, WasmResult,
+};
+
+use super::libcalls;
+use super::vm::{self, VmLayout};
+use crate::module::Module;
+use crate::types::{FuncType, ValType};
+
+/// Trap codes beyond Cranelift's own.
+pub const TRAP_HOST: TrapCode = TrapCode::User(1);
+pub const TRAP_UNDEFINED_ELEMENT: TrapCode = TrapCode::User(2);
+
+pub fn clif_type(t: ValType) -> ir::Type {
+    match t {
+        ValType::I32 => I32,
+        ValType::I64 => I64,
+        ValType::F32 => F32,
+        ValType::F64 => F64,
+        ValType::FuncRef | ValType::ExternRef => I64,
+        ValType::V128 => ir::types::I8X16,
+    }
+}
+
+/// The signature of compiled Wasm functions: `(callee_vmctx, caller_vmctx, params...) -> results`,
+/// tail calling convention (for `return_call`).
+pub fn wasm_sig(ty: &FuncType) -> Signature {
+    let mut sig = Signature::new(CallConv::Tail);
+    sig.params.push(AbiParam::special(I64, ArgumentPurpose::VMContext));
+    sig.params.push(AbiParam::new(I64));
+    sig.params.extend(ty.params.iter().map(|t| AbiParam::new(clif_type(*t))));
+    sig.returns.extend(ty.results.iter().map(|t| AbiParam::new(clif_type(*t))));
+    sig
+}
+
+fn libcall_sig(params: &[ir::Type], results: &[ir::Type]) -> Signature {
+    let mut sig = Signature::new(CallConv::SystemV);
+    sig.params.extend(params.iter().map(|t| AbiParam::new(*t)));
+    sig.returns.extend(results.iter().map(|t| AbiParam::new(*t)));
+    sig
+}
+
+pub struct Env<'a> {
+    pub config: TargetFrontendConfig,
+    pub module: &'a Module,
+    pub layout: &'a VmLayout,
+    pub jit: &'a mut JITModule,
+    pub func_ids: &'a [FuncId],
+    heaps: PrimaryMap<Heap, HeapData>,
+}
+
+impl<'a> Env<'a> {
+    pub fn new(config: TargetFrontendConfig, module: &'a Module, layout: &'a VmLayout, jit: &'a mut JITModule, func_ids: &'a [FuncId]) -> Self {
+        Env { config, module, layout, jit, func_ids, heaps: PrimaryMap::new() }
+    }
+
+    fn vmctx(func: &mut ir::Function) -> ir::GlobalValue {
+        func.create_global_value(ir::GlobalValueData::VMContext)
+    }
+
+    /// A readonly pointer loaded from `vmctx + offset`.
+    fn vmctx_ptr(func: &mut ir::Function, offset: i32) -> ir::GlobalValue {
+        let vmctx = Self::vmctx(func);
+        func.create_global_value(ir::GlobalValueData::Load {
+            base: vmctx,
+            offset: Offset32::new(offset),
+            global_type: I64,
+            flags: MemFlags::trusted().with_readonly(),
+        })
+    }
+
+    fn vmctx_val(f: &ir::Function) -> ir::Value {
+        f.special_param(ArgumentPurpose::VMContext).expect("vmctx param")
+    }
+
+    /// Call a runtime function by address (SystemV).
+    fn libcall(pos: &mut FuncCursor, addr: usize, params: &[ir::Type], results: &[ir::Type], args: &[ir::Value]) -> ir::Inst {
+        let sig = pos.func.import_signature(libcall_sig(params, results));
+        let callee = pos.ins().iconst(I64, addr as i64);
+        pos.ins().call_indirect(sig, callee, args)
+    }
+
+    fn func_type(&self, idx: u32) -> &FuncType {
+        self.module.func_type(idx)
+    }
+
+    /// Load (code, callee vmctx) of function `index` from the vmctx triple.
+    fn import_target(&self, builder: &mut FunctionBuilder, index: u32) -> (ir::Value, ir::Value) {
+        let vmctx = Self::vmctx_val(builder.func);
+        let off = self.layout.func(index);
+        let flags = MemFlags::trusted().with_readonly();
+        let code = builder.ins().load(I64, flags, vmctx, off + 8);
+        let callee_vmctx = builder.ins().load(I64, flags, vmctx, off + 16);
+        (code, callee_vmctx)
+    }
+
+    /// Resolve a `call_indirect` target: bounds, null and signature checks.
+    fn indirect_target(&self, builder: &mut FunctionBuilder, table: u32, sig_index: u32, callee: ir::Value) -> (ir::Value, ir::Value) {
+        let vmctx = Self::vmctx_val(builder.func);
+        let ro = MemFlags::trusted().with_readonly();
+        let rw = MemFlags::trusted();
+        let tp = builder.ins().load(I64, ro, vmctx, self.layout.table(table));
+        let base = builder.ins().load(I64, rw, tp, 0);
+        let len = builder.ins().load(I64, rw, tp, 8);
+        let idx = builder.ins().uextend(I64, callee);
+        let oob = builder.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, idx, len);
+        builder.ins().trapnz(oob, TRAP_UNDEFINED_ELEMENT);
+        let off = builder.ins().ishl_imm(idx, 3);
+        let addr = builder.ins().iadd(base, off);
+        let slot = builder.ins().load(I64, rw, addr, 0);
+        builder.ins().trapz(slot, TrapCode::IndirectCallToNull);
+        let faddr = builder.ins().iadd_imm(slot, -1);
+        let storectx = builder.ins().load(I64, ro, vmctx, vm::STORE_CTX);
+        let funcrefs = builder.ins().load(I64, rw, storectx, vm::STORE_CTX_FUNCREFS);
+        let scaled = builder.ins().imul_imm(faddr, vm::FUNCREF_SIZE);
+        let entry = builder.ins().iadd(funcrefs, scaled);
+        let tid = builder.ins().load(I64, rw, entry, 16);
+        let want = builder.ins().load(I64, ro, vmctx, self.layout.type_id(sig_index));
+        let bad = builder.ins().icmp(IntCC::NotEqual, tid, want);
+        builder.ins().trapnz(bad, TrapCode::BadSignature);
+        let code = builder.ins().load(I64, rw, entry, 0);
+        let cvmctx = builder.ins().load(I64, rw, entry, 8);
+        (code, cvmctx)
+    }
+
+    fn with_ctx(&self, builder: &mut FunctionBuilder, callee_vmctx: ir::Value, args: &[ir::Value]) -> Vec<ir::Value> {
+        let vmctx = Self::vmctx_val(builder.func);
+        let mut v = Vec::with_capacity(args.len() + 2);
+        v.push(callee_vmctx);
+        v.push(vmctx);
+        v.extend_from_slice(args);
+        v
+    }
+
+    fn table_ptr(pos: &mut FuncCursor, layout: &VmLayout, table: u32) -> ir::Value {
+        let vmctx = Self::vmctx_val(pos.func);
+        pos.ins().load(I64, MemFlags::trusted().with_readonly(), vmctx, layout.table(table))
+    }
+
+    /// Address of table element `index` after a bounds check.
+    fn table_elem_addr(builder: &mut FunctionBuilder, layout: &VmLayout, table: u32, index: ir::Value) -> ir::Value {
+        let vmctx = Self::vmctx_val(builder.func);
+        let tp = builder.ins().load(I64, MemFlags::trusted().with_readonly(), vmctx, layout.table(table));
+        let base = builder.ins().load(I64, MemFlags::trusted(), tp, 0);
+        let len = builder.ins().load(I64, MemFlags::trusted(), tp, 8);
+        let idx = builder.ins().uextend(I64, index);
+        let oob = builder.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, idx, len);
+        builder.ins().trapnz(oob, TrapCode::TableOutOfBounds);
+        let off = builder.ins().ishl_imm(idx, 3);
+        builder.ins().iadd(base, off)
+    }
+}
+
+impl TypeConvert for Env<'_> {
+    fn lookup_heap_type(&self, _index: wasmparser::UnpackedIndex) -> WasmHeapType {
+        WasmHeapType::Func
+    }
+    fn lookup_type_index(&self, index: wasmparser::UnpackedIndex) -> cranelift_wasm::EngineOrModuleTypeIndex {
+        let i = match index {
+            wasmparser::UnpackedIndex::Module(i) => i,
+            _ => 0,
+        };
+        cranelift_wasm::EngineOrModuleTypeIndex::Module(cranelift_wasm::ModuleInternedTypeIndex::from_u32(i))
+    }
+}
+
+impl TargetEnvironment for Env<'_> {
+    fn target_config(&self) -> TargetFrontendConfig {
+        self.config
+    }
+    fn heap_access_spectre_mitigation(&self) -> bool {
+        false
+    }
+    fn proof_carrying_code(&self) -> bool {
+        false
+    }
+    fn reference_type(&self, _ty: WasmHeapType) -> (ir::Type, bool) {
+        (I64, false)
+    }
+}
+
+impl FuncEnvironment for Env<'_> {
+    fn is_wasm_parameter(&self, _signature: &Signature, index: usize) -> bool {
+        index >= 2
+    }
+    fn param_needs_stack_map(&self, _signature: &Signature, _index: usize) -> bool {
+        false
+    }
+    fn sig_ref_result_needs_stack_map(&self, _sig_ref: ir::SigRef, _index: usize) -> bool {
+        false
+    }
+    fn func_ref_result_needs_stack_map(&self, _func: &ir::Function, _func_ref: ir::FuncRef, _index: usize) -> bool {
+        false
+    }
+
+    fn make_global(&mut self, func: &mut ir::Function, index: GlobalIndex) -> WasmResult<GlobalVariable> {
+        let i = index.as_u32();
+        let ty = clif_type(self.module.global_type(i).ty);
+        let gv = Self::vmctx_ptr(func, self.layout.global(i));
+        Ok(GlobalVariable::Memory { gv, offset: Offset32::new(0), ty })
+    }
+
+    fn heaps(&self) -> &PrimaryMap<Heap, HeapData> {
+        &self.heaps
+    }
+
+    fn make_heap(&mut self, func: &mut ir::Function, index: MemoryIndex) -> WasmResult<Heap> {
+        let i = index.as_u32();
+        let mem = Self::vmctx_ptr(func, self.layout.memory(i));
+        // Base and length change when the memory grows: not readonly.
+        let base = func.create_global_value(ir::GlobalValueData::Load {
+            base: mem,
+            offset: Offset32::new(0),
+            global_type: I64,
+            flags: MemFlags::trusted(),
+        });
+        let bound = func.create_global_value(ir::GlobalValueData::Load {
+            base: mem,
+            offset: Offset32::new(8),
+            global_type: I64,
+            flags: MemFlags::trusted(),
+        });
+        let ty = memory_type(self.module, i);
+        Ok(self.heaps.push(HeapData {
+            base,
+            min_size: ty.limits.min * 65536,
+            max_size: ty.limits.max.map(|m| m * 65536),
+            offset_guard_size: 0,
+            style: HeapStyle::Dynamic { bound_gv: bound },
+            index_type: I32,
+            memory_type: None,
+            page_size_log2: 16,
+        }))
+    }
+
+    fn make_indirect_sig(&mut self, func: &mut ir::Function, index: TypeIndex) -> WasmResult<ir::SigRef> {
+        Ok(func.import_signature(wasm_sig(&self.module.types[index.as_u32() as usize])))
+    }
+
+    fn make_direct_func(&mut self, func: &mut ir::Function, index: FuncIndex) -> WasmResult<ir::FuncRef> {
+        let i = index.as_u32();
+        if i >= self.module.num_imported_funcs {
+            let id = self.func_ids[(i - self.module.num_imported_funcs) as usize];
+            Ok(self.jit.declare_func_in_func(id, func))
+        } else {
+            // Imports are called indirectly through the vmctx (see translate_call);
+            // this reference is never used for a call.
+            let signature = func.import_signature(wasm_sig(self.func_type(i)));
+            let name = ir::ExternalName::User(func.declare_imported_user_function(ir::UserExternalName { namespace: 1, index: i }));
+            Ok(func.import_function(ir::ExtFuncData { name, signature, colocated: false }))
+        }
+    }
+
+    fn translate_call(&mut self, builder: &mut FunctionBuilder, callee_index: FuncIndex, callee: ir::FuncRef, call_args: &[ir::Value]) -> WasmResult<ir::Inst> {
+        let i = callee_index.as_u32();
+        if i >= self.module.num_imported_funcs {
+            let vmctx = Self::vmctx_val(builder.func);
+            let args = self.with_ctx(builder, vmctx, call_args);
+            Ok(builder.ins().call(callee, &args))
+        } else {
+            let (code, cvmctx) = self.import_target(builder, i);
+            let sig = builder.func.dfg.ext_funcs[callee].signature;
+            let args = self.with_ctx(builder, cvmctx, call_args);
+            Ok(builder.ins().call_indirect(sig, code, &args))
+        }
+    }
+
+    fn translate_call_indirect(
+        &mut self,
+        builder: &mut FunctionBuilder,
+        table_index: TableIndex,
+        sig_index: TypeIndex,
+        sig_ref: ir::SigRef,
+        callee: ir::Value,
+        call_args: &[ir::Value],
+    ) -> WasmResult<Option<ir::Inst>> {
+        let (code, cvmctx) = self.indirect_target(builder, table_index.as_u32(), sig_index.as_u32(), callee);
+        let args = self.with_ctx(builder, cvmctx, call_args);
+        Ok(Some(builder.ins().call_indirect(sig_ref, code, &args)))
+    }
+
+    fn translate_return_call(&mut self, builder: &mut FunctionBuilder, callee_index: FuncIndex, callee: ir::FuncRef, call_args: &[ir::Value]) -> WasmResult<()> {
+        let i = callee_index.as_u32();
+        if i >= self.module.num_imported_funcs {
+            let vmctx = Self::vmctx_val(builder.func);
+            let args = self.with_ctx(builder, vmctx, call_args);
+            builder.ins().return_call(callee, &args);
+        } else {
+            let (code, cvmctx) = self.import_target(builder, i);
+            let sig = builder.func.dfg.ext_funcs[callee].signature;
+            let args = self.with_ctx(builder, cvmctx, call_args);
+            builder.ins().return_call_indirect(sig, code, &args);
+        }
+        Ok(())
+    }
+
+    fn translate_return_call_indirect(
+        &mut self,
+        builder: &mut FunctionBuilder,
+        table_index: TableIndex,
+        sig_index: TypeIndex,
+        sig_ref: ir::SigRef,
+        callee: ir::Value,
+        call_args: &[ir::Value],
+    ) -> WasmResult<()> {
+        let (code, cvmctx) = self.indirect_target(builder, table_index.as_u32(), sig_index.as_u32(), callee);
+        let args = self.with_ctx(builder, cvmctx, call_args);
+        builder.ins().return_call_indirect(sig_ref, code, &args);
+        Ok(())
+    }
+
+    fn translate_return_call_ref(&mut self, _b: &mut FunctionBuilder, _s: ir::SigRef, _c: ir::Value, _a: &[ir::Value]) -> WasmResult<()> {
+        Err(cranelift_wasm::wasm_unsupported!("typed function references"))
+    }
+
+    fn translate_call_ref(&mut self, _b: &mut FunctionBuilder, _s: ir::SigRef, _c: ir::Value, _a: &[ir::Value]) -> WasmResult<ir::Inst> {
+        Err(cranelift_wasm::wasm_unsupported!("typed function references"))
+    }
+
+    fn translate_memory_grow(&mut self, mut pos: FuncCursor, index: MemoryIndex, _heap: Heap, val: ir::Value) -> WasmResult<ir::Value> {
+        let vmctx = Self::vmctx_val(pos.func);
+        let m = pos.ins().iconst(I32, index.as_u32() as i64);
+        let call = Self::libcall(&mut pos, libcalls::memory_grow as *const () as usize, &[I64, I32, I32], &[I32], &[vmctx, m, val]);
+        Ok(pos.func.dfg.first_result(call))
+    }
+
+    fn translate_memory_size(&mut self, mut pos: FuncCursor, index: MemoryIndex, _heap: Heap) -> WasmResult<ir::Value> {
+        let vmctx = Self::vmctx_val(pos.func);
+        let mp = pos.ins().load(I64, MemFlags::trusted().with_readonly(), vmctx, self.layout.memory(index.as_u32()));
+        let len = pos.ins().load(I64, MemFlags::trusted(), mp, 8);
+        let pages = pos.ins().ushr_imm(len, 16);
+        Ok(pos.ins().ireduce(I32, pages))
+    }
+
+    fn translate_memory_copy(
+        &mut self,
+        mut pos: FuncCursor,
+        src_index: MemoryIndex,
+        _src_heap: Heap,
+        dst_index: MemoryIndex,
+        _dst_heap: Heap,
+        dst: ir::Value,
+        src: ir::Value,
+        len: ir::Value,
+    ) -> WasmResult<()> {
+        let vmctx = Self::vmctx_val(pos.func);
+        let d = pos.ins().iconst(I32, dst_index.as_u32() as i64);
+        let s = pos.ins().iconst(I32, src_index.as_u32() as i64);
+        let call = Self::libcall(&mut pos, libcalls::memory_copy as *const () as usize, &[I64, I32, I32, I32, I32, I32], &[I32], &[vmctx, d, s, dst, src, len]);
+        let st = pos.func.dfg.first_result(call);
+        pos.ins().trapnz(st, TrapCode::HeapOutOfBounds);
+        Ok(())
+    }
+
+    fn translate_memory_fill(&mut self, mut pos: FuncCursor, index: MemoryIndex, _heap: Heap, dst: ir::Value, val: ir::Value, len: ir::Value) -> WasmResult<()> {
+        let vmctx = Self::vmctx_val(pos.func);
+        let m = pos.ins().iconst(I32, index.as_u32() as i64);
+        let call = Self::libcall(&mut pos, libcalls::memory_fill as *const () as usize, &[I64, I32, I32, I32, I32], &[I32], &[vmctx, m, dst, val, len]);
+        let st = pos.func.dfg.first_result(call);
+        pos.ins().trapnz(st, TrapCode::HeapOutOfBounds);
+        Ok(())
+    }
+
+    fn translate_memory_init(
+        &mut self,
+        mut pos: FuncCursor,
+        index: MemoryIndex,
+        _heap: Heap,
+        seg_index: u32,
+        dst: ir::Value,
+        src: ir::Value,
+        len: ir::Value,
+    ) -> WasmResult<()> {
+        let vmctx = Self::vmctx_val(pos.func);
+        let m = pos.ins().iconst(I32, index.as_u32() as i64);
+        let seg = pos.ins().iconst(I32, seg_index as i64);
+        let call = Self::libcall(&mut pos, libcalls::memory_init as *const () as usize, &[I64, I32, I32, I32, I32, I32], &[I32], &[vmctx, m, seg, dst, src, len]);
+        let st = pos.func.dfg.first_result(call);
+        pos.ins().trapnz(st, TrapCode::HeapOutOfBounds);
+        Ok(())
+    }
+
+    fn translate_data_drop(&mut self, mut pos: FuncCursor, seg_index: u32) -> WasmResult<()> {
+        let vmctx = Self::vmctx_val(pos.func);
+        let seg = pos.ins().iconst(I32, seg_index as i64);
+        Self::libcall(&mut pos, libcalls::data_drop as *const () as usize, &[I64, I32], &[], &[vmctx, seg]);
+        Ok(())
+    }
+
+    fn translate_table_size(&mut self, mut pos: FuncCursor, index: TableIndex) -> WasmResult<ir::Value> {
+        let tp = Self::table_ptr(&mut pos, self.layout, index.as_u32());
+        let len = pos.ins().load(I64, MemFlags::trusted(), tp, 8);
+        Ok(pos.ins().ireduce(I32, len))
+    }
+
+    fn translate_table_grow(&mut self, mut pos: FuncCursor, table_index: TableIndex, delta: ir::Value, init_value: ir::Value) -> WasmResult<ir::Value> {
+        let vmctx = Self::vmctx_val(pos.func);
+        let t = pos.ins().iconst(I32, table_index.as_u32() as i64);
+        let call = Self::libcall(&mut pos, libcalls::table_grow as *const () as usize, &[I64, I32, I32, I64], &[I32], &[vmctx, t, delta, init_value]);
+        Ok(pos.func.dfg.first_result(call))
+    }
+
+    fn translate_table_get(&mut self, builder: &mut FunctionBuilder, table_index: TableIndex, index: ir::Value) -> WasmResult<ir::Value> {
+        let addr = Self::table_elem_addr(builder, self.layout, table_index.as_u32(), index);
+        Ok(builder.ins().load(I64, MemFlags::trusted(), addr, 0))
+    }
+
+    fn translate_table_set(&mut self, builder: &mut FunctionBuilder, table_index: TableIndex, value: ir::Value, index: ir::Value) -> WasmResult<()> {
+        let addr = Self::table_elem_addr(builder, self.layout, table_index.as_u32(), index);
+        builder.ins().store(MemFlags::trusted(), value, addr, 0);
+        Ok(())
+    }
+
+    fn translate_table_copy(
+        &mut self,
+        mut pos: FuncCursor,
+        dst_table_index: TableIndex,
+        src_table_index: TableIndex,
+        dst: ir::Value,
+        src: ir::Value,
+        len: ir::Value,
+    ) -> WasmResult<()> {
+        let vmctx = Self::vmctx_val(pos.func);
+        let d = pos.ins().iconst(I32, dst_table_index.as_u32() as i64);
+        let s = pos.ins().iconst(I32, src_table_index.as_u32() as i64);
+        let call = Self::libcall(&mut pos, libcalls::table_copy as *const () as usize, &[I64, I32, I32, I32, I32, I32], &[I32], &[vmctx, d, s, dst, src, len]);
+        let st = pos.func.dfg.first_result(call);
+        pos.ins().trapnz(st, TrapCode::TableOutOfBounds);
+        Ok(())
+    }
+
+    fn translate_table_fill(&mut self, mut pos: FuncCursor, table_index: TableIndex, dst: ir::Value, val: ir::Value, len: ir::Value) -> WasmResult<()> {
+        let vmctx = Self::vmctx_val(pos.func);
+        let t = pos.ins().iconst(I32, table_index.as_u32() as i64);
+        let call = Self::libcall(&mut pos, libcalls::table_fill as *const () as usize, &[I64, I32, I32, I64, I32], &[I32], &[vmctx, t, dst, val, len]);
+        let st = pos.func.dfg.first_result(call);
+        pos.ins().trapnz(st, TrapCode::TableOutOfBounds);
+        Ok(())
+    }
+
+    fn translate_table_init(
+        &mut self,
+        mut pos: FuncCursor,
+        seg_index: u32,
+        table_index: TableIndex,
+        dst: ir::Value,
+        src: ir::Value,
+        len: ir::Value,
+    ) -> WasmResult<()> {
+        let vmctx = Self::vmctx_val(pos.func);
+        let t = pos.ins().iconst(I32, table_index.as_u32() as i64);
+        let seg = pos.ins().iconst(I32, seg_index as i64);
+        let call = Self::libcall(&mut pos, libcalls::table_init as *const () as usize, &[I64, I32, I32, I32, I32, I32], &[I32], &[vmctx, t, seg, dst, src, len]);
+        let st = pos.func.dfg.first_result(call);
+        pos.ins().trapnz(st, TrapCode::TableOutOfBounds);
+        Ok(())
+    }
+
+    fn translate_elem_drop(&mut self, mut pos: FuncCursor, seg_index: u32) -> WasmResult<()> {
+        let vmctx = Self::vmctx_val(pos.func);
+        let seg = pos.ins().iconst(I32, seg_index as i64);
+        Self::libcall(&mut pos, libcalls::elem_drop as *const () as usize, &[I64, I32], &[], &[vmctx, seg]);
+        Ok(())
+    }
+
+    fn translate_ref_null(&mut self, mut pos: FuncCursor, _ty: WasmHeapType) -> WasmResult<ir::Value> {
+        Ok(pos.ins().iconst(I64, 0))
+    }
+
+    fn translate_ref_is_null(&mut self, mut pos: FuncCursor, value: ir::Value) -> WasmResult<ir::Value> {
+        let b = pos.ins().icmp_imm(IntCC::Equal, value, 0);
+        Ok(pos.ins().uextend(I32, b))
+    }
+
+    fn translate_ref_func(&mut self, mut pos: FuncCursor, func_index: FuncIndex) -> WasmResult<ir::Value> {
+        let vmctx = Self::vmctx_val(pos.func);
+        let addr = pos.ins().load(I64, MemFlags::trusted().with_readonly(), vmctx, self.layout.func(func_index.as_u32()));
+        Ok(pos.ins().iadd_imm(addr, 1))
+    }
+
+    fn translate_custom_global_get(&mut self, _b: &mut FunctionBuilder, _g: GlobalIndex) -> WasmResult<ir::Value> {
+        Err(cranelift_wasm::wasm_unsupported!("custom globals"))
+    }
+    fn translate_custom_global_set(&mut self, _b: &mut FunctionBuilder, _g: GlobalIndex, _v: ir::Value) -> WasmResult<()> {
+        Err(cranelift_wasm::wasm_unsupported!("custom globals"))
+    }
+    fn translate_atomic_wait(
+        &mut self,
+        _pos: FuncCursor,
+        _index: MemoryIndex,
+        _heap: Heap,
+        _addr: ir::Value,
+        _expected: ir::Value,
+        _timeout: ir::Value,
+    ) -> WasmResult<ir::Value> {
+        Err(cranelift_wasm::wasm_unsupported!("threads"))
+    }
+    fn translate_atomic_notify(&mut self, _pos: FuncCursor, _index: MemoryIndex, _heap: Heap, _addr: ir::Value, _count: ir::Value) -> WasmResult<ir::Value> {
+        Err(cranelift_wasm::wasm_unsupported!("threads"))
+    }
+    fn translate_ref_i31(&mut self, _pos: FuncCursor, _val: ir::Value) -> WasmResult<ir::Value> {
+        Err(cranelift_wasm::wasm_unsupported!("gc"))
+    }
+    fn translate_i31_get_s(&mut self, _pos: FuncCursor, _v: ir::Value) -> WasmResult<ir::Value> {
+        Err(cranelift_wasm::wasm_unsupported!("gc"))
+    }
+    fn translate_i31_get_u(&mut self, _pos: FuncCursor, _v: ir::Value) -> WasmResult<ir::Value> {
+        Err(cranelift_wasm::wasm_unsupported!("gc"))
+    }
+}
+
+fn memory_type(m: &Module, i: u32) -> crate::types::MemoryType {
+    let mut k = 0;
+    for imp in &m.imports {
+        if let crate::module::ImportDesc::Memory(t) = &imp.desc {
+            if k == i {
+                return *t;
+            }
+            k += 1;
+        }
+    }
+    m.memories[(i - m.num_imported_memories) as usize]
+}
+
+#[allow(dead_code)]
+const _: ir::Type = I8;

@@ -1,0 +1,463 @@
+//! The JIT tier: every function of a module compiled with Cranelift
+//! (cranelift-wasm 0.112 + cranelift-jit), sharing the runtime (store,
+//! memories, tables, globals, host functions) with the interpreter.
+//!
+//! - `env.rs`: the `FuncEnvironment` (how Wasm maps onto `vm.rs` structures).
+//! - `vm.rs`: vmctx layout and the stable views JIT code reads.
+//! - `libcalls.rs`: runtime functions JIT code calls.
+//! - `signals.rs` + `trap_catch.c`: traps (illegal-instruction traps and faults in
+//!   JIT code) become typed `Trap`s with function and pc.
+//!
+//! Code is compiled once per module (cached in the module) and shared by its
+//! instances; each instance has a vmctx block. Calls: defined functions directly,
+//! imports and `call_indirect` through (code, vmctx) pairs, host functions through
+//! per-signature trampolines.
+
+pub mod env;
+pub mod libcalls;
+pub mod signals;
+pub mod vm;
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use cranelift_codegen::ir::types::I64;
+use cranelift_codegen::ir::{self, AbiParam, InstBuilder, MemFlags, Signature, UserFuncName};
+use cranelift_codegen::isa::CallConv;
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_codegen::Context;
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{FuncId, Linkage, Module as _};
+
+use crate::error::{Trap, TrapKind, TrapSite};
+use crate::module::Module;
+use crate::store::{FuncKind, Store};
+use crate::types::{FuncAddr, FuncType, InstanceId, Value};
+use env::{clif_type, wasm_sig, Env};
+use vm::VmLayout;
+
+/// Per-function metadata for traps and profilers.
+pub struct FuncInfo {
+    pub func_idx: Option<u32>,
+    pub name: String,
+    pub start: usize,
+    pub len: usize,
+    /// (code offset, trap code), sorted.
+    pub traps: Vec<(u32, ir::TrapCode)>,
+    /// (code start, code end, module byte offset), sorted.
+    pub srclocs: Vec<(u32, u32, u32)>,
+    /// Start of the function body in the module (pc 0).
+    pub body_start: u32,
+}
+
+/// A module's compiled code.
+pub struct JitCode {
+    module: Option<JITModule>,
+    pub layout: VmLayout,
+    /// Code of each defined function.
+    pub funcs: Vec<*const u8>,
+    /// Per module type index: host trampoline and entry trampoline.
+    pub host_tramps: Vec<*const u8>,
+    pub entry_tramps: Vec<*const u8>,
+    pub infos: Vec<FuncInfo>,
+    pub compile_time: std::time::Duration,
+}
+
+impl Drop for JitCode {
+    fn drop(&mut self) {
+        signals::unregister(self.infos.iter().map(|i| i.start));
+        if let Some(m) = self.module.take() {
+            // SAFETY: the code is dropped with the last instance using it (the
+            // store), after which nothing can call into it.
+            unsafe { m.free_memory() };
+        }
+    }
+}
+
+/// Store-wide JIT state.
+#[derive(Default)]
+pub struct StoreJit {
+    /// Per store type id: (host trampoline, entry trampoline).
+    tramps: HashMap<u32, (*const u8, *const u8)>,
+    /// Host function contexts (boxed: JIT code holds pointers to them).
+    host_ctxs: Vec<Box<libcalls::HostCtx>>,
+    /// A host function's error while called from JIT code.
+    pub(crate) pending_trap: Option<Trap>,
+    /// Number of store functions whose funcref is final.
+    filled: usize,
+    /// Total compile time (for --metrics).
+    pub compile_time: std::time::Duration,
+    /// Where to append perf map lines, if enabled.
+    pub perf_map: Option<std::fs::File>,
+}
+
+fn isa() -> Result<cranelift_codegen::isa::OwnedTargetIsa, String> {
+    let mut flags = settings::builder();
+    flags.set("opt_level", "speed").map_err(|e| e.to_string())?;
+    flags.set("preserve_frame_pointers", "true").map_err(|e| e.to_string())?;
+    flags.set("enable_verifier", if cfg!(debug_assertions) { "true" } else { "false" }).map_err(|e| e.to_string())?;
+    let isa_builder = cranelift_native::builder().map_err(|e| e.to_string())?;
+    isa_builder.finish(settings::Flags::new(flags)).map_err(|e| e.to_string())
+}
+
+fn layout_of(m: &Module) -> VmLayout {
+    let n_globals = m.num_imported_globals as usize + m.globals.len();
+    let n_tables = m.num_imported_tables as usize + m.tables.len();
+    let n_mems = m.num_imported_memories as usize + m.memories.len();
+    VmLayout::new(m.types.len(), n_mems, n_globals, n_tables, m.num_funcs() as usize)
+}
+
+/// Compile every function of a module.
+pub fn compile(m: &Module) -> Result<JitCode, String> {
+    let t0 = std::time::Instant::now();
+    let isa = isa()?;
+    let config = isa.frontend_config();
+    let mut jit = JITModule::new(JITBuilder::with_isa(isa, cranelift_module::default_libcall_names()));
+    let layout = layout_of(m);
+    let mut ids = Vec::with_capacity(m.bodies.len());
+    for i in m.num_imported_funcs..m.num_funcs() {
+        let sig = wasm_sig(m.func_type(i));
+        ids.push(jit.declare_function(&format!("f{i}"), Linkage::Local, &sig).map_err(|e| e.to_string())?);
+    }
+    let mut ctx = jit.make_context();
+    let mut ft = cranelift_wasm::FuncTranslator::new();
+    let mut infos = Vec::new();
+    let mut pending: Vec<(FuncId, FuncInfo)> = Vec::new();
+
+    // Walk the code section again with a validator, for the translator.
+    let mut validator = wasmparser::Validator::new_with_features(crate::module::supported_features());
+    let mut def = 0usize;
+    for payload in wasmparser::Parser::new(0).parse_all(&m.bytes) {
+        let payload = payload.map_err(|e| e.to_string())?;
+        if let wasmparser::ValidPayload::Func(func, body) = validator.payload(&payload).map_err(|e| e.to_string())? {
+            let idx = m.num_imported_funcs + def as u32;
+            let mut fv = func.into_validator(Default::default());
+            ctx.func = ir::Function::with_name_signature(UserFuncName::user(0, idx), wasm_sig(m.func_type(idx)));
+            // Stack limit: vmctx -> store ctx -> limit.
+            let vmctx = ctx.func.create_global_value(ir::GlobalValueData::VMContext);
+            let sc = ctx.func.create_global_value(ir::GlobalValueData::Load {
+                base: vmctx,
+                offset: vm::STORE_CTX.into(),
+                global_type: I64,
+                flags: MemFlags::trusted().with_readonly(),
+            });
+            let limit = ctx.func.create_global_value(ir::GlobalValueData::Load {
+                base: sc,
+                offset: vm::STORE_CTX_STACK_LIMIT.into(),
+                global_type: I64,
+                flags: MemFlags::trusted(),
+            });
+            ctx.func.stack_limit = Some(limit);
+            {
+                let mut env = Env::new(config, m, &layout, &mut jit, &ids);
+                ft.translate_body(&mut fv, body.clone(), &mut ctx.func, &mut env).map_err(|e| format!("function {idx}: {e}"))?;
+            }
+            let id = ids[def];
+            jit.define_function(id, &mut ctx).map_err(|e| format!("function {idx}: {e:?}"))?;
+            let cc = ctx.compiled_code().expect("compiled");
+            let traps = cc.buffer.traps().iter().map(|t| (t.offset, t.code)).collect();
+            let srclocs = cc
+                .buffer
+                .get_srclocs_sorted()
+                .iter()
+                .filter(|s| !s.loc.is_default())
+                .map(|s| (s.start, s.end, s.loc.bits()))
+                .collect();
+            let info = FuncInfo {
+                func_idx: Some(idx),
+                name: m.func_name(idx),
+                start: 0,
+                len: cc.code_info().total_size as usize,
+                traps,
+                srclocs,
+                body_start: m.body(idx).range.start as u32,
+            };
+            pending.push((id, info));
+            jit.clear_context(&mut ctx);
+            def += 1;
+        }
+    }
+    // Trampolines for every type of the module.
+    let mut tramp_ids = Vec::new();
+    for (ti, ty) in m.types.iter().enumerate() {
+        let h = host_trampoline(&mut jit, &mut ctx, ty, ti).map_err(|e| format!("host trampoline: {e}"))?;
+        let e = entry_trampoline(&mut jit, &mut ctx, ty, ti).map_err(|e| format!("entry trampoline: {e}"))?;
+        tramp_ids.push((h, e));
+    }
+    jit.finalize_definitions().map_err(|e| e.to_string())?;
+    let mut funcs = Vec::with_capacity(ids.len());
+    for (id, mut info) in pending {
+        let p = jit.get_finalized_function(id);
+        funcs.push(p);
+        info.start = p as usize;
+        infos.push(info);
+    }
+    let mut host_tramps = Vec::new();
+    let mut entry_tramps = Vec::new();
+    for (ti, ((h, hlen, htraps), (e, _, _))) in tramp_ids.into_iter().enumerate() {
+        let hp = jit.get_finalized_function(h);
+        host_tramps.push(hp);
+        entry_tramps.push(jit.get_finalized_function(e));
+        infos.push(FuncInfo { func_idx: None, name: format!("host trampoline (type {ti})"), start: hp as usize, len: hlen, traps: htraps, srclocs: Vec::new(), body_start: 0 });
+    }
+    signals::register(&infos);
+    Ok(JitCode { module: Some(jit), layout, funcs, host_tramps, entry_tramps, infos, compile_time: t0.elapsed() })
+}
+
+type Compiled = (FuncId, usize, Vec<(u32, ir::TrapCode)>);
+
+/// `(hostctx, caller_vmctx, params...) -> results` (tail): spill the params,
+/// call `libcalls::host_call`, trap if it failed, reload the results.
+fn host_trampoline(jit: &mut JITModule, ctx: &mut Context, ty: &FuncType, ti: usize) -> Result<Compiled, String> {
+    let sig = wasm_sig(ty);
+    let id = jit.declare_function(&format!("host_tramp{ti}"), Linkage::Local, &sig).map_err(|e| e.to_string())?;
+    ctx.func = ir::Function::with_name_signature(UserFuncName::user(2, ti as u32), sig);
+    let mut fbc = FunctionBuilderContext::new();
+    {
+        let mut b = FunctionBuilder::new(&mut ctx.func, &mut fbc);
+        let block = b.create_block();
+        b.append_block_params_for_function_params(block);
+        b.switch_to_block(block);
+        b.seal_block(block);
+        let params = b.block_params(block).to_vec();
+        let n = ty.params.len().max(ty.results.len()).max(1);
+        let slot = b.create_sized_stack_slot(ir::StackSlotData::new(ir::StackSlotKind::ExplicitSlot, (n * 8) as u32, 3));
+        for (i, p) in params[2..].iter().enumerate() {
+            b.ins().stack_store(*p, slot, (i * 8) as i32);
+        }
+        let buf = b.ins().stack_addr(I64, slot, 0);
+        let mut lsig = Signature::new(CallConv::SystemV);
+        lsig.params.extend([AbiParam::new(I64), AbiParam::new(I64), AbiParam::new(I64)]);
+        lsig.returns.push(AbiParam::new(ir::types::I32));
+        let lsig = b.import_signature(lsig);
+        let callee = b.ins().iconst(I64, libcalls::host_call as *const () as usize as i64);
+        let call = b.ins().call_indirect(lsig, callee, &[params[0], params[1], buf]);
+        let st = b.inst_results(call)[0];
+        b.ins().trapnz(st, env::TRAP_HOST);
+        let mut rets = Vec::new();
+        for (i, t) in ty.results.iter().enumerate() {
+            rets.push(b.ins().stack_load(clif_type(*t), slot, (i * 8) as i32));
+        }
+        b.ins().return_(&rets);
+        b.finalize();
+    }
+    jit.define_function(id, ctx).map_err(|e| format!("{e:?}"))?;
+    let cc = ctx.compiled_code().expect("compiled");
+    let out = (id, cc.code_info().total_size as usize, cc.buffer.traps().iter().map(|t| (t.offset, t.code)).collect());
+    jit.clear_context(ctx);
+    Ok(out)
+}
+
+/// `extern "C" fn(code, callee_vmctx, caller_vmctx, args_ptr)`: load params
+/// from the buffer, call the Wasm function, store its results.
+fn entry_trampoline(jit: &mut JITModule, ctx: &mut Context, ty: &FuncType, ti: usize) -> Result<Compiled, String> {
+    let mut sig = Signature::new(CallConv::SystemV);
+    sig.params.extend([AbiParam::new(I64), AbiParam::new(I64), AbiParam::new(I64), AbiParam::new(I64)]);
+    let id = jit.declare_function(&format!("entry_tramp{ti}"), Linkage::Local, &sig).map_err(|e| e.to_string())?;
+    ctx.func = ir::Function::with_name_signature(UserFuncName::user(3, ti as u32), sig);
+    let mut fbc = FunctionBuilderContext::new();
+    {
+        let mut b = FunctionBuilder::new(&mut ctx.func, &mut fbc);
+        let block = b.create_block();
+        b.append_block_params_for_function_params(block);
+        b.switch_to_block(block);
+        b.seal_block(block);
+        let p = b.block_params(block).to_vec();
+        let (code, cvmctx, caller, buf) = (p[0], p[1], p[2], p[3]);
+        let mut args = vec![cvmctx, caller];
+        for (i, t) in ty.params.iter().enumerate() {
+            args.push(b.ins().load(clif_type(*t), MemFlags::trusted(), buf, (i * 8) as i32));
+        }
+        let wsig = b.import_signature(wasm_sig(ty));
+        let call = b.ins().call_indirect(wsig, code, &args);
+        let results = b.inst_results(call).to_vec();
+        for (i, r) in results.iter().enumerate() {
+            b.ins().store(MemFlags::trusted(), *r, buf, (i * 8) as i32);
+        }
+        b.ins().return_(&[]);
+        b.finalize();
+    }
+    jit.define_function(id, ctx).map_err(|e| format!("{e:?}"))?;
+    let out = (id, 0, Vec::new());
+    jit.clear_context(ctx);
+    Ok(out)
+}
+
+thread_local! {
+    static CODE_CACHE: RefCell<Vec<(std::sync::Weak<Module>, Rc<JitCode>)>> = const { RefCell::new(Vec::new()) };
+}
+
+fn code_for(store: &Store, inst: InstanceId) -> Result<Rc<JitCode>, String> {
+    let m = store.instance(inst).module.clone();
+    if let Some(c) = CODE_CACHE.with(|cc| {
+        let mut cc = cc.borrow_mut();
+        cc.retain(|(w, _)| w.strong_count() > 0);
+        cc.iter().find(|(w, _)| std::ptr::eq(w.as_ptr(), std::sync::Arc::as_ptr(&m))).map(|(_, c)| c.clone())
+    }) {
+        return Ok(c);
+    }
+    let code = Rc::new(compile(&m)?);
+    CODE_CACHE.with(|cc| cc.borrow_mut().push((std::sync::Arc::downgrade(&m), code.clone())));
+    Ok(code)
+}
+
+/// Compile (or reuse) the instance's module, build its vmctx, and publish its
+/// functions' entry points.
+pub(crate) fn prepare_instance(store: &mut Store, id: InstanceId) -> Result<(), String> {
+    let code = code_for(store, id)?;
+    store.jit.compile_time += code.compile_time;
+    if let Some(f) = store.jit.perf_map.as_mut() {
+        use std::io::Write;
+        for i in &code.infos {
+            let _ = writeln!(f, "{:x} {:x} {}", i.start, i.len, i.name);
+        }
+    }
+    let m = store.instance(id).module.clone();
+    for (ti, _) in m.types.iter().enumerate() {
+        let tid = store.instance(id).type_ids[ti];
+        store.jit.tramps.entry(tid).or_insert((code.host_tramps[ti], code.entry_tramps[ti]));
+    }
+    let l = &code.layout;
+    let mut vmctx = vec![0u64; l.size_slots].into_boxed_slice();
+    let sc = &mut *store.vm_store as *mut vm::VMStoreCtx;
+    vmctx[0] = sc as u64;
+    vmctx[vm::INSTANCE as usize / 8] = id.0 as u64;
+    let inst = &store.instances[id.0 as usize];
+    for (i, t) in inst.type_ids.iter().enumerate() {
+        vmctx[l.type_id(i as u32) as usize / 8] = *t as u64;
+    }
+    for (i, a) in inst.memories.iter().enumerate() {
+        vmctx[l.memory(i as u32) as usize / 8] = &*store.memories[a.0 as usize].vm as *const vm::VMMemory as u64;
+    }
+    for (i, a) in inst.globals.iter().enumerate() {
+        vmctx[l.global(i as u32) as usize / 8] = &store.globals[a.0 as usize].value as *const u64 as u64;
+    }
+    for (i, a) in inst.tables.iter().enumerate() {
+        vmctx[l.table(i as u32) as usize / 8] = &*store.tables[a.0 as usize].vm as *const vm::VMTable as u64;
+    }
+    let funcs = inst.funcs.clone();
+    let nimp = m.num_imported_funcs as usize;
+    let vmctx_ptr = vmctx.as_mut_ptr() as *mut u8;
+    // Defined functions' entry points.
+    for (k, a) in funcs.iter().enumerate().skip(nimp) {
+        let fr = &mut store.funcrefs[a.0 as usize];
+        fr.code = code.funcs[k - nimp];
+        fr.vmctx = vmctx_ptr;
+    }
+    fill_funcrefs(store, true);
+    for (k, a) in funcs.iter().enumerate() {
+        let o = l.func(k as u32) as usize / 8;
+        let fr = store.funcrefs[a.0 as usize];
+        if fr.code.is_null() {
+            return Err(format!("import {k} has no compiled code (a function of an interpreted instance)"));
+        }
+        vmctx[o] = a.0 as u64;
+        vmctx[o + 1] = fr.code as u64;
+        vmctx[o + 2] = fr.vmctx as u64;
+    }
+    let inst = &mut store.instances[id.0 as usize];
+    inst.vmctx = Some(vmctx);
+    inst.jit_code = Some(code);
+    Ok(())
+}
+
+/// Give host functions (that have no code yet) their trampoline and context.
+fn fill_funcrefs(store: &mut Store, all: bool) {
+    let from = if all { 0 } else { store.jit.filled };
+    let sc = &mut *store.vm_store as *mut vm::VMStoreCtx;
+    for a in from..store.funcs.len() {
+        if !store.funcrefs[a].code.is_null() {
+            continue;
+        }
+        if let FuncKind::Host(_) = store.funcs[a].kind {
+            if let Some((h, _)) = store.jit.tramps.get(&store.funcs[a].type_id) {
+                let ctx = Box::new(libcalls::HostCtx { store_ctx: sc, func: a as u32 });
+                store.funcrefs[a].code = *h;
+                store.funcrefs[a].vmctx = &*ctx as *const libcalls::HostCtx as *mut u8;
+                store.jit.host_ctxs.push(ctx);
+            }
+        }
+    }
+    store.jit.filled = store.funcs.len();
+}
+
+/// Whether `f` has compiled code.
+pub(crate) fn is_compiled(store: &Store, f: FuncAddr) -> bool {
+    matches!(store.funcs[f.0 as usize].kind, FuncKind::Wasm { .. }) && !store.funcrefs[f.0 as usize].code.is_null()
+}
+
+#[repr(C)]
+struct EntryArgs {
+    tramp: *const u8,
+    code: *const u8,
+    vmctx: *mut u8,
+    buf: *mut u64,
+}
+
+extern "C" fn call_entry(p: *mut std::ffi::c_void) {
+    // SAFETY: `p` points to the EntryArgs built by `invoke`; `tramp` is an
+    // entry trampoline with the signature below.
+    unsafe {
+        let a = &*(p as *const EntryArgs);
+        let f: extern "C" fn(*const u8, *mut u8, *mut u8, *mut u64) = std::mem::transmute(a.tramp);
+        f(a.code, a.vmctx, std::ptr::null_mut(), a.buf);
+    }
+}
+
+/// Call a compiled function.
+pub(crate) fn invoke(store: &mut Store, f: FuncAddr, args: &[Value]) -> Result<Vec<Value>, Trap> {
+    signals::install();
+    store.vm_store.store = store as *mut Store;
+    let outermost = store.vm_store.stack_limit == 0;
+    if outermost {
+        store.vm_store.stack_limit = signals::stack_limit();
+    }
+    fill_funcrefs(store, false);
+    let fi = &store.funcs[f.0 as usize];
+    let ty = fi.ty.clone();
+    let tramp = store.jit.tramps.get(&fi.type_id).map(|t| t.1).ok_or_else(|| Trap::host("no entry trampoline for this function type"))?;
+    let fr = store.funcrefs[f.0 as usize];
+    let mut buf = vec![0u64; ty.params.len().max(ty.results.len()).max(1)];
+    for (i, a) in args.iter().enumerate() {
+        buf[i] = a.to_slot();
+    }
+    let mut ea = EntryArgs { tramp, code: fr.code, vmctx: fr.vmctx, buf: buf.as_mut_ptr() };
+    store.depth += 1;
+    let trapped = signals::catch_traps(call_entry, &mut ea as *mut EntryArgs as *mut std::ffi::c_void);
+    store.depth -= 1;
+    if outermost {
+        store.vm_store.stack_limit = 0;
+    }
+    if let Some(pc) = trapped {
+        return Err(trap_from_pc(store, pc));
+    }
+    Ok(ty.results.iter().enumerate().map(|(i, t)| Value::from_slot(*t, buf[i])).collect())
+}
+
+fn trap_from_pc(store: &mut Store, pc: usize) -> Trap {
+    let Some((code, func_idx, name, wasm_pc)) = signals::lookup(pc) else {
+        return Trap::host(format!("fault in JIT code at {pc:#x}"));
+    };
+    use ir::TrapCode as T;
+    let kind = match code {
+        Some(T::HeapOutOfBounds) | Some(T::HeapMisaligned) => TrapKind::MemoryOutOfBounds,
+        Some(T::TableOutOfBounds) => TrapKind::TableOutOfBounds,
+        Some(T::IndirectCallToNull) => TrapKind::UninitializedElement,
+        Some(T::BadSignature) => TrapKind::IndirectCallTypeMismatch,
+        Some(T::IntegerOverflow) => TrapKind::IntegerOverflow,
+        Some(T::IntegerDivisionByZero) => TrapKind::IntegerDivideByZero,
+        Some(T::BadConversionToInteger) => TrapKind::InvalidConversionToInteger,
+        Some(T::UnreachableCodeReached) => TrapKind::Unreachable,
+        Some(T::StackOverflow) => TrapKind::CallStackExhausted,
+        Some(c) if c == env::TRAP_UNDEFINED_ELEMENT => TrapKind::UndefinedElement,
+        Some(c) if c == env::TRAP_HOST => {
+            return store.jit.pending_trap.take().unwrap_or_else(|| Trap::host("host function failed"));
+        }
+        Some(c) => TrapKind::Host(format!("JIT trap {c:?}")),
+        None => TrapKind::Host(format!("fault in JIT code at {pc:#x}")),
+    };
+    let site = func_idx.map(|f| TrapSite { func: f, func_name: name, pc: wasm_pc.unwrap_or(0) });
+    Trap { kind, site }
+}

@@ -1,0 +1,180 @@
+//! Trap recovery for JIT code: signal handlers, the per-thread registry of
+//! compiled code, and the per-thread jump buffer (see `trap_catch.c`).
+//!
+//! Invariants:
+//! - The handler only acts when the faulting pc lies in code registered by
+//!   this thread and a jump buffer is set (we are inside `catch_traps`);
+//!   otherwise it restores the previous handler and returns, so the fault is
+//!   handled as if we were not there (e.g. Rust's stack overflow report).
+//! - It does nothing but read thread-locals (const-initialised, no allocation)
+//!   and jump: no locks, no allocation.
+//! - Only JIT frames and the entry trampoline lie between `catch_traps` and a
+//!   trapping instruction (host errors are returned, not raised), so the jump
+//!   skips no Rust destructor.
+
+use std::cell::{Cell, RefCell};
+use std::sync::Once;
+
+use cranelift_codegen::ir::TrapCode;
+
+use super::FuncInfo;
+
+extern "C" {
+    fn wizeng_catch_traps(f: extern "C" fn(*mut std::ffi::c_void), arg: *mut std::ffi::c_void, slot: *mut *mut std::ffi::c_void) -> i32;
+    fn wizeng_trap_longjmp(buf: *mut std::ffi::c_void) -> !;
+}
+
+struct Range {
+    start: usize,
+    end: usize,
+    func_idx: Option<u32>,
+    name: String,
+    traps: Vec<(u32, TrapCode)>,
+    srclocs: Vec<(u32, u32, u32)>,
+    body_start: u32,
+}
+
+thread_local! {
+    static JMP_BUF: Cell<*mut std::ffi::c_void> = const { Cell::new(std::ptr::null_mut()) };
+    static TRAP_PC: Cell<usize> = const { Cell::new(0) };
+    /// Sorted by start address.
+    static REGISTRY: RefCell<Vec<Range>> = const { RefCell::new(Vec::new()) };
+    static STACK_LIMIT: Cell<usize> = const { Cell::new(0) };
+}
+
+pub(crate) fn register(infos: &[FuncInfo]) {
+    REGISTRY.with(|r| {
+        let mut r = r.borrow_mut();
+        for i in infos {
+            r.push(Range {
+                start: i.start,
+                end: i.start + i.len,
+                func_idx: i.func_idx,
+                name: i.name.clone(),
+                traps: i.traps.clone(),
+                srclocs: i.srclocs.clone(),
+                body_start: i.body_start,
+            });
+        }
+        r.sort_by_key(|x| x.start);
+    });
+}
+
+pub(crate) fn unregister(starts: impl Iterator<Item = usize>) {
+    let starts: Vec<usize> = starts.collect();
+    let _ = REGISTRY.try_with(|r| r.borrow_mut().retain(|x| !starts.contains(&x.start)));
+}
+
+fn in_jit_code(pc: usize) -> bool {
+    REGISTRY
+        .try_with(|r| match r.try_borrow() {
+            Ok(r) => {
+                let i = r.partition_point(|x| x.start <= pc);
+                i > 0 && pc < r[i - 1].end
+            }
+            Err(_) => false,
+        })
+        .unwrap_or(false)
+}
+
+/// (trap code, function index, function name, wasm pc) of a JIT code address.
+pub(crate) fn lookup(pc: usize) -> Option<(Option<TrapCode>, Option<u32>, String, Option<u32>)> {
+    REGISTRY.with(|r| {
+        let r = r.borrow();
+        let i = r.partition_point(|x| x.start <= pc);
+        let x = r.get(i.checked_sub(1)?)?;
+        if pc >= x.end {
+            return None;
+        }
+        let off = (pc - x.start) as u32;
+        let code = x.traps.iter().find(|t| t.0 == off).map(|t| t.1);
+        let loc = x.srclocs.iter().find(|s| s.0 <= off && off < s.1).map(|s| s.2.saturating_sub(x.body_start));
+        Some((code, x.func_idx, x.name.clone(), loc))
+    })
+}
+
+static mut PREV: [Option<libc::sigaction>; 4] = [None, None, None, None];
+const SIGNALS: [libc::c_int; 4] = [libc::SIGILL, libc::SIGFPE, libc::SIGSEGV, libc::SIGBUS];
+
+extern "C" fn handler(sig: libc::c_int, _info: *mut libc::siginfo_t, uctx: *mut libc::c_void) {
+    // SAFETY: the kernel passes a valid ucontext for SA_SIGINFO handlers.
+    let pc = unsafe { (*(uctx as *const libc::ucontext_t)).uc_mcontext.gregs[libc::REG_RIP as usize] as usize };
+    let buf = JMP_BUF.with(|b| b.get());
+    if !buf.is_null() && in_jit_code(pc) {
+        TRAP_PC.with(|t| t.set(pc));
+        // SAFETY: `buf` is the jump buffer of the innermost active `catch_traps`
+        // on this thread (see the module invariants).
+        unsafe { wizeng_trap_longjmp(buf) }
+    }
+    // Not ours: restore the previous disposition and let the fault recur.
+    if let Some(i) = SIGNALS.iter().position(|s| *s == sig) {
+        // SAFETY: PREV is written once, before the handlers are installed.
+        unsafe {
+            let prev = (*std::ptr::addr_of!(PREV))[i];
+            match prev {
+                Some(p) => libc::sigaction(sig, &p, std::ptr::null_mut()),
+                None => libc::signal(sig, libc::SIG_DFL) as i32,
+            };
+        }
+    }
+}
+
+/// Install the handlers (once per process).
+pub(crate) fn install() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        for (i, sig) in SIGNALS.iter().enumerate() {
+            // SAFETY: plain sigaction calls with a zeroed, then filled struct.
+            unsafe {
+                let mut sa: libc::sigaction = std::mem::zeroed();
+                sa.sa_sigaction = handler as *const () as usize;
+                sa.sa_flags = libc::SA_SIGINFO | libc::SA_NODEFER | libc::SA_ONSTACK;
+                libc::sigemptyset(&mut sa.sa_mask);
+                let mut old: libc::sigaction = std::mem::zeroed();
+                if libc::sigaction(*sig, &sa, &mut old) == 0 {
+                    (*std::ptr::addr_of_mut!(PREV))[i] = Some(old);
+                }
+            }
+        }
+    });
+}
+
+/// Run `f(arg)`, returning the faulting pc if JIT code trapped.
+pub(crate) fn catch_traps(f: extern "C" fn(*mut std::ffi::c_void), arg: *mut std::ffi::c_void) -> Option<usize> {
+    let slot = JMP_BUF.with(|b| b.as_ptr());
+    // SAFETY: `slot` is this thread's jump-buffer cell; the C helper saves and
+    // restores it around the call.
+    let r = unsafe { wizeng_catch_traps(f, arg, slot) };
+    if r == 0 {
+        None
+    } else {
+        Some(TRAP_PC.with(|t| t.get()))
+    }
+}
+
+/// The lowest stack address JIT code may use on this thread: the thread's
+/// stack bottom plus a margin for host calls and signal handling.
+pub(crate) fn stack_limit() -> usize {
+    STACK_LIMIT.with(|c| {
+        if c.get() == 0 {
+            let mut lo = 0usize;
+            // SAFETY: standard pthread queries on the current thread.
+            unsafe {
+                let mut attr: libc::pthread_attr_t = std::mem::zeroed();
+                if libc::pthread_getattr_np(libc::pthread_self(), &mut attr) == 0 {
+                    let mut addr: *mut libc::c_void = std::ptr::null_mut();
+                    let mut size: libc::size_t = 0;
+                    if libc::pthread_attr_getstack(&attr, &mut addr, &mut size) == 0 {
+                        lo = addr as usize;
+                    }
+                    libc::pthread_attr_destroy(&mut attr);
+                }
+            }
+            // Fallback: 1 MiB below the current frame.
+            let here = &lo as *const usize as usize;
+            let limit = if lo == 0 { here.saturating_sub(1 << 20) } else { lo + (256 << 10) };
+            c.set(limit);
+        }
+        c.get()
+    })
+}
