@@ -47,9 +47,12 @@ struct Cli {
     /// Treat monitor warnings as errors.
     #[arg(long)]
     fatal: bool,
-    /// Print load/validate/run times to stderr.
+    /// Print load/validate/compile/run times to stderr.
     #[arg(long)]
     metrics: bool,
+    /// Write /tmp/perf-<pid>.map (one line per compiled function) for Linux perf.
+    #[arg(long = "perf-map")]
+    perf_map: bool,
     /// Colored output (accepted for compatibility).
     #[arg(long, value_name = "BOOL")]
     colors: Option<String>,
@@ -99,6 +102,11 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
     }
     let t0 = std::time::Instant::now();
     let mut store = Store::new(wizeng::Config { tier, ..Default::default() });
+    if cli.perf_map {
+        let path = format!("/tmp/perf-{}.map", std::process::id());
+        let f = std::fs::File::create(&path).with_context(|| format!("--perf-map: cannot create {path}")).map_err(fail(status::USAGE))?;
+        store.set_perf_map(f);
+    }
     let mut linker = Linker::new();
     let app_name = cli.app.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     let mut ctx = WasiCtx::new().arg(app_name);
@@ -194,7 +202,12 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
         // The app's buffered output comes before anything the engine prints.
         let _ = ctx.borrow_mut().flush();
         if cli.metrics {
-            eprintln!("wizeng: metrics: load+validate+translate {:.3} ms, run {:.3} ms", t_load.as_secs_f64() * 1e3, t1.elapsed().as_secs_f64() * 1e3);
+            eprintln!(
+                "wizeng: metrics: load+validate+translate {:.3} ms, jit compile {:.3} ms, run {:.3} ms",
+                t_load.as_secs_f64() * 1e3,
+                store.jit_compile_time().as_secs_f64() * 1e3,
+                t1.elapsed().as_secs_f64() * 1e3
+            );
         }
         match r {
             Ok(results) => {

@@ -289,6 +289,16 @@ impl Store {
         GlobalAddr(self.globals.len() as u32 - 1)
     }
 
+    /// Append one line per compiled function to this perf map file.
+    pub fn set_perf_map(&mut self, f: std::fs::File) {
+        self.jit.perf_map = Some(f);
+    }
+
+    /// Time spent compiling with the JIT so far.
+    pub fn jit_compile_time(&self) -> std::time::Duration {
+        self.jit.compile_time
+    }
+
     /// Name the application instance (the target of dynamic probes).
     pub fn set_app(&mut self, app: InstanceId) {
         self.app = Some(app);

@@ -162,3 +162,43 @@ fn truncated_modules_never_panic() {
         }
     }
 }
+
+/// `--perf-map` lists every compiled function once, with non-empty,
+/// non-overlapping ranges, named from the name section.
+#[test]
+fn perf_map_lists_every_compiled_function() {
+    let root = repo_root();
+    let app = root.join("tests/programs/sort.wasm");
+    let child = Command::new(env!("CARGO_BIN_EXE_wizeng"))
+        .args(["--mode=jit", "--perf-map"])
+        .arg(&app)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("run wizeng");
+    let pid = child.id();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let path = format!("/tmp/perf-{pid}.map");
+    let text = std::fs::read_to_string(&path).expect("perf map written");
+    let _ = std::fs::remove_file(&path);
+    let module = wizeng::Module::new(&std::fs::read(&app).unwrap()).unwrap();
+    let mut ranges: Vec<(u64, u64, String)> = text
+        .lines()
+        .map(|l| {
+            let mut p = l.splitn(3, ' ');
+            let start = u64::from_str_radix(p.next().unwrap(), 16).unwrap();
+            let size = u64::from_str_radix(p.next().unwrap(), 16).unwrap();
+            (start, size, p.next().unwrap_or("").to_string())
+        })
+        .collect();
+    let wasm_funcs: Vec<&(u64, u64, String)> = ranges.iter().filter(|r| !r.2.starts_with("host trampoline")).collect();
+    assert_eq!(wasm_funcs.len(), module.bodies.len(), "one line per defined function");
+    for i in module.num_imported_funcs..module.num_funcs() {
+        let name = module.func_name(i);
+        assert!(wasm_funcs.iter().any(|r| r.2 == name), "{name} missing from the perf map");
+    }
+    ranges.sort();
+    for w in ranges.windows(2) {
+        assert!(w[0].1 > 0 && w[0].0 + w[0].1 <= w[1].0, "overlapping or empty ranges: {:?} {:?}", w[0], w[1]);
+    }
+}
