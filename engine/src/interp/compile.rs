@@ -7,6 +7,7 @@
 use wasmparser::{BlockType, FrameKind, FuncValidator, FunctionBody, Operator, ValidatorResources};
 
 use super::code::*;
+use super::fused::{jump_target_mut, F64Bin, Form, I32Bin};
 use crate::error::LoadError;
 use crate::instrument::{Instrumenter, ProbeCall, Site, When};
 use crate::types::FuncType;
@@ -54,6 +55,43 @@ struct Translator<'a> {
     ctls: Vec<Ctl>,
     body_start: usize,
     cur_pc: u32,
+    /// Superinstruction fusion enabled (off when dynamic probes may patch any op).
+    fuse: bool,
+    /// Ops before this index must not be fused with later ones (branch targets,
+    /// probes, control flow).
+    barrier: usize,
+}
+
+/// `WIZENG_NO_FUSE=1` disables superinstructions (for debugging and measurements).
+fn fusion_disabled_by_env() -> bool {
+    static NO_FUSE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *NO_FUSE.get_or_init(|| std::env::var_os("WIZENG_NO_FUSE").is_some_and(|v| v != "0"))
+}
+
+/// Instructions whose ops may take part in a fusion; anything else (control
+/// flow, calls, probes) ends a fusion window.
+fn fusable(op: &Operator<'_>) -> bool {
+    use Operator as W;
+    matches!(
+        op,
+        W::LocalGet { .. }
+            | W::LocalSet { .. }
+            | W::LocalTee { .. }
+            | W::I32Const { .. }
+            | W::I64Const { .. }
+            | W::F32Const { .. }
+            | W::F64Const { .. }
+            | W::I32Load { .. }
+            | W::I64Load { .. }
+            | W::F32Load { .. }
+            | W::F64Load { .. }
+            | W::I32Store { .. }
+            | W::I64Store { .. }
+            | W::F32Store { .. }
+            | W::F64Store { .. }
+            | W::Nop
+            | W::Drop
+    ) || numeric(op).is_some()
 }
 
 impl Translator<'_> {
@@ -67,20 +105,161 @@ impl Translator<'_> {
         self.out.ops.len() as u32
     }
 
+    fn set_barrier(&mut self) {
+        self.barrier = self.out.ops.len();
+    }
+
+    /// The `k`-th last op (1 = last) if it may be fused with the next one.
+    fn last(&self, k: usize) -> Option<Op> {
+        let n = self.out.ops.len();
+        if !self.fuse || k > n || n - k < self.barrier {
+            return None;
+        }
+        Some(self.out.ops[n - k].get())
+    }
+
+    /// Drop the last `k` ops (they are being replaced by a fused op emitted at
+    /// the current instruction's pc).
+    fn pop_ops(&mut self, k: usize) {
+        for _ in 0..k {
+            self.out.ops.pop();
+            self.out.pcs.pop();
+        }
+    }
+
+    /// An i32 binop, fused with the `local.get`/`i32.const` ops producing its operands.
+    fn emit_i32bin(&mut self, b: I32Bin) {
+        let form = match (self.last(2), self.last(1)) {
+            (Some(Op::LocalGet(a)), Some(Op::LocalGet(y))) => Some((2, Form::LL(a, y, DST_PUSH))),
+            (Some(Op::LocalGet(a)), Some(Op::Const(c))) => Some((2, Form::LC(a, c as u32, DST_PUSH))),
+            (_, Some(Op::Const(c))) => Some((1, Form::C(c as u32))),
+            (_, Some(Op::LocalGet(y))) => Some((1, Form::L(y))),
+            _ => None,
+        };
+        match form {
+            Some((k, f)) => {
+                self.pop_ops(k);
+                self.emit(b.make(f));
+            }
+            None => {
+                self.emit(b.make(Form::Plain));
+            }
+        }
+    }
+
+    fn emit_f64bin(&mut self, b: F64Bin, plain: Op) {
+        match (self.last(2), self.last(1)) {
+            (Some(Op::LocalGet(a)), Some(Op::LocalGet(y))) => {
+                self.pop_ops(2);
+                self.emit(b.ll(a, y));
+            }
+            (_, Some(Op::LocalGet(y))) => {
+                self.pop_ops(1);
+                self.emit(b.l(y));
+            }
+            (_, Some(Op::Const(c))) => {
+                self.pop_ops(1);
+                self.emit(b.c(c));
+            }
+            _ => {
+                self.emit(plain);
+            }
+        }
+    }
+
+    /// `local.set`/`local.tee`, folded into the op producing the value when possible.
+    fn emit_local_set(&mut self, x: u32, tee: bool) {
+        if x < DST_TEE {
+            let dst = if tee { x | DST_TEE } else { x };
+            if let Some(op) = self.last(1) {
+                match I32Bin::split(&op) {
+                    Some((b, Form::LL(a, y, DST_PUSH))) => {
+                        self.out.ops.last_mut().unwrap().set(b.make(Form::LL(a, y, dst)));
+                        return;
+                    }
+                    Some((b, Form::LC(a, c, DST_PUSH))) => {
+                        self.out.ops.last_mut().unwrap().set(b.make(Form::LC(a, c, dst)));
+                        return;
+                    }
+                    _ => {}
+                }
+                if !tee {
+                    match op {
+                        Op::LocalGet(src) => {
+                            self.pop_ops(1);
+                            self.emit(Op::LocalCopy { src, dst: x });
+                            return;
+                        }
+                        Op::Const(c) => {
+                            self.pop_ops(1);
+                            self.emit(Op::LocalSetConst { dst: x, c });
+                            return;
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+        self.emit(if tee { Op::LocalTee(x) } else { Op::LocalSet(x) });
+    }
+
+    /// An i32/i64 (or f32/f64) load from memory 0, fused with its address computation.
+    fn emit_load(&mut self, m: MemArg, wide: bool, plain: Op) {
+        if m.mem == 0 {
+            if let Some(op) = self.last(1) {
+                let fused = match (op, I32Bin::split(&op)) {
+                    (Op::LocalGet(a), _) => Some(if wide { Op::I64LoadL { a, off: m.offset } } else { Op::I32LoadL { a, off: m.offset } }),
+                    (_, Some((I32Bin::Add, Form::LL(a, b, DST_PUSH)))) => Some(if wide {
+                        Op::I64LoadLL { a, b, off: m.offset }
+                    } else {
+                        Op::I32LoadLL { a, b, off: m.offset }
+                    }),
+                    _ => None,
+                };
+                if let Some(f) = fused {
+                    // The fused op traps at the load's pc (the current instruction).
+                    self.pop_ops(1);
+                    self.emit(f);
+                    return;
+                }
+            }
+        }
+        self.emit(plain);
+    }
+
+    /// A jump to `target` taken when the i32 on top of the stack is non-zero
+    /// (`when_true`) or zero, fused with the comparison computing it.
+    fn emit_cond_jump(&mut self, target: u32, when_true: bool) -> usize {
+        if let Some(op) = self.last(1) {
+            if op == Op::I32Eqz {
+                self.pop_ops(1);
+                return self.emit(if when_true { Op::JumpIfZero(target) } else { Op::JumpIfNonZero(target) });
+            }
+            if let Some((b, f)) = I32Bin::split(&op) {
+                let cmp = if when_true { Some(b) } else { b.negate() };
+                if let Some(j) = cmp.and_then(|c| c.jump(f, target)) {
+                    self.pop_ops(1);
+                    return self.emit(j);
+                }
+            }
+        }
+        self.emit(if when_true { Op::JumpIfNonZero(target) } else { Op::JumpIfZero(target) })
+    }
+
     fn emit_probes(&mut self, calls: Vec<ProbeCall>) {
         if !calls.is_empty() {
             let k = self.out.probes.len() as u32;
             self.out.probes.push(calls);
             self.emit(Op::Probe(k));
+            self.set_barrier();
         }
     }
 
     fn patch(&mut self, f: &Fixup, target: u32) {
         match *f {
-            Fixup::Op(i) => match self.out.ops[i].get_mut() {
-                Op::Jump(t) | Op::JumpIfZero(t) | Op::JumpIfNonZero(t) => *t = target,
-                Op::Br(b) | Op::BrIf(b) => b.target = target,
-                _ => unreachable!("patching a non-branch"),
+            Fixup::Op(i) => match jump_target_mut(self.out.ops[i].get_mut()) {
+                Some(t) => *t = target,
+                None => unreachable!("patching a non-branch"),
             },
             Fixup::Table(i) => self.out.br_tables[i].target = target,
         }
@@ -151,6 +330,8 @@ pub(crate) fn translate(
         ctls: vec![Ctl { loop_start: None, fixups: Vec::new(), if_jump: None }],
         body_start,
         cur_pc: 0,
+        fuse: !instr.as_deref().is_some_and(|i| i.dynamic()) && !fusion_disabled_by_env(),
+        barrier: 0,
     };
     reader.set_features(ctx.features);
     let body_bytes = body.as_bytes();
@@ -192,6 +373,9 @@ pub(crate) fn translate(
         if reachable || matches!(op, Operator::Block { .. } | Operator::Loop { .. } | Operator::If { .. } | Operator::Else | Operator::End) {
             let before = t.here();
             let r = translate_op(&mut t, v, &op, reachable, site_start);
+            if !fusable(&op) {
+                t.set_barrier();
+            }
             if r.is_ok() && t.here() == before && reachable && instr.as_deref().is_some_and(|i| i.dynamic()) {
                 t.emit(Op::Nop);
             }
@@ -241,7 +425,7 @@ fn translate_op(
             t.ctls.push(Ctl { loop_start: Some(site_start), fixups: Vec::new(), if_jump: None })
         }
         W::If { .. } => {
-            let j = if reachable { Some(t.emit(Op::JumpIfZero(u32::MAX))) } else { None };
+            let j = if reachable { Some(t.emit_cond_jump(u32::MAX, false)) } else { None };
             t.ctls.push(Ctl { loop_start: None, fixups: Vec::new(), if_jump: j });
         }
         W::Else => {
@@ -291,7 +475,7 @@ fn translate_op(
             let mv = height != frame_height + b.keep;
             if ret {
                 // br_if to the function level: conditional return.
-                let skip = t.emit(Op::JumpIfZero(u32::MAX));
+                let skip = t.emit_cond_jump(u32::MAX, false);
                 t.emit(Op::Return);
                 let here = t.here();
                 t.patch(&Fixup::Op(skip), here);
@@ -299,7 +483,7 @@ fn translate_op(
                 let i = t.emit(Op::BrIf(b));
                 t.add_fixup(relative_depth, Fixup::Op(i));
             } else {
-                let i = t.emit(Op::JumpIfNonZero(b.target));
+                let i = t.emit_cond_jump(b.target, true);
                 t.add_fixup(relative_depth, Fixup::Op(i));
             }
         }
@@ -351,13 +535,13 @@ fn translate_op(
         W::Drop => simple(t, Op::Drop),
         W::Select | W::TypedSelect { .. } => simple(t, Op::Select),
         W::LocalGet { local_index } => simple(t, Op::LocalGet(local_index)),
-        W::LocalSet { local_index } => simple(t, Op::LocalSet(local_index)),
-        W::LocalTee { local_index } => simple(t, Op::LocalTee(local_index)),
+        W::LocalSet { local_index } => t.emit_local_set(local_index, false),
+        W::LocalTee { local_index } => t.emit_local_set(local_index, true),
         W::GlobalGet { global_index } => simple(t, Op::GlobalGet(global_index)),
         W::GlobalSet { global_index } => simple(t, Op::GlobalSet(global_index)),
 
-        W::I32Load { memarg } | W::F32Load { memarg } => simple(t, Op::I32Load(memarg_of(&memarg))),
-        W::I64Load { memarg } | W::F64Load { memarg } => simple(t, Op::I64Load(memarg_of(&memarg))),
+        W::I32Load { memarg } | W::F32Load { memarg } => t.emit_load(memarg_of(&memarg), false, Op::I32Load(memarg_of(&memarg))),
+        W::I64Load { memarg } | W::F64Load { memarg } => t.emit_load(memarg_of(&memarg), true, Op::I64Load(memarg_of(&memarg))),
         W::I32Load8S { memarg } => simple(t, Op::I32Load8S(memarg_of(&memarg))),
         W::I32Load8U { memarg } => simple(t, Op::I32Load8U(memarg_of(&memarg))),
         W::I32Load16S { memarg } => simple(t, Op::I32Load16S(memarg_of(&memarg))),
@@ -400,7 +584,13 @@ fn translate_op(
 
         _ => {
             if let Some(o) = numeric(op) {
-                simple(t, o)
+                if let Some(b) = I32Bin::of(&o) {
+                    t.emit_i32bin(b)
+                } else if let Some(b) = F64Bin::of(&o) {
+                    t.emit_f64bin(b, o)
+                } else {
+                    simple(t, o)
+                }
             } else {
                 return Err(LoadError {
                     kind: crate::error::LoadErrorKind::Unsupported,

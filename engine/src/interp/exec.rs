@@ -148,9 +148,72 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
         return Err(Trap::new(TrapKind::CallStackExhausted));
     }
     stack[code.num_params as usize..sp].fill(0);
-    let mut mem0 = mem0_of(store, inst);
+    // The value stack is only accessed through `sb` from here on (frame
+    // accessors get the same pointer while a probe runs).
+    //
+    // SAFETY invariant of `rd!`/`wr!`/`copy_slots!`: every slot index they are
+    // given is < `fp + code.num_locals + code.max_height <= slen`. Frame entry
+    // (here and in `do_call!`) checks the inequality; validation bounds local
+    // indices by `num_locals`, and operand heights (so every `sp - k` an op
+    // reads or writes, including fused ops, which never exceed the heights of
+    // the instructions they replace) by `max_height`, and never lets an op pop
+    // below the frame's operand base.
+    let sb: *mut u64 = stack.as_mut_ptr();
+    let slen = stack.len();
+    // The current function's ops (`code.ops`), refreshed with `code`.
+    // Invariant: `ip` is always < `code.ops.len()` when an op is fetched: every
+    // body ends in `Return` and branch targets are patched to op indices.
+    let mut ops: *const std::cell::Cell<Op> = code.ops.as_ptr();
+    let mut mem0: usize;
+    // Cache of memory 0 of the current instance: base pointer and length of
+    // `store.memories[mem0].data` (null/0 without a memory). Refreshed
+    // (`refresh_mem!`) whenever the instance changes or anything may have
+    // resized the memory: memory.grow, host calls, probes.
+    let mut mem_base: *mut u8;
+    let mut mem_len: u64;
+    macro_rules! refresh_mem {
+        () => {{
+            mem0 = mem0_of(store, inst);
+            match store.memories.get_mut(mem0) {
+                Some(m) => {
+                    mem_base = m.data.as_mut_ptr();
+                    mem_len = m.data.len() as u64;
+                }
+                None => {
+                    mem_base = std::ptr::null_mut();
+                    mem_len = 0;
+                }
+            }
+        }};
+    }
+    refresh_mem!();
     store.last_serial = store.last_serial.wrapping_add(1);
     let mut serial = store.last_serial;
+    macro_rules! rd {
+        ($i:expr) => {{
+            let i: usize = $i;
+            debug_assert!(i < slen);
+            // SAFETY: see the invariant at `sb`.
+            unsafe { *sb.add(i) }
+        }};
+    }
+    macro_rules! wr {
+        ($i:expr, $v:expr) => {{
+            let v: u64 = $v;
+            let i: usize = $i;
+            debug_assert!(i < slen);
+            // SAFETY: see the invariant at `sb`.
+            unsafe { *sb.add(i) = v }
+        }};
+    }
+    macro_rules! copy_slots {
+        ($from:expr, $to:expr, $n:expr) => {{
+            let (from, to, n): (usize, usize, usize) = ($from, $to, $n);
+            debug_assert!(from + n <= slen && to + n <= slen);
+            // SAFETY: both ranges are within the frame (invariant at `sb`); `copy` allows overlap.
+            unsafe { std::ptr::copy(sb.add(from), sb.add(to), n) }
+        }};
+    }
 
     let result: Result<(), Trap> = 'exec: loop {
     macro_rules! trap {
@@ -161,75 +224,75 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
     macro_rules! pop {
         () => {{
             sp -= 1;
-            stack[sp]
+            rd!(sp)
         }};
     }
     macro_rules! push {
         ($v:expr) => {{
             let v: u64 = $v;
-            stack[sp] = v;
+            wr!(sp, v);
             sp += 1;
         }};
     }
     macro_rules! un {
         ($t:ty, $r:ty, |$a:ident| $e:expr) => {{
-            let $a = stack[sp - 1] as $t;
-            stack[sp - 1] = ($e) as $r as u64;
+            let $a = rd!(sp - 1) as $t;
+            wr!(sp - 1, ($e) as $r as u64);
         }};
     }
     macro_rules! bin {
         ($t:ty, $r:ty, |$a:ident, $b:ident| $e:expr) => {{
-            let $b = stack[sp - 1] as $t;
-            let $a = stack[sp - 2] as $t;
+            let $b = rd!(sp - 1) as $t;
+            let $a = rd!(sp - 2) as $t;
             sp -= 1;
-            stack[sp - 1] = ($e) as $r as u64;
+            wr!(sp - 1, ($e) as $r as u64);
         }};
     }
     // Unary float ops quiet a NaN input (libm passes signalling NaNs through).
     macro_rules! f32un {
         (|$a:ident| $e:expr) => {{
-            let $a = f32::from_bits(stack[sp - 1] as u32);
+            let $a = f32::from_bits(rd!(sp - 1) as u32);
             let r: f32 = if $a.is_nan() { $a + $a } else { $e };
-            stack[sp - 1] = r.to_bits() as u64;
+            wr!(sp - 1, r.to_bits() as u64);
         }};
     }
     macro_rules! f64un {
         (|$a:ident| $e:expr) => {{
-            let $a = f64::from_bits(stack[sp - 1]);
+            let $a = f64::from_bits(rd!(sp - 1));
             let r: f64 = if $a.is_nan() { $a + $a } else { $e };
-            stack[sp - 1] = r.to_bits();
+            wr!(sp - 1, r.to_bits());
         }};
     }
     macro_rules! f32bin {
         (|$a:ident, $b:ident| $e:expr) => {{
-            let $b = f32::from_bits(stack[sp - 1] as u32);
-            let $a = f32::from_bits(stack[sp - 2] as u32);
+            let $b = f32::from_bits(rd!(sp - 1) as u32);
+            let $a = f32::from_bits(rd!(sp - 2) as u32);
             sp -= 1;
-            stack[sp - 1] = (($e) as f32).to_bits() as u64;
+            wr!(sp - 1, (($e) as f32).to_bits() as u64);
         }};
     }
     macro_rules! f64bin {
         (|$a:ident, $b:ident| $e:expr) => {{
-            let $b = f64::from_bits(stack[sp - 1]);
-            let $a = f64::from_bits(stack[sp - 2]);
+            let $b = f64::from_bits(rd!(sp - 1));
+            let $a = f64::from_bits(rd!(sp - 2));
             sp -= 1;
-            stack[sp - 1] = (($e) as f64).to_bits();
+            wr!(sp - 1, (($e) as f64).to_bits());
         }};
     }
     macro_rules! f32cmp {
         (|$a:ident, $b:ident| $e:expr) => {{
-            let $b = f32::from_bits(stack[sp - 1] as u32);
-            let $a = f32::from_bits(stack[sp - 2] as u32);
+            let $b = f32::from_bits(rd!(sp - 1) as u32);
+            let $a = f32::from_bits(rd!(sp - 2) as u32);
             sp -= 1;
-            stack[sp - 1] = ($e) as u64;
+            wr!(sp - 1, ($e) as u64);
         }};
     }
     macro_rules! f64cmp {
         (|$a:ident, $b:ident| $e:expr) => {{
-            let $b = f64::from_bits(stack[sp - 1]);
-            let $a = f64::from_bits(stack[sp - 2]);
+            let $b = f64::from_bits(rd!(sp - 1));
+            let $a = f64::from_bits(rd!(sp - 2));
             sp -= 1;
-            stack[sp - 1] = ($e) as u64;
+            wr!(sp - 1, ($e) as u64);
         }};
     }
     macro_rules! mem_addr {
@@ -241,32 +304,93 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
             }
         };
     }
-    macro_rules! load {
-        ($m:expr, $n:literal, |$b:ident| $conv:expr) => {{
-            let a = stack[sp - 1] as u32 as u64 + $m.offset as u64;
-            let data = &store.memories[mem_addr!($m)].data;
-            if a + $n > data.len() as u64 {
+    // `$n` bytes of memory 0 at effective address `$a` (u64), or a trap.
+    macro_rules! load0 {
+        ($a:expr, $n:literal) => {{
+            let a: u64 = $a;
+            if a + $n > mem_len {
                 trap!(TrapKind::MemoryOutOfBounds);
             }
-            let a = a as usize;
-            let $b: [u8; $n] = data[a..a + $n].try_into().unwrap();
-            stack[sp - 1] = $conv;
+            // SAFETY: a + n <= mem_len, and (mem_base, mem_len) describe memory 0's
+            // current buffer (cache invariant at `mem_base`).
+            unsafe { std::ptr::read_unaligned(mem_base.add(a as usize) as *const [u8; $n]) }
+        }};
+    }
+    macro_rules! load {
+        ($m:expr, $n:literal, |$b:ident| $conv:expr) => {{
+            let a = rd!(sp - 1) as u32 as u64 + $m.offset as u64;
+            let $b: [u8; $n] = if $m.mem == 0 {
+                load0!(a, $n)
+            } else {
+                let data = &store.memories[mem_addr!($m)].data;
+                if a + $n > data.len() as u64 {
+                    trap!(TrapKind::MemoryOutOfBounds);
+                }
+                let a = a as usize;
+                data[a..a + $n].try_into().unwrap()
+            };
+            wr!(sp - 1, $conv);
         }};
     }
     macro_rules! store_ {
         ($m:expr, $n:literal, |$v:ident| $conv:expr) => {{
-            let $v = stack[sp - 1];
-            let a = stack[sp - 2] as u32 as u64 + $m.offset as u64;
+            let $v = rd!(sp - 1);
+            let a = rd!(sp - 2) as u32 as u64 + $m.offset as u64;
             sp -= 2;
-            let ma = mem_addr!($m);
-            let data = &mut store.memories[ma].data;
-            if a + $n > data.len() as u64 {
-                trap!(TrapKind::MemoryOutOfBounds);
-            }
-            let a = a as usize;
             let bytes: [u8; $n] = $conv;
-            data[a..a + $n].copy_from_slice(&bytes);
+            if $m.mem == 0 {
+                if a + $n > mem_len {
+                    trap!(TrapKind::MemoryOutOfBounds);
+                }
+                // SAFETY: as in `load0!`.
+                unsafe { std::ptr::write_unaligned(mem_base.add(a as usize) as *mut [u8; $n], bytes) }
+            } else {
+                let ma = mem_addr!($m);
+                let data = &mut store.memories[ma].data;
+                if a + $n > data.len() as u64 {
+                    trap!(TrapKind::MemoryOutOfBounds);
+                }
+                let a = a as usize;
+                data[a..a + $n].copy_from_slice(&bytes);
+                // Memory 0 may be the same memory (imported twice): re-derive the cache.
+                refresh_mem!();
+            }
         }};
+    }
+    // Fused binop result: push, write a local, or both (see `DST_PUSH`/`DST_TEE`).
+    macro_rules! put {
+        ($dst:expr, $v:expr) => {{
+            let v: u64 = $v;
+            let dst: u32 = $dst;
+            if dst < DST_TEE {
+                wr!(fp + dst as usize, v);
+            } else {
+                if dst != DST_PUSH {
+                    wr!(fp + (dst & !DST_TEE) as usize, v);
+                }
+                push!(v);
+            }
+        }};
+    }
+    macro_rules! loc {
+        ($i:expr) => {
+            rd!(fp + $i as usize)
+        };
+    }
+    macro_rules! top {
+        () => {
+            rd!(sp - 1)
+        };
+    }
+    macro_rules! set_top {
+        ($v:expr) => {
+            wr!(sp - 1, $v)
+        };
+    }
+    macro_rules! jump {
+        ($t:expr) => {
+            ip = $t as usize
+        };
     }
     macro_rules! do_br {
         ($b:expr) => {{
@@ -274,7 +398,7 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
             let keep = b.keep as usize;
             let dst = fp + b.base as usize;
             if keep > 0 && dst != sp - keep {
-                stack.copy_within(sp - keep..sp, dst);
+                copy_slots!(sp - keep, dst, keep);
             }
             sp = dst + keep;
             ip = b.target as usize;
@@ -284,19 +408,20 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
         () => {{
             let n = code.num_results as usize;
             if fp != sp - n {
-                stack.copy_within(sp - n..sp, fp);
+                copy_slots!(sp - n, fp, n);
             }
             sp = fp + n;
             match frames.pop() {
                 None => break 'exec Ok(()),
                 Some(fr) => {
                     code = fr.code;
+                    ops = code.ops.as_ptr();
                     ip = fr.ip;
                     fp = fr.fp;
                     serial = fr.serial;
                     if fr.inst != inst {
                         inst = fr.inst;
-                        mem0 = mem0_of(store, inst);
+                        refresh_mem!();
                     }
                 }
             }
@@ -319,7 +444,7 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                     let np = callee.num_params as usize;
                     let new_fp = if $tail {
                         if fp != sp - np {
-                            stack.copy_within(sp - np..sp, fp);
+                            copy_slots!(sp - np, fp, np);
                         }
                         fp
                     } else {
@@ -329,11 +454,13 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                         sp - np
                     };
                     let new_sp = new_fp + callee.num_locals as usize;
-                    if new_sp + callee.max_height as usize > stack.len() {
+                    if new_sp + callee.max_height as usize > slen {
                         trap!(TrapKind::CallStackExhausted);
                     }
-                    stack[new_fp + np..new_sp].fill(0);
+                    // SAFETY: new_sp + max_height <= slen was checked just above.
+                    unsafe { std::ptr::write_bytes(sb.add(new_fp + np), 0, new_sp - new_fp - np) };
                     let old = std::mem::replace(&mut code, callee);
+                    ops = code.ops.as_ptr();
                     if !$tail {
                         frames.push(Frame { code: old, ip, fp, inst, serial });
                     }
@@ -344,13 +471,13 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                     ip = 0;
                     if ci != inst {
                         inst = ci;
-                        mem0 = mem0_of(store, inst);
+                        refresh_mem!();
                     }
                 }
                 Err(h) => {
                     let ty = &store.funcs[faddr].ty;
                     let np = ty.params.len();
-                    let args: Vec<Value> = ty.params.iter().enumerate().map(|(i, t)| Value::from_slot(*t, stack[sp - np + i])).collect();
+                    let args: Vec<Value> = ty.params.iter().enumerate().map(|(i, t)| Value::from_slot(*t, rd!(sp - np + i))).collect();
                     let mut res: Vec<Value> = ty.results.iter().map(|t| Value::default_of(*t)).collect();
                     sp -= np;
                     store.depth += 1;
@@ -365,7 +492,7 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                     for v in res {
                         push!(v.to_slot());
                     }
-                    mem0 = mem0_of(store, inst);
+                    refresh_mem!();
                     if $tail {
                         do_return!();
                     }
@@ -393,7 +520,11 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
         }};
     }
 
-        let mut op = code.ops[ip].get();
+        debug_assert!(ip < code.ops.len());
+        // SAFETY: `ops` points to `code.ops` (refreshed whenever `code` changes;
+        // `code` keeps the Arc alive) and ip is in bounds (invariant at `ops`).
+        // Cells may be patched by dynamic probes, but only between op fetches.
+        let mut op = unsafe { (*ops.add(ip)).get() };
         ip += 1;
         // Re-dispatch happens only for a dynamic probe site (its original op).
         'redo: loop {
@@ -437,15 +568,15 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                 let c = pop!() as u32;
                 let b = pop!();
                 if c == 0 {
-                    stack[sp - 1] = b;
+                    wr!(sp - 1, b);
                 }
             }
-            Op::LocalGet(i) => push!(stack[fp + i as usize]),
+            Op::LocalGet(i) => push!(rd!(fp + i as usize)),
             Op::LocalSet(i) => {
                 let v = pop!();
-                stack[fp + i as usize] = v;
+                wr!(fp + i as usize, v);
             }
-            Op::LocalTee(i) => stack[fp + i as usize] = stack[sp - 1],
+            Op::LocalTee(i) => wr!(fp + i as usize, rd!(sp - 1)),
             Op::GlobalGet(g) => {
                 let ga = store.instances[inst].globals[g as usize].0 as usize;
                 push!(store.globals[ga].value)
@@ -477,8 +608,9 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
             }
             Op::MemoryGrow(mi) => {
                 let ma = store.instances[inst].memories[mi as usize].0 as usize;
-                let d = stack[sp - 1] as u32 as u64;
-                stack[sp - 1] = store.memories[ma].grow(d) as i32 as u32 as u64;
+                let d = rd!(sp - 1) as u32 as u64;
+                wr!(sp - 1, store.memories[ma].grow(d) as i32 as u32 as u64);
+                refresh_mem!();
             }
             Op::MemoryFill(mi) => {
                 let n = pop!() as u32 as u64;
@@ -568,8 +700,8 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
             Op::I32Sub => bin!(u32, u32, |a, b| a.wrapping_sub(b)),
             Op::I32Mul => bin!(u32, u32, |a, b| a.wrapping_mul(b)),
             Op::I32DivS => {
-                let b = stack[sp - 1] as u32 as i32;
-                let a = stack[sp - 2] as u32 as i32;
+                let b = rd!(sp - 1) as u32 as i32;
+                let a = rd!(sp - 2) as u32 as i32;
                 if b == 0 {
                     trap!(TrapKind::IntegerDivideByZero);
                 }
@@ -577,34 +709,34 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                     trap!(TrapKind::IntegerOverflow);
                 }
                 sp -= 1;
-                stack[sp - 1] = (a / b) as u32 as u64;
+                wr!(sp - 1, (a / b) as u32 as u64);
             }
             Op::I32DivU => {
-                let b = stack[sp - 1] as u32;
-                let a = stack[sp - 2] as u32;
+                let b = rd!(sp - 1) as u32;
+                let a = rd!(sp - 2) as u32;
                 if b == 0 {
                     trap!(TrapKind::IntegerDivideByZero);
                 }
                 sp -= 1;
-                stack[sp - 1] = (a / b) as u64;
+                wr!(sp - 1, (a / b) as u64);
             }
             Op::I32RemS => {
-                let b = stack[sp - 1] as u32 as i32;
-                let a = stack[sp - 2] as u32 as i32;
+                let b = rd!(sp - 1) as u32 as i32;
+                let a = rd!(sp - 2) as u32 as i32;
                 if b == 0 {
                     trap!(TrapKind::IntegerDivideByZero);
                 }
                 sp -= 1;
-                stack[sp - 1] = a.wrapping_rem(b) as u32 as u64;
+                wr!(sp - 1, a.wrapping_rem(b) as u32 as u64);
             }
             Op::I32RemU => {
-                let b = stack[sp - 1] as u32;
-                let a = stack[sp - 2] as u32;
+                let b = rd!(sp - 1) as u32;
+                let a = rd!(sp - 2) as u32;
                 if b == 0 {
                     trap!(TrapKind::IntegerDivideByZero);
                 }
                 sp -= 1;
-                stack[sp - 1] = (a % b) as u64;
+                wr!(sp - 1, (a % b) as u64);
             }
             Op::I32And => bin!(u32, u32, |a, b| a & b),
             Op::I32Or => bin!(u32, u32, |a, b| a | b),
@@ -621,8 +753,8 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
             Op::I64Sub => bin!(u64, u64, |a, b| a.wrapping_sub(b)),
             Op::I64Mul => bin!(u64, u64, |a, b| a.wrapping_mul(b)),
             Op::I64DivS => {
-                let b = stack[sp - 1] as i64;
-                let a = stack[sp - 2] as i64;
+                let b = rd!(sp - 1) as i64;
+                let a = rd!(sp - 2) as i64;
                 if b == 0 {
                     trap!(TrapKind::IntegerDivideByZero);
                 }
@@ -630,34 +762,34 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                     trap!(TrapKind::IntegerOverflow);
                 }
                 sp -= 1;
-                stack[sp - 1] = (a / b) as u64;
+                wr!(sp - 1, (a / b) as u64);
             }
             Op::I64DivU => {
-                let b = stack[sp - 1];
-                let a = stack[sp - 2];
+                let b = rd!(sp - 1);
+                let a = rd!(sp - 2);
                 if b == 0 {
                     trap!(TrapKind::IntegerDivideByZero);
                 }
                 sp -= 1;
-                stack[sp - 1] = a / b;
+                wr!(sp - 1, a / b);
             }
             Op::I64RemS => {
-                let b = stack[sp - 1] as i64;
-                let a = stack[sp - 2] as i64;
+                let b = rd!(sp - 1) as i64;
+                let a = rd!(sp - 2) as i64;
                 if b == 0 {
                     trap!(TrapKind::IntegerDivideByZero);
                 }
                 sp -= 1;
-                stack[sp - 1] = a.wrapping_rem(b) as u64;
+                wr!(sp - 1, a.wrapping_rem(b) as u64);
             }
             Op::I64RemU => {
-                let b = stack[sp - 1];
-                let a = stack[sp - 2];
+                let b = rd!(sp - 1);
+                let a = rd!(sp - 2);
                 if b == 0 {
                     trap!(TrapKind::IntegerDivideByZero);
                 }
                 sp -= 1;
-                stack[sp - 1] = a % b;
+                wr!(sp - 1, a % b);
             }
             Op::I64And => bin!(u64, u64, |a, b| a & b),
             Op::I64Or => bin!(u64, u64, |a, b| a | b),
@@ -699,7 +831,7 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
 
             Op::I32WrapI64 => un!(u64, u32, |a| a as u32),
             Op::I32TruncF32S | Op::I32TruncF32U | Op::I32TruncF64S | Op::I32TruncF64U | Op::I64TruncF32S | Op::I64TruncF32U | Op::I64TruncF64S | Op::I64TruncF64U => {
-                let s = stack[sp - 1];
+                let s = rd!(sp - 1);
                 let x = match op {
                     Op::I32TruncF32S | Op::I32TruncF32U | Op::I64TruncF32S | Op::I64TruncF32U => f32::from_bits(s as u32) as f64,
                     _ => f64::from_bits(s),
@@ -720,7 +852,7 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                     _ => trunc_check(x, -1.0, 18446744073709551616.0).map(|v| v as u64),
                 };
                 match r {
-                    Ok(v) => stack[sp - 1] = v,
+                    Ok(v) => wr!(sp - 1, v),
                     Err(k) => trap!(k),
                 }
             }
@@ -754,9 +886,9 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
             Op::RefFunc(f) => push!(store.instances[inst].funcs[f as usize].0 as u64 + 1),
             Op::TableGet(t) => {
                 let ta = store.instances[inst].tables[t as usize].0 as usize;
-                let i = stack[sp - 1] as u32 as usize;
+                let i = rd!(sp - 1) as u32 as usize;
                 match store.tables[ta].elems.get(i) {
-                    Some(v) => stack[sp - 1] = *v,
+                    Some(v) => wr!(sp - 1, *v),
                     None => trap!(TrapKind::TableOutOfBounds),
                 }
             }
@@ -819,6 +951,152 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                 store.tables[ta].elems[d as usize..(d + n) as usize].copy_from_slice(&seg[s as usize..(s + n) as usize]);
             }
             Op::ElemDrop(e) => store.instances[inst].elems[e as usize] = std::rc::Rc::from([]),
+            Op::I32AddLL { a: x, b: y, dst } => { let a = loc!(x) as u32; let b = loc!(y) as u32; put!(dst, (a.wrapping_add(b)) as u64); }
+            Op::I32AddLC { a: x, c: b, dst } => { let a = loc!(x) as u32; put!(dst, (a.wrapping_add(b)) as u64); }
+            Op::I32AddC(b) => { let a = top!() as u32; set_top!((a.wrapping_add(b)) as u64); }
+            Op::I32AddL(y) => { let b = loc!(y) as u32; let a = top!() as u32; set_top!((a.wrapping_add(b)) as u64); }
+            Op::I32SubLL { a: x, b: y, dst } => { let a = loc!(x) as u32; let b = loc!(y) as u32; put!(dst, (a.wrapping_sub(b)) as u64); }
+            Op::I32SubLC { a: x, c: b, dst } => { let a = loc!(x) as u32; put!(dst, (a.wrapping_sub(b)) as u64); }
+            Op::I32SubC(b) => { let a = top!() as u32; set_top!((a.wrapping_sub(b)) as u64); }
+            Op::I32SubL(y) => { let b = loc!(y) as u32; let a = top!() as u32; set_top!((a.wrapping_sub(b)) as u64); }
+            Op::I32MulLL { a: x, b: y, dst } => { let a = loc!(x) as u32; let b = loc!(y) as u32; put!(dst, (a.wrapping_mul(b)) as u64); }
+            Op::I32MulLC { a: x, c: b, dst } => { let a = loc!(x) as u32; put!(dst, (a.wrapping_mul(b)) as u64); }
+            Op::I32MulC(b) => { let a = top!() as u32; set_top!((a.wrapping_mul(b)) as u64); }
+            Op::I32MulL(y) => { let b = loc!(y) as u32; let a = top!() as u32; set_top!((a.wrapping_mul(b)) as u64); }
+            Op::I32AndLL { a: x, b: y, dst } => { let a = loc!(x) as u32; let b = loc!(y) as u32; put!(dst, (a & b) as u64); }
+            Op::I32AndLC { a: x, c: b, dst } => { let a = loc!(x) as u32; put!(dst, (a & b) as u64); }
+            Op::I32AndC(b) => { let a = top!() as u32; set_top!((a & b) as u64); }
+            Op::I32AndL(y) => { let b = loc!(y) as u32; let a = top!() as u32; set_top!((a & b) as u64); }
+            Op::I32OrLL { a: x, b: y, dst } => { let a = loc!(x) as u32; let b = loc!(y) as u32; put!(dst, (a | b) as u64); }
+            Op::I32OrLC { a: x, c: b, dst } => { let a = loc!(x) as u32; put!(dst, (a | b) as u64); }
+            Op::I32OrC(b) => { let a = top!() as u32; set_top!((a | b) as u64); }
+            Op::I32OrL(y) => { let b = loc!(y) as u32; let a = top!() as u32; set_top!((a | b) as u64); }
+            Op::I32XorLL { a: x, b: y, dst } => { let a = loc!(x) as u32; let b = loc!(y) as u32; put!(dst, (a ^ b) as u64); }
+            Op::I32XorLC { a: x, c: b, dst } => { let a = loc!(x) as u32; put!(dst, (a ^ b) as u64); }
+            Op::I32XorC(b) => { let a = top!() as u32; set_top!((a ^ b) as u64); }
+            Op::I32XorL(y) => { let b = loc!(y) as u32; let a = top!() as u32; set_top!((a ^ b) as u64); }
+            Op::I32ShlLL { a: x, b: y, dst } => { let a = loc!(x) as u32; let b = loc!(y) as u32; put!(dst, (a.wrapping_shl(b)) as u64); }
+            Op::I32ShlLC { a: x, c: b, dst } => { let a = loc!(x) as u32; put!(dst, (a.wrapping_shl(b)) as u64); }
+            Op::I32ShlC(b) => { let a = top!() as u32; set_top!((a.wrapping_shl(b)) as u64); }
+            Op::I32ShlL(y) => { let b = loc!(y) as u32; let a = top!() as u32; set_top!((a.wrapping_shl(b)) as u64); }
+            Op::I32ShrSLL { a: x, b: y, dst } => { let a = loc!(x) as u32; let b = loc!(y) as u32; put!(dst, ((a as i32).wrapping_shr(b) as u32) as u64); }
+            Op::I32ShrSLC { a: x, c: b, dst } => { let a = loc!(x) as u32; put!(dst, ((a as i32).wrapping_shr(b) as u32) as u64); }
+            Op::I32ShrSC(b) => { let a = top!() as u32; set_top!(((a as i32).wrapping_shr(b) as u32) as u64); }
+            Op::I32ShrSL(y) => { let b = loc!(y) as u32; let a = top!() as u32; set_top!(((a as i32).wrapping_shr(b) as u32) as u64); }
+            Op::I32ShrULL { a: x, b: y, dst } => { let a = loc!(x) as u32; let b = loc!(y) as u32; put!(dst, (a.wrapping_shr(b)) as u64); }
+            Op::I32ShrULC { a: x, c: b, dst } => { let a = loc!(x) as u32; put!(dst, (a.wrapping_shr(b)) as u64); }
+            Op::I32ShrUC(b) => { let a = top!() as u32; set_top!((a.wrapping_shr(b)) as u64); }
+            Op::I32ShrUL(y) => { let b = loc!(y) as u32; let a = top!() as u32; set_top!((a.wrapping_shr(b)) as u64); }
+            Op::I32EqLL { a: x, b: y, dst } => { let a = loc!(x) as u32; let b = loc!(y) as u32; put!(dst, ((a == b) as u32) as u64); }
+            Op::I32EqLC { a: x, c: b, dst } => { let a = loc!(x) as u32; put!(dst, ((a == b) as u32) as u64); }
+            Op::I32EqC(b) => { let a = top!() as u32; set_top!(((a == b) as u32) as u64); }
+            Op::I32EqL(y) => { let b = loc!(y) as u32; let a = top!() as u32; set_top!(((a == b) as u32) as u64); }
+            Op::I32NeLL { a: x, b: y, dst } => { let a = loc!(x) as u32; let b = loc!(y) as u32; put!(dst, ((a != b) as u32) as u64); }
+            Op::I32NeLC { a: x, c: b, dst } => { let a = loc!(x) as u32; put!(dst, ((a != b) as u32) as u64); }
+            Op::I32NeC(b) => { let a = top!() as u32; set_top!(((a != b) as u32) as u64); }
+            Op::I32NeL(y) => { let b = loc!(y) as u32; let a = top!() as u32; set_top!(((a != b) as u32) as u64); }
+            Op::I32LtSLL { a: x, b: y, dst } => { let a = loc!(x) as u32; let b = loc!(y) as u32; put!(dst, (((a as i32) < (b as i32)) as u32) as u64); }
+            Op::I32LtSLC { a: x, c: b, dst } => { let a = loc!(x) as u32; put!(dst, (((a as i32) < (b as i32)) as u32) as u64); }
+            Op::I32LtSC(b) => { let a = top!() as u32; set_top!((((a as i32) < (b as i32)) as u32) as u64); }
+            Op::I32LtSL(y) => { let b = loc!(y) as u32; let a = top!() as u32; set_top!((((a as i32) < (b as i32)) as u32) as u64); }
+            Op::I32LtULL { a: x, b: y, dst } => { let a = loc!(x) as u32; let b = loc!(y) as u32; put!(dst, ((a < b) as u32) as u64); }
+            Op::I32LtULC { a: x, c: b, dst } => { let a = loc!(x) as u32; put!(dst, ((a < b) as u32) as u64); }
+            Op::I32LtUC(b) => { let a = top!() as u32; set_top!(((a < b) as u32) as u64); }
+            Op::I32LtUL(y) => { let b = loc!(y) as u32; let a = top!() as u32; set_top!(((a < b) as u32) as u64); }
+            Op::I32GtSLL { a: x, b: y, dst } => { let a = loc!(x) as u32; let b = loc!(y) as u32; put!(dst, (((a as i32) > (b as i32)) as u32) as u64); }
+            Op::I32GtSLC { a: x, c: b, dst } => { let a = loc!(x) as u32; put!(dst, (((a as i32) > (b as i32)) as u32) as u64); }
+            Op::I32GtSC(b) => { let a = top!() as u32; set_top!((((a as i32) > (b as i32)) as u32) as u64); }
+            Op::I32GtSL(y) => { let b = loc!(y) as u32; let a = top!() as u32; set_top!((((a as i32) > (b as i32)) as u32) as u64); }
+            Op::I32GtULL { a: x, b: y, dst } => { let a = loc!(x) as u32; let b = loc!(y) as u32; put!(dst, ((a > b) as u32) as u64); }
+            Op::I32GtULC { a: x, c: b, dst } => { let a = loc!(x) as u32; put!(dst, ((a > b) as u32) as u64); }
+            Op::I32GtUC(b) => { let a = top!() as u32; set_top!(((a > b) as u32) as u64); }
+            Op::I32GtUL(y) => { let b = loc!(y) as u32; let a = top!() as u32; set_top!(((a > b) as u32) as u64); }
+            Op::I32LeSLL { a: x, b: y, dst } => { let a = loc!(x) as u32; let b = loc!(y) as u32; put!(dst, (((a as i32) <= (b as i32)) as u32) as u64); }
+            Op::I32LeSLC { a: x, c: b, dst } => { let a = loc!(x) as u32; put!(dst, (((a as i32) <= (b as i32)) as u32) as u64); }
+            Op::I32LeSC(b) => { let a = top!() as u32; set_top!((((a as i32) <= (b as i32)) as u32) as u64); }
+            Op::I32LeSL(y) => { let b = loc!(y) as u32; let a = top!() as u32; set_top!((((a as i32) <= (b as i32)) as u32) as u64); }
+            Op::I32LeULL { a: x, b: y, dst } => { let a = loc!(x) as u32; let b = loc!(y) as u32; put!(dst, ((a <= b) as u32) as u64); }
+            Op::I32LeULC { a: x, c: b, dst } => { let a = loc!(x) as u32; put!(dst, ((a <= b) as u32) as u64); }
+            Op::I32LeUC(b) => { let a = top!() as u32; set_top!(((a <= b) as u32) as u64); }
+            Op::I32LeUL(y) => { let b = loc!(y) as u32; let a = top!() as u32; set_top!(((a <= b) as u32) as u64); }
+            Op::I32GeSLL { a: x, b: y, dst } => { let a = loc!(x) as u32; let b = loc!(y) as u32; put!(dst, (((a as i32) >= (b as i32)) as u32) as u64); }
+            Op::I32GeSLC { a: x, c: b, dst } => { let a = loc!(x) as u32; put!(dst, (((a as i32) >= (b as i32)) as u32) as u64); }
+            Op::I32GeSC(b) => { let a = top!() as u32; set_top!((((a as i32) >= (b as i32)) as u32) as u64); }
+            Op::I32GeSL(y) => { let b = loc!(y) as u32; let a = top!() as u32; set_top!((((a as i32) >= (b as i32)) as u32) as u64); }
+            Op::I32GeULL { a: x, b: y, dst } => { let a = loc!(x) as u32; let b = loc!(y) as u32; put!(dst, ((a >= b) as u32) as u64); }
+            Op::I32GeULC { a: x, c: b, dst } => { let a = loc!(x) as u32; put!(dst, ((a >= b) as u32) as u64); }
+            Op::I32GeUC(b) => { let a = top!() as u32; set_top!(((a >= b) as u32) as u64); }
+            Op::I32GeUL(y) => { let b = loc!(y) as u32; let a = top!() as u32; set_top!(((a >= b) as u32) as u64); }
+            Op::JmpI32Eq(t) => { let b = pop!() as u32; let a = pop!() as u32; if a == b { jump!(t); } }
+            Op::JmpI32EqC { c: b, t } => { let a = pop!() as u32; if a == b { jump!(t); } }
+            Op::JmpI32EqLC { a: x, c: b, t } => { let a = loc!(x) as u32; if a == b { jump!(t); } }
+            Op::JmpI32EqLL { a: x, b: y, t } => { let a = loc!(x) as u32; let b = loc!(y) as u32; if a == b { jump!(t); } }
+            Op::JmpI32Ne(t) => { let b = pop!() as u32; let a = pop!() as u32; if a != b { jump!(t); } }
+            Op::JmpI32NeC { c: b, t } => { let a = pop!() as u32; if a != b { jump!(t); } }
+            Op::JmpI32NeLC { a: x, c: b, t } => { let a = loc!(x) as u32; if a != b { jump!(t); } }
+            Op::JmpI32NeLL { a: x, b: y, t } => { let a = loc!(x) as u32; let b = loc!(y) as u32; if a != b { jump!(t); } }
+            Op::JmpI32LtS(t) => { let b = pop!() as u32; let a = pop!() as u32; if (a as i32) < (b as i32) { jump!(t); } }
+            Op::JmpI32LtSC { c: b, t } => { let a = pop!() as u32; if (a as i32) < (b as i32) { jump!(t); } }
+            Op::JmpI32LtSLC { a: x, c: b, t } => { let a = loc!(x) as u32; if (a as i32) < (b as i32) { jump!(t); } }
+            Op::JmpI32LtSLL { a: x, b: y, t } => { let a = loc!(x) as u32; let b = loc!(y) as u32; if (a as i32) < (b as i32) { jump!(t); } }
+            Op::JmpI32LtU(t) => { let b = pop!() as u32; let a = pop!() as u32; if a < b { jump!(t); } }
+            Op::JmpI32LtUC { c: b, t } => { let a = pop!() as u32; if a < b { jump!(t); } }
+            Op::JmpI32LtULC { a: x, c: b, t } => { let a = loc!(x) as u32; if a < b { jump!(t); } }
+            Op::JmpI32LtULL { a: x, b: y, t } => { let a = loc!(x) as u32; let b = loc!(y) as u32; if a < b { jump!(t); } }
+            Op::JmpI32GtS(t) => { let b = pop!() as u32; let a = pop!() as u32; if (a as i32) > (b as i32) { jump!(t); } }
+            Op::JmpI32GtSC { c: b, t } => { let a = pop!() as u32; if (a as i32) > (b as i32) { jump!(t); } }
+            Op::JmpI32GtSLC { a: x, c: b, t } => { let a = loc!(x) as u32; if (a as i32) > (b as i32) { jump!(t); } }
+            Op::JmpI32GtSLL { a: x, b: y, t } => { let a = loc!(x) as u32; let b = loc!(y) as u32; if (a as i32) > (b as i32) { jump!(t); } }
+            Op::JmpI32GtU(t) => { let b = pop!() as u32; let a = pop!() as u32; if a > b { jump!(t); } }
+            Op::JmpI32GtUC { c: b, t } => { let a = pop!() as u32; if a > b { jump!(t); } }
+            Op::JmpI32GtULC { a: x, c: b, t } => { let a = loc!(x) as u32; if a > b { jump!(t); } }
+            Op::JmpI32GtULL { a: x, b: y, t } => { let a = loc!(x) as u32; let b = loc!(y) as u32; if a > b { jump!(t); } }
+            Op::JmpI32LeS(t) => { let b = pop!() as u32; let a = pop!() as u32; if (a as i32) <= (b as i32) { jump!(t); } }
+            Op::JmpI32LeSC { c: b, t } => { let a = pop!() as u32; if (a as i32) <= (b as i32) { jump!(t); } }
+            Op::JmpI32LeSLC { a: x, c: b, t } => { let a = loc!(x) as u32; if (a as i32) <= (b as i32) { jump!(t); } }
+            Op::JmpI32LeSLL { a: x, b: y, t } => { let a = loc!(x) as u32; let b = loc!(y) as u32; if (a as i32) <= (b as i32) { jump!(t); } }
+            Op::JmpI32LeU(t) => { let b = pop!() as u32; let a = pop!() as u32; if a <= b { jump!(t); } }
+            Op::JmpI32LeUC { c: b, t } => { let a = pop!() as u32; if a <= b { jump!(t); } }
+            Op::JmpI32LeULC { a: x, c: b, t } => { let a = loc!(x) as u32; if a <= b { jump!(t); } }
+            Op::JmpI32LeULL { a: x, b: y, t } => { let a = loc!(x) as u32; let b = loc!(y) as u32; if a <= b { jump!(t); } }
+            Op::JmpI32GeS(t) => { let b = pop!() as u32; let a = pop!() as u32; if (a as i32) >= (b as i32) { jump!(t); } }
+            Op::JmpI32GeSC { c: b, t } => { let a = pop!() as u32; if (a as i32) >= (b as i32) { jump!(t); } }
+            Op::JmpI32GeSLC { a: x, c: b, t } => { let a = loc!(x) as u32; if (a as i32) >= (b as i32) { jump!(t); } }
+            Op::JmpI32GeSLL { a: x, b: y, t } => { let a = loc!(x) as u32; let b = loc!(y) as u32; if (a as i32) >= (b as i32) { jump!(t); } }
+            Op::JmpI32GeU(t) => { let b = pop!() as u32; let a = pop!() as u32; if a >= b { jump!(t); } }
+            Op::JmpI32GeUC { c: b, t } => { let a = pop!() as u32; if a >= b { jump!(t); } }
+            Op::JmpI32GeULC { a: x, c: b, t } => { let a = loc!(x) as u32; if a >= b { jump!(t); } }
+            Op::JmpI32GeULL { a: x, b: y, t } => { let a = loc!(x) as u32; let b = loc!(y) as u32; if a >= b { jump!(t); } }
+            Op::F64AddL(y) => { let b = f64::from_bits(loc!(y)); let a = f64::from_bits(top!()); set_top!((a + b).to_bits()); }
+            Op::F64AddLL(x, y) => { let a = f64::from_bits(loc!(x)); let b = f64::from_bits(loc!(y)); push!((a + b).to_bits()); }
+            Op::F64AddC(c) => { let b = f64::from_bits(c); let a = f64::from_bits(top!()); set_top!((a + b).to_bits()); }
+            Op::F64SubL(y) => { let b = f64::from_bits(loc!(y)); let a = f64::from_bits(top!()); set_top!((a - b).to_bits()); }
+            Op::F64SubLL(x, y) => { let a = f64::from_bits(loc!(x)); let b = f64::from_bits(loc!(y)); push!((a - b).to_bits()); }
+            Op::F64SubC(c) => { let b = f64::from_bits(c); let a = f64::from_bits(top!()); set_top!((a - b).to_bits()); }
+            Op::F64MulL(y) => { let b = f64::from_bits(loc!(y)); let a = f64::from_bits(top!()); set_top!((a * b).to_bits()); }
+            Op::F64MulLL(x, y) => { let a = f64::from_bits(loc!(x)); let b = f64::from_bits(loc!(y)); push!((a * b).to_bits()); }
+            Op::F64MulC(c) => { let b = f64::from_bits(c); let a = f64::from_bits(top!()); set_top!((a * b).to_bits()); }
+            Op::F64DivL(y) => { let b = f64::from_bits(loc!(y)); let a = f64::from_bits(top!()); set_top!((a / b).to_bits()); }
+            Op::F64DivLL(x, y) => { let a = f64::from_bits(loc!(x)); let b = f64::from_bits(loc!(y)); push!((a / b).to_bits()); }
+            Op::F64DivC(c) => { let b = f64::from_bits(c); let a = f64::from_bits(top!()); set_top!((a / b).to_bits()); }
+            Op::I32LoadL { a, off } => {
+                let b = load0!(loc!(a) as u32 as u64 + off as u64, 4);
+                push!(u32::from_le_bytes(b) as u64)
+            }
+            Op::I64LoadL { a, off } => {
+                let b = load0!(loc!(a) as u32 as u64 + off as u64, 8);
+                push!(u64::from_le_bytes(b))
+            }
+            Op::I32LoadLL { a, b, off } => {
+                let b = load0!((loc!(a) as u32).wrapping_add(loc!(b) as u32) as u64 + off as u64, 4);
+                push!(u32::from_le_bytes(b) as u64)
+            }
+            Op::I64LoadLL { a, b, off } => {
+                let b = load0!((loc!(a) as u32).wrapping_add(loc!(b) as u32) as u64 + off as u64, 8);
+                push!(u64::from_le_bytes(b))
+            }
+            Op::LocalCopy { src, dst } => wr!(fp + dst as usize, loc!(src)),
+            Op::LocalSetConst { dst, c } => wr!(fp + dst as usize, c),
             Op::Nop => {}
             Op::DynProbe(k) => {
                 let (list, original) = {
@@ -837,7 +1115,7 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                         break 'exec Err(Trap::host(msg));
                     }
                 }
-                mem0 = mem0_of(store, inst);
+                refresh_mem!();
                 op = original;
                 continue 'redo;
             }
@@ -850,8 +1128,8 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                         .zip(&call.args)
                         .map(|(t, a)| match a {
                             ArgSource::Const(v) => Value::from_slot(*t, *v),
-                            ArgSource::Operand(n) => Value::from_slot(*t, stack[sp - 1 - *n as usize]),
-                            ArgSource::Local(n) => Value::from_slot(*t, stack[fp + *n as usize]),
+                            ArgSource::Operand(n) => Value::from_slot(*t, rd!(sp - 1 - *n as usize)),
+                            ArgSource::Local(n) => Value::from_slot(*t, rd!(fp + *n as usize)),
                             ArgSource::Frame => Value::ExternRef(Some(serial)),
                         })
                         .collect();
@@ -864,7 +1142,7 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                         }
                         let pc = code.pcs[ip - 1];
                         chain.push(FrameInfo { serial, fp, top: sp, code: code.clone(), pc, operand_types: call.operand_types.clone() });
-                        let view = FrameView { stack: stack.as_mut_ptr(), len: stack.len(), frames: chain };
+                        let view = FrameView { stack: sb, len: slen, frames: chain };
                         Some(store.frame_view.replace(view))
                     } else {
                         None
@@ -883,7 +1161,7 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                     }
                 }
                 // A probe call may have grown memories.
-                mem0 = mem0_of(store, inst);
+                refresh_mem!();
             }
         }
         break 'redo;

@@ -4,6 +4,7 @@
 
 pub mod code;
 pub(crate) mod compile;
+mod fused;
 mod exec;
 
 pub(crate) use exec::invoke;
