@@ -17,10 +17,51 @@ use crate::types::{FuncAddr, Value};
 /// Maximum nesting of host -> Wasm re-entry (each level uses host stack).
 const MAX_REENTRY: usize = 256;
 
+/// A value stack slot address. Arithmetic is wrapping pointer arithmetic
+/// (safe); only `rd!`/`wr!`/`copy_slots!` dereference, under the invariant
+/// stated at `sb` in `execute`.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+struct Slot(*mut u64);
+
+impl std::ops::Add<usize> for Slot {
+    type Output = Slot;
+    #[inline(always)]
+    fn add(self, n: usize) -> Slot {
+        Slot(self.0.wrapping_add(n))
+    }
+}
+impl std::ops::Sub<usize> for Slot {
+    type Output = Slot;
+    #[inline(always)]
+    fn sub(self, n: usize) -> Slot {
+        Slot(self.0.wrapping_sub(n))
+    }
+}
+/// Distance in slots (`self` must not be below `other`).
+impl std::ops::Sub<Slot> for Slot {
+    type Output = usize;
+    #[inline(always)]
+    fn sub(self, other: Slot) -> usize {
+        (self.0 as usize - other.0 as usize) / 8
+    }
+}
+impl std::ops::AddAssign<usize> for Slot {
+    #[inline(always)]
+    fn add_assign(&mut self, n: usize) {
+        *self = *self + n;
+    }
+}
+impl std::ops::SubAssign<usize> for Slot {
+    #[inline(always)]
+    fn sub_assign(&mut self, n: usize) {
+        *self = *self - n;
+    }
+}
+
 struct Frame {
     code: Arc<Compiled>,
     ip: usize,
-    fp: usize,
+    fp: Slot,
     inst: usize,
     /// Activation serial (frame accessor identity).
     serial: u32,
@@ -141,13 +182,11 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
         m.code[(entry_idx - m.num_imported_funcs) as usize].clone()
     };
     let mut frames: Vec<Frame> = Vec::new();
-    let mut fp: usize = 0;
-    let mut ip: usize = 0;
-    let mut sp: usize = code.num_locals as usize;
-    if sp + code.max_height as usize > stack.len() {
+    let num_locals = code.num_locals as usize;
+    if num_locals + code.max_height as usize > stack.len() {
         return Err(Trap::new(TrapKind::CallStackExhausted));
     }
-    stack[code.num_params as usize..sp].fill(0);
+    stack[code.num_params as usize..num_locals].fill(0);
     // The value stack is only accessed through `sb` from here on (frame
     // accessors get the same pointer while a probe runs).
     //
@@ -160,10 +199,22 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
     // below the frame's operand base.
     let sb: *mut u64 = stack.as_mut_ptr();
     let slen = stack.len();
+    let base = Slot(sb);
+    let mut fp: Slot = base;
+    let mut sp: Slot = fp + num_locals;
     // The current function's ops (`code.ops`), refreshed with `code`.
     // Invariant: `ip` is always < `code.ops.len()` when an op is fetched: every
     // body ends in `Return` and branch targets are patched to op indices.
     let mut ops: *const std::cell::Cell<Op> = code.ops.as_ptr();
+    // The next op to execute: a pointer into `code.ops` (wrapping arithmetic;
+    // dereferenced only at the fetch).
+    let mut ip: *const std::cell::Cell<Op> = ops;
+    // Index of `ip` in `code.ops`.
+    macro_rules! ip_index {
+        () => {
+            (ip as usize - ops as usize) / std::mem::size_of::<std::cell::Cell<Op>>()
+        };
+    }
     let mut mem0: usize;
     // Cache of memory 0 of the current instance: base pointer and length of
     // `store.memories[mem0].data` (null/0 without a memory). Refreshed
@@ -191,34 +242,34 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
     let mut serial = store.last_serial;
     macro_rules! rd {
         ($i:expr) => {{
-            let i: usize = $i;
-            debug_assert!(i < slen);
+            let p: Slot = $i;
+            debug_assert!(p.0 >= sb && p - base < slen);
             // SAFETY: see the invariant at `sb`.
-            unsafe { *sb.add(i) }
+            unsafe { *p.0 }
         }};
     }
     macro_rules! wr {
         ($i:expr, $v:expr) => {{
             let v: u64 = $v;
-            let i: usize = $i;
-            debug_assert!(i < slen);
+            let p: Slot = $i;
+            debug_assert!(p.0 >= sb && p - base < slen);
             // SAFETY: see the invariant at `sb`.
-            unsafe { *sb.add(i) = v }
+            unsafe { *p.0 = v }
         }};
     }
     macro_rules! copy_slots {
         ($from:expr, $to:expr, $n:expr) => {{
-            let (from, to, n): (usize, usize, usize) = ($from, $to, $n);
-            debug_assert!(from + n <= slen && to + n <= slen);
+            let (from, to, n): (Slot, Slot, usize) = ($from, $to, $n);
+            debug_assert!(from.0 >= sb && to.0 >= sb && (from - base) + n <= slen && (to - base) + n <= slen);
             // SAFETY: both ranges are within the frame (invariant at `sb`); `copy` allows overlap.
-            unsafe { std::ptr::copy(sb.add(from), sb.add(to), n) }
+            unsafe { std::ptr::copy(from.0, to.0, n) }
         }};
     }
 
     let result: Result<(), Trap> = 'exec: loop {
     macro_rules! trap {
         ($kind:expr) => {
-            break 'exec Err(trap_at(store, &code, ip - 1, inst, $kind))
+            break 'exec Err(trap_at(store, &code, ip_index!() - 1, inst, $kind))
         };
     }
     macro_rules! pop {
@@ -389,7 +440,7 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
     }
     macro_rules! jump {
         ($t:expr) => {
-            ip = $t as usize
+            ip = ops.wrapping_add($t as usize)
         };
     }
     macro_rules! do_br {
@@ -401,7 +452,7 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                 copy_slots!(sp - keep, dst, keep);
             }
             sp = dst + keep;
-            ip = b.target as usize;
+            ip = ops.wrapping_add(b.target as usize);
         }};
     }
     macro_rules! do_return {
@@ -416,7 +467,7 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                 Some(fr) => {
                     code = fr.code;
                     ops = code.ops.as_ptr();
-                    ip = fr.ip;
+                    ip = ops.wrapping_add(fr.ip);
                     fp = fr.fp;
                     serial = fr.serial;
                     if fr.inst != inst {
@@ -454,21 +505,22 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                         sp - np
                     };
                     let new_sp = new_fp + callee.num_locals as usize;
-                    if new_sp + callee.max_height as usize > slen {
+                    if (new_sp - base) + callee.max_height as usize > slen {
                         trap!(TrapKind::CallStackExhausted);
                     }
-                    // SAFETY: new_sp + max_height <= slen was checked just above.
-                    unsafe { std::ptr::write_bytes(sb.add(new_fp + np), 0, new_sp - new_fp - np) };
+                    // SAFETY: new_sp + max_height is within the stack (checked just above).
+                    unsafe { std::ptr::write_bytes((new_fp + np).0, 0, new_sp - (new_fp + np)) };
+                    let ret_ip = ip_index!();
                     let old = std::mem::replace(&mut code, callee);
                     ops = code.ops.as_ptr();
                     if !$tail {
-                        frames.push(Frame { code: old, ip, fp, inst, serial });
+                        frames.push(Frame { code: old, ip: ret_ip, fp, inst, serial });
                     }
                     store.last_serial = store.last_serial.wrapping_add(1);
                     serial = store.last_serial;
                     fp = new_fp;
                     sp = new_sp;
-                    ip = 0;
+                    ip = ops;
                     if ci != inst {
                         inst = ci;
                         refresh_mem!();
@@ -485,7 +537,7 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                     store.depth -= 1;
                     if let Err(mut e) = r {
                         if e.site.is_none() && e.exit_code().is_none() {
-                            e.site = trap_at(store, &code, ip - 1, inst, TrapKind::Unreachable).site;
+                            e.site = trap_at(store, &code, ip_index!() - 1, inst, TrapKind::Unreachable).site;
                         }
                         break 'exec Err(e);
                     }
@@ -520,25 +572,25 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
         }};
     }
 
-        debug_assert!(ip < code.ops.len());
+        debug_assert!(ip_index!() < code.ops.len());
         // SAFETY: `ops` points to `code.ops` (refreshed whenever `code` changes;
         // `code` keeps the Arc alive) and ip is in bounds (invariant at `ops`).
         // Cells may be patched by dynamic probes, but only between op fetches.
-        let mut op = unsafe { (*ops.add(ip)).get() };
-        ip += 1;
+        let mut op = unsafe { (*ip).get() };
+        ip = ip.wrapping_add(1);
         // Re-dispatch happens only for a dynamic probe site (its original op).
         'redo: loop {
         match op {
             Op::Unreachable => trap!(TrapKind::Unreachable),
-            Op::Jump(t) => ip = t as usize,
+            Op::Jump(t) => jump!(t),
             Op::JumpIfZero(t) => {
                 if pop!() as u32 == 0 {
-                    ip = t as usize;
+                    jump!(t);
                 }
             }
             Op::JumpIfNonZero(t) => {
                 if pop!() as u32 != 0 {
-                    ip = t as usize;
+                    jump!(t);
                 }
             }
             Op::Br(b) => do_br!(b),
@@ -1110,7 +1162,7 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                         if t.exit_code().is_some() {
                             break 'exec Err(t);
                         }
-                        let at = trap_at(store, &code, ip - 1, inst, TrapKind::Unreachable).site.expect("site");
+                        let at = trap_at(store, &code, ip_index!() - 1, inst, TrapKind::Unreachable).site.expect("site");
                         let msg = format!("dynamic probe {} trapped: {t} (probe at {} (func {}) pc 0x{:x})", p.id, at.func_name, at.func, at.pc);
                         break 'exec Err(Trap::host(msg));
                     }
@@ -1136,12 +1188,12 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                     let prev_view = if call.operand_types.is_some() {
                         let mut chain = Vec::with_capacity(frames.len() + 1);
                         for (i, fr) in frames.iter().enumerate() {
-                            let top = frames.get(i + 1).map_or(fp, |n| n.fp);
+                            let top = frames.get(i + 1).map_or(fp, |n| n.fp) - base;
                             let pc = fr.code.pcs.get(fr.ip.wrapping_sub(1)).copied().unwrap_or(0);
-                            chain.push(FrameInfo { serial: fr.serial, fp: fr.fp, top, code: fr.code.clone(), pc, operand_types: None });
+                            chain.push(FrameInfo { serial: fr.serial, fp: fr.fp - base, top, code: fr.code.clone(), pc, operand_types: None });
                         }
-                        let pc = code.pcs[ip - 1];
-                        chain.push(FrameInfo { serial, fp, top: sp, code: code.clone(), pc, operand_types: call.operand_types.clone() });
+                        let pc = code.pcs[ip_index!() - 1];
+                        chain.push(FrameInfo { serial, fp: fp - base, top: sp - base, code: code.clone(), pc, operand_types: call.operand_types.clone() });
                         let view = FrameView { stack: sb, len: slen, frames: chain };
                         Some(store.frame_view.replace(view))
                     } else {
@@ -1155,7 +1207,7 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                         if t.exit_code().is_some() {
                             break 'exec Err(t);
                         }
-                        let at = trap_at(store, &code, ip - 1, inst, TrapKind::Unreachable).site.expect("site");
+                        let at = trap_at(store, &code, ip_index!() - 1, inst, TrapKind::Unreachable).site.expect("site");
                         let msg = format!("{} trapped: {t} (probe at {} (func {}) pc 0x{:x})", call.origin, at.func_name, at.func, at.pc);
                         break 'exec Err(Trap::host(msg));
                     }
