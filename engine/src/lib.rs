@@ -22,6 +22,7 @@ pub mod module;
 pub mod store;
 pub mod types;
 pub mod wasi;
+pub mod weave;
 
 pub use error::{InstantiateError, LinkError, LoadError, LoadErrorKind, Trap, TrapKind, TrapSite};
 pub use module::Module;

@@ -97,9 +97,6 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
         "jit" => wizeng::Tier::Jit,
         other => return Err(Failure(status::USAGE, anyhow!("--mode={other}: expected int or jit (lazy and dyn are not built yet)"))),
     };
-    if tier == wizeng::Tier::Jit && cli.monitors.is_some() {
-        return Err(Failure(status::USAGE, anyhow!("--monitors with --mode=jit is not supported yet; use --mode=int")));
-    }
     let t0 = std::time::Instant::now();
     let mut store = Store::new(wizeng::Config { tier, ..Default::default() });
     if cli.perf_map {
@@ -139,11 +136,42 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
         Some(monitor::Monitors::load(&mut store, &specs, &mon_linker, cli.fatal).map_err(|e| Failure(status::MONITOR_BIND, anyhow!("{e}")))?)
     };
     let bytes = wizeng::module::read_binary(&cli.app).map_err(|e| Failure(status::LOAD, anyhow!("{}: {e}", cli.app.display())))?;
+    // In the JIT, probes are woven into the app's code (calls to imports bound
+    // to the monitor functions); frame accessors and dynamic probes need the
+    // interpreter, so with those the app runs there (monitors stay compiled).
+    let mut app_tier = tier;
     let module = match monitors.as_mut() {
         None => Module::new(&bytes),
-        Some(m) => {
+        Some(m) if tier == wizeng::Tier::Int => {
             m.set_app_names(wizeng::module::read_func_names(&bytes));
             Module::new_instrumented(&bytes, &mut m.matcher(&mut store))
+        }
+        Some(m) => {
+            m.set_app_names(wizeng::module::read_func_names(&bytes));
+            let dynamic = m.dynamic;
+            let mut matcher = m.matcher(&mut store);
+            let mut rec = wizeng::weave::Recorder { inner: &mut matcher, plan: Default::default() };
+            let orig = Module::new_instrumented(&bytes, &mut rec);
+            let plan = std::mem::take(&mut rec.plan);
+            drop(rec);
+            drop(matcher);
+            match orig {
+                Err(e) => Err(e),
+                Ok(orig) if dynamic || plan.uses_frames() || plan.is_empty() => {
+                    if dynamic || plan.uses_frames() {
+                        app_tier = wizeng::Tier::Int;
+                    }
+                    Ok(orig)
+                }
+                Ok(orig) => wizeng::weave::weave(&orig, &plan, |f| store.func_type(f).clone()).and_then(|w| {
+                    for (j, (f, _)) in w.probe_funcs.iter().enumerate() {
+                        linker.define(wizeng::weave::PROBE_MODULE, &format!("p{j}"), wizeng::Extern::Func(*f));
+                    }
+                    let mut wm = Module::new(&w.bytes).map_err(|e| wizeng::LoadError { message: format!("woven module does not validate: {}", e.message), ..e })?;
+                    wm.origin = Some(w.origin);
+                    Ok(wm)
+                }),
+            }
         }
     };
     let module = module.map_err(|e| {
@@ -154,7 +182,10 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
     let t_load = t0.elapsed();
 
     let result = (|| -> Result<ExitCode, Failure> {
-        let inst = match linker.instantiate(&mut store, &module) {
+        store.config.tier = app_tier;
+        let inst = linker.instantiate(&mut store, &module);
+        store.config.tier = tier;
+        let inst = match inst {
             Ok(i) => i,
             Err(InstantiateError::Link(e)) => return Err(Failure(status::LINK, anyhow!("{}: link error: {e}", cli.app.display()))),
             Err(InstantiateError::Trap(t)) => {

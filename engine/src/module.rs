@@ -180,6 +180,8 @@ pub struct Module {
     pub name: Option<String>,
     /// Interpreter code of each defined function (translated while validating).
     pub code: Vec<Arc<crate::interp::code::Compiled>>,
+    /// For a woven module: where its code came from (original fids and pcs).
+    pub origin: Option<crate::weave::Origin>,
 }
 
 impl Module {
@@ -418,6 +420,7 @@ fn parse(bytes: &[u8], features: WasmFeatures, mut instr: Option<&mut (dyn crate
         func_names: HashMap::new(),
         name: None,
         code: Vec::new(),
+        origin: None,
     };
     let mut validator = Validator::new_with_features(features);
     let mut allocs = wasmparser::FuncValidatorAllocations::default();

@@ -50,6 +50,8 @@ pub struct FuncInfo {
     pub srclocs: Vec<(u32, u32, u32)>,
     /// Start of the function body in the module (pc 0).
     pub body_start: u32,
+    /// Code ranges of woven probe calls: (start, end, monitor export).
+    pub probe_calls: Vec<(u32, u32, std::rc::Rc<str>)>,
 }
 
 /// A module's compiled code.
@@ -158,21 +160,38 @@ pub fn compile(m: &Module) -> Result<JitCode, String> {
             jit.define_function(id, &mut ctx).map_err(|e| format!("function {idx}: {e:?}"))?;
             let cc = ctx.compiled_code().expect("compiled");
             let traps = cc.buffer.traps().iter().map(|t| (t.offset, t.code)).collect();
+            let body_start = m.body(idx).range.start as u32;
+            let probe_calls = match &m.origin {
+                None => Vec::new(),
+                Some(o) => cc
+                    .buffer
+                    .get_srclocs_sorted()
+                    .iter()
+                    .filter(|s| !s.loc.is_default())
+                    .filter_map(|s| o.probe_call(idx, s.loc.bits().saturating_sub(body_start)).map(|p| (s.start, s.end, p.clone())))
+                    .collect(),
+            };
+            // Sites are reported in the original module (woven code maps back).
             let srclocs = cc
                 .buffer
                 .get_srclocs_sorted()
                 .iter()
                 .filter(|s| !s.loc.is_default())
-                .map(|s| (s.start, s.end, s.loc.bits()))
+                .map(|s| {
+                    let pc = s.loc.bits().saturating_sub(body_start);
+                    let pc = m.origin.as_ref().map_or(pc, |o| o.pc(idx, pc));
+                    (s.start, s.end, pc)
+                })
                 .collect();
             let info = FuncInfo {
-                func_idx: Some(idx),
+                func_idx: Some(m.origin.as_ref().map_or(idx, |o| o.func(idx))),
                 name: m.func_name(idx),
                 start: 0,
                 len: cc.code_info().total_size as usize,
                 traps,
                 srclocs,
-                body_start: m.body(idx).range.start as u32,
+                body_start: 0,
+                probe_calls,
             };
             pending.push((id, info));
             jit.clear_context(&mut ctx);
@@ -200,7 +219,7 @@ pub fn compile(m: &Module) -> Result<JitCode, String> {
         let hp = jit.get_finalized_function(h);
         host_tramps.push(hp);
         entry_tramps.push(jit.get_finalized_function(e));
-        infos.push(FuncInfo { func_idx: None, name: format!("host trampoline (type {ti})"), start: hp as usize, len: hlen, traps: htraps, srclocs: Vec::new(), body_start: 0 });
+        infos.push(FuncInfo { func_idx: None, name: format!("host trampoline (type {ti})"), start: hp as usize, len: hlen, traps: htraps, srclocs: Vec::new(), body_start: 0, probe_calls: Vec::new() });
     }
     signals::register(&infos);
     Ok(JitCode { module: Some(jit), layout, funcs, host_tramps, entry_tramps, infos, compile_time: t0.elapsed() })
@@ -430,13 +449,35 @@ pub(crate) fn invoke(store: &mut Store, f: FuncAddr, args: &[Value]) -> Result<V
     if outermost {
         store.vm_store.stack_limit = 0;
     }
-    if let Some(pc) = trapped {
-        return Err(trap_from_pc(store, pc));
+    if let Some((pc, rets)) = trapped {
+        return Err(trap_from_pc(store, pc, &rets));
     }
     Ok(ty.results.iter().enumerate().map(|(i, t)| Value::from_slot(*t, buf[i])).collect())
 }
 
-fn trap_from_pc(store: &mut Store, pc: usize) -> Trap {
+/// The trap at `pc`; `rets` are the return addresses of the frames above it
+/// (innermost first), to name the calling site of a failed host call and the
+/// probe a trapping monitor function was called from.
+fn trap_from_pc(store: &mut Store, pc: usize, rets: &[usize]) -> Trap {
+    let t = trap_at(store, pc, rets);
+    if t.exit_code().is_some() {
+        return t;
+    }
+    // A trap inside monitor code called by a woven probe: say which probe.
+    for r in rets {
+        if let Some((origin, site)) = signals::probe_call_at(r - 1) {
+            return Trap::host(format!("{origin} trapped: {t} (probe at {} (func {}) pc 0x{:x})", site.func_name, site.func, site.pc));
+        }
+    }
+    t
+}
+
+fn site_at(pc: usize) -> Option<TrapSite> {
+    let (_, func_idx, name, wasm_pc) = signals::lookup(pc)?;
+    Some(TrapSite { func: func_idx?, func_name: name, pc: wasm_pc.unwrap_or(0) })
+}
+
+fn trap_at(store: &mut Store, pc: usize, rets: &[usize]) -> Trap {
     let Some((code, func_idx, name, wasm_pc)) = signals::lookup(pc) else {
         return Trap::host(format!("fault in JIT code at {pc:#x}"));
     };
@@ -453,7 +494,12 @@ fn trap_from_pc(store: &mut Store, pc: usize) -> Trap {
         Some(T::StackOverflow) => TrapKind::CallStackExhausted,
         Some(c) if c == env::TRAP_UNDEFINED_ELEMENT => TrapKind::UndefinedElement,
         Some(c) if c == env::TRAP_HOST => {
-            return store.jit.pending_trap.take().unwrap_or_else(|| Trap::host("host function failed"));
+            let mut t = store.jit.pending_trap.take().unwrap_or_else(|| Trap::host("host function failed"));
+            // Name the Wasm function that called the host function.
+            if t.site.is_none() && t.exit_code().is_none() {
+                t.site = rets.first().and_then(|r| site_at(r - 1));
+            }
+            return t;
         }
         Some(c) => TrapKind::Host(format!("JIT trap {c:?}")),
         None => TrapKind::Host(format!("fault in JIT code at {pc:#x}")),

@@ -32,7 +32,10 @@ struct Range {
     traps: Vec<(u32, TrapCode)>,
     srclocs: Vec<(u32, u32, u32)>,
     body_start: u32,
+    probe_calls: Vec<(u32, u32, std::rc::Rc<str>)>,
 }
+
+const MAX_RETS: usize = 64;
 
 thread_local! {
     static JMP_BUF: Cell<*mut std::ffi::c_void> = const { Cell::new(std::ptr::null_mut()) };
@@ -40,6 +43,10 @@ thread_local! {
     /// Sorted by start address.
     static REGISTRY: RefCell<Vec<Range>> = const { RefCell::new(Vec::new()) };
     static STACK_LIMIT: Cell<usize> = const { Cell::new(0) };
+    /// Return addresses of the trapping call chain (innermost first), recorded
+    /// by the handler before it jumps (the frames are gone afterwards).
+    static TRAP_RETS: RefCell<([usize; MAX_RETS], usize)> = const { RefCell::new(([0; MAX_RETS], 0)) };
+    static STACK_RANGE: Cell<(usize, usize)> = const { Cell::new((0, 0)) };
 }
 
 pub(crate) fn register(infos: &[FuncInfo]) {
@@ -54,6 +61,7 @@ pub(crate) fn register(infos: &[FuncInfo]) {
                 traps: i.traps.clone(),
                 srclocs: i.srclocs.clone(),
                 body_start: i.body_start,
+                probe_calls: i.probe_calls.clone(),
             });
         }
         r.sort_by_key(|x| x.start);
@@ -77,6 +85,22 @@ fn in_jit_code(pc: usize) -> bool {
         .unwrap_or(false)
 }
 
+/// If `pc` is a woven probe call: the monitor export and the probed site.
+pub(crate) fn probe_call_at(pc: usize) -> Option<(std::rc::Rc<str>, crate::error::TrapSite)> {
+    REGISTRY.with(|r| {
+        let r = r.borrow();
+        let i = r.partition_point(|x| x.start <= pc);
+        let x = r.get(i.checked_sub(1)?)?;
+        if pc >= x.end {
+            return None;
+        }
+        let off = (pc - x.start) as u32;
+        let (_, _, origin) = x.probe_calls.iter().find(|c| c.0 <= off && off < c.1)?;
+        let loc = x.srclocs.iter().find(|s| s.0 <= off && off < s.1).map(|s| s.2.saturating_sub(x.body_start)).unwrap_or(0);
+        Some((origin.clone(), crate::error::TrapSite { func: x.func_idx?, func_name: x.name.clone(), pc: loc }))
+    })
+}
+
 /// (trap code, function index, function name, wasm pc) of a JIT code address.
 pub(crate) fn lookup(pc: usize) -> Option<(Option<TrapCode>, Option<u32>, String, Option<u32>)> {
     REGISTRY.with(|r| {
@@ -98,10 +122,32 @@ const SIGNALS: [libc::c_int; 4] = [libc::SIGILL, libc::SIGFPE, libc::SIGSEGV, li
 
 extern "C" fn handler(sig: libc::c_int, _info: *mut libc::siginfo_t, uctx: *mut libc::c_void) {
     // SAFETY: the kernel passes a valid ucontext for SA_SIGINFO handlers.
-    let pc = unsafe { (*(uctx as *const libc::ucontext_t)).uc_mcontext.gregs[libc::REG_RIP as usize] as usize };
+    let (pc, mut fp) = unsafe {
+        let g = &(*(uctx as *const libc::ucontext_t)).uc_mcontext.gregs;
+        (g[libc::REG_RIP as usize] as usize, g[libc::REG_RBP as usize] as usize)
+    };
     let buf = JMP_BUF.with(|b| b.get());
     if !buf.is_null() && in_jit_code(pc) {
         TRAP_PC.with(|t| t.set(pc));
+        // Walk the frame-pointer chain of JIT frames (JIT code keeps frame
+        // pointers). Every read is checked to lie in this thread's stack.
+        let (lo, hi) = STACK_RANGE.with(|s| s.get());
+        let _ = TRAP_RETS.try_with(|r| {
+            if let Ok(mut r) = r.try_borrow_mut() {
+                let mut n = 0;
+                while n < MAX_RETS && fp >= lo && fp + 16 <= hi && fp % 8 == 0 {
+                    // SAFETY: `fp` and `fp + 8` are inside the thread's stack.
+                    let (next, ret) = unsafe { (*(fp as *const usize), *((fp + 8) as *const usize)) };
+                    r.0[n] = ret;
+                    n += 1;
+                    if !in_jit_code(ret) || next <= fp {
+                        break;
+                    }
+                    fp = next;
+                }
+                r.1 = n;
+            }
+        });
         // SAFETY: `buf` is the jump buffer of the innermost active `catch_traps`
         // on this thread (see the module invariants).
         unsafe { wizeng_trap_longjmp(buf) }
@@ -139,8 +185,9 @@ pub(crate) fn install() {
     });
 }
 
-/// Run `f(arg)`, returning the faulting pc if JIT code trapped.
-pub(crate) fn catch_traps(f: extern "C" fn(*mut std::ffi::c_void), arg: *mut std::ffi::c_void) -> Option<usize> {
+/// Run `f(arg)`; if JIT code trapped, the faulting pc and the return
+/// addresses of the JIT frames above it.
+pub(crate) fn catch_traps(f: extern "C" fn(*mut std::ffi::c_void), arg: *mut std::ffi::c_void) -> Option<(usize, Vec<usize>)> {
     let slot = JMP_BUF.with(|b| b.as_ptr());
     // SAFETY: `slot` is this thread's jump-buffer cell; the C helper saves and
     // restores it around the call.
@@ -148,7 +195,11 @@ pub(crate) fn catch_traps(f: extern "C" fn(*mut std::ffi::c_void), arg: *mut std
     if r == 0 {
         None
     } else {
-        Some(TRAP_PC.with(|t| t.get()))
+        let rets = TRAP_RETS.with(|r| {
+            let r = r.borrow();
+            r.0[..r.1].to_vec()
+        });
+        Some((TRAP_PC.with(|t| t.get()), rets))
     }
 }
 
@@ -158,6 +209,7 @@ pub(crate) fn stack_limit() -> usize {
     STACK_LIMIT.with(|c| {
         if c.get() == 0 {
             let mut lo = 0usize;
+            let mut hi = 0usize;
             // SAFETY: standard pthread queries on the current thread.
             unsafe {
                 let mut attr: libc::pthread_attr_t = std::mem::zeroed();
@@ -166,6 +218,7 @@ pub(crate) fn stack_limit() -> usize {
                     let mut size: libc::size_t = 0;
                     if libc::pthread_attr_getstack(&attr, &mut addr, &mut size) == 0 {
                         lo = addr as usize;
+                        hi = lo + size;
                     }
                     libc::pthread_attr_destroy(&mut attr);
                 }
@@ -174,6 +227,10 @@ pub(crate) fn stack_limit() -> usize {
             let here = &lo as *const usize as usize;
             let limit = if lo == 0 { here.saturating_sub(1 << 20) } else { lo + (256 << 10) };
             c.set(limit);
+            // Frame walking stays inside [lo, hi); without pthread data, only
+            // the region near the current frame is trusted.
+            let range = if lo == 0 { (limit, here + (1 << 20)) } else { (lo, hi) };
+            STACK_RANGE.with(|s| s.set(range));
         }
         c.get()
     })
