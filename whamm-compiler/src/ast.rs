@@ -180,4 +180,39 @@ impl Expr {
     pub fn new(kind: ExprKind, lo: usize, hi: usize) -> Expr {
         Expr { kind, span: Span::new(lo, hi) }
     }
+
+    /// `-e` spanning `lo..hi`. A leading `-` on a literal is part of the
+    /// literal (L1), also when a cast follows: `-1.0 as u64` is
+    /// `(-1.0) as u64` (the literal binds before the postfix `as`).
+    pub fn negate(e: Expr, lo: usize, hi: usize) -> Expr {
+        fn lit(e: &mut Expr, lo: usize) -> bool {
+            match &mut e.kind {
+                ExprKind::Int(v) => {
+                    *v = -*v;
+                    e.span.lo = lo;
+                    true
+                }
+                ExprKind::Float(v) => {
+                    *v = -*v;
+                    e.span.lo = lo;
+                    true
+                }
+                ExprKind::Cast(inner, _) if e.span.lo == inner.span.lo => {
+                    if lit(inner, lo) {
+                        e.span.lo = lo;
+                        true
+                    } else {
+                        false
+                    }
+                }
+                _ => false,
+            }
+        }
+        let mut e = e;
+        if lit(&mut e, lo) {
+            e.span.hi = hi;
+            return e;
+        }
+        Expr::new(ExprKind::Unary(UnOp::Neg, Box::new(e)), lo, hi)
+    }
 }

@@ -2101,8 +2101,24 @@ impl<'a> Cg<'a> {
                     (VT::F64, true, true) => I::I64TruncSatF64S,
                     _ => I::I64TruncSatF64U,
                 });
-                if !wide {
-                    self.normalize(cx, t);
+                if !wide && t.bits() < 32 {
+                    // saturate to the narrow type's range (not wrap)
+                    let (lo, hi) = if s { (-(1i32 << (t.bits() - 1)), (1i32 << (t.bits() - 1)) - 1) } else { (0, (1i32 << t.bits()) - 1) };
+                    let v = cx.local(VT::I32);
+                    cx.e(I::LocalSet(v));
+                    cx.e(I::I32Const(hi));
+                    cx.e(I::LocalGet(v));
+                    cx.e(I::LocalGet(v));
+                    cx.e(I::I32Const(hi));
+                    cx.e(I::I32GtS);
+                    cx.e(I::Select);
+                    cx.e(I::LocalSet(v));
+                    cx.e(I::I32Const(lo));
+                    cx.e(I::LocalGet(v));
+                    cx.e(I::LocalGet(v));
+                    cx.e(I::I32Const(lo));
+                    cx.e(I::I32LtS);
+                    cx.e(I::Select);
                 }
             }
             (Type::F32, Type::F64) => cx.e(I::F64PromoteF32),

@@ -1,8 +1,11 @@
 //! End-to-end tests: every `tests/whamm/NAME.mm` is compiled with the
-//! `whamm` binary and run beside `tests/whamm/NAME.wat` (or `calls.wat` when
-//! there is none) with `wizeng --monitors=`, in every mode of `WIZENG_MODES`
-//! (default `int`). stdout must equal `NAME.stdout` (`BLESS=1` rewrites it);
-//! the exit status must be 0.
+//! `whamm` binary and run beside `tests/whamm/NAME.wat` (else the file a
+//! `// app: FILE` line of the script names, else `calls.wat`) with `wizeng --monitors=`, in every mode of `WIZENG_MODES`
+//! (default `int,jit`: the interpreter and the JIT). In every mode stdout
+//! must equal `NAME.stdout` (`BLESS=1` rewrites it from the first mode) and
+//! the exit status must be 0; the tiers must also agree with each other
+//! (same stdout, same exit status), which is reported separately so an
+//! engine tier difference is not mistaken for a stale snapshot.
 //!
 //! The engine binary is `$WIZENG`, else `target/<profile>/wizeng`, built on
 //! demand with `cargo build -p wizeng`.
@@ -38,7 +41,7 @@ fn wizeng() -> PathBuf {
 #[test]
 fn end_to_end() {
     let bless = std::env::var_os("BLESS").is_some();
-    let modes = std::env::var("WIZENG_MODES").unwrap_or_else(|_| "int".into());
+    let modes = std::env::var("WIZENG_MODES").unwrap_or_else(|_| "int,jit".into());
     let engine = wizeng();
     let whamm = env!("CARGO_BIN_EXE_whamm");
     let tmp = std::env::temp_dir().join(format!("whamm-e2e-{}", std::process::id()));
@@ -55,17 +58,37 @@ fn end_to_end() {
             failures.push(format!("{stem}: whamm build failed:\n{}", String::from_utf8_lossy(&o.stderr)));
             continue;
         }
-        let app = if mm.with_extension("wat").exists() { mm.with_extension("wat") } else { dir().join("calls.wat") };
+        // The app: `NAME.wat`, else the file named by a `// app: FILE` line of
+        // the script, else `calls.wat`.
+        let src = std::fs::read_to_string(mm).unwrap();
+        let named = src.lines().find_map(|l| l.trim().strip_prefix("// app:").map(|f| dir().join(f.trim())));
+        let app = if mm.with_extension("wat").exists() { mm.with_extension("wat") } else { named.unwrap_or_else(|| dir().join("calls.wat")) };
+        let mut first: Option<(String, Option<i32>, String)> = None;
         for mode in modes.split(',').filter(|m| !m.is_empty()) {
             let o = Command::new(&engine).arg(format!("--mode={mode}")).arg(format!("--monitors={}", wasm.display())).arg(&app).output().unwrap();
             let out = String::from_utf8_lossy(&o.stdout).to_string();
+            match &first {
+                None => first = Some((mode.to_string(), o.status.code(), out.clone())),
+                Some((m0, c0, out0)) => {
+                    if *c0 != o.status.code() || *out0 != out {
+                        failures.push(format!(
+                            "{stem}: tiers differ: [{m0}] exit {c0:?} vs [{mode}] exit {:?}\n--- [{m0}] stdout\n{out0}\n--- [{mode}] stdout\n{out}\n--- [{mode}] stderr\n{}",
+                            o.status.code(),
+                            String::from_utf8_lossy(&o.stderr)
+                        ));
+                        continue;
+                    }
+                }
+            }
             if o.status.code() != Some(0) {
                 failures.push(format!("{stem} [{mode}]: exit {:?}\nstderr:\n{}\nstdout:\n{out}", o.status.code(), String::from_utf8_lossy(&o.stderr)));
                 continue;
             }
             let snap = mm.with_extension("stdout");
             if bless {
-                std::fs::write(&snap, &out).unwrap();
+                if first.as_ref().is_some_and(|f| f.0 == mode) {
+                    std::fs::write(&snap, &out).unwrap();
+                }
                 continue;
             }
             let expected = std::fs::read_to_string(&snap).unwrap_or_default();
