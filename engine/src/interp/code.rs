@@ -432,6 +432,10 @@ pub enum Op {
     I32LoadLL { a: u32, b: u32, off: u32 },
     /// `local.get a; local.get b; i32.add; i64.load/f64.load off` (memory 0).
     I64LoadLL { a: u32, b: u32, off: u32 },
+    /// `i32.add` of the stack top and local `b`, then `i32.load/f32.load off` (memory 0).
+    I32LoadSL { b: u32, off: u32 },
+    /// `i32.add` of the stack top and local `b`, then `i64.load/f64.load off` (memory 0).
+    I64LoadSL { b: u32, off: u32 },
     /// `local.get src; local.set dst`.
     LocalCopy { src: u32, dst: u32 },
     /// `*.const c; local.set dst`.

@@ -209,6 +209,9 @@ impl Translator<'_> {
             if let Some(op) = self.last(1) {
                 let fused = match (op, I32Bin::split(&op)) {
                     (Op::LocalGet(a), _) => Some(if wide { Op::I64LoadL { a, off: m.offset } } else { Op::I32LoadL { a, off: m.offset } }),
+                    (_, Some((I32Bin::Add, Form::L(b)))) => {
+                        Some(if wide { Op::I64LoadSL { b, off: m.offset } } else { Op::I32LoadSL { b, off: m.offset } })
+                    }
                     (_, Some((I32Bin::Add, Form::LL(a, b, DST_PUSH)))) => Some(if wide {
                         Op::I64LoadLL { a, b, off: m.offset }
                     } else {

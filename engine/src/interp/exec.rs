@@ -1147,6 +1147,14 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                 let b = load0!((loc!(a) as u32).wrapping_add(loc!(b) as u32) as u64 + off as u64, 8);
                 push!(u64::from_le_bytes(b))
             }
+            Op::I32LoadSL { b, off } => {
+                let b = load0!((top!() as u32).wrapping_add(loc!(b) as u32) as u64 + off as u64, 4);
+                set_top!(u32::from_le_bytes(b) as u64)
+            }
+            Op::I64LoadSL { b, off } => {
+                let b = load0!((top!() as u32).wrapping_add(loc!(b) as u32) as u64 + off as u64, 8);
+                set_top!(u64::from_le_bytes(b))
+            }
             Op::LocalCopy { src, dst } => wr!(fp + dst as usize, loc!(src)),
             Op::LocalSetConst { dst, c } => wr!(fp + dst as usize, c),
             Op::Nop => {}
