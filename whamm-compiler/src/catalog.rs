@@ -31,6 +31,75 @@ pub enum VarType {
     /// The type depends on the site (e.g. `arg0` of `call`, `localN`): a probe
     /// that uses it must state it with a rule type bound `(arg0: i32)`.
     SiteDependent,
+    /// An operand/result whose Wasm type is fixed by the instruction
+    /// (`arg0` of `i64.add`): the natural language type (`i32`, `i64`, `f32`,
+    /// `f64`); a type bound may pick another type of the same Wasm
+    /// representation (`(arg0: u32)`, `(arg1: bool)`).
+    Wasm(Type),
+}
+
+impl VarType {
+    /// Whether a type bound `(name: bound)` accepts a variable of this type.
+    pub fn accepts_bound(&self, bound: &Type) -> bool {
+        match self {
+            VarType::Known(t) => t == bound,
+            VarType::SiteDependent => true,
+            VarType::Wasm(t) => same_repr(t, bound),
+        }
+    }
+}
+
+/// Same Wasm value type for a fixed-type operand (`i32` ~ `u32`/`u8`/`bool`...).
+fn same_repr(natural: &Type, bound: &Type) -> bool {
+    match natural {
+        Type::I32 => matches!(bound, Type::U8 | Type::I8 | Type::U16 | Type::I16 | Type::U32 | Type::I32 | Type::Bool),
+        Type::I64 => matches!(bound, Type::U64 | Type::I64),
+        t => t == bound,
+    }
+}
+
+/// The context-free stack effect of an opcode (`i32.add: [i32 i32] -> [i32]`),
+/// from `monitor_abi::stack_effect` without context; `None` for instructions
+/// whose operand types depend on the site (calls, locals, `drop`, branches...).
+pub fn context_free_effect(op: monitor_abi::Opcode) -> Option<monitor_abi::StackEffect> {
+    use std::cell::RefCell;
+    use std::collections::HashMap;
+    thread_local! {
+        static CACHE: RefCell<HashMap<u16, Option<monitor_abi::StackEffect>>> = RefCell::new(HashMap::new());
+    }
+    if let Some(e) = CACHE.with(|c| c.borrow().get(&op.index()).cloned()) {
+        return e;
+    }
+    // Decode one instance of the instruction (with zero immediates where it
+    // needs them) and ask the ABI crate for its stack effect.
+    let m = op.mnemonic();
+    let effect = [format!("{m}"), format!("{m} 0")].iter().find_map(|body| {
+        let bytes = wat::parse_str(format!("(module (memory 1) (table 1 funcref) (func {body}))")).ok()?;
+        for payload in monitor_abi::wasmparser::Parser::new(0).parse_all(&bytes) {
+            if let Ok(monitor_abi::wasmparser::Payload::CodeSectionEntry(b)) = payload {
+                let mut r = b.get_operators_reader().ok()?;
+                let o = r.read().ok()?;
+                if monitor_abi::opcode_of(&o) != op {
+                    return None;
+                }
+                return monitor_abi::stack_effect(&o, &monitor_abi::stack::NoContext);
+            }
+        }
+        None
+    });
+    CACHE.with(|c| c.borrow_mut().insert(op.index(), effect.clone()));
+    effect
+}
+
+fn wasm_lang_type(t: monitor_abi::wasmparser::ValType) -> Option<Type> {
+    use monitor_abi::wasmparser::ValType as W;
+    match t {
+        W::I32 => Some(Type::I32),
+        W::I64 => Some(Type::I64),
+        W::F32 => Some(Type::F32),
+        W::F64 => Some(Type::F64),
+        _ => None,
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -82,6 +151,15 @@ impl AbiCatalog {
     }
 }
 
+/// `arg12` -> 12 (no leading zeros).
+fn indexed(name: &str, prefix: &str) -> Option<u32> {
+    let d = name.strip_prefix(prefix)?;
+    if d.is_empty() || !d.bytes().all(|b| b.is_ascii_digit()) || d.len() > 1 && d.starts_with('0') {
+        return None;
+    }
+    d.parse().ok()
+}
+
 fn abi_events() -> Vec<Event> {
     monitor_abi::catalogue()
         .iter()
@@ -127,9 +205,10 @@ fn convert_var(spec: &monitor_abi::EventSpec, v: &monitor_abi::catalogue::BoundV
             Some("i32.const") => VarType::Known(Type::I32),
             _ => VarType::Known(Type::U32),
         },
-        // Operand/result/local types need the site (or a context-free stack
-        // effect per opcode, which monitor-abi does not expose yet).
-        V::Operand | V::Result | V::Local => VarType::SiteDependent,
+        // Operand/result types: fixed by the instruction where its stack
+        // effect is context-free; local types always need the site.
+        V::Operand | V::Result => VarType::SiteDependent,
+        V::Local => VarType::SiteDependent,
     };
     BoundVar { name, ty, is_static: v.timing == monitor_abi::Timing::Static, doc: String::new() }
 }
@@ -148,6 +227,31 @@ impl EventCatalog for AbiCatalog {
 
     fn bound_var(&self, event: &Event, mode: Option<&str>, name: &str) -> Option<BoundVar> {
         let spec = self.spec(event)?;
+        // Operands and results of an instruction with a context-free stack
+        // effect have known types, and exist only up to its operand/result
+        // count. `resN` (the results, mode `after`) exists for every opcode,
+        // not only calls (monitor ABI B2: `:after` probes receive results).
+        if let (Some(op), Some(n)) = (spec.opcode, indexed(name, "arg").or_else(|| indexed(name, "res"))) {
+            let is_res = name.starts_with("res");
+            if is_res && mode != Some("after") {
+                return None;
+            }
+            if let Some(eff) = context_free_effect(op) {
+                let t = if is_res { eff.result(n) } else { eff.arg(n) };
+                let ty = wasm_lang_type(t?)?;
+                return Some(BoundVar { name: name.to_string(), ty: VarType::Wasm(ty), is_static: false, doc: String::new() });
+            }
+            // The top operand of these is an i32 whatever the context (a
+            // condition, a branch index, a table32 element index), so
+            // existing scripts like `wasm:opcode:br_if:before { arg0 }`
+            // need no type bound.
+            if !is_res && n == 0 && matches!(op.mnemonic(), "br_if" | "if" | "br_table" | "select" | "call_indirect" | "return_call_indirect") {
+                return Some(BoundVar { name: name.to_string(), ty: VarType::Wasm(Type::I32), is_static: false, doc: String::new() });
+            }
+            if is_res && spec.var(name).is_none() {
+                return Some(BoundVar { name: name.to_string(), ty: VarType::SiteDependent, is_static: false, doc: String::new() });
+            }
+        }
         let v = spec.var(name)?;
         if let Some(only) = v.only_mode {
             if mode != Some(only.name()) {
@@ -170,6 +274,12 @@ impl EventCatalog for AbiCatalog {
             .iter()
             .filter(|v| v.only_mode.is_none_or(|m| Some(m.name()) == mode))
             .map(|v| convert_var(spec, v, if v.indexed { format!("{}N", v.name) } else { v.name.to_string() }))
+            .chain((mode == Some("after") && spec.opcode.is_some() && spec.var("res0").is_none()).then(|| BoundVar {
+                name: "resN".into(),
+                ty: VarType::SiteDependent,
+                is_static: false,
+                doc: String::new(),
+            }))
             .collect()
     }
 

@@ -553,6 +553,7 @@ impl<'a> Checker<'a> {
                     is_static &= v.is_static;
                     let t = match v.ty {
                         VarType::Known(t) => t,
+                        VarType::Wasm(t) => self.bounds.get(n).cloned().unwrap_or(t),
                         VarType::SiteDependent => match self.bounds.get(n) {
                             Some(b) => b.clone(),
                             None => {

@@ -159,6 +159,7 @@ fn info(spec: &str) -> ExitCode {
         for v in cat.bound_vars(&m.event, m.mode.as_deref()) {
             let ty = match v.ty {
                 VarType::Known(t) => t.to_string(),
+                VarType::Wasm(t) => format!("{t} (fixed by the instruction)"),
                 VarType::SiteDependent => "site-dependent (needs a type bound)".to_string(),
             };
             let _ = writeln!(out, "    {:<16} {:<38} {}", v.name, ty, if v.is_static { "static" } else { "dynamic" });

@@ -5,7 +5,7 @@
 //! `[a-z]`, `[!a-z]` / `[^a-z]`, and alternatives `a|b` (lowest precedence).
 //! An empty part means `*`. Matching is case-insensitive.
 
-use crate::catalog::{Event, EventCatalog, VarType};
+use crate::catalog::{Event, EventCatalog};
 use crate::diag::Diag;
 use crate::span::Span;
 use crate::types::{parse_type_name, Type};
@@ -328,10 +328,7 @@ pub fn expand(rule: &Rule, cat: &dyn EventCatalog, diags: &mut Vec<Diag>) -> Vec
     for b in &rule.bounds {
         let before = out.len();
         out.retain(|m| match cat.bound_var(&m.event, m.mode.as_deref(), &b.var) {
-            Some(v) => match v.ty {
-                VarType::Known(t) => t == b.ty,
-                VarType::SiteDependent => true,
-            },
+            Some(v) => v.ty.accepts_bound(&b.ty),
             None => false,
         });
         if out.is_empty() && before > 0 {
