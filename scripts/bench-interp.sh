@@ -12,6 +12,7 @@
 #   SUITE=polybench         wasure suite to run
 #   TIMEOUT=300             per-run timeout, seconds
 #   NO_NICE=1               don't run the engines under `nice`
+#   METRIC=wall|cpu         time measured (default wall; cpu = user+sys, steadier on a busy machine)
 #   JSON=file               also write the results as JSON
 #   VENV=/work/main/.venv   Python venv (gets wasure==0.9, wasmtime, pywasm3)
 set -euo pipefail
@@ -47,5 +48,5 @@ echo "wasmi:  $WASMI $("${WASMI%% *}" --version 2>/dev/null || true) ${WASMI_FLA
 echo "wasm3:  pywasm3 $("$PY" -c 'import importlib.metadata as m; print(m.version("pywasm3"))')" >&2
 exec "$PY" "$ROOT/scripts/bench_interp.py" --bench-root "$BENCH_ROOT" \
     --suite "${SUITE:-polybench}" --wizeng "$WIZENG" --wasmi "$WASMI" \
-    --wasmi-flags "${WASMI_FLAGS:-}" --runs "${RUNS:-3}" --timeout "${TIMEOUT:-300}" \
+    --wasmi-flags "${WASMI_FLAGS:-}" --metric "${METRIC:-wall}" --runs "${RUNS:-3}" --timeout "${TIMEOUT:-300}" \
     "${extra[@]}" "${1:-}"

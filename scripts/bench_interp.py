@@ -7,6 +7,8 @@ keeps the best time:
   * wizeng, wasmi: wall time of the whole process (start-up + load + run);
   * wasm3 (through pywasm3 + scripts/run_wasm3.py): load + run time measured
     inside the runner process, i.e. without Python's own start-up.
+With --metric=cpu, user+sys CPU time instead (whole child process for wizeng
+and wasmi; load + run inside the runner for wasm3).
 A run must exit 0 and print the same stdout as the other engines' runs,
 otherwise the cell shows FAIL/TIMEOUT and the program is left out of the
 geomeans.  Prints a table, then the geomean ratios wizeng/wasmi and
@@ -20,25 +22,37 @@ import re
 import shlex
 import subprocess
 import sys
+import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def timed(cmd, timeout, nice):
+def timed(cmd, timeout, nice, metric):
+    """Run cmd; return (seconds, stderr, stdout) or (None, reason, stdout).
+    seconds is wall time, or the child's user+sys CPU time if metric == "cpu"."""
     if nice:
         cmd = ["nice"] + cmd
-    t0 = time.perf_counter()
-    try:
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           stdin=subprocess.DEVNULL, timeout=timeout)
-    except subprocess.TimeoutExpired:
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        t0 = time.perf_counter()
+        p = subprocess.Popen(cmd, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
+        timer = threading.Timer(timeout, p.kill)
+        timer.start()
+        _, status, ru = os.wait4(p.pid, 0)
+        wall = time.perf_counter() - t0
+        timed_out = not timer.is_alive()
+        timer.cancel()
+        p.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read(), err.read()
+    if timed_out:
         return None, "TIMEOUT", b""
-    wall = time.perf_counter() - t0
     if p.returncode != 0:
-        err = p.stderr.decode("utf-8", "replace").strip().splitlines()
-        return None, f"FAIL(exit {p.returncode}: {err[-1][:80] if err else ''})", p.stdout
-    return wall, p.stderr, p.stdout
+        lines = stderr.decode("utf-8", "replace").strip().splitlines()
+        return None, f"FAIL(exit {p.returncode}: {lines[-1][:80] if lines else ''})", stdout
+    return (ru.ru_utime + ru.ru_stime if metric == "cpu" else wall), stderr, stdout
 
 
 def main():
@@ -52,6 +66,8 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--timeout", type=float, default=300)
     ap.add_argument("--no-nice", action="store_true")
+    ap.add_argument("--metric", choices=["wall", "cpu"], default="wall",
+                    help="wall time, or user+sys CPU time (steadier on a busy machine)")
     ap.add_argument("--json", default="", help="also write results to this JSON file")
     a = ap.parse_args()
 
@@ -62,11 +78,11 @@ def main():
         "wizeng": lambda w, args: (shlex.split(a.wizeng) + ["--mode=int", w] + args, None),
         "wasmi": lambda w, args: (shlex.split(a.wasmi) + shlex.split(a.wasmi_flags) + [w] + args, None),
         "wasm3": lambda w, args: ([sys.executable, os.path.join(HERE, "run_wasm3.py"), "--times", w] + args,
-                                  re.compile(rb"load_s=([0-9.]+) run_s=([0-9.]+)")),
+                                  re.compile(rb"load_s=([0-9.]+) run_s=([0-9.]+) cpu_s=([0-9.]+)")),
     }
     names = list(engines)
     results = {}
-    print(f"{a.suite}: {len(benches)} programs, best of {a.runs}; times in seconds", flush=True)
+    print(f"{a.suite}: {len(benches)} programs, best of {a.runs}; {a.metric} times in seconds", flush=True)
     hdr = f"{'program':<16}" + "".join(f"{n:>10}" for n in names) + f"{'wz/wasmi':>10}{'wz/wasm3':>10}"
     print(hdr)
     print("-" * len(hdr), flush=True)
@@ -81,7 +97,7 @@ def main():
                 if status[n]:
                     continue   # failed once: don't retry
                 cmd, pat = engines[n](wasm, args)
-                t, err, out = timed(cmd, a.timeout, not a.no_nice)
+                t, err, out = timed(cmd, a.timeout, not a.no_nice, a.metric)
                 if t is None:
                     status[n] = err
                     continue
@@ -90,7 +106,7 @@ def main():
                     if not m:
                         status[n] = "FAIL(no timing)"
                         continue
-                    t = float(m.group(1)) + float(m.group(2))
+                    t = float(m.group(3)) if a.metric == "cpu" else float(m.group(1)) + float(m.group(2))
                 outs.setdefault(n, out)
                 best[n] = min(best[n], t)
         # Outputs must agree (reference: the first engine that succeeded).
