@@ -509,6 +509,28 @@ impl<'a> Checker<'a> {
         None
     }
 
+    /// A hint for `argN`/`resN` that no matched event provides.
+    fn operand_note(&self, n: &str) -> Option<String> {
+        if self.ctx != Ctx::Probe {
+            return None;
+        }
+        let (fam, digits) = if let Some(d) = n.strip_prefix("arg") { ("arg", d) } else { ("res", n.strip_prefix("res")?) };
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        let m = self.matches.first()?;
+        if fam == "res" && m.mode.as_deref() != Some("after") {
+            return Some(format!("`{n}` (a result) is only available in mode `after`, e.g. `{}:after`", m.event.name()));
+        }
+        let count = (0..16).take_while(|i| self.cat.bound_var(&m.event, m.mode.as_deref(), &format!("{fam}{i}")).is_some()).count();
+        let what = if fam == "arg" { "operand" } else { "result" };
+        Some(match count {
+            0 => format!("`{}` has no {what}s", m.name()),
+            1 => format!("`{}` has 1 {what}: `{fam}0`", m.name()),
+            c => format!("`{}` has {c} {what}s: `{fam}0` to `{fam}{}`", m.name(), c - 1),
+        })
+    }
+
     fn bound_lookup_quiet(&mut self, n: &str) -> bool {
         if self.ctx != Ctx::Probe || self.matches.is_empty() {
             return false;
@@ -676,6 +698,8 @@ impl<'a> Checker<'a> {
                     d = d.with_note(format!("`{n}` is a library; call its functions with `{n}.f(...)`"));
                 } else if self.ctx == Ctx::Func && self.is_any_bound_name(n) {
                     d = d.with_note("bound variables are only available in probes; pass it to the function as an argument");
+                } else if let Some(note) = self.operand_note(n) {
+                    d = d.with_note(note);
                 } else if let Some(s) = self.similar(n) {
                     d = d.with_note(format!("did you mean `{s}`?"));
                 }
