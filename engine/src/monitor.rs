@@ -239,7 +239,7 @@ impl Monitors {
     /// The instrumenter that matches these monitors against an app module;
     /// static predicates and calls run in `store`.
     pub fn matcher<'a>(&'a mut self, store: &'a mut Store) -> Matcher<'a> {
-        Matcher { mons: self, store }
+        Matcher { mons: self, store, last_effect: None }
     }
 }
 
@@ -247,6 +247,8 @@ impl Monitors {
 pub struct Matcher<'a> {
     mons: &'a mut Monitors,
     store: &'a mut Store,
+    /// The stack effect computed before the current instruction.
+    last_effect: Option<(u32, u32, Option<monitor_abi::StackEffect>)>,
 }
 
 /// A trap in monitor code, reported with the monitor and export it came from.
@@ -684,9 +686,21 @@ impl Instrumenter for Matcher<'_> {
                 _ => break,
             }
         }
-        let num_operands = site.op.and_then(|op| {
-            monitor_abi::stack_effect(op, &Resolver(v)).map(|e| if when == When::After { e.results.len() as u32 } else { e.params.len() as u32 })
-        });
+        // The stack effect must be computed before the instruction (polymorphic
+        // ones like `select` read the operand types); `:after` reuses it.
+        let effect = match when {
+            When::Before => {
+                let e = site.op.and_then(|op| monitor_abi::stack_effect(op, &Resolver(v)));
+                self.last_effect = Some((site.func_idx, site.pc, e.clone()));
+                e
+            }
+            When::After => match &self.last_effect {
+                Some((f, pc, e)) if *f == site.func_idx && *pc == site.pc => e.clone(),
+                _ => site.op.and_then(|op| monitor_abi::stack_effect(op, &Resolver(v))),
+            },
+            When::Entry => None,
+        };
+        let num_operands = effect.map(|e| if when == When::After { e.results.len() as u32 } else { e.params.len() as u32 });
         let local_types = (0..v.len_locals()).filter_map(|i| v.get_local_type(i).map(conv_type)).collect();
         let info = SiteInfo {
             fid: site.func_idx,
