@@ -79,6 +79,7 @@ fn interpreter_and_jit_agree_on_generated_modules() {
         failures.len(),
         t0.elapsed().as_secs_f64()
     );
+    eprintln!("  traps by kind: {:?}", s.trap_kinds);
     for (seed, e) in &failures {
         eprintln!("  seed {seed}: {e}");
     }

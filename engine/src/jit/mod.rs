@@ -52,6 +52,8 @@ pub struct FuncInfo {
     pub body_start: u32,
     /// Code ranges of woven probe calls: (start, end, monitor export).
     pub probe_calls: Vec<(u32, u32, std::rc::Rc<str>)>,
+    /// Code ranges of inlined monitor code and where it came from.
+    pub inlined: Vec<(u32, u32, crate::weave::InlinedFrom)>,
 }
 
 /// A module's compiled code.
@@ -161,6 +163,16 @@ pub fn compile(m: &Module) -> Result<JitCode, String> {
             let cc = ctx.compiled_code().expect("compiled");
             let traps = cc.buffer.traps().iter().map(|t| (t.offset, t.code)).collect();
             let body_start = m.body(idx).range.start as u32;
+            let inlined = match &m.origin {
+                None => Vec::new(),
+                Some(o) => cc
+                    .buffer
+                    .get_srclocs_sorted()
+                    .iter()
+                    .filter(|s| !s.loc.is_default())
+                    .filter_map(|s| o.inlined_at(idx, s.loc.bits().saturating_sub(body_start)).map(|p| (s.start, s.end, p.clone())))
+                    .collect(),
+            };
             let probe_calls = match &m.origin {
                 None => Vec::new(),
                 Some(o) => cc
@@ -192,6 +204,7 @@ pub fn compile(m: &Module) -> Result<JitCode, String> {
                 srclocs,
                 body_start: 0,
                 probe_calls,
+                inlined,
             };
             pending.push((id, info));
             jit.clear_context(&mut ctx);
@@ -219,7 +232,7 @@ pub fn compile(m: &Module) -> Result<JitCode, String> {
         let hp = jit.get_finalized_function(h);
         host_tramps.push(hp);
         entry_tramps.push(jit.get_finalized_function(e));
-        infos.push(FuncInfo { func_idx: None, name: format!("host trampoline (type {ti})"), start: hp as usize, len: hlen, traps: htraps, srclocs: Vec::new(), body_start: 0, probe_calls: Vec::new() });
+        infos.push(FuncInfo { func_idx: None, name: format!("host trampoline (type {ti})"), start: hp as usize, len: hlen, traps: htraps, srclocs: Vec::new(), body_start: 0, probe_calls: Vec::new(), inlined: Vec::new() });
     }
     signals::register(&infos);
     Ok(JitCode { module: Some(jit), layout, funcs, host_tramps, entry_tramps, infos, compile_time: t0.elapsed() })
@@ -459,13 +472,22 @@ pub(crate) fn invoke(store: &mut Store, f: FuncAddr, args: &[Value]) -> Result<V
 /// (innermost first), to name the calling site of a failed host call and the
 /// probe a trapping monitor function was called from.
 fn trap_from_pc(store: &mut Store, pc: usize, rets: &[usize]) -> Trap {
-    let t = trap_at(store, pc, rets);
+    let mut t = trap_at(store, pc, rets);
     if t.exit_code().is_some() {
         return t;
     }
-    // A trap inside monitor code called by a woven probe: say which probe.
-    for r in rets {
-        if let Some((origin, site)) = signals::probe_call_at(r - 1) {
+    // A trap inside monitor code (inlined, or called by a woven probe): name
+    // the monitor function and the probe, as the interpreter does.
+    let host = t.site.is_some() && signals::lookup(pc).is_some_and(|l| l.1.is_none());
+    let addrs = std::iter::once(pc).chain(rets.iter().map(|r| r - 1));
+    for (k, a) in addrs.enumerate() {
+        if let Some((from, site)) = signals::inlined_at(a) {
+            if k == 0 || (k == 1 && host) {
+                t.site = Some(TrapSite { func: from.func, func_name: from.func_name.to_string(), pc: from.pc });
+            }
+            return Trap::host(format!("{} trapped: {t} (probe at {} (func {}) pc 0x{:x})", from.origin, site.func_name, site.func, site.pc));
+        }
+        if let Some((origin, site)) = signals::probe_call_at(a) {
             return Trap::host(format!("{origin} trapped: {t} (probe at {} (func {}) pc 0x{:x})", site.func_name, site.func, site.pc));
         }
     }
@@ -491,7 +513,16 @@ fn trap_at(store: &mut Store, pc: usize, rets: &[usize]) -> Trap {
         Some(T::IntegerDivisionByZero) => TrapKind::IntegerDivideByZero,
         Some(T::BadConversionToInteger) => TrapKind::InvalidConversionToInteger,
         Some(T::UnreachableCodeReached) => TrapKind::Unreachable,
-        Some(T::StackOverflow) => TrapKind::CallStackExhausted,
+        Some(T::StackOverflow) => {
+            // Detected by the callee's prologue check (after its frame setup,
+            // so the first return address is in the caller): report the call
+            // site in the caller, as the interpreter does.
+            let site = rets.first().and_then(|r| site_at(r - 1));
+            if site.is_some() {
+                return Trap { kind: TrapKind::CallStackExhausted, site };
+            }
+            TrapKind::CallStackExhausted
+        }
         Some(c) if c == env::TRAP_UNDEFINED_ELEMENT => TrapKind::UndefinedElement,
         Some(c) if c == env::TRAP_HOST => {
             let mut t = store.jit.pending_trap.take().unwrap_or_else(|| Trap::host("host function failed"));

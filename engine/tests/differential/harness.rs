@@ -53,6 +53,8 @@ pub struct Stats {
     pub nan_tolerated: u64,
     /// Traps of the same kind whose (function, pc) differ between tiers.
     pub site_mismatches: Vec<String>,
+    /// Traps by kind (both tiers agreed).
+    pub trap_kinds: std::collections::BTreeMap<String, u64>,
 }
 
 impl Stats {
@@ -64,6 +66,9 @@ impl Stats {
         self.traps += o.traps;
         self.nan_tolerated += o.nan_tolerated;
         self.site_mismatches.extend(o.site_mismatches.iter().cloned());
+        for (k, v) in &o.trap_kinds {
+            *self.trap_kinds.entry(k.clone()).or_default() += v;
+        }
     }
 }
 
@@ -263,6 +268,13 @@ fn in_nan_both(a: &[u8], b: &[u8], i: usize) -> bool {
     false
 }
 
+fn kind_name(k: &wizeng::TrapKind) -> String {
+    match k {
+        wizeng::TrapKind::Host(m) => format!("host: {}", m.chars().take(40).collect::<String>()),
+        k => k.to_string(),
+    }
+}
+
 fn fmt_result(r: &Result<Vec<Value>, Trap>) -> String {
     match r {
         Ok(v) => format!("{v:?}"),
@@ -289,6 +301,7 @@ pub fn compare(int: &Run, jit: &Run, canon: bool, stats: &mut Stats) -> Result<(
         (Some(Ok(())), Some(Ok(()))) => {}
         (Some(Err(a)), Some(Err(b))) => {
             stats.traps += 1;
+            *stats.trap_kinds.entry(format!("{} (instantiation)", kind_name(&a.kind))).or_default() += 1;
             if let Some(s) = cmp_trap("instantiation", a, b)? {
                 stats.site_mismatches.push(s);
             }
@@ -305,6 +318,7 @@ pub fn compare(int: &Run, jit: &Run, canon: bool, stats: &mut Stats) -> Result<(
             (Ok(x), Ok(y)) if same_values(x, y) => {}
             (Err(x), Err(y)) => {
                 stats.traps += 1;
+                *stats.trap_kinds.entry(kind_name(&x.kind)).or_default() += 1;
                 if let Some(s) = cmp_trap(&what, x, y)? {
                     stats.site_mismatches.push(s);
                 }
