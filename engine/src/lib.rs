@@ -14,6 +14,7 @@
 pub mod dyninstr;
 pub mod error;
 pub mod frames;
+pub mod inline;
 pub mod instrument;
 pub mod monitor;
 pub mod interp;

@@ -50,6 +50,12 @@ struct Cli {
     /// Print load/validate/compile/run times to stderr.
     #[arg(long)]
     metrics: bool,
+    /// JIT: inline small monitor functions into instrumented code (on|off).
+    #[arg(long, default_value = "on")]
+    inline: String,
+    /// JIT: largest monitor function (in instructions) that is inlined.
+    #[arg(long = "inline-max-size", default_value_t = 64)]
+    inline_max_size: usize,
     /// Write /tmp/perf-<pid>.map (one line per compiled function) for Linux perf.
     #[arg(long = "perf-map")]
     perf_map: bool,
@@ -140,6 +146,16 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
     // to the monitor functions); frame accessors and dynamic probes need the
     // interpreter, so with those the app runs there (monitors stay compiled).
     let mut app_tier = tier;
+    let inline_cfg = wizeng::inline::InlineConfig {
+        enabled: match cli.inline.as_str() {
+            "on" => true,
+            "off" => false,
+            other => return Err(Failure(status::USAGE, anyhow!("--inline={other}: expected on or off"))),
+        },
+        max_size: cli.inline_max_size,
+        ..Default::default()
+    };
+    let mut inline_stats: Option<wizeng::inline::InlineStats> = None;
     let module = match monitors.as_mut() {
         None => Module::new(&bytes),
         Some(m) if tier == wizeng::Tier::Int => {
@@ -163,10 +179,11 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
                     }
                     Ok(orig)
                 }
-                Ok(orig) => wizeng::weave::weave(&orig, &plan, |f| store.func_type(f).clone()).and_then(|w| {
-                    for (j, (f, _)) in w.probe_funcs.iter().enumerate() {
-                        linker.define(wizeng::weave::PROBE_MODULE, &format!("p{j}"), wizeng::Extern::Func(*f));
+                Ok(orig) => wizeng::weave::weave(&orig, &plan, &store, &inline_cfg).and_then(|w| {
+                    for (name, e) in &w.imports {
+                        linker.define(wizeng::weave::PROBE_MODULE, name, *e);
                     }
+                    inline_stats = Some(w.stats.clone());
                     let mut wm = Module::new(&w.bytes).map_err(|e| wizeng::LoadError { message: format!("woven module does not validate: {}", e.message), ..e })?;
                     wm.origin = Some(w.origin);
                     Ok(wm)
@@ -280,6 +297,10 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
     if cli.metrics {
         if let Some(m) = &monitors {
             eprintln!("wizeng: metrics: probes attached at {} sites, {} calls", m.stats.sites, m.stats.calls);
+            if let Some(s) = &inline_stats {
+                let why: Vec<String> = s.reasons.iter().map(|(r, n)| format!("{n} {r}")).collect();
+                eprintln!("wizeng: metrics: probe calls inlined {}, called {}{}", s.inlined, s.called, if why.is_empty() { String::new() } else { format!(" ({})", why.join(", ")) });
+            }
         }
     }
     result

@@ -104,6 +104,9 @@ pub struct Origin {
     /// Per defined function: woven pc of each probe `call`, and which monitor
     /// export it calls (for trap messages).
     pub probe_calls: Vec<Vec<(u32, std::rc::Rc<str>)>>,
+    /// Per defined function: woven pc of each inlined monitor instruction and
+    /// where it came from, sorted.
+    pub inlined: Vec<Vec<(u32, InlinedFrom)>>,
 }
 
 impl Origin {
@@ -119,6 +122,13 @@ impl Origin {
     pub fn probe_call(&self, woven_func: u32, woven_pc: u32) -> Option<&std::rc::Rc<str>> {
         let d = woven_func.checked_sub(self.orig_imports + self.shift)?;
         self.probe_calls.get(d as usize)?.iter().find(|(w, _)| *w == woven_pc).map(|(_, o)| o)
+    }
+
+    /// The inlined monitor instruction at this woven pc, if any.
+    pub fn inlined_at(&self, woven_func: u32, woven_pc: u32) -> Option<&InlinedFrom> {
+        let d = woven_func.checked_sub(self.orig_imports + self.shift)?;
+        let t = self.inlined.get(d as usize)?;
+        t.binary_search_by_key(&woven_pc, |(w, _)| *w).ok().map(|i| &t[i].1)
     }
 
     /// Original pc of a woven pc in woven function `woven_func`.
@@ -137,13 +147,20 @@ impl Origin {
 pub struct Woven {
     pub bytes: Vec<u8>,
     pub origin: Origin,
-    /// Import `p{j}` is monitor function `probe_funcs[j]` with this type.
-    pub probe_funcs: Vec<(FuncAddr, FuncType)>,
+    /// Imports of module [`PROBE_MODULE`] to define: name and what it is bound to
+    /// (monitor functions, and the memories/globals inlined monitor code uses).
+    pub imports: Vec<(String, crate::types::Extern)>,
+    pub stats: crate::inline::InlineStats,
 }
 
+/// Index shifts: added imports come right after the app's own imports of each kind.
 struct Weaver {
     orig_imports: u32,
     shift: u32,
+    orig_mem_imports: u32,
+    mem_shift: u32,
+    orig_global_imports: u32,
+    global_shift: u32,
 }
 
 impl Reencode for Weaver {
@@ -155,6 +172,42 @@ impl Reencode for Weaver {
             f
         }
     }
+    fn memory_index(&mut self, m: u32) -> u32 {
+        if m >= self.orig_mem_imports {
+            m + self.mem_shift
+        } else {
+            m
+        }
+    }
+    fn global_index(&mut self, g: u32) -> u32 {
+        if g >= self.orig_global_imports {
+            g + self.global_shift
+        } else {
+            g
+        }
+    }
+}
+
+/// Where inlined monitor code came from, for trap messages.
+#[derive(Debug, Clone)]
+pub struct InlinedFrom {
+    /// The probe (monitor and export).
+    pub origin: std::rc::Rc<str>,
+    /// The inlined monitor function and the pc in it.
+    pub func: u32,
+    pub func_name: std::rc::Rc<str>,
+    pub pc: u32,
+}
+
+/// Indices of everything added to the woven module.
+struct Added {
+    func_idx: HashMap<FuncAddr, u32>,
+    mem_idx: HashMap<crate::types::MemAddr, u32>,
+    global_idx: HashMap<crate::types::GlobalAddr, u32>,
+    /// Monitor functions inlined at probe sites.
+    inline: std::collections::HashSet<FuncAddr>,
+    /// Type index of `[] -> results` for multi-value wrappers, by results.
+    result_types: HashMap<Vec<ValType>, u32>,
 }
 
 fn enc_val(t: ValType) -> wasm_encoder::ValType {
@@ -166,6 +219,37 @@ fn enc_val(t: ValType) -> wasm_encoder::ValType {
         ValType::V128 => wasm_encoder::ValType::V128,
         ValType::FuncRef => wasm_encoder::ValType::FUNCREF,
         ValType::ExternRef => wasm_encoder::ValType::EXTERNREF,
+    }
+}
+
+/// The same load/store with another memarg.
+fn remap_memarg<'a>(i: Instruction<'a>, m: wasm_encoder::MemArg) -> Instruction<'a> {
+    use Instruction as I;
+    match i {
+        I::I32Load(_) => I::I32Load(m),
+        I::I64Load(_) => I::I64Load(m),
+        I::F32Load(_) => I::F32Load(m),
+        I::F64Load(_) => I::F64Load(m),
+        I::I32Load8S(_) => I::I32Load8S(m),
+        I::I32Load8U(_) => I::I32Load8U(m),
+        I::I32Load16S(_) => I::I32Load16S(m),
+        I::I32Load16U(_) => I::I32Load16U(m),
+        I::I64Load8S(_) => I::I64Load8S(m),
+        I::I64Load8U(_) => I::I64Load8U(m),
+        I::I64Load16S(_) => I::I64Load16S(m),
+        I::I64Load16U(_) => I::I64Load16U(m),
+        I::I64Load32S(_) => I::I64Load32S(m),
+        I::I64Load32U(_) => I::I64Load32U(m),
+        I::I32Store(_) => I::I32Store(m),
+        I::I64Store(_) => I::I64Store(m),
+        I::F32Store(_) => I::F32Store(m),
+        I::F64Store(_) => I::F64Store(m),
+        I::I32Store8(_) => I::I32Store8(m),
+        I::I32Store16(_) => I::I32Store16(m),
+        I::I64Store8(_) => I::I64Store8(m),
+        I::I64Store16(_) => I::I64Store16(m),
+        I::I64Store32(_) => I::I64Store32(m),
+        other => other,
     }
 }
 
@@ -182,8 +266,16 @@ struct Body<'p> {
     scratch: HashMap<(ValType, u32), u32>,
     pcs: Vec<(u32, u32)>,
     probe_calls: Vec<(u32, std::rc::Rc<str>)>,
-    imports: &'p HashMap<FuncAddr, u32>,
+    added: &'p Added,
     header_len: u32,
+    store: &'p crate::store::Store,
+    cfg: &'p crate::inline::InlineConfig,
+    /// App locals used for each (inlined function, depth)'s locals.
+    inline_locals: HashMap<(FuncAddr, u32), Vec<u32>>,
+    /// (woven pc, where the inlined instruction came from).
+    inlined: Vec<(u32, InlinedFrom)>,
+    /// The original pc of the site being woven.
+    site_pc: u32,
 }
 
 impl Body<'_> {
@@ -199,6 +291,123 @@ impl Body<'_> {
         let l = self.num_params + self.locals.len() as u32 - 1;
         self.scratch.insert((t, k), l);
         l
+    }
+
+    fn block_type(&self, results: &[ValType]) -> wasm_encoder::BlockType {
+        match results.len() {
+            0 => wasm_encoder::BlockType::Empty,
+            1 => wasm_encoder::BlockType::Result(enc_val(results[0])),
+            _ => wasm_encoder::BlockType::FunctionType(self.added.result_types[results]),
+        }
+    }
+
+    /// Inline monitor function `addr`; its arguments are on the stack. With
+    /// `drop_results`, its results are dropped (a probe's are ignored).
+    fn inline(&mut self, addr: FuncAddr, depth: u32, origin: &std::rc::Rc<str>, drop_results: bool) -> Result<(), LoadError> {
+        let store = self.store;
+        let crate::store::FuncKind::Wasm { instance, func_idx } = store.funcs[addr.0 as usize].kind else {
+            return Err(err("inlining a host function"));
+        };
+        let idata = store.instance(instance);
+        let mm = idata.module.clone();
+        let fty = mm.func_type(func_idx).clone();
+        let fname: std::rc::Rc<str> = mm.func_name(func_idx).into();
+        let mbody = mm.body(func_idx);
+        let mut ltypes: Vec<ValType> = fty.params.to_vec();
+        ltypes.extend(mbody.locals.iter().copied());
+        let map = match self.inline_locals.get(&(addr, depth)) {
+            Some(m) => m.clone(),
+            None => {
+                let mut m = Vec::with_capacity(ltypes.len());
+                for t in &ltypes {
+                    self.locals.push(*t);
+                    m.push(self.num_params + self.locals.len() as u32 - 1);
+                }
+                self.inline_locals.insert((addr, depth), m.clone());
+                m
+            }
+        };
+        let np = fty.params.len();
+        for i in (0..np).rev() {
+            self.ins(&Instruction::LocalSet(map[i]));
+        }
+        for (i, t) in ltypes.iter().enumerate().skip(np) {
+            match t {
+                ValType::I32 => self.ins(&Instruction::I32Const(0)),
+                ValType::I64 => self.ins(&Instruction::I64Const(0)),
+                ValType::F32 => self.ins(&Instruction::F32Const(0.0)),
+                ValType::F64 => self.ins(&Instruction::F64Const(0.0)),
+                ValType::FuncRef => self.ins(&Instruction::RefNull(wasm_encoder::HeapType::Abstract { shared: false, ty: wasm_encoder::AbstractHeapType::Func })),
+                ValType::ExternRef => self.ins(&Instruction::RefNull(wasm_encoder::HeapType::Abstract { shared: false, ty: wasm_encoder::AbstractHeapType::Extern })),
+                ValType::V128 => return Err(err("v128 locals")),
+            }
+            self.ins(&Instruction::LocalSet(map[i]));
+        }
+        let bt = self.block_type(&fty.results);
+        self.ins(&Instruction::Block(bt));
+        let mut rt = RoundtripReencoder;
+        let mut ops = mm.operators(func_idx);
+        let mut d = 0u32;
+        while !ops.eof() {
+            let off = ops.original_position();
+            let op = ops.read().map_err(LoadError::from)?;
+            let mpc = (off - mbody.range.start) as u32;
+            let here = self.code.len() as u32;
+            self.pcs.push((here, self.site_pc));
+            self.inlined.push((here, InlinedFrom { origin: origin.clone(), func: func_idx, func_name: fname.clone(), pc: mpc }));
+            use Operator as O;
+            match &op {
+                O::Block { .. } | O::Loop { .. } | O::If { .. } => {
+                    d += 1;
+                    self.ins(&rt.instruction(op.clone()).map_err(err)?);
+                }
+                O::End if d == 0 => {
+                    self.ins(&Instruction::End);
+                    break;
+                }
+                O::End => {
+                    d -= 1;
+                    self.ins(&Instruction::End);
+                }
+                O::Return => self.ins(&Instruction::Br(d)),
+                O::LocalGet { local_index } => self.ins(&Instruction::LocalGet(map[*local_index as usize])),
+                O::LocalSet { local_index } => self.ins(&Instruction::LocalSet(map[*local_index as usize])),
+                O::LocalTee { local_index } => self.ins(&Instruction::LocalTee(map[*local_index as usize])),
+                O::GlobalGet { global_index } => self.ins(&Instruction::GlobalGet(self.added.global_idx[&idata.globals[*global_index as usize]])),
+                O::GlobalSet { global_index } => self.ins(&Instruction::GlobalSet(self.added.global_idx[&idata.globals[*global_index as usize]])),
+                O::Call { function_index } => {
+                    let callee = idata.funcs[*function_index as usize];
+                    if depth < self.cfg.max_depth && !self.added.func_idx.contains_key(&callee) {
+                        self.inline(callee, depth + 1, origin, false)?;
+                    } else {
+                        self.ins(&Instruction::Call(self.added.func_idx[&callee]));
+                    }
+                }
+                O::MemorySize { mem, .. } => self.ins(&Instruction::MemorySize(self.added.mem_idx[&idata.memories[*mem as usize]])),
+                O::MemoryGrow { mem, .. } => self.ins(&Instruction::MemoryGrow(self.added.mem_idx[&idata.memories[*mem as usize]])),
+                O::MemoryFill { mem } => self.ins(&Instruction::MemoryFill(self.added.mem_idx[&idata.memories[*mem as usize]])),
+                O::MemoryCopy { dst_mem, src_mem } => self.ins(&Instruction::MemoryCopy {
+                    dst_mem: self.added.mem_idx[&idata.memories[*dst_mem as usize]],
+                    src_mem: self.added.mem_idx[&idata.memories[*src_mem as usize]],
+                }),
+                _ => {
+                    let mut inst = rt.instruction(op.clone()).map_err(err)?;
+                    if let Some(ma) = crate::inline::memarg_of(&op) {
+                        let target = self.added.mem_idx[&idata.memories[ma.memory as usize]];
+                        let mut ma2 = rt.mem_arg(ma);
+                        ma2.memory_index = target;
+                        inst = remap_memarg(inst, ma2);
+                    }
+                    self.ins(&inst);
+                }
+            }
+        }
+        if drop_results {
+            for _ in 0..fty.results.len() {
+                self.ins(&Instruction::Drop);
+            }
+        }
+        Ok(())
     }
 
     /// Calls for one site; `stack` are the operand types, top first.
@@ -240,39 +449,147 @@ impl Body<'_> {
                     ArgSource::Frame => return Err(err("probes that take `frame` are not supported in the JIT tier yet (use --mode=int)")),
                 }
             }
-            let idx = self.imports[&c.func];
-            self.probe_calls.push((self.code.len() as u32, c.origin.clone()));
-            self.ins(&Instruction::Call(idx));
+            if self.added.inline.contains(&c.func) {
+                self.inline(c.func, 0, &c.origin, true)?;
+            } else {
+                let idx = self.added.func_idx[&c.func];
+                self.probe_calls.push((self.code.len() as u32, c.origin.clone()));
+                self.ins(&Instruction::Call(idx));
+                let nres = self.store.func_type(c.func).results.len();
+                for _ in 0..nres {
+                    self.ins(&Instruction::Drop);
+                }
+            }
         }
         Ok(())
     }
 }
 
-/// Weave the plan into the module.
-pub fn weave(m: &Module, plan: &Plan, func_types: impl Fn(FuncAddr) -> FuncType) -> Result<Woven, LoadError> {
-    // One import per distinct monitor function, in first-use order (deterministic: by function then pc).
-    let mut probe_funcs: Vec<(FuncAddr, FuncType)> = Vec::new();
-    let mut import_of: HashMap<FuncAddr, u32> = HashMap::new();
+/// Weave the plan into the module, inlining small monitor functions.
+pub fn weave(m: &Module, plan: &Plan, store: &crate::store::Store, cfg: &crate::inline::InlineConfig) -> Result<Woven, LoadError> {
+    use crate::inline::{analyse, InlineStats, Needs};
+    // Probe targets in a deterministic order (by function, then pc).
+    let mut targets: Vec<FuncAddr> = Vec::new();
     let mut fids: Vec<&u32> = plan.funcs.keys().collect();
     fids.sort();
+    let mut site_calls: Vec<&ProbeCall> = Vec::new();
     for f in fids {
         let fp = &plan.funcs[f];
         let mut sites: Vec<(u32, u8, &Vec<ProbeCall>)> = fp.before.iter().map(|(pc, v)| (*pc, 1, v)).chain(fp.after.iter().map(|(pc, v)| (*pc, 2, v))).collect();
         sites.sort_by_key(|s| (s.0, s.1));
         for c in fp.entry.iter().chain(sites.iter().flat_map(|s| s.2.iter())) {
-            if let std::collections::hash_map::Entry::Vacant(e) = import_of.entry(c.func) {
-                e.insert(m.num_imported_funcs + probe_funcs.len() as u32);
-                probe_funcs.push((c.func, func_types(c.func)));
+            site_calls.push(c);
+            if !targets.contains(&c.func) {
+                targets.push(c.func);
             }
         }
     }
-    let shift = probe_funcs.len() as u32;
+    // Inline or call each target; collect what inlined code needs.
+    let mut stats = InlineStats::default();
+    let mut needs = Needs::default();
+    let mut inline = std::collections::HashSet::new();
+    let mut call_targets: Vec<FuncAddr> = Vec::new();
+    let mut why: HashMap<FuncAddr, String> = HashMap::new();
+    for t in &targets {
+        let mut n = Needs::default();
+        let r = if cfg.enabled { analyse(store, *t, cfg, 0, &mut Vec::new(), &mut n) } else { Err("inlining is off".to_string()) };
+        match r {
+            Ok(()) => {
+                inline.insert(*t);
+                for f in n.funcs {
+                    if !needs.funcs.contains(&f) {
+                        needs.funcs.push(f);
+                    }
+                }
+                for x in n.memories {
+                    if !needs.memories.contains(&x) {
+                        needs.memories.push(x);
+                    }
+                }
+                for g in n.globals {
+                    if !needs.globals.contains(&g) {
+                        needs.globals.push(g);
+                    }
+                }
+            }
+            Err(reason) => {
+                call_targets.push(*t);
+                why.insert(*t, reason);
+            }
+        }
+    }
+    for c in &site_calls {
+        if inline.contains(&c.func) {
+            stats.inlined += 1;
+        } else {
+            stats.called += 1;
+            *stats.reasons.entry(why[&c.func].clone()).or_default() += 1;
+        }
+    }
+    // Added imports: functions (called probes, then functions inlined code calls), memories, globals.
+    let mut added_funcs: Vec<FuncAddr> = call_targets.clone();
+    for f in &needs.funcs {
+        if !added_funcs.contains(f) {
+            added_funcs.push(*f);
+        }
+    }
+    let func_types: Vec<FuncType> = added_funcs.iter().map(|f| store.func_type(*f).clone()).collect();
+    let shift = added_funcs.len() as u32;
     let orig_types = m.types.len() as u32;
-    let mut weaver = Weaver { orig_imports: m.num_imported_funcs, shift };
+    let mut extra_types: Vec<FuncType> = func_types.clone();
+    let mut result_types: HashMap<Vec<ValType>, u32> = HashMap::new();
+    let mut want_results = |r: &[ValType], extra: &mut Vec<FuncType>| {
+        if r.len() > 1 && !result_types.contains_key(r) {
+            extra.push(FuncType::new([], r.to_vec()));
+            result_types.insert(r.to_vec(), orig_types + extra.len() as u32 - 1);
+        }
+    };
+    for t in &m.types {
+        want_results(&t.results, &mut extra_types);
+    }
+    for f in &inline {
+        want_results(&store.func_type(*f).results.clone(), &mut extra_types);
+    }
+    let n_mem_imports = m.imports.iter().filter(|i| matches!(i.desc, crate::module::ImportDesc::Memory(_))).count() as u32;
+    let n_global_imports = m.num_imported_globals;
+    let added = Added {
+        func_idx: added_funcs.iter().enumerate().map(|(j, f)| (*f, m.num_imported_funcs + j as u32)).collect(),
+        mem_idx: needs.memories.iter().enumerate().map(|(j, a)| (*a, n_mem_imports + j as u32)).collect(),
+        global_idx: needs.globals.iter().enumerate().map(|(j, a)| (*a, n_global_imports + j as u32)).collect(),
+        inline,
+        result_types,
+    };
+    let mut imports: Vec<(String, crate::types::Extern)> = Vec::new();
+    let mut import_entities: Vec<(String, wasm_encoder::EntityType)> = Vec::new();
+    for (j, f) in added_funcs.iter().enumerate() {
+        imports.push((format!("p{j}"), crate::types::Extern::Func(*f)));
+        import_entities.push((format!("p{j}"), wasm_encoder::EntityType::Function(orig_types + j as u32)));
+    }
+    for (j, a) in needs.memories.iter().enumerate() {
+        imports.push((format!("m{j}"), crate::types::Extern::Memory(*a)));
+        let pages = store.memory(*a).pages();
+        import_entities.push((
+            format!("m{j}"),
+            wasm_encoder::EntityType::Memory(wasm_encoder::MemoryType { minimum: pages, maximum: None, memory64: false, shared: false, page_size_log2: None }),
+        ));
+    }
+    for (j, a) in needs.globals.iter().enumerate() {
+        imports.push((format!("g{j}"), crate::types::Extern::Global(*a)));
+        let gt = store.globals[a.0 as usize].ty;
+        import_entities.push((format!("g{j}"), wasm_encoder::EntityType::Global(wasm_encoder::GlobalType { val_type: enc_val(gt.ty), mutable: gt.mutable, shared: false })));
+    }
+    let mut weaver = Weaver {
+        orig_imports: m.num_imported_funcs,
+        shift,
+        orig_mem_imports: n_mem_imports,
+        mem_shift: needs.memories.len() as u32,
+        orig_global_imports: n_global_imports,
+        global_shift: needs.globals.len() as u32,
+    };
     let mut out = wasm_encoder::Module::new();
     let mut pcs_all: Vec<Vec<(u32, u32)>> = Vec::new();
     let mut calls_all: Vec<Vec<(u32, std::rc::Rc<str>)>> = Vec::new();
-    let mut extra_types: Vec<FuncType> = probe_funcs.iter().map(|(_, t)| t.clone()).collect();
+    let mut inlined_all: Vec<Vec<(u32, InlinedFrom)>> = Vec::new();
     let mut def = 0u32;
     let mut saw_imports = false;
     let mut code_sec: Option<wasm_encoder::CodeSection> = None;
@@ -285,12 +602,6 @@ pub fn weave(m: &Module, plan: &Plan, func_types: impl Fn(FuncAddr) -> FuncType)
             P::TypeSection(r) => {
                 let mut ts = wasm_encoder::TypeSection::new();
                 weaver.parse_type_section(&mut ts, r).map_err(err)?;
-                // Probe types, and wrapper block types for multi-value bodies, are appended below.
-                for fty in &m.types {
-                    if fty.results.len() > 1 {
-                        extra_types.push(FuncType::new([], fty.results.clone()));
-                    }
-                }
                 for t in &extra_types {
                     ts.function(t.params.iter().map(|v| enc_val(*v)), t.results.iter().map(|v| enc_val(*v)));
                 }
@@ -300,16 +611,16 @@ pub fn weave(m: &Module, plan: &Plan, func_types: impl Fn(FuncAddr) -> FuncType)
                 saw_imports = true;
                 let mut is = wasm_encoder::ImportSection::new();
                 weaver.parse_import_section(&mut is, r).map_err(err)?;
-                for (j, _) in probe_funcs.iter().enumerate() {
-                    is.import(PROBE_MODULE, &format!("p{j}"), wasm_encoder::EntityType::Function(orig_types + j as u32));
+                for (name, e) in &import_entities {
+                    is.import(PROBE_MODULE, name, *e);
                 }
                 out.section(&is);
             }
             P::FunctionSection(r) => {
-                if !saw_imports && !probe_funcs.is_empty() {
+                if !saw_imports && !import_entities.is_empty() {
                     let mut is = wasm_encoder::ImportSection::new();
-                    for (j, _) in probe_funcs.iter().enumerate() {
-                        is.import(PROBE_MODULE, &format!("p{j}"), wasm_encoder::EntityType::Function(orig_types + j as u32));
+                    for (name, e) in &import_entities {
+                        is.import(PROBE_MODULE, name, *e);
                     }
                     out.section(&is);
                     saw_imports = true;
@@ -369,8 +680,13 @@ pub fn weave(m: &Module, plan: &Plan, func_types: impl Fn(FuncAddr) -> FuncType)
                     scratch: HashMap::new(),
                     pcs: Vec::new(),
                     probe_calls: Vec::new(),
-                    imports: &import_of,
+                    added: &added,
                     header_len: 0,
+                    store,
+                    cfg,
+                    inline_locals: HashMap::new(),
+                    inlined: Vec::new(),
+                    site_pc: 0,
                 };
                 let fp = plan.funcs.get(&idx);
                 let mut reader = body.get_operators_reader().map_err(LoadError::from)?;
@@ -386,14 +702,7 @@ pub fn weave(m: &Module, plan: &Plan, func_types: impl Fn(FuncAddr) -> FuncType)
                     let end_pc = (fb.range.end - 1 - body_start) as u32;
                     if fp.before.contains_key(&end_pc) {
                         wrapped = true;
-                        let bt = match fty.results.len() {
-                            0 => wasm_encoder::BlockType::Empty,
-                            1 => wasm_encoder::BlockType::Result(enc_val(fty.results[0])),
-                            _ => {
-                                let k = extra_types.iter().position(|t| t.params.is_empty() && t.results == fty.results).unwrap();
-                                wasm_encoder::BlockType::FunctionType(orig_types + k as u32)
-                            }
-                        };
+                        let bt = b.block_type(&fty.results);
                         b.ins(&Instruction::Block(bt));
                     }
                 }
@@ -401,6 +710,7 @@ pub fn weave(m: &Module, plan: &Plan, func_types: impl Fn(FuncAddr) -> FuncType)
                     let off = reader.original_position();
                     let op = reader.read().map_err(LoadError::from)?;
                     let pc = (off - body_start) as u32;
+                    b.site_pc = pc;
                     let before = fp.and_then(|f| f.before.get(&pc));
                     let after = fp.and_then(|f| f.after.get(&pc));
                     let stack_b = fp.and_then(|f| f.stack_types.get(&(pc, false)));
@@ -472,6 +782,7 @@ pub fn weave(m: &Module, plan: &Plan, func_types: impl Fn(FuncAddr) -> FuncType)
                 code_sec.get_or_insert_with(wasm_encoder::CodeSection::new).raw(&header);
                 pcs_all.push(pcs);
                 calls_all.push(b.probe_calls.iter().map(|(w, o)| (w + b.header_len, o.clone())).collect());
+                inlined_all.push(b.inlined.iter().map(|(w, o)| (w + b.header_len, o.clone())).collect());
                 def += 1;
             }
             P::CustomSection(c) => {
@@ -495,5 +806,10 @@ pub fn weave(m: &Module, plan: &Plan, func_types: impl Fn(FuncAddr) -> FuncType)
         }
     }
     let _ = RoundtripReencoder;
-    Ok(Woven { bytes: out.finish(), origin: Origin { orig_imports: m.num_imported_funcs, shift, pcs: pcs_all, probe_calls: calls_all }, probe_funcs })
+    Ok(Woven {
+        bytes: out.finish(),
+        origin: Origin { orig_imports: m.num_imported_funcs, shift, pcs: pcs_all, probe_calls: calls_all, inlined: inlined_all },
+        imports,
+        stats,
+    })
 }

@@ -33,6 +33,7 @@ struct Range {
     srclocs: Vec<(u32, u32, u32)>,
     body_start: u32,
     probe_calls: Vec<(u32, u32, std::rc::Rc<str>)>,
+    inlined: Vec<(u32, u32, crate::weave::InlinedFrom)>,
 }
 
 const MAX_RETS: usize = 64;
@@ -62,6 +63,7 @@ pub(crate) fn register(infos: &[FuncInfo]) {
                 srclocs: i.srclocs.clone(),
                 body_start: i.body_start,
                 probe_calls: i.probe_calls.clone(),
+                inlined: i.inlined.clone(),
             });
         }
         r.sort_by_key(|x| x.start);
@@ -83,6 +85,22 @@ fn in_jit_code(pc: usize) -> bool {
             Err(_) => false,
         })
         .unwrap_or(false)
+}
+
+/// If `pc` is inlined monitor code: where it came from and the probed site.
+pub(crate) fn inlined_at(pc: usize) -> Option<(crate::weave::InlinedFrom, crate::error::TrapSite)> {
+    REGISTRY.with(|r| {
+        let r = r.borrow();
+        let i = r.partition_point(|x| x.start <= pc);
+        let x = r.get(i.checked_sub(1)?)?;
+        if pc >= x.end {
+            return None;
+        }
+        let off = (pc - x.start) as u32;
+        let (_, _, from) = x.inlined.iter().find(|c| c.0 <= off && off < c.1)?;
+        let loc = x.srclocs.iter().find(|s| s.0 <= off && off < s.1).map(|s| s.2.saturating_sub(x.body_start)).unwrap_or(0);
+        Some((from.clone(), crate::error::TrapSite { func: x.func_idx?, func_name: x.name.clone(), pc: loc }))
+    })
 }
 
 /// If `pc` is a woven probe call: the monitor export and the probed site.
