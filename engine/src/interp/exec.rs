@@ -482,13 +482,16 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
     macro_rules! do_call {
         ($faddr:expr, $tail:expr) => {{
             let faddr: usize = $faddr;
+            // Wasm functions run here unless they have compiled code (mixed tiers);
+            // host functions and compiled code are called through the store.
             let callee_info = match &store.funcs[faddr].kind {
+                FuncKind::Wasm { .. } if store.config.tier != crate::store::Tier::Int && crate::jit::is_compiled(store, crate::types::FuncAddr(faddr as u32)) => Err(None),
                 FuncKind::Wasm { instance, func_idx } => {
                     let ci = instance.0 as usize;
                     let m = &store.instances[ci].module;
                     Ok((ci, m.code[(*func_idx - m.num_imported_funcs) as usize].clone()))
                 }
-                FuncKind::Host(h) => Err(h.clone()),
+                FuncKind::Host(h) => Err(Some(h.clone())),
             };
             match callee_info {
                 Ok((ci, callee)) => {
@@ -533,7 +536,10 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                     let mut res: Vec<Value> = ty.results.iter().map(|t| Value::default_of(*t)).collect();
                     sp -= np;
                     store.depth += 1;
-                    let r = h(&mut Caller { store, instance: Some(crate::types::InstanceId(inst as u32)) }, &args, &mut res);
+                    let r = match h {
+                        Some(h) => h(&mut Caller { store, instance: Some(crate::types::InstanceId(inst as u32)) }, &args, &mut res),
+                        None => crate::jit::invoke(store, crate::types::FuncAddr(faddr as u32), &args).map(|r| res = r),
+                    };
                     store.depth -= 1;
                     if let Err(mut e) = r {
                         if e.site.is_none() && e.exit_code().is_none() {
