@@ -161,6 +161,11 @@ def main():
                     shutil.copy(ref_out, cached + ".out")
                     with open(cached + ".code", "w") as f:
                         f.write(str(ref_code))
+            if ref_code == "timeout":
+                failed += 1
+                print(f"FAIL {name}: reference (wasmtime) timed out after {a.timeout:.0f}s "
+                      "(engine not run)", flush=True)
+                continue
             # Engine under test, from its own clean working directory.
             eng_out = os.path.join(tmp, "eng.out")
             eng_code, eng_t = run(engine + [f"--mode={a.mode}"] + diropts + [wasm] + args,
