@@ -101,7 +101,8 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
     let tier = match cli.mode.as_str() {
         "int" => wizeng::Tier::Int,
         "jit" => wizeng::Tier::Jit,
-        other => return Err(Failure(status::USAGE, anyhow!("--mode={other}: expected int or jit (lazy and dyn are not built yet)"))),
+        "lazy" => wizeng::Tier::Lazy,
+        other => return Err(Failure(status::USAGE, anyhow!("--mode={other}: expected int, jit or lazy (dyn is not built yet)"))),
     };
     let t0 = std::time::Instant::now();
     let mut store = Store::new(wizeng::Config { tier, ..Default::default() });

@@ -140,6 +140,8 @@ pub enum Tier {
     Int,
     /// Compile every function with Cranelift before running.
     Jit,
+    /// Compile each function with Cranelift on its first call.
+    Lazy,
 }
 
 /// Engine configuration and limits.
@@ -440,7 +442,7 @@ impl Store {
         self.instances.push(inst);
         // Compiled before segments are initialised: a failed instantiation can
         // leave its functions in an imported table, where they stay callable.
-        if self.config.tier == Tier::Jit {
+        if matches!(self.config.tier, Tier::Jit | Tier::Lazy) {
             crate::jit::prepare_instance(self, id).map_err(|e| Trap::host(format!("JIT compilation failed: {e}")))?;
         }
 

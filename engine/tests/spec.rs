@@ -74,7 +74,15 @@ fn jit_config() -> Config {
     Config { tier: wizeng::Tier::Jit, ..Config::default() }
 }
 
-const TIERS: &[Tier] = &[Tier { name: "int", config: Config::default }, Tier { name: "jit", config: jit_config }];
+fn lazy_config() -> Config {
+    Config { tier: wizeng::Tier::Lazy, ..Config::default() }
+}
+
+const TIERS: &[Tier] = &[
+    Tier { name: "int", config: Config::default },
+    Tier { name: "jit", config: jit_config },
+    Tier { name: "lazy", config: lazy_config },
+];
 
 // ---------------------------------------------------------------------------
 // Test files.

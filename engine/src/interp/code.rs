@@ -224,222 +224,152 @@ pub enum Op {
     TableInit { elem: u32, table: u32 },
     ElemDrop(u32),
 
-    // ---- superinstructions (fused at translation; see compile.rs `Fuse`) ----
-    /// `local.get a; local.get b; i32.add` (+ `local.set/tee dst`, see [`DST_PUSH`]).
-    I32AddLL { a: u32, b: u32, dst: u32 },
-    I32AddLC { a: u32, c: u32, dst: u32 },
-    /// Top of stack op constant.
-    I32AddC(u32),
-    /// Top of stack op local.
-    I32AddL(u32),
-    /// `local.get a; local.get b; i32.sub` (+ `local.set/tee dst`, see [`DST_PUSH`]).
-    I32SubLL { a: u32, b: u32, dst: u32 },
-    I32SubLC { a: u32, c: u32, dst: u32 },
-    /// Top of stack op constant.
-    I32SubC(u32),
-    /// Top of stack op local.
-    I32SubL(u32),
-    /// `local.get a; local.get b; i32.mul` (+ `local.set/tee dst`, see [`DST_PUSH`]).
-    I32MulLL { a: u32, b: u32, dst: u32 },
-    I32MulLC { a: u32, c: u32, dst: u32 },
-    /// Top of stack op constant.
-    I32MulC(u32),
-    /// Top of stack op local.
-    I32MulL(u32),
-    /// `local.get a; local.get b; i32.and` (+ `local.set/tee dst`, see [`DST_PUSH`]).
-    I32AndLL { a: u32, b: u32, dst: u32 },
-    I32AndLC { a: u32, c: u32, dst: u32 },
-    /// Top of stack op constant.
-    I32AndC(u32),
-    /// Top of stack op local.
-    I32AndL(u32),
-    /// `local.get a; local.get b; i32.or` (+ `local.set/tee dst`, see [`DST_PUSH`]).
-    I32OrLL { a: u32, b: u32, dst: u32 },
-    I32OrLC { a: u32, c: u32, dst: u32 },
-    /// Top of stack op constant.
-    I32OrC(u32),
-    /// Top of stack op local.
-    I32OrL(u32),
-    /// `local.get a; local.get b; i32.xor` (+ `local.set/tee dst`, see [`DST_PUSH`]).
-    I32XorLL { a: u32, b: u32, dst: u32 },
-    I32XorLC { a: u32, c: u32, dst: u32 },
-    /// Top of stack op constant.
-    I32XorC(u32),
-    /// Top of stack op local.
-    I32XorL(u32),
-    /// `local.get a; local.get b; i32.shl` (+ `local.set/tee dst`, see [`DST_PUSH`]).
-    I32ShlLL { a: u32, b: u32, dst: u32 },
-    I32ShlLC { a: u32, c: u32, dst: u32 },
-    /// Top of stack op constant.
-    I32ShlC(u32),
-    /// Top of stack op local.
-    I32ShlL(u32),
-    /// `local.get a; local.get b; i32.shrs` (+ `local.set/tee dst`, see [`DST_PUSH`]).
-    I32ShrSLL { a: u32, b: u32, dst: u32 },
-    I32ShrSLC { a: u32, c: u32, dst: u32 },
-    /// Top of stack op constant.
-    I32ShrSC(u32),
-    /// Top of stack op local.
-    I32ShrSL(u32),
-    /// `local.get a; local.get b; i32.shru` (+ `local.set/tee dst`, see [`DST_PUSH`]).
-    I32ShrULL { a: u32, b: u32, dst: u32 },
-    I32ShrULC { a: u32, c: u32, dst: u32 },
-    /// Top of stack op constant.
-    I32ShrUC(u32),
-    /// Top of stack op local.
-    I32ShrUL(u32),
-    /// `local.get a; local.get b; i32.eq` (+ `local.set/tee dst`, see [`DST_PUSH`]).
-    I32EqLL { a: u32, b: u32, dst: u32 },
-    I32EqLC { a: u32, c: u32, dst: u32 },
-    /// Top of stack op constant.
-    I32EqC(u32),
-    /// Top of stack op local.
-    I32EqL(u32),
-    /// `local.get a; local.get b; i32.ne` (+ `local.set/tee dst`, see [`DST_PUSH`]).
-    I32NeLL { a: u32, b: u32, dst: u32 },
-    I32NeLC { a: u32, c: u32, dst: u32 },
-    /// Top of stack op constant.
-    I32NeC(u32),
-    /// Top of stack op local.
-    I32NeL(u32),
-    /// `local.get a; local.get b; i32.lts` (+ `local.set/tee dst`, see [`DST_PUSH`]).
-    I32LtSLL { a: u32, b: u32, dst: u32 },
-    I32LtSLC { a: u32, c: u32, dst: u32 },
-    /// Top of stack op constant.
-    I32LtSC(u32),
-    /// Top of stack op local.
-    I32LtSL(u32),
-    /// `local.get a; local.get b; i32.ltu` (+ `local.set/tee dst`, see [`DST_PUSH`]).
-    I32LtULL { a: u32, b: u32, dst: u32 },
-    I32LtULC { a: u32, c: u32, dst: u32 },
-    /// Top of stack op constant.
-    I32LtUC(u32),
-    /// Top of stack op local.
-    I32LtUL(u32),
-    /// `local.get a; local.get b; i32.gts` (+ `local.set/tee dst`, see [`DST_PUSH`]).
-    I32GtSLL { a: u32, b: u32, dst: u32 },
-    I32GtSLC { a: u32, c: u32, dst: u32 },
-    /// Top of stack op constant.
-    I32GtSC(u32),
-    /// Top of stack op local.
-    I32GtSL(u32),
-    /// `local.get a; local.get b; i32.gtu` (+ `local.set/tee dst`, see [`DST_PUSH`]).
-    I32GtULL { a: u32, b: u32, dst: u32 },
-    I32GtULC { a: u32, c: u32, dst: u32 },
-    /// Top of stack op constant.
-    I32GtUC(u32),
-    /// Top of stack op local.
-    I32GtUL(u32),
-    /// `local.get a; local.get b; i32.les` (+ `local.set/tee dst`, see [`DST_PUSH`]).
-    I32LeSLL { a: u32, b: u32, dst: u32 },
-    I32LeSLC { a: u32, c: u32, dst: u32 },
-    /// Top of stack op constant.
-    I32LeSC(u32),
-    /// Top of stack op local.
-    I32LeSL(u32),
-    /// `local.get a; local.get b; i32.leu` (+ `local.set/tee dst`, see [`DST_PUSH`]).
-    I32LeULL { a: u32, b: u32, dst: u32 },
-    I32LeULC { a: u32, c: u32, dst: u32 },
-    /// Top of stack op constant.
-    I32LeUC(u32),
-    /// Top of stack op local.
-    I32LeUL(u32),
-    /// `local.get a; local.get b; i32.ges` (+ `local.set/tee dst`, see [`DST_PUSH`]).
-    I32GeSLL { a: u32, b: u32, dst: u32 },
-    I32GeSLC { a: u32, c: u32, dst: u32 },
-    /// Top of stack op constant.
-    I32GeSC(u32),
-    /// Top of stack op local.
-    I32GeSL(u32),
-    /// `local.get a; local.get b; i32.geu` (+ `local.set/tee dst`, see [`DST_PUSH`]).
-    I32GeULL { a: u32, b: u32, dst: u32 },
-    I32GeULC { a: u32, c: u32, dst: u32 },
-    /// Top of stack op constant.
-    I32GeUC(u32),
-    /// Top of stack op local.
-    I32GeUL(u32),
-    /// Jump if i32.eq (stack operands, const, local/const, local/local).
-    JmpI32Eq(u32),
-    JmpI32EqC { c: u32, t: u32 },
-    JmpI32EqLC { a: u32, c: u32, t: u32 },
-    JmpI32EqLL { a: u32, b: u32, t: u32 },
-    /// Jump if i32.ne (stack operands, const, local/const, local/local).
-    JmpI32Ne(u32),
-    JmpI32NeC { c: u32, t: u32 },
-    JmpI32NeLC { a: u32, c: u32, t: u32 },
-    JmpI32NeLL { a: u32, b: u32, t: u32 },
-    /// Jump if i32.lts (stack operands, const, local/const, local/local).
-    JmpI32LtS(u32),
-    JmpI32LtSC { c: u32, t: u32 },
-    JmpI32LtSLC { a: u32, c: u32, t: u32 },
-    JmpI32LtSLL { a: u32, b: u32, t: u32 },
-    /// Jump if i32.ltu (stack operands, const, local/const, local/local).
-    JmpI32LtU(u32),
-    JmpI32LtUC { c: u32, t: u32 },
-    JmpI32LtULC { a: u32, c: u32, t: u32 },
-    JmpI32LtULL { a: u32, b: u32, t: u32 },
-    /// Jump if i32.gts (stack operands, const, local/const, local/local).
-    JmpI32GtS(u32),
-    JmpI32GtSC { c: u32, t: u32 },
-    JmpI32GtSLC { a: u32, c: u32, t: u32 },
-    JmpI32GtSLL { a: u32, b: u32, t: u32 },
-    /// Jump if i32.gtu (stack operands, const, local/const, local/local).
-    JmpI32GtU(u32),
-    JmpI32GtUC { c: u32, t: u32 },
-    JmpI32GtULC { a: u32, c: u32, t: u32 },
-    JmpI32GtULL { a: u32, b: u32, t: u32 },
-    /// Jump if i32.les (stack operands, const, local/const, local/local).
-    JmpI32LeS(u32),
-    JmpI32LeSC { c: u32, t: u32 },
-    JmpI32LeSLC { a: u32, c: u32, t: u32 },
-    JmpI32LeSLL { a: u32, b: u32, t: u32 },
-    /// Jump if i32.leu (stack operands, const, local/const, local/local).
-    JmpI32LeU(u32),
-    JmpI32LeUC { c: u32, t: u32 },
-    JmpI32LeULC { a: u32, c: u32, t: u32 },
-    JmpI32LeULL { a: u32, b: u32, t: u32 },
-    /// Jump if i32.ges (stack operands, const, local/const, local/local).
-    JmpI32GeS(u32),
-    JmpI32GeSC { c: u32, t: u32 },
-    JmpI32GeSLC { a: u32, c: u32, t: u32 },
-    JmpI32GeSLL { a: u32, b: u32, t: u32 },
-    /// Jump if i32.geu (stack operands, const, local/const, local/local).
-    JmpI32GeU(u32),
-    JmpI32GeUC { c: u32, t: u32 },
-    JmpI32GeULC { a: u32, c: u32, t: u32 },
-    JmpI32GeULL { a: u32, b: u32, t: u32 },
-    /// f64.add forms: top op local, local op local (push), top op const.
-    F64AddL(u32),
-    F64AddLL(u32, u32),
-    F64AddC(u64),
-    /// f64.sub forms: top op local, local op local (push), top op const.
-    F64SubL(u32),
-    F64SubLL(u32, u32),
-    F64SubC(u64),
-    /// f64.mul forms: top op local, local op local (push), top op const.
-    F64MulL(u32),
-    F64MulLL(u32, u32),
-    F64MulC(u64),
-    /// f64.div forms: top op local, local op local (push), top op const.
-    F64DivL(u32),
-    F64DivLL(u32, u32),
-    F64DivC(u64),
-    /// `local.get a; i32.load/f32.load off` (memory 0).
-    I32LoadL { a: u32, off: u32 },
-    /// `local.get a; i64.load/f64.load off` (memory 0).
-    I64LoadL { a: u32, off: u32 },
-    /// `local.get a; local.get b; i32.add; i32.load/f32.load off` (memory 0).
-    I32LoadLL { a: u32, b: u32, off: u32 },
-    /// `local.get a; local.get b; i32.add; i64.load/f64.load off` (memory 0).
-    I64LoadLL { a: u32, b: u32, off: u32 },
-    /// `i32.add` of the stack top and local `b`, then `i32.load/f32.load off` (memory 0).
-    I32LoadSL { b: u32, off: u32 },
-    /// `i32.add` of the stack top and local `b`, then `i64.load/f64.load off` (memory 0).
-    I64LoadSL { b: u32, off: u32 },
-    /// `local.get src; local.set dst`.
-    LocalCopy { src: u32, dst: u32 },
-    /// `*.const c; local.set dst`.
-    LocalSetConst { dst: u32, c: u64 },
+    // BEGIN GENERATED by gen_reg.py
+    // ---- register forms (operands and results are fp-relative slots; see compile.rs) ----
+    I32AddR { dst: u32, a: u32, b: u32 },
+    I32AddI { dst: u32, a: u32, imm: u32 },
+    I32SubR { dst: u32, a: u32, b: u32 },
+    I32SubI { dst: u32, a: u32, imm: u32 },
+    I32MulR { dst: u32, a: u32, b: u32 },
+    I32MulI { dst: u32, a: u32, imm: u32 },
+    I32AndR { dst: u32, a: u32, b: u32 },
+    I32AndI { dst: u32, a: u32, imm: u32 },
+    I32OrR { dst: u32, a: u32, b: u32 },
+    I32OrI { dst: u32, a: u32, imm: u32 },
+    I32XorR { dst: u32, a: u32, b: u32 },
+    I32XorI { dst: u32, a: u32, imm: u32 },
+    I32ShlR { dst: u32, a: u32, b: u32 },
+    I32ShlI { dst: u32, a: u32, imm: u32 },
+    I32ShrSR { dst: u32, a: u32, b: u32 },
+    I32ShrSI { dst: u32, a: u32, imm: u32 },
+    I32ShrUR { dst: u32, a: u32, b: u32 },
+    I32ShrUI { dst: u32, a: u32, imm: u32 },
+    I32RotlR { dst: u32, a: u32, b: u32 },
+    I32RotlI { dst: u32, a: u32, imm: u32 },
+    I32RotrR { dst: u32, a: u32, b: u32 },
+    I32RotrI { dst: u32, a: u32, imm: u32 },
+    I32EqR { dst: u32, a: u32, b: u32 },
+    I32EqI { dst: u32, a: u32, imm: u32 },
+    I32NeR { dst: u32, a: u32, b: u32 },
+    I32NeI { dst: u32, a: u32, imm: u32 },
+    I32LtSR { dst: u32, a: u32, b: u32 },
+    I32LtSI { dst: u32, a: u32, imm: u32 },
+    I32LtUR { dst: u32, a: u32, b: u32 },
+    I32LtUI { dst: u32, a: u32, imm: u32 },
+    I32GtSR { dst: u32, a: u32, b: u32 },
+    I32GtSI { dst: u32, a: u32, imm: u32 },
+    I32GtUR { dst: u32, a: u32, b: u32 },
+    I32GtUI { dst: u32, a: u32, imm: u32 },
+    I32LeSR { dst: u32, a: u32, b: u32 },
+    I32LeSI { dst: u32, a: u32, imm: u32 },
+    I32LeUR { dst: u32, a: u32, b: u32 },
+    I32LeUI { dst: u32, a: u32, imm: u32 },
+    I32GeSR { dst: u32, a: u32, b: u32 },
+    I32GeSI { dst: u32, a: u32, imm: u32 },
+    I32GeUR { dst: u32, a: u32, b: u32 },
+    I32GeUI { dst: u32, a: u32, imm: u32 },
+    I64AddR { dst: u32, a: u32, b: u32 },
+    I64SubR { dst: u32, a: u32, b: u32 },
+    I64MulR { dst: u32, a: u32, b: u32 },
+    I64AndR { dst: u32, a: u32, b: u32 },
+    I64OrR { dst: u32, a: u32, b: u32 },
+    I64XorR { dst: u32, a: u32, b: u32 },
+    I64ShlR { dst: u32, a: u32, b: u32 },
+    I64ShrSR { dst: u32, a: u32, b: u32 },
+    I64ShrUR { dst: u32, a: u32, b: u32 },
+    I64EqR { dst: u32, a: u32, b: u32 },
+    I64NeR { dst: u32, a: u32, b: u32 },
+    I64LtSR { dst: u32, a: u32, b: u32 },
+    I64LtUR { dst: u32, a: u32, b: u32 },
+    I64GtSR { dst: u32, a: u32, b: u32 },
+    I64GtUR { dst: u32, a: u32, b: u32 },
+    I64LeSR { dst: u32, a: u32, b: u32 },
+    I64LeUR { dst: u32, a: u32, b: u32 },
+    I64GeSR { dst: u32, a: u32, b: u32 },
+    I64GeUR { dst: u32, a: u32, b: u32 },
+    F64AddR { dst: u32, a: u32, b: u32 },
+    F64SubR { dst: u32, a: u32, b: u32 },
+    F64MulR { dst: u32, a: u32, b: u32 },
+    F64DivR { dst: u32, a: u32, b: u32 },
+    F64MinR { dst: u32, a: u32, b: u32 },
+    F64MaxR { dst: u32, a: u32, b: u32 },
+    F64EqR { dst: u32, a: u32, b: u32 },
+    F64NeR { dst: u32, a: u32, b: u32 },
+    F64LtR { dst: u32, a: u32, b: u32 },
+    F64GtR { dst: u32, a: u32, b: u32 },
+    F64LeR { dst: u32, a: u32, b: u32 },
+    F64GeR { dst: u32, a: u32, b: u32 },
+    F32AddR { dst: u32, a: u32, b: u32 },
+    F32SubR { dst: u32, a: u32, b: u32 },
+    F32MulR { dst: u32, a: u32, b: u32 },
+    F32DivR { dst: u32, a: u32, b: u32 },
+    F32MinR { dst: u32, a: u32, b: u32 },
+    F32MaxR { dst: u32, a: u32, b: u32 },
+    F32EqR { dst: u32, a: u32, b: u32 },
+    F32NeR { dst: u32, a: u32, b: u32 },
+    F32LtR { dst: u32, a: u32, b: u32 },
+    F32GtR { dst: u32, a: u32, b: u32 },
+    F32LeR { dst: u32, a: u32, b: u32 },
+    F32GeR { dst: u32, a: u32, b: u32 },
+    I32EqzR { dst: u32, a: u32 },
+    I64EqzR { dst: u32, a: u32 },
+    I32ClzR { dst: u32, a: u32 },
+    I32CtzR { dst: u32, a: u32 },
+    F64NegR { dst: u32, a: u32 },
+    F64AbsR { dst: u32, a: u32 },
+    F64SqrtR { dst: u32, a: u32 },
+    F32NegR { dst: u32, a: u32 },
+    F32AbsR { dst: u32, a: u32 },
+    F32SqrtR { dst: u32, a: u32 },
+    I32WrapI64R { dst: u32, a: u32 },
+    I64ExtendI32SR { dst: u32, a: u32 },
+    I64ExtendI32UR { dst: u32, a: u32 },
+    F64ConvertI32SR { dst: u32, a: u32 },
+    F64ConvertI32UR { dst: u32, a: u32 },
+    F64ConvertI64SR { dst: u32, a: u32 },
+    F64PromoteF32R { dst: u32, a: u32 },
+    F32DemoteF64R { dst: u32, a: u32 },
+    F32ConvertI32SR { dst: u32, a: u32 },
+    I32Extend8SR { dst: u32, a: u32 },
+    I32Extend16SR { dst: u32, a: u32 },
+    I32LoadR { dst: u32, addr: u32, off: u32 },
+    I64LoadR { dst: u32, addr: u32, off: u32 },
+    I32Load8SR { dst: u32, addr: u32, off: u32 },
+    I32Load8UR { dst: u32, addr: u32, off: u32 },
+    I32Load16SR { dst: u32, addr: u32, off: u32 },
+    I32Load16UR { dst: u32, addr: u32, off: u32 },
+    I32StoreR { addr: u32, val: u32, off: u32 },
+    I64StoreR { addr: u32, val: u32, off: u32 },
+    I32Store8R { addr: u32, val: u32, off: u32 },
+    I32Store16R { addr: u32, val: u32, off: u32 },
+    JmpI32EqR { a: u32, b: u32, t: u32 },
+    JmpI32EqI { a: u32, imm: u32, t: u32 },
+    JmpI32NeR { a: u32, b: u32, t: u32 },
+    JmpI32NeI { a: u32, imm: u32, t: u32 },
+    JmpI32LtSR { a: u32, b: u32, t: u32 },
+    JmpI32LtSI { a: u32, imm: u32, t: u32 },
+    JmpI32LtUR { a: u32, b: u32, t: u32 },
+    JmpI32LtUI { a: u32, imm: u32, t: u32 },
+    JmpI32GtSR { a: u32, b: u32, t: u32 },
+    JmpI32GtSI { a: u32, imm: u32, t: u32 },
+    JmpI32GtUR { a: u32, b: u32, t: u32 },
+    JmpI32GtUI { a: u32, imm: u32, t: u32 },
+    JmpI32LeSR { a: u32, b: u32, t: u32 },
+    JmpI32LeSI { a: u32, imm: u32, t: u32 },
+    JmpI32LeUR { a: u32, b: u32, t: u32 },
+    JmpI32LeUI { a: u32, imm: u32, t: u32 },
+    JmpI32GeSR { a: u32, b: u32, t: u32 },
+    JmpI32GeSI { a: u32, imm: u32, t: u32 },
+    JmpI32GeUR { a: u32, b: u32, t: u32 },
+    JmpI32GeUI { a: u32, imm: u32, t: u32 },
+    /// Jump if the i32 in slot `c` is non-zero / zero.
+    JmpNzR { c: u32, t: u32 },
+    JmpZR { c: u32, t: u32 },
+    /// Slot copy (`local.set` of an operand, materialising a deferred `local.get`).
+    Copy { dst: u32, src: u32 },
+    /// Write a constant to a slot.
+    ConstTo { dst: u32, c: u64 },
+    // END GENERATED
     /// Fire the probes of `Compiled::probes[n]`.
     Probe(u32),
     /// A dynamic probe site (`Store::dyn_sites[n]`) patched over an op: fire the
@@ -450,11 +380,6 @@ pub enum Op {
     Nop,
 }
 
-/// `dst` of a fused `LL`/`LC` binop: push the result (no local written).
-pub const DST_PUSH: u32 = u32::MAX;
-/// Flag in `dst`: write local `dst & !DST_TEE` and also push (a fused `local.tee`).
-pub const DST_TEE: u32 = 0x8000_0000;
-
 /// A translated function.
 #[derive(Debug, Default)]
 pub struct Compiled {
@@ -462,6 +387,10 @@ pub struct Compiled {
     pub ops: Vec<std::cell::Cell<Op>>,
     /// Original pc (byte offset in the function body) of each op.
     pub pcs: Vec<u32>,
+    /// For each op: `sp - fp` when it starts (locals plus the Wasm operand height
+    /// at that point). Stack-form ops (and probes, calls, branches) derive `sp`
+    /// from it; register-form ops name their slots and do not need it.
+    pub sp_offs: Vec<u32>,
     pub br_tables: Vec<BrTarget>,
     pub num_params: u32,
     /// Params plus declared locals.

@@ -68,6 +68,13 @@ impl<'a> Env<'a> {
         Env { config, module, layout, jit, func_ids, heaps: PrimaryMap::new() }
     }
 
+    /// Defined functions are called directly when compiled together (whole
+    /// module); a function compiled alone (lazy tier) calls everything through
+    /// the vmctx, whose entries are patched as functions get compiled.
+    fn is_direct(&self, func_idx: u32) -> bool {
+        !self.func_ids.is_empty() && func_idx >= self.module.num_imported_funcs
+    }
+
     fn vmctx(func: &mut ir::Function) -> ir::GlobalValue {
         func.create_global_value(ir::GlobalValueData::VMContext)
     }
@@ -253,7 +260,7 @@ impl FuncEnvironment for Env<'_> {
 
     fn make_direct_func(&mut self, func: &mut ir::Function, index: FuncIndex) -> WasmResult<ir::FuncRef> {
         let i = index.as_u32();
-        if i >= self.module.num_imported_funcs {
+        if self.is_direct(i) {
             let id = self.func_ids[(i - self.module.num_imported_funcs) as usize];
             Ok(self.jit.declare_func_in_func(id, func))
         } else {
@@ -267,7 +274,7 @@ impl FuncEnvironment for Env<'_> {
 
     fn translate_call(&mut self, builder: &mut FunctionBuilder, callee_index: FuncIndex, callee: ir::FuncRef, call_args: &[ir::Value]) -> WasmResult<ir::Inst> {
         let i = callee_index.as_u32();
-        if i >= self.module.num_imported_funcs {
+        if self.is_direct(i) {
             let vmctx = Self::vmctx_val(builder.func);
             let args = self.with_ctx(builder, vmctx, call_args);
             Ok(builder.ins().call(callee, &args))
@@ -295,7 +302,7 @@ impl FuncEnvironment for Env<'_> {
 
     fn translate_return_call(&mut self, builder: &mut FunctionBuilder, callee_index: FuncIndex, callee: ir::FuncRef, call_args: &[ir::Value]) -> WasmResult<()> {
         let i = callee_index.as_u32();
-        if i >= self.module.num_imported_funcs {
+        if self.is_direct(i) {
             let vmctx = Self::vmctx_val(builder.func);
             let args = self.with_ctx(builder, vmctx, call_args);
             builder.ins().return_call(callee, &args);

@@ -65,6 +65,8 @@ pub struct JitCode {
     /// Per module type index: host trampoline and entry trampoline.
     pub host_tramps: Vec<*const u8>,
     pub entry_tramps: Vec<*const u8>,
+    /// Per module type index: the lazy tier's compile-on-first-call stub.
+    pub lazy_stubs: Vec<*const u8>,
     pub infos: Vec<FuncInfo>,
     pub compile_time: std::time::Duration,
 }
@@ -95,9 +97,25 @@ pub struct StoreJit {
     pub compile_time: std::time::Duration,
     /// Where to append perf map lines, if enabled.
     pub perf_map: Option<std::fs::File>,
+    /// Functions compiled one by one (lazy tier).
+    lazy_code: Vec<Rc<JitCode>>,
 }
 
+thread_local! {
+    static ISA: RefCell<Option<cranelift_codegen::isa::OwnedTargetIsa>> = const { RefCell::new(None) };
+}
+
+/// The host ISA with our flags (built once per thread).
 fn isa() -> Result<cranelift_codegen::isa::OwnedTargetIsa, String> {
+    if let Some(i) = ISA.with(|c| c.borrow().clone()) {
+        return Ok(i);
+    }
+    let i = build_isa()?;
+    ISA.with(|c| *c.borrow_mut() = Some(i.clone()));
+    Ok(i)
+}
+
+fn build_isa() -> Result<cranelift_codegen::isa::OwnedTargetIsa, String> {
     let mut flags = settings::builder();
     flags.set("opt_level", "speed").map_err(|e| e.to_string())?;
     flags.set("preserve_frame_pointers", "true").map_err(|e| e.to_string())?;
@@ -113,17 +131,29 @@ fn layout_of(m: &Module) -> VmLayout {
     VmLayout::new(m.types.len(), n_mems, n_globals, n_tables, m.num_funcs() as usize)
 }
 
-/// Compile every function of a module.
-pub fn compile(m: &Module) -> Result<JitCode, String> {
+/// Compile every function of a module (`only: None`), or just function
+/// `only` (lazy tier: it then calls every function through the vmctx).
+/// Trampolines for every type come with the whole-module compile, and with
+/// `only: Some(u32::MAX)` (trampolines alone).
+pub fn compile(m: &Module, only: Option<u32>) -> Result<JitCode, String> {
     let t0 = std::time::Instant::now();
     let isa = isa()?;
     let config = isa.frontend_config();
     let mut jit = JITModule::new(JITBuilder::with_isa(isa, cranelift_module::default_libcall_names()));
     let layout = layout_of(m);
     let mut ids = Vec::with_capacity(m.bodies.len());
-    for i in m.num_imported_funcs..m.num_funcs() {
-        let sig = wasm_sig(m.func_type(i));
-        ids.push(jit.declare_function(&format!("f{i}"), Linkage::Local, &sig).map_err(|e| e.to_string())?);
+    let mut single: Option<FuncId> = None;
+    match only {
+        None => {
+            for i in m.num_imported_funcs..m.num_funcs() {
+                let sig = wasm_sig(m.func_type(i));
+                ids.push(jit.declare_function(&format!("f{i}"), Linkage::Local, &sig).map_err(|e| e.to_string())?);
+            }
+        }
+        Some(i) if i < m.num_funcs() => {
+            single = Some(jit.declare_function(&format!("f{i}"), Linkage::Local, &wasm_sig(m.func_type(i))).map_err(|e| e.to_string())?);
+        }
+        Some(_) => {}
     }
     let mut ctx = jit.make_context();
     let mut ft = cranelift_wasm::FuncTranslator::new();
@@ -137,6 +167,10 @@ pub fn compile(m: &Module) -> Result<JitCode, String> {
         let payload = payload.map_err(|e| e.to_string())?;
         if let wasmparser::ValidPayload::Func(func, body) = validator.payload(&payload).map_err(|e| e.to_string())? {
             let idx = m.num_imported_funcs + def as u32;
+            if only.is_some_and(|o| o != idx) {
+                def += 1;
+                continue;
+            }
             let mut fv = func.into_validator(Default::default());
             ctx.func = ir::Function::with_name_signature(UserFuncName::user(0, idx), wasm_sig(m.func_type(idx)));
             // Stack limit: vmctx -> store ctx -> limit.
@@ -158,7 +192,7 @@ pub fn compile(m: &Module) -> Result<JitCode, String> {
                 let mut env = Env::new(config, m, &layout, &mut jit, &ids);
                 ft.translate_body(&mut fv, body.clone(), &mut ctx.func, &mut env).map_err(|e| format!("function {idx}: {e}"))?;
             }
-            let id = ids[def];
+            let id = single.unwrap_or_else(|| ids[def]);
             jit.define_function(id, &mut ctx).map_err(|e| format!("function {idx}: {e:?}"))?;
             let cc = ctx.compiled_code().expect("compiled");
             let traps = cc.buffer.traps().iter().map(|t| (t.offset, t.code)).collect();
@@ -213,10 +247,17 @@ pub fn compile(m: &Module) -> Result<JitCode, String> {
     }
     // Trampolines for every type of the module.
     let mut tramp_ids = Vec::new();
-    for (ti, ty) in m.types.iter().enumerate() {
-        let h = host_trampoline(&mut jit, &mut ctx, ty, ti).map_err(|e| format!("host trampoline: {e}"))?;
-        let e = entry_trampoline(&mut jit, &mut ctx, ty, ti).map_err(|e| format!("entry trampoline: {e}"))?;
-        tramp_ids.push((h, e));
+    let mut lazy_ids = Vec::new();
+    if only.map_or(true, |o| o == u32::MAX) {
+        for (ti, ty) in m.types.iter().enumerate() {
+            let h = host_trampoline(&mut jit, &mut ctx, ty, ti, libcalls::host_call as *const () as usize, "host").map_err(|e| format!("host trampoline: {e}"))?;
+            let e = entry_trampoline(&mut jit, &mut ctx, ty, ti).map_err(|e| format!("entry trampoline: {e}"))?;
+            tramp_ids.push((h, e));
+            if only == Some(u32::MAX) {
+                let l = host_trampoline(&mut jit, &mut ctx, ty, ti, lazy_call as *const () as usize, "lazy").map_err(|e| format!("lazy stub: {e}"))?;
+                lazy_ids.push(l);
+            }
+        }
     }
     jit.finalize_definitions().map_err(|e| e.to_string())?;
     let mut funcs = Vec::with_capacity(ids.len());
@@ -228,6 +269,22 @@ pub fn compile(m: &Module) -> Result<JitCode, String> {
     }
     let mut host_tramps = Vec::new();
     let mut entry_tramps = Vec::new();
+    let mut lazy_stubs = Vec::new();
+    for (ti, (l, llen, ltraps)) in lazy_ids.into_iter().enumerate() {
+        let lp = jit.get_finalized_function(l);
+        lazy_stubs.push(lp);
+        infos.push(FuncInfo {
+            func_idx: None,
+            name: format!("lazy stub (type {ti})"),
+            start: lp as usize,
+            len: llen,
+            traps: ltraps,
+            srclocs: Vec::new(),
+            body_start: 0,
+            probe_calls: Vec::new(),
+            inlined: Vec::new(),
+        });
+    }
     for (ti, ((h, hlen, htraps), (e, _, _))) in tramp_ids.into_iter().enumerate() {
         let hp = jit.get_finalized_function(h);
         host_tramps.push(hp);
@@ -235,16 +292,16 @@ pub fn compile(m: &Module) -> Result<JitCode, String> {
         infos.push(FuncInfo { func_idx: None, name: format!("host trampoline (type {ti})"), start: hp as usize, len: hlen, traps: htraps, srclocs: Vec::new(), body_start: 0, probe_calls: Vec::new(), inlined: Vec::new() });
     }
     signals::register(&infos);
-    Ok(JitCode { module: Some(jit), layout, funcs, host_tramps, entry_tramps, infos, compile_time: t0.elapsed() })
+    Ok(JitCode { module: Some(jit), layout, funcs, host_tramps, entry_tramps, lazy_stubs, infos, compile_time: t0.elapsed() })
 }
 
 type Compiled = (FuncId, usize, Vec<(u32, ir::TrapCode)>);
 
 /// `(hostctx, caller_vmctx, params...) -> results` (tail): spill the params,
 /// call `libcalls::host_call`, trap if it failed, reload the results.
-fn host_trampoline(jit: &mut JITModule, ctx: &mut Context, ty: &FuncType, ti: usize) -> Result<Compiled, String> {
+fn host_trampoline(jit: &mut JITModule, ctx: &mut Context, ty: &FuncType, ti: usize, target: usize, kind: &str) -> Result<Compiled, String> {
     let sig = wasm_sig(ty);
-    let id = jit.declare_function(&format!("host_tramp{ti}"), Linkage::Local, &sig).map_err(|e| e.to_string())?;
+    let id = jit.declare_function(&format!("{kind}_tramp{ti}"), Linkage::Local, &sig).map_err(|e| e.to_string())?;
     ctx.func = ir::Function::with_name_signature(UserFuncName::user(2, ti as u32), sig);
     let mut fbc = FunctionBuilderContext::new();
     {
@@ -264,7 +321,7 @@ fn host_trampoline(jit: &mut JITModule, ctx: &mut Context, ty: &FuncType, ti: us
         lsig.params.extend([AbiParam::new(I64), AbiParam::new(I64), AbiParam::new(I64)]);
         lsig.returns.push(AbiParam::new(ir::types::I32));
         let lsig = b.import_signature(lsig);
-        let callee = b.ins().iconst(I64, libcalls::host_call as *const () as usize as i64);
+        let callee = b.ins().iconst(I64, target as i64);
         let call = b.ins().call_indirect(lsig, callee, &[params[0], params[1], buf]);
         let st = b.inst_results(call)[0];
         b.ins().trapnz(st, env::TRAP_HOST);
@@ -330,7 +387,8 @@ fn code_for(store: &Store, inst: InstanceId) -> Result<Rc<JitCode>, String> {
     }) {
         return Ok(c);
     }
-    let code = Rc::new(compile(&m)?);
+    let lazy = store.config.tier == crate::store::Tier::Lazy;
+    let code = Rc::new(compile(&m, if lazy { Some(u32::MAX) } else { None })?);
     CODE_CACHE.with(|cc| cc.borrow_mut().push((std::sync::Arc::downgrade(&m), code.clone())));
     Ok(code)
 }
@@ -372,11 +430,22 @@ pub(crate) fn prepare_instance(store: &mut Store, id: InstanceId) -> Result<(), 
     let funcs = inst.funcs.clone();
     let nimp = m.num_imported_funcs as usize;
     let vmctx_ptr = vmctx.as_mut_ptr() as *mut u8;
-    // Defined functions' entry points.
+    // Defined functions' entry points: their code, or (lazy tier) a stub that
+    // compiles them on their first call.
+    let lazy = code.funcs.is_empty() && nimp < funcs.len();
     for (k, a) in funcs.iter().enumerate().skip(nimp) {
-        let fr = &mut store.funcrefs[a.0 as usize];
-        fr.code = code.funcs[k - nimp];
-        fr.vmctx = vmctx_ptr;
+        if lazy {
+            let ctx = Box::new(libcalls::HostCtx { store_ctx: sc, func: a.0 });
+            let ti = m.func_types[k] as usize;
+            let fr = &mut store.funcrefs[a.0 as usize];
+            fr.code = code.lazy_stubs[ti];
+            fr.vmctx = &*ctx as *const libcalls::HostCtx as *mut u8;
+            store.jit.host_ctxs.push(ctx);
+        } else {
+            let fr = &mut store.funcrefs[a.0 as usize];
+            fr.code = code.funcs[k - nimp];
+            fr.vmctx = vmctx_ptr;
+        }
     }
     fill_funcrefs(store, true);
     for (k, a) in funcs.iter().enumerate() {
@@ -392,6 +461,64 @@ pub(crate) fn prepare_instance(store: &mut Store, id: InstanceId) -> Result<(), 
     let inst = &mut store.instances[id.0 as usize];
     inst.vmctx = Some(vmctx);
     inst.jit_code = Some(code);
+    Ok(())
+}
+
+/// The lazy tier's stub target: compile function `ctx.func` (once), point its
+/// entry points at the code, and call it. Same contract as `host_call`.
+extern "C" fn lazy_call(ctx: *const libcalls::HostCtx, _caller_vmctx: *const u64, args: *mut u64) -> i32 {
+    // SAFETY: as for `libcalls::host_call` (ctx is a live HostCtx of the store
+    // JIT code is running in, reached only while `invoke` holds the store).
+    let (store, func) = unsafe { (&mut *(*(*ctx).store_ctx).store, FuncAddr((*ctx).func)) };
+    if let Err(e) = compile_lazily(store, func) {
+        store.jit.pending_trap = Some(Trap::host(format!("JIT compilation failed: {e}")));
+        return 1;
+    }
+    let ty = store.funcs[func.0 as usize].ty.clone();
+    // SAFETY: the stub's buffer holds max(params, results) slots.
+    let slots = unsafe { std::slice::from_raw_parts_mut(args, ty.params.len().max(ty.results.len()).max(1)) };
+    let vals: Vec<Value> = ty.params.iter().enumerate().map(|(i, t)| Value::from_slot(*t, slots[i])).collect();
+    match invoke(store, func, &vals) {
+        Ok(r) => {
+            for (i, v) in r.iter().enumerate() {
+                slots[i] = v.to_slot();
+            }
+            0
+        }
+        Err(t) => {
+            store.jit.pending_trap = Some(t);
+            1
+        }
+    }
+}
+
+/// Compile one function of a lazily compiled instance and publish its code.
+fn compile_lazily(store: &mut Store, func: FuncAddr) -> Result<(), String> {
+    let FuncKind::Wasm { instance, func_idx } = store.funcs[func.0 as usize].kind else { return Ok(()) };
+    let idata = store.instance(instance);
+    let Some(vmctx) = idata.vmctx.as_ref() else { return Err("instance has no vmctx".into()) };
+    let vmctx_ptr = vmctx.as_ptr() as *mut u8;
+    let layout = idata.jit_code.as_ref().map(|c| c.layout.clone()).ok_or("instance has no JIT code")?;
+    let m = idata.module.clone();
+    let code = compile(&m, Some(func_idx))?;
+    store.jit.compile_time += code.compile_time;
+    if let Some(f) = store.jit.perf_map.as_mut() {
+        use std::io::Write;
+        for i in &code.infos {
+            let _ = writeln!(f, "{:x} {:x} {}", i.start, i.len, i.name);
+        }
+    }
+    let p = code.funcs[0];
+    let fr = &mut store.funcrefs[func.0 as usize];
+    fr.code = p;
+    fr.vmctx = vmctx_ptr;
+    let o = layout.func(func_idx) as usize / 8;
+    let inst = &mut store.instances[instance.0 as usize];
+    if let Some(v) = inst.vmctx.as_mut() {
+        v[o + 1] = p as u64;
+        v[o + 2] = vmctx_ptr as u64;
+    }
+    store.jit.lazy_code.push(Rc::new(code));
     Ok(())
 }
 
