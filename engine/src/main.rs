@@ -29,8 +29,9 @@ mod status {
 #[derive(Parser, Debug)]
 #[command(name = "wizeng", version, about = "A WebAssembly engine whose instrumentation monitors are Wasm modules")]
 struct Cli {
-    /// Execution tier: int (interpreter). jit, lazy and dyn are not built yet.
-    #[arg(long, default_value = "int")]
+    /// Execution tier: jit (compile everything first, the default), lazy
+    /// (compile each function on its first call) or int (interpreter).
+    #[arg(long, default_value = "jit")]
     mode: String,
     /// Preopen a host directory for WASI: PATH, or HOST::GUEST to map it to another guest path.
     #[arg(long = "dir", value_name = "PATH")]
