@@ -19,6 +19,7 @@ pub mod instrument;
 pub mod monitor;
 pub mod interp;
 pub mod jit;
+pub mod linear_memory;
 pub mod module;
 pub mod store;
 pub mod types;

@@ -35,7 +35,8 @@ pub(crate) struct FuncInst {
 }
 
 pub struct MemoryInst {
-    pub data: Vec<u8>,
+    /// The accessible bytes (a guard-page reservation, see `linear_memory.rs`).
+    pub data: crate::linear_memory::LinearMemory,
     pub max_pages: u64,
     pub ty: MemoryType,
     /// What JIT code sees: base and length, kept equal to `data`'s.
@@ -43,7 +44,7 @@ pub struct MemoryInst {
 }
 
 impl MemoryInst {
-    pub(crate) fn new(data: Vec<u8>, max_pages: u64, ty: MemoryType) -> MemoryInst {
+    pub(crate) fn new(data: crate::linear_memory::LinearMemory, max_pages: u64, ty: MemoryType) -> MemoryInst {
         let mut m = MemoryInst { data, max_pages, ty, vm: Box::new(crate::jit::vm::VMMemory { base: std::ptr::null_mut(), len: 0 }) };
         m.sync();
         m
@@ -64,10 +65,9 @@ impl MemoryInst {
             _ => return -1,
         };
         let new_len = new as usize * PAGE_SIZE;
-        if self.data.try_reserve_exact(new_len - self.data.len()).is_err() {
+        if !self.data.resize(new_len) {
             return -1;
         }
-        self.data.resize(new_len, 0);
         self.sync();
         old as i64
     }
@@ -277,7 +277,8 @@ impl Store {
     /// Add a standalone memory (e.g. the spectest host module's).
     pub fn add_memory(&mut self, ty: MemoryType) -> MemAddr {
         let max_pages = ty.limits.max.unwrap_or(MAX_PAGES).min(MAX_PAGES);
-        self.memories.push(MemoryInst::new(vec![0; ty.limits.min as usize * PAGE_SIZE], max_pages, ty));
+        let data = crate::linear_memory::LinearMemory::new(ty.limits.min as usize * PAGE_SIZE).expect("cannot reserve address space for a linear memory");
+        self.memories.push(MemoryInst::new(data, max_pages, ty));
         MemAddr(self.memories.len() as u32 - 1)
     }
 

@@ -61,11 +61,14 @@ pub struct Env<'a> {
     pub jit: &'a mut JITModule,
     pub func_ids: &'a [FuncId],
     heaps: PrimaryMap<Heap, HeapData>,
+    /// Explicit bounds checks instead of guard pages (WIZENG_BOUNDS_CHECKS=1, for measurement).
+    bounds_checks: bool,
 }
 
 impl<'a> Env<'a> {
     pub fn new(config: TargetFrontendConfig, module: &'a Module, layout: &'a VmLayout, jit: &'a mut JITModule, func_ids: &'a [FuncId]) -> Self {
-        Env { config, module, layout, jit, func_ids, heaps: PrimaryMap::new() }
+        let bounds_checks = std::env::var_os("WIZENG_BOUNDS_CHECKS").is_some_and(|v| v == "1");
+        Env { config, module, layout, jit, func_ids, heaps: PrimaryMap::new(), bounds_checks }
     }
 
     /// Defined functions are called directly when compiled together (whole
@@ -228,26 +231,33 @@ impl FuncEnvironment for Env<'_> {
     fn make_heap(&mut self, func: &mut ir::Function, index: MemoryIndex) -> WasmResult<Heap> {
         let i = index.as_u32();
         let mem = Self::vmctx_ptr(func, self.layout.memory(i));
-        // Base and length change when the memory grows: not readonly.
+        // Memories never move (a reservation with guard pages, see
+        // linear_memory.rs): the base is readonly, and accesses need no bounds
+        // check: out-of-bounds ones fault in the guard region and trap.
         let base = func.create_global_value(ir::GlobalValueData::Load {
             base: mem,
             offset: Offset32::new(0),
             global_type: I64,
-            flags: MemFlags::trusted(),
-        });
-        let bound = func.create_global_value(ir::GlobalValueData::Load {
-            base: mem,
-            offset: Offset32::new(8),
-            global_type: I64,
-            flags: MemFlags::trusted(),
+            flags: MemFlags::trusted().with_readonly(),
         });
         let ty = memory_type(self.module, i);
+        let style = if self.bounds_checks {
+            let bound = func.create_global_value(ir::GlobalValueData::Load {
+                base: mem,
+                offset: Offset32::new(8),
+                global_type: I64,
+                flags: MemFlags::trusted(),
+            });
+            HeapStyle::Dynamic { bound_gv: bound }
+        } else {
+            HeapStyle::Static { bound: 1 << 32 }
+        };
         Ok(self.heaps.push(HeapData {
             base,
             min_size: ty.limits.min * 65536,
             max_size: ty.limits.max.map(|m| m * 65536),
-            offset_guard_size: 0,
-            style: HeapStyle::Dynamic { bound_gv: bound },
+            offset_guard_size: if self.bounds_checks { 0 } else { (crate::linear_memory::RESERVATION as u64) - (1 << 32) },
+            style,
             index_type: I32,
             memory_type: None,
             page_size_log2: 16,
