@@ -60,6 +60,9 @@ struct Cli {
     /// Write /tmp/perf-<pid>.map (one line per compiled function) for Linux perf.
     #[arg(long = "perf-map")]
     perf_map: bool,
+    /// Write /tmp/jit-<pid>.dump (jitdump, with code) for `perf record -k mono` + `perf inject --jit`.
+    #[arg(long = "perf-jitdump")]
+    perf_jitdump: bool,
     /// Colored output (accepted for compatibility).
     #[arg(long, value_name = "BOOL")]
     colors: Option<String>,
@@ -111,6 +114,9 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
         let path = format!("/tmp/perf-{}.map", std::process::id());
         let f = std::fs::File::create(&path).with_context(|| format!("--perf-map: cannot create {path}")).map_err(fail(status::USAGE))?;
         store.set_perf_map(f);
+    }
+    if cli.perf_jitdump {
+        store.enable_jitdump().context("--perf-jitdump: cannot create /tmp/jit-<pid>.dump").map_err(fail(status::USAGE))?;
     }
     let mut linker = Linker::new();
     let app_name = cli.app.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();

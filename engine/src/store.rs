@@ -294,7 +294,13 @@ impl Store {
 
     /// Append one line per compiled function to this perf map file.
     pub fn set_perf_map(&mut self, f: std::fs::File) {
-        self.jit.perf_map = Some(f);
+        self.jit.profiling.perf_map = Some(f);
+    }
+
+    /// Write a jitdump file (`/tmp/jit-<pid>.dump`) for `perf inject --jit`.
+    pub fn enable_jitdump(&mut self) -> std::io::Result<()> {
+        self.jit.profiling.jitdump = Some(crate::jit::profiling::JitDump::create()?);
+        Ok(())
     }
 
     /// Time spent compiling with the JIT so far.

@@ -202,3 +202,49 @@ fn perf_map_lists_every_compiled_function() {
         assert!(w[0].1 > 0 && w[0].0 + w[0].1 <= w[1].0, "overlapping or empty ranges: {:?} {:?}", w[0], w[1]);
     }
 }
+
+/// `--perf-jitdump` writes a well-formed jitdump: the header, then one
+/// JIT_CODE_LOAD record per compiled function whose code bytes match the
+/// size announced, with the function names.
+#[test]
+fn jitdump_records_every_compiled_function() {
+    let root = repo_root();
+    let app = root.join("tests/programs/recursion.wasm");
+    let child = Command::new(env!("CARGO_BIN_EXE_wizeng"))
+        .args(["--mode=jit", "--perf-jitdump"])
+        .arg(&app)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("run wizeng");
+    let pid = child.id();
+    assert!(child.wait_with_output().unwrap().status.success());
+    let path = format!("/tmp/jit-{pid}.dump");
+    let d = std::fs::read(&path).expect("jitdump written");
+    let _ = std::fs::remove_file(&path);
+    let u32_at = |o: usize| u32::from_le_bytes(d[o..o + 4].try_into().unwrap());
+    let u64_at = |o: usize| u64::from_le_bytes(d[o..o + 8].try_into().unwrap());
+    assert_eq!(u32_at(0), 0x4A69_5444, "magic");
+    assert_eq!(u32_at(4), 1, "version");
+    assert_eq!(u32_at(8), 40, "header size");
+    assert_eq!(u32_at(20), pid, "pid");
+    let mut o = 40;
+    let mut names = Vec::new();
+    let mut last_ts = 0;
+    while o < d.len() {
+        let (id, size, ts) = (u32_at(o), u32_at(o + 4) as usize, u64_at(o + 8));
+        assert_eq!(id, 0, "JIT_CODE_LOAD");
+        assert!(ts >= last_ts, "timestamps are monotonic");
+        last_ts = ts;
+        let code_size = u64_at(o + 40) as usize;
+        let name_end = o + 56 + d[o + 56..].iter().position(|b| *b == 0).unwrap();
+        names.push(String::from_utf8(d[o + 56..name_end].to_vec()).unwrap());
+        assert_eq!(size, name_end + 1 - o + code_size, "record size covers name and code");
+        assert!(code_size > 0);
+        o += size;
+    }
+    assert_eq!(o, d.len());
+    let module = wizeng::Module::new(&std::fs::read(&app).unwrap()).unwrap();
+    for i in module.num_imported_funcs..module.num_funcs() {
+        assert!(names.contains(&module.func_name(i)), "{} missing", module.func_name(i));
+    }
+}

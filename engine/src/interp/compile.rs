@@ -3,35 +3,11 @@
 //! Runs in the same pass as validation: the `FuncValidator` tells us the exact
 //! operand stack height and the enclosing control frames at every instruction,
 //! so branch stack adjustments are computed without a second stack model.
-//!
-//! # Register translation
-//!
-//! Every value has a home slot relative to the frame pointer: local `i` lives at
-//! `fp + i`, the operand at height `h` at `fp + num_locals + h` (its *canonical*
-//! slot). Because heights are static, hot instructions are translated into
-//! register-form ops naming their operand and result slots (`I32AddR { dst, a, b }`),
-//! and `local.get`/`*.const` emit nothing: the translator keeps a virtual operand
-//! stack ([`V`]) whose entries may be deferred (a local or a constant, not yet
-//! copied to the canonical slot). A `local.set` retargets the result slot of the
-//! op that produced its value. Everything else (calls, branches that move values,
-//! table/bulk ops, probes, ...) is a stack-form op: before it, all deferred entries
-//! are materialised, so the stack in memory is exactly Wasm's, and the op finds
-//! `sp` in `Compiled::sp_offs`.
-//!
-//! Invariants (relied on by frame accessors, probes and traps):
-//! - At every probe and stack-form op the operand stack is exact (materialised).
-//! - No deferred entry survives a barrier (labels, probes, control flow, calls),
-//!   and an op before a barrier is never rewritten by a later instruction.
-//! - Every op carries the pc of its own Wasm instruction (materialising copies,
-//!   which cannot trap, carry the pc of the instruction that needed them).
-//! - Register translation is off when the instrumenter is `dynamic()` (any op may
-//!   be patched by a dynamic probe, so every instruction gets its own stack-form op)
-//!   and with `WIZENG_NO_FUSE=1`.
 
 use wasmparser::{BlockType, FrameKind, FuncValidator, FunctionBody, Operator, ValidatorResources};
 
 use super::code::*;
-use super::reg::{dst_mut, jump_target_mut, load_r, store_r, RBin, RUn};
+use super::fused::{jump_target_mut, F64Bin, Form, I32Bin};
 use crate::error::LoadError;
 use crate::instrument::{Instrumenter, ProbeCall, Site, When};
 use crate::types::FuncType;
@@ -73,77 +49,55 @@ struct Ctl {
     if_jump: Option<usize>,
 }
 
-/// An entry of the translator's virtual operand stack.
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-enum V {
-    /// In its canonical slot.
-    Stack,
-    /// Deferred `local.get`: the value is local `x` (which is not written while
-    /// the entry is on the stack: writes materialise it first).
-    Local(u32),
-    /// Deferred constant.
-    Const(u64),
-}
-
 struct Translator<'a> {
     ctx: &'a ModuleCtx<'a>,
     out: Compiled,
     ctls: Vec<Ctl>,
     body_start: usize,
     cur_pc: u32,
-    /// Register translation enabled (off when dynamic probes may patch any op).
-    reg: bool,
-    /// Ops before this index must not be rewritten by later instructions (branch
-    /// targets, probes, control flow).
+    /// Superinstruction fusion enabled (off when dynamic probes may patch any op).
+    fuse: bool,
+    /// Ops before this index must not be fused with later ones (branch targets,
+    /// probes, control flow).
     barrier: usize,
-    /// The virtual operand stack (exactly the validator's height while reachable).
-    vs: Vec<V>,
 }
 
-/// `WIZENG_NO_FUSE=1` disables the register translation (for debugging and measurements).
+/// `WIZENG_NO_FUSE=1` disables superinstructions (for debugging and measurements).
 fn fusion_disabled_by_env() -> bool {
     static NO_FUSE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *NO_FUSE.get_or_init(|| std::env::var_os("WIZENG_NO_FUSE").is_some_and(|v| v != "0"))
 }
 
-/// Operands an instruction of the register path pops, or None if the instruction
-/// is translated into a stack-form op.
-fn reg_arity(t: &Translator<'_>, v: &FuncValidator<ValidatorResources>, op: &Operator<'_>) -> Option<usize> {
+/// Instructions whose ops may take part in a fusion; anything else (control
+/// flow, calls, probes) ends a fusion window.
+fn fusable(op: &Operator<'_>) -> bool {
     use Operator as W;
-    Some(match op {
-        W::LocalGet { .. } | W::I32Const { .. } | W::I64Const { .. } | W::F32Const { .. } | W::F64Const { .. } | W::Nop => 0,
-        W::LocalSet { .. } | W::LocalTee { .. } | W::Drop => 1,
-        W::I32Load { memarg } | W::I64Load { memarg } | W::F32Load { memarg } | W::F64Load { memarg } | W::I32Load8S { memarg } | W::I32Load8U { memarg } | W::I32Load16S { memarg } | W::I32Load16U { memarg }
-            if memarg.memory == 0 && memarg.offset <= u32::MAX as u64 =>
-        {
-            1
-        }
-        W::I32Store { memarg } | W::I64Store { memarg } | W::F32Store { memarg } | W::F64Store { memarg } | W::I32Store8 { memarg } | W::I32Store16 { memarg }
-            if memarg.memory == 0 && memarg.offset <= u32::MAX as u64 =>
-        {
-            2
-        }
-        W::If { .. } => 1,
-        W::BrIf { relative_depth } => {
-            // Only branches that need no stack adjustment (the common loop back edge).
-            let (b, _) = t.branch(v, *relative_depth)?;
-            let height = v.operand_stack_height().checked_sub(1)?;
-            if height != b.base - t.out.num_locals + b.keep {
-                return None;
-            }
-            1
-        }
-        _ if RBin::of(op).is_some() => 2,
-        _ if RUn::of(op).is_some() => 1,
-        _ => return None,
-    })
+    matches!(
+        op,
+        W::LocalGet { .. }
+            | W::LocalSet { .. }
+            | W::LocalTee { .. }
+            | W::I32Const { .. }
+            | W::I64Const { .. }
+            | W::F32Const { .. }
+            | W::F64Const { .. }
+            | W::I32Load { .. }
+            | W::I64Load { .. }
+            | W::F32Load { .. }
+            | W::F64Load { .. }
+            | W::I32Store { .. }
+            | W::I64Store { .. }
+            | W::F32Store { .. }
+            | W::F64Store { .. }
+            | W::Nop
+            | W::Drop
+    ) || numeric(op).is_some()
 }
 
 impl Translator<'_> {
     fn emit(&mut self, op: Op) -> usize {
         self.out.ops.push(std::cell::Cell::new(op));
         self.out.pcs.push(self.cur_pc);
-        self.out.sp_offs.push(self.out.num_locals + self.vs.len() as u32);
         self.out.ops.len() - 1
     }
 
@@ -155,156 +109,144 @@ impl Translator<'_> {
         self.barrier = self.out.ops.len();
     }
 
-    /// The canonical slot of operand position `pos`.
-    fn canon(&self, pos: usize) -> u32 {
-        self.out.num_locals + pos as u32
-    }
-
-    /// The last op, if a later instruction may still rewrite it.
-    fn last_mut(&mut self) -> Option<&mut Op> {
+    /// The `k`-th last op (1 = last) if it may be fused with the next one.
+    fn last(&self, k: usize) -> Option<Op> {
         let n = self.out.ops.len();
-        if !self.reg || n == 0 || n - 1 < self.barrier {
+        if !self.fuse || k > n || n - k < self.barrier {
             return None;
         }
-        Some(self.out.ops[n - 1].get_mut())
+        Some(self.out.ops[n - k].get())
     }
 
-    /// Copy the deferred entry at `pos` to its canonical slot.
-    fn materialize_at(&mut self, pos: usize) {
-        let dst = self.canon(pos);
-        match self.vs[pos] {
-            V::Stack => return,
-            V::Local(x) => self.emit(Op::Copy { dst, src: x }),
-            V::Const(c) => self.emit(Op::ConstTo { dst, c }),
+    /// Drop the last `k` ops (they are being replaced by a fused op emitted at
+    /// the current instruction's pc).
+    fn pop_ops(&mut self, k: usize) {
+        for _ in 0..k {
+            self.out.ops.pop();
+            self.out.pcs.pop();
+        }
+    }
+
+    /// An i32 binop, fused with the `local.get`/`i32.const` ops producing its operands.
+    fn emit_i32bin(&mut self, b: I32Bin) {
+        let form = match (self.last(2), self.last(1)) {
+            (Some(Op::LocalGet(a)), Some(Op::LocalGet(y))) => Some((2, Form::LL(a, y, DST_PUSH))),
+            (Some(Op::LocalGet(a)), Some(Op::Const(c))) => Some((2, Form::LC(a, c as u32, DST_PUSH))),
+            (_, Some(Op::Const(c))) => Some((1, Form::C(c as u32))),
+            (_, Some(Op::LocalGet(y))) => Some((1, Form::L(y))),
+            _ => None,
         };
-        self.vs[pos] = V::Stack;
-    }
-
-    /// Make the in-memory operand stack exact.
-    fn materialize_all(&mut self) {
-        for pos in 0..self.vs.len() {
-            self.materialize_at(pos);
-        }
-    }
-
-    /// Pop the top entry as a slot: its canonical slot, the local it defers to,
-    /// or (for a constant) its canonical slot after writing the constant there.
-    fn pop_slot(&mut self) -> u32 {
-        let pos = self.vs.len() - 1;
-        let s = match self.vs[pos] {
-            V::Stack => self.canon(pos),
-            V::Local(x) => x,
-            V::Const(c) => {
-                let dst = self.canon(pos);
-                self.emit(Op::ConstTo { dst, c });
-                dst
+        match form {
+            Some((k, f)) => {
+                self.pop_ops(k);
+                self.emit(b.make(f));
             }
-        };
-        self.vs.pop();
-        s
-    }
-
-    /// Emit a register op producing a new top entry at its canonical slot.
-    fn emit_push(&mut self, make: impl FnOnce(u32) -> Op) {
-        let dst = self.canon(self.vs.len());
-        self.emit(make(dst));
-        self.vs.push(V::Stack);
-    }
-
-    fn emit_bin(&mut self, b: RBin) {
-        let n = self.vs.len();
-        let (x, y) = (self.vs[n - 2], self.vs[n - 1]);
-        if let V::Const(c) = y {
-            if b.ri(0, 0, 0).is_some() {
-                self.vs.pop();
-                let a = self.pop_slot();
-                let dst = self.canon(n - 2);
-                self.emit(b.ri(dst, a, c as u32).unwrap());
-                self.vs.push(V::Stack);
-                return;
+            None => {
+                self.emit(b.make(Form::Plain));
             }
         }
-        if let (V::Const(c), Some(s)) = (x, b.swapped()) {
-            if s.ri(0, 0, 0).is_some() {
-                let a = self.pop_slot();
-                self.vs.pop();
-                let dst = self.canon(n - 2);
-                self.emit(s.ri(dst, a, c as u32).unwrap());
-                self.vs.push(V::Stack);
-                return;
-            }
-        }
-        let bs = self.pop_slot();
-        let a = self.pop_slot();
-        self.emit_push(|dst| b.rr(dst, a, bs));
     }
 
-    /// `local.set x` / `local.tee x` of the top entry.
+    fn emit_f64bin(&mut self, b: F64Bin, plain: Op) {
+        match (self.last(2), self.last(1)) {
+            (Some(Op::LocalGet(a)), Some(Op::LocalGet(y))) => {
+                self.pop_ops(2);
+                self.emit(b.ll(a, y));
+            }
+            (_, Some(Op::LocalGet(y))) => {
+                self.pop_ops(1);
+                self.emit(b.l(y));
+            }
+            (_, Some(Op::Const(c))) => {
+                self.pop_ops(1);
+                self.emit(b.c(c));
+            }
+            _ => {
+                self.emit(plain);
+            }
+        }
+    }
+
+    /// `local.set`/`local.tee`, folded into the op producing the value when possible.
     fn emit_local_set(&mut self, x: u32, tee: bool) {
-        let pos = self.vs.len() - 1;
-        let top = self.vs.pop().expect("checked arity");
-        // Deferred reads of `x` must see its old value.
-        let mut copied = false;
-        for p in 0..self.vs.len() {
-            if self.vs[p] == V::Local(x) {
-                self.materialize_at(p);
-                copied = true;
-            }
-        }
-        match top {
-            V::Local(y) if y == x => {}
-            V::Local(y) => {
-                self.emit(Op::Copy { dst: x, src: y });
-            }
-            V::Const(c) => {
-                self.emit(Op::ConstTo { dst: x, c });
-            }
-            V::Stack => {
-                let src = self.canon(pos);
-                let retarget = !copied && self.last_mut().and_then(dst_mut).is_some_and(|d| *d == src);
-                if retarget {
-                    *self.last_mut().and_then(dst_mut).unwrap() = x;
-                } else {
-                    self.emit(Op::Copy { dst: x, src });
+        if x < DST_TEE {
+            let dst = if tee { x | DST_TEE } else { x };
+            if let Some(op) = self.last(1) {
+                match I32Bin::split(&op) {
+                    Some((b, Form::LL(a, y, DST_PUSH))) => {
+                        self.out.ops.last_mut().unwrap().set(b.make(Form::LL(a, y, dst)));
+                        return;
+                    }
+                    Some((b, Form::LC(a, c, DST_PUSH))) => {
+                        self.out.ops.last_mut().unwrap().set(b.make(Form::LC(a, c, dst)));
+                        return;
+                    }
+                    _ => {}
+                }
+                if !tee {
+                    match op {
+                        Op::LocalGet(src) => {
+                            self.pop_ops(1);
+                            self.emit(Op::LocalCopy { src, dst: x });
+                            return;
+                        }
+                        Op::Const(c) => {
+                            self.pop_ops(1);
+                            self.emit(Op::LocalSetConst { dst: x, c });
+                            return;
+                        }
+                        _ => {}
+                    }
                 }
             }
         }
-        if tee {
-            self.vs.push(match top {
-                V::Const(c) => V::Const(c),
-                _ => V::Local(x),
-            });
-        }
+        self.emit(if tee { Op::LocalTee(x) } else { Op::LocalSet(x) });
     }
 
-    /// Pop an i32 condition and emit a jump to `target` taken when it is non-zero
-    /// (`when_true`) or zero, fused with the comparison computing it; the rest of
-    /// the stack is materialised first.
-    fn emit_reg_cond_jump(&mut self, target: u32, when_true: bool) -> usize {
-        let pos = self.vs.len() - 1;
-        let before = self.here();
-        for p in 0..pos {
-            self.materialize_at(p);
-        }
-        if self.vs[pos] == V::Stack && self.here() == before {
-            let c = self.canon(pos);
-            if let Some(last) = self.last_mut() {
-                if dst_mut(&mut last.clone()).is_some_and(|d| *d == c) {
-                    if let Some(j) = RBin::jump(last, !when_true, target) {
-                        *last = j;
-                        self.vs.pop();
-                        return self.out.ops.len() - 1;
+    /// An i32/i64 (or f32/f64) load from memory 0, fused with its address computation.
+    fn emit_load(&mut self, m: MemArg, wide: bool, plain: Op) {
+        if m.mem == 0 {
+            if let Some(op) = self.last(1) {
+                let fused = match (op, I32Bin::split(&op)) {
+                    (Op::LocalGet(a), _) => Some(if wide { Op::I64LoadL { a, off: m.offset } } else { Op::I32LoadL { a, off: m.offset } }),
+                    (_, Some((I32Bin::Add, Form::L(b)))) => {
+                        Some(if wide { Op::I64LoadSL { b, off: m.offset } } else { Op::I32LoadSL { b, off: m.offset } })
                     }
-                    if let Op::I32EqzR { a, .. } = *last {
-                        *last = if when_true { Op::JmpZR { c: a, t: target } } else { Op::JmpNzR { c: a, t: target } };
-                        self.vs.pop();
-                        return self.out.ops.len() - 1;
-                    }
+                    (_, Some((I32Bin::Add, Form::LL(a, b, DST_PUSH)))) => Some(if wide {
+                        Op::I64LoadLL { a, b, off: m.offset }
+                    } else {
+                        Op::I32LoadLL { a, b, off: m.offset }
+                    }),
+                    _ => None,
+                };
+                if let Some(f) = fused {
+                    // The fused op traps at the load's pc (the current instruction).
+                    self.pop_ops(1);
+                    self.emit(f);
+                    return;
                 }
             }
         }
-        let c = self.pop_slot();
-        self.emit(if when_true { Op::JmpNzR { c, t: target } } else { Op::JmpZR { c, t: target } })
+        self.emit(plain);
+    }
+
+    /// A jump to `target` taken when the i32 on top of the stack is non-zero
+    /// (`when_true`) or zero, fused with the comparison computing it.
+    fn emit_cond_jump(&mut self, target: u32, when_true: bool) -> usize {
+        if let Some(op) = self.last(1) {
+            if op == Op::I32Eqz {
+                self.pop_ops(1);
+                return self.emit(if when_true { Op::JumpIfZero(target) } else { Op::JumpIfNonZero(target) });
+            }
+            if let Some((b, f)) = I32Bin::split(&op) {
+                let cmp = if when_true { Some(b) } else { b.negate() };
+                if let Some(j) = cmp.and_then(|c| c.jump(f, target)) {
+                    self.pop_ops(1);
+                    return self.emit(j);
+                }
+            }
+        }
+        self.emit(if when_true { Op::JumpIfNonZero(target) } else { Op::JumpIfZero(target) })
     }
 
     fn emit_probes(&mut self, calls: Vec<ProbeCall>) {
@@ -326,14 +268,12 @@ impl Translator<'_> {
         }
     }
 
-    /// Resolve a branch to relative depth `depth` at the current point: the
-    /// target (or a placeholder, with a fixup to register) and whether the
-    /// stack needs adjusting. Branches to the function body's label jump to its
-    /// final `end` (which returns), so probes at that `end` fire as for any
-    /// other way out.
+    /// Resolve a branch to relative depth `depth` at the current point.
+    /// Returns the target (or a placeholder plus a fixup to register) and the
+    /// stack adjustment, or None when the branch is to the function body (a return).
     ///
     /// Returns None for an invalid depth; the validator rejects the op right after.
-    fn branch(&self, v: &FuncValidator<ValidatorResources>, depth: u32) -> Option<(BrTarget, bool)> {
+    fn branch(&self, v: &FuncValidator<ValidatorResources>, depth: u32) -> Option<(BrTarget, bool, bool)> {
         let frame = v.get_control_frame(depth as usize)?;
         if depth as usize >= self.ctls.len() {
             return None;
@@ -344,9 +284,13 @@ impl Translator<'_> {
         let base = self.out.num_locals + frame.height as u32;
         let height = v.operand_stack_height();
         let needs_move = height != frame.height as u32 + keep;
+        let _ = needs_move;
         let ctl = &self.ctls[self.ctls.len() - 1 - depth as usize];
+        // Branches to the function body's label jump to its final `end` (which
+        // returns), so probes at that `end` fire as for any other way out.
+        let is_return = false;
         let target = ctl.loop_start.unwrap_or(u32::MAX);
-        Some((BrTarget { target, base, keep }, needs_move))
+        Some((BrTarget { target, base, keep }, needs_move, is_return))
     }
 
     fn add_fixup(&mut self, depth: u32, f: Fixup) {
@@ -360,54 +304,6 @@ impl Translator<'_> {
 
 fn memarg(m: &wasmparser::MemArg) -> MemArg {
     MemArg { offset: m.offset as u32, mem: m.memory }
-}
-
-/// Translate a reachable instruction of the register path (`reg_arity` is Some
-/// and the virtual stack holds enough entries).
-fn translate_reg(t: &mut Translator<'_>, v: &FuncValidator<ValidatorResources>, op: &Operator<'_>) {
-    use Operator as W;
-    match *op {
-        W::Nop => {}
-        W::LocalGet { local_index } => t.vs.push(V::Local(local_index)),
-        W::I32Const { value } => t.vs.push(V::Const(value as u32 as u64)),
-        W::I64Const { value } => t.vs.push(V::Const(value as u64)),
-        W::F32Const { value } => t.vs.push(V::Const(value.bits() as u64)),
-        W::F64Const { value } => t.vs.push(V::Const(value.bits())),
-        W::LocalSet { local_index } => t.emit_local_set(local_index, false),
-        W::LocalTee { local_index } => t.emit_local_set(local_index, true),
-        W::Drop => {
-            t.vs.pop();
-        }
-        W::If { .. } => {
-            let j = t.emit_reg_cond_jump(u32::MAX, false);
-            t.ctls.push(Ctl { loop_start: None, fixups: Vec::new(), if_jump: Some(j) });
-        }
-        W::BrIf { relative_depth } => {
-            let (b, _) = t.branch(v, relative_depth).expect("checked by reg_arity");
-            let i = t.emit_reg_cond_jump(b.target, true);
-            t.add_fixup(relative_depth, Fixup::Op(i));
-        }
-        W::I32Load { memarg } | W::I64Load { memarg } | W::F32Load { memarg } | W::F64Load { memarg } | W::I32Load8S { memarg } | W::I32Load8U { memarg } | W::I32Load16S { memarg } | W::I32Load16U { memarg } => {
-            let addr = t.pop_slot();
-            let off = memarg.offset as u32;
-            t.emit_push(|dst| load_r(op, dst, addr, off).expect("a load"));
-        }
-        W::I32Store { memarg } | W::I64Store { memarg } | W::F32Store { memarg } | W::F64Store { memarg } | W::I32Store8 { memarg } | W::I32Store16 { memarg } => {
-            let val = t.pop_slot();
-            let addr = t.pop_slot();
-            t.emit(store_r(op, addr, val, memarg.offset as u32).expect("a store"));
-        }
-        _ => {
-            if let Some(b) = RBin::of(op) {
-                t.emit_bin(b);
-            } else if let Some(u) = RUn::of(op) {
-                let a = t.pop_slot();
-                t.emit_push(|dst| u.make(dst, a));
-            } else {
-                unreachable!("not a register-path instruction: {op:?}");
-            }
-        }
-    }
 }
 
 /// Validate and translate one function body.
@@ -437,9 +333,8 @@ pub(crate) fn translate(
         ctls: vec![Ctl { loop_start: None, fixups: Vec::new(), if_jump: None }],
         body_start,
         cur_pc: 0,
-        reg: !instr.as_deref().is_some_and(|i| i.dynamic()) && !fusion_disabled_by_env(),
+        fuse: !instr.as_deref().is_some_and(|i| i.dynamic()) && !fusion_disabled_by_env(),
         barrier: 0,
-        vs: Vec::new(),
     };
     reader.set_features(ctx.features);
     let body_bytes = body.as_bytes();
@@ -466,42 +361,22 @@ pub(crate) fn translate(
             }
         }
         first = false;
-        // An `end` is also reached by the branches to its block, which arrive with
-        // the block's results on top of its entry height.
-        let is_end = matches!(op, Operator::End);
-        let reached = reachable || (is_end && t.ctls.last().is_some_and(|c| !c.fixups.is_empty() || c.if_jump.is_some()));
-        if !reachable && is_end {
-            if let Some(f) = v.get_control_frame(0) {
-                let (_, nr) = ctx.block_arity(f.block_type);
-                t.vs.clear();
-                t.vs.resize(f.height + nr as usize, V::Stack);
-            }
-        }
-        let mut calls = Vec::new();
+        // Branches to this instruction (a loop header, a block's end) land before its probes.
+        let site_start = t.here();
+        // An `end` is also reached by the branches to its block.
+        let reached = reachable
+            || (matches!(op, Operator::End) && t.ctls.last().is_some_and(|c| !c.fixups.is_empty() || c.if_jump.is_some()));
         if reached {
             if let Some(ins) = instr.as_deref_mut() {
                 let site = Site { func_idx, pc: t.cur_pc, op: Some(&op), validator: v, at_func_end, instr_index };
-                calls = ins.probes(When::Before, &site)?;
+                let calls = ins.probes(When::Before, &site)?;
+                t.emit_probes(calls);
             }
         }
-        let regop = t.reg && reachable && reg_arity(&t, v, &op).is_some_and(|n| n <= t.vs.len());
-        if reachable && (!regop || !calls.is_empty()) {
-            // Stack-form ops, probes and labels see the exact operand stack.
-            t.materialize_all();
-        }
-        // Branches to this instruction (a loop header, a block's end) land before its probes.
-        let site_start = t.here();
-        t.emit_probes(calls);
         if reachable || matches!(op, Operator::Block { .. } | Operator::Loop { .. } | Operator::If { .. } | Operator::Else | Operator::End) {
             let before = t.here();
-            let r = if regop {
-                translate_reg(&mut t, v, &op);
-                Ok(())
-            } else {
-                translate_op(&mut t, v, &op, reachable, site_start)
-            };
-            let control = matches!(op, Operator::If { .. } | Operator::BrIf { .. });
-            if !regop || control {
+            let r = translate_op(&mut t, v, &op, reachable, site_start);
+            if !fusable(&op) {
                 t.set_barrier();
             }
             if r.is_ok() && t.here() == before && reachable && instr.as_deref().is_some_and(|i| i.dynamic()) {
@@ -515,36 +390,19 @@ pub(crate) fn translate(
             }
         }
         v.op(offset, &op)?;
-        let height = v.operand_stack_height();
-        max_height = max_height.max(height);
-        if regop {
-            debug_assert_eq!(t.vs.len(), height as usize, "virtual stack out of sync after {op:?}");
-        } else {
-            // After a stack-form op everything is in its canonical slot.
-            t.vs.clear();
-            t.vs.resize(height as usize, V::Stack);
-        }
+        max_height = max_height.max(v.operand_stack_height());
         let falls_through = !v.get_control_frame(0).map(|f| f.unreachable).unwrap_or(true);
         if reachable && falls_through && !at_func_end {
             if let Some(ins) = instr.as_deref_mut() {
                 let site = Site { func_idx, pc: t.cur_pc, op: Some(&op), validator: v, at_func_end, instr_index };
                 let calls = ins.probes(When::After, &site)?;
-                if !calls.is_empty() {
-                    t.materialize_all();
-                    t.emit_probes(calls);
-                }
+                t.emit_probes(calls);
             }
         }
         instr_index += 1;
     }
     v.finish(reader.original_position())?;
     t.out.max_height = max_height + 1;
-    if std::env::var_os("WIZENG_DUMP_OPS").is_some() {
-        eprintln!("func {func_idx}: locals {num_locals}, max height {}", t.out.max_height);
-        for (i, op) in t.out.ops.iter().enumerate() {
-            eprintln!("  {i:4} pc {:#6x} sp {:3} {:?}", t.out.pcs[i], t.out.sp_offs[i], op.get());
-        }
-    }
     Ok(t.out)
 }
 
@@ -570,7 +428,7 @@ fn translate_op(
             t.ctls.push(Ctl { loop_start: Some(site_start), fixups: Vec::new(), if_jump: None })
         }
         W::If { .. } => {
-            let j = if reachable { Some(t.emit(Op::JumpIfZero(u32::MAX))) } else { None };
+            let j = if reachable { Some(t.emit_cond_jump(u32::MAX, false)) } else { None };
             t.ctls.push(Ctl { loop_start: None, fixups: Vec::new(), if_jump: j });
         }
         W::Else => {
@@ -595,15 +453,15 @@ fn translate_op(
                 t.patch(&Fixup::Op(j), here);
             }
             if t.ctls.is_empty() {
-                // End of the function body (also reached by branches to the
-                // function's label, with the results on top of the locals).
-                let i = t.emit(Op::Return);
-                t.out.sp_offs[i] = t.out.num_locals + t.out.num_results;
+                // End of the function body.
+                t.emit(Op::Return);
             }
         }
         W::Br { relative_depth } => {
-            let Some((b, mv)) = t.branch(v, relative_depth) else { return Ok(()) };
-            if mv {
+            let Some((b, mv, ret)) = t.branch(v, relative_depth) else { return Ok(()) };
+            if ret {
+                t.emit(Op::Return);
+            } else if mv {
                 let i = t.emit(Op::Br(b));
                 t.add_fixup(relative_depth, Fixup::Op(i));
             } else {
@@ -614,12 +472,23 @@ fn translate_op(
         W::BrIf { relative_depth } => {
             // The validator's height here still includes the condition; the
             // branch happens after popping it.
-            let Some((b, _)) = t.branch(v, relative_depth) else { return Ok(()) };
+            let Some((b, _, ret)) = t.branch(v, relative_depth) else { return Ok(()) };
             let Some(height) = v.operand_stack_height().checked_sub(1) else { return Ok(()) };
             let frame_height = b.base - t.out.num_locals;
             let mv = height != frame_height + b.keep;
-            let i = t.emit(if mv { Op::BrIf(b) } else { Op::JumpIfNonZero(b.target) });
-            t.add_fixup(relative_depth, Fixup::Op(i));
+            if ret {
+                // br_if to the function level: conditional return.
+                let skip = t.emit_cond_jump(u32::MAX, false);
+                t.emit(Op::Return);
+                let here = t.here();
+                t.patch(&Fixup::Op(skip), here);
+            } else if mv {
+                let i = t.emit(Op::BrIf(b));
+                t.add_fixup(relative_depth, Fixup::Op(i));
+            } else {
+                let i = t.emit_cond_jump(b.target, true);
+                t.add_fixup(relative_depth, Fixup::Op(i));
+            }
         }
         W::BrTable { ref targets } => {
             let start = t.out.br_tables.len();
@@ -628,15 +497,36 @@ fn translate_op(
                 depths.push(d?);
             }
             depths.push(targets.default());
+            // Heights are measured after popping the index.
+            let Some(height) = v.operand_stack_height().checked_sub(1) else { return Ok(()) };
+            let mut needs_return = Vec::new();
             for (k, d) in depths.iter().enumerate() {
-                let Some((b, _)) = t.branch(v, *d) else {
+                let Some((mut b, _, ret)) = t.branch(v, *d) else {
                     t.out.br_tables.truncate(start);
                     return Ok(());
                 };
+                let _ = height;
+                if ret {
+                    // Mark: a return; emitted as a trampoline below.
+                    needs_return.push(k);
+                    b.target = u32::MAX;
+                }
                 t.out.br_tables.push(b);
-                t.add_fixup(*d, Fixup::Table(start + k));
+                if !ret {
+                    t.add_fixup(*d, Fixup::Table(start + k));
+                }
             }
             t.emit(Op::BrTable { start: start as u32, len: depths.len() as u32 });
+            if !needs_return.is_empty() {
+                // Entries that leave the function jump to a `Return` right after
+                // the table, leaving the stack as it is (keep 0 at the current height).
+                // (br_table never falls through, so nothing else reaches it.)
+                let here = t.here();
+                for k in needs_return {
+                    t.out.br_tables[start + k] = BrTarget { target: here, base: t.out.num_locals + height, keep: 0 };
+                }
+                t.emit(Op::Return);
+            }
         }
         W::Return => simple(t, Op::Return),
         W::Call { function_index } => simple(t, Op::Call(function_index)),
@@ -648,13 +538,13 @@ fn translate_op(
         W::Drop => simple(t, Op::Drop),
         W::Select | W::TypedSelect { .. } => simple(t, Op::Select),
         W::LocalGet { local_index } => simple(t, Op::LocalGet(local_index)),
-        W::LocalSet { local_index } => simple(t, Op::LocalSet(local_index)),
-        W::LocalTee { local_index } => simple(t, Op::LocalTee(local_index)),
+        W::LocalSet { local_index } => t.emit_local_set(local_index, false),
+        W::LocalTee { local_index } => t.emit_local_set(local_index, true),
         W::GlobalGet { global_index } => simple(t, Op::GlobalGet(global_index)),
         W::GlobalSet { global_index } => simple(t, Op::GlobalSet(global_index)),
 
-        W::I32Load { memarg } | W::F32Load { memarg } => simple(t, Op::I32Load(memarg_of(&memarg))),
-        W::I64Load { memarg } | W::F64Load { memarg } => simple(t, Op::I64Load(memarg_of(&memarg))),
+        W::I32Load { memarg } | W::F32Load { memarg } => t.emit_load(memarg_of(&memarg), false, Op::I32Load(memarg_of(&memarg))),
+        W::I64Load { memarg } | W::F64Load { memarg } => t.emit_load(memarg_of(&memarg), true, Op::I64Load(memarg_of(&memarg))),
         W::I32Load8S { memarg } => simple(t, Op::I32Load8S(memarg_of(&memarg))),
         W::I32Load8U { memarg } => simple(t, Op::I32Load8U(memarg_of(&memarg))),
         W::I32Load16S { memarg } => simple(t, Op::I32Load16S(memarg_of(&memarg))),
@@ -697,7 +587,13 @@ fn translate_op(
 
         _ => {
             if let Some(o) = numeric(op) {
-                simple(t, o)
+                if let Some(b) = I32Bin::of(&o) {
+                    t.emit_i32bin(b)
+                } else if let Some(b) = F64Bin::of(&o) {
+                    t.emit_f64bin(b, o)
+                } else {
+                    simple(t, o)
+                }
             } else {
                 return Err(LoadError {
                     kind: crate::error::LoadErrorKind::Unsupported,

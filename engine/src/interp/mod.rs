@@ -4,7 +4,7 @@
 
 pub mod code;
 pub(crate) mod compile;
-mod reg;
+mod fused;
 mod exec;
 
 pub(crate) use exec::invoke;

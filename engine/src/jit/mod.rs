@@ -15,6 +15,7 @@
 
 pub mod env;
 pub mod libcalls;
+pub mod profiling;
 pub mod signals;
 pub mod vm;
 
@@ -95,8 +96,8 @@ pub struct StoreJit {
     filled: usize,
     /// Total compile time (for --metrics).
     pub compile_time: std::time::Duration,
-    /// Where to append perf map lines, if enabled.
-    pub perf_map: Option<std::fs::File>,
+    /// Perf map / jitdump output, if enabled.
+    pub profiling: profiling::Profiling,
     /// Functions compiled one by one (lazy tier).
     lazy_code: Vec<Rc<JitCode>>,
 }
@@ -398,12 +399,7 @@ fn code_for(store: &Store, inst: InstanceId) -> Result<Rc<JitCode>, String> {
 pub(crate) fn prepare_instance(store: &mut Store, id: InstanceId) -> Result<(), String> {
     let code = code_for(store, id)?;
     store.jit.compile_time += code.compile_time;
-    if let Some(f) = store.jit.perf_map.as_mut() {
-        use std::io::Write;
-        for i in &code.infos {
-            let _ = writeln!(f, "{:x} {:x} {}", i.start, i.len, i.name);
-        }
-    }
+    store.jit.profiling.announce(&code.infos);
     let m = store.instance(id).module.clone();
     for (ti, _) in m.types.iter().enumerate() {
         let tid = store.instance(id).type_ids[ti];
@@ -502,12 +498,7 @@ fn compile_lazily(store: &mut Store, func: FuncAddr) -> Result<(), String> {
     let m = idata.module.clone();
     let code = compile(&m, Some(func_idx))?;
     store.jit.compile_time += code.compile_time;
-    if let Some(f) = store.jit.perf_map.as_mut() {
-        use std::io::Write;
-        for i in &code.infos {
-            let _ = writeln!(f, "{:x} {:x} {}", i.start, i.len, i.name);
-        }
-    }
+    store.jit.profiling.announce(&code.infos);
     let p = code.funcs[0];
     let fr = &mut store.funcrefs[func.0 as usize];
     fr.code = p;
