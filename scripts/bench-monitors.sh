@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Monitor overhead: instrumented/uninstrumented execution time (Ti/Tu) of the
+# shipped monitors examples/{hotness,branches,calls}.wat on the wasure PolyBench
+# and Ostrich programs, in one run: JIT with probes inlined (default), JIT with
+# --inline=off, and the interpreter (Ti/Tu against the interpreter's own Tu);
+# plus examples/empty.wat (a monitor without probes) against no monitor, to show
+# "no monitor, no cost". Checks that every configuration prints the identical
+# monitor report and that the app's output is unchanged; a difference is
+# printed as MISMATCH and the script exits 1. See scripts/README.md.
+#
+# Known gap: the issue also asks for the same monitor statically woven into the
+# app and run on Wasmtime. wizeng cannot yet write a merged app+monitor module,
+# so that column is left out.
+#
+# usage: scripts/bench-monitors.sh [FILTER_REGEX]      (regex on "suite/program")
+# env:
+#   RUNS=3                  best of N rounds (run time and compile time separately)
+#   OFF_RUNS=$RUNS          rounds for --inline=off (hotness --inline=off is ~40x slower)
+#   INT=1                   0: skip the interpreter
+#   INT_RUNS=1              interpreter rounds
+#   INT_FILTER='^polybench/'  the interpreter only on these programs ('' = all;
+#                           Ostrich under the interpreter with hotness takes many minutes)
+#   MONITORS=hotness,branches,calls
+#   SUITES=polybench,ostrich
+#   WIZENG="cmd ..."        engine command (default target/release/wizeng; built if missing)
+#   TIMEOUT=600             per-run timeout, seconds
+#   NO_NICE=1               don't run under `nice`
+#   JSON=file               also write the results as JSON
+#   VENV=/work/main/.venv   Python venv (gets wasure==0.9, wasmtime)
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=scripts/venv.sh
+source "$ROOT/scripts/venv.sh"
+
+if [[ -z "${WIZENG:-}" ]]; then
+    WIZENG="$ROOT/target/release/wizeng"
+    if [[ ! -x "$WIZENG" ]]; then
+        echo "building $WIZENG ..." >&2
+        (cd "$ROOT" && nice cargo build --release -p wizeng) >&2
+    fi
+fi
+BENCH_ROOT="$("$PY" -c 'import os, wasure; print(os.path.join(os.path.dirname(wasure.__file__), "benchmarks"))')"
+int_runs="${INT_RUNS:-1}"
+[[ "${INT:-1}" == 0 ]] && int_runs=0
+extra=()
+[[ -n "${NO_NICE:-}" ]] && extra+=(--no-nice)
+[[ -n "${JSON:-}" ]] && extra+=(--json "$JSON")
+[[ -n "${OFF_RUNS:-}" ]] && extra+=(--off-runs "$OFF_RUNS")
+echo "wizeng: $WIZENG" >&2
+exec "$PY" "$ROOT/scripts/bench_monitors.py" --bench-root "$BENCH_ROOT" \
+    --suites "${SUITES:-polybench,ostrich}" --wizeng "$WIZENG" --monitors "${MONITORS:-hotness,branches,calls}" \
+    --runs "${RUNS:-3}" --int-runs "$int_runs" --int-filter "${INT_FILTER-^polybench/}" \
+    --timeout "${TIMEOUT:-600}" "${extra[@]}" "${1:-}"

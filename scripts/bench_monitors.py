@@ -1,0 +1,245 @@
+#!/usr/bin/env python3
+"""Monitor overhead benchmark: instrumented / uninstrumented execution time
+(Ti/Tu) of the shipped example monitors on the wasure PolyBench and Ostrich
+programs, per configuration, in one run.
+
+Driven by scripts/bench-monitors.sh; see scripts/README.md. For every program:
+  * Tu: `wizeng --mode=jit` without --monitors; `empty`: with
+    --monitors=examples/empty.wat (a monitor without probes: must cost nothing);
+  * for each monitor M in {hotness, branches, calls}: Ti for
+    jit (inlining on, the default), jit --inline=off, and --mode=int
+    (whose ratio is to the interpreter's own Tu, `--mode=int` without monitors).
+Times are `--metrics` "run" (the entry call; compile excluded); compile time
+(load+validate+translate + jit compile) is reported separately. Best of RUNS
+rounds (configurations interleaved in each round); --inline=off keeps its best
+of OFF_RUNS, the interpreter of INT_RUNS.
+
+Correctness: every run must exit 0; the app's stdout must equal the
+uninstrumented run's (the monitor's report comes after it), and the monitor's
+report (the stdout after the app's) must be identical in every configuration
+and round of that monitor. Any difference is printed as MISMATCH and makes
+the script exit 1.
+
+Not measured (known gap): the same monitor statically woven into the app and
+run on Wasmtime; the engine cannot yet write a merged app+monitor module.
+"""
+import argparse
+import json
+import math
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+import threading
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+MONITORS = ["hotness", "branches", "calls"]
+METRICS = re.compile(r"load\+validate\+translate ([0-9.]+) ms, jit compile ([0-9.]+) ms, run ([0-9.]+) ms")
+
+
+def run(cmd, timeout, nice, cwd):
+    """(ok, stdout bytes, stderr str or failure reason)."""
+    if nice:
+        cmd = ["nice"] + cmd
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        p = subprocess.Popen(cmd, stdout=out, stderr=err, stdin=subprocess.DEVNULL, cwd=cwd)
+        timer = threading.Timer(timeout, p.kill)
+        timer.start()
+        p.wait()
+        timed_out = not timer.is_alive()
+        timer.cancel()
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read(), err.read().decode("utf-8", "replace")
+    if timed_out:
+        return False, b"", "TIMEOUT"
+    if p.returncode != 0:
+        lines = stderr.strip().splitlines()
+        return False, stdout, f"FAIL(exit {p.returncode}: {lines[-1][:100] if lines else ''})"
+    return True, stdout, stderr
+
+
+def geomean(rs):
+    rs = [r for r in rs if r is not None and r > 0 and math.isfinite(r)]
+    return (math.exp(sum(map(math.log, rs)) / len(rs)), len(rs)) if rs else (float("nan"), 0)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("filter", nargs="?", default="", help="regex on suite/program")
+    ap.add_argument("--bench-root", required=True)
+    ap.add_argument("--suites", default="polybench,ostrich")
+    ap.add_argument("--wizeng", required=True)
+    ap.add_argument("--monitors", default=",".join(MONITORS))
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--off-runs", type=int, default=None, help="runs of --inline=off (default: --runs)")
+    ap.add_argument("--int-runs", type=int, default=1, help="interpreter runs (0: skip)")
+    ap.add_argument("--int-filter", default="", help="regex on suite/program: interpreter only for these")
+    ap.add_argument("--timeout", type=float, default=600)
+    ap.add_argument("--no-nice", action="store_true")
+    ap.add_argument("--json", default="")
+    a = ap.parse_args()
+    nice = not a.no_nice
+    off_runs = a.runs if a.off_runs is None else a.off_runs
+    monitors = [m for m in a.monitors.split(",") if m]
+    mon_path = {m: os.path.join(ROOT, "examples", f"{m}.wat") for m in monitors + ["empty"]}
+
+    progs = []
+    for suite in a.suites.split(","):
+        folder = os.path.join(a.bench_root, suite)
+        with open(os.path.join(folder, "benchmarks.json")) as f:
+            for b in json.load(f)["benchmarks"]:
+                name = f"{suite}/{b['name']}"
+                if re.search(a.filter, name):
+                    progs.append((name, os.path.join(folder, b["path"]), shlex.split(b.get("args", "").format(path=folder))))
+
+    wz = shlex.split(a.wizeng)
+    # configuration -> (wizeng options, runs)
+    def configs(name):
+        use_int = a.int_runs > 0 and re.search(a.int_filter, name)
+        c = {"tu": (["--mode=jit"], a.runs), "empty": (["--mode=jit", "--monitors=" + mon_path["empty"]], a.runs)}
+        if use_int:
+            c["tu-int"] = (["--mode=int"], a.int_runs)
+        for m in monitors:
+            c[f"{m}/jit"] = (["--mode=jit", "--monitors=" + mon_path[m]], a.runs)
+            c[f"{m}/off"] = (["--mode=jit", "--inline=off", "--monitors=" + mon_path[m]], off_runs)
+            if use_int:
+                c[f"{m}/int"] = (["--mode=int", "--monitors=" + mon_path[m]], a.int_runs)
+        return c
+
+    print(f"{len(progs)} programs; monitors {', '.join(monitors)}; run times (compile excluded) in ms, "
+          f"best of {a.runs} (--inline=off: {off_runs}, interpreter: {a.int_runs}"
+          f"{', only ' + repr(a.int_filter) if a.int_filter and a.int_runs else ''})", flush=True)
+    results = {}
+    mismatches = []
+    tmp = tempfile.mkdtemp(prefix="bench-monitors-")
+    for pi, (name, wasm, args) in enumerate(progs):
+        cfg = configs(name)
+        best = {c: {} for c in cfg}
+        status = {c: "" for c in cfg}
+        outs = {}  # config -> list of stdout
+        for k in range(max(r for _, r in cfg.values())):
+            for c, (opts, runs) in cfg.items():
+                if k >= runs or status[c]:
+                    continue
+                ok, out, err = run(wz + opts + ["--metrics", wasm] + args, a.timeout, nice, tmp)
+                if not ok:
+                    status[c] = err
+                    continue
+                m = METRICS.search(err)
+                if not m:
+                    status[c] = "FAIL(no metrics)"
+                    continue
+                load, jit, r = (float(x) for x in m.groups())
+                t = {"compile": load + jit, "run": r}
+                outs.setdefault(c, []).append(out)
+                for key, v in t.items():
+                    best[c][key] = min(best[c].get(key, math.inf), v)
+        # outputs: app's must equal the plain run's; reports must agree per monitor
+        plain = outs.get("tu", [None])[0]
+        reports = {}
+        for c, lst in outs.items():
+            for out in lst:
+                if plain is None or not out.startswith(plain):
+                    mismatches.append(f"{name} [{c}]: the app's output differs from the uninstrumented run's")
+                    status[c] = "MISMATCH"
+                    break
+                reports.setdefault(c.split("/")[0] if "/" in c else c, {}).setdefault(out[len(plain):], []).append(c)
+        for mon, by_report in reports.items():
+            if mon in ("tu", "tu-int"):
+                continue
+            if mon == "empty":
+                if any(r for r in by_report):
+                    mismatches.append(f"{name} [empty]: the empty monitor printed something")
+                continue
+            if len(by_report) > 1:
+                detail = "; ".join(f"{sorted(set(cs))}: {r.decode(errors='replace').strip()!r}" for r, cs in by_report.items())
+                mismatches.append(f"{name} [{mon}]: monitor reports differ between configurations: {detail}")
+                for cs in by_report.values():
+                    for c in cs:
+                        status[c] = "MISMATCH"
+        rep = {mon: next(iter(by)).decode(errors="replace").strip() for mon, by in reports.items()
+               if mon in monitors and len(by) == 1}
+        results[name] = {"configs": {c: (best[c] if not status[c] else status[c]) for c in cfg}, "reports": rep}
+        bad = [f"{c}: {s}" for c, s in status.items() if s]
+        print(f"[{pi + 1}/{len(progs)}] {name}: Tu {best['tu'].get('run', float('nan')):.1f} ms"
+              + "".join(f", {c} {best[c]['run']:.1f}" for c in cfg if c != "tu" and not status[c])
+              + (f"  !! {'; '.join(bad)}" if bad else ""), flush=True)
+    os.rmdir(tmp)
+
+    def val(name, c, key="run"):
+        v = results[name]["configs"].get(c)
+        return v.get(key) if isinstance(v, dict) else None
+
+    def ratio(name, c, base, key="run"):
+        x, y = val(name, c, key), val(name, base, key)
+        return x / y if x is not None and y else None
+
+    def cell(x, w=9, d=1):
+        return f"{x:>{w}.{d}f}" if x is not None else f"{'-':>{w}}"
+
+    def short(name, c):
+        v = results[name]["configs"].get(c)
+        return f"{(v or '-')[:8]:>9}" if not isinstance(v, dict) else None
+
+    geo = {}
+    # no monitor vs the empty monitor
+    print("\n== no monitor (Tu) vs an empty monitor (examples/empty.wat), JIT: run and compile ms")
+    hdr = f"{'program':<28}{'Tu':>9}{'empty':>9}{'ratio':>7} |{'comp Tu':>9}{'empty':>9}{'ratio':>7}"
+    print(hdr + "\n" + "-" * len(hdr))
+    for name in results:
+        print(f"{name:<28}{cell(val(name, 'tu'))}{short(name, 'empty') or cell(val(name, 'empty'))}"
+              f"{cell(ratio(name, 'empty', 'tu'), 7, 2)} |{cell(val(name, 'tu', 'compile'))}"
+              f"{cell(val(name, 'empty', 'compile'))}{cell(ratio(name, 'empty', 'tu', 'compile'), 7, 2)}")
+    geo["empty"] = {"run": geomean([ratio(n, "empty", "tu") for n in results]),
+                    "compile": geomean([ratio(n, "empty", "tu", "compile") for n in results])}
+
+    for mon in monitors:
+        print(f"\n== {mon}: run ms and Ti/Tu (jit: inlined, off: --inline=off, both / JIT Tu; int: / interpreter Tu); compile ms")
+        hdr = (f"{'program':<28}{'Tu':>9}{'jit':>9}{'Ti/Tu':>7}{'off':>9}{'Ti/Tu':>7}{'Tu int':>9}{'int':>9}{'Ti/Tu':>7}"
+               f" |{'comp Tu':>8}{'jit':>8}{'off':>8} | report")
+        print(hdr + "\n" + "-" * len(hdr))
+        for name in results:
+            row = f"{name:<28}{cell(val(name, 'tu'))}"
+            for c, base in ((f"{mon}/jit", "tu"), (f"{mon}/off", "tu"), ("tu-int", None), (f"{mon}/int", "tu-int")):
+                row += short(name, c) or cell(val(name, c))
+                if base:
+                    row += cell(ratio(name, c, base), 7, 2)
+            row += " |" + "".join(cell(val(name, c, "compile"), 8) for c in ("tu", f"{mon}/jit", f"{mon}/off"))
+            row += " | " + results[name]["reports"].get(mon, "MISMATCH/FAIL")[:90]
+            print(row)
+        geo[mon] = {
+            "jit": geomean([ratio(n, f"{mon}/jit", "tu") for n in results]),
+            "off": geomean([ratio(n, f"{mon}/off", "tu") for n in results]),
+            "int": geomean([ratio(n, f"{mon}/int", "tu-int") for n in results]),
+            "compile jit": geomean([ratio(n, f"{mon}/jit", "tu", "compile") for n in results]),
+            "compile off": geomean([ratio(n, f"{mon}/off", "tu", "compile") for n in results]),
+        }
+
+    print("\n== geomean Ti/Tu (programs counted)")
+    hdr = f"{'monitor':<10}{'jit inlined':>14}{'jit no-inline':>16}{'interpreter':>14} |{'compile inl':>14}{'compile off':>14}"
+    print(hdr + "\n" + "-" * len(hdr))
+    f = lambda g: f"{g[0]:>9.3f} ({g[1]:>2})" if g[1] else f"{'-':>14}"  # noqa: E731
+    for mon in monitors:
+        g = geo[mon]
+        print(f"{mon:<10}{f(g['jit']):>14}{f(g['off']):>16}{f(g['int']):>14} |{f(g['compile jit']):>14}{f(g['compile off']):>14}")
+    print(f"{'empty':<10}{f(geo['empty']['run']):>14}{'':>16}{'':>14} |{f(geo['empty']['compile']):>14}")
+    print("goals (issue): hotness <= 1.5, branches <= 1.2 (jit inlined); empty == 1 (no monitor, no cost)")
+    print("not measured: the monitor statically woven into the app on Wasmtime (no merged-module writer yet)")
+    if a.json:
+        with open(a.json, "w") as fh:
+            json.dump({"results": results, "geomeans": geo, "mismatches": mismatches}, fh, indent=1)
+    if mismatches:
+        print(f"\n!!!!! {len(mismatches)} MISMATCH(ES) — monitor outputs are not identical across configurations:")
+        for m in mismatches:
+            print("!!!!! " + m)
+        return 1
+    print("\nall monitor reports identical across configurations (and the apps' output unchanged)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
