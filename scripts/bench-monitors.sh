@@ -18,8 +18,9 @@
 #   OFF_RUNS=$RUNS          rounds for --inline=off (hotness --inline=off is ~40x slower)
 #   INT=1                   0: skip the interpreter
 #   INT_RUNS=1              interpreter rounds
-#   INT_FILTER='^polybench/'  the interpreter only on these programs ('' = all;
-#                           Ostrich under the interpreter with hotness takes many minutes)
+#   INT_FILTER=...          regex: the interpreter only on these programs ('' = all); default
+#                           10 short PolyBench programs: with a probe per instruction the
+#                           interpreter is ~60x slower than without (2mm: 41 s)
 #   MONITORS=hotness,branches,calls
 #   SUITES=polybench,ostrich
 #   WIZENG="cmd ..."        engine command (default target/release/wizeng; built if missing)
@@ -50,5 +51,5 @@ extra=()
 echo "wizeng: $WIZENG" >&2
 exec "$PY" "$ROOT/scripts/bench_monitors.py" --bench-root "$BENCH_ROOT" \
     --suites "${SUITES:-polybench,ostrich}" --wizeng "$WIZENG" --monitors "${MONITORS:-hotness,branches,calls}" \
-    --runs "${RUNS:-3}" --int-runs "$int_runs" --int-filter "${INT_FILTER-^polybench/}" \
+    --runs "${RUNS:-3}" --int-runs "$int_runs" --int-filter "${INT_FILTER-^polybench/(atax|bicg|durbin|gesummv|jacobi-1d|mvt|trisolv|doitgen|syrk|trmm)$}" \
     --timeout "${TIMEOUT:-600}" "${extra[@]}" "${1:-}"
