@@ -31,7 +31,7 @@ best() {
 printf "%-16s %9s %9s %7s\n" program wizeng wasmi ratio
 logsum=0; n=0
 for p in "${PROGS[@]}"; do
-    w=$(best "$WIZENG" "$BENCH_DIR/$p.wasm")
+    w=$(best "$WIZENG" --mode=int "$BENCH_DIR/$p.wasm")
     if [[ -n "${NO_WASMI:-}" ]]; then
         printf "%-16s %9s\n" "$p" "$w"; continue
     fi
