@@ -104,6 +104,25 @@ impl<'a> Env<'a> {
         pos.ins().call_indirect(sig, callee, args)
     }
 
+    /// Call a bulk-operation libcall `(vmctx, imms..., args...) -> status` and
+    /// trap with `code` if it reports out of bounds.
+    fn bulk_libcall(pos: &mut FuncCursor, addr: usize, imms: &[u32], args: &[ir::Value], code: TrapCode) {
+        let vmctx = Self::vmctx_val(pos.func);
+        let mut all = vec![vmctx];
+        let mut tys = vec![I64];
+        for i in imms {
+            all.push(pos.ins().iconst(I32, *i as i64));
+            tys.push(I32);
+        }
+        for a in args {
+            tys.push(pos.func.dfg.value_type(*a));
+            all.push(*a);
+        }
+        let call = Self::libcall(pos, addr, &tys, &[I32], &all);
+        let st = pos.func.dfg.first_result(call);
+        pos.ins().trapnz(st, code);
+    }
+
     fn func_type(&self, idx: u32) -> &FuncType {
         self.module.func_type(idx)
     }
@@ -374,21 +393,14 @@ impl FuncEnvironment for Env<'_> {
         src: ir::Value,
         len: ir::Value,
     ) -> WasmResult<()> {
-        let vmctx = Self::vmctx_val(pos.func);
-        let d = pos.ins().iconst(I32, dst_index.as_u32() as i64);
-        let s = pos.ins().iconst(I32, src_index.as_u32() as i64);
-        let call = Self::libcall(&mut pos, libcalls::memory_copy as *const () as usize, &[I64, I32, I32, I32, I32, I32], &[I32], &[vmctx, d, s, dst, src, len]);
-        let st = pos.func.dfg.first_result(call);
-        pos.ins().trapnz(st, TrapCode::HeapOutOfBounds);
+        let f = libcalls::memory_copy as *const () as usize;
+        Self::bulk_libcall(&mut pos, f, &[dst_index.as_u32(), src_index.as_u32()], &[dst, src, len], TrapCode::HeapOutOfBounds);
         Ok(())
     }
 
     fn translate_memory_fill(&mut self, mut pos: FuncCursor, index: MemoryIndex, _heap: Heap, dst: ir::Value, val: ir::Value, len: ir::Value) -> WasmResult<()> {
-        let vmctx = Self::vmctx_val(pos.func);
-        let m = pos.ins().iconst(I32, index.as_u32() as i64);
-        let call = Self::libcall(&mut pos, libcalls::memory_fill as *const () as usize, &[I64, I32, I32, I32, I32], &[I32], &[vmctx, m, dst, val, len]);
-        let st = pos.func.dfg.first_result(call);
-        pos.ins().trapnz(st, TrapCode::HeapOutOfBounds);
+        let f = libcalls::memory_fill as *const () as usize;
+        Self::bulk_libcall(&mut pos, f, &[index.as_u32()], &[dst, val, len], TrapCode::HeapOutOfBounds);
         Ok(())
     }
 
@@ -402,12 +414,8 @@ impl FuncEnvironment for Env<'_> {
         src: ir::Value,
         len: ir::Value,
     ) -> WasmResult<()> {
-        let vmctx = Self::vmctx_val(pos.func);
-        let m = pos.ins().iconst(I32, index.as_u32() as i64);
-        let seg = pos.ins().iconst(I32, seg_index as i64);
-        let call = Self::libcall(&mut pos, libcalls::memory_init as *const () as usize, &[I64, I32, I32, I32, I32, I32], &[I32], &[vmctx, m, seg, dst, src, len]);
-        let st = pos.func.dfg.first_result(call);
-        pos.ins().trapnz(st, TrapCode::HeapOutOfBounds);
+        let f = libcalls::memory_init as *const () as usize;
+        Self::bulk_libcall(&mut pos, f, &[index.as_u32(), seg_index], &[dst, src, len], TrapCode::HeapOutOfBounds);
         Ok(())
     }
 
@@ -451,21 +459,14 @@ impl FuncEnvironment for Env<'_> {
         src: ir::Value,
         len: ir::Value,
     ) -> WasmResult<()> {
-        let vmctx = Self::vmctx_val(pos.func);
-        let d = pos.ins().iconst(I32, dst_table_index.as_u32() as i64);
-        let s = pos.ins().iconst(I32, src_table_index.as_u32() as i64);
-        let call = Self::libcall(&mut pos, libcalls::table_copy as *const () as usize, &[I64, I32, I32, I32, I32, I32], &[I32], &[vmctx, d, s, dst, src, len]);
-        let st = pos.func.dfg.first_result(call);
-        pos.ins().trapnz(st, TrapCode::TableOutOfBounds);
+        let f = libcalls::table_copy as *const () as usize;
+        Self::bulk_libcall(&mut pos, f, &[dst_table_index.as_u32(), src_table_index.as_u32()], &[dst, src, len], TrapCode::TableOutOfBounds);
         Ok(())
     }
 
     fn translate_table_fill(&mut self, mut pos: FuncCursor, table_index: TableIndex, dst: ir::Value, val: ir::Value, len: ir::Value) -> WasmResult<()> {
-        let vmctx = Self::vmctx_val(pos.func);
-        let t = pos.ins().iconst(I32, table_index.as_u32() as i64);
-        let call = Self::libcall(&mut pos, libcalls::table_fill as *const () as usize, &[I64, I32, I32, I64, I32], &[I32], &[vmctx, t, dst, val, len]);
-        let st = pos.func.dfg.first_result(call);
-        pos.ins().trapnz(st, TrapCode::TableOutOfBounds);
+        let f = libcalls::table_fill as *const () as usize;
+        Self::bulk_libcall(&mut pos, f, &[table_index.as_u32()], &[dst, val, len], TrapCode::TableOutOfBounds);
         Ok(())
     }
 
@@ -478,12 +479,8 @@ impl FuncEnvironment for Env<'_> {
         src: ir::Value,
         len: ir::Value,
     ) -> WasmResult<()> {
-        let vmctx = Self::vmctx_val(pos.func);
-        let t = pos.ins().iconst(I32, table_index.as_u32() as i64);
-        let seg = pos.ins().iconst(I32, seg_index as i64);
-        let call = Self::libcall(&mut pos, libcalls::table_init as *const () as usize, &[I64, I32, I32, I32, I32, I32], &[I32], &[vmctx, t, seg, dst, src, len]);
-        let st = pos.func.dfg.first_result(call);
-        pos.ins().trapnz(st, TrapCode::TableOutOfBounds);
+        let f = libcalls::table_init as *const () as usize;
+        Self::bulk_libcall(&mut pos, f, &[table_index.as_u32(), seg_index], &[dst, src, len], TrapCode::TableOutOfBounds);
         Ok(())
     }
 

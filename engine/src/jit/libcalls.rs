@@ -32,21 +32,48 @@ pub extern "C" fn memory_grow(vmctx: *const u64, mem: u32, delta: u32) -> i32 {
     store.memories[m].grow(delta as u64) as i32
 }
 
+/// Copy `n` items from `src[s..]` to `dst[d..]` of two buffers that may be the
+/// same one (`same`): OOB unless both ranges are in bounds.
+fn copy_items<T: Copy>(src: &mut [T], dst: Option<&mut [T]>, s: usize, d: usize, n: usize) -> i32 {
+    match dst {
+        None => {
+            if s + n > src.len() || d + n > src.len() {
+                return OOB;
+            }
+            src.copy_within(s..s + n, d);
+        }
+        Some(dst) => {
+            if s + n > src.len() || d + n > dst.len() {
+                return OOB;
+            }
+            dst[d..d + n].copy_from_slice(&src[s..s + n]);
+        }
+    }
+    OK
+}
+
+/// Two distinct elements of a slice, mutably.
+fn two<T>(v: &mut [T], a: usize, b: usize) -> (&mut T, &mut T) {
+    if a < b {
+        let (x, y) = v.split_at_mut(b);
+        (&mut x[a], &mut y[0])
+    } else {
+        let (x, y) = v.split_at_mut(a);
+        (&mut y[0], &mut x[b])
+    }
+}
+
 pub extern "C" fn memory_copy(vmctx: *const u64, dst_mem: u32, src_mem: u32, dst: u32, src: u32, len: u32) -> i32 {
     let (store, inst) = unsafe { ctx(vmctx) };
     let da = store.instances[inst].memories[dst_mem as usize].0 as usize;
     let sa = store.instances[inst].memories[src_mem as usize].0 as usize;
     let (d, s, n) = (dst as usize, src as usize, len as usize);
-    if s + n > store.memories[sa].data.len() || d + n > store.memories[da].data.len() {
-        return OOB;
-    }
     if da == sa {
-        store.memories[da].data.copy_within(s..s + n, d);
+        copy_items(&mut store.memories[sa].data, None, s, d, n)
     } else {
-        let tmp = store.memories[sa].data[s..s + n].to_vec();
-        store.memories[da].data[d..d + n].copy_from_slice(&tmp);
+        let (sm, dm) = two(&mut store.memories, sa, da);
+        copy_items(&mut sm.data, Some(&mut dm.data), s, d, n)
     }
-    OK
 }
 
 pub extern "C" fn memory_fill(vmctx: *const u64, mem: u32, dst: u32, val: u32, len: u32) -> i32 {
@@ -91,16 +118,12 @@ pub extern "C" fn table_copy(vmctx: *const u64, dst_t: u32, src_t: u32, dst: u32
     let da = store.instances[inst].tables[dst_t as usize].0 as usize;
     let sa = store.instances[inst].tables[src_t as usize].0 as usize;
     let (d, s, n) = (dst as usize, src as usize, len as usize);
-    if s + n > store.tables[sa].elems.len() || d + n > store.tables[da].elems.len() {
-        return OOB;
-    }
     if da == sa {
-        store.tables[da].elems.copy_within(s..s + n, d);
+        copy_items(&mut store.tables[sa].elems, None, s, d, n)
     } else {
-        let tmp = store.tables[sa].elems[s..s + n].to_vec();
-        store.tables[da].elems[d..d + n].copy_from_slice(&tmp);
+        let (st, dt) = two(&mut store.tables, sa, da);
+        copy_items(&mut st.elems, Some(&mut dt.elems), s, d, n)
     }
-    OK
 }
 
 pub extern "C" fn table_fill(vmctx: *const u64, table: u32, dst: u32, val: u64, len: u32) -> i32 {

@@ -87,8 +87,9 @@ fn in_jit_code(pc: usize) -> bool {
         .unwrap_or(false)
 }
 
-/// If `pc` is inlined monitor code: where it came from and the probed site.
-pub(crate) fn inlined_at(pc: usize) -> Option<(crate::weave::InlinedFrom, crate::error::TrapSite)> {
+/// Find the registered function containing `pc`; call `f` with it and the
+/// offset of `pc` in it.
+fn with_range<T>(pc: usize, f: impl FnOnce(&Range, u32) -> Option<T>) -> Option<T> {
     REGISTRY.with(|r| {
         let r = r.borrow();
         let i = r.partition_point(|x| x.start <= pc);
@@ -96,39 +97,35 @@ pub(crate) fn inlined_at(pc: usize) -> Option<(crate::weave::InlinedFrom, crate:
         if pc >= x.end {
             return None;
         }
-        let off = (pc - x.start) as u32;
+        f(x, (pc - x.start) as u32)
+    })
+}
+
+/// The original site (function, pc) of an offset in a registered function.
+fn site_of(x: &Range, off: u32) -> Option<crate::error::TrapSite> {
+    let loc = x.srclocs.iter().find(|s| s.0 <= off && off < s.1).map(|s| s.2.saturating_sub(x.body_start)).unwrap_or(0);
+    Some(crate::error::TrapSite { func: x.func_idx?, func_name: x.name.clone(), pc: loc })
+}
+
+/// If `pc` is inlined monitor code: where it came from and the probed site.
+pub(crate) fn inlined_at(pc: usize) -> Option<(crate::weave::InlinedFrom, crate::error::TrapSite)> {
+    with_range(pc, |x, off| {
         let (_, _, from) = x.inlined.iter().find(|c| c.0 <= off && off < c.1)?;
-        let loc = x.srclocs.iter().find(|s| s.0 <= off && off < s.1).map(|s| s.2.saturating_sub(x.body_start)).unwrap_or(0);
-        Some((from.clone(), crate::error::TrapSite { func: x.func_idx?, func_name: x.name.clone(), pc: loc }))
+        Some((from.clone(), site_of(x, off)?))
     })
 }
 
 /// If `pc` is a woven probe call: the monitor export and the probed site.
 pub(crate) fn probe_call_at(pc: usize) -> Option<(std::rc::Rc<str>, crate::error::TrapSite)> {
-    REGISTRY.with(|r| {
-        let r = r.borrow();
-        let i = r.partition_point(|x| x.start <= pc);
-        let x = r.get(i.checked_sub(1)?)?;
-        if pc >= x.end {
-            return None;
-        }
-        let off = (pc - x.start) as u32;
+    with_range(pc, |x, off| {
         let (_, _, origin) = x.probe_calls.iter().find(|c| c.0 <= off && off < c.1)?;
-        let loc = x.srclocs.iter().find(|s| s.0 <= off && off < s.1).map(|s| s.2.saturating_sub(x.body_start)).unwrap_or(0);
-        Some((origin.clone(), crate::error::TrapSite { func: x.func_idx?, func_name: x.name.clone(), pc: loc }))
+        Some((origin.clone(), site_of(x, off)?))
     })
 }
 
 /// (trap code, function index, function name, wasm pc) of a JIT code address.
 pub(crate) fn lookup(pc: usize) -> Option<(Option<TrapCode>, Option<u32>, String, Option<u32>)> {
-    REGISTRY.with(|r| {
-        let r = r.borrow();
-        let i = r.partition_point(|x| x.start <= pc);
-        let x = r.get(i.checked_sub(1)?)?;
-        if pc >= x.end {
-            return None;
-        }
-        let off = (pc - x.start) as u32;
+    with_range(pc, |x, off| {
         let code = x.traps.iter().find(|t| t.0 == off).map(|t| t.1);
         let loc = x.srclocs.iter().find(|s| s.0 <= off && off < s.1).map(|s| s.2.saturating_sub(x.body_start));
         Some((code, x.func_idx, x.name.clone(), loc))
