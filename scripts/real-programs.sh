@@ -7,6 +7,9 @@
 #   FILTER_REGEX  matched against "suite/name", e.g. 'polybench/' or 'gemm|lu$'
 # env:
 #   MODE=int|jit|lazy|dyn   engine mode (default int)
+#   MONITORS=examples/hotness.wat   run with these monitors: the app's own output
+#                           must be unchanged, the monitor's report follows it
+#                           (MONITOR_PREFIX, default "hotness:", marks the report)
 #   WIZENG="cmd ..."        engine command (default target/release/wizeng,
 #                           built with `cargo build --release -p wizeng` if missing)
 #   TIMEOUT=600             per-program timeout in seconds (each engine)
@@ -42,6 +45,7 @@ BENCH_ROOT="$("$PY" -c 'import os, wasure; print(os.path.join(os.path.dirname(wa
 
 extra=()
 [[ -n "${KEEP:-}" ]] && extra+=(--keep)
+[[ -n "${MONITORS:-}" ]] && extra+=(--monitors "$(cd "$ROOT" && realpath "$MONITORS")" --monitor-prefix "${MONITOR_PREFIX:-hotness:}")
 exec "$PY" "$ROOT/scripts/real_programs.py" \
     --bench-root "$BENCH_ROOT" --engine "$WIZENG" --mode "$MODE" \
     --suites "$SUITES" --timeout "$TIMEOUT" --ref-cache "$REF_CACHE" --skip "${SKIP-coremark/coremark\$}" \

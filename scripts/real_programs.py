@@ -113,6 +113,10 @@ def main():
                     help="directory caching Wasmtime reference outputs ('' = off)")
     ap.add_argument("--keep", action="store_true", help="keep temp dirs")
     ap.add_argument("--skip", default="", help="regex on SUITE/NAME of programs to leave out")
+    ap.add_argument("--monitors", default="",
+                    help="run the engine with these monitors; the app's own output must be unchanged")
+    ap.add_argument("--monitor-prefix", default="hotness:",
+                    help="with --monitors: the monitor's report starts at the last line with this prefix")
     a = ap.parse_args()
 
     engine = shlex.split(a.engine)
@@ -168,12 +172,21 @@ def main():
                 continue
             # Engine under test, from its own clean working directory.
             eng_out = os.path.join(tmp, "eng.out")
-            eng_code, eng_t = run(engine + [f"--mode={a.mode}"] + diropts + [wasm] + args,
+            monopts = [f"--monitors={a.monitors}"] if a.monitors else []
+            eng_code, eng_t = run(engine + [f"--mode={a.mode}"] + monopts + diropts + [wasm] + args,
                                   eng_cwd, eng_out, a.timeout)
             with open(ref_out, "rb") as f:
                 ref_data = f.read()
             with open(eng_out, "rb") as f:
                 eng_data = f.read()
+            report = b""
+            if a.monitors:
+                # Non-intrusiveness: the monitor's report follows the app's
+                # output, which must be exactly what it is without monitors.
+                at = eng_data.rfind(b"\n" + a.monitor_prefix.encode())
+                at = 0 if eng_data.startswith(a.monitor_prefix.encode()) and at < 0 else at + 1
+                if at > 0 or eng_data.startswith(a.monitor_prefix.encode()):
+                    eng_data, report = eng_data[:at], eng_data[at:]
             with open(eng_out + ".err", "rb") as f:
                 eng_err = f.read()
             reasons = []
@@ -196,6 +209,8 @@ def main():
                     "wasmtime", "wizeng", lineterm="", n=1)
                 d = "\n    ".join(list(diff)[:14])
                 reasons.append(f"stdout differs ({len(ref_data)} vs {len(eng_data)} bytes):\n    {d}")
+            if a.monitors and not report and eng_code != "timeout":
+                reasons.append(f"no monitor report (a line starting with {a.monitor_prefix!r})")
             if reasons:
                 failed += 1
                 msg = "; ".join(reasons)
@@ -206,8 +221,9 @@ def main():
             else:
                 passed += 1
                 rt = "cached" if ref_t != ref_t else f"{ref_t:.2f}s"
+                rep = f", monitor: {report.decode('utf-8', 'replace').strip()}" if report else ""
                 print(f"PASS {name} (engine {eng_t:.2f}s, wasmtime {rt}, "
-                      f"exit {eng_code}, {len(eng_data)} bytes)", flush=True)
+                      f"exit {eng_code}, {len(eng_data)} bytes{rep})", flush=True)
         finally:
             if a.keep:
                 print(f"    kept {tmp}")

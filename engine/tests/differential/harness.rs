@@ -219,7 +219,7 @@ pub fn run_tier(module: &Arc<Module>, tier: Tier, fuel_global: u32) -> Run {
         }
     }
     run.host_calls = log.borrow().clone();
-    run.memories = store.memories.iter().map(|m| m.data.clone()).collect();
+    run.memories = store.memories.iter().map(|m| m.data.to_vec()).collect();
     run.globals = store.globals.iter().map(|g| Value::from_slot(g.ty.ty, g.value)).collect();
     run.tables = store.tables.iter().map(|t| t.elems.clone()).collect();
     run
