@@ -143,7 +143,7 @@ impl Run {
         }
     }
 
-    fn mem(&mut self) -> &mut Vec<u8> {
+    fn mem(&mut self) -> &mut [u8] {
         match self.store.export(self.inst, "memory") {
             Some(Extern::Memory(m)) => &mut self.store.memory_mut(m).data,
             _ => panic!("no memory export"),
