@@ -55,6 +55,9 @@ pub struct FuncInfo {
     pub probe_calls: Vec<(u32, u32, std::rc::Rc<str>)>,
     /// Code ranges of inlined monitor code and where it came from.
     pub inlined: Vec<(u32, u32, crate::weave::InlinedFrom)>,
+    /// The original body (from its local declarations), to locate the memory
+    /// access behind a guard-page fault (not for woven modules).
+    pub body: Option<std::sync::Arc<[u8]>>,
 }
 
 /// A module's compiled code.
@@ -240,6 +243,7 @@ pub fn compile(m: &Module, only: Option<u32>) -> Result<JitCode, String> {
                 body_start: 0,
                 probe_calls,
                 inlined,
+                body: m.origin.is_none().then(|| std::sync::Arc::from(&m.bytes[m.body(idx).range.clone()])),
             };
             pending.push((id, info));
             jit.clear_context(&mut ctx);
@@ -284,13 +288,14 @@ pub fn compile(m: &Module, only: Option<u32>) -> Result<JitCode, String> {
             body_start: 0,
             probe_calls: Vec::new(),
             inlined: Vec::new(),
+            body: None,
         });
     }
     for (ti, ((h, hlen, htraps), (e, _, _))) in tramp_ids.into_iter().enumerate() {
         let hp = jit.get_finalized_function(h);
         host_tramps.push(hp);
         entry_tramps.push(jit.get_finalized_function(e));
-        infos.push(FuncInfo { func_idx: None, name: format!("host trampoline (type {ti})"), start: hp as usize, len: hlen, traps: htraps, srclocs: Vec::new(), body_start: 0, probe_calls: Vec::new(), inlined: Vec::new() });
+        infos.push(FuncInfo { func_idx: None, name: format!("host trampoline (type {ti})"), start: hp as usize, len: hlen, traps: htraps, srclocs: Vec::new(), body_start: 0, probe_calls: Vec::new(), inlined: Vec::new(), body: None });
     }
     signals::register(&infos);
     Ok(JitCode { module: Some(jit), layout, funcs, host_tramps, entry_tramps, lazy_stubs, infos, compile_time: t0.elapsed() })
@@ -612,6 +617,33 @@ fn trap_from_pc(store: &mut Store, pc: usize, rets: &[usize]) -> Trap {
     t
 }
 
+/// Cranelift merges a load into the instruction that consumes it, so a
+/// guard-page fault can carry the consumer's location `at`. The access that
+/// faulted is then the last load/store at or before `at` with no control flow
+/// in between (within one expression tree).
+fn faulting_access(body: &[u8], at: u32) -> Option<u32> {
+    let fb = wasmparser::FunctionBody::new(wasmparser::BinaryReader::new(body, 0));
+    let mut ops = fb.get_operators_reader().ok()?;
+    let mut last: Option<u32> = None;
+    while !ops.eof() {
+        let (op, off) = ops.read_with_offset().ok()?;
+        let off = off as u32;
+        if off > at {
+            break;
+        }
+        use wasmparser::Operator as O;
+        if crate::inline::memarg_of(&op).is_some() {
+            last = Some(off);
+        } else if matches!(
+            op,
+            O::Block { .. } | O::Loop { .. } | O::If { .. } | O::Else | O::End | O::Br { .. } | O::BrIf { .. } | O::BrTable { .. } | O::Call { .. } | O::CallIndirect { .. } | O::Return
+        ) {
+            last = None;
+        }
+    }
+    last
+}
+
 fn site_at(pc: usize) -> Option<TrapSite> {
     let (_, func_idx, name, wasm_pc) = signals::lookup(pc)?;
     Some(TrapSite { func: func_idx?, func_name: name, pc: wasm_pc.unwrap_or(0) })
@@ -653,6 +685,12 @@ fn trap_at(store: &mut Store, pc: usize, rets: &[usize]) -> Trap {
         Some(c) => TrapKind::Host(format!("JIT trap {c:?}")),
         None => TrapKind::Host(format!("fault in JIT code at {pc:#x}")),
     };
-    let site = func_idx.map(|f| TrapSite { func: f, func_name: name, pc: wasm_pc.unwrap_or(0) });
+    let mut pc_in_body = wasm_pc.unwrap_or(0);
+    if kind == TrapKind::MemoryOutOfBounds {
+        if let Some(p) = signals::body_at(pc).and_then(|b| faulting_access(&b, pc_in_body)) {
+            pc_in_body = p;
+        }
+    }
+    let site = func_idx.map(|f| TrapSite { func: f, func_name: name, pc: pc_in_body });
     Trap { kind, site }
 }

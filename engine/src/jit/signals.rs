@@ -34,6 +34,7 @@ struct Range {
     body_start: u32,
     probe_calls: Vec<(u32, u32, std::rc::Rc<str>)>,
     inlined: Vec<(u32, u32, crate::weave::InlinedFrom)>,
+    body: Option<std::sync::Arc<[u8]>>,
 }
 
 const MAX_RETS: usize = 64;
@@ -64,6 +65,7 @@ pub(crate) fn register(infos: &[FuncInfo]) {
                 body_start: i.body_start,
                 probe_calls: i.probe_calls.clone(),
                 inlined: i.inlined.clone(),
+                body: i.body.clone(),
             });
         }
         r.sort_by_key(|x| x.start);
@@ -105,6 +107,11 @@ fn with_range<T>(pc: usize, f: impl FnOnce(&Range, u32) -> Option<T>) -> Option<
 fn site_of(x: &Range, off: u32) -> Option<crate::error::TrapSite> {
     let loc = x.srclocs.iter().find(|s| s.0 <= off && off < s.1).map(|s| s.2.saturating_sub(x.body_start)).unwrap_or(0);
     Some(crate::error::TrapSite { func: x.func_idx?, func_name: x.name.clone(), pc: loc })
+}
+
+/// The original body of the Wasm function containing `pc`, if recorded.
+pub(crate) fn body_at(pc: usize) -> Option<std::sync::Arc<[u8]>> {
+    with_range(pc, |x, _| x.body.clone())
 }
 
 /// If `pc` is inlined monitor code: where it came from and the probed site.
