@@ -131,7 +131,7 @@ fn c_programs_match_native() -> Result<()> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf();
     let dir = root.join("tests/programs");
     let modes: Vec<String> = std::env::var("WIZENG_MODES")
-        .unwrap_or_else(|_| "int,jit".into())
+        .unwrap_or_else(|_| "int,jit,lazy".into())
         .split(|c: char| c == ',' || c.is_whitespace())
         .filter(|s| !s.is_empty())
         .map(String::from)

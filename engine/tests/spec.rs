@@ -779,7 +779,7 @@ fn main() {
     filters.extend(std::env::args().skip(1).filter(|a| !a.starts_with('-')));
 
     // WIZENG_MODES is what engine/tests/programs.rs (and the CLI's --mode) call it.
-    let tier_names = std::env::var("WIZENG_TIERS").or_else(|_| std::env::var("WIZENG_MODES")).unwrap_or_else(|_| "int,jit".into());
+    let tier_names = std::env::var("WIZENG_TIERS").or_else(|_| std::env::var("WIZENG_MODES")).unwrap_or_else(|_| "int,jit,lazy".into());
     let mut tiers: Vec<&'static Tier> = Vec::new();
     for n in tier_names.split([',', ' ']).map(str::trim).filter(|s| !s.is_empty()) {
         match TIERS.iter().find(|t| t.name == n) {
