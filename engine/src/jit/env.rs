@@ -131,7 +131,9 @@ impl<'a> Env<'a> {
     fn import_target(&self, builder: &mut FunctionBuilder, index: u32) -> (ir::Value, ir::Value) {
         let vmctx = Self::vmctx_val(builder.func);
         let off = self.layout.func(index);
-        let flags = MemFlags::trusted().with_readonly();
+        // Lazily compiled code sees these entries change as callees get
+        // compiled: they must be reloaded at every call.
+        let flags = if self.func_ids.is_empty() { MemFlags::trusted() } else { MemFlags::trusted().with_readonly() };
         let code = builder.ins().load(I64, flags, vmctx, off + 8);
         let callee_vmctx = builder.ins().load(I64, flags, vmctx, off + 16);
         (code, callee_vmctx)

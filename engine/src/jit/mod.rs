@@ -103,6 +103,8 @@ pub struct StoreJit {
     pub profiling: profiling::Profiling,
     /// Functions compiled one by one (lazy tier).
     lazy_code: Vec<Rc<JitCode>>,
+    /// Store addresses of the functions already compiled lazily.
+    lazy_done: std::collections::HashSet<u32>,
 }
 
 thread_local! {
@@ -496,6 +498,9 @@ extern "C" fn lazy_call(ctx: *const libcalls::HostCtx, _caller_vmctx: *const u64
 /// Compile one function of a lazily compiled instance and publish its code.
 fn compile_lazily(store: &mut Store, func: FuncAddr) -> Result<(), String> {
     let FuncKind::Wasm { instance, func_idx } = store.funcs[func.0 as usize].kind else { return Ok(()) };
+    if !store.jit.lazy_done.insert(func.0) {
+        return Ok(());
+    }
     let idata = store.instance(instance);
     let Some(vmctx) = idata.vmctx.as_ref() else { return Err("instance has no vmctx".into()) };
     let vmctx_ptr = vmctx.as_ptr() as *mut u8;
