@@ -673,7 +673,8 @@ impl Instrumenter for Matcher<'_> {
     }
 
     fn probes(&mut self, when: When, site: &Site<'_, '_>) -> Result<Vec<ProbeCall>, LoadError> {
-        if self.mons.monitors.is_empty() {
+        // No rule can match: skip computing site facts (no monitor, no cost).
+        if self.mons.monitors.iter().all(|m| m.rules.is_empty()) {
             return Ok(Vec::new());
         }
         let v = site.validator;
