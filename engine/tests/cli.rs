@@ -46,7 +46,7 @@ fn run_wizeng(cwd: &Path, args: &[String]) -> String {
 
 /// Tiers to run file-based cases in (`WIZENG_MODES=int,jit`); all must agree.
 fn modes() -> Vec<String> {
-    std::env::var("WIZENG_MODES").unwrap_or_else(|_| "int,jit".into()).split(',').map(String::from).collect()
+    std::env::var("WIZENG_MODES").unwrap_or_else(|_| "int,jit,lazy".into()).split(',').map(String::from).collect()
 }
 
 fn check(expected_path: &Path, got: &str, name: &str, failed: &mut Vec<String>) {
