@@ -59,7 +59,9 @@ fn op_index_at(code: &Compiled, pc: u32) -> Option<usize> {
 }
 
 fn insert(store: &mut Store, app: Option<InstanceId>, fid: i32, pc: i32, f: Value) -> i32 {
-    let Some(app) = app else { return codes::BAD_FID };
+    let Some(app) = app else {
+        return codes::BAD_FID;
+    };
     let module = store.instance(app).module.clone();
     if fid < module.num_imported_funcs as i32 || fid >= module.num_funcs() as i32 {
         return codes::BAD_FID;
@@ -78,9 +80,16 @@ fn insert(store: &mut Store, app: Option<InstanceId>, fid: i32, pc: i32, f: Valu
     let site = match d.index.get(&key) {
         Some(&s) => s,
         None => {
-            let Some(i) = op_index_at(&code, pc as u32) else { return codes::BAD_PC };
+            let Some(i) = op_index_at(&code, pc as u32) else {
+                return codes::BAD_PC;
+            };
             let original = code.ops[i].get();
-            d.sites.push(DynSite { code: code.clone(), op_index: i, original, probes: Rc::new(Vec::new()) });
+            d.sites.push(DynSite {
+                code: code.clone(),
+                op_index: i,
+                original,
+                probes: Rc::new(Vec::new()),
+            });
             d.index.insert(key, d.sites.len() - 1);
             d.sites.len() - 1
         }
@@ -95,7 +104,9 @@ fn insert(store: &mut Store, app: Option<InstanceId>, fid: i32, pc: i32, f: Valu
 
 fn remove(store: &mut Store, id: i32) {
     let d = &mut store.dyn_probes;
-    let Some(site) = d.ids.remove(&id) else { return };
+    let Some(site) = d.ids.remove(&id) else {
+        return;
+    };
     let s = &mut d.sites[site];
     Rc::make_mut(&mut s.probes).retain(|p| p.id != id);
     if s.probes.is_empty() {
@@ -108,13 +119,31 @@ fn remove(store: &mut Store, id: i32) {
 pub fn define_dyninstr(linker: &mut Linker, store: &mut Store) {
     const M: &str = "whamm:dyninstr";
     let i32t = ValType::I32;
-    linker.func(store, M, "insert_new_probe", FuncType::new([i32t, i32t, ValType::FuncRef], [i32t]), |c, a, r| {
-        let app = c.store.app;
-        r[0] = Value::I32(insert(c.store, app, a[0].i32().unwrap_or(-1), a[1].i32().unwrap_or(-1), a[2]));
-        Ok(())
-    });
-    linker.func(store, M, "remove_probe", FuncType::new([i32t], []), |c, a, _| {
-        remove(c.store, a[0].i32().unwrap_or(-1));
-        Ok(())
-    });
+    linker.func(
+        store,
+        M,
+        "insert_new_probe",
+        FuncType::new([i32t, i32t, ValType::FuncRef], [i32t]),
+        |c, a, r| {
+            let app = c.store.app;
+            r[0] = Value::I32(insert(
+                c.store,
+                app,
+                a[0].i32().unwrap_or(-1),
+                a[1].i32().unwrap_or(-1),
+                a[2],
+            ));
+            Ok(())
+        },
+    );
+    linker.func(
+        store,
+        M,
+        "remove_probe",
+        FuncType::new([i32t], []),
+        |c, a, _| {
+            remove(c.store, a[0].i32().unwrap_or(-1));
+            Ok(())
+        },
+    );
 }

@@ -30,8 +30,16 @@ impl LoadError {
         // wasmparser does not distinguish malformed from invalid in its type; its
         // decoding errors are the ones produced before validation rules apply.
         let msg = e.message().to_string();
-        let kind = if is_malformed_message(&msg) { LoadErrorKind::Malformed } else { LoadErrorKind::Invalid };
-        LoadError { kind, offset: Some(e.offset()), message: msg }
+        let kind = if is_malformed_message(&msg) {
+            LoadErrorKind::Malformed
+        } else {
+            LoadErrorKind::Invalid
+        };
+        LoadError {
+            kind,
+            offset: Some(e.offset()),
+            message: msg,
+        }
     }
 }
 
@@ -87,9 +95,17 @@ impl fmt::Display for LoadError {
 #[derive(Clone, Debug, thiserror::Error)]
 pub enum LinkError {
     #[error("unknown import: {module}.{name} ({kind}) is not provided")]
-    UnknownImport { module: String, name: String, kind: crate::types::ExternKind },
+    UnknownImport {
+        module: String,
+        name: String,
+        kind: crate::types::ExternKind,
+    },
     #[error("incompatible import type for {module}.{name}: {detail}")]
-    IncompatibleImport { module: String, name: String, detail: String },
+    IncompatibleImport {
+        module: String,
+        name: String,
+        detail: String,
+    },
 }
 
 /// Why execution trapped.
@@ -178,7 +194,11 @@ impl fmt::Display for Trap {
             if s.func_name == format!("func[{}]", s.func) {
                 write!(f, " in func[{}] at pc 0x{:x}", s.func, s.pc)?;
             } else {
-                write!(f, " in {} (func {}) at pc 0x{:x}", s.func_name, s.func, s.pc)?;
+                write!(
+                    f,
+                    " in {} (func {}) at pc 0x{:x}",
+                    s.func_name, s.func, s.pc
+                )?;
             }
         }
         Ok(())

@@ -68,7 +68,10 @@ impl FrameView {
 }
 
 fn view<'a>(c: &'a Caller<'_>) -> Result<&'a FrameView, Trap> {
-    c.store.frame_view.as_ref().ok_or_else(|| Trap::host("frame accessor used after its frame returned"))
+    c.store
+        .frame_view
+        .as_ref()
+        .ok_or_else(|| Trap::host("frame accessor used after its frame returned"))
 }
 
 fn handle(v: &Value) -> Option<u32> {
@@ -79,11 +82,21 @@ fn handle(v: &Value) -> Option<u32> {
 }
 
 fn local_slot(f: &FrameInfo, idx: i32, want: ValType) -> Result<usize, Trap> {
-    let t = f.code.local_types.get(idx as u32 as usize).copied().ok_or_else(|| {
-        Trap::host(format!("frame accessor: local {idx} out of range (the function has {} locals)", f.code.local_types.len()))
-    })?;
+    let t = f
+        .code
+        .local_types
+        .get(idx as u32 as usize)
+        .copied()
+        .ok_or_else(|| {
+            Trap::host(format!(
+                "frame accessor: local {idx} out of range (the function has {} locals)",
+                f.code.local_types.len()
+            ))
+        })?;
     if t != want {
-        return Err(Trap::host(format!("frame accessor: local {idx} has type {t}, not {want}")));
+        return Err(Trap::host(format!(
+            "frame accessor: local {idx} has type {t}, not {want}"
+        )));
     }
     Ok(f.fp + idx as usize)
 }
@@ -92,12 +105,16 @@ fn operand_slot(f: &FrameInfo, i: i32, want: ValType) -> Result<usize, Trap> {
     let base = f.fp + f.code.num_locals as usize;
     let n = f.top - base;
     if i < 0 || i as usize >= n {
-        return Err(Trap::host(format!("frame accessor: operand {i} out of range (the frame has {n} operands)")));
+        return Err(Trap::host(format!(
+            "frame accessor: operand {i} out of range (the frame has {n} operands)"
+        )));
     }
     if let Some(types) = &f.operand_types {
         if let Some(t) = types.get(i as usize) {
             if *t != want {
-                return Err(Trap::host(format!("frame accessor: operand {i} has type {t}, not {want}")));
+                return Err(Trap::host(format!(
+                    "frame accessor: operand {i} has type {t}, not {want}"
+                )));
             }
         }
     }
@@ -109,65 +126,135 @@ pub fn define_frame_accessor(linker: &mut Linker, store: &mut Store) {
     const M: &str = "wizeng:frame_accessor";
     let er = ValType::ExternRef;
     let i32t = ValType::I32;
-    linker.func(store, M, "get_pc", FuncType::new([er], [i32t]), |c, a, r| {
-        r[0] = Value::I32(view(c)?.find(handle(&a[0]))?.1.pc as i32);
-        Ok(())
-    });
-    linker.func(store, M, "get_fid", FuncType::new([er], [i32t]), |c, a, r| {
-        r[0] = Value::I32(view(c)?.find(handle(&a[0]))?.1.code.func_idx as i32);
-        Ok(())
-    });
-    linker.func(store, M, "get_depth", FuncType::new([er], [i32t]), |c, a, r| {
-        r[0] = Value::I32(view(c)?.find(handle(&a[0]))?.0 as i32);
-        Ok(())
-    });
-    linker.func(store, M, "get_frame_id", FuncType::new([er], [ValType::I64]), |c, a, r| {
-        r[0] = Value::I64(view(c)?.find(handle(&a[0]))?.1.serial as i64);
-        Ok(())
-    });
-    linker.func(store, M, "get_caller", FuncType::new([er], [er]), |c, a, r| {
-        let v = view(c)?;
-        let (i, _) = v.find(handle(&a[0]))?;
-        r[0] = Value::ExternRef(if i == 0 { None } else { Some(v.frames[i - 1].serial) });
-        Ok(())
-    });
-    linker.func(store, M, "get_num_locals", FuncType::new([er], [i32t]), |c, a, r| {
-        r[0] = Value::I32(view(c)?.find(handle(&a[0]))?.1.code.local_types.len() as i32);
-        Ok(())
-    });
-    linker.func(store, M, "get_num_operands", FuncType::new([er], [i32t]), |c, a, r| {
-        let f = view(c)?.find(handle(&a[0]))?.1;
-        r[0] = Value::I32((f.top - f.fp - f.code.num_locals as usize) as i32);
-        Ok(())
-    });
+    linker.func(
+        store,
+        M,
+        "get_pc",
+        FuncType::new([er], [i32t]),
+        |c, a, r| {
+            r[0] = Value::I32(view(c)?.find(handle(&a[0]))?.1.pc as i32);
+            Ok(())
+        },
+    );
+    linker.func(
+        store,
+        M,
+        "get_fid",
+        FuncType::new([er], [i32t]),
+        |c, a, r| {
+            r[0] = Value::I32(view(c)?.find(handle(&a[0]))?.1.code.func_idx as i32);
+            Ok(())
+        },
+    );
+    linker.func(
+        store,
+        M,
+        "get_depth",
+        FuncType::new([er], [i32t]),
+        |c, a, r| {
+            r[0] = Value::I32(view(c)?.find(handle(&a[0]))?.0 as i32);
+            Ok(())
+        },
+    );
+    linker.func(
+        store,
+        M,
+        "get_frame_id",
+        FuncType::new([er], [ValType::I64]),
+        |c, a, r| {
+            r[0] = Value::I64(view(c)?.find(handle(&a[0]))?.1.serial as i64);
+            Ok(())
+        },
+    );
+    linker.func(
+        store,
+        M,
+        "get_caller",
+        FuncType::new([er], [er]),
+        |c, a, r| {
+            let v = view(c)?;
+            let (i, _) = v.find(handle(&a[0]))?;
+            r[0] = Value::ExternRef(if i == 0 {
+                None
+            } else {
+                Some(v.frames[i - 1].serial)
+            });
+            Ok(())
+        },
+    );
+    linker.func(
+        store,
+        M,
+        "get_num_locals",
+        FuncType::new([er], [i32t]),
+        |c, a, r| {
+            r[0] = Value::I32(view(c)?.find(handle(&a[0]))?.1.code.local_types.len() as i32);
+            Ok(())
+        },
+    );
+    linker.func(
+        store,
+        M,
+        "get_num_operands",
+        FuncType::new([er], [i32t]),
+        |c, a, r| {
+            let f = view(c)?.find(handle(&a[0]))?.1;
+            r[0] = Value::I32((f.top - f.fp - f.code.num_locals as usize) as i32);
+            Ok(())
+        },
+    );
     for t in [ValType::I32, ValType::I64, ValType::F32, ValType::F64] {
-        linker.func(store, M, &format!("get_local_{t}"), FuncType::new([er, i32t], [t]), move |c, a, r| {
-            let v = view(c)?;
-            let f = v.find(handle(&a[0]))?.1;
-            let s = local_slot(f, a[1].i32().unwrap_or(-1), t)?;
-            r[0] = Value::from_slot(t, v.slot(s));
-            Ok(())
-        });
-        linker.func(store, M, &format!("set_local_{t}"), FuncType::new([er, i32t, t], []), move |c, a, _| {
-            let v = view(c)?;
-            let f = v.find(handle(&a[0]))?.1;
-            let s = local_slot(f, a[1].i32().unwrap_or(-1), t)?;
-            v.set_slot(s, a[2].to_slot());
-            Ok(())
-        });
-        linker.func(store, M, &format!("get_operand_{t}"), FuncType::new([er, i32t], [t]), move |c, a, r| {
-            let v = view(c)?;
-            let f = v.find(handle(&a[0]))?.1;
-            let s = operand_slot(f, a[1].i32().unwrap_or(-1), t)?;
-            r[0] = Value::from_slot(t, v.slot(s));
-            Ok(())
-        });
-        linker.func(store, M, &format!("set_operand_{t}"), FuncType::new([er, i32t, t], []), move |c, a, _| {
-            let v = view(c)?;
-            let f = v.find(handle(&a[0]))?.1;
-            let s = operand_slot(f, a[1].i32().unwrap_or(-1), t)?;
-            v.set_slot(s, a[2].to_slot());
-            Ok(())
-        });
+        linker.func(
+            store,
+            M,
+            &format!("get_local_{t}"),
+            FuncType::new([er, i32t], [t]),
+            move |c, a, r| {
+                let v = view(c)?;
+                let f = v.find(handle(&a[0]))?.1;
+                let s = local_slot(f, a[1].i32().unwrap_or(-1), t)?;
+                r[0] = Value::from_slot(t, v.slot(s));
+                Ok(())
+            },
+        );
+        linker.func(
+            store,
+            M,
+            &format!("set_local_{t}"),
+            FuncType::new([er, i32t, t], []),
+            move |c, a, _| {
+                let v = view(c)?;
+                let f = v.find(handle(&a[0]))?.1;
+                let s = local_slot(f, a[1].i32().unwrap_or(-1), t)?;
+                v.set_slot(s, a[2].to_slot());
+                Ok(())
+            },
+        );
+        linker.func(
+            store,
+            M,
+            &format!("get_operand_{t}"),
+            FuncType::new([er, i32t], [t]),
+            move |c, a, r| {
+                let v = view(c)?;
+                let f = v.find(handle(&a[0]))?.1;
+                let s = operand_slot(f, a[1].i32().unwrap_or(-1), t)?;
+                r[0] = Value::from_slot(t, v.slot(s));
+                Ok(())
+            },
+        );
+        linker.func(
+            store,
+            M,
+            &format!("set_operand_{t}"),
+            FuncType::new([er, i32t, t], []),
+            move |c, a, _| {
+                let v = view(c)?;
+                let f = v.find(handle(&a[0]))?.1;
+                let s = operand_slot(f, a[1].i32().unwrap_or(-1), t)?;
+                v.set_slot(s, a[2].to_slot());
+                Ok(())
+            },
+        );
     }
 }

@@ -28,7 +28,11 @@ pub struct InlineConfig {
 
 impl Default for InlineConfig {
     fn default() -> Self {
-        InlineConfig { enabled: true, max_size: 64, max_depth: 3 }
+        InlineConfig {
+            enabled: true,
+            max_size: 64,
+            max_depth: 3,
+        }
     }
 }
 
@@ -49,7 +53,14 @@ pub struct Needs {
 }
 
 /// Decide whether `addr` can be inlined; collect what it needs.
-pub fn analyse(store: &Store, addr: FuncAddr, cfg: &InlineConfig, depth: u32, stack: &mut Vec<FuncAddr>, needs: &mut Needs) -> Result<(), String> {
+pub fn analyse(
+    store: &Store,
+    addr: FuncAddr,
+    cfg: &InlineConfig,
+    depth: u32,
+    stack: &mut Vec<FuncAddr>,
+    needs: &mut Needs,
+) -> Result<(), String> {
     let (inst, fidx) = match store.funcs[addr.0 as usize].kind {
         FuncKind::Wasm { instance, func_idx } => (instance, func_idx),
         FuncKind::Host(_) => return Err("host function".into()),
@@ -80,7 +91,8 @@ pub fn analyse(store: &Store, addr: FuncAddr, cfg: &InlineConfig, depth: u32, st
                         return Err("calls a host function".into());
                     }
                     let mut sub = Needs::default();
-                    let inl = depth < cfg.max_depth && analyse(store, callee, cfg, depth + 1, stack, &mut sub).is_ok();
+                    let inl = depth < cfg.max_depth
+                        && analyse(store, callee, cfg, depth + 1, stack, &mut sub).is_ok();
                     if inl {
                         merge(needs, sub);
                     } else if stack.contains(&callee) {
@@ -114,7 +126,9 @@ pub fn analyse(store: &Store, addr: FuncAddr, cfg: &InlineConfig, depth: u32, st
                 | O::ElemDrop { .. }
                 | O::MemoryInit { .. }
                 | O::DataDrop { .. }
-                | O::TypedSelect { .. } => return Err(format!("uses {}", monitor_abi::opcode_of(&op).mnemonic())),
+                | O::TypedSelect { .. } => {
+                    return Err(format!("uses {}", monitor_abi::opcode_of(&op).mnemonic()))
+                }
                 _ => {
                     if let Some(mem) = memory_of(&op) {
                         for mi in mem {

@@ -67,7 +67,12 @@ pub struct Site<'a, 'v> {
 pub trait Instrumenter {
     /// Called before a function's instructions are visited; `body` is the
     /// function's original bytes (starting at its local declarations).
-    fn begin_function(&mut self, func_idx: u32, body: &[u8], body_offset: usize) -> Result<(), LoadError>;
+    fn begin_function(
+        &mut self,
+        func_idx: u32,
+        body: &[u8],
+        body_offset: usize,
+    ) -> Result<(), LoadError>;
     /// Whether probes may be inserted at run time (every instruction must then
     /// have an op to patch).
     fn dynamic(&self) -> bool {

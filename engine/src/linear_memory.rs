@@ -24,12 +24,22 @@ impl LinearMemory {
     pub fn new(len: usize) -> Option<LinearMemory> {
         // SAFETY: an anonymous private PROT_NONE mapping; the result is checked.
         let ptr = unsafe {
-            libc::mmap(std::ptr::null_mut(), RESERVATION, libc::PROT_NONE, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE, -1, 0)
+            libc::mmap(
+                std::ptr::null_mut(),
+                RESERVATION,
+                libc::PROT_NONE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+                -1,
+                0,
+            )
         };
         if ptr == libc::MAP_FAILED {
             return None;
         }
-        let mut m = LinearMemory { ptr: ptr as *mut u8, len: 0 };
+        let mut m = LinearMemory {
+            ptr: ptr as *mut u8,
+            len: 0,
+        };
         if !m.resize(len) {
             return None;
         }
@@ -43,7 +53,13 @@ impl LinearMemory {
         }
         if new_len > self.len {
             // SAFETY: [ptr, ptr + new_len) lies inside our reservation.
-            let r = unsafe { libc::mprotect(self.ptr as *mut libc::c_void, new_len, libc::PROT_READ | libc::PROT_WRITE) };
+            let r = unsafe {
+                libc::mprotect(
+                    self.ptr as *mut libc::c_void,
+                    new_len,
+                    libc::PROT_READ | libc::PROT_WRITE,
+                )
+            };
             if r != 0 {
                 return false;
             }

@@ -27,7 +27,11 @@ mod status {
 }
 
 #[derive(Parser, Debug)]
-#[command(name = "wizeng", version, about = "A WebAssembly engine whose instrumentation monitors are Wasm modules")]
+#[command(
+    name = "wizeng",
+    version,
+    about = "A WebAssembly engine whose instrumentation monitors are Wasm modules"
+)]
 struct Cli {
     /// Execution tier: jit (compile everything first, the default), lazy
     /// (compile each function on its first call) or int (interpreter).
@@ -78,7 +82,9 @@ struct Cli {
 
 fn main() -> ExitCode {
     // `--ext:NAME` enables a Wasm feature by name; every feature we implement is always on.
-    let argv: Vec<String> = std::env::args().filter(|a| !a.starts_with("--ext:")).collect();
+    let argv: Vec<String> = std::env::args()
+        .filter(|a| !a.starts_with("--ext:"))
+        .collect();
     let cli = match Cli::try_parse_from(argv) {
         Ok(c) => c,
         Err(e) => {
@@ -106,30 +112,52 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
         "int" => wizeng::Tier::Int,
         "jit" => wizeng::Tier::Jit,
         "lazy" => wizeng::Tier::Lazy,
-        other => return Err(Failure(status::USAGE, anyhow!("--mode={other}: expected int, jit or lazy (dyn is not built yet)"))),
+        other => {
+            return Err(Failure(
+                status::USAGE,
+                anyhow!("--mode={other}: expected int, jit or lazy (dyn is not built yet)"),
+            ))
+        }
     };
     let t0 = std::time::Instant::now();
-    let mut store = Store::new(wizeng::Config { tier, ..Default::default() });
+    let mut store = Store::new(wizeng::Config {
+        tier,
+        ..Default::default()
+    });
     if cli.perf_map {
         let path = format!("/tmp/perf-{}.map", std::process::id());
-        let f = std::fs::File::create(&path).with_context(|| format!("--perf-map: cannot create {path}")).map_err(fail(status::USAGE))?;
+        let f = std::fs::File::create(&path)
+            .with_context(|| format!("--perf-map: cannot create {path}"))
+            .map_err(fail(status::USAGE))?;
         store.set_perf_map(f);
     }
     if cli.perf_jitdump {
-        store.enable_jitdump().context("--perf-jitdump: cannot create /tmp/jit-<pid>.dump").map_err(fail(status::USAGE))?;
+        store
+            .enable_jitdump()
+            .context("--perf-jitdump: cannot create /tmp/jit-<pid>.dump")
+            .map_err(fail(status::USAGE))?;
     }
     let mut linker = Linker::new();
-    let app_name = cli.app.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let app_name = cli
+        .app
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let mut ctx = WasiCtx::new().arg(app_name);
     if cli.invoke.is_none() {
         ctx = ctx.args(cli.args.iter().cloned());
     }
     for e in &cli.envs {
-        let (k, v) = e.split_once('=').ok_or_else(|| Failure(status::USAGE, anyhow!("--env={e}: expected K=V")))?;
+        let (k, v) = e
+            .split_once('=')
+            .ok_or_else(|| Failure(status::USAGE, anyhow!("--env={e}: expected K=V")))?;
         ctx = ctx.env(k, v);
     }
     for d in &cli.dirs {
-        ctx = ctx.preopened_dir_spec(d).with_context(|| format!("--dir={d}")).map_err(fail(status::USAGE))?;
+        ctx = ctx
+            .preopened_dir_spec(d)
+            .with_context(|| format!("--dir={d}"))
+            .map_err(fail(status::USAGE))?;
     }
     let ctx = Rc::new(RefCell::new(ctx));
     wizeng::wasi::add_to_linker(&mut linker, &mut store, ctx.clone());
@@ -139,7 +167,11 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
 
     // Monitors are instantiated first (their start functions run), then matched
     // against the app while it is validated and translated.
-    let specs = cli.monitors.as_deref().map(monitor::parse_monitor_list).unwrap_or_default();
+    let specs = cli
+        .monitors
+        .as_deref()
+        .map(monitor::parse_monitor_list)
+        .unwrap_or_default();
     let mut monitors = if specs.is_empty() {
         None
     } else {
@@ -147,9 +179,13 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
         monitor::define_wizeng_imports(&mut mon_linker, &mut store, ctx.clone());
         wizeng::frames::define_frame_accessor(&mut mon_linker, &mut store);
         wizeng::dyninstr::define_dyninstr(&mut mon_linker, &mut store);
-        Some(monitor::Monitors::load(&mut store, &specs, &mon_linker, cli.fatal).map_err(|e| Failure(status::MONITOR_BIND, anyhow!("{e}")))?)
+        Some(
+            monitor::Monitors::load(&mut store, &specs, &mon_linker, cli.fatal)
+                .map_err(|e| Failure(status::MONITOR_BIND, anyhow!("{e}")))?,
+        )
     };
-    let bytes = wizeng::module::read_binary(&cli.app).map_err(|e| Failure(status::LOAD, anyhow!("{}: {e}", cli.app.display())))?;
+    let bytes = wizeng::module::read_binary(&cli.app)
+        .map_err(|e| Failure(status::LOAD, anyhow!("{}: {e}", cli.app.display())))?;
     // In the JIT, probes are woven into the app's code (calls to imports bound
     // to the monitor functions); frame accessors and dynamic probes need the
     // interpreter, so with those the app runs there (monitors stay compiled).
@@ -158,7 +194,12 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
         enabled: match cli.inline.as_str() {
             "on" => true,
             "off" => false,
-            other => return Err(Failure(status::USAGE, anyhow!("--inline={other}: expected on or off"))),
+            other => {
+                return Err(Failure(
+                    status::USAGE,
+                    anyhow!("--inline={other}: expected on or off"),
+                ))
+            }
         },
         max_size: cli.inline_max_size,
         ..Default::default()
@@ -174,7 +215,10 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             m.set_app_names(wizeng::module::read_func_names(&bytes));
             let dynamic = m.dynamic;
             let mut matcher = m.matcher(&mut store);
-            let mut rec = wizeng::weave::Recorder { inner: &mut matcher, plan: Default::default() };
+            let mut rec = wizeng::weave::Recorder {
+                inner: &mut matcher,
+                plan: Default::default(),
+            };
             let orig = Module::new_instrumented(&bytes, &mut rec);
             let plan = std::mem::take(&mut rec.plan);
             drop(rec);
@@ -192,7 +236,10 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
                         linker.define(wizeng::weave::PROBE_MODULE, name, *e);
                     }
                     inline_stats = Some(w.stats.clone());
-                    let mut wm = Module::new(&w.bytes).map_err(|e| wizeng::LoadError { message: format!("woven module does not validate: {}", e.message), ..e })?;
+                    let mut wm = Module::new(&w.bytes).map_err(|e| wizeng::LoadError {
+                        message: format!("woven module does not validate: {}", e.message),
+                        ..e
+                    })?;
                     wm.origin = Some(w.origin);
                     Ok(wm)
                 }),
@@ -200,7 +247,11 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
         }
     };
     let module = module.map_err(|e| {
-        let code = if e.kind == wizeng::LoadErrorKind::MonitorBind { status::MONITOR_BIND } else { status::LOAD };
+        let code = if e.kind == wizeng::LoadErrorKind::MonitorBind {
+            status::MONITOR_BIND
+        } else {
+            status::LOAD
+        };
         Failure(code, anyhow!("{}: {e}", cli.app.display()))
     })?;
     let module = Arc::new(module);
@@ -212,21 +263,41 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
         store.config.tier = tier;
         let inst = match inst {
             Ok(i) => i,
-            Err(InstantiateError::Link(e)) => return Err(Failure(status::LINK, anyhow!("{}: link error: {e}", cli.app.display()))),
+            Err(InstantiateError::Link(e)) => {
+                return Err(Failure(
+                    status::LINK,
+                    anyhow!("{}: link error: {e}", cli.app.display()),
+                ))
+            }
             Err(InstantiateError::Trap(t)) => {
                 if let Some(c) = t.exit_code() {
                     return Ok(exit_code(c));
                 }
-                return Err(Failure(status::TRAP, anyhow!("{}: trap during instantiation: {t}", cli.app.display())));
+                return Err(Failure(
+                    status::TRAP,
+                    anyhow!("{}: trap during instantiation: {t}", cli.app.display()),
+                ));
             }
         };
         store.set_app(inst);
         let (func, args) = match &cli.invoke {
             Some(name) => {
-                let f = store.export_func(inst, name).ok_or_else(|| Failure(status::USAGE, anyhow!("--invoke={name}: no exported function named `{name}`")))?;
+                let f = store.export_func(inst, name).ok_or_else(|| {
+                    Failure(
+                        status::USAGE,
+                        anyhow!("--invoke={name}: no exported function named `{name}`"),
+                    )
+                })?;
                 let ty = store.func_type(f).clone();
                 if ty.params.len() != cli.args.len() {
-                    return Err(Failure(status::USAGE, anyhow!("--invoke={name}: the function takes {} arguments {ty}, {} given", ty.params.len(), cli.args.len())));
+                    return Err(Failure(
+                        status::USAGE,
+                        anyhow!(
+                            "--invoke={name}: the function takes {} arguments {ty}, {} given",
+                            ty.params.len(),
+                            cli.args.len()
+                        ),
+                    ));
                 }
                 let args = ty
                     .params
@@ -243,7 +314,13 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
                     .or_else(|| store.export_func(inst, "main"))
                     .ok_or_else(|| Failure(status::USAGE, anyhow!("{}: no entry point: export `_start` or `main`, or use --invoke=NAME", cli.app.display())))?;
                 if !store.func_type(f).params.is_empty() {
-                    return Err(Failure(status::USAGE, anyhow!("entry point takes parameters {}; use --invoke=NAME with arguments", store.func_type(f))));
+                    return Err(Failure(
+                        status::USAGE,
+                        anyhow!(
+                            "entry point takes parameters {}; use --invoke=NAME with arguments",
+                            store.func_type(f)
+                        ),
+                    ));
                 }
                 (f, Vec::new())
             }
@@ -304,10 +381,22 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
     let _ = ctx.borrow_mut().flush();
     if cli.metrics {
         if let Some(m) = &monitors {
-            eprintln!("wizeng: metrics: probes attached at {} sites, {} calls", m.stats.sites, m.stats.calls);
+            eprintln!(
+                "wizeng: metrics: probes attached at {} sites, {} calls",
+                m.stats.sites, m.stats.calls
+            );
             if let Some(s) = &inline_stats {
                 let why: Vec<String> = s.reasons.iter().map(|(r, n)| format!("{n} {r}")).collect();
-                eprintln!("wizeng: metrics: probe calls inlined {}, called {}{}", s.inlined, s.called, if why.is_empty() { String::new() } else { format!(" ({})", why.join(", ")) });
+                eprintln!(
+                    "wizeng: metrics: probe calls inlined {}, called {}{}",
+                    s.inlined,
+                    s.called,
+                    if why.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" ({})", why.join(", "))
+                    }
+                );
             }
         }
     }
@@ -323,8 +412,16 @@ fn parse_arg(t: wizeng::ValType, a: &str) -> anyhow::Result<Value> {
     Ok(match t {
         I32 => Value::I32(parse_int(a)? as i32),
         I64 => Value::I64(parse_int(a)? as i64),
-        F32 => Value::F32(a.parse::<f32>().with_context(|| format!("`{a}` is not an f32"))?.to_bits()),
-        F64 => Value::F64(a.parse::<f64>().with_context(|| format!("`{a}` is not an f64"))?.to_bits()),
+        F32 => Value::F32(
+            a.parse::<f32>()
+                .with_context(|| format!("`{a}` is not an f32"))?
+                .to_bits(),
+        ),
+        F64 => Value::F64(
+            a.parse::<f64>()
+                .with_context(|| format!("`{a}` is not an f64"))?
+                .to_bits(),
+        ),
         other => bail!("cannot pass a {other} argument on the command line"),
     })
 }
@@ -334,8 +431,12 @@ fn parse_int(a: &str) -> anyhow::Result<i128> {
         Some(b) => (true, b),
         None => (false, a),
     };
-    let v = if let Some(h) = body.strip_prefix("0x") { i128::from_str_radix(h, 16) } else { body.parse::<i128>() }
-        .with_context(|| format!("`{a}` is not an integer"))?;
+    let v = if let Some(h) = body.strip_prefix("0x") {
+        i128::from_str_radix(h, 16)
+    } else {
+        body.parse::<i128>()
+    }
+    .with_context(|| format!("`{a}` is not an integer"))?;
     Ok(if neg { -v } else { v })
 }
 

@@ -198,14 +198,28 @@ impl Module {
 
     /// Decode, validate and translate, asking `instr` for the probes of every
     /// site (monitor matching happens here, in the same pass).
-    pub fn new_instrumented(bytes: &[u8], instr: &mut dyn crate::instrument::Instrumenter) -> Result<Module, LoadError> {
+    pub fn new_instrumented(
+        bytes: &[u8],
+        instr: &mut dyn crate::instrument::Instrumenter,
+    ) -> Result<Module, LoadError> {
         Module::load(bytes, supported_features(), Some(instr))
     }
 
-    fn load(bytes: &[u8], features: WasmFeatures, instr: Option<&mut (dyn crate::instrument::Instrumenter + '_)>) -> Result<Module, LoadError> {
+    fn load(
+        bytes: &[u8],
+        features: WasmFeatures,
+        instr: Option<&mut (dyn crate::instrument::Instrumenter + '_)>,
+    ) -> Result<Module, LoadError> {
         match parse(bytes, features & supported_features(), instr) {
             Ok(m) => Ok(m),
-            Err(e) if matches!(e.kind, LoadErrorKind::Unsupported | LoadErrorKind::MonitorBind) => Err(e),
+            Err(e)
+                if matches!(
+                    e.kind,
+                    LoadErrorKind::Unsupported | LoadErrorKind::MonitorBind
+                ) =>
+            {
+                Err(e)
+            }
             Err(e) => Err(explain_unsupported(bytes).unwrap_or(e)),
         }
     }
@@ -265,8 +279,11 @@ impl Module {
         let body = self.body(func_idx);
         let start = body.range.start + body.code_start as usize;
         let _ = start;
-        let reader = wasmparser::BinaryReader::new(&self.bytes[body.range.clone()], body.range.start);
-        wasmparser::FunctionBody::new(reader).get_operators_reader().expect("validated body")
+        let reader =
+            wasmparser::BinaryReader::new(&self.bytes[body.range.clone()], body.range.start);
+        wasmparser::FunctionBody::new(reader)
+            .get_operators_reader()
+            .expect("validated body")
     }
 }
 
@@ -293,11 +310,16 @@ pub fn to_binary(bytes: &[u8]) -> Result<Vec<u8>, LoadError> {
         return Err(LoadError {
             kind: LoadErrorKind::Malformed,
             offset: Some(0),
-            message: "not a WebAssembly module: no \\0asm magic header, and not in the text format".into(),
+            message: "not a WebAssembly module: no \\0asm magic header, and not in the text format"
+                .into(),
         });
     }
     let text = std::str::from_utf8(bytes).unwrap_or_default();
-    wat::parse_str(text).map_err(|e| LoadError { kind: LoadErrorKind::Malformed, offset: None, message: format!("text format: {e}") })
+    wat::parse_str(text).map_err(|e| LoadError {
+        kind: LoadErrorKind::Malformed,
+        offset: None,
+        message: format!("text format: {e}"),
+    })
 }
 
 /// Function names from a module's name section (empty if none or malformed).
@@ -331,10 +353,19 @@ fn explain_unsupported(bytes: &[u8]) -> Option<LoadError> {
         Err(e) => e,
     };
     // Would the module be valid with more features? Then it is unsupported, not invalid.
-    let all = supported_features() | KNOWN_UNSUPPORTED.iter().fold(WasmFeatures::empty(), |a, (f, _)| a | *f);
-    if Validator::new_with_features(all).validate_all(bytes).is_ok() {
+    let all = supported_features()
+        | KNOWN_UNSUPPORTED
+            .iter()
+            .fold(WasmFeatures::empty(), |a, (f, _)| a | *f);
+    if Validator::new_with_features(all)
+        .validate_all(bytes)
+        .is_ok()
+    {
         for (f, name) in KNOWN_UNSUPPORTED {
-            if Validator::new_with_features(supported_features() | *f).validate_all(bytes).is_ok() {
+            if Validator::new_with_features(supported_features() | *f)
+                .validate_all(bytes)
+                .is_ok()
+            {
                 return Some(LoadError {
                     kind: LoadErrorKind::Unsupported,
                     offset: Some(err.offset()),
@@ -356,15 +387,23 @@ fn limits(min: u64, max: Option<u64>) -> Limits {
 }
 
 fn table_type(t: &wasmparser::TableType) -> TableType {
-    TableType { elem: ValType::from_wasmparser(wasmparser::ValType::Ref(t.element_type)), limits: limits(t.initial, t.maximum) }
+    TableType {
+        elem: ValType::from_wasmparser(wasmparser::ValType::Ref(t.element_type)),
+        limits: limits(t.initial, t.maximum),
+    }
 }
 
 fn memory_type(m: &wasmparser::MemoryType) -> MemoryType {
-    MemoryType { limits: limits(m.initial, m.maximum) }
+    MemoryType {
+        limits: limits(m.initial, m.maximum),
+    }
 }
 
 fn global_type(g: &wasmparser::GlobalType) -> GlobalType {
-    GlobalType { ty: ValType::from_wasmparser(g.content_type), mutable: g.mutable }
+    GlobalType {
+        ty: ValType::from_wasmparser(g.content_type),
+        mutable: g.mutable,
+    }
 }
 
 pub(crate) fn const_expr(e: &wasmparser::ConstExpr<'_>) -> Result<ConstExpr, LoadError> {
@@ -377,11 +416,19 @@ pub(crate) fn const_expr(e: &wasmparser::ConstExpr<'_>) -> Result<ConstExpr, Loa
             Operator::I64Const { value } => ConstOp::I64(value),
             Operator::F32Const { value } => ConstOp::F32(value.bits()),
             Operator::F64Const { value } => ConstOp::F64(value.bits()),
-            Operator::RefNull { hty } => ConstOp::RefNull(if matches!(hty, wasmparser::HeapType::Abstract { ty: wasmparser::AbstractHeapType::Extern, .. }) {
-                ValType::ExternRef
-            } else {
-                ValType::FuncRef
-            }),
+            Operator::RefNull { hty } => ConstOp::RefNull(
+                if matches!(
+                    hty,
+                    wasmparser::HeapType::Abstract {
+                        ty: wasmparser::AbstractHeapType::Extern,
+                        ..
+                    }
+                ) {
+                    ValType::ExternRef
+                } else {
+                    ValType::FuncRef
+                },
+            ),
             Operator::RefFunc { function_index } => ConstOp::RefFunc(function_index),
             Operator::GlobalGet { global_index } => ConstOp::GlobalGet(global_index),
             Operator::I32Add => ConstOp::I32Add,
@@ -392,14 +439,22 @@ pub(crate) fn const_expr(e: &wasmparser::ConstExpr<'_>) -> Result<ConstExpr, Loa
             Operator::I64Mul => ConstOp::I64Mul,
             Operator::End => break,
             _ => {
-                return Err(LoadError { kind: LoadErrorKind::Unsupported, offset: Some(r.original_position()), message: "unsupported constant expression operator".into() });
+                return Err(LoadError {
+                    kind: LoadErrorKind::Unsupported,
+                    offset: Some(r.original_position()),
+                    message: "unsupported constant expression operator".into(),
+                });
             }
         });
     }
     Ok(ConstExpr(ops))
 }
 
-fn parse(bytes: &[u8], features: WasmFeatures, mut instr: Option<&mut (dyn crate::instrument::Instrumenter + '_)>) -> Result<Module, LoadError> {
+fn parse(
+    bytes: &[u8],
+    features: WasmFeatures,
+    mut instr: Option<&mut (dyn crate::instrument::Instrumenter + '_)>,
+) -> Result<Module, LoadError> {
     let mut m = Module {
         bytes: Arc::from(bytes),
         types: Vec::new(),
@@ -428,8 +483,13 @@ fn parse(bytes: &[u8], features: WasmFeatures, mut instr: Option<&mut (dyn crate
         let payload = payload?;
         if let wasmparser::ValidPayload::Func(func, body) = validator.payload(&payload)? {
             let mut fv = func.into_validator(std::mem::take(&mut allocs));
-            let ctx = crate::interp::compile::ModuleCtx { types: &m.types, func_types: &m.func_types, features };
-            let compiled = crate::interp::compile::translate(&mut fv, &body, &ctx, instr.as_deref_mut())?;
+            let ctx = crate::interp::compile::ModuleCtx {
+                types: &m.types,
+                func_types: &m.func_types,
+                features,
+            };
+            let compiled =
+                crate::interp::compile::translate(&mut fv, &body, &ctx, instr.as_deref_mut())?;
             m.code.push(Arc::new(compiled));
             allocs = fv.into_allocations();
         }
@@ -439,8 +499,14 @@ fn parse(bytes: &[u8], features: WasmFeatures, mut instr: Option<&mut (dyn crate
                     for sub in rec?.into_types() {
                         match &sub.composite_type.inner {
                             wasmparser::CompositeInnerType::Func(f) => m.types.push(FuncType::new(
-                                f.params().iter().map(|t| ValType::from_wasmparser(*t)).collect::<Vec<_>>(),
-                                f.results().iter().map(|t| ValType::from_wasmparser(*t)).collect::<Vec<_>>(),
+                                f.params()
+                                    .iter()
+                                    .map(|t| ValType::from_wasmparser(*t))
+                                    .collect::<Vec<_>>(),
+                                f.results()
+                                    .iter()
+                                    .map(|t| ValType::from_wasmparser(*t))
+                                    .collect::<Vec<_>>(),
                             )),
                             _ => m.types.push(FuncType::default()),
                         }
@@ -469,10 +535,18 @@ fn parse(bytes: &[u8], features: WasmFeatures, mut instr: Option<&mut (dyn crate
                             ImportDesc::Global(global_type(&g))
                         }
                         wasmparser::TypeRef::Tag(_) => {
-                            return Err(LoadError { kind: LoadErrorKind::Unsupported, offset: None, message: "unsupported: exception-handling tags".into() });
+                            return Err(LoadError {
+                                kind: LoadErrorKind::Unsupported,
+                                offset: None,
+                                message: "unsupported: exception-handling tags".into(),
+                            });
                         }
                     };
-                    m.imports.push(Import { module: imp.module.to_string(), name: imp.name.to_string(), desc });
+                    m.imports.push(Import {
+                        module: imp.module.to_string(),
+                        name: imp.name.to_string(),
+                        desc,
+                    });
                 }
             }
             Payload::FunctionSection(r) => {
@@ -487,7 +561,10 @@ fn parse(bytes: &[u8], features: WasmFeatures, mut instr: Option<&mut (dyn crate
                         wasmparser::TableInit::RefNull => None,
                         wasmparser::TableInit::Expr(e) => Some(const_expr(e)?),
                     };
-                    m.tables.push(TableDef { ty: table_type(&t.ty), init });
+                    m.tables.push(TableDef {
+                        ty: table_type(&t.ty),
+                        init,
+                    });
                 }
             }
             Payload::MemorySection(r) => {
@@ -498,7 +575,10 @@ fn parse(bytes: &[u8], features: WasmFeatures, mut instr: Option<&mut (dyn crate
             Payload::GlobalSection(r) => {
                 for g in r {
                     let g = g?;
-                    m.globals.push(GlobalDef { ty: global_type(&g.ty), init: const_expr(&g.init_expr)? });
+                    m.globals.push(GlobalDef {
+                        ty: global_type(&g.ty),
+                        init: const_expr(&g.init_expr)?,
+                    });
                 }
             }
             Payload::ExportSection(r) => {
@@ -511,7 +591,11 @@ fn parse(bytes: &[u8], features: WasmFeatures, mut instr: Option<&mut (dyn crate
                         wasmparser::ExternalKind::Global => ExternKind::Global,
                         wasmparser::ExternalKind::Tag => ExternKind::Tag,
                     };
-                    m.exports.push(Export { name: e.name.to_string(), kind, index: e.index });
+                    m.exports.push(Export {
+                        name: e.name.to_string(),
+                        kind,
+                        index: e.index,
+                    });
                 }
             }
             Payload::StartSection { func, .. } => m.start = Some(func),
@@ -521,9 +605,13 @@ fn parse(bytes: &[u8], features: WasmFeatures, mut instr: Option<&mut (dyn crate
                     let mode = match e.kind {
                         wasmparser::ElementKind::Passive => ElemMode::Passive,
                         wasmparser::ElementKind::Declared => ElemMode::Declared,
-                        wasmparser::ElementKind::Active { table_index, offset_expr } => {
-                            ElemMode::Active { table: table_index.unwrap_or(0), offset: const_expr(&offset_expr)? }
-                        }
+                        wasmparser::ElementKind::Active {
+                            table_index,
+                            offset_expr,
+                        } => ElemMode::Active {
+                            table: table_index.unwrap_or(0),
+                            offset: const_expr(&offset_expr)?,
+                        },
                     };
                     let (ty, items) = match e.items {
                         wasmparser::ElementItems::Functions(fs) => {
@@ -538,7 +626,10 @@ fn parse(bytes: &[u8], features: WasmFeatures, mut instr: Option<&mut (dyn crate
                             for x in es {
                                 items.push(const_expr(&x?)?);
                             }
-                            (ValType::from_wasmparser(wasmparser::ValType::Ref(rt)), items)
+                            (
+                                ValType::from_wasmparser(wasmparser::ValType::Ref(rt)),
+                                items,
+                            )
                         }
                     };
                     m.elems.push(ElemSegment { ty, mode, items });
@@ -550,11 +641,18 @@ fn parse(bytes: &[u8], features: WasmFeatures, mut instr: Option<&mut (dyn crate
                     let start = d.range.end - d.data.len();
                     let mode = match d.kind {
                         wasmparser::DataKind::Passive => DataMode::Passive,
-                        wasmparser::DataKind::Active { memory_index, offset_expr } => {
-                            DataMode::Active { memory: memory_index, offset: const_expr(&offset_expr)? }
-                        }
+                        wasmparser::DataKind::Active {
+                            memory_index,
+                            offset_expr,
+                        } => DataMode::Active {
+                            memory: memory_index,
+                            offset: const_expr(&offset_expr)?,
+                        },
                     };
-                    m.datas.push(DataSegment { mode, range: start..start + d.data.len() });
+                    m.datas.push(DataSegment {
+                        mode,
+                        range: start..start + d.data.len(),
+                    });
                 }
             }
             Payload::CodeSectionEntry(body) => {
@@ -567,7 +665,11 @@ fn parse(bytes: &[u8], features: WasmFeatures, mut instr: Option<&mut (dyn crate
                     locals.extend(std::iter::repeat(t).take(n as usize));
                 }
                 let code_start = (lr.original_position() - range.start) as u32;
-                m.bodies.push(FuncBody { range, locals, code_start });
+                m.bodies.push(FuncBody {
+                    range,
+                    locals,
+                    code_start,
+                });
             }
             Payload::CustomSection(c) => {
                 if let wasmparser::KnownCustom::Name(names) = c.as_known() {

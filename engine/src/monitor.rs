@@ -41,7 +41,10 @@ pub fn parse_monitor_list(s: &str) -> Vec<MonitorSpec> {
         .map(|item| {
             let mut parts = item.split('+');
             let path = PathBuf::from(parts.next().unwrap_or_default());
-            MonitorSpec { path, libs: parts.map(PathBuf::from).collect() }
+            MonitorSpec {
+                path,
+                libs: parts.map(PathBuf::from).collect(),
+            }
         })
         .collect()
 }
@@ -100,39 +103,89 @@ pub struct MonitorStats {
 pub fn define_wizeng_imports(linker: &mut Linker, store: &mut Store, out: Rc<RefCell<WasiCtx>>) {
     let i32t = ValType::I32;
     let o = out.clone();
-    linker.func(store, "wizeng", "puts", FuncType::new([i32t, i32t], []), move |c, a, _| {
-        let (p, n) = (a[0].i32().unwrap_or(0) as u32 as usize, a[1].i32().unwrap_or(0) as u32 as usize);
-        let mem = c.memory0()?;
-        let bytes = mem.get(p..p.saturating_add(n)).ok_or_else(|| Trap::new(crate::TrapKind::MemoryOutOfBounds))?.to_vec();
-        o.borrow_mut().write_stdout(&bytes).map_err(|e| Trap::host(format!("wizeng.puts: {e}")))
-    });
+    linker.func(
+        store,
+        "wizeng",
+        "puts",
+        FuncType::new([i32t, i32t], []),
+        move |c, a, _| {
+            let (p, n) = (
+                a[0].i32().unwrap_or(0) as u32 as usize,
+                a[1].i32().unwrap_or(0) as u32 as usize,
+            );
+            let mem = c.memory0()?;
+            let bytes = mem
+                .get(p..p.saturating_add(n))
+                .ok_or_else(|| Trap::new(crate::TrapKind::MemoryOutOfBounds))?
+                .to_vec();
+            o.borrow_mut()
+                .write_stdout(&bytes)
+                .map_err(|e| Trap::host(format!("wizeng.puts: {e}")))
+        },
+    );
     let o = out.clone();
-    linker.func(store, "wizeng", "puti", FuncType::new([i32t], []), move |_, a, _| {
-        let s = a[0].i32().unwrap_or(0).to_string();
-        o.borrow_mut().write_stdout(s.as_bytes()).map_err(|e| Trap::host(format!("wizeng.puti: {e}")))
-    });
+    linker.func(
+        store,
+        "wizeng",
+        "puti",
+        FuncType::new([i32t], []),
+        move |_, a, _| {
+            let s = a[0].i32().unwrap_or(0).to_string();
+            o.borrow_mut()
+                .write_stdout(s.as_bytes())
+                .map_err(|e| Trap::host(format!("wizeng.puti: {e}")))
+        },
+    );
     let o = out.clone();
-    linker.func(store, "wizeng", "putc", FuncType::new([i32t], []), move |_, a, _| {
-        let b = [a[0].i32().unwrap_or(0) as u8];
-        o.borrow_mut().write_stdout(&b).map_err(|e| Trap::host(format!("wizeng.putc: {e}")))
-    });
+    linker.func(
+        store,
+        "wizeng",
+        "putc",
+        FuncType::new([i32t], []),
+        move |_, a, _| {
+            let b = [a[0].i32().unwrap_or(0) as u8];
+            o.borrow_mut()
+                .write_stdout(&b)
+                .map_err(|e| Trap::host(format!("wizeng.putc: {e}")))
+        },
+    );
     let o = out;
-    linker.func(store, "wizeng", "error", FuncType::new([i32t, i32t], []), move |c, a, _| {
-        let (p, n) = (a[0].i32().unwrap_or(0) as u32 as usize, a[1].i32().unwrap_or(0) as u32 as usize);
-        let mem = c.memory0()?;
-        let msg = mem.get(p..p.saturating_add(n)).map(|b| String::from_utf8_lossy(b).into_owned()).unwrap_or_default();
-        let _ = o.borrow_mut().flush();
-        Err(Trap::host(format!("wizeng.error: {msg}")))
-    });
+    linker.func(
+        store,
+        "wizeng",
+        "error",
+        FuncType::new([i32t, i32t], []),
+        move |c, a, _| {
+            let (p, n) = (
+                a[0].i32().unwrap_or(0) as u32 as usize,
+                a[1].i32().unwrap_or(0) as u32 as usize,
+            );
+            let mem = c.memory0()?;
+            let msg = mem
+                .get(p..p.saturating_add(n))
+                .map(|b| String::from_utf8_lossy(b).into_owned())
+                .unwrap_or_default();
+            let _ = o.borrow_mut().flush();
+            Err(Trap::host(format!("wizeng.error: {msg}")))
+        },
+    );
     let t0 = std::time::Instant::now();
-    linker.func(store, "wizeng", "rdtsc", FuncType::new([], [ValType::I64]), move |_, _, r| {
-        r[0] = Value::I64(t0.elapsed().as_nanos() as i64);
-        Ok(())
-    });
+    linker.func(
+        store,
+        "wizeng",
+        "rdtsc",
+        FuncType::new([], [ValType::I64]),
+        move |_, _, r| {
+            r[0] = Value::I64(t0.elapsed().as_nanos() as i64);
+            Ok(())
+        },
+    );
 }
 
 fn base_name(p: &Path) -> String {
-    p.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
+    p.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }
 
 fn conv_type(t: wasmparser::ValType) -> ValType {
@@ -142,24 +195,42 @@ fn conv_type(t: wasmparser::ValType) -> ValType {
 impl Monitors {
     /// Instantiate every monitor (libraries first) in `store`. Warnings about
     /// malformed probe names go to stderr (errors with `fatal`).
-    pub fn load(store: &mut Store, specs: &[MonitorSpec], base: &Linker, fatal: bool) -> Result<Monitors, MonitorError> {
+    pub fn load(
+        store: &mut Store,
+        specs: &[MonitorSpec],
+        base: &Linker,
+        fatal: bool,
+    ) -> Result<Monitors, MonitorError> {
         let mut monitors = Vec::new();
         let mut dynamic = false;
         for spec in specs {
             let name = spec.path.display().to_string();
             let mut linker = base.clone();
             for lib in &spec.libs {
-                let m = Module::from_file(lib).map_err(|e| MonitorError(format!("monitor library {}: {e}", lib.display())))?;
+                let m = Module::from_file(lib)
+                    .map_err(|e| MonitorError(format!("monitor library {}: {e}", lib.display())))?;
                 let inst = linker
                     .instantiate(store, &Arc::new(m))
                     .map_err(|e| MonitorError(format!("monitor library {}: {e}", lib.display())))?;
                 linker.instance(store, &base_name(lib), inst);
             }
-            let m = Module::from_file(&spec.path).map_err(|e| MonitorError(format!("monitor {name}: {e}")))?;
+            let m = Module::from_file(&spec.path)
+                .map_err(|e| MonitorError(format!("monitor {name}: {e}")))?;
             let m = Arc::new(m);
-            dynamic |= m.imports.iter().any(|i| i.module == monitor_abi::imports::MODULE_DYNINSTR);
-            let instance = linker.instantiate(store, &m).map_err(|e| MonitorError(format!("monitor {name}: {e}")))?;
-            let mut lm = LoadedMonitor { name: name.clone(), instance, rules: Vec::new(), begin: None, exit: None };
+            dynamic |= m
+                .imports
+                .iter()
+                .any(|i| i.module == monitor_abi::imports::MODULE_DYNINSTR);
+            let instance = linker
+                .instantiate(store, &m)
+                .map_err(|e| MonitorError(format!("monitor {name}: {e}")))?;
+            let mut lm = LoadedMonitor {
+                name: name.clone(),
+                instance,
+                rules: Vec::new(),
+                begin: None,
+                exit: None,
+            };
             for e in &m.exports {
                 if e.kind != ExternKind::Func {
                     continue;
@@ -182,11 +253,20 @@ impl Monitors {
                             continue;
                         }
                         let ty = store.func_type(func).clone();
-                        lm.rules.push(Rule { export: e.name.clone(), pattern, func, ty });
+                        lm.rules.push(Rule {
+                            export: e.name.clone(),
+                            pattern,
+                            func,
+                            ty,
+                        });
                     }
                     Err(pe) if pe.is_ignorable() => {}
                     Err(pe) => {
-                        let msg = format!("monitor {name}: invalid probe export name: {}\n{}", pe, monitor_abi::pattern::render_caret(&e.name, &pe));
+                        let msg = format!(
+                            "monitor {name}: invalid probe export name: {}\n{}",
+                            pe,
+                            monitor_abi::pattern::render_caret(&e.name, &pe)
+                        );
                         if fatal {
                             return Err(MonitorError(msg));
                         }
@@ -216,7 +296,9 @@ impl Monitors {
     pub fn begin(&self, store: &mut Store) -> Result<(), Trap> {
         for m in &self.monitors {
             if let Some(f) = m.begin {
-                store.invoke(f, &[]).map_err(|t| wrap_trap(&m.name, "wasm:begin", t))?;
+                store
+                    .invoke(f, &[])
+                    .map_err(|t| wrap_trap(&m.name, "wasm:begin", t))?;
             }
         }
         Ok(())
@@ -226,7 +308,9 @@ impl Monitors {
     pub fn exit(&self, store: &mut Store) -> Result<(), Trap> {
         for m in &self.monitors {
             if let Some(f) = m.exit {
-                store.invoke(f, &[]).map_err(|t| wrap_trap(&m.name, "wasm:exit", t))?;
+                store
+                    .invoke(f, &[])
+                    .map_err(|t| wrap_trap(&m.name, "wasm:exit", t))?;
             }
         }
         Ok(())
@@ -239,7 +323,11 @@ impl Monitors {
     /// The instrumenter that matches these monitors against an app module;
     /// static predicates and calls run in `store`.
     pub fn matcher<'a>(&'a mut self, store: &'a mut Store) -> Matcher<'a> {
-        Matcher { mons: self, store, last_effect: None }
+        Matcher {
+            mons: self,
+            store,
+            last_effect: None,
+        }
     }
 }
 
@@ -264,7 +352,9 @@ fn compute_blocks(body: &[u8], body_offset: usize) -> Blocks {
     let mut blocks = Blocks::default();
     let reader = wasmparser::BinaryReader::new(body, body_offset);
     let fb = wasmparser::FunctionBody::new(reader);
-    let Ok(mut ops) = fb.get_operators_reader() else { return blocks };
+    let Ok(mut ops) = fb.get_operators_reader() else {
+        return blocks;
+    };
     // Control stack: (is_loop, targeted).
     let mut ctl: Vec<(bool, bool)> = vec![(false, false)];
     let mut kinds: Vec<u8> = Vec::new(); // 0 other, 1 terminator
@@ -272,7 +362,11 @@ fn compute_blocks(body: &[u8], body_offset: usize) -> Blocks {
     blocks.starts.insert(0);
     let mark = |ctl: &mut Vec<(bool, bool)>, d: u32| {
         let n = ctl.len();
-        if let Some(c) = (d as usize).checked_add(1).and_then(|k| n.checked_sub(k)).and_then(|k| ctl.get_mut(k)) {
+        if let Some(c) = (d as usize)
+            .checked_add(1)
+            .and_then(|k| n.checked_sub(k))
+            .and_then(|k| ctl.get_mut(k))
+        {
             if !c.0 {
                 c.1 = true;
             }
@@ -365,7 +459,13 @@ impl monitor_abi::TypeResolver for Resolver<'_> {
         self.type_at(ti)
     }
     fn type_at(&self, type_idx: u32) -> Option<wasmparser::FuncType> {
-        match &self.0.resources().sub_type_at(type_idx)?.composite_type.inner {
+        match &self
+            .0
+            .resources()
+            .sub_type_at(type_idx)?
+            .composite_type
+            .inner
+        {
             wasmparser::CompositeInnerType::Func(f) => Some(f.clone()),
             _ => None,
         }
@@ -382,7 +482,11 @@ impl monitor_abi::TypeResolver for Resolver<'_> {
     fn label_types(&self, depth: u32) -> Option<Vec<wasmparser::ValType>> {
         let f = self.0.get_control_frame(depth as usize)?;
         let (params, results) = self.block_sig(f.block_type)?;
-        Some(if f.kind == wasmparser::FrameKind::Loop { params } else { results })
+        Some(if f.kind == wasmparser::FrameKind::Loop {
+            params
+        } else {
+            results
+        })
     }
     fn return_types(&self) -> Option<Vec<wasmparser::ValType>> {
         let n = self.0.control_stack_height().checked_sub(1)?;
@@ -430,12 +534,26 @@ enum Bound {
 }
 
 impl Matcher<'_> {
-    fn bind_err(&self, m: &LoadedMonitor, export: &str, site: &SiteInfo<'_>, msg: impl std::fmt::Display) -> LoadError {
-        let fname = self.mons.func_names.get(&site.fid).cloned().unwrap_or_else(|| format!("func[{}]", site.fid));
+    fn bind_err(
+        &self,
+        m: &LoadedMonitor,
+        export: &str,
+        site: &SiteInfo<'_>,
+        msg: impl std::fmt::Display,
+    ) -> LoadError {
+        let fname = self
+            .mons
+            .func_names
+            .get(&site.fid)
+            .cloned()
+            .unwrap_or_else(|| format!("func[{}]", site.fid));
         LoadError {
             kind: LoadErrorKind::MonitorBind,
             offset: None,
-            message: format!("monitor {}: export `{export}` at {fname} (func {}) pc 0x{:x}: {msg}", m.name, site.fid, site.pc),
+            message: format!(
+                "monitor {}: export `{export}` at {fname} (func {}) pc 0x{:x}: {msg}",
+                m.name, site.fid, site.pc
+            ),
         }
     }
 
@@ -463,13 +581,20 @@ impl Matcher<'_> {
         let bytes = s.as_bytes();
         let n = bytes.len().min(max);
         let data = &mut store.memory_mut(mem).data;
-        let dst = data.get_mut(start..start + n).ok_or("`whamm_buffer:start` is outside the `whamm_buffer` memory")?;
+        let dst = data
+            .get_mut(start..start + n)
+            .ok_or("`whamm_buffer:start` is outside the `whamm_buffer` memory")?;
         dst.copy_from_slice(&bytes[..n]);
         Ok((start as i32, n as i32))
     }
 
     /// The value(s) of a static param at a site.
-    fn static_values(&mut self, mi: usize, p: &Param, site: &SiteInfo<'_>) -> Result<Option<Vec<Value>>, String> {
+    fn static_values(
+        &mut self,
+        mi: usize,
+        p: &Param,
+        site: &SiteInfo<'_>,
+    ) -> Result<Option<Vec<Value>>, String> {
         Ok(Some(match p {
             Param::Fid => vec![Value::I32(site.fid as i32)],
             Param::Pc => vec![Value::I32(site.pc as i32)],
@@ -494,7 +619,12 @@ impl Matcher<'_> {
                 vec![Value::I32(p), Value::I32(l)]
             }
             Param::Fname => {
-                let s = self.mons.func_names.get(&site.fid).cloned().unwrap_or_else(|| format!("func#{}", site.fid));
+                let s = self
+                    .mons
+                    .func_names
+                    .get(&site.fid)
+                    .cloned()
+                    .unwrap_or_else(|| format!("func#{}", site.fid));
                 let (p, l) = self.write_buffer(mi, &s)?;
                 vec![Value::I32(p), Value::I32(l)]
             }
@@ -503,13 +633,27 @@ impl Matcher<'_> {
     }
 
     /// Run a static call (predicate or call param) in the monitor.
-    fn static_call(&mut self, mi: usize, call: &StaticCall, site: &SiteInfo<'_>) -> Result<Option<Value>, String> {
+    fn static_call(
+        &mut self,
+        mi: usize,
+        call: &StaticCall,
+        site: &SiteInfo<'_>,
+    ) -> Result<Option<Value>, String> {
         let inst = self.mons.monitors[mi].instance;
         let func = {
             let store = &mut *self.store;
-            store.export_func(inst, &call.name).or_else(|| call.name.strip_prefix('$').and_then(|n| store.export_func(inst, n)))
+            store.export_func(inst, &call.name).or_else(|| {
+                call.name
+                    .strip_prefix('$')
+                    .and_then(|n| store.export_func(inst, n))
+            })
         };
-        let func = func.ok_or_else(|| format!("static call `{}`: the monitor exports no such function", call.name))?;
+        let func = func.ok_or_else(|| {
+            format!(
+                "static call `{}`: the monitor exports no such function",
+                call.name
+            )
+        })?;
         let mut args = Vec::new();
         for p in &call.params {
             match self.static_values(mi, p, site)? {
@@ -520,10 +664,17 @@ impl Matcher<'_> {
         let ty = self.store.func_type(func).clone();
         let got: Vec<ValType> = args.iter().map(|v| v.ty()).collect();
         if got[..] != ty.params[..] {
-            return Err(format!("static call `{}`: type mismatch: its parameters are {ty}, the pattern gives ({})", call.name, list(&got)));
+            return Err(format!(
+                "static call `{}`: type mismatch: its parameters are {ty}, the pattern gives ({})",
+                call.name,
+                list(&got)
+            ));
         }
         if ty.results.len() != 1 {
-            return Err(format!("static call `{}` must return exactly one value, it has type {ty}", call.name));
+            return Err(format!(
+                "static call `{}` must return exactly one value, it has type {ty}",
+                call.name
+            ));
         }
         let store = &mut *self.store;
         match store.invoke(func, &args) {
@@ -560,7 +711,16 @@ impl Matcher<'_> {
             match self.static_call(mi, pred, site) {
                 Ok(Some(Value::I32(0))) | Ok(None) => return Ok(Bound::NoMatch),
                 Ok(Some(Value::I32(_))) => {}
-                Ok(Some(v)) => return Err(m_err(self, format!("predicate `{}` returned a {}, not an i32", pred.name, v.ty()))),
+                Ok(Some(v)) => {
+                    return Err(m_err(
+                        self,
+                        format!(
+                            "predicate `{}` returned a {}, not an i32",
+                            pred.name,
+                            v.ty()
+                        ),
+                    ))
+                }
                 Err(e) => return Err(m_err(self, e)),
             }
         }
@@ -571,7 +731,14 @@ impl Matcher<'_> {
                 Binding::OperandType => {
                     let Param::Arg(n) = p else { unreachable!() };
                     let t = site.operand_types.get(*n as usize).copied();
-                    let Some(t) = t else { return Err(m_err(self, format!("arg{n}: the operand's type is unknown here (unreachable code?)"))) };
+                    let Some(t) = t else {
+                        return Err(m_err(
+                            self,
+                            format!(
+                                "arg{n}: the operand's type is unknown here (unreachable code?)"
+                            ),
+                        ));
+                    };
                     types.push(t);
                     args.push(ArgSource::Operand(*n));
                 }
@@ -608,16 +775,36 @@ impl Matcher<'_> {
             }
         }
         if types[..] != fty.params[..] {
-            return Err(m_err(self, format!("type mismatch: the probe function has type {fty}, the pattern binds ({})", list(&types))));
+            return Err(m_err(
+                self,
+                format!(
+                    "type mismatch: the probe function has type {fty}, the pattern binds ({})",
+                    list(&types)
+                ),
+            ));
         }
-        let origin: Rc<str> = Rc::from(format!("monitor {}: `{export}`", self.mons.monitors[mi].name));
-        let operand_types = args.contains(&ArgSource::Frame).then(|| site.operand_types.clone().into());
-        Ok(Bound::Call(ProbeCall { func, types, args, origin, operand_types }))
+        let origin: Rc<str> = Rc::from(format!(
+            "monitor {}: `{export}`",
+            self.mons.monitors[mi].name
+        ));
+        let operand_types = args
+            .contains(&ArgSource::Frame)
+            .then(|| site.operand_types.clone().into());
+        Ok(Bound::Call(ProbeCall {
+            func,
+            types,
+            args,
+            origin,
+            operand_types,
+        }))
     }
 }
 
 fn list(ts: &[ValType]) -> String {
-    ts.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(", ")
+    ts.iter()
+        .map(|t| t.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn memarg_offset(op: &Operator<'_>) -> Option<u64> {
@@ -625,28 +812,41 @@ fn memarg_offset(op: &Operator<'_>) -> Option<u64> {
     if !opcode_of(op).has_memarg() {
         return None;
     }
-    monitor_abi::flatten_immediates(op).get(2).and_then(|c| match c {
-        ConstValue::I32(v) => Some(*v as u32 as u64),
-        ConstValue::I64(v) => Some(*v as u64),
-        _ => None,
-    })
+    monitor_abi::flatten_immediates(op)
+        .get(2)
+        .and_then(|c| match c {
+            ConstValue::I32(v) => Some(*v as u32 as u64),
+            ConstValue::I64(v) => Some(*v as u64),
+            _ => None,
+        })
 }
 
 /// Which rule categories apply at a site, in firing order.
-fn rule_matches(pattern: &Pattern, when: When, site: &SiteInfo<'_>, blocks: &Blocks, instr_index: u32) -> bool {
+fn rule_matches(
+    pattern: &Pattern,
+    when: When,
+    site: &SiteInfo<'_>,
+    blocks: &Blocks,
+    instr_index: u32,
+) -> bool {
     match (pattern.event, when) {
         (Event::FuncEntry, When::Entry) => true,
         (Event::BlockStart, When::Before) => blocks.starts.contains(&instr_index),
         (Event::BlockEnd, When::Before) => blocks.ends.contains_key(&instr_index),
         (Event::Opcode { matches, mode }, w) => {
-            let mode_ok = matches!((mode, w), (Mode::Before, When::Before) | (Mode::After, When::After));
+            let mode_ok = matches!(
+                (mode, w),
+                (Mode::Before, When::Before) | (Mode::After, When::After)
+            );
             mode_ok
                 && match matches {
                     OpcodeMatch::Any => true,
                     OpcodeMatch::One(o) => site.opcode == Some(o),
                 }
         }
-        (Event::FuncExit, When::Before) => matches!(site.op, Some(Operator::Return)) || site.at_func_end,
+        (Event::FuncExit, When::Before) => {
+            matches!(site.op, Some(Operator::Return)) || site.at_func_end
+        }
         _ => false,
     }
 }
@@ -666,9 +866,22 @@ impl Instrumenter for Matcher<'_> {
         self.mons.dynamic
     }
 
-    fn begin_function(&mut self, _func_idx: u32, body: &[u8], body_offset: usize) -> Result<(), LoadError> {
-        let needs_blocks = self.mons.monitors.iter().any(|m| m.rules.iter().any(|r| matches!(r.pattern.event, Event::BlockStart | Event::BlockEnd)));
-        self.mons.blocks = if needs_blocks { compute_blocks(body, body_offset) } else { Blocks::default() };
+    fn begin_function(
+        &mut self,
+        _func_idx: u32,
+        body: &[u8],
+        body_offset: usize,
+    ) -> Result<(), LoadError> {
+        let needs_blocks = self.mons.monitors.iter().any(|m| {
+            m.rules
+                .iter()
+                .any(|r| matches!(r.pattern.event, Event::BlockStart | Event::BlockEnd))
+        });
+        self.mons.blocks = if needs_blocks {
+            compute_blocks(body, body_offset)
+        } else {
+            Blocks::default()
+        };
         Ok(())
     }
 
@@ -679,7 +892,10 @@ impl Instrumenter for Matcher<'_> {
         }
         let v = site.validator;
         let opcode = site.op.map(monitor_abi::opcode_of);
-        let imms = site.op.map(monitor_abi::flatten_immediates).unwrap_or_default();
+        let imms = site
+            .op
+            .map(monitor_abi::flatten_immediates)
+            .unwrap_or_default();
         let mut operand_types = Vec::new();
         for d in 0..v.operand_stack_height() {
             match v.get_operand_type(d as usize) {
@@ -691,18 +907,30 @@ impl Instrumenter for Matcher<'_> {
         // ones like `select` read the operand types); `:after` reuses it.
         let effect = match when {
             When::Before => {
-                let e = site.op.and_then(|op| monitor_abi::stack_effect(op, &Resolver(v)));
+                let e = site
+                    .op
+                    .and_then(|op| monitor_abi::stack_effect(op, &Resolver(v)));
                 self.last_effect = Some((site.func_idx, site.pc, e.clone()));
                 e
             }
             When::After => match &self.last_effect {
                 Some((f, pc, e)) if *f == site.func_idx && *pc == site.pc => e.clone(),
-                _ => site.op.and_then(|op| monitor_abi::stack_effect(op, &Resolver(v))),
+                _ => site
+                    .op
+                    .and_then(|op| monitor_abi::stack_effect(op, &Resolver(v))),
             },
             When::Entry => None,
         };
-        let num_operands = effect.map(|e| if when == When::After { e.results.len() as u32 } else { e.params.len() as u32 });
-        let local_types = (0..v.len_locals()).filter_map(|i| v.get_local_type(i).map(conv_type)).collect();
+        let num_operands = effect.map(|e| {
+            if when == When::After {
+                e.results.len() as u32
+            } else {
+                e.params.len() as u32
+            }
+        });
+        let local_types = (0..v.len_locals())
+            .filter_map(|i| v.get_local_type(i).map(conv_type))
+            .collect();
         let info = SiteInfo {
             fid: site.func_idx,
             pc: site.pc,
@@ -721,7 +949,15 @@ impl Instrumenter for Matcher<'_> {
         for mi in 0..self.mons.monitors.len() {
             // Rules by category (entry, block start, block end, opcode, exit), export order within.
             let mut order: Vec<usize> = (0..self.mons.monitors[mi].rules.len())
-                .filter(|&ri| rule_matches(&self.mons.monitors[mi].rules[ri].pattern, when, &info, &self.mons.blocks, site.instr_index))
+                .filter(|&ri| {
+                    rule_matches(
+                        &self.mons.monitors[mi].rules[ri].pattern,
+                        when,
+                        &info,
+                        &self.mons.blocks,
+                        site.instr_index,
+                    )
+                })
                 .collect();
             order.sort_by_key(|&ri| category(&self.mons.monitors[mi].rules[ri].pattern.event));
             for ri in order {

@@ -44,8 +44,20 @@ pub struct MemoryInst {
 }
 
 impl MemoryInst {
-    pub(crate) fn new(data: crate::linear_memory::LinearMemory, max_pages: u64, ty: MemoryType) -> MemoryInst {
-        let mut m = MemoryInst { data, max_pages, ty, vm: Box::new(crate::jit::vm::VMMemory { base: std::ptr::null_mut(), len: 0 }) };
+    pub(crate) fn new(
+        data: crate::linear_memory::LinearMemory,
+        max_pages: u64,
+        ty: MemoryType,
+    ) -> MemoryInst {
+        let mut m = MemoryInst {
+            data,
+            max_pages,
+            ty,
+            vm: Box::new(crate::jit::vm::VMMemory {
+                base: std::ptr::null_mut(),
+                len: 0,
+            }),
+        };
         m.sync();
         m
     }
@@ -84,7 +96,15 @@ pub struct TableInst {
 
 impl TableInst {
     pub(crate) fn new(elems: Vec<u64>, max: Option<u64>, ty: TableType) -> TableInst {
-        let mut t = TableInst { elems, max, ty, vm: Box::new(crate::jit::vm::VMTable { base: std::ptr::null_mut(), len: 0 }) };
+        let mut t = TableInst {
+            elems,
+            max,
+            ty,
+            vm: Box::new(crate::jit::vm::VMTable {
+                base: std::ptr::null_mut(),
+                len: 0,
+            }),
+        };
         t.sync();
         t
     }
@@ -157,7 +177,11 @@ pub struct Config {
 
 impl Default for Config {
     fn default() -> Self {
-        Config { tier: Tier::Int, max_call_depth: 100_000, value_stack_slots: 4 << 20 }
+        Config {
+            tier: Tier::Int,
+            max_call_depth: 100_000,
+            value_stack_slots: 4 << 20,
+        }
     }
 }
 
@@ -217,14 +241,25 @@ impl<'a> Caller<'a> {
 
     /// The caller's default memory (see [`Caller::memory_addr`]) as bytes.
     pub fn memory_mut(&mut self) -> Result<&mut [u8], Trap> {
-        let m = self.memory_addr().ok_or_else(|| Trap::host("host function needs the caller's memory, but it has none"))?;
+        let m = self.memory_addr().ok_or_else(|| {
+            Trap::host("host function needs the caller's memory, but it has none")
+        })?;
         Ok(&mut self.store.memories[m.0 as usize].data)
     }
 
     /// The caller's memory 0 (what the monitor ABI's `wizeng.puts` reads).
     pub fn memory0(&mut self) -> Result<&mut [u8], Trap> {
-        let inst = self.instance.ok_or_else(|| Trap::host("host function needs the caller's memory, but it was called from outside Wasm"))?;
-        let m = *self.store.instances[inst.0 as usize].memories.first().ok_or_else(|| Trap::host("host function needs the caller's memory 0, but it has none"))?;
+        let inst = self.instance.ok_or_else(|| {
+            Trap::host(
+                "host function needs the caller's memory, but it was called from outside Wasm",
+            )
+        })?;
+        let m = *self.store.instances[inst.0 as usize]
+            .memories
+            .first()
+            .ok_or_else(|| {
+                Trap::host("host function needs the caller's memory 0, but it has none")
+            })?;
         Ok(&mut self.store.memories[m.0 as usize].data)
     }
 
@@ -246,7 +281,11 @@ impl Store {
             config,
             depth: 0,
             stacks: Vec::new(),
-            vm_store: Box::new(crate::jit::vm::VMStoreCtx { funcrefs: std::ptr::null(), store: std::ptr::null_mut(), stack_limit: 0 }),
+            vm_store: Box::new(crate::jit::vm::VMStoreCtx {
+                funcrefs: std::ptr::null(),
+                store: std::ptr::null_mut(),
+                stack_limit: 0,
+            }),
             funcrefs: Vec::new(),
             jit: Default::default(),
             dyn_probes: Default::default(),
@@ -264,11 +303,19 @@ impl Store {
     /// Add a host function to the store.
     pub fn add_host_func(&mut self, ty: FuncType, f: HostFn) -> FuncAddr {
         let type_id = self.intern_type(&ty);
-        self.push_func(FuncInst { ty, type_id, kind: FuncKind::Host(f) })
+        self.push_func(FuncInst {
+            ty,
+            type_id,
+            kind: FuncKind::Host(f),
+        })
     }
 
     pub(crate) fn push_func(&mut self, f: FuncInst) -> FuncAddr {
-        self.funcrefs.push(crate::jit::vm::VMFuncRef { code: std::ptr::null(), vmctx: std::ptr::null_mut(), type_id: f.type_id as u64 });
+        self.funcrefs.push(crate::jit::vm::VMFuncRef {
+            code: std::ptr::null(),
+            vmctx: std::ptr::null_mut(),
+            type_id: f.type_id as u64,
+        });
         self.vm_store.funcrefs = self.funcrefs.as_ptr();
         self.funcs.push(f);
         FuncAddr(self.funcs.len() as u32 - 1)
@@ -277,18 +324,26 @@ impl Store {
     /// Add a standalone memory (e.g. the spectest host module's).
     pub fn add_memory(&mut self, ty: MemoryType) -> MemAddr {
         let max_pages = ty.limits.max.unwrap_or(MAX_PAGES).min(MAX_PAGES);
-        let data = crate::linear_memory::LinearMemory::new(ty.limits.min as usize * PAGE_SIZE).expect("cannot reserve address space for a linear memory");
+        let data = crate::linear_memory::LinearMemory::new(ty.limits.min as usize * PAGE_SIZE)
+            .expect("cannot reserve address space for a linear memory");
         self.memories.push(MemoryInst::new(data, max_pages, ty));
         MemAddr(self.memories.len() as u32 - 1)
     }
 
     pub fn add_table(&mut self, ty: TableType, init: u64) -> TableAddr {
-        self.tables.push(TableInst::new(vec![init; ty.limits.min as usize], ty.limits.max, ty));
+        self.tables.push(TableInst::new(
+            vec![init; ty.limits.min as usize],
+            ty.limits.max,
+            ty,
+        ));
         TableAddr(self.tables.len() as u32 - 1)
     }
 
     pub fn add_global(&mut self, ty: GlobalType, value: Value) -> GlobalAddr {
-        self.globals.push(Box::new(GlobalInst { value: value.to_slot(), ty }));
+        self.globals.push(Box::new(GlobalInst {
+            value: value.to_slot(),
+            ty,
+        }));
         GlobalAddr(self.globals.len() as u32 - 1)
     }
 
@@ -352,8 +407,12 @@ impl Store {
     /// Call a function with arguments; returns its results.
     pub fn invoke(&mut self, f: FuncAddr, args: &[Value]) -> Result<Vec<Value>, Trap> {
         let ty = &self.funcs[f.0 as usize].ty;
-        if args.len() != ty.params.len() || args.iter().zip(ty.params.iter()).any(|(a, t)| a.ty() != *t) {
-            return Err(Trap::host(format!("wrong arguments for a function of type {ty}")));
+        if args.len() != ty.params.len()
+            || args.iter().zip(ty.params.iter()).any(|(a, t)| a.ty() != *t)
+        {
+            return Err(Trap::host(format!(
+                "wrong arguments for a function of type {ty}"
+            )));
         }
         if crate::jit::is_compiled(self, f) {
             crate::jit::invoke(self, f, args)
@@ -374,7 +433,11 @@ impl Store {
     }
 
     /// Instantiate a module with resolved imports (in the module's import order).
-    pub fn instantiate_with(&mut self, module: &Arc<Module>, imports: &[Extern]) -> Result<InstanceId, InstantiateError> {
+    pub fn instantiate_with(
+        &mut self,
+        module: &Arc<Module>,
+        imports: &[Extern],
+    ) -> Result<InstanceId, InstantiateError> {
         let id = InstanceId(self.instances.len() as u32);
         let type_ids: Vec<u32> = module.types.iter().map(|t| self.intern_type(t)).collect();
         let mut inst = InstanceData {
@@ -411,13 +474,21 @@ impl Store {
         for i in module.num_imported_funcs..module.num_funcs() {
             let ty = module.func_type(i).clone();
             let type_id = self.intern_type(&ty);
-            let a = self.push_func(FuncInst { ty, type_id, kind: FuncKind::Wasm { instance: id, func_idx: i } });
+            let a = self.push_func(FuncInst {
+                ty,
+                type_id,
+                kind: FuncKind::Wasm {
+                    instance: id,
+                    func_idx: i,
+                },
+            });
             inst.funcs.push(a);
         }
         // Globals (initialisers may read imported and earlier globals, and ref.func).
         for g in &module.globals {
             let v = self.eval_const(&inst, &g.init);
-            self.globals.push(Box::new(GlobalInst { value: v, ty: g.ty }));
+            self.globals
+                .push(Box::new(GlobalInst { value: v, ty: g.ty }));
             inst.globals.push(GlobalAddr(self.globals.len() as u32 - 1));
         }
         for t in &module.tables {
@@ -450,7 +521,8 @@ impl Store {
         // Compiled before segments are initialised: a failed instantiation can
         // leave its functions in an imported table, where they stay callable.
         if matches!(self.config.tier, Tier::Jit | Tier::Lazy) {
-            crate::jit::prepare_instance(self, id).map_err(|e| Trap::host(format!("JIT compilation failed: {e}")))?;
+            crate::jit::prepare_instance(self, id)
+                .map_err(|e| Trap::host(format!("JIT compilation failed: {e}")))?;
         }
 
         // Active element segments, then active data segments, in order; a failure
@@ -505,7 +577,9 @@ impl Store {
                 ConstOp::F64(b) => st.push(*b),
                 ConstOp::RefNull(_) => st.push(0),
                 ConstOp::RefFunc(f) => st.push(inst.funcs[*f as usize].0 as u64 + 1),
-                ConstOp::GlobalGet(g) => st.push(self.globals[inst.globals[*g as usize].0 as usize].value),
+                ConstOp::GlobalGet(g) => {
+                    st.push(self.globals[inst.globals[*g as usize].0 as usize].value)
+                }
                 ConstOp::I32Add | ConstOp::I32Sub | ConstOp::I32Mul => {
                     let b = st.pop().unwrap_or(0) as u32;
                     let a = st.pop().unwrap_or(0) as u32;
@@ -542,11 +616,14 @@ impl Linker {
     }
 
     pub fn define(&mut self, module: &str, name: &str, ext: Extern) {
-        self.defs.insert((module.to_string(), name.to_string()), ext);
+        self.defs
+            .insert((module.to_string(), name.to_string()), ext);
     }
 
     pub fn get(&self, module: &str, name: &str) -> Option<Extern> {
-        self.defs.get(&(module.to_string(), name.to_string())).copied()
+        self.defs
+            .get(&(module.to_string(), name.to_string()))
+            .copied()
     }
 
     /// Define a host function under (module, name).
@@ -574,18 +651,24 @@ impl Linker {
     pub fn resolve(&self, store: &Store, module: &Module) -> Result<Vec<Extern>, LinkError> {
         let mut out = Vec::with_capacity(module.imports.len());
         for imp in &module.imports {
-            let ext = self.get(&imp.module, &imp.name).ok_or_else(|| LinkError::UnknownImport {
-                module: imp.module.clone(),
-                name: imp.name.clone(),
-                kind: imp.desc.kind(),
-            })?;
+            let ext = self
+                .get(&imp.module, &imp.name)
+                .ok_or_else(|| LinkError::UnknownImport {
+                    module: imp.module.clone(),
+                    name: imp.name.clone(),
+                    kind: imp.desc.kind(),
+                })?;
             check_import(store, module, imp, ext)?;
             out.push(ext);
         }
         Ok(out)
     }
 
-    pub fn instantiate(&self, store: &mut Store, module: &Arc<Module>) -> Result<InstanceId, InstantiateError> {
+    pub fn instantiate(
+        &self,
+        store: &mut Store,
+        module: &Arc<Module>,
+    ) -> Result<InstanceId, InstantiateError> {
         let imports = self.resolve(store, module)?;
         store.instantiate_with(module, &imports)
     }
@@ -602,8 +685,17 @@ fn limits_match(actual_min: u64, actual_max: Option<u64>, want: &Limits) -> bool
     }
 }
 
-fn check_import(store: &Store, module: &Module, imp: &Import, ext: Extern) -> Result<(), LinkError> {
-    let bad = |detail: String| LinkError::IncompatibleImport { module: imp.module.clone(), name: imp.name.clone(), detail };
+fn check_import(
+    store: &Store,
+    module: &Module,
+    imp: &Import,
+    ext: Extern,
+) -> Result<(), LinkError> {
+    let bad = |detail: String| LinkError::IncompatibleImport {
+        module: imp.module.clone(),
+        name: imp.name.clone(),
+        detail,
+    };
     match (&imp.desc, ext) {
         (ImportDesc::Func(t), Extern::Func(f)) => {
             let want = &module.types[*t as usize];
@@ -615,19 +707,31 @@ fn check_import(store: &Store, module: &Module, imp: &Import, ext: Extern) -> Re
         (ImportDesc::Table(want), Extern::Table(t)) => {
             let t = &store.tables[t.0 as usize];
             if t.ty.elem != want.elem || !limits_match(t.elems.len() as u64, t.max, &want.limits) {
-                return Err(bad(format!("table type mismatch: expected {:?}, got {:?} with {} elements", want, t.ty, t.elems.len())));
+                return Err(bad(format!(
+                    "table type mismatch: expected {:?}, got {:?} with {} elements",
+                    want,
+                    t.ty,
+                    t.elems.len()
+                )));
             }
         }
         (ImportDesc::Memory(want), Extern::Memory(m)) => {
             let m = &store.memories[m.0 as usize];
             if !limits_match(m.pages(), m.ty.limits.max, &want.limits) {
-                return Err(bad(format!("memory limits mismatch: expected {:?}, got {} pages, max {:?}", want.limits, m.pages(), m.ty.limits.max)));
+                return Err(bad(format!(
+                    "memory limits mismatch: expected {:?}, got {} pages, max {:?}",
+                    want.limits,
+                    m.pages(),
+                    m.ty.limits.max
+                )));
             }
         }
         (ImportDesc::Global(want), Extern::Global(g)) => {
             let have = store.globals[g.0 as usize].ty;
             if have != *want {
-                return Err(bad(format!("global type mismatch: expected {want:?}, got {have:?}")));
+                return Err(bad(format!(
+                    "global type mismatch: expected {want:?}, got {have:?}"
+                )));
             }
         }
         (d, e) => return Err(bad(format!("expected a {}, got a {}", d.kind(), e.kind()))),

@@ -60,13 +60,21 @@ pub struct FuncType {
 
 impl FuncType {
     pub fn new(params: impl Into<Box<[ValType]>>, results: impl Into<Box<[ValType]>>) -> Self {
-        FuncType { params: params.into(), results: results.into() }
+        FuncType {
+            params: params.into(),
+            results: results.into(),
+        }
     }
 }
 
 impl fmt::Display for FuncType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let list = |v: &[ValType]| v.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(", ");
+        let list = |v: &[ValType]| {
+            v.iter()
+                .map(|t| t.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
         write!(f, "({}) -> ({})", list(&self.params), list(&self.results))
     }
 }
@@ -135,17 +143,31 @@ impl Value {
             ValType::I64 => Value::I64(s as i64),
             ValType::F32 => Value::F32(s as u32),
             ValType::F64 => Value::F64(s),
-            ValType::FuncRef => Value::FuncRef(if s == 0 { None } else { Some(FuncAddr((s - 1) as u32)) }),
-            ValType::ExternRef => Value::ExternRef(if s == 0 { None } else { Some((s - 1) as u32) }),
+            ValType::FuncRef => Value::FuncRef(if s == 0 {
+                None
+            } else {
+                Some(FuncAddr((s - 1) as u32))
+            }),
+            ValType::ExternRef => {
+                Value::ExternRef(if s == 0 { None } else { Some((s - 1) as u32) })
+            }
             ValType::V128 => Value::I64(s as i64),
         }
     }
 
     pub fn i32(&self) -> Option<i32> {
-        if let Value::I32(v) = self { Some(*v) } else { None }
+        if let Value::I32(v) = self {
+            Some(*v)
+        } else {
+            None
+        }
     }
     pub fn i64(&self) -> Option<i64> {
-        if let Value::I64(v) = self { Some(*v) } else { None }
+        if let Value::I64(v) = self {
+            Some(*v)
+        } else {
+            None
+        }
     }
 }
 

@@ -53,7 +53,9 @@ impl Plan {
     }
     pub fn uses_frames(&self) -> bool {
         let calls = |v: &Vec<ProbeCall>| v.iter().any(|c| c.args.contains(&ArgSource::Frame));
-        self.funcs.values().any(|f| calls(&f.entry) || f.before.values().any(calls) || f.after.values().any(calls))
+        self.funcs
+            .values()
+            .any(|f| calls(&f.entry) || f.before.values().any(calls) || f.after.values().any(calls))
     }
 }
 
@@ -64,7 +66,12 @@ pub struct Recorder<'a> {
 }
 
 impl Instrumenter for Recorder<'_> {
-    fn begin_function(&mut self, func_idx: u32, body: &[u8], body_offset: usize) -> Result<(), LoadError> {
+    fn begin_function(
+        &mut self,
+        func_idx: u32,
+        body: &[u8],
+        body_offset: usize,
+    ) -> Result<(), LoadError> {
         self.inner.begin_function(func_idx, body, body_offset)
     }
     fn dynamic(&self) -> bool {
@@ -74,18 +81,32 @@ impl Instrumenter for Recorder<'_> {
         let calls = self.inner.probes(when, site)?;
         if !calls.is_empty() {
             let fp = self.plan.funcs.entry(site.func_idx).or_default();
-            let needs_stack = calls.iter().any(|c| c.args.iter().any(|a| matches!(a, ArgSource::Operand(_))));
+            let needs_stack = calls
+                .iter()
+                .any(|c| c.args.iter().any(|a| matches!(a, ArgSource::Operand(_))));
             if needs_stack {
                 let v = site.validator;
                 let types = (0..v.operand_stack_height())
-                    .map_while(|d| v.get_operand_type(d as usize).flatten().map(ValType::from_wasmparser))
+                    .map_while(|d| {
+                        v.get_operand_type(d as usize)
+                            .flatten()
+                            .map(ValType::from_wasmparser)
+                    })
                     .collect();
                 fp.stack_types.insert((site.pc, when == When::After), types);
             }
             match when {
                 When::Entry => fp.entry.extend(calls.iter().cloned()),
-                When::Before => fp.before.entry(site.pc).or_default().extend(calls.iter().cloned()),
-                When::After => fp.after.entry(site.pc).or_default().extend(calls.iter().cloned()),
+                When::Before => fp
+                    .before
+                    .entry(site.pc)
+                    .or_default()
+                    .extend(calls.iter().cloned()),
+                When::After => fp
+                    .after
+                    .entry(site.pc)
+                    .or_default()
+                    .extend(calls.iter().cloned()),
             }
         }
         Ok(calls)
@@ -121,20 +142,30 @@ impl Origin {
     /// The monitor export called by the probe `call` at this woven pc, if any.
     pub fn probe_call(&self, woven_func: u32, woven_pc: u32) -> Option<&std::rc::Rc<str>> {
         let d = woven_func.checked_sub(self.orig_imports + self.shift)?;
-        self.probe_calls.get(d as usize)?.iter().find(|(w, _)| *w == woven_pc).map(|(_, o)| o)
+        self.probe_calls
+            .get(d as usize)?
+            .iter()
+            .find(|(w, _)| *w == woven_pc)
+            .map(|(_, o)| o)
     }
 
     /// The inlined monitor instruction at this woven pc, if any.
     pub fn inlined_at(&self, woven_func: u32, woven_pc: u32) -> Option<&InlinedFrom> {
         let d = woven_func.checked_sub(self.orig_imports + self.shift)?;
         let t = self.inlined.get(d as usize)?;
-        t.binary_search_by_key(&woven_pc, |(w, _)| *w).ok().map(|i| &t[i].1)
+        t.binary_search_by_key(&woven_pc, |(w, _)| *w)
+            .ok()
+            .map(|i| &t[i].1)
     }
 
     /// Original pc of a woven pc in woven function `woven_func`.
     pub fn pc(&self, woven_func: u32, woven_pc: u32) -> u32 {
-        let Some(d) = woven_func.checked_sub(self.orig_imports + self.shift) else { return woven_pc };
-        let Some(t) = self.pcs.get(d as usize) else { return woven_pc };
+        let Some(d) = woven_func.checked_sub(self.orig_imports + self.shift) else {
+            return woven_pc;
+        };
+        let Some(t) = self.pcs.get(d as usize) else {
+            return woven_pc;
+        };
         let i = t.partition_point(|(w, _)| *w <= woven_pc);
         if i == 0 {
             0
@@ -254,7 +285,11 @@ fn remap_memarg<'a>(i: Instruction<'a>, m: wasm_encoder::MemArg) -> Instruction<
 }
 
 fn err(msg: impl std::fmt::Display) -> LoadError {
-    LoadError { kind: crate::error::LoadErrorKind::MonitorBind, offset: None, message: format!("weaving: {msg}") }
+    LoadError {
+        kind: crate::error::LoadErrorKind::MonitorBind,
+        offset: None,
+        message: format!("weaving: {msg}"),
+    }
 }
 
 /// Emits one function's body.
@@ -303,9 +338,16 @@ impl Body<'_> {
 
     /// Inline monitor function `addr`; its arguments are on the stack. With
     /// `drop_results`, its results are dropped (a probe's are ignored).
-    fn inline(&mut self, addr: FuncAddr, depth: u32, origin: &std::rc::Rc<str>, drop_results: bool) -> Result<(), LoadError> {
+    fn inline(
+        &mut self,
+        addr: FuncAddr,
+        depth: u32,
+        origin: &std::rc::Rc<str>,
+        drop_results: bool,
+    ) -> Result<(), LoadError> {
         let store = self.store;
-        let crate::store::FuncKind::Wasm { instance, func_idx } = store.funcs[addr.0 as usize].kind else {
+        let crate::store::FuncKind::Wasm { instance, func_idx } = store.funcs[addr.0 as usize].kind
+        else {
             return Err(err("inlining a host function"));
         };
         let idata = store.instance(instance);
@@ -337,8 +379,18 @@ impl Body<'_> {
                 ValType::I64 => self.ins(&Instruction::I64Const(0)),
                 ValType::F32 => self.ins(&Instruction::F32Const(0.0)),
                 ValType::F64 => self.ins(&Instruction::F64Const(0.0)),
-                ValType::FuncRef => self.ins(&Instruction::RefNull(wasm_encoder::HeapType::Abstract { shared: false, ty: wasm_encoder::AbstractHeapType::Func })),
-                ValType::ExternRef => self.ins(&Instruction::RefNull(wasm_encoder::HeapType::Abstract { shared: false, ty: wasm_encoder::AbstractHeapType::Extern })),
+                ValType::FuncRef => {
+                    self.ins(&Instruction::RefNull(wasm_encoder::HeapType::Abstract {
+                        shared: false,
+                        ty: wasm_encoder::AbstractHeapType::Func,
+                    }))
+                }
+                ValType::ExternRef => {
+                    self.ins(&Instruction::RefNull(wasm_encoder::HeapType::Abstract {
+                        shared: false,
+                        ty: wasm_encoder::AbstractHeapType::Extern,
+                    }))
+                }
                 ValType::V128 => return Err(err("v128 locals")),
             }
             self.ins(&Instruction::LocalSet(map[i]));
@@ -354,7 +406,15 @@ impl Body<'_> {
             let mpc = (off - mbody.range.start) as u32;
             let here = self.code.len() as u32;
             self.pcs.push((here, self.site_pc));
-            self.inlined.push((here, InlinedFrom { origin: origin.clone(), func: func_idx, func_name: fname.clone(), pc: mpc }));
+            self.inlined.push((
+                here,
+                InlinedFrom {
+                    origin: origin.clone(),
+                    func: func_idx,
+                    func_name: fname.clone(),
+                    pc: mpc,
+                },
+            ));
             use Operator as O;
             match &op {
                 O::Block { .. } | O::Loop { .. } | O::If { .. } => {
@@ -370,11 +430,21 @@ impl Body<'_> {
                     self.ins(&Instruction::End);
                 }
                 O::Return => self.ins(&Instruction::Br(d)),
-                O::LocalGet { local_index } => self.ins(&Instruction::LocalGet(map[*local_index as usize])),
-                O::LocalSet { local_index } => self.ins(&Instruction::LocalSet(map[*local_index as usize])),
-                O::LocalTee { local_index } => self.ins(&Instruction::LocalTee(map[*local_index as usize])),
-                O::GlobalGet { global_index } => self.ins(&Instruction::GlobalGet(self.added.global_idx[&idata.globals[*global_index as usize]])),
-                O::GlobalSet { global_index } => self.ins(&Instruction::GlobalSet(self.added.global_idx[&idata.globals[*global_index as usize]])),
+                O::LocalGet { local_index } => {
+                    self.ins(&Instruction::LocalGet(map[*local_index as usize]))
+                }
+                O::LocalSet { local_index } => {
+                    self.ins(&Instruction::LocalSet(map[*local_index as usize]))
+                }
+                O::LocalTee { local_index } => {
+                    self.ins(&Instruction::LocalTee(map[*local_index as usize]))
+                }
+                O::GlobalGet { global_index } => self.ins(&Instruction::GlobalGet(
+                    self.added.global_idx[&idata.globals[*global_index as usize]],
+                )),
+                O::GlobalSet { global_index } => self.ins(&Instruction::GlobalSet(
+                    self.added.global_idx[&idata.globals[*global_index as usize]],
+                )),
                 O::Call { function_index } => {
                     let callee = idata.funcs[*function_index as usize];
                     if depth < self.cfg.max_depth && !self.added.func_idx.contains_key(&callee) {
@@ -383,9 +453,15 @@ impl Body<'_> {
                         self.ins(&Instruction::Call(self.added.func_idx[&callee]));
                     }
                 }
-                O::MemorySize { mem, .. } => self.ins(&Instruction::MemorySize(self.added.mem_idx[&idata.memories[*mem as usize]])),
-                O::MemoryGrow { mem, .. } => self.ins(&Instruction::MemoryGrow(self.added.mem_idx[&idata.memories[*mem as usize]])),
-                O::MemoryFill { mem } => self.ins(&Instruction::MemoryFill(self.added.mem_idx[&idata.memories[*mem as usize]])),
+                O::MemorySize { mem, .. } => self.ins(&Instruction::MemorySize(
+                    self.added.mem_idx[&idata.memories[*mem as usize]],
+                )),
+                O::MemoryGrow { mem, .. } => self.ins(&Instruction::MemoryGrow(
+                    self.added.mem_idx[&idata.memories[*mem as usize]],
+                )),
+                O::MemoryFill { mem } => self.ins(&Instruction::MemoryFill(
+                    self.added.mem_idx[&idata.memories[*mem as usize]],
+                )),
                 O::MemoryCopy { dst_mem, src_mem } => self.ins(&Instruction::MemoryCopy {
                     dst_mem: self.added.mem_idx[&idata.memories[*dst_mem as usize]],
                     src_mem: self.added.mem_idx[&idata.memories[*src_mem as usize]],
@@ -411,21 +487,33 @@ impl Body<'_> {
     }
 
     /// Calls for one site; `stack` are the operand types, top first.
-    fn probes(&mut self, calls: &[ProbeCall], stack: Option<&Vec<ValType>>) -> Result<(), LoadError> {
+    fn probes(
+        &mut self,
+        calls: &[ProbeCall],
+        stack: Option<&Vec<ValType>>,
+    ) -> Result<(), LoadError> {
         if calls.is_empty() {
             return Ok(());
         }
         let depth = calls
             .iter()
             .flat_map(|c| c.args.iter())
-            .filter_map(|a| if let ArgSource::Operand(n) = a { Some(*n + 1) } else { None })
+            .filter_map(|a| {
+                if let ArgSource::Operand(n) = a {
+                    Some(*n + 1)
+                } else {
+                    None
+                }
+            })
             .max()
             .unwrap_or(0);
         let mut saved = Vec::new();
         if depth > 0 {
             let stack = stack.ok_or_else(|| err("operand types unknown at a probe site"))?;
             for k in 0..depth {
-                let t = *stack.get(k as usize).ok_or_else(|| err("operand below the frame's stack"))?;
+                let t = *stack
+                    .get(k as usize)
+                    .ok_or_else(|| err("operand below the frame's stack"))?;
                 let l = self.scratch(t, k);
                 saved.push(l);
                 self.ins(&Instruction::LocalSet(l));
@@ -453,7 +541,8 @@ impl Body<'_> {
                 self.inline(c.func, 0, &c.origin, true)?;
             } else {
                 let idx = self.added.func_idx[&c.func];
-                self.probe_calls.push((self.code.len() as u32, c.origin.clone()));
+                self.probe_calls
+                    .push((self.code.len() as u32, c.origin.clone()));
                 self.ins(&Instruction::Call(idx));
                 let nres = self.store.func_type(c.func).results.len();
                 for _ in 0..nres {
@@ -466,7 +555,12 @@ impl Body<'_> {
 }
 
 /// Weave the plan into the module, inlining small monitor functions.
-pub fn weave(m: &Module, plan: &Plan, store: &crate::store::Store, cfg: &crate::inline::InlineConfig) -> Result<Woven, LoadError> {
+pub fn weave(
+    m: &Module,
+    plan: &Plan,
+    store: &crate::store::Store,
+    cfg: &crate::inline::InlineConfig,
+) -> Result<Woven, LoadError> {
     use crate::inline::{analyse, InlineStats, Needs};
     // Probe targets in a deterministic order (by function, then pc).
     let mut targets: Vec<FuncAddr> = Vec::new();
@@ -475,7 +569,12 @@ pub fn weave(m: &Module, plan: &Plan, store: &crate::store::Store, cfg: &crate::
     let mut site_calls: Vec<&ProbeCall> = Vec::new();
     for f in fids {
         let fp = &plan.funcs[f];
-        let mut sites: Vec<(u32, u8, &Vec<ProbeCall>)> = fp.before.iter().map(|(pc, v)| (*pc, 1, v)).chain(fp.after.iter().map(|(pc, v)| (*pc, 2, v))).collect();
+        let mut sites: Vec<(u32, u8, &Vec<ProbeCall>)> = fp
+            .before
+            .iter()
+            .map(|(pc, v)| (*pc, 1, v))
+            .chain(fp.after.iter().map(|(pc, v)| (*pc, 2, v)))
+            .collect();
         sites.sort_by_key(|s| (s.0, s.1));
         for c in fp.entry.iter().chain(sites.iter().flat_map(|s| s.2.iter())) {
             site_calls.push(c);
@@ -492,7 +591,11 @@ pub fn weave(m: &Module, plan: &Plan, store: &crate::store::Store, cfg: &crate::
     let mut why: HashMap<FuncAddr, String> = HashMap::new();
     for t in &targets {
         let mut n = Needs::default();
-        let r = if cfg.enabled { analyse(store, *t, cfg, 0, &mut Vec::new(), &mut n) } else { Err("inlining is off".to_string()) };
+        let r = if cfg.enabled {
+            analyse(store, *t, cfg, 0, &mut Vec::new(), &mut n)
+        } else {
+            Err("inlining is off".to_string())
+        };
         match r {
             Ok(()) => {
                 inline.insert(*t);
@@ -533,7 +636,10 @@ pub fn weave(m: &Module, plan: &Plan, store: &crate::store::Store, cfg: &crate::
             added_funcs.push(*f);
         }
     }
-    let func_types: Vec<FuncType> = added_funcs.iter().map(|f| store.func_type(*f).clone()).collect();
+    let func_types: Vec<FuncType> = added_funcs
+        .iter()
+        .map(|f| store.func_type(*f).clone())
+        .collect();
     let shift = added_funcs.len() as u32;
     let orig_types = m.types.len() as u32;
     let mut extra_types: Vec<FuncType> = func_types.clone();
@@ -550,12 +656,30 @@ pub fn weave(m: &Module, plan: &Plan, store: &crate::store::Store, cfg: &crate::
     for f in &inline {
         want_results(&store.func_type(*f).results.clone(), &mut extra_types);
     }
-    let n_mem_imports = m.imports.iter().filter(|i| matches!(i.desc, crate::module::ImportDesc::Memory(_))).count() as u32;
+    let n_mem_imports = m
+        .imports
+        .iter()
+        .filter(|i| matches!(i.desc, crate::module::ImportDesc::Memory(_)))
+        .count() as u32;
     let n_global_imports = m.num_imported_globals;
     let added = Added {
-        func_idx: added_funcs.iter().enumerate().map(|(j, f)| (*f, m.num_imported_funcs + j as u32)).collect(),
-        mem_idx: needs.memories.iter().enumerate().map(|(j, a)| (*a, n_mem_imports + j as u32)).collect(),
-        global_idx: needs.globals.iter().enumerate().map(|(j, a)| (*a, n_global_imports + j as u32)).collect(),
+        func_idx: added_funcs
+            .iter()
+            .enumerate()
+            .map(|(j, f)| (*f, m.num_imported_funcs + j as u32))
+            .collect(),
+        mem_idx: needs
+            .memories
+            .iter()
+            .enumerate()
+            .map(|(j, a)| (*a, n_mem_imports + j as u32))
+            .collect(),
+        global_idx: needs
+            .globals
+            .iter()
+            .enumerate()
+            .map(|(j, a)| (*a, n_global_imports + j as u32))
+            .collect(),
         inline,
         result_types,
     };
@@ -563,20 +687,36 @@ pub fn weave(m: &Module, plan: &Plan, store: &crate::store::Store, cfg: &crate::
     let mut import_entities: Vec<(String, wasm_encoder::EntityType)> = Vec::new();
     for (j, f) in added_funcs.iter().enumerate() {
         imports.push((format!("p{j}"), crate::types::Extern::Func(*f)));
-        import_entities.push((format!("p{j}"), wasm_encoder::EntityType::Function(orig_types + j as u32)));
+        import_entities.push((
+            format!("p{j}"),
+            wasm_encoder::EntityType::Function(orig_types + j as u32),
+        ));
     }
     for (j, a) in needs.memories.iter().enumerate() {
         imports.push((format!("m{j}"), crate::types::Extern::Memory(*a)));
         let pages = store.memory(*a).pages();
         import_entities.push((
             format!("m{j}"),
-            wasm_encoder::EntityType::Memory(wasm_encoder::MemoryType { minimum: pages, maximum: None, memory64: false, shared: false, page_size_log2: None }),
+            wasm_encoder::EntityType::Memory(wasm_encoder::MemoryType {
+                minimum: pages,
+                maximum: None,
+                memory64: false,
+                shared: false,
+                page_size_log2: None,
+            }),
         ));
     }
     for (j, a) in needs.globals.iter().enumerate() {
         imports.push((format!("g{j}"), crate::types::Extern::Global(*a)));
         let gt = store.globals[a.0 as usize].ty;
-        import_entities.push((format!("g{j}"), wasm_encoder::EntityType::Global(wasm_encoder::GlobalType { val_type: enc_val(gt.ty), mutable: gt.mutable, shared: false })));
+        import_entities.push((
+            format!("g{j}"),
+            wasm_encoder::EntityType::Global(wasm_encoder::GlobalType {
+                val_type: enc_val(gt.ty),
+                mutable: gt.mutable,
+                shared: false,
+            }),
+        ));
     }
     let mut weaver = Weaver {
         orig_imports: m.num_imported_funcs,
@@ -603,7 +743,10 @@ pub fn weave(m: &Module, plan: &Plan, store: &crate::store::Store, cfg: &crate::
                 let mut ts = wasm_encoder::TypeSection::new();
                 weaver.parse_type_section(&mut ts, r).map_err(err)?;
                 for t in &extra_types {
-                    ts.function(t.params.iter().map(|v| enc_val(*v)), t.results.iter().map(|v| enc_val(*v)));
+                    ts.function(
+                        t.params.iter().map(|v| enc_val(*v)),
+                        t.results.iter().map(|v| enc_val(*v)),
+                    );
                 }
                 out.section(&ts);
             }
@@ -650,7 +793,9 @@ pub fn weave(m: &Module, plan: &Plan, store: &crate::store::Store, cfg: &crate::
                 out.section(&s);
             }
             P::StartSection { func, .. } => {
-                out.section(&wasm_encoder::StartSection { function_index: weaver.function_index(func) });
+                out.section(&wasm_encoder::StartSection {
+                    function_index: weaver.function_index(func),
+                });
             }
             P::ElementSection(r) => {
                 let mut s = wasm_encoder::ElementSection::new();
@@ -755,7 +900,9 @@ pub fn weave(m: &Module, plan: &Plan, store: &crate::store::Store, cfg: &crate::
                         b.probes(c, stack_a)?;
                     }
                     match op {
-                        Operator::Block { .. } | Operator::Loop { .. } | Operator::If { .. } => depth += 1,
+                        Operator::Block { .. } | Operator::Loop { .. } | Operator::If { .. } => {
+                            depth += 1
+                        }
                         Operator::End => depth -= 1,
                         _ => {}
                     }
@@ -775,14 +922,27 @@ pub fn weave(m: &Module, plan: &Plan, store: &crate::store::Store, cfg: &crate::
                     enc_val(*t).encode(&mut header);
                 }
                 b.header_len = header.len() as u32;
-                let pcs: Vec<(u32, u32)> = b.pcs.iter().map(|(w, o)| (w + b.header_len, *o)).collect();
+                let pcs: Vec<(u32, u32)> =
+                    b.pcs.iter().map(|(w, o)| (w + b.header_len, *o)).collect();
                 header.extend_from_slice(&b.code);
                 let mut f = wasm_encoder::Function::new([]);
                 let _ = &mut f;
-                code_sec.get_or_insert_with(wasm_encoder::CodeSection::new).raw(&header);
+                code_sec
+                    .get_or_insert_with(wasm_encoder::CodeSection::new)
+                    .raw(&header);
                 pcs_all.push(pcs);
-                calls_all.push(b.probe_calls.iter().map(|(w, o)| (w + b.header_len, o.clone())).collect());
-                inlined_all.push(b.inlined.iter().map(|(w, o)| (w + b.header_len, o.clone())).collect());
+                calls_all.push(
+                    b.probe_calls
+                        .iter()
+                        .map(|(w, o)| (w + b.header_len, o.clone()))
+                        .collect(),
+                );
+                inlined_all.push(
+                    b.inlined
+                        .iter()
+                        .map(|(w, o)| (w + b.header_len, o.clone()))
+                        .collect(),
+                );
                 def += 1;
             }
             P::CustomSection(c) => {
@@ -808,7 +968,13 @@ pub fn weave(m: &Module, plan: &Plan, store: &crate::store::Store, cfg: &crate::
     let _ = RoundtripReencoder;
     Ok(Woven {
         bytes: out.finish(),
-        origin: Origin { orig_imports: m.num_imported_funcs, shift, pcs: pcs_all, probe_calls: calls_all, inlined: inlined_all },
+        origin: Origin {
+            orig_imports: m.num_imported_funcs,
+            shift,
+            pcs: pcs_all,
+            probe_calls: calls_all,
+            inlined: inlined_all,
+        },
         imports,
         stats,
     })

@@ -7,7 +7,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 fn args_of(path: &Path) -> Vec<String> {
@@ -23,7 +26,10 @@ fn args_of(path: &Path) -> Vec<String> {
 fn run_case(root: &Path, rel: &Path) -> String {
     let mut args = args_of(&root.join(rel));
     // Options go before the app; everything after `--invoke=f` that isn't an option is an app arg.
-    let split = args.iter().position(|a| !a.starts_with("--")).unwrap_or(args.len());
+    let split = args
+        .iter()
+        .position(|a| !a.starts_with("--"))
+        .unwrap_or(args.len());
     let rest = args.split_off(split);
     let mut full = args;
     full.push(rel.display().to_string());
@@ -32,7 +38,11 @@ fn run_case(root: &Path, rel: &Path) -> String {
 }
 
 fn run_wizeng(cwd: &Path, args: &[String]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_wizeng")).current_dir(cwd).args(args).output().expect("run wizeng");
+    let out = Command::new(env!("CARGO_BIN_EXE_wizeng"))
+        .current_dir(cwd)
+        .args(args)
+        .output()
+        .expect("run wizeng");
     let status = match out.status.code() {
         Some(c) => c.to_string(),
         None => format!("killed: {:?}", out.status),
@@ -46,7 +56,11 @@ fn run_wizeng(cwd: &Path, args: &[String]) -> String {
 
 /// Tiers to run file-based cases in (`WIZENG_MODES=int,jit`); all must agree.
 fn modes() -> Vec<String> {
-    std::env::var("WIZENG_MODES").unwrap_or_else(|_| "int,jit,lazy".into()).split(',').map(String::from).collect()
+    std::env::var("WIZENG_MODES")
+        .unwrap_or_else(|_| "int,jit,lazy".into())
+        .split(',')
+        .map(String::from)
+        .collect()
 }
 
 fn check(expected_path: &Path, got: &str, name: &str, failed: &mut Vec<String>) {
@@ -61,7 +75,10 @@ fn check(expected_path: &Path, got: &str, name: &str, failed: &mut Vec<String>) 
             failed.push(name.to_string());
         }
         Err(_) => {
-            println!("FAIL {name}: no {} (run with BLESS=1)", expected_path.display());
+            println!(
+                "FAIL {name}: no {} (run with BLESS=1)",
+                expected_path.display()
+            );
             failed.push(name.to_string());
         }
     }
@@ -73,7 +90,11 @@ fn check(expected_path: &Path, got: &str, name: &str, failed: &mut Vec<String>) 
 #[test]
 fn monitor_cases() {
     let root = repo_root().join("tests/monitors");
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root).unwrap().map(|e| e.unwrap().path()).filter(|p| p.is_dir()).collect();
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
     dirs.sort();
     assert!(dirs.len() >= 15);
     let mut failed = Vec::new();
@@ -87,10 +108,19 @@ fn monitor_cases() {
             let mut full = vec![format!("--mode={mode}")];
             full.extend(args.iter().cloned());
             let got = run_wizeng(dir, &full);
-            check(&dir.join("expected.out"), &got, &format!("{name} [{mode}]"), &mut failed);
+            check(
+                &dir.join("expected.out"),
+                &got,
+                &format!("{name} [{mode}]"),
+                &mut failed,
+            );
         }
     }
-    assert!(failed.is_empty(), "{} monitor case(s) failed: {failed:?}", failed.len());
+    assert!(
+        failed.is_empty(),
+        "{} monitor case(s) failed: {failed:?}",
+        failed.len()
+    );
 }
 
 #[test]
@@ -104,7 +134,11 @@ fn cli_cases() {
         .filter(|p| p.extension().is_some_and(|e| e == "wat" || e == "wasm"))
         .collect();
     cases.sort();
-    assert!(cases.len() >= 20, "expected the CLI cases in {}", dir.display());
+    assert!(
+        cases.len() >= 20,
+        "expected the CLI cases in {}",
+        dir.display()
+    );
     let mut failed = Vec::new();
     for case in &cases {
         let rel = case.strip_prefix(&root).unwrap();
@@ -121,12 +155,20 @@ fn cli_cases() {
                 failed.push(rel.display().to_string());
             }
             Err(_) => {
-                println!("FAIL {}: no {} (run with BLESS=1)", rel.display(), expected_path.display());
+                println!(
+                    "FAIL {}: no {} (run with BLESS=1)",
+                    rel.display(),
+                    expected_path.display()
+                );
                 failed.push(rel.display().to_string());
             }
         }
     }
-    assert!(failed.is_empty(), "{} CLI case(s) failed: {failed:?}", failed.len());
+    assert!(
+        failed.is_empty(),
+        "{} CLI case(s) failed: {failed:?}",
+        failed.len()
+    );
 }
 
 /// Every prefix of a valid module is rejected with an error, never a panic.
@@ -151,14 +193,21 @@ fn truncated_modules_never_panic() {
             Err(_) => panic!("prefix of {n} bytes panicked"),
         }
     }
-    assert!(rejected > bin.len() / 2, "most prefixes must be rejected ({rejected} of {})", bin.len());
+    assert!(
+        rejected > bin.len() / 2,
+        "most prefixes must be rejected ({rejected} of {})",
+        bin.len()
+    );
     assert!(wizeng::Module::new(&bin[..bin.len() - 1]).is_err());
     // Single-byte corruptions: load or reject, but never panic.
     for i in 8..bin.len() {
         for b in [0x00u8, 0x01, 0x7f, 0x80, 0xff] {
             let mut m = bin.clone();
             m[i] = b;
-            assert!(std::panic::catch_unwind(|| wizeng::Module::new(&m)).is_ok(), "byte {i} = {b:#x} panicked");
+            assert!(
+                std::panic::catch_unwind(|| wizeng::Module::new(&m)).is_ok(),
+                "byte {i} = {b:#x} panicked"
+            );
         }
     }
 }
@@ -191,15 +240,30 @@ fn perf_map_lists_every_compiled_function() {
             (start, size, p.next().unwrap_or("").to_string())
         })
         .collect();
-    let wasm_funcs: Vec<&(u64, u64, String)> = ranges.iter().filter(|r| !r.2.starts_with("host trampoline") && !r.2.starts_with("lazy stub")).collect();
-    assert_eq!(wasm_funcs.len(), module.bodies.len(), "one line per defined function");
+    let wasm_funcs: Vec<&(u64, u64, String)> = ranges
+        .iter()
+        .filter(|r| !r.2.starts_with("host trampoline") && !r.2.starts_with("lazy stub"))
+        .collect();
+    assert_eq!(
+        wasm_funcs.len(),
+        module.bodies.len(),
+        "one line per defined function"
+    );
     for i in module.num_imported_funcs..module.num_funcs() {
         let name = module.func_name(i);
-        assert!(wasm_funcs.iter().any(|r| r.2 == name), "{name} missing from the perf map");
+        assert!(
+            wasm_funcs.iter().any(|r| r.2 == name),
+            "{name} missing from the perf map"
+        );
     }
     ranges.sort();
     for w in ranges.windows(2) {
-        assert!(w[0].1 > 0 && w[0].0 + w[0].1 <= w[1].0, "overlapping or empty ranges: {:?} {:?}", w[0], w[1]);
+        assert!(
+            w[0].1 > 0 && w[0].0 + w[0].1 <= w[1].0,
+            "overlapping or empty ranges: {:?} {:?}",
+            w[0],
+            w[1]
+        );
     }
 }
 
@@ -238,13 +302,21 @@ fn jitdump_records_every_compiled_function() {
         let code_size = u64_at(o + 40) as usize;
         let name_end = o + 56 + d[o + 56..].iter().position(|b| *b == 0).unwrap();
         names.push(String::from_utf8(d[o + 56..name_end].to_vec()).unwrap());
-        assert_eq!(size, name_end + 1 - o + code_size, "record size covers name and code");
+        assert_eq!(
+            size,
+            name_end + 1 - o + code_size,
+            "record size covers name and code"
+        );
         assert!(code_size > 0);
         o += size;
     }
     assert_eq!(o, d.len());
     let module = wizeng::Module::new(&std::fs::read(&app).unwrap()).unwrap();
     for i in module.num_imported_funcs..module.num_funcs() {
-        assert!(names.contains(&module.func_name(i)), "{} missing", module.func_name(i));
+        assert!(
+            names.contains(&module.func_name(i)),
+            "{} missing",
+            module.func_name(i)
+        );
     }
 }

@@ -15,7 +15,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 fn env_u64(name: &str, default: u64) -> u64 {
-    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
 }
 
 #[test]
@@ -31,7 +34,8 @@ fn interpreter_and_jit_agree_on_generated_modules() {
     let t0 = std::time::Instant::now();
     let workers: Vec<_> = (0..threads)
         .map(|_| {
-            let (next, total, failures, save) = (next.clone(), total.clone(), failures.clone(), save.clone());
+            let (next, total, failures, save) =
+                (next.clone(), total.clone(), failures.clone(), save.clone());
             let tolerated = tolerated.clone();
             std::thread::Builder::new()
                 .stack_size(8 << 20)
@@ -41,27 +45,42 @@ fn interpreter_and_jit_agree_on_generated_modules() {
                         break;
                     }
                     let data = harness::seed_bytes(seed);
-                    let r = std::panic::catch_unwind(|| harness::check(&data)).unwrap_or_else(|p| {
-                        let msg = p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()));
-                        Err(format!("panic: {}", msg.unwrap_or_default()))
-                    });
+                    let r =
+                        std::panic::catch_unwind(|| harness::check(&data)).unwrap_or_else(|p| {
+                            let msg = p
+                                .downcast_ref::<String>()
+                                .cloned()
+                                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()));
+                            Err(format!("panic: {}", msg.unwrap_or_default()))
+                        });
                     match r {
                         Ok(s) => {
-                            let (merged, real): (Vec<String>, Vec<String>) = s.site_mismatches.iter().cloned().partition(|m| m.starts_with(harness::OOB_MERGED));
+                            let (merged, real): (Vec<String>, Vec<String>) = s
+                                .site_mismatches
+                                .iter()
+                                .cloned()
+                                .partition(|m| m.starts_with(harness::OOB_MERGED));
                             *tolerated.lock().unwrap() += merged.len();
                             let mut s = s;
                             s.site_mismatches = real;
                             if !s.site_mismatches.is_empty() {
-                                if let (Some(dir), Some((wasm, _, _))) = (&save, harness::generate(&data)) {
+                                if let (Some(dir), Some((wasm, _, _))) =
+                                    (&save, harness::generate(&data))
+                                {
                                     let _ = std::fs::create_dir_all(dir);
                                     let _ = std::fs::write(format!("{dir}/seed-{seed}.wasm"), wasm);
                                 }
-                                failures.lock().unwrap().push((seed, format!("trap site differs: {}", s.site_mismatches.join("; "))));
+                                failures.lock().unwrap().push((
+                                    seed,
+                                    format!("trap site differs: {}", s.site_mismatches.join("; ")),
+                                ));
                             }
                             total.lock().unwrap().add(&s);
                         }
                         Err(e) => {
-                            if let (Some(dir), Some((wasm, _, _))) = (&save, harness::generate(&data)) {
+                            if let (Some(dir), Some((wasm, _, _))) =
+                                (&save, harness::generate(&data))
+                            {
                                 let _ = std::fs::create_dir_all(dir);
                                 let _ = std::fs::write(format!("{dir}/seed-{seed}.wasm"), wasm);
                             }
@@ -94,6 +113,14 @@ fn interpreter_and_jit_agree_on_generated_modules() {
     for (seed, e) in &failures {
         eprintln!("  seed {seed}: {e}");
     }
-    assert!(failures.is_empty(), "{} seeds differ between interpreter and JIT (see above)", failures.len());
-    assert!(s.modules >= n / 2, "too few modules generated: {} of {n}", s.modules);
+    assert!(
+        failures.is_empty(),
+        "{} seeds differ between interpreter and JIT (see above)",
+        failures.len()
+    );
+    assert!(
+        s.modules >= n / 2,
+        "too few modules generated: {} of {n}",
+        s.modules
+    );
 }

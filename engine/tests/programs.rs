@@ -75,10 +75,18 @@ fn run_with_timeout(mut cmd: Command, cwd: &Path, timeout: Duration) -> Result<O
     }
     // Engine diagnostics are useful in failure reports.
     if status.code() != Some(0) && !stderr.is_empty() {
-        let head: String = String::from_utf8_lossy(&stderr).lines().take(3).collect::<Vec<_>>().join(" | ");
+        let head: String = String::from_utf8_lossy(&stderr)
+            .lines()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" | ");
         eprintln!("    stderr: {head}");
     }
-    Ok(Outcome { stdout, code: status.code(), elapsed })
+    Ok(Outcome {
+        stdout,
+        code: status.code(),
+        elapsed,
+    })
 }
 
 /// The first differing line of two outputs, for failure reports.
@@ -128,7 +136,10 @@ fn wasm_variants(dir: &Path, name: &str) -> Result<Vec<PathBuf>> {
 
 #[test]
 fn c_programs_match_native() -> Result<()> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf();
     let dir = root.join("tests/programs");
     let modes: Vec<String> = std::env::var("WIZENG_MODES")
         .unwrap_or_else(|_| "int,jit,lazy".into())
@@ -138,7 +149,10 @@ fn c_programs_match_native() -> Result<()> {
         .collect();
     let filter = std::env::var("WIZENG_PROGRAMS").unwrap_or_default();
     let timeout = Duration::from_secs(
-        std::env::var("WIZENG_PROGRAM_TIMEOUT").ok().and_then(|s| s.parse().ok()).unwrap_or(120),
+        std::env::var("WIZENG_PROGRAM_TIMEOUT")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(120),
     );
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
     let (engine, engine_pre) = engine_command();
@@ -159,7 +173,12 @@ fn c_programs_match_native() -> Result<()> {
         let name = src.file_stem().unwrap().to_string_lossy().into_owned();
         let wasms: Vec<PathBuf> = wasm_variants(&dir, &name)?
             .into_iter()
-            .filter(|w| w.file_name().unwrap().to_string_lossy().contains(filter.as_str()))
+            .filter(|w| {
+                w.file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .contains(filter.as_str())
+            })
             .collect();
         if wasms.is_empty() {
             continue;
@@ -179,7 +198,10 @@ fn c_programs_match_native() -> Result<()> {
         } else {
             Err(anyhow::anyhow!(
                 "native compile failed: {}",
-                String::from_utf8_lossy(&cc_out.stderr).lines().next().unwrap_or("")
+                String::from_utf8_lossy(&cc_out.stderr)
+                    .lines()
+                    .next()
+                    .unwrap_or("")
             ))
         };
         for wasm in &wasms {
@@ -198,7 +220,9 @@ fn c_programs_match_native() -> Result<()> {
                 let cwd = tmp.join("cwd");
                 std::fs::create_dir_all(&cwd)?;
                 let mut cmd = Command::new(&engine);
-                cmd.args(&engine_pre).arg(format!("--mode={mode}")).arg(wasm);
+                cmd.args(&engine_pre)
+                    .arg(format!("--mode={mode}"))
+                    .arg(wasm);
                 let verdict = match run_with_timeout(cmd, &cwd, timeout) {
                     Err(e) => Err(format!("{e:#}")),
                     Ok(w) if w.code != native.code => Err(format!(
@@ -211,9 +235,10 @@ fn c_programs_match_native() -> Result<()> {
                             String::new()
                         }
                     )),
-                    Ok(w) if w.stdout != native.stdout => {
-                        Err(format!("stdout differs: {}", diff_head(&native.stdout, &w.stdout)))
-                    }
+                    Ok(w) if w.stdout != native.stdout => Err(format!(
+                        "stdout differs: {}",
+                        diff_head(&native.stdout, &w.stdout)
+                    )),
                     Ok(w) => Ok(format!(
                         "{:.2}s (native {:.3}s), exit {}",
                         w.elapsed.as_secs_f64(),
@@ -238,7 +263,10 @@ fn c_programs_match_native() -> Result<()> {
     let _ = std::fs::remove_dir_all(&tmp);
     println!("{passed} passed, {failed} failed");
     if passed + failed == 0 {
-        bail!("no test programs found in {} (filter {filter:?})", dir.display());
+        bail!(
+            "no test programs found in {} (filter {filter:?})",
+            dir.display()
+        );
     }
     if failed > 0 {
         bail!("{failed} program run(s) failed: {}", failures.join(", "));

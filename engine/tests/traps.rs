@@ -51,14 +51,23 @@ fn cases() -> Vec<(&'static str, TrapKind, u32, u32)> {
         ("oob", TrapKind::MemoryOutOfBounds, 3, 3),
         ("recurse", TrapKind::CallStackExhausted, 4, 6),
         ("null", TrapKind::UninitializedElement, 5, 3),
-        ("host", TrapKind::Host("host function failed on purpose".into()), 6, 1),
+        (
+            "host",
+            TrapKind::Host("host function failed on purpose".into()),
+            6,
+            1,
+        ),
     ]
 }
 
 /// Resident set size in bytes.
 fn rss() -> usize {
     let s = std::fs::read_to_string("/proc/self/statm").expect("/proc/self/statm");
-    let pages: usize = s.split_whitespace().nth(1).and_then(|v| v.parse().ok()).expect("statm resident");
+    let pages: usize = s
+        .split_whitespace()
+        .nth(1)
+        .and_then(|v| v.parse().ok())
+        .expect("statm resident");
     // SAFETY: sysconf has no preconditions.
     pages * unsafe { libc::sysconf(libc::_SC_PAGESIZE) } as usize
 }
@@ -66,9 +75,18 @@ fn rss() -> usize {
 fn instantiate(tier: Tier, module: &Arc<Module>) -> (Store, wizeng::InstanceId) {
     // The interpreter's frame limit is lowered so each overflow is quick in a
     // debug build; the JIT's limit is the thread's stack.
-    let mut store = Store::new(Config { tier, max_call_depth: 5_000, ..Config::default() });
-    let fail = store.add_host_func(FuncType::new([], []), std::rc::Rc::new(|_, _, _| Err(Trap::host("host function failed on purpose"))));
-    let id = store.instantiate_with(module, &[Extern::Func(fail)]).expect("instantiate");
+    let mut store = Store::new(Config {
+        tier,
+        max_call_depth: 5_000,
+        ..Config::default()
+    });
+    let fail = store.add_host_func(
+        FuncType::new([], []),
+        std::rc::Rc::new(|_, _, _| Err(Trap::host("host function failed on purpose"))),
+    );
+    let id = store
+        .instantiate_with(module, &[Extern::Func(fail)])
+        .expect("instantiate");
     (store, id)
 }
 
@@ -79,7 +97,10 @@ fn trap_once(store: &mut Store, id: wizeng::InstanceId, i: usize, tier: Tier) ->
     let f = store.export_func(id, name).expect("export");
     let t = store.invoke(f, &[Value::I32(0)]).expect_err("must trap");
     assert_eq!(&t.kind, kind, "{tier:?} {name}: {t}");
-    let site = t.site.as_ref().unwrap_or_else(|| panic!("{tier:?} {name}: no site in `{t}`"));
+    let site = t
+        .site
+        .as_ref()
+        .unwrap_or_else(|| panic!("{tier:?} {name}: no site in `{t}`"));
     // Stack exhaustion: the call that could not be made (the JIT detects it
     // in the callee's prologue and reports the caller's call site).
     assert_eq!((site.func, site.pc), (*func, *pc), "{tier:?} {name}: {t}");
@@ -93,7 +114,11 @@ fn check_tier(tier: Tier) {
     let ok = store.export_func(id, "div").unwrap();
     for i in 0..cases().len() {
         trap_once(&mut store, id, i, tier);
-        assert_eq!(store.invoke(ok, &[Value::I32(1)]).unwrap(), vec![Value::I32(1)], "{tier:?}: call after trap {i}");
+        assert_eq!(
+            store.invoke(ok, &[Value::I32(1)]).unwrap(),
+            vec![Value::I32(1)],
+            "{tier:?}: call after trap {i}"
+        );
     }
     for i in 0..500 {
         trap_once(&mut store, id, i, tier);
@@ -106,8 +131,18 @@ fn check_tier(tier: Tier) {
     }
     let after = rss();
     let grew = after as i64 - before as i64;
-    eprintln!("traps: {tier:?}: {n} traps in {:.2}s, RSS {} KiB -> {} KiB ({:+} KiB)", t0.elapsed().as_secs_f64(), before >> 10, after >> 10, grew >> 10);
-    assert!(grew < 8 << 20, "{tier:?}: RSS grew by {} KiB over {n} traps", grew >> 10);
+    eprintln!(
+        "traps: {tier:?}: {n} traps in {:.2}s, RSS {} KiB -> {} KiB ({:+} KiB)",
+        t0.elapsed().as_secs_f64(),
+        before >> 10,
+        after >> 10,
+        grew >> 10
+    );
+    assert!(
+        grew < 8 << 20,
+        "{tier:?}: RSS grew by {} KiB over {n} traps",
+        grew >> 10
+    );
 
     // Stores come and go, each with a freshly loaded (so freshly compiled) module.
     let churn = |k: usize| {
@@ -122,8 +157,17 @@ fn check_tier(tier: Tier) {
     churn(200);
     let after = rss();
     let grew = after as i64 - before as i64;
-    eprintln!("traps: {tier:?}: 200 stores with fresh modules, RSS {} KiB -> {} KiB ({:+} KiB)", before >> 10, after >> 10, grew >> 10);
-    assert!(grew < 8 << 20, "{tier:?}: RSS grew by {} KiB over 200 stores", grew >> 10);
+    eprintln!(
+        "traps: {tier:?}: 200 stores with fresh modules, RSS {} KiB -> {} KiB ({:+} KiB)",
+        before >> 10,
+        after >> 10,
+        grew >> 10
+    );
+    assert!(
+        grew < 8 << 20,
+        "{tier:?}: RSS grew by {} KiB over 200 stores",
+        grew >> 10
+    );
 }
 
 #[test]
@@ -146,7 +190,10 @@ fn sites_agree_between_tiers() {
     let (mut a, ia) = instantiate(Tier::Int, &module);
     let (mut b, ib) = instantiate(Tier::Jit, &module);
     for (i, c) in cases().iter().enumerate() {
-        let (x, y) = (trap_once(&mut a, ia, i, Tier::Int), trap_once(&mut b, ib, i, Tier::Jit));
+        let (x, y) = (
+            trap_once(&mut a, ia, i, Tier::Int),
+            trap_once(&mut b, ib, i, Tier::Jit),
+        );
         assert_eq!(x.kind, y.kind);
         assert_eq!(x.site, y.site, "{}", c.0);
     }

@@ -48,7 +48,11 @@ const SIGS: &[(&str, &str, bool)] = &[
     ("fd_write", "i32 i32 i32 i32", true),
     ("path_create_directory", "i32 i32 i32", true),
     ("path_filestat_get", "i32 i32 i32 i32 i32", true),
-    ("path_filestat_set_times", "i32 i32 i32 i32 i64 i64 i32", true),
+    (
+        "path_filestat_set_times",
+        "i32 i32 i32 i32 i64 i64 i32",
+        true,
+    ),
     ("path_link", "i32 i32 i32 i32 i32 i32 i32", true),
     ("path_open", "i32 i32 i32 i32 i32 i64 i64 i32 i32", true),
     ("path_readlink", "i32 i32 i32 i32 i32 i32", true),
@@ -84,7 +88,12 @@ const RIGHTS_RW: i64 = (1 << 1) | (1 << 6); // fd_read | fd_write
 fn temp_dir(tag: &str) -> PathBuf {
     static N: AtomicU32 = AtomicU32::new(0);
     let n = N.fetch_add(1, Ordering::Relaxed);
-    let d = std::env::temp_dir().join(format!("wizeng-wasi-it-{}-{}-{}", std::process::id(), tag, n));
+    let d = std::env::temp_dir().join(format!(
+        "wizeng-wasi-it-{}-{}-{}",
+        std::process::id(),
+        tag,
+        n
+    ));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d
@@ -109,18 +118,31 @@ impl Run {
     fn new(wat: &str, ctx: WasiCtx) -> Run {
         let stdout = CaptureBuffer::new();
         let stderr = CaptureBuffer::new();
-        let ctx = Rc::new(RefCell::new(ctx.capture_stdout(&stdout).capture_stderr(&stderr)));
+        let ctx = Rc::new(RefCell::new(
+            ctx.capture_stdout(&stdout).capture_stderr(&stderr),
+        ));
         let mut store = Store::default();
         let mut linker = Linker::new();
         wasi::add_to_linker(&mut linker, &mut store, ctx.clone());
         let bytes = wat::parse_str(wat).expect("test program parses");
         let module = Arc::new(Module::new(&bytes).expect("test program loads"));
-        let inst = linker.instantiate(&mut store, &module).expect("test program instantiates");
-        Run { store, inst, stdout, stderr, ctx }
+        let inst = linker
+            .instantiate(&mut store, &module)
+            .expect("test program instantiates");
+        Run {
+            store,
+            inst,
+            stdout,
+            stderr,
+            ctx,
+        }
     }
 
     fn call(&mut self, name: &str, args: &[Value]) -> Result<Vec<Value>, Trap> {
-        let f = self.store.export_func(self.inst, name).unwrap_or_else(|| panic!("no export {name}"));
+        let f = self
+            .store
+            .export_func(self.inst, name)
+            .unwrap_or_else(|| panic!("no export {name}"));
         self.store.invoke(f, args)
     }
 
@@ -134,7 +156,13 @@ impl Run {
         let vals: Vec<Value> = sig
             .split_whitespace()
             .zip(args)
-            .map(|(t, &a)| if t == "i64" { Value::I64(a) } else { Value::I32(a as i32) })
+            .map(|(t, &a)| {
+                if t == "i64" {
+                    Value::I64(a)
+                } else {
+                    Value::I32(a as i32)
+                }
+            })
             .collect();
         assert_eq!(vals.len(), args.len(), "argument count for {name}");
         match self.call(name, &vals) {
@@ -173,8 +201,12 @@ fn shim_wat() -> String {
         imports.push_str(&format!(
             "  (import \"wasi_snapshot_preview1\" \"{name}\" (func ${name} (param {params}) {result}))\n"
         ));
-        let gets: String = (0..params.split_whitespace().count()).map(|i| format!("local.get {i} ")).collect();
-        exports.push_str(&format!("  (func (export \"{name}\") (param {params}) {result} {gets} call ${name})\n"));
+        let gets: String = (0..params.split_whitespace().count())
+            .map(|i| format!("local.get {i} "))
+            .collect();
+        exports.push_str(&format!(
+            "  (func (export \"{name}\") (param {params}) {result} {gets} call ${name})\n"
+        ));
     }
     format!("(module\n{imports}  (memory (export \"memory\") 1)\n{exports})")
 }
@@ -185,7 +217,20 @@ fn shim(ctx: WasiCtx) -> Run {
 
 fn open(r: &mut Run, dirfd: i64, path: &str, oflags: i32, follow: bool) -> Result<u32, i32> {
     let (p, l) = r.put(1024, path.as_bytes());
-    let e = r.wasi("path_open", &[dirfd, follow as i64, p, l, oflags as i64, RIGHTS_RW, RIGHTS_RW, 0, 512]);
+    let e = r.wasi(
+        "path_open",
+        &[
+            dirfd,
+            follow as i64,
+            p,
+            l,
+            oflags as i64,
+            RIGHTS_RW,
+            RIGHTS_RW,
+            0,
+            512,
+        ],
+    );
     if e == 0 {
         Ok(r.u32_at(512))
     } else {
@@ -243,7 +288,11 @@ fn every_preview1_function_links_with_its_signature() {
     let bad = r#"(module (import "wasi_snapshot_preview1" "fd_write" (func (param i32 i32 i32) (result i32))))"#;
     let mut store = Store::default();
     let mut linker = Linker::new();
-    wasi::add_to_linker(&mut linker, &mut store, Rc::new(RefCell::new(WasiCtx::new())));
+    wasi::add_to_linker(
+        &mut linker,
+        &mut store,
+        Rc::new(RefCell::new(WasiCtx::new())),
+    );
     let module = Arc::new(Module::new(&wat::parse_str(bad).unwrap()).unwrap());
     assert!(linker.instantiate(&mut store, &module).is_err());
 }
@@ -296,10 +345,16 @@ const ARGS_ENV: &str = r#"
 
 #[test]
 fn args_and_environ() {
-    let ctx = WasiCtx::new().args(["prog.wasm", "one", "two words"]).env("A", "1").envs_kv(["B=x=y"]);
+    let ctx = WasiCtx::new()
+        .args(["prog.wasm", "one", "two words"])
+        .env("A", "1")
+        .envs_kv(["B=x=y"]);
     let mut r = Run::new(ARGS_ENV, ctx);
     r.start().unwrap();
-    assert_eq!(r.stdout.contents(), b"prog.wasm\0one\0two words\0A=1\0B=x=y\0");
+    assert_eq!(
+        r.stdout.contents(),
+        b"prog.wasm\0one\0two words\0A=1\0B=x=y\0"
+    );
     assert_eq!(r.u32_at(0), 3);
     assert_eq!(r.u32_at(8), 2);
     // argv[1] points at "one".
@@ -345,11 +400,17 @@ const FILE_ROUND_TRIP: &str = r#"
 fn file_round_trip() {
     let tmp = TempDir(temp_dir("roundtrip"));
     std::fs::create_dir(tmp.0.join("dir")).unwrap();
-    let mut r = Run::new(FILE_ROUND_TRIP, WasiCtx::new().preopened_dir(&tmp.0, ".").unwrap());
+    let mut r = Run::new(
+        FILE_ROUND_TRIP,
+        WasiCtx::new().preopened_dir(&tmp.0, ".").unwrap(),
+    );
     let err = r.start().unwrap_err();
     assert_eq!(err.exit_code(), Some(100 + EBADF), "{err}");
     assert_eq!(r.stdout.to_string_lossy(), "trip data");
-    assert_eq!(std::fs::read(tmp.0.join("dir/out.txt")).unwrap(), b"round trip data");
+    assert_eq!(
+        std::fs::read(tmp.0.join("dir/out.txt")).unwrap(),
+        b"round trip data"
+    );
     assert_eq!(r.u64_at(24), 6);
 }
 
@@ -374,7 +435,10 @@ fn proc_exit_code_and_flush() {
     assert_eq!(t.exit_code(), Some(7));
     assert_eq!(r.stdout.to_string_lossy(), "bye");
     // Exit 0 is also an exit, not a success return.
-    let mut r = Run::new(&EXIT.replace("(i32.const 7)", "(i32.const 0)"), WasiCtx::new());
+    let mut r = Run::new(
+        &EXIT.replace("(i32.const 7)", "(i32.const 0)"),
+        WasiCtx::new(),
+    );
     assert_eq!(r.start().unwrap_err().exit_code(), Some(0));
 }
 
@@ -454,12 +518,21 @@ fn readdir_and_prestat() {
     while at < 1000 + used {
         let len = r.u32_at(at + 16) as usize;
         let ty = r.mem()[at + 20];
-        names.push((String::from_utf8(r.mem()[at + 24..at + 24 + len].to_vec()).unwrap(), ty));
+        names.push((
+            String::from_utf8(r.mem()[at + 24..at + 24 + len].to_vec()).unwrap(),
+            ty,
+        ));
         at += 24 + len;
     }
     assert_eq!(
         names,
-        [(".".to_string(), 3), ("..".to_string(), 3), ("a.txt".to_string(), 4), ("b.txt".to_string(), 4), ("c".to_string(), 3)]
+        [
+            (".".to_string(), 3),
+            ("..".to_string(), 3),
+            ("a.txt".to_string(), 4),
+            ("b.txt".to_string(), 4),
+            ("c".to_string(), 3)
+        ]
     );
     // Open the subdirectory and list it: only . and ..
     let fd = open(&mut r, 3, "c", O_DIRECTORY, true).unwrap();
@@ -483,21 +556,52 @@ fn path_escape_attempts_are_refused() {
         ("hop1", true),
         ("hop2", true),
     ] {
-        assert_eq!(open(&mut r, 3, path, 0, follow), Err(ENOTCAPABLE), "open {path}");
+        assert_eq!(
+            open(&mut r, 3, path, 0, follow),
+            Err(ENOTCAPABLE),
+            "open {path}"
+        );
     }
     // Creating through a final symlink that points outside.
     assert_eq!(open(&mut r, 3, "dangling", O_CREAT, true), Err(ENOTCAPABLE));
-    assert_eq!(open(&mut r, 3, "link_out/new", O_CREAT | O_EXCL, true), Err(ENOTCAPABLE));
-    assert_eq!(open(&mut r, 3, "../new", O_CREAT | O_TRUNC, true), Err(ENOTCAPABLE));
+    assert_eq!(
+        open(&mut r, 3, "link_out/new", O_CREAT | O_EXCL, true),
+        Err(ENOTCAPABLE)
+    );
+    assert_eq!(
+        open(&mut r, 3, "../new", O_CREAT | O_TRUNC, true),
+        Err(ENOTCAPABLE)
+    );
     // Directory and file operations.
-    assert_eq!(path_op(&mut r, "path_create_directory", "../newdir"), ENOTCAPABLE);
-    assert_eq!(path_op(&mut r, "path_create_directory", "link_out/newdir"), ENOTCAPABLE);
-    assert_eq!(path_op(&mut r, "path_create_directory", "/tmp/newdir"), ENOTCAPABLE);
-    assert_eq!(path_op(&mut r, "path_unlink_file", "link_out/x"), ENOTCAPABLE);
-    assert_eq!(path_op(&mut r, "path_unlink_file", "a/../../outside/x"), ENOTCAPABLE);
-    assert_eq!(path_op(&mut r, "path_remove_directory", "../outside"), ENOTCAPABLE);
+    assert_eq!(
+        path_op(&mut r, "path_create_directory", "../newdir"),
+        ENOTCAPABLE
+    );
+    assert_eq!(
+        path_op(&mut r, "path_create_directory", "link_out/newdir"),
+        ENOTCAPABLE
+    );
+    assert_eq!(
+        path_op(&mut r, "path_create_directory", "/tmp/newdir"),
+        ENOTCAPABLE
+    );
+    assert_eq!(
+        path_op(&mut r, "path_unlink_file", "link_out/x"),
+        ENOTCAPABLE
+    );
+    assert_eq!(
+        path_op(&mut r, "path_unlink_file", "a/../../outside/x"),
+        ENOTCAPABLE
+    );
+    assert_eq!(
+        path_op(&mut r, "path_remove_directory", "../outside"),
+        ENOTCAPABLE
+    );
     let (p, l) = r.put(1024, b"link_out/x");
-    assert_eq!(r.wasi("path_filestat_get", &[3, 1, p, l, 2048]), ENOTCAPABLE);
+    assert_eq!(
+        r.wasi("path_filestat_get", &[3, 1, p, l, 2048]),
+        ENOTCAPABLE
+    );
     let (p2, l2) = r.put(1100, b"stolen");
     assert_eq!(r.wasi("path_rename", &[3, p, l, 3, p2, l2]), ENOTCAPABLE);
     assert_eq!(r.wasi("path_link", &[3, 0, p, l, 3, p2, l2]), ENOTCAPABLE);
@@ -509,7 +613,10 @@ fn path_escape_attempts_are_refused() {
     let (t, tl) = r.put(1200, b"../outside/x");
     assert_eq!(r.wasi("path_symlink", &[t, tl, 3, n, nl]), 0);
     assert_eq!(open(&mut r, 3, "newlink", 0, true), Err(ENOTCAPABLE));
-    assert_eq!(open(&mut r, 3, "newlink", O_CREAT | O_TRUNC, true), Err(ENOTCAPABLE));
+    assert_eq!(
+        open(&mut r, 3, "newlink", O_CREAT | O_TRUNC, true),
+        Err(ENOTCAPABLE)
+    );
     // Nothing outside was touched.
     assert_eq!(tree_snapshot(&outside), before_outside);
     assert!(!sandbox.parent().unwrap().join("newdir").exists());
@@ -583,13 +690,18 @@ fn stderr_flushes_stdout_first_and_stdin_reads() {
 /// The preopen dir (default: the program's directory) is mapped to the same guest path.
 #[test]
 fn real_program_smoke() {
-    let Ok(cmd) = std::env::var("WIZENG_WASI_RUN") else { return };
+    let Ok(cmd) = std::env::var("WIZENG_WASI_RUN") else {
+        return;
+    };
     let args: Vec<String> = cmd.split_whitespace().map(String::from).collect();
     let prog = PathBuf::from(&args[0]);
     let dir = std::env::var("WIZENG_WASI_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|_| prog.parent().unwrap().to_path_buf());
-    let ctx = WasiCtx::new().args(args.clone()).preopened_dir(&dir, dir.to_str().unwrap()).unwrap();
+    let ctx = WasiCtx::new()
+        .args(args.clone())
+        .preopened_dir(&dir, dir.to_str().unwrap())
+        .unwrap();
     let stdout = CaptureBuffer::new();
     let ctx = Rc::new(RefCell::new(ctx.capture_stdout(&stdout)));
     let mut store = Store::default();
@@ -601,12 +713,20 @@ fn real_program_smoke() {
     let t0 = std::time::Instant::now();
     let r = store.invoke(f, &[]);
     let out = stdout.to_string_lossy();
-    println!("--- stdout ({} bytes, {:?}) ---\n{}", out.len(), t0.elapsed(), &out[..out.len().min(3000)]);
+    println!(
+        "--- stdout ({} bytes, {:?}) ---\n{}",
+        out.len(),
+        t0.elapsed(),
+        &out[..out.len().min(3000)]
+    );
     match &r {
         Ok(_) => println!("--- returned normally"),
         Err(t) => println!("--- {t}"),
     }
-    assert!(r.is_ok() || r.as_ref().unwrap_err().exit_code() == Some(0), "{r:?}");
+    assert!(
+        r.is_ok() || r.as_ref().unwrap_err().exit_code() == Some(0),
+        "{r:?}"
+    );
     if let Ok(want) = std::env::var("WIZENG_WASI_EXPECT") {
         assert!(out.contains(&want), "stdout lacks {want:?}");
     }

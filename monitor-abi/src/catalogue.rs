@@ -249,7 +249,8 @@ impl EventSpec {
                     Target::Portable => self.portable,
                 };
         }
-        self.mode(mode.unwrap_or(ProbeMode::Before)).is_some_and(|m| m.supported(target))
+        self.mode(mode.unwrap_or(ProbeMode::Before))
+            .is_some_and(|m| m.supported(target))
     }
 
     /// Looks up a bound variable by name; `arg3` finds the `arg` family.
@@ -275,7 +276,10 @@ impl EventSpec {
                     ProbeMode::After => Mode::After,
                     _ => return None,
                 };
-                Some(AbiHook::Probe(Event::Opcode { matches: OpcodeMatch::One(op), mode: m }))
+                Some(AbiHook::Probe(Event::Opcode {
+                    matches: OpcodeMatch::One(op),
+                    mode: m,
+                }))
             }
             ("func", Some("entry")) => Some(AbiHook::Probe(Event::FuncEntry)),
             ("func", Some("exit")) => Some(AbiHook::Probe(Event::FuncExit)),
@@ -289,10 +293,22 @@ impl EventSpec {
 }
 
 const fn var(name: &'static str, ty: LangType, timing: Timing) -> BoundVar {
-    BoundVar { name, indexed: false, ty: VarType::Lang(ty), timing, only_mode: None }
+    BoundVar {
+        name,
+        indexed: false,
+        ty: VarType::Lang(ty),
+        timing,
+        only_mode: None,
+    }
 }
 const fn family(name: &'static str, ty: VarType, timing: Timing) -> BoundVar {
-    BoundVar { name, indexed: true, ty, timing, only_mode: None }
+    BoundVar {
+        name,
+        indexed: true,
+        ty,
+        timing,
+        only_mode: None,
+    }
 }
 
 const S: Timing = Timing::Static;
@@ -348,21 +364,44 @@ pub fn data_size(op: Opcode) -> Option<u32> {
 fn opcode_spec(op: Opcode) -> EventSpec {
     let mnemonic = op.mnemonic();
     let mut modes = vec![
-        ModeSpec { mode: ProbeMode::Before, engine: true, portable: true },
-        ModeSpec { mode: ProbeMode::After, engine: true, portable: false },
-        ModeSpec { mode: ProbeMode::Alt, engine: false, portable: false },
+        ModeSpec {
+            mode: ProbeMode::Before,
+            engine: true,
+            portable: true,
+        },
+        ModeSpec {
+            mode: ProbeMode::After,
+            engine: true,
+            portable: false,
+        },
+        ModeSpec {
+            mode: ProbeMode::Alt,
+            engine: false,
+            portable: false,
+        },
     ];
     if op.is_block_structured() {
         for mode in [ProbeMode::Entry, ProbeMode::Exit, ProbeMode::SemanticAfter] {
-            modes.push(ModeSpec { mode, engine: false, portable: false });
+            modes.push(ModeSpec {
+                mode,
+                engine: false,
+                portable: false,
+            });
         }
     }
     if op.is_branch() {
-        modes.push(ModeSpec { mode: ProbeMode::AtTarget, engine: false, portable: false });
+        modes.push(ModeSpec {
+            mode: ProbeMode::AtTarget,
+            engine: false,
+            portable: false,
+        });
     }
     let mut vars: Vec<BoundVar> = COMMON_VARS.iter().chain(OPCODE_VARS).copied().collect();
     if op.is_call() {
-        vars.push(BoundVar { only_mode: Some(ProbeMode::After), ..family("res", VarType::Result, D) });
+        vars.push(BoundVar {
+            only_mode: Some(ProbeMode::After),
+            ..family("res", VarType::Result, D)
+        });
     }
     if matches!(mnemonic, "call" | "return_call") {
         vars.push(var("target_fn_name", LangType::Str, S));
@@ -385,11 +424,18 @@ fn opcode_spec(op: Opcode) -> EventSpec {
     if mnemonic == "br_table" {
         vars.push(var("num_targets", LangType::U32, S));
         vars.push(var("default_target", LangType::U32, S));
-        vars.push(var("targets", LangType::Map(&LangType::U32, &LangType::U32), S));
+        vars.push(var(
+            "targets",
+            LangType::Map(&LangType::U32, &LangType::U32),
+            S,
+        ));
         vars.push(var("target", LangType::U32, D));
     }
     if mnemonic == "memory.grow" {
-        vars.push(BoundVar { only_mode: Some(ProbeMode::After), ..var("failed", LangType::Bool, D) });
+        vars.push(BoundVar {
+            only_mode: Some(ProbeMode::After),
+            ..var("failed", LangType::Bool, D)
+        });
     }
     EventSpec {
         provider: "wasm",
@@ -403,8 +449,23 @@ fn opcode_spec(op: Opcode) -> EventSpec {
     }
 }
 
-fn simple(package: &'static str, event: Option<&'static str>, engine: bool, portable: bool, vars: Vec<BoundVar>) -> EventSpec {
-    EventSpec { provider: "wasm", package, event, opcode: None, modes: Vec::new(), engine, portable, vars }
+fn simple(
+    package: &'static str,
+    event: Option<&'static str>,
+    engine: bool,
+    portable: bool,
+    vars: Vec<BoundVar>,
+) -> EventSpec {
+    EventSpec {
+        provider: "wasm",
+        package,
+        event,
+        opcode: None,
+        modes: Vec::new(),
+        engine,
+        portable,
+        vars,
+    }
 }
 
 /// The whole catalogue: every opcode event (in [`Opcode::all`] order), then
@@ -432,7 +493,9 @@ pub fn catalogue() -> &'static [EventSpec] {
 /// Finds an event by package and event name (exact; mnemonics as in
 /// [`Opcode::mnemonic`]).
 pub fn find_event(package: &str, event: Option<&str>) -> Option<&'static EventSpec> {
-    catalogue().iter().find(|e| e.package == package && e.event == event)
+    catalogue()
+        .iter()
+        .find(|e| e.package == package && e.event == event)
 }
 
 /// The catalogue entry of an opcode event.

@@ -116,7 +116,9 @@ pub static PROVIDED_IMPORTS: &[ProvidedImport] = &[
 
 /// Looks up a provided import by module and name.
 pub fn find_import(module: &str, name: &str) -> Option<&'static ProvidedImport> {
-    PROVIDED_IMPORTS.iter().find(|i| i.module == module && i.name == name)
+    PROVIDED_IMPORTS
+        .iter()
+        .find(|i| i.module == module && i.name == name)
 }
 
 /// The provided imports of one module.
@@ -126,7 +128,10 @@ pub fn imports_of_module(module: &str) -> impl Iterator<Item = &'static Provided
 
 /// Whether `module` is one of the engine-provided modules.
 pub fn is_provided_module(module: &str) -> bool {
-    matches!(module, MODULE_WIZENG | MODULE_DYNINSTR | MODULE_FRAME_ACCESSOR)
+    matches!(
+        module,
+        MODULE_WIZENG | MODULE_DYNINSTR | MODULE_FRAME_ACCESSOR
+    )
 }
 
 /// Whether importing `module.name` keeps a monitor portable (Part A only).

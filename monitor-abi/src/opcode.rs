@@ -229,12 +229,39 @@ struct Table {
 }
 
 const CONTROL: &[&str] = &[
-    "unreachable", "nop", "block", "loop", "if", "else", "end", "br", "br_if", "br_table",
-    "return", "call", "call_indirect", "return_call", "return_call_indirect", "try_table",
-    "throw", "throw_ref", "try", "catch", "rethrow", "delegate", "catch_all", "br_on_cast",
-    "br_on_cast_fail", "call_ref", "return_call_ref", "br_on_null", "br_on_non_null",
+    "unreachable",
+    "nop",
+    "block",
+    "loop",
+    "if",
+    "else",
+    "end",
+    "br",
+    "br_if",
+    "br_table",
+    "return",
+    "call",
+    "call_indirect",
+    "return_call",
+    "return_call_indirect",
+    "try_table",
+    "throw",
+    "throw_ref",
+    "try",
+    "catch",
+    "rethrow",
+    "delegate",
+    "catch_all",
+    "br_on_cast",
+    "br_on_cast_fail",
+    "call_ref",
+    "return_call_ref",
+    "br_on_null",
+    "br_on_non_null",
 ];
-const VECTOR_PREFIXES: &[&str] = &["v128.", "i8x16.", "i16x8.", "i32x4.", "i64x2.", "f32x4.", "f64x2."];
+const VECTOR_PREFIXES: &[&str] = &[
+    "v128.", "i8x16.", "i16x8.", "i32x4.", "i64x2.", "f32x4.", "f64x2.",
+];
 
 fn categorize(proposal: &str, m: &str, has_memarg: bool) -> Category {
     if proposal == "threads" || proposal == "shared_everything_threads" || m.contains("atomic") {
@@ -285,9 +312,19 @@ fn table() -> &'static Table {
             let has_memarg = args.split_whitespace().any(|a| a == "memarg");
             let canonical = *by_mnemonic.entry(mnemonic.clone()).or_insert(idx);
             let category = categorize(proposal, &mnemonic, has_memarg);
-            entries.push(Entry { proposal, camel, mnemonic, canonical, category, has_memarg });
+            entries.push(Entry {
+                proposal,
+                camel,
+                mnemonic,
+                canonical,
+                category,
+                has_memarg,
+            });
         }
-        Table { entries, by_mnemonic }
+        Table {
+            entries,
+            by_mnemonic,
+        }
     })
 }
 
@@ -335,22 +372,38 @@ impl Opcode {
 
     /// The standard text-format mnemonic (`i64.load32_u`).
     pub fn mnemonic(self) -> &'static str {
-        table().entries.get(usize::from(self.0)).map(|e| e.mnemonic.as_str()).unwrap_or("")
+        table()
+            .entries
+            .get(usize::from(self.0))
+            .map(|e| e.mnemonic.as_str())
+            .unwrap_or("")
     }
 
     /// The wasmparser variant name of the canonical operator (`I64Load32U`).
     pub fn operator_name(self) -> &'static str {
-        table().entries.get(usize::from(self.0)).map(|e| e.camel).unwrap_or("")
+        table()
+            .entries
+            .get(usize::from(self.0))
+            .map(|e| e.camel)
+            .unwrap_or("")
     }
 
     /// The wasmparser proposal tag (`mvp`, `simd`, `bulk_memory`, ...).
     pub fn proposal(self) -> &'static str {
-        table().entries.get(usize::from(self.0)).map(|e| e.proposal).unwrap_or("")
+        table()
+            .entries
+            .get(usize::from(self.0))
+            .map(|e| e.proposal)
+            .unwrap_or("")
     }
 
     /// The instruction's category.
     pub fn category(self) -> Category {
-        table().entries.get(usize::from(self.0)).map(|e| e.category).unwrap_or(Category::Numeric)
+        table()
+            .entries
+            .get(usize::from(self.0))
+            .map(|e| e.category)
+            .unwrap_or(Category::Numeric)
     }
 
     /// `category_name` as the probe language binds it.
@@ -365,7 +418,10 @@ impl Opcode {
 
     /// Whether the instruction has a memarg immediate (so `offset` applies).
     pub fn has_memarg(self) -> bool {
-        table().entries.get(usize::from(self.0)).is_some_and(|e| e.has_memarg)
+        table()
+            .entries
+            .get(usize::from(self.0))
+            .is_some_and(|e| e.has_memarg)
     }
 
     /// The compact numeric id.
@@ -395,7 +451,10 @@ impl Opcode {
     /// Whether this opcode starts a structured block (`block`, `loop`, `if`,
     /// `try`, `try_table`).
     pub fn is_block_structured(self) -> bool {
-        matches!(self.mnemonic(), "block" | "loop" | "if" | "try" | "try_table")
+        matches!(
+            self.mnemonic(),
+            "block" | "loop" | "if" | "try" | "try_table"
+        )
     }
 
     /// Whether this opcode is a branch (`br`, `br_if`, `br_table`,
@@ -409,14 +468,20 @@ impl Opcode {
     pub fn is_call(self) -> bool {
         matches!(
             self.mnemonic(),
-            "call" | "call_indirect" | "return_call" | "return_call_indirect" | "call_ref"
+            "call"
+                | "call_indirect"
+                | "return_call"
+                | "return_call_indirect"
+                | "call_ref"
                 | "return_call_ref"
         )
     }
 
     /// Whether this opcode is a load (has a memarg and produces a value from memory).
     pub fn is_load(self) -> bool {
-        self.has_memarg() && self.mnemonic().contains(".load") && !self.mnemonic().contains("atomic.rmw")
+        self.has_memarg()
+            && self.mnemonic().contains(".load")
+            && !self.mnemonic().contains("atomic.rmw")
     }
 
     /// Whether this opcode is a store.
@@ -441,7 +506,11 @@ impl fmt::Display for Opcode {
 /// canonical opcode of their mnemonic).
 pub fn opcode_of(op: &wasmparser::Operator<'_>) -> Opcode {
     let raw = raw_index(op);
-    let canonical = table().entries.get(usize::from(raw)).map(|e| e.canonical).unwrap_or(raw);
+    let canonical = table()
+        .entries
+        .get(usize::from(raw))
+        .map(|e| e.canonical)
+        .unwrap_or(raw);
     Opcode(canonical)
 }
 
@@ -620,10 +689,18 @@ impl Flatten for wasmparser::TryTable {
         for c in &self.catches {
             match c {
                 wasmparser::Catch::One { tag, label } => {
-                    out.extend([ConstValue::I32(0), ConstValue::I32(*tag as i32), ConstValue::I32(*label as i32)]);
+                    out.extend([
+                        ConstValue::I32(0),
+                        ConstValue::I32(*tag as i32),
+                        ConstValue::I32(*label as i32),
+                    ]);
                 }
                 wasmparser::Catch::OneRef { tag, label } => {
-                    out.extend([ConstValue::I32(1), ConstValue::I32(*tag as i32), ConstValue::I32(*label as i32)]);
+                    out.extend([
+                        ConstValue::I32(1),
+                        ConstValue::I32(*tag as i32),
+                        ConstValue::I32(*label as i32),
+                    ]);
                 }
                 wasmparser::Catch::All { label } => {
                     out.extend([ConstValue::I32(2), ConstValue::I32(*label as i32)]);
@@ -699,7 +776,10 @@ mod tests {
         assert_eq!(Opcode::from_mnemonic("i32.add"), Some(Opcode::I32_ADD));
         assert_eq!(Opcode::CALL.mnemonic(), "call");
         assert_eq!(Opcode::from_mnemonic("I32.ADD"), None);
-        assert_eq!(Opcode::from_mnemonic_ignore_case("I32.ADD"), Some(Opcode::I32_ADD));
+        assert_eq!(
+            Opcode::from_mnemonic_ignore_case("I32.ADD"),
+            Some(Opcode::I32_ADD)
+        );
         assert_eq!(Opcode::from_mnemonic("i32.plus"), None);
         assert_eq!(Opcode::from_mnemonic(""), None);
     }
@@ -714,7 +794,13 @@ mod tests {
             assert!(seen.insert(m), "duplicate {m}");
             assert_eq!(Opcode::from_mnemonic(m), Some(op));
             assert_eq!(Opcode::from_index(op.index()), Some(op));
-            assert!(m.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'.' || b == b'_'), "{m}");
+            assert!(
+                m.bytes().all(|b| b.is_ascii_lowercase()
+                    || b.is_ascii_digit()
+                    || b == b'.'
+                    || b == b'_'),
+                "{m}"
+            );
             n += 1;
         }
         // Three operators (typed select, the nullable ref.test/ref.cast) are aliases.

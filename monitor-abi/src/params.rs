@@ -55,7 +55,11 @@ impl Param {
         use Binding::*;
         use Timing::*;
         let (timing, in_probe, in_static_call, binding) = match self {
-            Param::Pc | Param::Fid | Param::ProbeId | Param::NumTargets | Param::InstrCount
+            Param::Pc
+            | Param::Fid
+            | Param::ProbeId
+            | Param::NumTargets
+            | Param::InstrCount
             | Param::AtFuncEnd => (Static, true, true, Fixed(I32)),
             Param::Offset => (Static, true, true, Fixed(I64)),
             Param::Imm(_) => (Static, true, true, ImmediateType),
@@ -65,7 +69,12 @@ impl Param {
             Param::Local(_) => (Dynamic, true, false, LocalType),
             Param::Call(_) => (Static, true, false, CallResult),
         };
-        ParamInfo { timing, in_probe, in_static_call, binding }
+        ParamInfo {
+            timing,
+            in_probe,
+            in_static_call,
+            binding,
+        }
     }
 
     /// True if the value is known at match time.
@@ -177,11 +186,21 @@ pub enum ParamError {
 pub fn validate_pattern(pattern: &Pattern) -> Vec<ParamError> {
     let mut errs = Vec::new();
     if let Some(pred) = &pattern.predicate {
-        check_call(pred, ParamContext::Predicate(pred.name.clone()), &pattern.event, &mut errs);
+        check_call(
+            pred,
+            ParamContext::Predicate(pred.name.clone()),
+            &pattern.event,
+            &mut errs,
+        );
     }
     for p in &pattern.params {
         match p {
-            Param::Call(c) => check_call(c, ParamContext::Call(c.name.clone()), &pattern.event, &mut errs),
+            Param::Call(c) => check_call(
+                c,
+                ParamContext::Call(c.name.clone()),
+                &pattern.event,
+                &mut errs,
+            ),
             Param::Opname | Param::Fname => errs.push(ParamError::OnlyInStaticCall {
                 context: ParamContext::Probe,
                 param: p.to_string(),
@@ -203,10 +222,14 @@ pub fn check_pattern(pattern: &Pattern) -> Result<(), ParamError> {
 fn check_call(call: &StaticCall, ctx: ParamContext, event: &Event, errs: &mut Vec<ParamError>) {
     for p in &call.params {
         match p {
-            Param::Call(_) => errs.push(ParamError::NestedCall { context: ctx.clone(), param: p.to_string() }),
-            _ if !p.info().in_static_call => {
-                errs.push(ParamError::DynamicInStaticCall { context: ctx.clone(), param: p.to_string() })
-            }
+            Param::Call(_) => errs.push(ParamError::NestedCall {
+                context: ctx.clone(),
+                param: p.to_string(),
+            }),
+            _ if !p.info().in_static_call => errs.push(ParamError::DynamicInStaticCall {
+                context: ctx.clone(),
+                param: p.to_string(),
+            }),
             _ => check_event(p, event, errs),
         }
     }
@@ -218,7 +241,10 @@ fn check_event(p: &Param, event: &Event, errs: &mut Vec<ParamError>) {
         _ => true,
     };
     if !ok {
-        errs.push(ParamError::NotForEvent { event: event.to_string(), param: p.to_string() });
+        errs.push(ParamError::NotForEvent {
+            event: event.to_string(),
+            param: p.to_string(),
+        });
     }
 }
 
@@ -256,7 +282,10 @@ pub struct SiteFacts {
 /// `br_table`, `instr_count` outside `block:end` are errors.
 pub fn check_param_at_site(param: &Param, site: &SiteFacts) -> SiteCheck {
     use crate::opcode::Opcode;
-    let name = site.opcode.map(|o| o.mnemonic()).unwrap_or("(no instruction)");
+    let name = site
+        .opcode
+        .map(|o| o.mnemonic())
+        .unwrap_or("(no instruction)");
     match param {
         Param::Arg(n) => match site.num_operands {
             Some(k) if *n < k => SiteCheck::Ok,
@@ -275,7 +304,10 @@ pub fn check_param_at_site(param: &Param, site: &SiteFacts) -> SiteCheck {
             } else if site.opcode == Some(Opcode::BR_TABLE) {
                 SiteCheck::NoMatch
             } else {
-                SiteCheck::Error(format!("imm{n} out of range: `{name}` has {} immediate(s)", site.num_immediates))
+                SiteCheck::Error(format!(
+                    "imm{n} out of range: `{name}` has {} immediate(s)",
+                    site.num_immediates
+                ))
             }
         }
         Param::Local(n) => {

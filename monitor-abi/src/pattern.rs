@@ -199,7 +199,10 @@ impl PatternError {
 /// Control characters in the name are shown as `?` so the caret lines up;
 /// the caret is placed by characters, not bytes.
 pub fn render_caret(name: &str, err: &PatternError) -> String {
-    let shown: String = name.chars().map(|c| if c.is_control() { '?' } else { c }).collect();
+    let shown: String = name
+        .chars()
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect();
     let col = err.column.min(name.len());
     // Count characters before the byte column (snap to a char boundary).
     let chars_before = name.char_indices().take_while(|(i, _)| *i < col).count();
@@ -221,7 +224,10 @@ pub fn parse_export_name(name: &str) -> Result<ExportMeaning, PatternError> {
     if !name.starts_with(PREFIX) {
         return Ok(ExportMeaning::NotProbe);
     }
-    let mut p = Parser { s: name.as_bytes(), pos: PREFIX.len() };
+    let mut p = Parser {
+        s: name.as_bytes(),
+        pos: PREFIX.len(),
+    };
     p.parse()
 }
 
@@ -250,8 +256,14 @@ impl std::str::FromStr for Pattern {
 
 /// The event as scanned, before looking anything up.
 enum RawEvent {
-    Opcode { mnemonic: Option<(usize, String)>, mode: Option<(usize, String)> },
-    Other { start: usize, text: String },
+    Opcode {
+        mnemonic: Option<(usize, String)>,
+        mode: Option<(usize, String)>,
+    },
+    Other {
+        start: usize,
+        text: String,
+    },
 }
 
 struct Parser<'a> {
@@ -260,7 +272,10 @@ struct Parser<'a> {
 }
 
 fn syntax<T>(column: usize, msg: impl Into<String>) -> Result<T, PatternError> {
-    Err(PatternError { column, kind: PatternErrorKind::Syntax(msg.into()) })
+    Err(PatternError {
+        column,
+        kind: PatternErrorKind::Syntax(msg.into()),
+    })
 }
 
 fn is_ws(b: u8) -> bool {
@@ -322,12 +337,21 @@ impl Parser<'_> {
             self.pos += 1;
             self.ws();
             if !self.peek().is_some_and(is_ident) {
-                return syntax(self.pos, format!("expected a predicate call, found {}", self.describe_here()));
+                return syntax(
+                    self.pos,
+                    format!("expected a predicate call, found {}", self.describe_here()),
+                );
             }
             predicate = Some(self.call()?);
             self.ws();
             if !self.eat(b'/') {
-                return syntax(self.pos, format!("expected `/` to close the predicate, found {}", self.describe_here()));
+                return syntax(
+                    self.pos,
+                    format!(
+                        "expected `/` to close the predicate, found {}",
+                        self.describe_here()
+                    ),
+                );
             }
             self.ws();
         }
@@ -362,10 +386,17 @@ impl Parser<'_> {
                     if let (Some(col), false) = (params_pos, params.is_empty()) {
                         return syntax(col + 1, format!("`wasm:{text}` takes no parameters"));
                     }
-                    return Ok(if text == "exit" { ExportMeaning::Exit } else { ExportMeaning::Begin });
+                    return Ok(if text == "exit" {
+                        ExportMeaning::Exit
+                    } else {
+                        ExportMeaning::Begin
+                    });
                 }
                 _ => {
-                    return Err(PatternError { column: start, kind: PatternErrorKind::UnknownEvent(text) })
+                    return Err(PatternError {
+                        column: start,
+                        kind: PatternErrorKind::UnknownEvent(text),
+                    })
                 }
             },
             RawEvent::Opcode { mnemonic, mode } => {
@@ -374,8 +405,12 @@ impl Parser<'_> {
                     Some((_, m)) if m == "before" => Mode::Before,
                     Some((_, m)) if m == "after" => Mode::After,
                     Some((_, _)) => {
-                        let text = String::from_utf8_lossy(&self.s[event_start..after_event]).into_owned();
-                        return Err(PatternError { column: event_start, kind: PatternErrorKind::UnknownEvent(text) });
+                        let text =
+                            String::from_utf8_lossy(&self.s[event_start..after_event]).into_owned();
+                        return Err(PatternError {
+                            column: event_start,
+                            kind: PatternErrorKind::UnknownEvent(text),
+                        });
                     }
                 };
                 let matches = match mnemonic {
@@ -383,14 +418,21 @@ impl Parser<'_> {
                     Some((col, m)) => match Opcode::from_mnemonic(&m) {
                         Some(op) => OpcodeMatch::One(op),
                         None => {
-                            return Err(PatternError { column: col, kind: PatternErrorKind::UnknownOpcode(m) })
+                            return Err(PatternError {
+                                column: col,
+                                kind: PatternErrorKind::UnknownOpcode(m),
+                            })
                         }
                     },
                 };
                 Event::Opcode { matches, mode }
             }
         };
-        Ok(ExportMeaning::Probe(Pattern { event, predicate, params }))
+        Ok(ExportMeaning::Probe(Pattern {
+            event,
+            predicate,
+            params,
+        }))
     }
 
     /// Scans the event (syntax only).
@@ -398,11 +440,20 @@ impl Parser<'_> {
         let start = self.pos;
         let first = self.take_while(is_word);
         if first.is_empty() {
-            return syntax(self.pos, format!("expected an event name, found {}", self.describe_here()));
+            return syntax(
+                self.pos,
+                format!("expected an event name, found {}", self.describe_here()),
+            );
         }
         if first == "opcode" {
             if !self.eat(b':') {
-                return syntax(self.pos, format!("expected `:` after `opcode`, found {}", self.describe_here()));
+                return syntax(
+                    self.pos,
+                    format!(
+                        "expected `:` after `opcode`, found {}",
+                        self.describe_here()
+                    ),
+                );
             }
             let mnemonic = if self.eat(b'*') {
                 None
@@ -410,7 +461,13 @@ impl Parser<'_> {
                 let col = self.pos;
                 let m = self.take_while(is_mnemonic);
                 if m.is_empty() {
-                    return syntax(col, format!("expected an opcode mnemonic or `*`, found {}", self.describe_here()));
+                    return syntax(
+                        col,
+                        format!(
+                            "expected an opcode mnemonic or `*`, found {}",
+                            self.describe_here()
+                        ),
+                    );
                 }
                 Some((col, m))
             };
@@ -418,7 +475,10 @@ impl Parser<'_> {
                 let col = self.pos;
                 let m = self.take_while(is_word);
                 if m.is_empty() {
-                    return syntax(col, format!("expected a mode (`after`), found {}", self.describe_here()));
+                    return syntax(
+                        col,
+                        format!("expected a mode (`after`), found {}", self.describe_here()),
+                    );
                 }
                 Some((col, m))
             } else {
@@ -431,7 +491,13 @@ impl Parser<'_> {
             self.pos += 1;
             let part = self.take_while(is_word);
             if part.is_empty() {
-                return syntax(self.pos, format!("expected an event name after `:`, found {}", self.describe_here()));
+                return syntax(
+                    self.pos,
+                    format!(
+                        "expected an event name after `:`, found {}",
+                        self.describe_here()
+                    ),
+                );
             }
             text.push(':');
             text.push_str(&part);
@@ -444,7 +510,13 @@ impl Parser<'_> {
         let name = self.take_while(is_ident);
         self.ws();
         if self.peek() != Some(b'(') {
-            return syntax(self.pos, format!("expected `(` after `{name}`, found {}", self.describe_here()));
+            return syntax(
+                self.pos,
+                format!(
+                    "expected `(` after `{name}`, found {}",
+                    self.describe_here()
+                ),
+            );
         }
         let params = self.param_list()?;
         Ok(StaticCall { name, params })
@@ -468,14 +540,20 @@ impl Parser<'_> {
             if self.eat(b')') {
                 return Ok(params);
             }
-            return syntax(self.pos, format!("expected `,` or `)`, found {}", self.describe_here()));
+            return syntax(
+                self.pos,
+                format!("expected `,` or `)`, found {}", self.describe_here()),
+            );
         }
     }
 
     fn param(&mut self) -> Result<Param, PatternError> {
         let start = self.pos;
         if !self.peek().is_some_and(is_ident) {
-            return syntax(start, format!("expected a parameter, found {}", self.describe_here()));
+            return syntax(
+                start,
+                format!("expected a parameter, found {}", self.describe_here()),
+            );
         }
         let word = self.take_while(is_ident);
         let save = self.pos;
@@ -497,7 +575,11 @@ impl Parser<'_> {
             "instr_count" => Param::InstrCount,
             "at_func_end" => Param::AtFuncEnd,
             _ => {
-                let indexed = [("arg", Param::Arg as fn(u32) -> Param), ("imm", Param::Imm), ("local", Param::Local)];
+                let indexed = [
+                    ("arg", Param::Arg as fn(u32) -> Param),
+                    ("imm", Param::Imm),
+                    ("local", Param::Local),
+                ];
                 let mut found = None;
                 for (prefix, ctor) in indexed {
                     if let Some(digits) = word.strip_prefix(prefix) {
@@ -505,11 +587,17 @@ impl Parser<'_> {
                             match digits.parse::<u32>() {
                                 Ok(n) => found = Some(ctor(n)),
                                 Err(_) => {
-                                    return syntax(start + prefix.len(), format!("index `{digits}` is too large"))
+                                    return syntax(
+                                        start + prefix.len(),
+                                        format!("index `{digits}` is too large"),
+                                    )
                                 }
                             }
                         } else if digits.is_empty() {
-                            return syntax(start + prefix.len(), format!("expected an index after `{prefix}`"));
+                            return syntax(
+                                start + prefix.len(),
+                                format!("expected an index after `{prefix}`"),
+                            );
                         }
                     }
                 }

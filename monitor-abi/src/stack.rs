@@ -46,7 +46,10 @@ impl StackEffect {
 
 fn nth_from_top(v: &[ValType], n: u32) -> Option<ValType> {
     let n = usize::try_from(n).ok()?;
-    v.len().checked_sub(n.checked_add(1)?).and_then(|i| v.get(i)).copied()
+    v.len()
+        .checked_sub(n.checked_add(1)?)
+        .and_then(|i| v.get(i))
+        .copied()
 }
 
 /// Context an instruction's stack effect may depend on. All methods default
@@ -135,7 +138,9 @@ fn block_sig(bt: &BlockType, r: &dyn TypeResolver) -> Option<(Vec<ValType>, Vec<
     match bt {
         BlockType::Empty => Some((vec![], vec![])),
         BlockType::Type(t) => Some((vec![], vec![*t])),
-        BlockType::FuncType(i) => r.type_at(*i).map(|f| (f.params().to_vec(), f.results().to_vec())),
+        BlockType::FuncType(i) => r
+            .type_at(*i)
+            .map(|f| (f.params().to_vec(), f.results().to_vec())),
     }
 }
 
@@ -200,14 +205,22 @@ pub fn stack_effect(op: &Operator<'_>, r: &dyn TypeResolver) -> Option<StackEffe
             let f = r.function_type(*function_index)?;
             e(f.params().to_vec(), f.results().to_vec())
         }
-        O::ReturnCall { function_index } => e(r.function_type(*function_index)?.params().to_vec(), vec![]),
-        O::CallIndirect { type_index, table_index } => {
+        O::ReturnCall { function_index } => {
+            e(r.function_type(*function_index)?.params().to_vec(), vec![])
+        }
+        O::CallIndirect {
+            type_index,
+            table_index,
+        } => {
             let f = r.type_at(*type_index)?;
             let mut p = f.params().to_vec();
             p.push(tidx(r, *table_index));
             e(p, f.results().to_vec())
         }
-        O::ReturnCallIndirect { type_index, table_index } => {
+        O::ReturnCallIndirect {
+            type_index,
+            table_index,
+        } => {
             let mut p = r.type_at(*type_index)?.params().to_vec();
             p.push(tidx(r, *table_index));
             e(p, vec![])
@@ -237,12 +250,14 @@ pub fn stack_effect(op: &Operator<'_>, r: &dyn TypeResolver) -> Option<StackEffe
         O::MemoryInit { mem, .. } => e(vec![addr(r, *mem), I32, I32], vec![]),
         O::DataDrop { .. } | O::ElemDrop { .. } | O::AtomicFence => e(vec![], vec![]),
         O::MemoryDiscard { mem } => e(vec![addr(r, *mem), addr(r, *mem)], vec![]),
-        O::TableGet { table } => {
-            e(vec![tidx(r, *table)], vec![ValType::Ref(r.table_elem_type(*table)?)])
-        }
-        O::TableSet { table } => {
-            e(vec![tidx(r, *table), ValType::Ref(r.table_elem_type(*table)?)], vec![])
-        }
+        O::TableGet { table } => e(
+            vec![tidx(r, *table)],
+            vec![ValType::Ref(r.table_elem_type(*table)?)],
+        ),
+        O::TableSet { table } => e(
+            vec![tidx(r, *table), ValType::Ref(r.table_elem_type(*table)?)],
+            vec![],
+        ),
         O::TableSize { table } => e(vec![], vec![tidx(r, *table)]),
         O::TableGrow { table } => {
             let t = tidx(r, *table);
@@ -252,15 +267,16 @@ pub fn stack_effect(op: &Operator<'_>, r: &dyn TypeResolver) -> Option<StackEffe
             let t = tidx(r, *table);
             e(vec![t, ValType::Ref(r.table_elem_type(*table)?), t], vec![])
         }
-        O::TableCopy { dst_table, src_table } => {
+        O::TableCopy {
+            dst_table,
+            src_table,
+        } => {
             let (d, s) = (tidx(r, *dst_table), tidx(r, *src_table));
             let n = if d == I64 && s == I64 { I64 } else { I32 };
             e(vec![d, s, n], vec![])
         }
         O::TableInit { table, .. } => e(vec![tidx(r, *table), I32, I32], vec![]),
-        O::RefNull { hty } => {
-            e(vec![], vec![ValType::Ref(RefType::new(true, *hty)?)])
-        }
+        O::RefNull { hty } => e(vec![], vec![ValType::Ref(RefType::new(true, *hty)?)]),
         O::RefIsNull => e(vec![r.operand_type(0)?], vec![I32]),
         O::RefFunc { .. } => e(vec![], vec![ValType::FUNCREF]),
         O::RefEq => {
@@ -299,7 +315,11 @@ fn by_mnemonic(op: &Operator<'_>, r: &dyn TypeResolver) -> Option<StackEffect> {
             return None;
         }
         if rest.ends_with("_lane") {
-            return if rest.starts_with("load") { e(vec![a, V128], vec![V128]) } else { e(vec![a, V128], vec![]) };
+            return if rest.starts_with("load") {
+                e(vec![a, V128], vec![V128])
+            } else {
+                e(vec![a, V128], vec![])
+            };
         }
         if rest.starts_with("load") {
             return e(vec![a], vec![t]);
@@ -331,19 +351,22 @@ fn numeric(t: ValType, op: &str) -> Option<StackEffect> {
     match op {
         "const" => return e(vec![], vec![t]),
         "eqz" => return e(vec![t], vec![I32]),
-        "eq" | "ne" | "lt_s" | "lt_u" | "gt_s" | "gt_u" | "le_s" | "le_u" | "ge_s" | "ge_u" | "lt"
-        | "gt" | "le" | "ge" => return e(vec![t, t], vec![I32]),
-        "clz" | "ctz" | "popcnt" | "abs" | "neg" | "ceil" | "floor" | "trunc" | "nearest" | "sqrt"
-        | "extend8_s" | "extend16_s" | "extend32_s" => return e(vec![t], vec![t]),
-        "add" | "sub" | "mul" | "div_s" | "div_u" | "rem_s" | "rem_u" | "and" | "or" | "xor" | "shl"
-        | "shr_s" | "shr_u" | "rotl" | "rotr" | "div" | "min" | "max" | "copysign" => {
+        "eq" | "ne" | "lt_s" | "lt_u" | "gt_s" | "gt_u" | "le_s" | "le_u" | "ge_s" | "ge_u"
+        | "lt" | "gt" | "le" | "ge" => return e(vec![t, t], vec![I32]),
+        "clz" | "ctz" | "popcnt" | "abs" | "neg" | "ceil" | "floor" | "trunc" | "nearest"
+        | "sqrt" | "extend8_s" | "extend16_s" | "extend32_s" => return e(vec![t], vec![t]),
+        "add" | "sub" | "mul" | "div_s" | "div_u" | "rem_s" | "rem_u" | "and" | "or" | "xor"
+        | "shl" | "shr_s" | "shr_u" | "rotl" | "rotr" | "div" | "min" | "max" | "copysign" => {
             return e(vec![t, t], vec![t])
         }
         _ => {}
     }
     // Conversions: `wrap_i64`, `trunc_sat_f32_s`, `extend_i32_u`, `demote_f64`.
     let parts: Vec<&str> = op.split('_').collect();
-    let src = parts.iter().rev().find_map(|p| scalar(p).filter(|s| *s != V128))?;
+    let src = parts
+        .iter()
+        .rev()
+        .find_map(|p| scalar(p).filter(|s| *s != V128))?;
     e(vec![src], vec![t])
 }
 
@@ -379,10 +402,25 @@ fn vector(shape: &str, op: &str) -> Option<StackEffect> {
         return e(vec![V128, V128, V128], vec![V128]);
     }
     let unary_prefixes = [
-        "not", "abs", "neg", "popcnt", "sqrt", "ceil", "floor", "trunc", "nearest", "extend_",
-        "convert_", "demote_", "promote_", "extadd_pairwise_", "relaxed_trunc_",
+        "not",
+        "abs",
+        "neg",
+        "popcnt",
+        "sqrt",
+        "ceil",
+        "floor",
+        "trunc",
+        "nearest",
+        "extend_",
+        "convert_",
+        "demote_",
+        "promote_",
+        "extadd_pairwise_",
+        "relaxed_trunc_",
     ];
-    if unary_prefixes.iter().any(|p| op == p.trim_end_matches('_') || (p.ends_with('_') && op.starts_with(p)))
+    if unary_prefixes
+        .iter()
+        .any(|p| op == p.trim_end_matches('_') || (p.ends_with('_') && op.starts_with(p)))
         || op.starts_with("trunc_sat_")
     {
         return e(vec![V128], vec![V128]);

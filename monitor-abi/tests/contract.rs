@@ -1,6 +1,8 @@
 //! Parameter rules, event catalogue and provided imports.
 
-use monitor_abi::catalogue::{self, data_size, find_event, opcode_event, AbiHook, LangType, ProbeMode, Target, VarType};
+use monitor_abi::catalogue::{
+    self, data_size, find_event, opcode_event, AbiHook, LangType, ProbeMode, Target, VarType,
+};
 use monitor_abi::imports::{self, AbiPart, PROVIDED_IMPORTS};
 use monitor_abi::params::*;
 use monitor_abi::pattern::{parse_pattern, Event, Mode, OpcodeMatch, Param};
@@ -16,16 +18,36 @@ fn param_info() {
     assert_eq!(Param::Pc.fixed_types(), Some(&[ValType::I32][..]));
     assert_eq!(Param::Offset.fixed_types(), Some(&[ValType::I64][..]));
     assert_eq!(Param::Frame.fixed_types(), Some(&[ValType::ExternRef][..]));
-    assert_eq!(Param::Opname.fixed_types(), Some(&[ValType::I32, ValType::I32][..]));
-    assert_eq!(Param::Fname.fixed_types(), Some(&[ValType::I32, ValType::I32][..]));
+    assert_eq!(
+        Param::Opname.fixed_types(),
+        Some(&[ValType::I32, ValType::I32][..])
+    );
+    assert_eq!(
+        Param::Fname.fixed_types(),
+        Some(&[ValType::I32, ValType::I32][..])
+    );
     assert_eq!(Param::Arg(0).info().binding, Binding::OperandType);
     assert_eq!(Param::Local(0).info().binding, Binding::LocalType);
     assert_eq!(Param::Imm(0).info().binding, Binding::ImmediateType);
-    for p in [Param::Fid, Param::Pc, Param::Imm(1), Param::Offset, Param::NumTargets, Param::InstrCount, Param::AtFuncEnd, Param::Opname, Param::Fname, Param::ProbeId] {
+    for p in [
+        Param::Fid,
+        Param::Pc,
+        Param::Imm(1),
+        Param::Offset,
+        Param::NumTargets,
+        Param::InstrCount,
+        Param::AtFuncEnd,
+        Param::Opname,
+        Param::Fname,
+        Param::ProbeId,
+    ] {
         assert!(p.is_static() && p.info().in_static_call, "{p}");
     }
     for p in [Param::Arg(0), Param::Local(0), Param::Frame] {
-        assert!(!p.is_static() && !p.info().in_static_call && p.info().in_probe, "{p}");
+        assert!(
+            !p.is_static() && !p.info().in_static_call && p.info().in_probe,
+            "{p}"
+        );
     }
     assert!(!Param::Opname.info().in_probe);
 }
@@ -36,72 +58,189 @@ fn validation() {
     assert!(errors("wasm:block:end/$p(instr_count)/(instr_count)").is_empty());
 
     let e = errors("wasm:opcode:call/$p(frame)/");
-    assert_eq!(e, vec![ParamError::DynamicInStaticCall { context: ParamContext::Predicate("$p".into()), param: "frame".into() }]);
+    assert_eq!(
+        e,
+        vec![ParamError::DynamicInStaticCall {
+            context: ParamContext::Predicate("$p".into()),
+            param: "frame".into()
+        }]
+    );
     assert!(e[0].to_string().contains("frame"));
-    assert!(matches!(errors("wasm:opcode:call($a(arg0))")[0], ParamError::DynamicInStaticCall { .. }));
-    assert!(matches!(errors("wasm:opcode:call/$p(local0)/")[0], ParamError::DynamicInStaticCall { .. }));
-    assert!(matches!(errors("wasm:opcode:call/$p($q())/")[0], ParamError::NestedCall { .. }));
-    assert!(matches!(errors("wasm:opcode:call($a($b(pc)))")[0], ParamError::NestedCall { .. }));
-    assert!(matches!(errors("wasm:opcode:call(opname)")[0], ParamError::OnlyInStaticCall { .. }));
-    assert!(matches!(errors("wasm:func:entry(fname)")[0], ParamError::OnlyInStaticCall { .. }));
-    assert!(matches!(errors("wasm:block:start(instr_count)")[0], ParamError::NotForEvent { .. }));
-    assert_eq!(errors("wasm:opcode:call/$p(frame)/(opname,$a(arg1))").len(), 3);
+    assert!(matches!(
+        errors("wasm:opcode:call($a(arg0))")[0],
+        ParamError::DynamicInStaticCall { .. }
+    ));
+    assert!(matches!(
+        errors("wasm:opcode:call/$p(local0)/")[0],
+        ParamError::DynamicInStaticCall { .. }
+    ));
+    assert!(matches!(
+        errors("wasm:opcode:call/$p($q())/")[0],
+        ParamError::NestedCall { .. }
+    ));
+    assert!(matches!(
+        errors("wasm:opcode:call($a($b(pc)))")[0],
+        ParamError::NestedCall { .. }
+    ));
+    assert!(matches!(
+        errors("wasm:opcode:call(opname)")[0],
+        ParamError::OnlyInStaticCall { .. }
+    ));
+    assert!(matches!(
+        errors("wasm:func:entry(fname)")[0],
+        ParamError::OnlyInStaticCall { .. }
+    ));
+    assert!(matches!(
+        errors("wasm:block:start(instr_count)")[0],
+        ParamError::NotForEvent { .. }
+    ));
+    assert_eq!(
+        errors("wasm:opcode:call/$p(frame)/(opname,$a(arg1))").len(),
+        3
+    );
     assert!(check_pattern(&parse_pattern("wasm:opcode:*(pc)").expect("ok")).is_ok());
 }
 
 #[test]
 fn site_checks() {
-    let call = SiteFacts { opcode: Some(Opcode::CALL), num_operands: Some(2), num_immediates: 1, num_locals: 3, is_block_end: false };
+    let call = SiteFacts {
+        opcode: Some(Opcode::CALL),
+        num_operands: Some(2),
+        num_immediates: 1,
+        num_locals: 3,
+        is_block_end: false,
+    };
     assert_eq!(check_param_at_site(&Param::Arg(1), &call), SiteCheck::Ok);
-    assert_eq!(check_param_at_site(&Param::Arg(2), &call), SiteCheck::NoMatch);
-    let add = SiteFacts { opcode: Some(Opcode::I32_ADD), num_immediates: 0, ..call };
-    assert!(matches!(check_param_at_site(&Param::Arg(2), &add), SiteCheck::Error(_)));
-    assert!(matches!(check_param_at_site(&Param::Imm(0), &add), SiteCheck::Error(_)));
-    assert!(matches!(check_param_at_site(&Param::Offset, &add), SiteCheck::Error(_)));
-    assert!(matches!(check_param_at_site(&Param::NumTargets, &add), SiteCheck::Error(_)));
-    assert_eq!(check_param_at_site(&Param::Local(3), &add), SiteCheck::NoMatch);
-    let brt = SiteFacts { opcode: Some(Opcode::BR_TABLE), num_immediates: 3, ..call };
-    assert_eq!(check_param_at_site(&Param::Imm(3), &brt), SiteCheck::NoMatch);
+    assert_eq!(
+        check_param_at_site(&Param::Arg(2), &call),
+        SiteCheck::NoMatch
+    );
+    let add = SiteFacts {
+        opcode: Some(Opcode::I32_ADD),
+        num_immediates: 0,
+        ..call
+    };
+    assert!(matches!(
+        check_param_at_site(&Param::Arg(2), &add),
+        SiteCheck::Error(_)
+    ));
+    assert!(matches!(
+        check_param_at_site(&Param::Imm(0), &add),
+        SiteCheck::Error(_)
+    ));
+    assert!(matches!(
+        check_param_at_site(&Param::Offset, &add),
+        SiteCheck::Error(_)
+    ));
+    assert!(matches!(
+        check_param_at_site(&Param::NumTargets, &add),
+        SiteCheck::Error(_)
+    ));
+    assert_eq!(
+        check_param_at_site(&Param::Local(3), &add),
+        SiteCheck::NoMatch
+    );
+    let brt = SiteFacts {
+        opcode: Some(Opcode::BR_TABLE),
+        num_immediates: 3,
+        ..call
+    };
+    assert_eq!(
+        check_param_at_site(&Param::Imm(3), &brt),
+        SiteCheck::NoMatch
+    );
     assert_eq!(check_param_at_site(&Param::NumTargets, &brt), SiteCheck::Ok);
-    let load = SiteFacts { opcode: Some(Opcode::I32_LOAD), ..call };
+    let load = SiteFacts {
+        opcode: Some(Opcode::I32_LOAD),
+        ..call
+    };
     assert_eq!(check_param_at_site(&Param::Offset, &load), SiteCheck::Ok);
 }
 
 #[test]
 fn catalogue_contents() {
     let cat = catalogue::catalogue();
-    assert_eq!(cat.iter().filter(|e| e.package == "opcode").count(), Opcode::all().count());
-    for (pkg, ev) in [("func", Some("entry")), ("func", Some("exit")), ("block", Some("start")), ("block", Some("end")), ("begin", None), ("end", None), ("report", None), ("exit", None)] {
+    assert_eq!(
+        cat.iter().filter(|e| e.package == "opcode").count(),
+        Opcode::all().count()
+    );
+    for (pkg, ev) in [
+        ("func", Some("entry")),
+        ("func", Some("exit")),
+        ("block", Some("start")),
+        ("block", Some("end")),
+        ("begin", None),
+        ("end", None),
+        ("report", None),
+        ("exit", None),
+    ] {
         assert!(find_event(pkg, ev).is_some(), "{pkg}:{ev:?}");
     }
     let call = find_event("opcode", Some("call")).expect("call");
-    assert_eq!(call.rule(Some(ProbeMode::Before)), "wasm:opcode:call:before");
+    assert_eq!(
+        call.rule(Some(ProbeMode::Before)),
+        "wasm:opcode:call:before"
+    );
     assert!(call.supported(None, Target::Portable));
     assert!(call.supported(Some(ProbeMode::After), Target::Engine));
     assert!(!call.supported(Some(ProbeMode::After), Target::Portable));
     assert!(!call.supported(Some(ProbeMode::Alt), Target::Engine));
     assert!(call.mode(ProbeMode::AtTarget).is_none());
-    assert_eq!(call.var("target_fn_name").map(|v| v.ty), Some(VarType::Lang(LangType::Str)));
-    assert_eq!(call.var("arg3").map(|v| (v.ty, v.timing)), Some((VarType::Operand, Timing::Dynamic)));
+    assert_eq!(
+        call.var("target_fn_name").map(|v| v.ty),
+        Some(VarType::Lang(LangType::Str))
+    );
+    assert_eq!(
+        call.var("arg3").map(|v| (v.ty, v.timing)),
+        Some((VarType::Operand, Timing::Dynamic))
+    );
     assert_eq!(call.var("imm0").map(|v| v.timing), Some(Timing::Static));
     assert!(call.var("arg").is_none());
-    assert_eq!(call.var("fid").map(|v| v.ty), Some(VarType::Lang(LangType::U32)));
+    assert_eq!(
+        call.var("fid").map(|v| v.ty),
+        Some(VarType::Lang(LangType::U32))
+    );
     assert_eq!(
         call.abi_hook(Some(ProbeMode::After)),
-        Some(AbiHook::Probe(Event::Opcode { matches: OpcodeMatch::One(Opcode::CALL), mode: Mode::After }))
+        Some(AbiHook::Probe(Event::Opcode {
+            matches: OpcodeMatch::One(Opcode::CALL),
+            mode: Mode::After
+        }))
     );
     let blk = opcode_event(Opcode::BLOCK).expect("block");
     assert!(blk.mode(ProbeMode::Entry).is_some() && blk.mode(ProbeMode::SemanticAfter).is_some());
-    assert!(opcode_event(Opcode::BR_IF).and_then(|e| e.mode(ProbeMode::AtTarget)).is_some());
+    assert!(opcode_event(Opcode::BR_IF)
+        .and_then(|e| e.mode(ProbeMode::AtTarget))
+        .is_some());
     let brt = opcode_event(Opcode::BR_TABLE).expect("br_table");
-    assert_eq!(brt.var("targets").map(|v| v.ty), Some(VarType::Lang(LangType::Map(&LangType::U32, &LangType::U32))));
+    assert_eq!(
+        brt.var("targets").map(|v| v.ty),
+        Some(VarType::Lang(LangType::Map(&LangType::U32, &LangType::U32)))
+    );
     let load = find_event("opcode", Some("i64.load32_u")).expect("load");
-    assert_eq!(load.var("offset").map(|v| v.ty), Some(VarType::Lang(LangType::U64)));
-    assert!(find_event("block", Some("end")).and_then(|e| e.var("instr_count")).is_some());
-    assert!(find_event("begin", None).is_some_and(|e| e.supported(None, Target::Engine) && !e.supported(None, Target::Portable)));
-    assert_eq!(find_event("end", None).and_then(|e| e.abi_hook(None)), Some(AbiHook::Exit));
-    assert!(opcode_event(Opcode::MEMORY_GROW).and_then(|e| e.var("failed")).is_some_and(|v| v.only_mode == Some(ProbeMode::After)));
-    assert_eq!(ProbeMode::from_name("SEMANTIC_AFTER"), Some(ProbeMode::SemanticAfter));
+    assert_eq!(
+        load.var("offset").map(|v| v.ty),
+        Some(VarType::Lang(LangType::U64))
+    );
+    assert!(find_event("block", Some("end"))
+        .and_then(|e| e.var("instr_count"))
+        .is_some());
+    assert!(
+        find_event("begin", None).is_some_and(
+            |e| e.supported(None, Target::Engine) && !e.supported(None, Target::Portable)
+        )
+    );
+    assert_eq!(
+        find_event("end", None).and_then(|e| e.abi_hook(None)),
+        Some(AbiHook::Exit)
+    );
+    assert!(opcode_event(Opcode::MEMORY_GROW)
+        .and_then(|e| e.var("failed"))
+        .is_some_and(|v| v.only_mode == Some(ProbeMode::After)));
+    assert_eq!(
+        ProbeMode::from_name("SEMANTIC_AFTER"),
+        Some(ProbeMode::SemanticAfter)
+    );
 }
 
 #[test]
@@ -122,7 +261,10 @@ fn data_sizes() {
     assert_eq!(ds("memory.atomic.wait64"), Some(8));
     assert_eq!(ds("i32.add"), None);
     for op in Opcode::all().filter(|o| o.has_memarg()) {
-        assert!(ds(op.mnemonic()).is_some_and(|n| [1, 2, 4, 8, 16].contains(&n)), "{op}");
+        assert!(
+            ds(op.mnemonic()).is_some_and(|n| [1, 2, 4, 8, 16].contains(&n)),
+            "{op}"
+        );
     }
 }
 
@@ -130,8 +272,14 @@ fn data_sizes() {
 fn provided_imports() {
     use ValType::*;
     let puts = imports::find_import("wizeng", "puts").expect("puts");
-    assert_eq!((puts.sig.params, puts.sig.results, puts.part), (&[I32, I32][..], &[][..], AbiPart::A));
-    assert_eq!(imports::find_import("wizeng", "rdtsc").map(|i| i.sig.results), Some(&[I64][..]));
+    assert_eq!(
+        (puts.sig.params, puts.sig.results, puts.part),
+        (&[I32, I32][..], &[][..], AbiPart::A)
+    );
+    assert_eq!(
+        imports::find_import("wizeng", "rdtsc").map(|i| i.sig.results),
+        Some(&[I64][..])
+    );
     let ins = imports::find_import("whamm:dyninstr", "insert_new_probe").expect("insert");
     assert_eq!(ins.sig.params, &[I32, I32, FuncRef]);
     assert_eq!(ins.sig.to_string(), "(i32, i32, funcref) -> i32");
@@ -139,14 +287,28 @@ fn provided_imports() {
     assert_eq!(imports::imports_of_module("whamm:dyninstr").count(), 2);
     let fa: Vec<_> = imports::imports_of_module("wizeng:frame_accessor").collect();
     assert_eq!(fa.len(), 23);
-    assert!(fa.iter().all(|i| i.part == AbiPart::B && i.sig.params.first() == Some(&ExternRef)));
-    assert_eq!(imports::find_import("wizeng:frame_accessor", "set_operand_f64").map(|i| i.sig.params), Some(&[ExternRef, I32, F64][..]));
-    assert_eq!(imports::find_import("wizeng:frame_accessor", "get_caller").map(|i| i.sig.results), Some(&[ExternRef][..]));
+    assert!(fa
+        .iter()
+        .all(|i| i.part == AbiPart::B && i.sig.params.first() == Some(&ExternRef)));
+    assert_eq!(
+        imports::find_import("wizeng:frame_accessor", "set_operand_f64").map(|i| i.sig.params),
+        Some(&[ExternRef, I32, F64][..])
+    );
+    assert_eq!(
+        imports::find_import("wizeng:frame_accessor", "get_caller").map(|i| i.sig.results),
+        Some(&[ExternRef][..])
+    );
     assert!(imports::is_portable_import("wizeng", "puti"));
-    assert!(!imports::is_portable_import("wizeng:frame_accessor", "get_pc"));
+    assert!(!imports::is_portable_import(
+        "wizeng:frame_accessor",
+        "get_pc"
+    ));
     assert!(!imports::is_portable_import("wizeng", "nonexistent"));
     assert!(imports::is_portable_import("mylib", "anything"));
-    let mut keys: Vec<_> = PROVIDED_IMPORTS.iter().map(|i| (i.module, i.name)).collect();
+    let mut keys: Vec<_> = PROVIDED_IMPORTS
+        .iter()
+        .map(|i| (i.module, i.name))
+        .collect();
     keys.sort();
     keys.dedup();
     assert_eq!(keys.len(), PROVIDED_IMPORTS.len());

@@ -11,8 +11,12 @@ fn with_ops<R>(wat: &str, f: impl Fn(&[Operator<'_>]) -> R) -> R {
     let bytes = wat::parse_str(wat).expect("valid wat");
     for payload in Parser::new(0).parse_all(&bytes) {
         if let Ok(Payload::CodeSectionEntry(body)) = payload {
-            let ops: Vec<Operator<'_>> =
-                body.get_operators_reader().expect("ops").into_iter().collect::<Result<_, _>>().expect("decode");
+            let ops: Vec<Operator<'_>> = body
+                .get_operators_reader()
+                .expect("ops")
+                .into_iter()
+                .collect::<Result<_, _>>()
+                .expect("decode");
             return f(&ops);
         }
     }
@@ -38,7 +42,10 @@ fn imms_of(wat_body: &str) -> Vec<(String, Vec<ConstValue>)> {
         .into_iter()
         .map(|op| {
             let op = op.expect("decode");
-            (opcode_of(&op).mnemonic().to_string(), flatten_immediates(&op))
+            (
+                opcode_of(&op).mnemonic().to_string(),
+                flatten_immediates(&op),
+            )
         })
         .collect()
 }
@@ -63,7 +70,12 @@ fn immediates_flattened_per_abi() {
          drop \
          f32.const 0",
     );
-    let find = |m: &str| got.iter().find(|(n, _)| n == m).map(|(_, v)| v.clone()).unwrap_or_else(|| panic!("{m}"));
+    let find = |m: &str| {
+        got.iter()
+            .find(|(n, _)| n == m)
+            .map(|(_, v)| v.clone())
+            .unwrap_or_else(|| panic!("{m}"))
+    };
     assert_eq!(find("i32.const"), vec![I32(-7)]);
     assert_eq!(find("i64.const"), vec![I64(1234567890123)]);
     assert_eq!(find("f32.const"), vec![F32Bits(1.5f32.to_bits())]);
@@ -71,7 +83,10 @@ fn immediates_flattened_per_abi() {
     assert_eq!(find("local.get"), vec![I32(0)]);
     assert_eq!(find("i32.load"), vec![I32(1), I32(0), I32(16)]); // align=2 -> log2 1
     assert_eq!(find("i64.load32_u"), vec![I32(0x40 | 2), I32(1), I32(8)]);
-    assert_eq!(find("br_table"), vec![I32(3), I32(2), I32(1), I32(0), I32(2)]);
+    assert_eq!(
+        find("br_table"),
+        vec![I32(3), I32(2), I32(1), I32(0), I32(2)]
+    );
     assert_eq!(find("block"), vec![I32(-1)]); // (result i32)
     assert_eq!(find("if"), vec![I32(-64)]); // empty
     assert_eq!(find("call_indirect"), vec![I32(0), I32(0)]);
@@ -109,9 +124,23 @@ fn opcode_of_decoded_operators() {
     }
     assert_eq!(
         seen,
-        ["i32.const", "local.tee", "i32.extend8_s", "i32.const", "i32.const", "select", "ref.null", "ref.is_null", "i32.add", "end"]
+        [
+            "i32.const",
+            "local.tee",
+            "i32.extend8_s",
+            "i32.const",
+            "i32.const",
+            "select",
+            "ref.null",
+            "ref.is_null",
+            "i32.add",
+            "end"
+        ]
     );
-    assert_eq!(opcode_of(&Operator::TypedSelect { ty: ValType::I32 }), Opcode::SELECT);
+    assert_eq!(
+        opcode_of(&Operator::TypedSelect { ty: ValType::I32 }),
+        Opcode::SELECT
+    );
 }
 
 struct Ctx;
@@ -123,7 +152,9 @@ impl TypeResolver for Ctx {
         self.function_type(idx)
     }
     fn local_type(&self, idx: u32) -> Option<ValType> {
-        [ValType::I32, ValType::I64, ValType::F64].get(idx as usize).copied()
+        [ValType::I32, ValType::I64, ValType::F64]
+            .get(idx as usize)
+            .copied()
     }
     fn label_types(&self, _depth: u32) -> Option<Vec<ValType>> {
         Some(vec![ValType::I64])
@@ -158,12 +189,22 @@ fn stack_effects() {
             effects.clear();
             for op in body.get_operators_reader().expect("ops") {
                 let op = op.expect("op");
-                effects.push((opcode_of(&op).mnemonic(), stack_effect(&op, &Ctx), stack_effect(&op, &NoContext)));
+                effects.push((
+                    opcode_of(&op).mnemonic(),
+                    stack_effect(&op, &Ctx),
+                    stack_effect(&op, &NoContext),
+                ));
             }
         }
     }
     use ValType::*;
-    let get = |m: &str| effects.iter().find(|(n, _, _)| *n == m).unwrap_or_else(|| panic!("{m}")).clone();
+    let get = |m: &str| {
+        effects
+            .iter()
+            .find(|(n, _, _)| *n == m)
+            .unwrap_or_else(|| panic!("{m}"))
+            .clone()
+    };
     let eff = |m: &str| get(m).1.map(|e| (e.params, e.results));
     assert_eq!(eff("i32.add"), Some((vec![I32, I32], vec![I32])));
     assert_eq!(eff("i64.eqz"), Some((vec![I64], vec![I32])));
@@ -181,10 +222,16 @@ fn stack_effects() {
     assert_eq!(eff("br_if"), Some((vec![I64, I32], vec![I64])));
     // For a store, arg0 is the value and arg1 the address.
     let store = get("i64.store32").1.expect("store");
-    assert_eq!((store.arg(0), store.arg(1), store.arg(2)), (Some(I64), Some(I32), None));
+    assert_eq!(
+        (store.arg(0), store.arg(1), store.arg(2)),
+        (Some(I64), Some(I32), None)
+    );
     // For call f(a, b), arg0 = b.
     let call = get("call").1.expect("call");
-    assert_eq!((call.arg(0), call.arg(1), call.result(0)), (Some(I64), Some(I32), Some(F32)));
+    assert_eq!(
+        (call.arg(0), call.arg(1), call.result(0)),
+        (Some(I64), Some(I32), Some(F32))
+    );
     // Without context, context-free instructions still resolve; calls do not.
     assert!(get("i32.add").2.is_some());
     assert!(get("call").2.is_none());
@@ -215,7 +262,10 @@ fn every_context_free_instruction_has_an_effect_without_panicking() {
                 let op = op.expect("op");
                 let m = opcode_of(&op).mnemonic();
                 if !matches!(m, "i32.const" | "i64.const" | "local.get" | "drop" | "end") {
-                    got.push((m, stack_effect(&op, &NoContext).map(|e| (e.params, e.results))));
+                    got.push((
+                        m,
+                        stack_effect(&op, &NoContext).map(|e| (e.params, e.results)),
+                    ));
                 }
             }
         }
@@ -224,12 +274,18 @@ fn every_context_free_instruction_has_an_effect_without_panicking() {
         got,
         vec![
             ("i32.atomic.rmw8.add_u", Some((vec![I32, I32], vec![I32]))),
-            ("i64.atomic.rmw.cmpxchg", Some((vec![I32, I64, I64], vec![I64]))),
+            (
+                "i64.atomic.rmw.cmpxchg",
+                Some((vec![I32, I64, I64], vec![I64]))
+            ),
             ("memory.atomic.notify", Some((vec![I32, I32], vec![I32]))),
             ("atomic.fence", Some((vec![], vec![]))),
             ("v128.bitselect", Some((vec![V128, V128, V128], vec![V128]))),
             ("i16x8.q15mulr_sat_s", Some((vec![V128, V128], vec![V128]))),
-            ("i32x4.trunc_sat_f64x2_s_zero", Some((vec![V128], vec![V128]))),
+            (
+                "i32x4.trunc_sat_f64x2_s_zero",
+                Some((vec![V128], vec![V128]))
+            ),
             ("i64x2.all_true", Some((vec![V128], vec![I32]))),
             ("f32x4.demote_f64x2_zero", Some((vec![V128], vec![V128]))),
         ]

@@ -24,23 +24,47 @@ fn op(m: &str) -> OpcodeMatch {
 #[test]
 fn abi_examples() {
     let p = probe("wasm:opcode:call");
-    assert_eq!(p.event, Event::Opcode { matches: op("call"), mode: Mode::Before });
+    assert_eq!(
+        p.event,
+        Event::Opcode {
+            matches: op("call"),
+            mode: Mode::Before
+        }
+    );
     assert!(p.predicate.is_none() && p.params.is_empty());
 
     let p = probe("wasm:opcode:*(fid, pc)");
-    assert_eq!(p.event, Event::Opcode { matches: OpcodeMatch::Any, mode: Mode::Before });
+    assert_eq!(
+        p.event,
+        Event::Opcode {
+            matches: OpcodeMatch::Any,
+            mode: Mode::Before
+        }
+    );
     assert_eq!(p.params, vec![Param::Fid, Param::Pc]);
 
     let p = probe("wasm:opcode:i64.load32_u /$pred(fid, pc, imm2, offset)/ ($alloc(fid, pc), arg0, offset, frame)");
-    assert_eq!(p.event, Event::Opcode { matches: op("i64.load32_u"), mode: Mode::Before });
+    assert_eq!(
+        p.event,
+        Event::Opcode {
+            matches: op("i64.load32_u"),
+            mode: Mode::Before
+        }
+    );
     assert_eq!(
         p.predicate,
-        Some(StaticCall { name: "$pred".into(), params: vec![Param::Fid, Param::Pc, Param::Imm(2), Param::Offset] })
+        Some(StaticCall {
+            name: "$pred".into(),
+            params: vec![Param::Fid, Param::Pc, Param::Imm(2), Param::Offset]
+        })
     );
     assert_eq!(
         p.params,
         vec![
-            Param::Call(StaticCall { name: "$alloc".into(), params: vec![Param::Fid, Param::Pc] }),
+            Param::Call(StaticCall {
+                name: "$alloc".into(),
+                params: vec![Param::Fid, Param::Pc]
+            }),
             Param::Arg(0),
             Param::Offset,
             Param::Frame
@@ -50,16 +74,31 @@ fn abi_examples() {
     assert_eq!(probe("wasm:func:entry").event, Event::FuncEntry);
     assert_eq!(probe("wasm:func:exit(fid)").event, Event::FuncExit);
     assert_eq!(probe("wasm:block:start").event, Event::BlockStart);
-    assert_eq!(probe("wasm:block:end(instr_count)").params, vec![Param::InstrCount]);
+    assert_eq!(
+        probe("wasm:block:end(instr_count)").params,
+        vec![Param::InstrCount]
+    );
     assert_eq!(
         probe("wasm:opcode:call:after(arg0)").event,
-        Event::Opcode { matches: op("call"), mode: Mode::After }
+        Event::Opcode {
+            matches: op("call"),
+            mode: Mode::After
+        }
     );
     assert_eq!(
         probe("wasm:opcode:*:after").event,
-        Event::Opcode { matches: OpcodeMatch::Any, mode: Mode::After }
+        Event::Opcode {
+            matches: OpcodeMatch::Any,
+            mode: Mode::After
+        }
     );
-    assert_eq!(probe("wasm:opcode:br_table:before").event, Event::Opcode { matches: op("br_table"), mode: Mode::Before });
+    assert_eq!(
+        probe("wasm:opcode:br_table:before").event,
+        Event::Opcode {
+            matches: op("br_table"),
+            mode: Mode::Before
+        }
+    );
     let all = probe("wasm:opcode:br_table(pc,fid,frame,probe_id,num_targets,offset,instr_count,at_func_end,arg3,imm0,local12,$f(opname,fname))");
     assert_eq!(all.params.len(), 12);
 }
@@ -72,8 +111,14 @@ fn special_and_ignored_names() {
     assert_eq!(parse_export_name("main"), Ok(ExportMeaning::NotProbe));
     assert_eq!(parse_export_name(""), Ok(ExportMeaning::NotProbe));
     assert_eq!(parse_export_name("wasm"), Ok(ExportMeaning::NotProbe));
-    assert_eq!(parse_export_name("WASM:opcode:call"), Ok(ExportMeaning::NotProbe));
-    assert_eq!(parse_export_name("whamm_buffer"), Ok(ExportMeaning::NotProbe));
+    assert_eq!(
+        parse_export_name("WASM:opcode:call"),
+        Ok(ExportMeaning::NotProbe)
+    );
+    assert_eq!(
+        parse_export_name("whamm_buffer"),
+        Ok(ExportMeaning::NotProbe)
+    );
     assert!(err("wasm:exit(pc)").is_syntax());
     assert!(err("wasm:begin/$p(pc)/").is_syntax());
 }
@@ -99,7 +144,10 @@ fn whitespace() {
 #[test]
 fn unknown_events_and_opcodes_are_ignorable() {
     let e = err("wasm:opcode:i32.frobnicate(pc)");
-    assert_eq!(e.kind, PatternErrorKind::UnknownOpcode("i32.frobnicate".into()));
+    assert_eq!(
+        e.kind,
+        PatternErrorKind::UnknownOpcode("i32.frobnicate".into())
+    );
     assert_eq!(e.column, 12);
     assert!(e.is_ignorable());
 
@@ -114,7 +162,10 @@ fn unknown_events_and_opcodes_are_ignorable() {
         "wasm:report",
     ] {
         let e = err(name);
-        assert!(matches!(e.kind, PatternErrorKind::UnknownEvent(_)), "{name}: {e:?}");
+        assert!(
+            matches!(e.kind, PatternErrorKind::UnknownEvent(_)),
+            "{name}: {e:?}"
+        );
         assert!(e.is_ignorable());
     }
     // A syntax error wins over an unknown opcode.
@@ -169,17 +220,32 @@ fn caret_rendering() {
     // Control characters are replaced so the caret lines up.
     let name = "wasm:\nfoo(";
     let e = err(name);
-    assert!(!render_caret(name, &e).lines().next().unwrap_or("").contains('\n'));
+    assert!(!render_caret(name, &e)
+        .lines()
+        .next()
+        .unwrap_or("")
+        .contains('\n'));
 }
 
 #[test]
 fn canonical_display() {
     let p = probe("wasm:opcode:call:before / $p( fid ) / ( pc , $q(imm0) )");
     assert_eq!(p.to_string(), "wasm:opcode:call/$p(fid)/(pc,$q(imm0))");
-    assert_eq!(probe("wasm:opcode:*:after ()").to_string(), "wasm:opcode:*:after");
-    assert_eq!(probe("wasm:block:end(arg007)").to_string(), "wasm:block:end(arg7)");
+    assert_eq!(
+        probe("wasm:opcode:*:after ()").to_string(),
+        "wasm:opcode:*:after"
+    );
+    assert_eq!(
+        probe("wasm:block:end(arg007)").to_string(),
+        "wasm:block:end(arg7)"
+    );
     assert_eq!(ExportMeaning::Exit.to_string(), "wasm:exit");
-    assert_eq!("wasm:func:entry(fid)".parse::<Pattern>().map(|p| p.to_string()), Ok("wasm:func:entry(fid)".into()));
+    assert_eq!(
+        "wasm:func:entry(fid)"
+            .parse::<Pattern>()
+            .map(|p| p.to_string()),
+        Ok("wasm:func:entry(fid)".into())
+    );
     assert!("wasm:exit".parse::<Pattern>().is_err());
 }
 
@@ -192,10 +258,22 @@ fn round_trip(p: &Pattern) {
 #[test]
 fn exhaustive_small_round_trips() {
     let events = [
-        Event::Opcode { matches: OpcodeMatch::Any, mode: Mode::Before },
-        Event::Opcode { matches: OpcodeMatch::Any, mode: Mode::After },
-        Event::Opcode { matches: op("br_table"), mode: Mode::Before },
-        Event::Opcode { matches: op("i32.atomic.rmw8.add_u"), mode: Mode::After },
+        Event::Opcode {
+            matches: OpcodeMatch::Any,
+            mode: Mode::Before,
+        },
+        Event::Opcode {
+            matches: OpcodeMatch::Any,
+            mode: Mode::After,
+        },
+        Event::Opcode {
+            matches: op("br_table"),
+            mode: Mode::Before,
+        },
+        Event::Opcode {
+            matches: op("i32.atomic.rmw8.add_u"),
+            mode: Mode::After,
+        },
         Event::FuncEntry,
         Event::FuncExit,
         Event::BlockStart,
@@ -215,10 +293,32 @@ fn exhaustive_small_round_trips() {
         Param::Arg(0),
         Param::Imm(u32::MAX),
         Param::Local(17),
-        Param::Call(StaticCall { name: "$f".into(), params: vec![] }),
-        Param::Call(StaticCall { name: "0_x$".into(), params: vec![Param::Pc, Param::Call(StaticCall { name: "g".into(), params: vec![] })] }),
+        Param::Call(StaticCall {
+            name: "$f".into(),
+            params: vec![],
+        }),
+        Param::Call(StaticCall {
+            name: "0_x$".into(),
+            params: vec![
+                Param::Pc,
+                Param::Call(StaticCall {
+                    name: "g".into(),
+                    params: vec![],
+                }),
+            ],
+        }),
     ];
-    let preds = [None, Some(StaticCall { name: "$p".into(), params: vec![] }), Some(StaticCall { name: "pc".into(), params: vec![Param::Pc, Param::Imm(3)] })];
+    let preds = [
+        None,
+        Some(StaticCall {
+            name: "$p".into(),
+            params: vec![],
+        }),
+        Some(StaticCall {
+            name: "pc".into(),
+            params: vec![Param::Pc, Param::Imm(3)],
+        }),
+    ];
     let mut n = 0;
     for event in events {
         for predicate in &preds {
@@ -231,7 +331,11 @@ fn exhaustive_small_round_trips() {
                     if b < atoms.len() {
                         params.push(atoms[b].clone());
                     }
-                    round_trip(&Pattern { event, predicate: predicate.clone(), params });
+                    round_trip(&Pattern {
+                        event,
+                        predicate: predicate.clone(),
+                        params,
+                    });
                     n += 1;
                 }
             }
@@ -241,7 +345,14 @@ fn exhaustive_small_round_trips() {
     // Every opcode, both modes.
     for o in Opcode::all() {
         for mode in [Mode::Before, Mode::After] {
-            round_trip(&Pattern { event: Event::Opcode { matches: OpcodeMatch::One(o), mode }, predicate: None, params: vec![] });
+            round_trip(&Pattern {
+                event: Event::Opcode {
+                    matches: OpcodeMatch::One(o),
+                    mode,
+                },
+                predicate: None,
+                params: vec![],
+            });
         }
     }
 }
@@ -284,9 +395,11 @@ mod props {
             Just(Event::FuncExit),
             Just(Event::BlockStart),
             Just(Event::BlockEnd),
-            (proptest::option::of(proptest::sample::select(ops)), mode).prop_map(|(o, mode)| Event::Opcode {
-                matches: o.map_or(OpcodeMatch::Any, OpcodeMatch::One),
-                mode
+            (proptest::option::of(proptest::sample::select(ops)), mode).prop_map(|(o, mode)| {
+                Event::Opcode {
+                    matches: o.map_or(OpcodeMatch::Any, OpcodeMatch::One),
+                    mode,
+                }
             }),
         ]
     }
@@ -369,10 +482,52 @@ mod props {
 fn deterministic_fuzz_corpus() {
     let start = std::time::Instant::now();
     let pieces: &[&str] = &[
-        "wasm:", "opcode:", "*", "call", "i32.add", "br_table", ":after", ":before", ":", "func:", "entry",
-        "exit", "block:", "start", "end", "begin", "/", "$p", "(", ")", ",", " ", "\t", "pc", "fid", "frame",
-        "probe_id", "opname", "fname", "num_targets", "offset", "instr_count", "at_func_end", "arg", "imm",
-        "local", "0", "12", "4294967296", "é", "\u{0}", "x", "..", "$", "memory.grow", "i64.load32_u",
+        "wasm:",
+        "opcode:",
+        "*",
+        "call",
+        "i32.add",
+        "br_table",
+        ":after",
+        ":before",
+        ":",
+        "func:",
+        "entry",
+        "exit",
+        "block:",
+        "start",
+        "end",
+        "begin",
+        "/",
+        "$p",
+        "(",
+        ")",
+        ",",
+        " ",
+        "\t",
+        "pc",
+        "fid",
+        "frame",
+        "probe_id",
+        "opname",
+        "fname",
+        "num_targets",
+        "offset",
+        "instr_count",
+        "at_func_end",
+        "arg",
+        "imm",
+        "local",
+        "0",
+        "12",
+        "4294967296",
+        "é",
+        "\u{0}",
+        "x",
+        "..",
+        "$",
+        "memory.grow",
+        "i64.load32_u",
     ];
     let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
     let mut next = || {
@@ -382,8 +537,30 @@ fn deterministic_fuzz_corpus() {
         state ^= state >> 27;
         state.wrapping_mul(0x2545_F491_4F6C_DD1D)
     };
-    let events = ["opcode:*", "opcode:call", "opcode:i32.add:after", "func:entry", "func:exit", "block:start", "block:end", "exit", "begin", "opcode:nope"];
-    let params = ["pc", "fid", "frame", "arg0", "imm12", "local3", "offset", "$f(pc,fid)", "$g()", "opname"];
+    let events = [
+        "opcode:*",
+        "opcode:call",
+        "opcode:i32.add:after",
+        "func:entry",
+        "func:exit",
+        "block:start",
+        "block:end",
+        "exit",
+        "begin",
+        "opcode:nope",
+    ];
+    let params = [
+        "pc",
+        "fid",
+        "frame",
+        "arg0",
+        "imm12",
+        "local3",
+        "offset",
+        "$f(pc,fid)",
+        "$g()",
+        "opname",
+    ];
     let mut ok = 0;
     for i in 0..5000 {
         let mut s;
@@ -406,7 +583,9 @@ fn deterministic_fuzz_corpus() {
             }
             if next() % 4 != 0 {
                 let k = (next() % 4) as usize;
-                let list: Vec<&str> = (0..k).map(|_| params[(next() % params.len() as u64) as usize]).collect();
+                let list: Vec<&str> = (0..k)
+                    .map(|_| params[(next() % params.len() as u64) as usize])
+                    .collect();
                 s.push('(');
                 s.push_str(&list.join(" , "));
                 s.push(')');
@@ -415,7 +594,13 @@ fn deterministic_fuzz_corpus() {
                 let at = (next() % s.len() as u64) as usize;
                 if s.is_char_boundary(at) {
                     if next() % 2 == 0 {
-                        s.insert(at, pieces[(next() % pieces.len() as u64) as usize].chars().next().unwrap_or('x'));
+                        s.insert(
+                            at,
+                            pieces[(next() % pieces.len() as u64) as usize]
+                                .chars()
+                                .next()
+                                .unwrap_or('x'),
+                        );
                     } else {
                         let c = s[at..].chars().next().map_or(0, char::len_utf8);
                         s.replace_range(at..at + c, "");

@@ -66,17 +66,39 @@ pub struct Stmt {
 #[derive(Clone, Debug, PartialEq)]
 pub enum StmtKind {
     /// `[report] [unshared] var x: T [= e];` (or legacy `T x [= e];`)
-    Decl { decorators: Vec<(Decorator, Span)>, name: Ident, ty: TypeExpr, init: Option<Expr> },
+    Decl {
+        decorators: Vec<(Decorator, Span)>,
+        name: Ident,
+        ty: TypeExpr,
+        init: Option<Expr>,
+    },
     /// `lhs = e;` where lhs is a variable, `m[k]` or `t.N`.
-    Assign { target: Expr, value: Expr },
+    Assign {
+        target: Expr,
+        value: Expr,
+    },
     /// `lhs++;` / `lhs--;`
-    IncDec { target: Expr, inc: bool },
+    IncDec {
+        target: Expr,
+        inc: bool,
+    },
     /// An expression statement (normally a call).
     Expr(Expr),
     Return(Option<Expr>),
-    If { branches: Vec<(Expr, Block)>, else_block: Option<Block> },
-    While { cond: Expr, body: Block },
-    For { init: Option<Box<Stmt>>, cond: Option<Expr>, step: Option<Box<Stmt>>, body: Block },
+    If {
+        branches: Vec<(Expr, Block)>,
+        else_block: Option<Block>,
+    },
+    While {
+        cond: Expr,
+        body: Block,
+    },
+    For {
+        init: Option<Box<Stmt>>,
+        cond: Option<Expr>,
+        step: Option<Box<Stmt>>,
+        body: Block,
+    },
     Break,
     Continue,
     /// A statement that failed to parse (already reported).
@@ -163,10 +185,17 @@ pub enum ExprKind {
     Ternary(Box<Expr>, Box<Expr>, Box<Expr>),
     Cast(Box<Expr>, TypeExpr),
     /// `f(args)` — a user function or a builtin (`print`, `println`).
-    Call { func: Ident, args: Vec<Expr> },
+    Call {
+        func: Ident,
+        args: Vec<Expr>,
+    },
     /// `recv.name(args)` — a string method, or a library call when `recv`
     /// names a `use`d library (resolved by the checker).
-    Method { recv: Box<Expr>, name: Ident, args: Vec<Expr> },
+    Method {
+        recv: Box<Expr>,
+        name: Ident,
+        args: Vec<Expr>,
+    },
     /// `@static e` where `e` must be a library call.
     Static(Box<Expr>),
     Index(Box<Expr>, Box<Expr>),
@@ -178,7 +207,10 @@ pub enum ExprKind {
 
 impl Expr {
     pub fn new(kind: ExprKind, lo: usize, hi: usize) -> Expr {
-        Expr { kind, span: Span::new(lo, hi) }
+        Expr {
+            kind,
+            span: Span::new(lo, hi),
+        }
     }
 
     /// `-e` spanning `lo..hi`. A leading `-` on a literal is part of the

@@ -52,7 +52,10 @@ impl VarType {
 /// Same Wasm value type for a fixed-type operand (`i32` ~ `u32`/`u8`/`bool`...).
 fn same_repr(natural: &Type, bound: &Type) -> bool {
     match natural {
-        Type::I32 => matches!(bound, Type::U8 | Type::I8 | Type::U16 | Type::I16 | Type::U32 | Type::I32 | Type::Bool),
+        Type::I32 => matches!(
+            bound,
+            Type::U8 | Type::I8 | Type::U16 | Type::I16 | Type::U32 | Type::I32 | Type::Bool
+        ),
         Type::I64 => matches!(bound, Type::U64 | Type::I64),
         t => t == bound,
     }
@@ -74,7 +77,10 @@ pub fn context_free_effect(op: monitor_abi::Opcode) -> Option<monitor_abi::Stack
     // needs them) and ask the ABI crate for its stack effect.
     let m = op.mnemonic();
     let effect = [format!("{m}"), format!("{m} 0")].iter().find_map(|body| {
-        let bytes = wat::parse_str(format!("(module (memory 1) (table 1 funcref) (func {body}))")).ok()?;
+        let bytes = wat::parse_str(format!(
+            "(module (memory 1) (table 1 funcref) (func {body}))"
+        ))
+        .ok()?;
         for payload in monitor_abi::wasmparser::Parser::new(0).parse_all(&bytes) {
             if let Ok(monitor_abi::wasmparser::Payload::CodeSectionEntry(b)) = payload {
                 let mut r = b.get_operators_reader().ok()?;
@@ -141,10 +147,16 @@ pub struct AbiCatalog {
 
 impl AbiCatalog {
     pub fn engine() -> AbiCatalog {
-        AbiCatalog { target: monitor_abi::Target::Engine, events: abi_events() }
+        AbiCatalog {
+            target: monitor_abi::Target::Engine,
+            events: abi_events(),
+        }
     }
     pub fn portable() -> AbiCatalog {
-        AbiCatalog { target: monitor_abi::Target::Portable, events: abi_events() }
+        AbiCatalog {
+            target: monitor_abi::Target::Portable,
+            events: abi_events(),
+        }
     }
     fn spec(&self, ev: &Event) -> Option<&'static monitor_abi::EventSpec> {
         monitor_abi::catalogue().get(ev.key)
@@ -169,7 +181,17 @@ fn abi_events() -> Vec<Event> {
             if let Some(ev) = e.event {
                 parts.push(ev.to_string());
             }
-            Event { parts: parts.into(), modes: e.modes.iter().map(|m| m.mode.name().to_string()).collect::<Vec<_>>().into(), key: i, doc: String::new() }
+            Event {
+                parts: parts.into(),
+                modes: e
+                    .modes
+                    .iter()
+                    .map(|m| m.mode.name().to_string())
+                    .collect::<Vec<_>>()
+                    .into(),
+                key: i,
+                doc: String::new(),
+            }
         })
         .collect()
 }
@@ -193,7 +215,11 @@ fn lang_type(t: &monitor_abi::LangType) -> Type {
     }
 }
 
-fn convert_var(spec: &monitor_abi::EventSpec, v: &monitor_abi::catalogue::BoundVar, name: String) -> BoundVar {
+fn convert_var(
+    spec: &monitor_abi::EventSpec,
+    v: &monitor_abi::catalogue::BoundVar,
+    name: String,
+) -> BoundVar {
     use monitor_abi::catalogue::VarType as V;
     let ty = match &v.ty {
         V::Lang(t) => VarType::Known(lang_type(t)),
@@ -210,7 +236,12 @@ fn convert_var(spec: &monitor_abi::EventSpec, v: &monitor_abi::catalogue::BoundV
         V::Operand | V::Result => VarType::SiteDependent,
         V::Local => VarType::SiteDependent,
     };
-    BoundVar { name, ty, is_static: v.timing == monitor_abi::Timing::Static, doc: String::new() }
+    BoundVar {
+        name,
+        ty,
+        is_static: v.timing == monitor_abi::Timing::Static,
+        doc: String::new(),
+    }
 }
 
 impl EventCatalog for AbiCatalog {
@@ -231,7 +262,10 @@ impl EventCatalog for AbiCatalog {
         // effect have known types, and exist only up to its operand/result
         // count. `resN` (the results, mode `after`) exists for every opcode,
         // not only calls (monitor ABI B2: `:after` probes receive results).
-        if let (Some(op), Some(n)) = (spec.opcode, indexed(name, "arg").or_else(|| indexed(name, "res"))) {
+        if let (Some(op), Some(n)) = (
+            spec.opcode,
+            indexed(name, "arg").or_else(|| indexed(name, "res")),
+        ) {
             let is_res = name.starts_with("res");
             if is_res && mode != Some("after") {
                 return None;
@@ -239,17 +273,43 @@ impl EventCatalog for AbiCatalog {
             if let Some(eff) = context_free_effect(op) {
                 let t = if is_res { eff.result(n) } else { eff.arg(n) };
                 let ty = wasm_lang_type(t?)?;
-                return Some(BoundVar { name: name.to_string(), ty: VarType::Wasm(ty), is_static: false, doc: String::new() });
+                return Some(BoundVar {
+                    name: name.to_string(),
+                    ty: VarType::Wasm(ty),
+                    is_static: false,
+                    doc: String::new(),
+                });
             }
             // The top operand of these is an i32 whatever the context (a
             // condition, a branch index, a table32 element index), so
             // existing scripts like `wasm:opcode:br_if:before { arg0 }`
             // need no type bound.
-            if !is_res && n == 0 && matches!(op.mnemonic(), "br_if" | "if" | "br_table" | "select" | "call_indirect" | "return_call_indirect") {
-                return Some(BoundVar { name: name.to_string(), ty: VarType::Wasm(Type::I32), is_static: false, doc: String::new() });
+            if !is_res
+                && n == 0
+                && matches!(
+                    op.mnemonic(),
+                    "br_if"
+                        | "if"
+                        | "br_table"
+                        | "select"
+                        | "call_indirect"
+                        | "return_call_indirect"
+                )
+            {
+                return Some(BoundVar {
+                    name: name.to_string(),
+                    ty: VarType::Wasm(Type::I32),
+                    is_static: false,
+                    doc: String::new(),
+                });
             }
             if is_res && spec.var(name).is_none() {
-                return Some(BoundVar { name: name.to_string(), ty: VarType::SiteDependent, is_static: false, doc: String::new() });
+                return Some(BoundVar {
+                    name: name.to_string(),
+                    ty: VarType::SiteDependent,
+                    is_static: false,
+                    doc: String::new(),
+                });
             }
         }
         let v = spec.var(name)?;
@@ -269,22 +329,39 @@ impl EventCatalog for AbiCatalog {
     }
 
     fn bound_vars(&self, event: &Event, mode: Option<&str>) -> Vec<BoundVar> {
-        let Some(spec) = self.spec(event) else { return vec![] };
+        let Some(spec) = self.spec(event) else {
+            return vec![];
+        };
         spec.vars
             .iter()
             .filter(|v| v.only_mode.is_none_or(|m| Some(m.name()) == mode))
-            .map(|v| convert_var(spec, v, if v.indexed { format!("{}N", v.name) } else { v.name.to_string() }))
-            .chain((mode == Some("after") && spec.opcode.is_some() && spec.var("res0").is_none()).then(|| BoundVar {
-                name: "resN".into(),
-                ty: VarType::SiteDependent,
-                is_static: false,
-                doc: String::new(),
-            }))
+            .map(|v| {
+                convert_var(
+                    spec,
+                    v,
+                    if v.indexed {
+                        format!("{}N", v.name)
+                    } else {
+                        v.name.to_string()
+                    },
+                )
+            })
+            .chain(
+                (mode == Some("after") && spec.opcode.is_some() && spec.var("res0").is_none())
+                    .then(|| BoundVar {
+                        name: "resN".into(),
+                        ty: VarType::SiteDependent,
+                        is_static: false,
+                        doc: String::new(),
+                    }),
+            )
             .collect()
     }
 
     fn mode_supported(&self, event: &Event, mode: Option<&str>) -> bool {
-        let Some(spec) = self.spec(event) else { return false };
+        let Some(spec) = self.spec(event) else {
+            return false;
+        };
         let m = match mode {
             None => None,
             Some(m) => match monitor_abi::ProbeMode::from_name(m) {

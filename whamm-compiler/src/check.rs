@@ -51,7 +51,10 @@ pub struct CheckResult {
 impl CheckResult {
     /// The checked type of `e` (`Type::Error` if it was never checked).
     pub fn type_of(&self, e: &Expr) -> Type {
-        self.expr_types.get(&(e as *const Expr as usize)).cloned().unwrap_or(Type::Error)
+        self.expr_types
+            .get(&(e as *const Expr as usize))
+            .cloned()
+            .unwrap_or(Type::Error)
     }
 }
 
@@ -134,10 +137,20 @@ pub fn check(script: &Script, cat: &dyn EventCatalog, diags: &mut Vec<Diag>) -> 
     }
     if !saw_probe && !script.items.is_empty() && !c.diags.iter().any(|d| d.is_error()) {
         let end = script.items.last().map(item_span).unwrap_or_default();
-        c.diags.push(Diag::error("a script needs at least one probe", Span::new(end.hi, end.hi)).with_note("e.g. `wasm:opcode:call:before { ... }`"));
+        c.diags.push(
+            Diag::error(
+                "a script needs at least one probe",
+                Span::new(end.hi, end.hi),
+            )
+            .with_note("e.g. `wasm:opcode:call:before { ... }`"),
+        );
     }
     result.functions = c.fns.clone();
-    result.globals = c.globals.iter().map(|(k, v)| (k.clone(), v.ty.clone())).collect();
+    result.globals = c
+        .globals
+        .iter()
+        .map(|(k, v)| (k.clone(), v.ty.clone()))
+        .collect();
     result.libraries = c.libs.keys().cloned().collect();
     result.expr_types = std::mem::take(&mut c.expr_types);
     result
@@ -175,17 +188,35 @@ impl<'a> Checker<'a> {
                 Item::Use(id, _) => {
                     if let Some(prev) = self.libs.get(&id.name) {
                         let prev = *prev;
-                        self.err(Diag::error(format!("library `{}` is imported twice", id.name), id.span).with_secondary(prev, "first imported here"));
+                        self.err(
+                            Diag::error(
+                                format!("library `{}` is imported twice", id.name),
+                                id.span,
+                            )
+                            .with_secondary(prev, "first imported here"),
+                        );
                     }
                     self.libs.insert(id.name.clone(), id.span);
                 }
                 Item::Fn(f) => {
                     if BUILTINS.contains(&f.name.name.as_str()) {
-                        self.err(Diag::error(format!("`{}` is a builtin function and cannot be redefined", f.name.name), f.name.span));
+                        self.err(Diag::error(
+                            format!(
+                                "`{}` is a builtin function and cannot be redefined",
+                                f.name.name
+                            ),
+                            f.name.span,
+                        ));
                     }
                     if let Some(prev) = self.fns.get(&f.name.name) {
                         let prev = prev.span;
-                        self.err(Diag::error(format!("function `{}` is defined twice", f.name.name), f.name.span).with_secondary(prev, "first defined here"));
+                        self.err(
+                            Diag::error(
+                                format!("function `{}` is defined twice", f.name.name),
+                                f.name.span,
+                            )
+                            .with_secondary(prev, "first defined here"),
+                        );
                         continue;
                     }
                     for (_, t) in &f.params {
@@ -194,16 +225,35 @@ impl<'a> Checker<'a> {
                     if let Some(t) = &f.ret {
                         self.check_type_expr(t);
                     }
-                    let sig = FnSig { params: f.params.iter().map(|p| p.1.ty.clone()).collect(), ret: f.ret.as_ref().map(|t| t.ty.clone()).unwrap_or(Type::Unit), span: f.name.span };
+                    let sig = FnSig {
+                        params: f.params.iter().map(|p| p.1.ty.clone()).collect(),
+                        ret: f.ret.as_ref().map(|t| t.ty.clone()).unwrap_or(Type::Unit),
+                        span: f.name.span,
+                    };
                     self.fns.insert(f.name.name.clone(), sig);
                 }
-                Item::Stmt(Stmt { kind: StmtKind::Decl { name, ty, .. }, .. }) => {
+                Item::Stmt(Stmt {
+                    kind: StmtKind::Decl { name, ty, .. },
+                    ..
+                }) => {
                     if let Some(prev) = self.globals.get(&name.name) {
                         let prev = prev.span;
-                        self.err(Diag::error(format!("global `{}` is declared twice", name.name), name.span).with_secondary(prev, "first declared here"));
+                        self.err(
+                            Diag::error(
+                                format!("global `{}` is declared twice", name.name),
+                                name.span,
+                            )
+                            .with_secondary(prev, "first declared here"),
+                        );
                         continue;
                     }
-                    self.globals.insert(name.name.clone(), VarInfo { ty: ty.ty.clone(), span: name.span });
+                    self.globals.insert(
+                        name.name.clone(),
+                        VarInfo {
+                            ty: ty.ty.clone(),
+                            span: name.span,
+                        },
+                    );
                 }
                 _ => {}
             }
@@ -236,8 +286,17 @@ impl<'a> Checker<'a> {
         self.ret = Some(ret.clone());
         let mut scope = HashMap::new();
         for (n, t) in &f.params {
-            if let Some(prev) = scope.insert(n.name.clone(), VarInfo { ty: t.ty.clone(), span: n.span }) {
-                self.err(Diag::error(format!("parameter `{}` is declared twice", n.name), n.span).with_secondary(prev.span, "first declared here"));
+            if let Some(prev) = scope.insert(
+                n.name.clone(),
+                VarInfo {
+                    ty: t.ty.clone(),
+                    span: n.span,
+                },
+            ) {
+                self.err(
+                    Diag::error(format!("parameter `{}` is declared twice", n.name), n.span)
+                        .with_secondary(prev.span, "first declared here"),
+                );
             }
         }
         self.scopes = vec![scope];
@@ -245,9 +304,20 @@ impl<'a> Checker<'a> {
         self.scopes.clear();
         if ret != Type::Unit && !block_returns(&f.body) {
             self.err(
-                Diag::error(format!("function `{}` may reach its end without returning a value", f.name.name), Span::new(f.body.span.hi.saturating_sub(1), f.body.span.hi))
-                    .with_label(format!("expected a `return` of type {ret} before this `}}`"))
-                    .with_secondary(f.ret.as_ref().map(|t| t.span).unwrap_or(f.name.span), "return type declared here"),
+                Diag::error(
+                    format!(
+                        "function `{}` may reach its end without returning a value",
+                        f.name.name
+                    ),
+                    Span::new(f.body.span.hi.saturating_sub(1), f.body.span.hi),
+                )
+                .with_label(format!(
+                    "expected a `return` of type {ret} before this `}}`"
+                ))
+                .with_secondary(
+                    f.ret.as_ref().map(|t| t.span).unwrap_or(f.name.span),
+                    "return type declared here",
+                ),
             );
         }
         self.ret = None;
@@ -256,21 +326,44 @@ impl<'a> Checker<'a> {
     fn probe(&mut self, p: &Probe) -> Option<ProbeInfo> {
         let before = self.diags.len();
         let rule = rules::parse_rule(&p.rule, p.rule_span.lo, self.diags);
-        let matches = if self.diags.len() == before { rules::expand(&rule, self.cat, self.diags) } else { vec![] };
-        let unsupported: Vec<&Match> = matches.iter().filter(|m| !self.cat.mode_supported(&m.event, m.mode.as_deref())).collect();
+        let matches = if self.diags.len() == before {
+            rules::expand(&rule, self.cat, self.diags)
+        } else {
+            vec![]
+        };
+        let unsupported: Vec<&Match> = matches
+            .iter()
+            .filter(|m| !self.cat.mode_supported(&m.event, m.mode.as_deref()))
+            .collect();
         if let Some(first) = unsupported.first() {
             let span = match &first.mode {
-                Some(_) if rule.parts.len() > first.event.parts.len() => rule.parts[first.event.parts.len()].span,
+                Some(_) if rule.parts.len() > first.event.parts.len() => {
+                    rule.parts[first.event.parts.len()].span
+                }
                 _ => rule.span,
             };
             let what = match &first.mode {
                 Some(m) => format!("mode `{m}`"),
                 None => "this event".to_string(),
             };
-            let mut d = Diag::error(format!("the {} target cannot honour {what} of `{}`", self.cat.target_name(), first.event.name()), span)
-                .with_label(format!("{} matched event(s) are not supported by this target", unsupported.len()));
+            let mut d = Diag::error(
+                format!(
+                    "the {} target cannot honour {what} of `{}`",
+                    self.cat.target_name(),
+                    first.event.name()
+                ),
+                span,
+            )
+            .with_label(format!(
+                "{} matched event(s) are not supported by this target",
+                unsupported.len()
+            ));
             if unsupported.len() > 1 {
-                d = d.with_note(format!("e.g. `{}`, `{}`", unsupported[0].name(), unsupported[unsupported.len() - 1].name()));
+                d = d.with_note(format!(
+                    "e.g. `{}`, `{}`",
+                    unsupported[0].name(),
+                    unsupported[unsupported.len() - 1].name()
+                ));
             }
             d = d.with_note("probes are never silently moved to another mode; use a supported mode (`before`, `after`)");
             self.err(d);
@@ -278,7 +371,11 @@ impl<'a> Checker<'a> {
         self.ctx = Ctx::Probe;
         self.ret = None;
         self.matches = matches.clone();
-        self.bounds = rule.bounds.iter().map(|b| (b.var.clone(), b.ty.clone())).collect();
+        self.bounds = rule
+            .bounds
+            .iter()
+            .map(|b| (b.var.clone(), b.ty.clone()))
+            .collect();
         self.used_bound.clear();
         self.bound_cache.clear();
         self.scopes = vec![HashMap::new()];
@@ -293,7 +390,11 @@ impl<'a> Checker<'a> {
         if no_match {
             return None;
         }
-        Some(ProbeInfo { rule, matches, used_bound: std::mem::take(&mut self.used_bound) })
+        Some(ProbeInfo {
+            rule,
+            matches,
+            used_bound: std::mem::take(&mut self.used_bound),
+        })
     }
 
     // ------------------------------------------------------------ statements
@@ -313,7 +414,12 @@ impl<'a> Checker<'a> {
     fn stmt(&mut self, s: &Stmt) {
         match &s.kind {
             StmtKind::Error => {}
-            StmtKind::Decl { decorators, name, ty, init } => self.decl(s, decorators, name, ty, init.as_ref()),
+            StmtKind::Decl {
+                decorators,
+                name,
+                ty,
+                init,
+            } => self.decl(s, decorators, name, ty, init.as_ref()),
             StmtKind::Assign { target, value } => {
                 if let Some(t) = self.lvalue(target) {
                     self.expect(value, &t, "the assigned value");
@@ -325,37 +431,69 @@ impl<'a> Checker<'a> {
                 if let Some(t) = self.lvalue(target) {
                     if !t.is_numeric() && !t.is_error() {
                         let op = if *inc { "++" } else { "--" };
-                        self.err(Diag::error(format!("`{op}` needs a numeric variable, found {t}"), target.span).with_label(format!("has type {t}")));
+                        self.err(
+                            Diag::error(
+                                format!("`{op}` needs a numeric variable, found {t}"),
+                                target.span,
+                            )
+                            .with_label(format!("has type {t}")),
+                        );
                     }
                 }
             }
             StmtKind::Expr(e) => {
                 let t = self.expr(e, None);
-                if !matches!(e.kind, ExprKind::Call { .. } | ExprKind::Method { .. } | ExprKind::Static(_) | ExprKind::Error) && !t.is_error() {
-                    self.err(Diag::warning("expression statement has no effect", e.span).with_label("this value is computed and discarded"));
+                if !matches!(
+                    e.kind,
+                    ExprKind::Call { .. }
+                        | ExprKind::Method { .. }
+                        | ExprKind::Static(_)
+                        | ExprKind::Error
+                ) && !t.is_error()
+                {
+                    self.err(
+                        Diag::warning("expression statement has no effect", e.span)
+                            .with_label("this value is computed and discarded"),
+                    );
                 }
             }
             StmtKind::Return(e) => match (self.ctx, self.ret.clone()) {
                 (Ctx::Func, Some(rt)) => match e {
                     Some(e) if rt == Type::Unit => {
                         self.expr(e, None);
-                        self.err(Diag::error("this function does not return a value", e.span).with_label("unexpected return value").with_note("declare a return type: `fn name(...) -> T { ... }`"));
+                        self.err(
+                            Diag::error("this function does not return a value", e.span)
+                                .with_label("unexpected return value")
+                                .with_note("declare a return type: `fn name(...) -> T { ... }`"),
+                        );
                     }
                     Some(e) => {
                         self.expect(e, &rt, "the returned value");
                     }
-                    None if rt != Type::Unit => self.err(Diag::error(format!("`return` needs a value of type {rt}"), s.span).with_label(format!("expected `return <{rt}>;`"))),
+                    None if rt != Type::Unit => self.err(
+                        Diag::error(format!("`return` needs a value of type {rt}"), s.span)
+                            .with_label(format!("expected `return <{rt}>;`")),
+                    ),
                     None => {}
                 },
                 (Ctx::Probe, _) => {
                     if let Some(e) = e {
                         self.expr(e, None);
-                        self.err(Diag::error("a probe body cannot return a value", e.span).with_label("use `return;` to leave the probe"));
+                        self.err(
+                            Diag::error("a probe body cannot return a value", e.span)
+                                .with_label("use `return;` to leave the probe"),
+                        );
                     }
                 }
-                _ => self.err(Diag::error("`return` outside of a function or probe", s.span)),
+                _ => self.err(Diag::error(
+                    "`return` outside of a function or probe",
+                    s.span,
+                )),
             },
-            StmtKind::If { branches, else_block } => {
+            StmtKind::If {
+                branches,
+                else_block,
+            } => {
                 for (c, b) in branches {
                     self.expect(c, &Type::Bool, "an `if` condition");
                     self.block(b);
@@ -370,7 +508,12 @@ impl<'a> Checker<'a> {
                 self.block(body);
                 self.loop_depth -= 1;
             }
-            StmtKind::For { init, cond, step, body } => {
+            StmtKind::For {
+                init,
+                cond,
+                step,
+                body,
+            } => {
                 self.scopes.push(HashMap::new());
                 if let Some(i) = init {
                     self.stmt(i);
@@ -380,7 +523,10 @@ impl<'a> Checker<'a> {
                 }
                 if let Some(st) = step {
                     if let StmtKind::Decl { .. } = st.kind {
-                        self.err(Diag::error("a `for` step cannot declare a variable", st.span));
+                        self.err(Diag::error(
+                            "a `for` step cannot declare a variable",
+                            st.span,
+                        ));
                     } else {
                         self.stmt(st);
                     }
@@ -392,14 +538,28 @@ impl<'a> Checker<'a> {
             }
             StmtKind::Break | StmtKind::Continue => {
                 if self.loop_depth == 0 {
-                    let w = if matches!(s.kind, StmtKind::Break) { "break" } else { "continue" };
-                    self.err(Diag::error(format!("`{w}` outside of a loop"), s.span).with_label("not inside `while` or `for`"));
+                    let w = if matches!(s.kind, StmtKind::Break) {
+                        "break"
+                    } else {
+                        "continue"
+                    };
+                    self.err(
+                        Diag::error(format!("`{w}` outside of a loop"), s.span)
+                            .with_label("not inside `while` or `for`"),
+                    );
                 }
             }
         }
     }
 
-    fn decl(&mut self, s: &Stmt, decorators: &[(Decorator, Span)], name: &Ident, ty: &TypeExpr, init: Option<&Expr>) {
+    fn decl(
+        &mut self,
+        s: &Stmt,
+        decorators: &[(Decorator, Span)],
+        name: &Ident,
+        ty: &TypeExpr,
+        init: Option<&Expr>,
+    ) {
         self.check_type_expr(ty);
         let mut seen = vec![];
         for (d, sp) in decorators {
@@ -408,7 +568,20 @@ impl<'a> Checker<'a> {
             }
             seen.push(*d);
             if self.ctx == Ctx::Func {
-                self.err(Diag::error(format!("`{}` variables cannot be declared in a function", if *d == Decorator::Report { "report" } else { "unshared" }), *sp).with_note("declare them globally or in a probe body"));
+                self.err(
+                    Diag::error(
+                        format!(
+                            "`{}` variables cannot be declared in a function",
+                            if *d == Decorator::Report {
+                                "report"
+                            } else {
+                                "unshared"
+                            }
+                        ),
+                        *sp,
+                    )
+                    .with_note("declare them globally or in a probe body"),
+                );
             }
             if self.ctx == Ctx::Probe && self.scopes.len() > 1 {
                 self.err(Diag::error("`report`/`unshared` variables must be declared at the top of a probe body, not in a nested block", *sp));
@@ -421,18 +594,42 @@ impl<'a> Checker<'a> {
             self.expect(e, &ty.ty, "the initial value");
         }
         if BUILTINS.contains(&name.name.as_str()) || self.fns.contains_key(&name.name) {
-            self.err(Diag::error(format!("`{}` is a function name and cannot be used for a variable", name.name), name.span));
+            self.err(Diag::error(
+                format!(
+                    "`{}` is a function name and cannot be used for a variable",
+                    name.name
+                ),
+                name.span,
+            ));
         }
         if self.scopes.is_empty() {
             // global: registered in `collect`
             return;
         }
         if self.ctx == Ctx::Probe && self.bound_lookup_quiet(&name.name) {
-            self.err(Diag::error(format!("`{}` is a bound variable of this probe's event and cannot be redeclared", name.name), name.span));
+            self.err(Diag::error(
+                format!(
+                    "`{}` is a bound variable of this probe's event and cannot be redeclared",
+                    name.name
+                ),
+                name.span,
+            ));
         }
         let scope = self.scopes.last_mut().unwrap();
-        if let Some(prev) = scope.insert(name.name.clone(), VarInfo { ty: ty.ty.clone(), span: name.span }) {
-            self.err(Diag::error(format!("`{}` is already declared in this scope", name.name), name.span).with_secondary(prev.span, "previous declaration"));
+        if let Some(prev) = scope.insert(
+            name.name.clone(),
+            VarInfo {
+                ty: ty.ty.clone(),
+                span: name.span,
+            },
+        ) {
+            self.err(
+                Diag::error(
+                    format!("`{}` is already declared in this scope", name.name),
+                    name.span,
+                )
+                .with_secondary(prev.span, "previous declaration"),
+            );
         }
         let _ = s;
     }
@@ -445,7 +642,10 @@ impl<'a> Checker<'a> {
                     return Some(v.ty);
                 }
                 if self.bound_lookup_quiet(n) {
-                    self.err(Diag::error(format!("cannot assign to bound variable `{n}`"), e.span).with_label("bound variables are read-only"));
+                    self.err(
+                        Diag::error(format!("cannot assign to bound variable `{n}`"), e.span)
+                            .with_label("bound variables are read-only"),
+                    );
                     return None;
                 }
                 self.expr(e, None);
@@ -460,7 +660,13 @@ impl<'a> Checker<'a> {
                     }
                     Type::Error => Some(Type::Error),
                     other => {
-                        self.err(Diag::error(format!("cannot index into a value of type {other}"), base.span).with_label("only maps can be indexed"));
+                        self.err(
+                            Diag::error(
+                                format!("cannot index into a value of type {other}"),
+                                base.span,
+                            )
+                            .with_label("only maps can be indexed"),
+                        );
                         None
                     }
                 }
@@ -472,7 +678,10 @@ impl<'a> Checker<'a> {
             ExprKind::Error => None,
             _ => {
                 self.expr(e, None);
-                self.err(Diag::error("invalid assignment target", e.span).with_label("expected a variable, `m[k]` or `t.N`"));
+                self.err(
+                    Diag::error("invalid assignment target", e.span)
+                        .with_label("expected a variable, `m[k]` or `t.N`"),
+                );
                 None
             }
         }
@@ -483,13 +692,19 @@ impl<'a> Checker<'a> {
             Type::Tuple(v) => match v.get(idx as usize) {
                 Some(t) => Some(t.clone()),
                 None => {
-                    self.err(Diag::error(format!("tuple index {idx} out of range for {bt}"), span).with_label(format!("this tuple has {} elements", v.len())));
+                    self.err(
+                        Diag::error(format!("tuple index {idx} out of range for {bt}"), span)
+                            .with_label(format!("this tuple has {} elements", v.len())),
+                    );
                     None
                 }
             },
             Type::Error => Some(Type::Error),
             other => {
-                self.err(Diag::error(format!("`.{idx}` needs a tuple, found {other}"), span));
+                self.err(Diag::error(
+                    format!("`.{idx}` needs a tuple, found {other}"),
+                    span,
+                ));
                 None
             }
         }
@@ -502,7 +717,10 @@ impl<'a> Checker<'a> {
             }
         }
         if let Some(g) = self.globals.get(n) {
-            if self.ctx != Ctx::TopLevel || self.declared_globals.contains(n) || !self.scopes.is_empty() && false {
+            if self.ctx != Ctx::TopLevel
+                || self.declared_globals.contains(n)
+                || !self.scopes.is_empty() && false
+            {
                 return Some(g.clone());
             }
         }
@@ -514,20 +732,37 @@ impl<'a> Checker<'a> {
         if self.ctx != Ctx::Probe {
             return None;
         }
-        let (fam, digits) = if let Some(d) = n.strip_prefix("arg") { ("arg", d) } else { ("res", n.strip_prefix("res")?) };
+        let (fam, digits) = if let Some(d) = n.strip_prefix("arg") {
+            ("arg", d)
+        } else {
+            ("res", n.strip_prefix("res")?)
+        };
         if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
             return None;
         }
         let m = self.matches.first()?;
         if fam == "res" && m.mode.as_deref() != Some("after") {
-            return Some(format!("`{n}` (a result) is only available in mode `after`, e.g. `{}:after`", m.event.name()));
+            return Some(format!(
+                "`{n}` (a result) is only available in mode `after`, e.g. `{}:after`",
+                m.event.name()
+            ));
         }
-        let count = (0..16).take_while(|i| self.cat.bound_var(&m.event, m.mode.as_deref(), &format!("{fam}{i}")).is_some()).count();
+        let count = (0..16)
+            .take_while(|i| {
+                self.cat
+                    .bound_var(&m.event, m.mode.as_deref(), &format!("{fam}{i}"))
+                    .is_some()
+            })
+            .count();
         let what = if fam == "arg" { "operand" } else { "result" };
         Some(match count {
             0 => format!("`{}` has no {what}s", m.name()),
             1 => format!("`{}` has 1 {what}: `{fam}0`", m.name()),
-            c => format!("`{}` has {c} {what}s: `{fam}0` to `{fam}{}`", m.name(), c - 1),
+            c => format!(
+                "`{}` has {c} {what}s: `{fam}0` to `{fam}{}`",
+                m.name(),
+                c - 1
+            ),
         })
     }
 
@@ -538,7 +773,10 @@ impl<'a> Checker<'a> {
         if let Some(b) = self.bound_cache.get(n) {
             return *b;
         }
-        let b = self.matches.iter().any(|m| self.cat.bound_var(&m.event, m.mode.as_deref(), n).is_some());
+        let b = self
+            .matches
+            .iter()
+            .any(|m| self.cat.bound_var(&m.event, m.mode.as_deref(), n).is_some());
         self.bound_cache.insert(n.to_string(), b);
         b
     }
@@ -580,9 +818,15 @@ impl<'a> Checker<'a> {
                             Some(b) => b.clone(),
                             None => {
                                 self.err(
-                                    Diag::error(format!("the type of `{n}` depends on the probed site"), span)
-                                        .with_label("type unknown here")
-                                        .with_note(format!("add a type bound to the rule, e.g. `{}({n}: i32)`", m.event.name())),
+                                    Diag::error(
+                                        format!("the type of `{n}` depends on the probed site"),
+                                        span,
+                                    )
+                                    .with_label("type unknown here")
+                                    .with_note(format!(
+                                        "add a type bound to the rule, e.g. `{}({n}: i32)`",
+                                        m.event.name()
+                                    )),
                                 );
                                 return Some(Type::Error);
                             }
@@ -619,7 +863,13 @@ impl<'a> Checker<'a> {
             return Some(Type::Error);
         }
         let t = ty.unwrap_or(Type::Error);
-        self.used_bound.insert(n.to_string(), BoundInfo { ty: t.clone(), is_static });
+        self.used_bound.insert(
+            n.to_string(),
+            BoundInfo {
+                ty: t.clone(),
+                is_static,
+            },
+        );
         Some(t)
     }
 
@@ -629,7 +879,11 @@ impl<'a> Checker<'a> {
     fn expect(&mut self, e: &Expr, want: &Type, what: &str) -> Type {
         let t = self.expr(e, Some(want));
         if !t.widens_to(want) {
-            let mut d = Diag::error(format!("type mismatch: {what} must be {want}, found {t}"), e.span).with_label(format!("expected {want}, found {t}"));
+            let mut d = Diag::error(
+                format!("type mismatch: {what} must be {want}, found {t}"),
+                e.span,
+            )
+            .with_label(format!("expected {want}, found {t}"));
             if t.can_cast_to(want) {
                 d = d.with_note(format!("use an explicit cast: `... as {want}`"));
             }
@@ -647,7 +901,10 @@ impl<'a> Checker<'a> {
                 if v >= lo && v <= hi {
                     return w.clone();
                 }
-                self.err(Diag::error(format!("integer literal {v} is out of range for {w}"), span).with_label(format!("{w} holds {lo}..={hi}")));
+                self.err(
+                    Diag::error(format!("integer literal {v} is out of range for {w}"), span)
+                        .with_label(format!("{w} holds {lo}..={hi}")),
+                );
                 return Type::Error;
             }
         }
@@ -658,7 +915,10 @@ impl<'a> Checker<'a> {
         } else if v >= 0 && v <= u64::MAX as i128 {
             Type::U64
         } else {
-            self.err(Diag::error(format!("integer literal {v} does not fit in any integer type"), span));
+            self.err(Diag::error(
+                format!("integer literal {v} does not fit in any integer type"),
+                span,
+            ));
             Type::Error
         }
     }
@@ -688,14 +948,23 @@ impl<'a> Checker<'a> {
                 }
                 if self.globals.contains_key(n) && self.ctx == Ctx::TopLevel {
                     let decl = self.globals[n].span;
-                    self.err(Diag::error(format!("global `{n}` is used before its declaration"), e.span).with_secondary(decl, "declared here"));
+                    self.err(
+                        Diag::error(
+                            format!("global `{n}` is used before its declaration"),
+                            e.span,
+                        )
+                        .with_secondary(decl, "declared here"),
+                    );
                     return Type::Error;
                 }
-                let mut d = Diag::error(format!("unknown variable `{n}`"), e.span).with_label("not found in this scope");
+                let mut d = Diag::error(format!("unknown variable `{n}`"), e.span)
+                    .with_label("not found in this scope");
                 if self.fns.contains_key(n) || BUILTINS.contains(&n.as_str()) {
                     d = d.with_note(format!("`{n}` is a function; call it with `{n}(...)`"));
                 } else if self.libs.contains_key(n) {
-                    d = d.with_note(format!("`{n}` is a library; call its functions with `{n}.f(...)`"));
+                    d = d.with_note(format!(
+                        "`{n}` is a library; call its functions with `{n}.f(...)`"
+                    ));
                 } else if self.ctx == Ctx::Func && self.is_any_bound_name(n) {
                     d = d.with_note("bound variables are only available in probes; pass it to the function as an argument");
                 } else if let Some(note) = self.operand_note(n) {
@@ -718,7 +987,10 @@ impl<'a> Checker<'a> {
                             UnOp::BitNot => ("~", "an integer"),
                             UnOp::Neg => ("-", "a number"),
                         };
-                        self.err(Diag::error(format!("`{sym}` needs {need}, found {t}"), inner.span).with_label(format!("has type {t}")));
+                        self.err(
+                            Diag::error(format!("`{sym}` needs {need}, found {t}"), inner.span)
+                                .with_label(format!("has type {t}")),
+                        );
                         Type::Error
                     }
                 }
@@ -730,7 +1002,14 @@ impl<'a> Checker<'a> {
                 match Type::join(&ta, &tb) {
                     Some(t) => t,
                     None => {
-                        self.err(Diag::error(format!("the arms of `?:` have incompatible types {ta} and {tb}"), a.span.to(b.span)).with_secondary(a.span, ta.to_string()).with_secondary(b.span, tb.to_string()));
+                        self.err(
+                            Diag::error(
+                                format!("the arms of `?:` have incompatible types {ta} and {tb}"),
+                                a.span.to(b.span),
+                            )
+                            .with_secondary(a.span, ta.to_string())
+                            .with_secondary(b.span, tb.to_string()),
+                        );
                         Type::Error
                     }
                 }
@@ -761,7 +1040,13 @@ impl<'a> Checker<'a> {
             ExprKind::Static(inner) => {
                 let is_lib = matches!(&inner.kind, ExprKind::Method { recv, .. } if matches!(&recv.kind, ExprKind::Var(l) if self.libs.contains_key(l)));
                 if !is_lib {
-                    self.err(Diag::error("`@static` applies only to a library call `lib.f(...)`", inner.span).with_note("import the library with `use lib;`"));
+                    self.err(
+                        Diag::error(
+                            "`@static` applies only to a library call `lib.f(...)`",
+                            inner.span,
+                        )
+                        .with_note("import the library with `use lib;`"),
+                    );
                 }
                 self.expr(inner, want)
             }
@@ -778,7 +1063,13 @@ impl<'a> Checker<'a> {
                     }
                     other => {
                         self.expr(key, None);
-                        self.err(Diag::error(format!("cannot index into a value of type {other}"), base.span).with_label("only maps can be indexed"));
+                        self.err(
+                            Diag::error(
+                                format!("cannot index into a value of type {other}"),
+                                base.span,
+                            )
+                            .with_label("only maps can be indexed"),
+                        );
                         Type::Error
                     }
                 }
@@ -789,16 +1080,27 @@ impl<'a> Checker<'a> {
             }
             ExprKind::Tuple(items) => {
                 let wants: Vec<Option<&Type>> = match want {
-                    Some(Type::Tuple(ws)) if ws.len() == items.len() => ws.iter().map(Some).collect(),
+                    Some(Type::Tuple(ws)) if ws.len() == items.len() => {
+                        ws.iter().map(Some).collect()
+                    }
                     _ => vec![None; items.len()],
                 };
-                Type::Tuple(items.iter().zip(wants).map(|(i, w)| self.expr(i, w)).collect())
+                Type::Tuple(
+                    items
+                        .iter()
+                        .zip(wants)
+                        .map(|(i, w)| self.expr(i, w))
+                        .collect(),
+                )
             }
         }
     }
 
     fn is_any_bound_name(&self, n: &str) -> bool {
-        ["fid", "pc", "fname", "opidx", "at_func_end", "opname"].contains(&n) || n.starts_with("arg") || n.starts_with("imm") || n.starts_with("local")
+        ["fid", "pc", "fname", "opidx", "at_func_end", "opname"].contains(&n)
+            || n.starts_with("arg")
+            || n.starts_with("imm")
+            || n.starts_with("local")
     }
 
     fn similar(&self, n: &str) -> Option<String> {
@@ -806,18 +1108,30 @@ impl<'a> Checker<'a> {
         for s in &self.scopes {
             names.extend(s.keys());
         }
-        names.into_iter().filter(|c| edit_distance(c, n) <= 2 && c.len() > 2).min_by_key(|c| edit_distance(c, n)).cloned()
+        names
+            .into_iter()
+            .filter(|c| edit_distance(c, n) <= 2 && c.len() > 2)
+            .min_by_key(|c| edit_distance(c, n))
+            .cloned()
     }
 
     /// Type two operands where an untyped literal adapts to the other side.
     fn pair(&mut self, a: &Expr, b: &Expr, want: Option<&Type>) -> (Type, Type) {
         if is_flexible_lit(a) && !is_flexible_lit(b) {
             let tb = self.expr(b, want);
-            let ta = if tb.is_numeric() { self.expr(a, Some(&tb)) } else { self.expr(a, want.filter(|w| w.is_numeric())) };
+            let ta = if tb.is_numeric() {
+                self.expr(a, Some(&tb))
+            } else {
+                self.expr(a, want.filter(|w| w.is_numeric()))
+            };
             (ta, tb)
         } else {
             let ta = self.expr(a, want.filter(|w| w.is_numeric() && is_flexible_lit(a)));
-            let tb = if ta.is_numeric() && is_flexible_lit(b) { self.expr(b, Some(&ta)) } else { self.expr(b, None) };
+            let tb = if ta.is_numeric() && is_flexible_lit(b) {
+                self.expr(b, Some(&ta))
+            } else {
+                self.expr(b, None)
+            };
             (ta, tb)
         }
     }
@@ -835,27 +1149,48 @@ impl<'a> Checker<'a> {
                 let tb = self.expr(b, if ta.is_int() { Some(&ta) } else { None });
                 for (t, e) in [(&ta, a), (&tb, b)] {
                     if !t.is_int() && !t.is_error() {
-                        self.err(Diag::error(format!("`{}` needs integer operands, found {t}", op.symbol()), e.span).with_label(format!("has type {t}")));
+                        self.err(
+                            Diag::error(
+                                format!("`{}` needs integer operands, found {t}", op.symbol()),
+                                e.span,
+                            )
+                            .with_label(format!("has type {t}")),
+                        );
                         return Type::Error;
                     }
                 }
                 ta
             }
             _ => {
-                let num_want = want.filter(|w| w.is_numeric() && !matches!(op, Eq | Ne | Lt | Le | Gt | Ge));
+                let num_want =
+                    want.filter(|w| w.is_numeric() && !matches!(op, Eq | Ne | Lt | Le | Gt | Ge));
                 let (ta, tb) = self.pair(a, b, num_want);
                 if ta.is_error() || tb.is_error() {
-                    return if matches!(op, Eq | Ne | Lt | Le | Gt | Ge) { Type::Bool } else { Type::Error };
+                    return if matches!(op, Eq | Ne | Lt | Le | Gt | Ge) {
+                        Type::Bool
+                    } else {
+                        Type::Error
+                    };
                 }
                 let Some(t) = Type::join(&ta, &tb) else {
-                    let mut d = Diag::error(format!("mismatched operand types for `{}`: {ta} and {tb}", op.symbol()), span)
-                        .with_secondary(a.span, ta.to_string())
-                        .with_secondary(b.span, tb.to_string());
+                    let mut d = Diag::error(
+                        format!(
+                            "mismatched operand types for `{}`: {ta} and {tb}",
+                            op.symbol()
+                        ),
+                        span,
+                    )
+                    .with_secondary(a.span, ta.to_string())
+                    .with_secondary(b.span, tb.to_string());
                     if ta.is_numeric() && tb.is_numeric() {
                         d = d.with_note("there is no implicit conversion between these types; convert one side with `as`");
                     }
                     self.err(d);
-                    return if matches!(op, Eq | Ne | Lt | Le | Gt | Ge) { Type::Bool } else { Type::Error };
+                    return if matches!(op, Eq | Ne | Lt | Le | Gt | Ge) {
+                        Type::Bool
+                    } else {
+                        Type::Error
+                    };
                 };
                 let ok = match op {
                     Eq | Ne => !matches!(t, Type::Map(..) | Type::Unit),
@@ -872,7 +1207,10 @@ impl<'a> Checker<'a> {
                         BitAnd | BitOr | BitXor => "integer or bool operands",
                         _ => "numeric operands",
                     };
-                    self.err(Diag::error(format!("`{}` needs {need}, found {t}", op.symbol()), span).with_label(format!("operands have type {t}")));
+                    self.err(
+                        Diag::error(format!("`{}` needs {need}, found {t}", op.symbol()), span)
+                            .with_label(format!("operands have type {t}")),
+                    );
                     return Type::Error;
                 }
                 match op {
@@ -892,20 +1230,32 @@ impl<'a> Checker<'a> {
             for a in args {
                 self.expr(a, None);
             }
-            let mut d = Diag::error(format!("unknown function `{}`", func.name), func.span).with_label("not defined in this script");
+            let mut d = Diag::error(format!("unknown function `{}`", func.name), func.span)
+                .with_label("not defined in this script");
             if self.libs.is_empty() {
                 d = d.with_note("library functions are called as `lib.f(...)` after `use lib;`");
             } else {
                 let l = self.libs.keys().next().cloned().unwrap_or_default();
-                d = d.with_note(format!("to call a library function write `{l}.{}(...)`", func.name));
+                d = d.with_note(format!(
+                    "to call a library function write `{l}.{}(...)`",
+                    func.name
+                ));
             }
             self.err(d);
             return Type::Error;
         };
         if sig.params.len() != args.len() {
             self.err(
-                Diag::error(format!("function `{}` takes {} argument(s) but {} were given", func.name, sig.params.len(), args.len()), span)
-                    .with_secondary(sig.span, "defined here"),
+                Diag::error(
+                    format!(
+                        "function `{}` takes {} argument(s) but {} were given",
+                        func.name,
+                        sig.params.len(),
+                        args.len()
+                    ),
+                    span,
+                )
+                .with_secondary(sig.span, "defined here"),
             );
         }
         for (i, a) in args.iter().enumerate() {
@@ -924,7 +1274,10 @@ impl<'a> Checker<'a> {
     fn print_call(&mut self, func: &Ident, args: &[Expr]) {
         let Some(first) = args.first() else {
             if func.name == "print" {
-                self.err(Diag::error("`print` needs at least one argument", func.span).with_note("`print(\"x = {}\", x);`"));
+                self.err(
+                    Diag::error("`print` needs at least one argument", func.span)
+                        .with_note("`print(\"x = {}\", x);`"),
+                );
             }
             return;
         };
@@ -937,7 +1290,10 @@ impl<'a> Checker<'a> {
                     );
                 }
                 Ok(_) => {}
-                Err(m) => self.err(Diag::error(format!("invalid format string: {m}"), first.span).with_note("use `{}` for a value, `{{` and `}}` for literal braces")),
+                Err(m) => self.err(
+                    Diag::error(format!("invalid format string: {m}"), first.span)
+                        .with_note("use `{}` for a value, `{{` and `}}` for literal braces"),
+                ),
             }
             for a in &args[1..] {
                 let t = self.expr(a, None);
@@ -953,7 +1309,10 @@ impl<'a> Checker<'a> {
                     self.expr(a, None);
                 }
             } else if t == Type::Unit {
-                self.err(Diag::error("this expression has no value to print", first.span));
+                self.err(Diag::error(
+                    "this expression has no value to print",
+                    first.span,
+                ));
             }
         }
     }
@@ -979,7 +1338,10 @@ impl<'a> Checker<'a> {
             "len" => (&[], Type::U32),
             "starts_with" | "ends_with" | "contains" => (&[Type::Str], Type::Bool),
             _ => {
-                self.err(Diag::error(format!("no method `{}` on str", name.name), name.span).with_note("str methods: len(), starts_with(s), ends_with(s), contains(s)"));
+                self.err(
+                    Diag::error(format!("no method `{}` on str", name.name), name.span)
+                        .with_note("str methods: len(), starts_with(s), ends_with(s), contains(s)"),
+                );
                 for a in args {
                     self.expr(a, None);
                 }
@@ -987,7 +1349,15 @@ impl<'a> Checker<'a> {
             }
         };
         if params.len() != args.len() {
-            self.err(Diag::error(format!("`{}` takes {} argument(s) but {} were given", name.name, params.len(), args.len()), name.span));
+            self.err(Diag::error(
+                format!(
+                    "`{}` takes {} argument(s) but {} were given",
+                    name.name,
+                    params.len(),
+                    args.len()
+                ),
+                name.span,
+            ));
         }
         for (i, a) in args.iter().enumerate() {
             match params.get(i) {
@@ -1030,8 +1400,18 @@ fn block_returns(b: &Block) -> bool {
 fn stmt_returns(s: &Stmt) -> bool {
     match &s.kind {
         StmtKind::Return(_) => true,
-        StmtKind::If { branches, else_block: Some(e) } => branches.iter().all(|(_, b)| block_returns(b)) && block_returns(e),
-        StmtKind::While { cond: Expr { kind: ExprKind::Bool(true), .. }, body } => !contains_break(body),
+        StmtKind::If {
+            branches,
+            else_block: Some(e),
+        } => branches.iter().all(|(_, b)| block_returns(b)) && block_returns(e),
+        StmtKind::While {
+            cond:
+                Expr {
+                    kind: ExprKind::Bool(true),
+                    ..
+                },
+            body,
+        } => !contains_break(body),
         StmtKind::Error => true,
         _ => false,
     }
@@ -1040,7 +1420,13 @@ fn stmt_returns(s: &Stmt) -> bool {
 fn contains_break(b: &Block) -> bool {
     b.stmts.iter().any(|s| match &s.kind {
         StmtKind::Break => true,
-        StmtKind::If { branches, else_block } => branches.iter().any(|(_, b)| contains_break(b)) || else_block.as_ref().is_some_and(contains_break),
+        StmtKind::If {
+            branches,
+            else_block,
+        } => {
+            branches.iter().any(|(_, b)| contains_break(b))
+                || else_block.as_ref().is_some_and(contains_break)
+        }
         _ => false,
     })
 }
@@ -1055,7 +1441,9 @@ fn edit_distance(a: &str, b: &str) -> usize {
     for i in 1..=a.len() {
         let mut cur = vec![i; b.len() + 1];
         for j in 1..=b.len() {
-            cur[j] = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + usize::from(a[i - 1] != b[j - 1]));
+            cur[j] = (prev[j] + 1)
+                .min(cur[j - 1] + 1)
+                .min(prev[j - 1] + usize::from(a[i - 1] != b[j - 1]));
         }
         prev = cur;
     }

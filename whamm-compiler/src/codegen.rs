@@ -81,7 +81,10 @@ fn is_i32_repr(t: &Type) -> bool {
 /// The whamm type as printed in the report (no spaces).
 pub fn type_name(t: &Type) -> String {
     match t {
-        Type::Tuple(v) => format!("({})", v.iter().map(type_name).collect::<Vec<_>>().join(",")),
+        Type::Tuple(v) => format!(
+            "({})",
+            v.iter().map(type_name).collect::<Vec<_>>().join(",")
+        ),
         Type::Map(k, v) => format!("map<{},{}>", type_name(k), type_name(v)),
         t => t.to_string(),
     }
@@ -100,7 +103,11 @@ fn wasm_type_name(t: &Type) -> &'static str {
 }
 
 fn mem8(offset: u32, align: u32) -> MemArg {
-    MemArg { offset: offset as u64, align, memory_index: 0 }
+    MemArg {
+        offset: offset as u64,
+        align,
+        memory_index: 0,
+    }
 }
 
 // -------------------------------------------------------------- constants
@@ -119,7 +126,11 @@ fn wrap_int(v: i128, t: &Type) -> Option<i128> {
         return None;
     }
     let m = v & ((1i128 << bits) - 1);
-    Some(if t.is_signed() && m >= (1i128 << (bits - 1)) { m - (1i128 << bits) } else { m })
+    Some(if t.is_signed() && m >= (1i128 << (bits - 1)) {
+        m - (1i128 << bits)
+    } else {
+        m
+    })
 }
 
 // ------------------------------------------------------------ bound vars
@@ -208,7 +219,11 @@ impl BoundEnv<'_> {
         let m = self.spec.event.unwrap_or("");
         if m.contains("cmpxchg") || m.contains("wait") {
             2
-        } else if m.contains("store") || m.contains("rmw") || m.contains("notify") || m.contains("_lane") {
+        } else if m.contains("store")
+            || m.contains("rmw")
+            || m.contains("notify")
+            || m.contains("_lane")
+        {
             1
         } else {
             0
@@ -226,7 +241,9 @@ impl BoundEnv<'_> {
             "instr_count" => Access::P(PKey::InstrCount),
             "offset" => Access::P(PKey::Offset),
             "fname" => Access::Fname,
-            "opname" | "category_name" | "category_id" | "data_size" | "is_write" => Access::Const(name.to_string()),
+            "opname" | "category_name" | "category_id" | "data_size" | "is_write" => {
+                Access::Const(name.to_string())
+            }
             "align" => Access::Align,
             "memory" => Access::P(PKey::Imm(1)),
             "addr" => Access::Addr(self.addr_operand()),
@@ -234,8 +251,11 @@ impl BoundEnv<'_> {
             "table_entry_idx" => Access::P(PKey::Arg(0)),
             "target" => Access::Target,
             "failed" => Access::Failed,
-            "opidx" | "target_fn_name" | "target_fn_type" | "target_imp_module" | "targets" | "default_target" | "resolved_fid" => {
-                return Err(format!("`{name}` is not provided by the monitor ABI yet, so no target can compute it"));
+            "opidx" | "target_fn_name" | "target_fn_type" | "target_imp_module" | "targets"
+            | "default_target" | "resolved_fid" => {
+                return Err(format!(
+                    "`{name}` is not provided by the monitor ABI yet, so no target can compute it"
+                ));
             }
             _ => {
                 if let Some(n) = idx("imm") {
@@ -251,7 +271,9 @@ impl BoundEnv<'_> {
                     Access::P(PKey::Arg(n))
                 } else {
                     let _ = op;
-                    return Err(format!("bound variable `{name}` is not supported by the back end"));
+                    return Err(format!(
+                        "bound variable `{name}` is not supported by the back end"
+                    ));
                 }
             }
         })
@@ -274,16 +296,26 @@ impl BoundEnv<'_> {
         let op = self.spec.opcode;
         match name {
             "opname" => Const::Str(op.map(|o| o.mnemonic().to_string()).unwrap_or_default()),
-            "category_name" => Const::Str(op.map(|o| o.category_name().to_string()).unwrap_or_default()),
+            "category_name" => Const::Str(
+                op.map(|o| o.category_name().to_string())
+                    .unwrap_or_default(),
+            ),
             "category_id" => Const::Int(op.map(|o| o.category_id() as i128).unwrap_or(0)),
-            "data_size" => Const::Int(op.and_then(monitor_abi::catalogue::data_size).unwrap_or(0) as i128),
-            "is_write" => Const::Bool(op.is_some_and(|o| o.is_store() || o.mnemonic().contains("rmw"))),
+            "data_size" => {
+                Const::Int(op.and_then(monitor_abi::catalogue::data_size).unwrap_or(0) as i128)
+            }
+            "is_write" => {
+                Const::Bool(op.is_some_and(|o| o.is_store() || o.mnemonic().contains("rmw")))
+            }
             _ => Const::Int(0),
         }
     }
 
     fn var_type(&self, name: &str) -> Type {
-        self.used.get(name).map(|b| b.ty.clone()).unwrap_or(Type::Error)
+        self.used
+            .get(name)
+            .map(|b| b.ty.clone())
+            .unwrap_or(Type::Error)
     }
 }
 
@@ -355,7 +387,16 @@ struct FnCx {
 
 impl FnCx {
     fn new(params: &[VT], ret: Option<Type>) -> FnCx {
-        FnCx { locals: params.to_vec(), nparams: params.len() as u32, code: vec![], scopes: vec![HashMap::new()], labels: vec![], ret, bound: HashMap::new(), site_vars: HashMap::new() }
+        FnCx {
+            locals: params.to_vec(),
+            nparams: params.len() as u32,
+            code: vec![],
+            scopes: vec![HashMap::new()],
+            labels: vec![],
+            ret,
+            bound: HashMap::new(),
+            site_vars: HashMap::new(),
+        }
     }
     fn local(&mut self, t: VT) -> u32 {
         self.locals.push(t);
@@ -374,7 +415,10 @@ impl FnCx {
     }
     fn finish(mut self) -> Function {
         self.e(I::End);
-        let locals: Vec<(u32, VT)> = self.locals[self.nparams as usize..].iter().map(|t| (1, *t)).collect();
+        let locals: Vec<(u32, VT)> = self.locals[self.nparams as usize..]
+            .iter()
+            .map(|t| (1, *t))
+            .collect();
         let mut f = Function::new(locals);
         for i in &self.code {
             f.instruction(i);
@@ -390,7 +434,11 @@ impl FnCx {
         self.site_vars.get(n).cloned()
     }
     fn depth_of(&self, l: Label) -> Option<u32> {
-        self.labels.iter().rev().position(|x| *x == l).map(|p| p as u32)
+        self.labels
+            .iter()
+            .rev()
+            .position(|x| *x == l)
+            .map(|p| p as u32)
     }
 }
 
@@ -433,7 +481,11 @@ struct Cg<'a> {
     opts: Options,
 }
 
-pub fn compile(script: &Script, checked: &CheckResult, opts: &Options) -> Result<Vec<u8>, Vec<Diag>> {
+pub fn compile(
+    script: &Script,
+    checked: &CheckResult,
+    opts: &Options,
+) -> Result<Vec<u8>, Vec<Diag>> {
     let libraries: BTreeSet<String> = checked.libraries.iter().cloned().collect();
     // Library imports: every statement-level `lib.f(args)`.
     let mut lib_imports: Vec<(String, String, Vec<VT>, Vec<VT>)> = vec![];
@@ -446,7 +498,13 @@ pub fn compile(script: &Script, checked: &CheckResult, opts: &Options) -> Result
                     let ps: Vec<VT> = args.iter().flat_map(|a| vts(&checked.type_of(a))).collect();
                     let key = (lib.clone(), name.name.clone());
                     match seen.get(&key) {
-                        Some(prev) if *prev != ps => diags.push(Diag::error(format!("`{lib}.{}` is called with different argument types", name.name), e.span)),
+                        Some(prev) if *prev != ps => diags.push(Diag::error(
+                            format!(
+                                "`{lib}.{}` is called with different argument types",
+                                name.name
+                            ),
+                            e.span,
+                        )),
                         Some(_) => {}
                         None => {
                             seen.insert(key, ps.clone());
@@ -490,14 +548,23 @@ pub fn compile(script: &Script, checked: &CheckResult, opts: &Options) -> Result
     }
     let bytes = cg.m.finish(0);
     if let Err(e) = wasm::validate(&bytes) {
-        return Err(vec![Diag::error(format!("internal compiler error: the emitted module does not validate: {e}"), Span::default())]);
+        return Err(vec![Diag::error(
+            format!("internal compiler error: the emitted module does not validate: {e}"),
+            Span::default(),
+        )]);
     }
     if opts.portable {
         for imp in wasmparser::Parser::new(0).parse_all(&bytes) {
             if let Ok(wasmparser::Payload::ImportSection(r)) = imp {
                 for i in r.into_iter().flatten() {
                     if !monitor_abi::imports::is_portable_import(i.module, i.name) {
-                        return Err(vec![Diag::error(format!("internal compiler error: portable module imports {}.{}", i.module, i.name), Span::default())]);
+                        return Err(vec![Diag::error(
+                            format!(
+                                "internal compiler error: portable module imports {}.{}",
+                                i.module, i.name
+                            ),
+                            Span::default(),
+                        )]);
                     }
                 }
             }
@@ -511,7 +578,10 @@ fn visit_exprs(script: &Script, f: &mut dyn FnMut(&Expr)) {
     fn ex(e: &Expr, f: &mut dyn FnMut(&Expr)) {
         f(e);
         match &e.kind {
-            ExprKind::Unary(_, a) | ExprKind::Cast(a, _) | ExprKind::Static(a) | ExprKind::Field(a, _, _) => ex(a, f),
+            ExprKind::Unary(_, a)
+            | ExprKind::Cast(a, _)
+            | ExprKind::Static(a)
+            | ExprKind::Field(a, _, _) => ex(a, f),
             ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => {
                 ex(a, f);
                 ex(b, f)
@@ -532,13 +602,18 @@ fn visit_exprs(script: &Script, f: &mut dyn FnMut(&Expr)) {
     }
     fn st(s: &Stmt, f: &mut dyn FnMut(&Expr)) {
         match &s.kind {
-            StmtKind::Decl { init: Some(e), .. } | StmtKind::Expr(e) | StmtKind::Return(Some(e)) => ex(e, f),
+            StmtKind::Decl { init: Some(e), .. }
+            | StmtKind::Expr(e)
+            | StmtKind::Return(Some(e)) => ex(e, f),
             StmtKind::Assign { target, value } => {
                 ex(target, f);
                 ex(value, f)
             }
             StmtKind::IncDec { target, .. } => ex(target, f),
-            StmtKind::If { branches, else_block } => {
+            StmtKind::If {
+                branches,
+                else_block,
+            } => {
                 for (c, b) in branches {
                     ex(c, f);
                     bl(b, f);
@@ -551,7 +626,12 @@ fn visit_exprs(script: &Script, f: &mut dyn FnMut(&Expr)) {
                 ex(cond, f);
                 bl(body, f)
             }
-            StmtKind::For { init, cond, step, body } => {
+            StmtKind::For {
+                init,
+                cond,
+                step,
+                body,
+            } => {
                 if let Some(i) = init {
                     st(i, f);
                 }
@@ -586,7 +666,12 @@ fn visit_exprs(script: &Script, f: &mut dyn FnMut(&Expr)) {
 
 /// Names of variables an expression mentions.
 fn expr_vars(e: &Expr, out: &mut BTreeSet<String>) {
-    let s = Script { items: vec![Item::Stmt(Stmt { kind: StmtKind::Expr(e.clone()), span: e.span })] };
+    let s = Script {
+        items: vec![Item::Stmt(Stmt {
+            kind: StmtKind::Expr(e.clone()),
+            span: e.span,
+        })],
+    };
     visit_exprs(&s, &mut |x| {
         if let ExprKind::Var(n) = &x.kind {
             out.insert(n.clone());
@@ -595,7 +680,18 @@ fn expr_vars(e: &Expr, out: &mut BTreeSet<String>) {
 }
 
 fn block_vars(b: &Block, out: &mut BTreeSet<String>) {
-    let s = Script { items: vec![Item::Fn(FnDef { name: Ident { name: String::new(), span: b.span }, params: vec![], ret: None, body: b.clone(), span: b.span })] };
+    let s = Script {
+        items: vec![Item::Fn(FnDef {
+            name: Ident {
+                name: String::new(),
+                span: b.span,
+            },
+            params: vec![],
+            ret: None,
+            body: b.clone(),
+            span: b.span,
+        })],
+    };
     visit_exprs(&s, &mut |x| {
         if let ExprKind::Var(n) = &x.kind {
             out.insert(n.clone());
@@ -605,9 +701,17 @@ fn block_vars(b: &Block, out: &mut BTreeSet<String>) {
 
 fn has_call_or_index(e: &Expr) -> bool {
     let mut found = false;
-    let s = Script { items: vec![Item::Stmt(Stmt { kind: StmtKind::Expr(e.clone()), span: e.span })] };
+    let s = Script {
+        items: vec![Item::Stmt(Stmt {
+            kind: StmtKind::Expr(e.clone()),
+            span: e.span,
+        })],
+    };
     visit_exprs(&s, &mut |x| {
-        if matches!(x.kind, ExprKind::Call { .. } | ExprKind::Index(..) | ExprKind::Static(_)) {
+        if matches!(
+            x.kind,
+            ExprKind::Call { .. } | ExprKind::Index(..) | ExprKind::Static(_)
+        ) {
             found = true;
         }
         if let ExprKind::Method { recv, .. } = &x.kind {
@@ -630,9 +734,24 @@ fn conjuncts<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
 
 fn first_use_span(b: &Block, pred: Option<&Expr>, name: &str) -> Option<Span> {
     let mut span = None;
-    let mut items = vec![Item::Fn(FnDef { name: Ident { name: String::new(), span: b.span }, params: vec![], ret: None, body: b.clone(), span: b.span })];
+    let mut items = vec![Item::Fn(FnDef {
+        name: Ident {
+            name: String::new(),
+            span: b.span,
+        },
+        params: vec![],
+        ret: None,
+        body: b.clone(),
+        span: b.span,
+    })];
     if let Some(p) = pred {
-        items.insert(0, Item::Stmt(Stmt { kind: StmtKind::Expr(p.clone()), span: p.span }));
+        items.insert(
+            0,
+            Item::Stmt(Stmt {
+                kind: StmtKind::Expr(p.clone()),
+                span: p.span,
+            }),
+        );
     }
     visit_exprs(&Script { items }, &mut |x| {
         if span.is_none() && matches!(&x.kind, ExprKind::Var(n) if n == name) {
@@ -667,16 +786,42 @@ impl<'a> Cg<'a> {
         // Globals.
         let mut gid = 0u32;
         for item in &script.items {
-            if let Item::Stmt(Stmt { kind: StmtKind::Decl { decorators, name, ty, .. }, .. }) = item {
+            if let Item::Stmt(Stmt {
+                kind:
+                    StmtKind::Decl {
+                        decorators,
+                        name,
+                        ty,
+                        ..
+                    },
+                ..
+            }) = item
+            {
                 let loc = if let Type::Tuple(_) = ty.ty {
-                    Loc::Globals(vts(&ty.ty).iter().map(|t| self.m.global(*t, zero_const(*t))).collect())
+                    Loc::Globals(
+                        vts(&ty.ty)
+                            .iter()
+                            .map(|t| self.m.global(*t, zero_const(*t)))
+                            .collect(),
+                    )
                 } else {
                     Loc::Globals(vec![self.m.global(vt(&ty.ty), zero_const(vt(&ty.ty)))])
                 };
                 if decorators.iter().any(|(d, _)| *d == Decorator::Report) {
-                    self.reports.push(ReportVar { name: name.name.clone(), ty: ty.ty.clone(), global: Some((gid, loc.clone())), site: None });
+                    self.reports.push(ReportVar {
+                        name: name.name.clone(),
+                        ty: ty.ty.clone(),
+                        global: Some((gid, loc.clone())),
+                        site: None,
+                    });
                 }
-                self.globals.insert(name.name.clone(), Var { ty: ty.ty.clone(), loc });
+                self.globals.insert(
+                    name.name.clone(),
+                    Var {
+                        ty: ty.ty.clone(),
+                        loc,
+                    },
+                );
                 self.global_order.push(name.name.clone());
                 gid += 1;
             }
@@ -701,15 +846,35 @@ impl<'a> Cg<'a> {
         let mut begin = vec![];
         let mut end = vec![];
         let mut report = vec![];
-        let probes: Vec<&Probe> = script.items.iter().filter_map(|i| if let Item::Probe(p) = i { Some(p) } else { None }).collect();
+        let probes: Vec<&Probe> = script
+            .items
+            .iter()
+            .filter_map(|i| {
+                if let Item::Probe(p) = i {
+                    Some(p)
+                } else {
+                    None
+                }
+            })
+            .collect();
         if probes.len() != self.checked.probes.len() {
-            self.err(Diag::error("internal compiler error: probe count mismatch", Span::default()));
+            self.err(Diag::error(
+                "internal compiler error: probe count mismatch",
+                Span::default(),
+            ));
             return;
         }
         for (pi, p) in probes.iter().enumerate() {
             let info = &self.checked.probes[pi];
-            let hook = info.matches.first().and_then(|m| monitor_abi::catalogue().get(m.event.key)).and_then(|s| s.abi_hook(None));
-            match (hook, info.matches.first().map(|m| m.event.parts[1].as_str())) {
+            let hook = info
+                .matches
+                .first()
+                .and_then(|m| monitor_abi::catalogue().get(m.event.key))
+                .and_then(|s| s.abi_hook(None));
+            match (
+                hook,
+                info.matches.first().map(|m| m.event.parts[1].as_str()),
+            ) {
                 (Some(AbiHook::Begin), _) => begin.push(self.simple_probe(p)),
                 (Some(AbiHook::Exit), Some("report")) => report.push(self.simple_probe(p)),
                 (Some(AbiHook::Exit), _) => end.push(self.simple_probe(p)),
@@ -742,7 +907,8 @@ impl<'a> Cg<'a> {
             let f = self.dispatcher(&begin);
             self.m.export("wasm:begin", ExportKind::Func, f);
         }
-        let has_report = !self.reports.is_empty() || self.sites.iter().any(|s| !s.report.is_empty());
+        let has_report =
+            !self.reports.is_empty() || self.sites.iter().any(|s| !s.report.is_empty());
         if !end.is_empty() || !report.is_empty() || has_report {
             let f = self.m.declare(&[], &[]);
             let mut cx = FnCx::new(&[], None);
@@ -762,13 +928,31 @@ impl<'a> Cg<'a> {
             self.m.export("wasm:exit", ExportKind::Func, f);
         }
         self.m.export("memory", ExportKind::Memory, 0);
-        self.m.export(monitor_abi::imports::EXPORT_WHAMM_BUFFER, ExportKind::Memory, 0);
-        let s = self.m.global(VT::I32, wasm_encoder::ConstExpr::i32_const(wasm::BUF_START as i32));
+        self.m.export(
+            monitor_abi::imports::EXPORT_WHAMM_BUFFER,
+            ExportKind::Memory,
+            0,
+        );
+        let s = self.m.global(
+            VT::I32,
+            wasm_encoder::ConstExpr::i32_const(wasm::BUF_START as i32),
+        );
         self.m.globals[s as usize].1 = false;
-        self.m.export(monitor_abi::imports::EXPORT_WHAMM_BUFFER_START, ExportKind::Global, s);
-        let s = self.m.global(VT::I32, wasm_encoder::ConstExpr::i32_const(wasm::BUF_MAX as i32));
+        self.m.export(
+            monitor_abi::imports::EXPORT_WHAMM_BUFFER_START,
+            ExportKind::Global,
+            s,
+        );
+        let s = self.m.global(
+            VT::I32,
+            wasm_encoder::ConstExpr::i32_const(wasm::BUF_MAX as i32),
+        );
         self.m.globals[s as usize].1 = false;
-        self.m.export(monitor_abi::imports::EXPORT_WHAMM_BUFFER_MAX, ExportKind::Global, s);
+        self.m.export(
+            monitor_abi::imports::EXPORT_WHAMM_BUFFER_MAX,
+            ExportKind::Global,
+            s,
+        );
     }
 
     fn dispatcher(&mut self, fs: &[u32]) -> u32 {
@@ -804,7 +988,13 @@ impl<'a> Cg<'a> {
         let mut next = 0u32;
         for ((n, _), t) in f.params.iter().zip(&ps) {
             let k = nleaves(t);
-            cx.scopes[0].insert(n.name.clone(), Var { ty: t.clone(), loc: Loc::Locals((next..next + k).collect()) });
+            cx.scopes[0].insert(
+                n.name.clone(),
+                Var {
+                    ty: t.clone(),
+                    loc: Loc::Locals((next..next + k).collect()),
+                },
+            );
             next += k;
         }
         self.block(&mut cx, &f.body);
@@ -824,9 +1014,20 @@ impl<'a> Cg<'a> {
         // Per-site variables: decorated declarations at the top of the body.
         let mut site_decls: Vec<(&Ident, &TypeExpr, Option<&Expr>, bool)> = vec![];
         for s in &p.body.stmts {
-            if let StmtKind::Decl { decorators, name, ty, init } = &s.kind {
+            if let StmtKind::Decl {
+                decorators,
+                name,
+                ty,
+                init,
+            } = &s.kind
+            {
                 if !decorators.is_empty() {
-                    site_decls.push((name, ty, init.as_ref(), decorators.iter().any(|(d, _)| *d == Decorator::Report)));
+                    site_decls.push((
+                        name,
+                        ty,
+                        init.as_ref(),
+                        decorators.iter().any(|(d, _)| *d == Decorator::Report),
+                    ));
                 }
             }
         }
@@ -868,7 +1069,17 @@ impl<'a> Cg<'a> {
         init_vars.retain(|v| used.contains_key(v));
         for v in &init_vars {
             if !used[v].is_static {
-                let span = site_decls.iter().find_map(|d| d.2.filter(|e| { let mut s = BTreeSet::new(); expr_vars(e, &mut s); s.contains(v) }).map(|e| e.span)).unwrap_or(p.rule_span);
+                let span = site_decls
+                    .iter()
+                    .find_map(|d| {
+                        d.2.filter(|e| {
+                            let mut s = BTreeSet::new();
+                            expr_vars(e, &mut s);
+                            s.contains(v)
+                        })
+                        .map(|e| e.span)
+                    })
+                    .unwrap_or(p.rule_span);
                 self.err(Diag::error(format!("the initializer of a per-site variable can only use static bound variables, not `{v}`"), span).with_note("per-site variables are initialized once per site, at match time"));
                 return;
             }
@@ -884,17 +1095,33 @@ impl<'a> Cg<'a> {
         }
         let head = self.m.global(VT::I32, zero_const(VT::I32));
         let tail = self.m.global(VT::I32, zero_const(VT::I32));
-        self.sites.push(ProbeSites { head, tail, report: site_vars.iter().filter(|v| v.3).map(|v| (v.0.clone(), v.1.clone(), v.2)).collect() });
+        self.sites.push(ProbeSites {
+            head,
+            tail,
+            report: site_vars
+                .iter()
+                .filter(|v| v.3)
+                .map(|v| (v.0.clone(), v.1.clone(), v.2))
+                .collect(),
+        });
         let sites_idx = self.sites.len() - 1;
         let _ = sites_idx;
 
         // Plan every match.
         let mut plans = vec![];
         for m in &info.matches {
-            let Some(spec) = monitor_abi::catalogue().get(m.event.key) else { continue };
-            let mode = m.mode.as_deref().and_then(monitor_abi::ProbeMode::from_name);
+            let Some(spec) = monitor_abi::catalogue().get(m.event.key) else {
+                continue;
+            };
+            let mode = m
+                .mode
+                .as_deref()
+                .and_then(monitor_abi::ProbeMode::from_name);
             let Some(AbiHook::Probe(ev)) = spec.abi_hook(mode) else {
-                self.err(Diag::error(format!("the target cannot honour `{}`", m.name()), p.rule_span));
+                self.err(Diag::error(
+                    format!("the target cannot honour `{}`", m.name()),
+                    p.rule_span,
+                ));
                 return;
             };
             let after = mode == Some(monitor_abi::ProbeMode::After);
@@ -907,7 +1134,11 @@ impl<'a> Cg<'a> {
             let mut body_access = BTreeMap::new();
             let mut pred_access = BTreeMap::new();
             let mut init_access = BTreeMap::new();
-            for (set, out) in [(&body_vars, &mut body_access), (&pred_vars, &mut pred_access), (&init_vars, &mut init_access)] {
+            for (set, out) in [
+                (&body_vars, &mut body_access),
+                (&pred_vars, &mut pred_access),
+                (&init_vars, &mut init_access),
+            ] {
                 for v in set.iter() {
                     match env.access(v) {
                         Ok(Access::Const(c)) => {
@@ -918,8 +1149,12 @@ impl<'a> Cg<'a> {
                             out.insert(v.clone(), a);
                         }
                         Err(msg) => {
-                            let span = first_use_span(&p.body, p.pred.as_ref(), v).unwrap_or(p.rule_span);
-                            self.err(Diag::error(msg, span).with_note(format!("while compiling `{}`", m.name())));
+                            let span =
+                                first_use_span(&p.body, p.pred.as_ref(), v).unwrap_or(p.rule_span);
+                            self.err(
+                                Diag::error(msg, span)
+                                    .with_note(format!("while compiling `{}`", m.name())),
+                            );
                             return;
                         }
                     }
@@ -934,7 +1169,8 @@ impl<'a> Cg<'a> {
                 }
                 let mut cx = FnCx::new(&[], None);
                 for (k, c2) in &consts {
-                    cx.bound.insert(k.clone(), Bound::Const(c2.clone(), env.var_type(k)));
+                    cx.bound
+                        .insert(k.clone(), Bound::Const(c2.clone(), env.var_type(k)));
                 }
                 match self.fold(&cx, c) {
                     Some(Const::Bool(false)) => dead = true,
@@ -945,24 +1181,58 @@ impl<'a> Cg<'a> {
             if dead {
                 continue;
             }
-            plans.push(MatchPlan { pattern_event: ev, match_name: m.name(), consts, body_access, pred_access, static_conj, spec, after });
+            plans.push(MatchPlan {
+                pattern_event: ev,
+                match_name: m.name(),
+                consts,
+                body_access,
+                pred_access,
+                static_conj,
+                spec,
+                after,
+            });
         }
         // Group matches with identical code.
         let mut groups: BTreeMap<String, Vec<usize>> = BTreeMap::new();
         for (i, pl) in plans.iter().enumerate() {
-            let env = BoundEnv { spec: pl.spec, after: pl.after, used };
-            let body_keys: BTreeSet<PKey> = pl.body_access.values().flat_map(|a| env.pkeys(a)).filter(|k| *k != PKey::Fname).collect();
-            let key = format!("{:?}|{:?}|{:?}|{:?}|{:?}|{:?}", pl.consts, pl.body_access, pl.pred_access, pl.static_conj, body_keys.iter().map(|k| env.pkey_type(k, None)).collect::<Vec<_>>(), env.imm_type());
+            let env = BoundEnv {
+                spec: pl.spec,
+                after: pl.after,
+                used,
+            };
+            let body_keys: BTreeSet<PKey> = pl
+                .body_access
+                .values()
+                .flat_map(|a| env.pkeys(a))
+                .filter(|k| *k != PKey::Fname)
+                .collect();
+            let key = format!(
+                "{:?}|{:?}|{:?}|{:?}|{:?}|{:?}",
+                pl.consts,
+                pl.body_access,
+                pl.pred_access,
+                pl.static_conj,
+                body_keys
+                    .iter()
+                    .map(|k| env.pkey_type(k, None))
+                    .collect::<Vec<_>>(),
+                env.imm_type()
+            );
             groups.entry(key).or_default().push(i);
         }
         for (_, members) in groups {
             let pl = &plans[members[0]];
-            let env = BoundEnv { spec: pl.spec, after: pl.after, used };
+            let env = BoundEnv {
+                spec: pl.spec,
+                after: pl.after,
+                used,
+            };
             // --- static predicate
             let pred_call = if pl.static_conj.is_empty() {
                 None
             } else {
-                let keys: BTreeSet<PKey> = pl.pred_access.values().flat_map(|a| env.pkeys(a)).collect();
+                let keys: BTreeSet<PKey> =
+                    pl.pred_access.values().flat_map(|a| env.pkeys(a)).collect();
                 let keys: Vec<PKey> = keys.into_iter().collect();
                 let mut params = vec![];
                 for k in &keys {
@@ -995,23 +1265,38 @@ impl<'a> Cg<'a> {
                 self.counter += 1;
                 let name = format!("$pred_{}", self.counter);
                 self.m.export(&name, ExportKind::Func, f);
-                Some(StaticCall { name, params: keys.iter().map(|k| k.param()).collect() })
+                Some(StaticCall {
+                    name,
+                    params: keys.iter().map(|k| k.param()).collect(),
+                })
             };
             // --- body
-            let mut keys: BTreeSet<PKey> = pl.body_access.values().flat_map(|a| env.pkeys(a)).filter(|k| *k != PKey::Fname).collect();
+            let mut keys: BTreeSet<PKey> = pl
+                .body_access
+                .values()
+                .flat_map(|a| env.pkeys(a))
+                .filter(|k| *k != PKey::Fname)
+                .collect();
             let mut params = vec![];
             if has_site {
                 params.push(VT::I32);
             }
             let name_ty = |k: &PKey| -> Option<Type> {
-                pl.body_access.iter().find(|(_, a)| **a == Access::P(k.clone())).map(|(n, _)| env.var_type(n))
+                pl.body_access
+                    .iter()
+                    .find(|(_, a)| **a == Access::P(k.clone()))
+                    .map(|(n, _)| env.var_type(n))
             };
             // operands read through derived accessors (addr, target, ...) are u32/i32
             let keys_v: Vec<PKey> = std::mem::take(&mut keys).into_iter().collect();
             let mut key_types = vec![];
             for k in &keys_v {
                 let t = env.pkey_type(k, name_ty(k).as_ref());
-                let t = if matches!(k, PKey::Arg(_)) && name_ty(k).is_none() { Type::U32 } else { t };
+                let t = if matches!(k, PKey::Arg(_)) && name_ty(k).is_none() {
+                    Type::U32
+                } else {
+                    t
+                };
                 params.push(vt(&t));
                 key_types.push(t);
             }
@@ -1028,7 +1313,13 @@ impl<'a> Cg<'a> {
             self.bind_bound(&mut cx, &pl.body_access, &pl.consts, &locals, &env, rec);
             if let Some(r) = rec {
                 for (n, t, off, _) in &site_vars {
-                    cx.site_vars.insert(n.clone(), Var { ty: t.clone(), loc: Loc::Mem(Base::Local(r), *off) });
+                    cx.site_vars.insert(
+                        n.clone(),
+                        Var {
+                            ty: t.clone(),
+                            loc: Loc::Mem(Base::Local(r), *off),
+                        },
+                    );
                 }
             }
             // dynamic predicate
@@ -1059,11 +1350,16 @@ impl<'a> Cg<'a> {
                 let plm = &plans[mi];
                 let mut abi_params = vec![];
                 if has_site {
-                    let alloc = self.alloc_fn(pi, plm, &site_decls, &site_vars, rec_size, head, tail);
+                    let alloc =
+                        self.alloc_fn(pi, plm, &site_decls, &site_vars, rec_size, head, tail);
                     abi_params.push(Param::Call(alloc));
                 }
                 abi_params.extend(keys_v.iter().map(|k| k.param()));
-                let pat = monitor_abi::Pattern { event: plm.pattern_event, predicate: pred_call.clone(), params: abi_params };
+                let pat = monitor_abi::Pattern {
+                    event: plm.pattern_event,
+                    predicate: pred_call.clone(),
+                    params: abi_params,
+                };
                 let mut name = pat.to_string();
                 // Two probes on one event with the same parameters: export
                 // names must differ, so the n-th copy gets n spaces after the
@@ -1073,12 +1369,22 @@ impl<'a> Cg<'a> {
                 while self.export_names.contains(&name) {
                     pad += 1;
                     let canon = pat.to_string();
-                    name = format!("{}{}{}", &canon[..ev_len], " ".repeat(pad), &canon[ev_len..]);
+                    name = format!(
+                        "{}{}{}",
+                        &canon[..ev_len],
+                        " ".repeat(pad),
+                        &canon[ev_len..]
+                    );
                 }
                 self.export_names.insert(name.clone());
                 debug_assert!(monitor_abi::parse_export_name(&name).is_ok(), "{name}");
                 if let Err(e) = monitor_abi::parse_export_name(&name) {
-                    self.err(Diag::error(format!("internal compiler error: export name `{name}` does not parse: {e}"), p.rule_span));
+                    self.err(Diag::error(
+                        format!(
+                            "internal compiler error: export name `{name}` does not parse: {e}"
+                        ),
+                        p.rule_span,
+                    ));
                 }
                 self.m.export(&name, ExportKind::Func, f);
             }
@@ -1101,7 +1407,13 @@ impl<'a> Cg<'a> {
 
     /// Bind static-call params to locals: returns PKey -> (local, type).
     /// `fname` (ptr, len) is copied to a heap string.
-    fn bind_params(&mut self, cx: &mut FnCx, keys: &[PKey], env: &BoundEnv, _pred: bool) -> HashMap<PKey, (u32, Type)> {
+    fn bind_params(
+        &mut self,
+        cx: &mut FnCx,
+        keys: &[PKey],
+        env: &BoundEnv,
+        _pred: bool,
+    ) -> HashMap<PKey, (u32, Type)> {
         let mut out = HashMap::new();
         let mut l = 0u32;
         for k in keys {
@@ -1121,14 +1433,29 @@ impl<'a> Cg<'a> {
         out
     }
 
-    fn bind_bound(&mut self, cx: &mut FnCx, access: &BTreeMap<String, Access>, consts: &BTreeMap<String, Const>, locals: &HashMap<PKey, (u32, Type)>, env: &BoundEnv, rec: Option<u32>) {
+    fn bind_bound(
+        &mut self,
+        cx: &mut FnCx,
+        access: &BTreeMap<String, Access>,
+        consts: &BTreeMap<String, Const>,
+        locals: &HashMap<PKey, (u32, Type)>,
+        env: &BoundEnv,
+        rec: Option<u32>,
+    ) {
         for (name, a) in access {
             let get = |k: &PKey| locals.get(k).map(|x| x.0).unwrap_or(0);
             let b = match a {
                 Access::Const(c) => Bound::Const(consts[c].clone(), env.var_type(name)),
                 Access::P(k) => {
                     let (l, t) = locals.get(k).cloned().unwrap_or((0, Type::U32));
-                    Bound::Local(l, if matches!(k, PKey::Arg(_) | PKey::Local(_)) { env.var_type(name) } else { t })
+                    Bound::Local(
+                        l,
+                        if matches!(k, PKey::Arg(_) | PKey::Local(_)) {
+                            env.var_type(name)
+                        } else {
+                            t
+                        },
+                    )
                 }
                 Access::Align => Bound::Align(get(&PKey::Imm(0))),
                 Access::Addr(k) => Bound::Local(get(&PKey::Arg(*k)), Type::U32),
@@ -1146,10 +1473,23 @@ impl<'a> Cg<'a> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn alloc_fn(&mut self, pi: usize, pl: &MatchPlan, decls: &[(&Ident, &TypeExpr, Option<&Expr>, bool)], site_vars: &[(String, Type, u32, bool)], size: u32, head: u32, tail: u32) -> StaticCall {
+    fn alloc_fn(
+        &mut self,
+        pi: usize,
+        pl: &MatchPlan,
+        decls: &[(&Ident, &TypeExpr, Option<&Expr>, bool)],
+        site_vars: &[(String, Type, u32, bool)],
+        size: u32,
+        head: u32,
+        tail: u32,
+    ) -> StaticCall {
         let checked: &'a CheckResult = self.checked;
         let used = &checked.probes[pi].used_bound;
-        let env = BoundEnv { spec: pl.spec, after: pl.after, used };
+        let env = BoundEnv {
+            spec: pl.spec,
+            after: pl.after,
+            used,
+        };
         let mut init_access = BTreeMap::new();
         let mut consts = pl.consts.clone();
         for (_, _, init, _) in decls {
@@ -1221,7 +1561,10 @@ impl<'a> Cg<'a> {
         self.counter += 1;
         let name = format!("$alloc_{}", self.counter);
         self.m.export(&name, ExportKind::Func, f);
-        StaticCall { name, params: keys.iter().map(|k| k.param()).collect() }
+        StaticCall {
+            name,
+            params: keys.iter().map(|k| k.param()).collect(),
+        }
     }
 
     /// Allocate the (possibly nested in tuples) maps of a variable.
@@ -1267,17 +1610,26 @@ impl<'a> Cg<'a> {
                         self.init_maps(cx, &t, &loc);
                     }
                 }
-                cx.scopes.last_mut().unwrap().insert(name.name.clone(), Var { ty: t, loc });
+                cx.scopes
+                    .last_mut()
+                    .unwrap()
+                    .insert(name.name.clone(), Var { ty: t, loc });
             }
             StmtKind::Assign { target, value } => {
-                let Some((t, _)) = self.place_type(cx, target) else { return };
+                let Some((t, _)) = self.place_type(cx, target) else {
+                    return;
+                };
                 self.expr_to(cx, value, &t);
                 let tmp = cx.spill(&vts(&t));
-                let Some((_, loc)) = self.place(cx, target) else { return };
+                let Some((_, loc)) = self.place(cx, target) else {
+                    return;
+                };
                 self.store_locals(cx, &t, &loc, &tmp);
             }
             StmtKind::IncDec { target, inc } => {
-                let Some((t, loc)) = self.place(cx, target) else { return };
+                let Some((t, loc)) = self.place(cx, target) else {
+                    return;
+                };
                 self.load(cx, &t, &loc);
                 self.one(cx, &t);
                 let op = if *inc { BinOp::Add } else { BinOp::Sub };
@@ -1298,9 +1650,17 @@ impl<'a> Cg<'a> {
                 }
                 cx.e(I::Return);
             }
-            StmtKind::If { branches, else_block } => self.if_chain(cx, branches, else_block.as_ref()),
+            StmtKind::If {
+                branches,
+                else_block,
+            } => self.if_chain(cx, branches, else_block.as_ref()),
             StmtKind::While { cond, body } => self.loop_(cx, Some(cond), None, body),
-            StmtKind::For { init, cond, step, body } => {
+            StmtKind::For {
+                init,
+                cond,
+                step,
+                body,
+            } => {
                 cx.scopes.push(HashMap::new());
                 if let Some(i) = init {
                     self.stmt(cx, i);
@@ -1309,10 +1669,17 @@ impl<'a> Cg<'a> {
                 cx.scopes.pop();
             }
             StmtKind::Break | StmtKind::Continue => {
-                let l = if matches!(s.kind, StmtKind::Break) { Label::Break } else { Label::Continue };
+                let l = if matches!(s.kind, StmtKind::Break) {
+                    Label::Break
+                } else {
+                    Label::Continue
+                };
                 match cx.depth_of(l) {
                     Some(d) => cx.e(I::Br(d)),
-                    None => self.err(Diag::error("internal compiler error: break/continue outside a loop", s.span)),
+                    None => self.err(Diag::error(
+                        "internal compiler error: break/continue outside a loop",
+                        s.span,
+                    )),
                 }
             }
         }
@@ -1390,7 +1757,10 @@ impl<'a> Cg<'a> {
             _ => None,
         }
         .or_else(|| {
-            self.err(Diag::error("internal compiler error: not an assignable place", e.span));
+            self.err(Diag::error(
+                "internal compiler error: not an assignable place",
+                e.span,
+            ));
             None
         })
     }
@@ -1429,7 +1799,10 @@ impl<'a> Cg<'a> {
                 Some((*v, Loc::Mem(Base::Local(vp), 0)))
             }
             _ => {
-                self.err(Diag::error("internal compiler error: not an assignable place", e.span));
+                self.err(Diag::error(
+                    "internal compiler error: not an assignable place",
+                    e.span,
+                ));
                 None
             }
         }
@@ -1630,11 +2003,15 @@ impl<'a> Cg<'a> {
                 }
             }
             ExprKind::Method { recv, name, args } => {
-                let Const::Str(s) = self.fold(cx, recv)? else { return None };
+                let Const::Str(s) = self.fold(cx, recv)? else {
+                    return None;
+                };
                 match (name.name.as_str(), args.as_slice()) {
                     ("len", []) => Const::Int(s.len() as i128),
                     (m, [a]) => {
-                        let Const::Str(x) = self.fold(cx, a)? else { return None };
+                        let Const::Str(x) = self.fold(cx, a)? else {
+                            return None;
+                        };
                         Const::Bool(match m {
                             "starts_with" => s.starts_with(&x),
                             "ends_with" => s.ends_with(&x),
@@ -1677,7 +2054,10 @@ impl<'a> Cg<'a> {
                 if let Some(v) = self.globals.get(n).cloned() {
                     return self.load(cx, &v.ty, &v.loc);
                 }
-                self.err(Diag::error(format!("internal compiler error: unbound `{n}`"), e.span));
+                self.err(Diag::error(
+                    format!("internal compiler error: unbound `{n}`"),
+                    e.span,
+                ));
                 cx.e(I::Unreachable);
             }
             ExprKind::Unary(op, a) => match op {
@@ -1742,7 +2122,10 @@ impl<'a> Cg<'a> {
                     }
                 }
                 let Some(idx) = self.fns.get(&func.name).copied() else {
-                    self.err(Diag::error(format!("internal compiler error: unknown function `{}`", func.name), func.span));
+                    self.err(Diag::error(
+                        format!("internal compiler error: unknown function `{}`", func.name),
+                        func.span,
+                    ));
                     return;
                 };
                 let (ps, _) = self.fn_sigs[&func.name].clone();
@@ -1754,7 +2137,10 @@ impl<'a> Cg<'a> {
             ExprKind::Method { recv, name, args } => {
                 if let ExprKind::Var(lib) = &recv.kind {
                     if self.libraries.contains(lib) && self.var(cx, lib).is_none() {
-                        let Some(idx) = self.libs.get(&(lib.clone(), name.name.clone())).copied() else { return };
+                        let Some(idx) = self.libs.get(&(lib.clone(), name.name.clone())).copied()
+                        else {
+                            return;
+                        };
                         for a in args {
                             self.expr(cx, a);
                         }
@@ -1775,11 +2161,20 @@ impl<'a> Cg<'a> {
                 cx.e(I::Call(self.m.rt(f)));
             }
             ExprKind::Static(inner) => {
-                self.err(Diag::error("`@static` library calls are not supported by the back end yet", inner.span).with_note("call the library at run time (without `@static`)"));
+                self.err(
+                    Diag::error(
+                        "`@static` library calls are not supported by the back end yet",
+                        inner.span,
+                    )
+                    .with_note("call the library at run time (without `@static`)"),
+                );
             }
             ExprKind::Index(base, key) => {
                 let Type::Map(k, v) = self.ty(base) else {
-                    self.err(Diag::error("internal compiler error: index of a non-map", e.span));
+                    self.err(Diag::error(
+                        "internal compiler error: index of a non-map",
+                        e.span,
+                    ));
                     return;
                 };
                 self.expr(cx, base);
@@ -1912,35 +2307,119 @@ impl<'a> Cg<'a> {
             (VT::I32, Add) => I::I32Add,
             (VT::I32, Sub) => I::I32Sub,
             (VT::I32, Mul) => I::I32Mul,
-            (VT::I32, Div) => if s { I::I32DivS } else { I::I32DivU },
-            (VT::I32, Rem) => if s { I::I32RemS } else { I::I32RemU },
+            (VT::I32, Div) => {
+                if s {
+                    I::I32DivS
+                } else {
+                    I::I32DivU
+                }
+            }
+            (VT::I32, Rem) => {
+                if s {
+                    I::I32RemS
+                } else {
+                    I::I32RemU
+                }
+            }
             (VT::I32, BitAnd) => I::I32And,
             (VT::I32, BitOr) => I::I32Or,
             (VT::I32, BitXor) => I::I32Xor,
             (VT::I32, Shl) => I::I32Shl,
-            (VT::I32, Shr) => if s { I::I32ShrS } else { I::I32ShrU },
+            (VT::I32, Shr) => {
+                if s {
+                    I::I32ShrS
+                } else {
+                    I::I32ShrU
+                }
+            }
             (VT::I32, Eq) => I::I32Eq,
             (VT::I32, Ne) => I::I32Ne,
-            (VT::I32, Lt) => if s { I::I32LtS } else { I::I32LtU },
-            (VT::I32, Le) => if s { I::I32LeS } else { I::I32LeU },
-            (VT::I32, Gt) => if s { I::I32GtS } else { I::I32GtU },
-            (VT::I32, Ge) => if s { I::I32GeS } else { I::I32GeU },
+            (VT::I32, Lt) => {
+                if s {
+                    I::I32LtS
+                } else {
+                    I::I32LtU
+                }
+            }
+            (VT::I32, Le) => {
+                if s {
+                    I::I32LeS
+                } else {
+                    I::I32LeU
+                }
+            }
+            (VT::I32, Gt) => {
+                if s {
+                    I::I32GtS
+                } else {
+                    I::I32GtU
+                }
+            }
+            (VT::I32, Ge) => {
+                if s {
+                    I::I32GeS
+                } else {
+                    I::I32GeU
+                }
+            }
             (VT::I64, Add) => I::I64Add,
             (VT::I64, Sub) => I::I64Sub,
             (VT::I64, Mul) => I::I64Mul,
-            (VT::I64, Div) => if s { I::I64DivS } else { I::I64DivU },
-            (VT::I64, Rem) => if s { I::I64RemS } else { I::I64RemU },
+            (VT::I64, Div) => {
+                if s {
+                    I::I64DivS
+                } else {
+                    I::I64DivU
+                }
+            }
+            (VT::I64, Rem) => {
+                if s {
+                    I::I64RemS
+                } else {
+                    I::I64RemU
+                }
+            }
             (VT::I64, BitAnd) => I::I64And,
             (VT::I64, BitOr) => I::I64Or,
             (VT::I64, BitXor) => I::I64Xor,
             (VT::I64, Shl) => I::I64Shl,
-            (VT::I64, Shr) => if s { I::I64ShrS } else { I::I64ShrU },
+            (VT::I64, Shr) => {
+                if s {
+                    I::I64ShrS
+                } else {
+                    I::I64ShrU
+                }
+            }
             (VT::I64, Eq) => I::I64Eq,
             (VT::I64, Ne) => I::I64Ne,
-            (VT::I64, Lt) => if s { I::I64LtS } else { I::I64LtU },
-            (VT::I64, Le) => if s { I::I64LeS } else { I::I64LeU },
-            (VT::I64, Gt) => if s { I::I64GtS } else { I::I64GtU },
-            (VT::I64, Ge) => if s { I::I64GeS } else { I::I64GeU },
+            (VT::I64, Lt) => {
+                if s {
+                    I::I64LtS
+                } else {
+                    I::I64LtU
+                }
+            }
+            (VT::I64, Le) => {
+                if s {
+                    I::I64LeS
+                } else {
+                    I::I64LeU
+                }
+            }
+            (VT::I64, Gt) => {
+                if s {
+                    I::I64GtS
+                } else {
+                    I::I64GtU
+                }
+            }
+            (VT::I64, Ge) => {
+                if s {
+                    I::I64GeS
+                } else {
+                    I::I64GeU
+                }
+            }
             (VT::F32, Add) => I::F32Add,
             (VT::F32, Sub) => I::F32Sub,
             (VT::F32, Mul) => I::F32Mul,
@@ -1964,7 +2443,10 @@ impl<'a> Cg<'a> {
             _ => I::Unreachable,
         };
         cx.e(ins);
-        if matches!(op, Add | Sub | Mul | Shl | BitAnd | BitOr | BitXor | Div | Rem | Shr) {
+        if matches!(
+            op,
+            Add | Sub | Mul | Shl | BitAnd | BitOr | BitXor | Div | Rem | Shr
+        ) {
             self.normalize(cx, t);
         }
     }
@@ -2001,7 +2483,11 @@ impl<'a> Cg<'a> {
             }
             _ => {
                 let (ta, tb) = (self.ty(a), self.ty(b));
-                let ot = if matches!(op, Eq | Ne | Lt | Le | Gt | Ge) { Type::join(&ta, &tb).unwrap_or(ta.clone()) } else { t.clone() };
+                let ot = if matches!(op, Eq | Ne | Lt | Le | Gt | Ge) {
+                    Type::join(&ta, &tb).unwrap_or(ta.clone())
+                } else {
+                    t.clone()
+                };
                 self.expr_to(cx, a, &ot);
                 self.expr_to(cx, b, &ot);
                 if matches!(op, Eq | Ne) && !ot.is_numeric() && ot != Type::Bool {
@@ -2067,7 +2553,11 @@ impl<'a> Cg<'a> {
             }
             (f, t) if f.is_int() && t.is_int() => match (vt(f), vt(t)) {
                 (VT::I32, VT::I32) => self.normalize(cx, t),
-                (VT::I32, VT::I64) => cx.e(if f.is_signed() { I::I64ExtendI32S } else { I::I64ExtendI32U }),
+                (VT::I32, VT::I64) => cx.e(if f.is_signed() {
+                    I::I64ExtendI32S
+                } else {
+                    I::I64ExtendI32U
+                }),
                 (VT::I64, VT::I32) => {
                     cx.e(I::I32WrapI64);
                     self.normalize(cx, t);
@@ -2103,7 +2593,11 @@ impl<'a> Cg<'a> {
                 });
                 if !wide && t.bits() < 32 {
                     // saturate to the narrow type's range (not wrap)
-                    let (lo, hi) = if s { (-(1i32 << (t.bits() - 1)), (1i32 << (t.bits() - 1)) - 1) } else { (0, (1i32 << t.bits()) - 1) };
+                    let (lo, hi) = if s {
+                        (-(1i32 << (t.bits() - 1)), (1i32 << (t.bits() - 1)) - 1)
+                    } else {
+                        (0, (1i32 << t.bits()) - 1)
+                    };
                     let v = cx.local(VT::I32);
                     cx.e(I::LocalSet(v));
                     cx.e(I::I32Const(hi));
@@ -2146,7 +2640,10 @@ impl<'a> Cg<'a> {
 
     fn print(&mut self, cx: &mut FnCx, args: &[Expr], newline: bool) {
         match args.first() {
-            Some(Expr { kind: ExprKind::Str(fmt), .. }) => {
+            Some(Expr {
+                kind: ExprKind::Str(fmt),
+                ..
+            }) => {
                 let mut lit = String::new();
                 let chars: Vec<char> = fmt.chars().collect();
                 let mut i = 0;
@@ -2252,7 +2749,13 @@ impl<'a> Cg<'a> {
                 self.puts_const(&mut cx, ")");
             }
             Type::Map(kt, v) => {
-                let (saved, arr, n, i, e) = (cx.local(VT::I32), cx.local(VT::I32), cx.local(VT::I32), cx.local(VT::I32), cx.local(VT::I32));
+                let (saved, arr, n, i, e) = (
+                    cx.local(VT::I32),
+                    cx.local(VT::I32),
+                    cx.local(VT::I32),
+                    cx.local(VT::I32),
+                    cx.local(VT::I32),
+                );
                 cx.e(I::GlobalGet(0));
                 cx.e(I::LocalSet(saved));
                 cx.e(I::LocalGet(0));
@@ -2343,7 +2846,11 @@ impl<'a> Cg<'a> {
                 load_leaf(&mut cx, lt, off);
                 cx.e(I::LocalGet(1));
                 load_leaf(&mut cx, lt, off);
-                let ct = if *lt == Type::Bool { Type::U32 } else { lt.clone() };
+                let ct = if *lt == Type::Bool {
+                    Type::U32
+                } else {
+                    lt.clone()
+                };
                 self.arith(&mut cx, op, &ct);
                 cx.e(I::If(BlockType::Empty));
                 cx.e(I::I32Const(res));
@@ -2363,13 +2870,28 @@ impl<'a> Cg<'a> {
         // 1. per-site scalars, 2. global scalars, 3. maps (global, then per-site)
         for pass in 0..3 {
             if pass == 1 || pass == 2 {
-                let reports: Vec<(String, Type, u32, Loc)> = self.reports.iter().filter_map(|r| r.global.clone().map(|(id, loc)| (r.name.clone(), r.ty.clone(), id, loc))).collect();
+                let reports: Vec<(String, Type, u32, Loc)> = self
+                    .reports
+                    .iter()
+                    .filter_map(|r| {
+                        r.global
+                            .clone()
+                            .map(|(id, loc)| (r.name.clone(), r.ty.clone(), id, loc))
+                    })
+                    .collect();
                 for (name, ty, id, loc) in reports {
                     if matches!(ty, Type::Map(..)) != (pass == 2) {
                         continue;
                     }
                     let kind = if pass == 2 { "map_id" } else { "global_id" };
-                    self.puts_const(cx, &format!("{id}, {kind}, {name}, {}, {}, script0, , , , , ", type_name(&ty), wasm_type_name(&ty)));
+                    self.puts_const(
+                        cx,
+                        &format!(
+                            "{id}, {kind}, {name}, {}, {}, script0, , , , , ",
+                            type_name(&ty),
+                            wasm_type_name(&ty)
+                        ),
+                    );
                     self.load(cx, &ty, &loc);
                     self.print_value(cx, &ty, false);
                     self.puts_const(cx, "\n");
@@ -2377,7 +2899,12 @@ impl<'a> Cg<'a> {
             }
             if pass == 0 || pass == 2 {
                 for si in 0..self.sites.len() {
-                    let vars: Vec<(String, Type, u32)> = self.sites[si].report.iter().filter(|v| matches!(v.1, Type::Map(..)) == (pass == 2)).cloned().collect();
+                    let vars: Vec<(String, Type, u32)> = self.sites[si]
+                        .report
+                        .iter()
+                        .filter(|v| matches!(v.1, Type::Map(..)) == (pass == 2))
+                        .cloned()
+                        .collect();
                     if vars.is_empty() {
                         continue;
                     }
@@ -2395,8 +2922,20 @@ impl<'a> Cg<'a> {
                         cx.e(I::I32Const(*off as i32));
                         cx.e(I::I32Add);
                         self.print_value(cx, &Type::U32, false);
-                        self.puts_const(cx, &format!(", {kind}, {name}, {}, {}, script0, ", type_name(ty), wasm_type_name(ty)));
-                        for (o, t) in [(12u32, Type::Str), (4, Type::U32), (8, Type::U32), (16, Type::Str)] {
+                        self.puts_const(
+                            cx,
+                            &format!(
+                                ", {kind}, {name}, {}, {}, script0, ",
+                                type_name(ty),
+                                wasm_type_name(ty)
+                            ),
+                        );
+                        for (o, t) in [
+                            (12u32, Type::Str),
+                            (4, Type::U32),
+                            (8, Type::U32),
+                            (16, Type::Str),
+                        ] {
                             cx.e(I::LocalGet(rec));
                             cx.e(I::I32Load(mem8(o, 2)));
                             self.print_value(cx, &t, false);

@@ -30,10 +30,20 @@ pub struct Diag {
 
 impl Diag {
     pub fn error(message: impl Into<String>, span: Span) -> Diag {
-        Diag { severity: Severity::Error, message: message.into(), span, label: String::new(), secondary: vec![], notes: vec![] }
+        Diag {
+            severity: Severity::Error,
+            message: message.into(),
+            span,
+            label: String::new(),
+            secondary: vec![],
+            notes: vec![],
+        }
     }
     pub fn warning(message: impl Into<String>, span: Span) -> Diag {
-        Diag { severity: Severity::Warning, ..Diag::error(message, span) }
+        Diag {
+            severity: Severity::Warning,
+            ..Diag::error(message, span)
+        }
     }
     pub fn with_label(mut self, l: impl Into<String>) -> Diag {
         self.label = l.into();
@@ -70,11 +80,15 @@ pub fn render(file_name: &str, src: &str, diags: &[Diag]) -> String {
             Severity::Error => CsSeverity::Error,
             Severity::Warning => CsSeverity::Warning,
         };
-        let mut labels = vec![Label::primary((), clamp(d.span, src.len())).with_message(d.label.clone())];
+        let mut labels =
+            vec![Label::primary((), clamp(d.span, src.len())).with_message(d.label.clone())];
         for (s, l) in &d.secondary {
             labels.push(Label::secondary((), clamp(*s, src.len())).with_message(l.clone()));
         }
-        let cd = Diagnostic::new(sev).with_message(d.message.clone()).with_labels(labels).with_notes(d.notes.clone());
+        let cd = Diagnostic::new(sev)
+            .with_message(d.message.clone())
+            .with_labels(labels)
+            .with_notes(d.notes.clone());
         match term::emit_into_string(&config, &file, &cd) {
             Ok(s) => out.push_str(&s),
             Err(e) => out.push_str(&format!("error: {} (while rendering: {e})\n", d.message)),

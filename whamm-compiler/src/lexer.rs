@@ -36,7 +36,10 @@ pub enum LexError {
 impl LexError {
     pub fn message(&self, text: &str) -> String {
         match self {
-            LexError::BadChar => format!("unexpected character `{}`", text.chars().next().unwrap_or(' ').escape_debug()),
+            LexError::BadChar => format!(
+                "unexpected character `{}`",
+                text.chars().next().unwrap_or(' ').escape_debug()
+            ),
             LexError::IntTooLarge => format!("integer literal `{text}` does not fit in 64 bits"),
             LexError::BadFloat => format!("malformed float literal `{text}`"),
             LexError::BadEscape(m) => m.clone(),
@@ -344,7 +347,10 @@ pub fn scan_rule(src: &str, start: usize) -> Option<usize> {
                 Some(b'[') => {
                     // a character class: up to the closing `]`; an unclosed
                     // one still belongs to the rule (the glob parser reports it)
-                    match b[pos..].iter().position(|&c| c == b']' || c.is_ascii_whitespace() || c == b'{') {
+                    match b[pos..]
+                        .iter()
+                        .position(|&c| c == b']' || c.is_ascii_whitespace() || c == b'{')
+                    {
                         Some(close) if b[pos + close] == b']' => pos += close + 1,
                         Some(close) => pos += close,
                         None => pos = b.len(),
@@ -355,7 +361,9 @@ pub fn scan_rule(src: &str, start: usize) -> Option<usize> {
         }
         if b.get(pos) == Some(&b'(') {
             // type bounds: `(arg0: i32, ...)`; no nested parens, may span spaces
-            let close = b[pos..].iter().position(|&c| c == b')' || c == b'{' || c == b';')?;
+            let close = b[pos..]
+                .iter()
+                .position(|&c| c == b')' || c == b'{' || c == b';')?;
             if b[pos + close] != b')' {
                 return None;
             }
@@ -424,11 +432,18 @@ pub fn lex(src: &str, diags: &mut Vec<Diag>) -> Vec<Spanned> {
                 if let (Tok::Float(_), Some((_, Tok::Dot, _))) = (&tok, out.last()) {
                     let text = &src[span.start..end];
                     if let Some((a, b)) = text.split_once('.') {
-                        if a.bytes().all(|c| c.is_ascii_digit()) && b.bytes().all(|c| c.is_ascii_digit()) && !b.is_empty() {
+                        if a.bytes().all(|c| c.is_ascii_digit())
+                            && b.bytes().all(|c| c.is_ascii_digit())
+                            && !b.is_empty()
+                        {
                             let s = span.start;
                             out.push((s, Tok::Int(a.parse().unwrap_or(u64::MAX)), s + a.len()));
                             out.push((s + a.len(), Tok::Dot, s + a.len() + 1));
-                            out.push((s + a.len() + 1, Tok::Int(b.parse().unwrap_or(u64::MAX)), end));
+                            out.push((
+                                s + a.len() + 1,
+                                Tok::Int(b.parse().unwrap_or(u64::MAX)),
+                                end,
+                            ));
                             continue;
                         }
                     }
@@ -437,11 +452,22 @@ pub fn lex(src: &str, diags: &mut Vec<Diag>) -> Vec<Spanned> {
             }
             Err(e) => {
                 let text = &src[span.clone()];
-                diags.push(Diag::error(e.message(text), Span::new(span.start, span.end.max(span.start + 1).min(src.len().max(span.start)))).with_label("lexical error"));
+                diags.push(
+                    Diag::error(
+                        e.message(text),
+                        Span::new(
+                            span.start,
+                            span.end.max(span.start + 1).min(src.len().max(span.start)),
+                        ),
+                    )
+                    .with_label("lexical error"),
+                );
                 // Keep a placeholder token so the parser does not report a
                 // second, consequential error.
                 let placeholder = match e {
-                    LexError::BadEscape(_) | LexError::UnterminatedString => Some(Tok::Str(String::new())),
+                    LexError::BadEscape(_) | LexError::UnterminatedString => {
+                        Some(Tok::Str(String::new()))
+                    }
                     LexError::IntTooLarge => Some(Tok::Int(0)),
                     LexError::BadFloat => Some(Tok::Float(0.0)),
                     _ => None,
@@ -462,7 +488,8 @@ pub fn lex(src: &str, diags: &mut Vec<Diag>) -> Vec<Spanned> {
 fn mark_predicates(toks: &mut [Spanned]) {
     let mut i = 0;
     while i < toks.len() {
-        if matches!(toks[i].1, Tok::Rule(_)) && matches!(toks.get(i + 1), Some((_, Tok::Slash, _))) {
+        if matches!(toks[i].1, Tok::Rule(_)) && matches!(toks.get(i + 1), Some((_, Tok::Slash, _)))
+        {
             toks[i + 1].1 = Tok::PredOpen;
             let mut last_slash = None;
             let mut j = i + 2;
@@ -497,13 +524,27 @@ mod tests {
 
     #[test]
     fn numbers() {
-        assert_eq!(toks("1_000 0xff 0b101 1.5 1e3 inf NaN"), vec![Tok::Int(1000), Tok::Int(255), Tok::Int(5), Tok::Float(1.5), Tok::Float(1000.0), Tok::Inf, Tok::NaN]);
+        assert_eq!(
+            toks("1_000 0xff 0b101 1.5 1e3 inf NaN"),
+            vec![
+                Tok::Int(1000),
+                Tok::Int(255),
+                Tok::Int(5),
+                Tok::Float(1.5),
+                Tok::Float(1000.0),
+                Tok::Inf,
+                Tok::NaN
+            ]
+        );
         assert_eq!(toks("x = -5;")[2], Tok::Minus);
     }
 
     #[test]
     fn strings() {
-        assert_eq!(toks(r#""a\n\t\"\\\x41\u{1F600}\0""#), vec![Tok::Str("a\n\t\"\\A\u{1F600}\0".into())]);
+        assert_eq!(
+            toks(r#""a\n\t\"\\\x41\u{1F600}\0""#),
+            vec![Tok::Str("a\n\t\"\\A\u{1F600}\0".into())]
+        );
         let mut d = vec![];
         lex(r#""bad \q""#, &mut d);
         assert_eq!(d.len(), 1);
@@ -511,7 +552,10 @@ mod tests {
 
     #[test]
     fn comments_nest() {
-        assert_eq!(toks("/* a /* b */ c */ x // y\n z"), vec![Tok::Ident("x".into()), Tok::Ident("z".into())]);
+        assert_eq!(
+            toks("/* a /* b */ c */ x // y\n z"),
+            vec![Tok::Ident("x".into()), Tok::Ident("z".into())]
+        );
         let mut d = vec![];
         lex("/* /* */", &mut d);
         assert_eq!(d.len(), 1);
@@ -526,11 +570,23 @@ mod tests {
         assert_eq!(t[4], Tok::Rule("wasm:opcode:call(arg0: i32):before".into()));
         assert_eq!(t[5], Tok::PredOpen);
         assert_eq!(t[11], Tok::PredClose);
-        assert_eq!(toks("wasm::br:before {}")[0], Tok::Rule("wasm::br:before".into()));
+        assert_eq!(
+            toks("wasm::br:before {}")[0],
+            Tok::Rule("wasm::br:before".into())
+        );
     }
 
     #[test]
     fn tuple_index() {
-        assert_eq!(toks("t.0.1"), vec![Tok::Ident("t".into()), Tok::Dot, Tok::Int(0), Tok::Dot, Tok::Int(1)]);
+        assert_eq!(
+            toks("t.0.1"),
+            vec![
+                Tok::Ident("t".into()),
+                Tok::Dot,
+                Tok::Int(0),
+                Tok::Dot,
+                Tok::Int(1)
+            ]
+        );
     }
 }

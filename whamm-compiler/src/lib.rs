@@ -40,18 +40,36 @@ pub fn front_end(src: &str, cat: &dyn EventCatalog) -> FrontEnd {
     let (script, mut diags) = parser::parse(src);
     // Semantic errors on a line that already has a syntax error are almost
     // always consequences of it (a half-parsed statement): drop them.
-    let line_of = |pos: usize| src.as_bytes()[..pos.min(src.len())].iter().filter(|&&b| b == b'\n').count();
-    let syntax_lines: std::collections::HashSet<usize> = diags.iter().map(|d| line_of(d.span.lo)).collect();
+    let line_of = |pos: usize| {
+        src.as_bytes()[..pos.min(src.len())]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count()
+    };
+    let syntax_lines: std::collections::HashSet<usize> =
+        diags.iter().map(|d| line_of(d.span.lo)).collect();
     let mut semantic = vec![];
     let checked = check::check(&script, cat, &mut semantic);
-    diags.extend(semantic.into_iter().filter(|d| !syntax_lines.contains(&line_of(d.span.lo))));
-    FrontEnd { script, checked, diags }
+    diags.extend(
+        semantic
+            .into_iter()
+            .filter(|d| !syntax_lines.contains(&line_of(d.span.lo))),
+    );
+    FrontEnd {
+        script,
+        checked,
+        diags,
+    }
 }
 
 /// Compile a script to a monitor module: front end, then [`codegen`].
 /// Returns the module bytes (validated), or every diagnostic.
 pub fn build(src: &str, opts: &codegen::Options) -> Result<(Vec<u8>, Vec<Diag>), Vec<Diag>> {
-    let cat: Box<dyn EventCatalog> = if opts.portable { Box::new(catalog::AbiCatalog::portable()) } else { catalog::default_catalog() };
+    let cat: Box<dyn EventCatalog> = if opts.portable {
+        Box::new(catalog::AbiCatalog::portable())
+    } else {
+        catalog::default_catalog()
+    };
     let fe = front_end(src, cat.as_ref());
     if fe.has_errors() {
         return Err(fe.diags);

@@ -8,7 +8,11 @@ use whamm_compiler::diag::render;
 use whamm_compiler::{front_end, rules};
 
 #[derive(Parser)]
-#[command(name = "whamm", version, about = "Compile .mm probe scripts into monitor .wasm modules")]
+#[command(
+    name = "whamm",
+    version,
+    about = "Compile .mm probe scripts into monitor .wasm modules"
+)]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
@@ -17,9 +21,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Cmd {
     /// Run the front end (parse, resolve, type-check) and print diagnostics.
-    Check {
-        script: PathBuf,
-    },
+    Check { script: PathBuf },
     /// Compile a script into a monitor module.
     Build {
         script: PathBuf,
@@ -55,7 +57,11 @@ fn run_front_end(path: &PathBuf) -> Result<whamm_compiler::FrontEnd, ExitCode> {
     eprint!("{}", render(&path.display().to_string(), &src, &fe.diags));
     if fe.has_errors() {
         let n = fe.diags.iter().filter(|d| d.is_error()).count();
-        eprintln!("error: {} failed with {n} error{}", path.display(), if n == 1 { "" } else { "s" });
+        eprintln!(
+            "error: {} failed with {n} error{}",
+            path.display(),
+            if n == 1 { "" } else { "s" }
+        );
         return Err(ExitCode::from(1));
     }
     Ok(fe)
@@ -68,7 +74,12 @@ fn main() -> ExitCode {
             Ok(_) => ExitCode::SUCCESS,
             Err(c) => c,
         },
-        Cmd::Build { script, output, emit_wat, portable } => build(&script, &output, emit_wat, portable),
+        Cmd::Build {
+            script,
+            output,
+            emit_wat,
+            portable,
+        } => build(&script, &output, emit_wat, portable),
         Cmd::Info { spec } => info(&spec),
     }
 }
@@ -91,11 +102,18 @@ fn build(path: &PathBuf, output: &PathBuf, emit_wat: bool, portable: bool) -> Ex
         Err(diags) => {
             eprint!("{}", render(&name, &src, &diags));
             let n = diags.iter().filter(|d| d.is_error()).count();
-            eprintln!("error: {name} failed with {n} error{}", if n == 1 { "" } else { "s" });
+            eprintln!(
+                "error: {name} failed with {n} error{}",
+                if n == 1 { "" } else { "s" }
+            );
             return ExitCode::from(1);
         }
     };
-    let out: Vec<u8> = if emit_wat { whamm_compiler::to_wat(&bytes).into_bytes() } else { bytes };
+    let out: Vec<u8> = if emit_wat {
+        whamm_compiler::to_wat(&bytes).into_bytes()
+    } else {
+        bytes
+    };
     let res = if output.as_os_str() == "-" {
         use std::io::Write as _;
         std::io::stdout().lock().write_all(&out)
@@ -114,7 +132,11 @@ fn info(spec: &str) -> ExitCode {
     let mut diags = vec![];
     let rule = rules::parse_rule(spec, 0, &mut diags);
     // `info` accepts a prefix: `wasm:opcode:call` lists all modes.
-    let mut matches = if diags.is_empty() { rules::expand(&rule, cat.as_ref(), &mut vec![]) } else { vec![] };
+    let mut matches = if diags.is_empty() {
+        rules::expand(&rule, cat.as_ref(), &mut vec![])
+    } else {
+        vec![]
+    };
     if matches.is_empty() && diags.is_empty() {
         let mut wider = format!("{spec}:*");
         for _ in 0..3 {
@@ -145,7 +167,13 @@ fn info(spec: &str) -> ExitCode {
                     .event
                     .modes
                     .iter()
-                    .map(|md| if cat.mode_supported(&m.event, Some(md)) { md.clone() } else { format!("{md} (not supported by the engine target)") })
+                    .map(|md| {
+                        if cat.mode_supported(&m.event, Some(md)) {
+                            md.clone()
+                        } else {
+                            format!("{md} (not supported by the engine target)")
+                        }
+                    })
                     .collect();
                 let _ = writeln!(out, "  modes: {}", modes.join(", "));
             } else if !cat.mode_supported(&m.event, None) {
@@ -162,7 +190,13 @@ fn info(spec: &str) -> ExitCode {
                 VarType::Wasm(t) => format!("{t} (fixed by the instruction)"),
                 VarType::SiteDependent => "site-dependent (needs a type bound)".to_string(),
             };
-            let _ = writeln!(out, "    {:<16} {:<38} {}", v.name, ty, if v.is_static { "static" } else { "dynamic" });
+            let _ = writeln!(
+                out,
+                "    {:<16} {:<38} {}",
+                v.name,
+                ty,
+                if v.is_static { "static" } else { "dynamic" }
+            );
         }
     }
     use std::io::Write as _;

@@ -97,13 +97,23 @@ pub fn describe_terminal_tok(t: &Tok) -> String {
 
 /// Tokens that can start an expression: when all of these are expected we
 /// say "an expression" instead of listing them.
-const EXPR_START: &[&str] = &["int", "float", "string", "ident", "true", "false", "(", "!", "~", "-"];
-const TYPE_START: &[&str] = &["u8", "i8", "u16", "i16", "u32", "i32", "u64", "i64", "f32", "f64", "bool", "str", "map"];
-const OPERATORS: &[&str] = &["&&", "||", "|", "^", "&", "==", "!=", "<", "<=", ">", ">=", "<<", ">>", "+", "-", "*", "/", "%", "as", "?", "."];
+const EXPR_START: &[&str] = &[
+    "int", "float", "string", "ident", "true", "false", "(", "!", "~", "-",
+];
+const TYPE_START: &[&str] = &[
+    "u8", "i8", "u16", "i16", "u32", "i32", "u64", "i64", "f32", "f64", "bool", "str", "map",
+];
+const OPERATORS: &[&str] = &[
+    "&&", "||", "|", "^", "&", "==", "!=", "<", "<=", ">", ">=", "<<", ">>", "+", "-", "*", "/",
+    "%", "as", "?", ".",
+];
 
 /// Turn lalrpop's list of expected terminals into readable words.
 pub fn readable_expected(expected: &[String]) -> String {
-    let names: Vec<String> = expected.iter().map(|s| s.trim_matches('"').replace("\\\"", "\"")).collect();
+    let names: Vec<String> = expected
+        .iter()
+        .map(|s| s.trim_matches('"').replace("\\\"", "\""))
+        .collect();
     let has = |n: &str| names.iter().any(|x| x == n);
     let mut out: Vec<String> = vec![];
     let mut skip: Vec<&str> = vec![];
@@ -112,12 +122,18 @@ pub fn readable_expected(expected: &[String]) -> String {
     let ops = OPERATORS.iter().filter(|t| has(t)).count() >= 8;
     if has("rule") && has("fn") && has("use") {
         out.push("a top-level item (probe rule, `fn`, `use`, declaration or statement)".into());
-        skip.extend(["rule", "fn", "use", "var", "report", "unshared", "if", "while", "for", "return", "break", "continue", "@static", "inf", "NaN"]);
+        skip.extend([
+            "rule", "fn", "use", "var", "report", "unshared", "if", "while", "for", "return",
+            "break", "continue", "@static", "inf", "NaN",
+        ]);
         skip.extend(EXPR_START);
         skip.extend(TYPE_START);
     } else if expr && has("var") && has("if") {
         out.push("a statement".into());
-        skip.extend(["var", "report", "unshared", "if", "while", "for", "return", "break", "continue", "@static", "inf", "NaN"]);
+        skip.extend([
+            "var", "report", "unshared", "if", "while", "for", "return", "break", "continue",
+            "@static", "inf", "NaN",
+        ]);
         skip.extend(EXPR_START);
         skip.extend(TYPE_START);
     } else if expr {
@@ -167,25 +183,43 @@ pub fn readable_expected(expected: &[String]) -> String {
 
 pub(crate) fn parse_error_diag(e: ParseError<usize, Tok, LexError>, src_len: usize) -> Diag {
     match e {
-        ParseError::InvalidToken { location } => Diag::error("invalid token", Span::new(location, location + 1)),
+        ParseError::InvalidToken { location } => {
+            Diag::error("invalid token", Span::new(location, location + 1))
+        }
         ParseError::UnrecognizedEof { location, expected } => {
             let at = location.min(src_len);
-            Diag::error(format!("unexpected end of file, expected {}", readable_expected(&expected)), Span::new(at, at))
-                .with_label(format!("expected {}", readable_expected(&expected)))
+            Diag::error(
+                format!(
+                    "unexpected end of file, expected {}",
+                    readable_expected(&expected)
+                ),
+                Span::new(at, at),
+            )
+            .with_label(format!("expected {}", readable_expected(&expected)))
         }
-        ParseError::UnrecognizedToken { token: (l, t, r), expected } => {
+        ParseError::UnrecognizedToken {
+            token: (l, t, r),
+            expected,
+        } => {
             let exp = readable_expected(&expected);
-            let mut d = Diag::error(format!("unexpected {}, expected {exp}", describe_terminal_tok(&t)), Span::new(l, r))
-                .with_label(format!("expected {exp}"));
+            let mut d = Diag::error(
+                format!("unexpected {}, expected {exp}", describe_terminal_tok(&t)),
+                Span::new(l, r),
+            )
+            .with_label(format!("expected {exp}"));
             if let Tok::Rule(_) = t {
                 d = d.with_note("a probe rule can only start a top-level item");
             }
-            if matches!(t, Tok::Slash | Tok::PredClose) && expected.iter().any(|x| x.contains("{")) {
+            if matches!(t, Tok::Slash | Tok::PredClose) && expected.iter().any(|x| x.contains("{"))
+            {
                 d = d.with_note("a probe predicate is written `RULE / expr / { ... }`");
             }
             d
         }
-        ParseError::ExtraToken { token: (l, t, r) } => Diag::error(format!("unexpected {}", describe_terminal_tok(&t)), Span::new(l, r)),
+        ParseError::ExtraToken { token: (l, t, r) } => Diag::error(
+            format!("unexpected {}", describe_terminal_tok(&t)),
+            Span::new(l, r),
+        ),
         ParseError::User { error } => Diag::error(error.message(""), Span::new(0, 0)),
     }
 }
@@ -196,7 +230,8 @@ pub fn parse(src: &str) -> (Script, Vec<Diag>) {
     let mut diags = vec![];
     let toks = lexer::lex(src, &mut diags);
     let mut recovered: Vec<ErrorRecovery<usize, Tok, LexError>> = vec![];
-    let result = grammar::ScriptParser::new().parse(&mut recovered, toks.into_iter().map(Ok::<_, LexError>));
+    let result =
+        grammar::ScriptParser::new().parse(&mut recovered, toks.into_iter().map(Ok::<_, LexError>));
     for r in recovered {
         let mut d = parse_error_diag(r.error, src.len());
         // Widen the note to the dropped tokens so the user sees what was skipped.
@@ -242,12 +277,26 @@ fn salvage_decls(src: &str, script: &mut Script) {
                     _ => return,
                 };
                 if let Some((l, Tok::Ident(n), r)) = toks.get(name_at) {
-                    let name = Ident { name: n.clone(), span: Span::new(s.span.lo + l, s.span.lo + r) };
-                    let ty = TypeExpr { ty: crate::types::Type::Error, span: name.span };
-                    s.kind = StmtKind::Decl { decorators: vec![], name, ty, init: None };
+                    let name = Ident {
+                        name: n.clone(),
+                        span: Span::new(s.span.lo + l, s.span.lo + r),
+                    };
+                    let ty = TypeExpr {
+                        ty: crate::types::Type::Error,
+                        span: name.span,
+                    };
+                    s.kind = StmtKind::Decl {
+                        decorators: vec![],
+                        name,
+                        ty,
+                        init: None,
+                    };
                 }
             }
-            StmtKind::If { branches, else_block } => {
+            StmtKind::If {
+                branches,
+                else_block,
+            } => {
                 for (_, b) in branches {
                     b.stmts.iter_mut().for_each(|s| fix(src, s));
                 }
@@ -255,7 +304,9 @@ fn salvage_decls(src: &str, script: &mut Script) {
                     b.stmts.iter_mut().for_each(|s| fix(src, s));
                 }
             }
-            StmtKind::While { body, .. } | StmtKind::For { body, .. } => body.stmts.iter_mut().for_each(|s| fix(src, s)),
+            StmtKind::While { body, .. } | StmtKind::For { body, .. } => {
+                body.stmts.iter_mut().for_each(|s| fix(src, s))
+            }
             _ => {}
         }
     }
@@ -270,7 +321,22 @@ fn salvage_decls(src: &str, script: &mut Script) {
 }
 
 fn is_type_kw(t: &Tok) -> bool {
-    matches!(t, Tok::U8 | Tok::I8 | Tok::U16 | Tok::I16 | Tok::U32 | Tok::I32 | Tok::U64 | Tok::I64 | Tok::F32 | Tok::F64 | Tok::Bool | Tok::StrTy | Tok::Map)
+    matches!(
+        t,
+        Tok::U8
+            | Tok::I8
+            | Tok::U16
+            | Tok::I16
+            | Tok::U32
+            | Tok::I32
+            | Tok::U64
+            | Tok::I64
+            | Tok::F32
+            | Tok::F64
+            | Tok::Bool
+            | Tok::StrTy
+            | Tok::Map
+    )
 }
 
 fn dedup(diags: &mut Vec<Diag>) {
@@ -283,7 +349,8 @@ pub fn parse_expr(src: &str) -> Result<crate::ast::Expr, Vec<Diag>> {
     let mut diags = vec![];
     let toks = lexer::lex(src, &mut diags);
     let mut recovered = vec![];
-    match grammar::ExprParser::new().parse(&mut recovered, toks.into_iter().map(Ok::<_, LexError>)) {
+    match grammar::ExprParser::new().parse(&mut recovered, toks.into_iter().map(Ok::<_, LexError>))
+    {
         Ok(e) if diags.is_empty() && recovered.is_empty() => Ok(e),
         Ok(_) => Err(diags),
         Err(e) => {

@@ -63,14 +63,20 @@ pub fn parse_rule(text: &str, base: usize, diags: &mut Vec<Diag>) -> Rule {
                 i = close + 1;
             }
             Some(b':') | None => {
-                parts.push(RulePart { text: std::mem::take(&mut part_text), span: Span::new(base + part_start, base + i.min(text.len())) });
+                parts.push(RulePart {
+                    text: std::mem::take(&mut part_text),
+                    span: Span::new(base + part_start, base + i.min(text.len())),
+                });
                 if c.is_none() || i >= text.len() {
                     break;
                 }
                 i += 1;
                 part_start = i;
                 if i >= text.len() {
-                    parts.push(RulePart { text: String::new(), span: Span::new(base + i, base + i) });
+                    parts.push(RulePart {
+                        text: String::new(),
+                        span: Span::new(base + i, base + i),
+                    });
                     break;
                 }
             }
@@ -82,10 +88,20 @@ pub fn parse_rule(text: &str, base: usize, diags: &mut Vec<Diag>) -> Rule {
     }
     for p in &parts {
         if let Err(msg) = Glob::compile(&p.text) {
-            diags.push(Diag::error(format!("invalid glob `{}` in probe rule: {msg}", p.text), p.span).with_label("invalid glob"));
+            diags.push(
+                Diag::error(
+                    format!("invalid glob `{}` in probe rule: {msg}", p.text),
+                    p.span,
+                )
+                .with_label("invalid glob"),
+            );
         }
     }
-    Rule { parts, bounds, span: Span::new(base, base + text.len()) }
+    Rule {
+        parts,
+        bounds,
+        span: Span::new(base, base + text.len()),
+    }
 }
 
 fn parse_bounds(inner: &str, base: usize, out: &mut Vec<TypeBound>, diags: &mut Vec<Diag>) {
@@ -101,16 +117,26 @@ fn parse_bounds(inner: &str, base: usize, out: &mut Vec<TypeBound>, diags: &mut 
             continue;
         }
         let Some((name, ty)) = piece.split_once(':') else {
-            diags.push(Diag::error(format!("malformed type bound `{}`", piece.trim()), span).with_label("expected `name: type`, e.g. `arg0: i32`"));
+            diags.push(
+                Diag::error(format!("malformed type bound `{}`", piece.trim()), span)
+                    .with_label("expected `name: type`, e.g. `arg0: i32`"),
+            );
             continue;
         };
         let name = name.trim();
         if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
-            diags.push(Diag::error(format!("malformed type bound `{}`", piece.trim()), span).with_label("expected a bound-variable name before `:`"));
+            diags.push(
+                Diag::error(format!("malformed type bound `{}`", piece.trim()), span)
+                    .with_label("expected a bound-variable name before `:`"),
+            );
             continue;
         }
         match parse_type_name(ty) {
-            Some(t) => out.push(TypeBound { var: name.to_string(), ty: t, span }),
+            Some(t) => out.push(TypeBound {
+                var: name.to_string(),
+                ty: t,
+                span,
+            }),
             None => diags.push(
                 Diag::error(format!("unknown type `{}` in type bound", ty.trim()), span)
                     .with_label("expected one of u8 i8 u16 i16 u32 i32 u64 i64 f32 f64 bool str"),
@@ -139,7 +165,9 @@ impl Glob {
     pub fn compile(text: &str) -> Result<Glob, String> {
         let text = text.to_ascii_lowercase();
         if text.is_empty() {
-            return Ok(Glob { alts: vec![vec![GItem::Star]] });
+            return Ok(Glob {
+                alts: vec![vec![GItem::Star]],
+            });
         }
         let mut alts = vec![];
         for alt in text.split('|') {
@@ -161,7 +189,9 @@ impl Glob {
                         }
                         let mut ranges = vec![];
                         while j < cs.len() && cs[j] != b']' {
-                            if cs.get(j + 1) == Some(&b'-') && cs.get(j + 2).is_some_and(|c| *c != b']') {
+                            if cs.get(j + 1) == Some(&b'-')
+                                && cs.get(j + 2).is_some_and(|c| *c != b']')
+                            {
                                 ranges.push((cs[j], cs[j + 2]));
                                 j += 3;
                             } else {
@@ -198,7 +228,9 @@ impl Glob {
     }
 
     pub fn is_wildcard(&self) -> bool {
-        self.alts.iter().any(|a| a.iter().any(|g| !matches!(g, GItem::Lit(_))))
+        self.alts
+            .iter()
+            .any(|a| a.iter().any(|g| !matches!(g, GItem::Lit(_))))
     }
 }
 
@@ -231,14 +263,21 @@ fn glob_match(p: &[GItem], s: &[u8]) -> bool {
             return false;
         }
     }
-    p[pi.min(p.len())..].iter().all(|g| matches!(g, GItem::Star))
+    p[pi.min(p.len())..]
+        .iter()
+        .all(|g| matches!(g, GItem::Star))
 }
 
 /// Expand a rule against the catalogue: all (event, mode) pairs whose parts
 /// match, filtered by the type bounds. Errors (with spans) when nothing
 /// matches.
 pub fn expand(rule: &Rule, cat: &dyn EventCatalog, diags: &mut Vec<Diag>) -> Vec<Match> {
-    let globs: Vec<Glob> = match rule.parts.iter().map(|p| Glob::compile(&p.text)).collect::<Result<Vec<_>, _>>() {
+    let globs: Vec<Glob> = match rule
+        .parts
+        .iter()
+        .map(|p| Glob::compile(&p.text))
+        .collect::<Result<Vec<_>, _>>()
+    {
         Ok(g) => g,
         Err(_) => return vec![], // already reported by parse_rule
     };
@@ -279,11 +318,17 @@ pub fn expand(rule: &Rule, cat: &dyn EventCatalog, diags: &mut Vec<Diag>) -> Vec
             continue;
         }
         if ev.modes.is_empty() {
-            out.push(Match { event: ev.clone(), mode: None });
+            out.push(Match {
+                event: ev.clone(),
+                mode: None,
+            });
         } else {
             for m in ev.modes.iter() {
                 if globs[name_parts].matches(m) {
-                    out.push(Match { event: ev.clone(), mode: Some(m.clone()) });
+                    out.push(Match {
+                        event: ev.clone(),
+                        mode: Some(m.clone()),
+                    });
                 }
             }
         }
@@ -294,27 +339,46 @@ pub fn expand(rule: &Rule, cat: &dyn EventCatalog, diags: &mut Vec<Diag>) -> Vec
         if let Some(ev) = names_matched.first() {
             let np = ev.parts.len();
             if ev.modes.is_empty() && rule.parts.len() > np {
-                d = Diag::error(format!("probe rule `{text}` matches no event"), rule.parts[np].span)
-                    .with_label(format!("`{}` has no modes", ev.name()))
-                    .with_note(format!("write just `{}`", ev.name()));
+                d = Diag::error(
+                    format!("probe rule `{text}` matches no event"),
+                    rule.parts[np].span,
+                )
+                .with_label(format!("`{}` has no modes", ev.name()))
+                .with_note(format!("write just `{}`", ev.name()));
             } else if !ev.modes.is_empty() && rule.parts.len() == np {
-                d = Diag::error(format!("probe rule `{text}` matches no event: a mode is missing"), rule.span)
-                    .with_label("expected `:MODE` after this")
-                    .with_note(format!("`{}` has modes {}; e.g. `{}:before`", ev.name(), ev.modes.join(", "), ev.name()));
+                d = Diag::error(
+                    format!("probe rule `{text}` matches no event: a mode is missing"),
+                    rule.span,
+                )
+                .with_label("expected `:MODE` after this")
+                .with_note(format!(
+                    "`{}` has modes {}; e.g. `{}:before`",
+                    ev.name(),
+                    ev.modes.join(", "),
+                    ev.name()
+                ));
             } else if rule.parts.len() == np + 1 {
-                let mut modes: Vec<String> = names_matched.iter().flat_map(|e| e.modes.iter().cloned()).collect();
+                let mut modes: Vec<String> = names_matched
+                    .iter()
+                    .flat_map(|e| e.modes.iter().cloned())
+                    .collect();
                 modes.sort();
                 modes.dedup();
-                d = Diag::error(format!("probe rule `{text}` matches no event"), rule.parts[np].span)
-                    .with_label("no matched event has this mode")
-                    .with_note(format!("modes of the matched events: {}", modes.join(", ")));
+                d = Diag::error(
+                    format!("probe rule `{text}` matches no event"),
+                    rule.parts[np].span,
+                )
+                .with_label("no matched event has this mode")
+                .with_note(format!("modes of the matched events: {}", modes.join(", ")));
             } else {
-                d = Diag::error(format!("probe rule `{text}` matches no event"), rule.span).with_label("too many parts");
+                d = Diag::error(format!("probe rule `{text}` matches no event"), rule.span)
+                    .with_label("too many parts");
             }
         } else {
             let i = best_prefix.min(rule.parts.len().saturating_sub(1));
             let span = rule.parts.get(i).map(|p| p.span).unwrap_or(rule.span);
-            d = Diag::error(format!("probe rule `{text}` matches no event"), span).with_label(format!("no event matches this part ({})", part_role(i)));
+            d = Diag::error(format!("probe rule `{text}` matches no event"), span)
+                .with_label(format!("no event matches this part ({})", part_role(i)));
             d = d.with_note("run `whamm info --spec 'wasm:*'` to list events and modes");
         }
         if d.span.lo == d.span.hi {
@@ -327,14 +391,24 @@ pub fn expand(rule: &Rule, cat: &dyn EventCatalog, diags: &mut Vec<Diag>) -> Vec
     // stated type (or a site-dependent type, which the bound then fixes).
     for b in &rule.bounds {
         let before = out.len();
-        out.retain(|m| match cat.bound_var(&m.event, m.mode.as_deref(), &b.var) {
-            Some(v) => v.ty.accepts_bound(&b.ty),
-            None => false,
-        });
+        out.retain(
+            |m| match cat.bound_var(&m.event, m.mode.as_deref(), &b.var) {
+                Some(v) => v.ty.accepts_bound(&b.ty),
+                None => false,
+            },
+        );
         if out.is_empty() && before > 0 {
             diags.push(
-                Diag::error(format!("no event matched by `{}` has a bound variable `{}` of type {}", rule_text(rule), b.var, b.ty), b.span)
-                    .with_label("this type bound excludes every matched event"),
+                Diag::error(
+                    format!(
+                        "no event matched by `{}` has a bound variable `{}` of type {}",
+                        rule_text(rule),
+                        b.var,
+                        b.ty
+                    ),
+                    b.span,
+                )
+                .with_label("this type bound excludes every matched event"),
             );
             return out;
         }
@@ -343,11 +417,18 @@ pub fn expand(rule: &Rule, cat: &dyn EventCatalog, diags: &mut Vec<Diag>) -> Vec
 }
 
 fn part_role(i: usize) -> &'static str {
-    ["provider", "package", "event", "mode"].get(i).copied().unwrap_or("extra part")
+    ["provider", "package", "event", "mode"]
+        .get(i)
+        .copied()
+        .unwrap_or("extra part")
 }
 
 pub fn rule_text(rule: &Rule) -> String {
-    rule.parts.iter().map(|p| p.text.as_str()).collect::<Vec<_>>().join(":")
+    rule.parts
+        .iter()
+        .map(|p| p.text.as_str())
+        .collect::<Vec<_>>()
+        .join(":")
 }
 
 #[cfg(test)]
@@ -362,7 +443,9 @@ mod tests {
         assert!(Glob::compile("[a-c]all").unwrap().matches("call"));
         assert!(!Glob::compile("[!a-c]all").unwrap().matches("call"));
         assert!(Glob::compile("a[").is_err());
-        assert!(!Glob::compile("*a*a*a*a*a*b").unwrap().matches(&"a".repeat(200)));
+        assert!(!Glob::compile("*a*a*a*a*a*b")
+            .unwrap()
+            .matches(&"a".repeat(200)));
     }
 
     #[test]
@@ -377,14 +460,35 @@ mod tests {
         let r = parse_rule("wasm::br:before", 0, &mut d);
         assert_eq!(r.parts[1].text, "");
         let cat = crate::catalog::AbiCatalog::engine();
-        let m = expand(&parse_rule("wasm:opcode:*load*|*store*:before", 0, &mut d), &cat, &mut d);
-        assert!(m.len() > 20 && m.iter().all(|m| m.event.parts[2].contains("load") || m.event.parts[2].contains("store")));
-        let m = expand(&parse_rule("wasm::br|br_if|br_table:*", 0, &mut d), &cat, &mut d);
+        let m = expand(
+            &parse_rule("wasm:opcode:*load*|*store*:before", 0, &mut d),
+            &cat,
+            &mut d,
+        );
+        assert!(
+            m.len() > 20
+                && m.iter().all(
+                    |m| m.event.parts[2].contains("load") || m.event.parts[2].contains("store")
+                )
+        );
+        let m = expand(
+            &parse_rule("wasm::br|br_if|br_table:*", 0, &mut d),
+            &cat,
+            &mut d,
+        );
         assert_eq!(m.len(), 12);
-        let m = expand(&parse_rule("WASM:OPCODE:CALL:BEFORE", 0, &mut d), &cat, &mut d);
+        let m = expand(
+            &parse_rule("WASM:OPCODE:CALL:BEFORE", 0, &mut d),
+            &cat,
+            &mut d,
+        );
         assert_eq!(m.len(), 1);
         assert!(d.is_empty());
-        expand(&parse_rule("wasm:opcode:nosuch:before", 0, &mut d), &cat, &mut d);
+        expand(
+            &parse_rule("wasm:opcode:nosuch:before", 0, &mut d),
+            &cat,
+            &mut d,
+        );
         assert_eq!(d.len(), 1);
     }
 }

@@ -28,7 +28,17 @@ pub enum Type {
 
 impl Type {
     pub fn is_int(&self) -> bool {
-        matches!(self, Type::U8 | Type::I8 | Type::U16 | Type::I16 | Type::U32 | Type::I32 | Type::U64 | Type::I64)
+        matches!(
+            self,
+            Type::U8
+                | Type::I8
+                | Type::U16
+                | Type::I16
+                | Type::U32
+                | Type::I32
+                | Type::U64
+                | Type::I64
+        )
     }
     pub fn is_float(&self) -> bool {
         matches!(self, Type::F32 | Type::F64)
@@ -59,7 +69,11 @@ impl Type {
             return None;
         }
         let b = self.bits();
-        Some(if self.is_signed() { (-(1i128 << (b - 1)), (1i128 << (b - 1)) - 1) } else { (0, (1i128 << b) - 1) })
+        Some(if self.is_signed() {
+            (-(1i128 << (b - 1)), (1i128 << (b - 1)) - 1)
+        } else {
+            (0, (1i128 << b) - 1)
+        })
     }
 
     /// Whether a value of type `self` converts implicitly (losslessly) to `to`.
@@ -84,7 +98,9 @@ impl Type {
                 }
             }
             (Type::F32, Type::F64) => true,
-            (Type::Tuple(a), Type::Tuple(b)) => a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.widens_to(y)),
+            (Type::Tuple(a), Type::Tuple(b)) => {
+                a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.widens_to(y))
+            }
             _ => false,
         }
     }
@@ -133,7 +149,9 @@ impl Type {
             (a, b) if a.is_numeric() && b.is_numeric() => true,
             (Type::Bool, b) if b.is_int() => true,
             (a, Type::Bool) if a.is_int() => true,
-            (Type::Tuple(a), Type::Tuple(b)) => a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.can_cast_to(y)),
+            (Type::Tuple(a), Type::Tuple(b)) => {
+                a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.can_cast_to(y))
+            }
             (a, b) => scalar(a) && scalar(b) && false,
         }
     }

@@ -3,7 +3,10 @@
 
 use std::collections::HashMap;
 use wasm_encoder::reencode::Reencode;
-use wasm_encoder::{self as we, ConstExpr, EntityType, ExportKind, Function, GlobalType, Instruction, MemoryType, TableType, ValType};
+use wasm_encoder::{
+    self as we, ConstExpr, EntityType, ExportKind, Function, GlobalType, Instruction, MemoryType,
+    TableType, ValType,
+};
 
 pub const RT_WASM: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/rt.wasm"));
 
@@ -76,7 +79,12 @@ impl ModB {
             frozen_imports: false,
         };
         let i32_ = ValType::I32;
-        for (n, p) in [("puts", vec![i32_, i32_]), ("puti", vec![i32_]), ("putc", vec![i32_]), ("error", vec![i32_, i32_])] {
+        for (n, p) in [
+            ("puts", vec![i32_, i32_]),
+            ("puti", vec![i32_]),
+            ("putc", vec![i32_]),
+            ("error", vec![i32_, i32_]),
+        ] {
             let t = m.ty(&p, &[]);
             m.imports.push(("wizeng".into(), n.into(), t));
         }
@@ -172,7 +180,10 @@ impl ModB {
                 Payload::TypeSection(r) => {
                     for rg in r {
                         for st in rg.expect("rt type").into_types() {
-                            let wasmparser::CompositeInnerType::Func(ft) = &st.composite_type.inner else { panic!("rt type") };
+                            let wasmparser::CompositeInnerType::Func(ft) = &st.composite_type.inner
+                            else {
+                                panic!("rt type")
+                            };
                             let conv = |v: &wasmparser::ValType| match v {
                                 wasmparser::ValType::I32 => ValType::I32,
                                 wasmparser::ValType::I64 => ValType::I64,
@@ -196,7 +207,8 @@ impl ModB {
                     for g in r {
                         let g = g.expect("rt global");
                         assert!(g.ty.content_type == wasmparser::ValType::I32);
-                        self.globals.push((ValType::I32, true, ConstExpr::i32_const(0)));
+                        self.globals
+                            .push((ValType::I32, true, ConstExpr::i32_const(0)));
                     }
                 }
                 Payload::DataSection(r) => {
@@ -223,20 +235,29 @@ impl ModB {
             }
         }
         let base = self.nimports() + self.funcs.len() as u32;
-        let mut remap = Remap { nimports: 4, base, types: rt_types };
+        let mut remap = Remap {
+            nimports: 4,
+            base,
+            types: rt_types,
+        };
         let _ = remap.nimports;
         for (i, body) in bodies.into_iter().enumerate() {
-            let mut f = remap.new_function_with_parsed_locals(&body).expect("rt locals");
+            let mut f = remap
+                .new_function_with_parsed_locals(&body)
+                .expect("rt locals");
             let mut reader = body.get_operators_reader().expect("rt body");
             while !reader.eof() {
-                let ins = remap.parse_instruction(&mut reader).expect("rt instruction");
+                let ins = remap
+                    .parse_instruction(&mut reader)
+                    .expect("rt instruction");
                 f.instruction(&ins);
             }
             let t = remap.types[rt_func_types[i] as usize];
             self.funcs.push((t, Some(f)));
         }
         for (n, idx) in names {
-            self.rt.insert(n, if idx < 4 { idx } else { base + idx - 4 });
+            self.rt
+                .insert(n, if idx < 4 { idx } else { base + idx - 4 });
         }
     }
 
@@ -266,14 +287,33 @@ impl ModB {
         module.section(&fs);
         let mut tabs = we::TableSection::new();
         let n = self.table.len().max(1) as u64;
-        tabs.table(TableType { element_type: we::RefType::FUNCREF, table64: false, minimum: n, maximum: Some(n), shared: false });
+        tabs.table(TableType {
+            element_type: we::RefType::FUNCREF,
+            table64: false,
+            minimum: n,
+            maximum: Some(n),
+            shared: false,
+        });
         module.section(&tabs);
         let mut ms = we::MemorySection::new();
-        ms.memory(MemoryType { minimum: pages, maximum: None, memory64: false, shared: false, page_size_log2: None });
+        ms.memory(MemoryType {
+            minimum: pages,
+            maximum: None,
+            memory64: false,
+            shared: false,
+            page_size_log2: None,
+        });
         module.section(&ms);
         let mut gs = we::GlobalSection::new();
         for (vt, mutable, init) in &self.globals {
-            gs.global(GlobalType { val_type: *vt, mutable: *mutable, shared: false }, init);
+            gs.global(
+                GlobalType {
+                    val_type: *vt,
+                    mutable: *mutable,
+                    shared: false,
+                },
+                init,
+            );
         }
         module.section(&gs);
         let mut es = we::ExportSection::new();
@@ -286,7 +326,11 @@ impl ModB {
         }
         if !self.table.is_empty() {
             let mut els = we::ElementSection::new();
-            els.active(Some(0), &ConstExpr::i32_const(0), we::Elements::Functions(&self.table));
+            els.active(
+                Some(0),
+                &ConstExpr::i32_const(0),
+                we::Elements::Functions(&self.table),
+            );
             module.section(&els);
         }
         let mut cs = we::CodeSection::new();
@@ -316,10 +360,20 @@ impl ModB {
 /// The Wasm features monitors may use (those wizeng executes).
 pub fn features() -> wasmparser::WasmFeatures {
     use wasmparser::WasmFeatures as F;
-    F::MUTABLE_GLOBAL | F::SATURATING_FLOAT_TO_INT | F::SIGN_EXTENSION | F::REFERENCE_TYPES | F::MULTI_VALUE | F::BULK_MEMORY | F::FLOATS | F::GC_TYPES
+    F::MUTABLE_GLOBAL
+        | F::SATURATING_FLOAT_TO_INT
+        | F::SIGN_EXTENSION
+        | F::REFERENCE_TYPES
+        | F::MULTI_VALUE
+        | F::BULK_MEMORY
+        | F::FLOATS
+        | F::GC_TYPES
 }
 
 /// Validate a module as the engine would.
 pub fn validate(bytes: &[u8]) -> Result<(), String> {
-    wasmparser::Validator::new_with_features(features()).validate_all(bytes).map(|_| ()).map_err(|e| e.to_string())
+    wasmparser::Validator::new_with_features(features())
+        .validate_all(bytes)
+        .map(|_| ())
+        .map_err(|e| e.to_string())
 }

@@ -22,7 +22,10 @@ fn files(sub: &str, prefix: &str) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(root().join(sub))
         .unwrap()
         .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "mm") && p.file_name().unwrap().to_string_lossy().starts_with(prefix))
+        .filter(|p| {
+            p.extension().is_some_and(|e| e == "mm")
+                && p.file_name().unwrap().to_string_lossy().starts_with(prefix)
+        })
         .collect();
     v.sort();
     v
@@ -67,7 +70,9 @@ fn snapshots() {
     for path in all {
         let stem = path.file_stem().unwrap().to_string_lossy().to_string();
         let src = std::fs::read_to_string(&path).unwrap();
-        let opts = Options { portable: stem.contains("portable") };
+        let opts = Options {
+            portable: stem.contains("portable"),
+        };
         let name = format!("tests/build/{stem}.mm");
         let (snap, actual) = match whamm_compiler::build(&src, &opts) {
             Ok((bytes, _)) => {
@@ -111,7 +116,11 @@ fn snapshots() {
 #[test]
 fn every_output_validates() {
     let mut n = 0;
-    for (sub, prefix) in [("tests/check", "ok_"), ("tests/build", "ok_"), ("tests/whamm", "")] {
+    for (sub, prefix) in [
+        ("tests/check", "ok_"),
+        ("tests/build", "ok_"),
+        ("tests/whamm", ""),
+    ] {
         for path in files(sub, prefix) {
             let src = std::fs::read_to_string(&path).unwrap();
             for portable in [false, true] {
@@ -128,27 +137,54 @@ fn every_output_validates() {
 #[test]
 fn portable_imports_only_part_a() {
     let mut n = 0;
-    for (sub, prefix) in [("tests/check", "ok_"), ("tests/build", "ok_"), ("tests/whamm", "")] {
+    for (sub, prefix) in [
+        ("tests/check", "ok_"),
+        ("tests/build", "ok_"),
+        ("tests/whamm", ""),
+    ] {
         for path in files(sub, prefix) {
             let src = std::fs::read_to_string(&path).unwrap();
-            let Ok((bytes, _)) = whamm_compiler::build(&src, &Options { portable: true }) else { continue };
+            let Ok((bytes, _)) = whamm_compiler::build(&src, &Options { portable: true }) else {
+                continue;
+            };
             let (imps, exps) = imports_exports(&bytes);
             for (m, name) in imps {
-                assert!(monitor_abi::imports::is_provided_module(&m) || m != "wizeng:frame_accessor");
-                assert!(monitor_abi::imports::is_portable_import(&m, &name), "{}: imports {m}.{name}", path.display());
+                assert!(
+                    monitor_abi::imports::is_provided_module(&m) || m != "wizeng:frame_accessor"
+                );
+                assert!(
+                    monitor_abi::imports::is_portable_import(&m, &name),
+                    "{}: imports {m}.{name}",
+                    path.display()
+                );
             }
             for e in exps {
-                assert!(!e.contains("wasm:begin") && !e.contains(":after"), "{}: exports {e} (Part B)", path.display());
+                assert!(
+                    !e.contains("wasm:begin") && !e.contains(":after"),
+                    "{}: exports {e} (Part B)",
+                    path.display()
+                );
             }
             n += 1;
         }
     }
     assert!(n >= 5, "only {n} portable modules");
     // Part B constructs are errors with a span under --portable.
-    for src in ["wasm:begin { println(\"x\"); }", "wasm:opcode:call(res0: i32):after { }"] {
-        let Err(d) = whamm_compiler::build(src, &Options { portable: true }) else { panic!("{src}: expected an error") };
-        assert!(d.iter().any(|d| d.is_error() && d.span.hi > d.span.lo), "{src}: {d:?}");
-        assert!(whamm_compiler::build(src, &Options { portable: false }).is_ok(), "{src}");
+    for src in [
+        "wasm:begin { println(\"x\"); }",
+        "wasm:opcode:call(res0: i32):after { }",
+    ] {
+        let Err(d) = whamm_compiler::build(src, &Options { portable: true }) else {
+            panic!("{src}: expected an error")
+        };
+        assert!(
+            d.iter().any(|d| d.is_error() && d.span.hi > d.span.lo),
+            "{src}: {d:?}"
+        );
+        assert!(
+            whamm_compiler::build(src, &Options { portable: false }).is_ok(),
+            "{src}"
+        );
     }
 }
 
@@ -160,28 +196,48 @@ fn compile_300_probes() {
     let mut src = String::from("report var hits: map<u32, u64>;\nvar total: u64;\n");
     for i in 0..299 {
         let op = ops[i % ops.len()];
-        src.push_str(&format!("wasm:opcode:{op}:before / fid != {i} / {{ hits[{i}]++; total++; }}\n"));
+        src.push_str(&format!(
+            "wasm:opcode:{op}:before / fid != {i} / {{ hits[{i}]++; total++; }}\n"
+        ));
     }
     src.push_str("wasm:opcode:*:before { total = total + 1; }\n");
     let t = std::time::Instant::now();
-    let (bytes, _) = whamm_compiler::build(&src, &Options::default()).unwrap_or_else(|d| panic!("{:?}", d.first()));
+    let (bytes, _) = whamm_compiler::build(&src, &Options::default())
+        .unwrap_or_else(|d| panic!("{:?}", d.first()));
     let el = t.elapsed();
     validate(&bytes);
     let (_, exps) = imports_exports(&bytes);
-    println!("300 probes, {} opcodes: {} exports, {} bytes, built in {:?}", ops.len(), exps.len(), bytes.len(), el);
+    println!(
+        "300 probes, {} opcodes: {} exports, {} bytes, built in {:?}",
+        ops.len(),
+        exps.len(),
+        bytes.len(),
+        el
+    );
     assert!(exps.len() > ops.len() + 299);
     // "well under a second" (release; scripts/bench-whamm.sh); a debug build
     // is ~10x slower, so it only gets a loose bound against regressions.
     let limit = if cfg!(debug_assertions) { 5.0 } else { 0.5 };
-    assert!(el.as_secs_f64() < limit, "300-probe build took {el:?} (limit {limit}s)");
+    assert!(
+        el.as_secs_f64() < limit,
+        "300-probe build took {el:?} (limit {limit}s)"
+    );
 }
 
 #[test]
 fn cli_emit_wat() {
     let bin = env!("CARGO_BIN_EXE_whamm");
     let f = root().join("tests/build/ok_counter.mm");
-    let o = std::process::Command::new(bin).args(["build", f.to_str().unwrap(), "--emit-wat", "-o", "-"]).output().unwrap();
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = std::process::Command::new(bin)
+        .args(["build", f.to_str().unwrap(), "--emit-wat", "-o", "-"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let wat = String::from_utf8_lossy(&o.stdout);
     assert!(wat.starts_with("(module"), "{wat}");
     assert!(wat.contains("(export \"wasm:exit\""), "{wat}");

@@ -28,10 +28,17 @@ fn snapshots() {
     let cat = default_catalog();
     let mut failures = vec![];
     let files = scripts();
-    assert!(files.len() >= 10, "expected test scripts in {}", check_dir().display());
+    assert!(
+        files.len() >= 10,
+        "expected test scripts in {}",
+        check_dir().display()
+    );
     for path in &files {
         let src = std::fs::read_to_string(path).unwrap();
-        let name = format!("tests/check/{}", path.file_name().unwrap().to_string_lossy());
+        let name = format!(
+            "tests/check/{}",
+            path.file_name().unwrap().to_string_lossy()
+        );
         let fe = front_end(&src, cat.as_ref());
         let actual = render(&name, &src, &fe.diags);
         let stem = path.file_stem().unwrap().to_string_lossy().to_string();
@@ -63,13 +70,28 @@ fn cli_exit_codes() {
     let ok = dir.join("ok_call_graph.mm");
     let bad = dir.join("err_many.mm");
     let o = run(&["check", ok.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let o = run(&["check", bad.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("err_many.mm:8:"), "{err}");
-    let o = run(&["build", dir.join("ok_statements.mm").to_str().unwrap(), "-o", "/dev/null"]);
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = run(&[
+        "build",
+        dir.join("ok_statements.mm").to_str().unwrap(),
+        "-o",
+        "/dev/null",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let o = run(&["build", bad.to_str().unwrap(), "-o", "/dev/null"]);
     assert_eq!(o.status.code(), Some(1));
     let o = run(&["check", "/nonexistent/x.mm"]);
@@ -77,7 +99,12 @@ fn cli_exit_codes() {
     let o = run(&["info", "--spec", "wasm:opcode:br*:before"]);
     assert_eq!(o.status.code(), Some(0));
     let out = String::from_utf8_lossy(&o.stdout);
-    assert!(out.contains("wasm:opcode:br_table") && out.contains("num_targets") && out.contains("static"), "{out}");
+    assert!(
+        out.contains("wasm:opcode:br_table")
+            && out.contains("num_targets")
+            && out.contains("static"),
+        "{out}"
+    );
     let o = run(&["info", "--spec", "wasm:nosuch"]);
     assert_eq!(o.status.code(), Some(1));
 }
@@ -94,14 +121,67 @@ impl Rng {
         self.0
     }
     fn below(&mut self, n: usize) -> usize {
-        if n == 0 { 0 } else { (self.next() % n as u64) as usize }
+        if n == 0 {
+            0
+        } else {
+            (self.next() % n as u64) as usize
+        }
     }
 }
 
 const SNIPPETS: &[&str] = &[
-    "{", "}", "(", ")", "[", "]", ";", ":", "/", "*", "\"", "\\", "-", "--", "++", "as", "map<", ">>", "@static", "fn", "var", "report",
-    "wasm:opcode:", "|", "?", "0x", "1e", "/*", "*/", "//", "\n", "elif", "else", "for (", "while", ".0", "u32", "(u32, str)", "\u{e9}", "\0",
-    "99999999999999999999999", "-", "return", "break", "wasm:", "(arg0: i32)", "[!a-", "'", "\\u{", "println(\"{}\", ", "inf", "NaN",
+    "{",
+    "}",
+    "(",
+    ")",
+    "[",
+    "]",
+    ";",
+    ":",
+    "/",
+    "*",
+    "\"",
+    "\\",
+    "-",
+    "--",
+    "++",
+    "as",
+    "map<",
+    ">>",
+    "@static",
+    "fn",
+    "var",
+    "report",
+    "wasm:opcode:",
+    "|",
+    "?",
+    "0x",
+    "1e",
+    "/*",
+    "*/",
+    "//",
+    "\n",
+    "elif",
+    "else",
+    "for (",
+    "while",
+    ".0",
+    "u32",
+    "(u32, str)",
+    "\u{e9}",
+    "\0",
+    "99999999999999999999999",
+    "-",
+    "return",
+    "break",
+    "wasm:",
+    "(arg0: i32)",
+    "[!a-",
+    "'",
+    "\\u{",
+    "println(\"{}\", ",
+    "inf",
+    "NaN",
 ];
 
 fn mutate(rng: &mut Rng, src: &str) -> String {
@@ -143,7 +223,10 @@ fn mutate(rng: &mut Rng, src: &str) -> String {
 fn mutated_scripts_never_panic() {
     let start = std::time::Instant::now();
     let cat = default_catalog();
-    let sources: Vec<String> = scripts().iter().map(|p| std::fs::read_to_string(p).unwrap()).collect();
+    let sources: Vec<String> = scripts()
+        .iter()
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect();
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     let mut n = 0;
     'outer: for round in 0..200 {

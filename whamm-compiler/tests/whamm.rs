@@ -32,7 +32,10 @@ fn wizeng() -> PathBuf {
         if profile_dir.file_name().is_some_and(|n| n == "release") {
             cmd.arg("--release");
         }
-        let st = cmd.current_dir(env!("CARGO_MANIFEST_DIR")).status().expect("cargo build -p wizeng");
+        let st = cmd
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .status()
+            .expect("cargo build -p wizeng");
         assert!(st.success(), "building wizeng failed");
     }
     bin
@@ -46,26 +49,49 @@ fn end_to_end() {
     let whamm = env!("CARGO_BIN_EXE_whamm");
     let tmp = std::env::temp_dir().join(format!("whamm-e2e-{}", std::process::id()));
     std::fs::create_dir_all(&tmp).unwrap();
-    let mut scripts: Vec<PathBuf> = std::fs::read_dir(dir()).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "mm")).collect();
+    let mut scripts: Vec<PathBuf> = std::fs::read_dir(dir())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "mm"))
+        .collect();
     scripts.sort();
     assert!(scripts.len() >= 3);
     let mut failures = vec![];
     for mm in &scripts {
         let stem = mm.file_stem().unwrap().to_string_lossy().to_string();
         let wasm = tmp.join(format!("{stem}.wasm"));
-        let o = Command::new(whamm).args(["build", mm.to_str().unwrap(), "-o", wasm.to_str().unwrap()]).output().unwrap();
+        let o = Command::new(whamm)
+            .args(["build", mm.to_str().unwrap(), "-o", wasm.to_str().unwrap()])
+            .output()
+            .unwrap();
         if !o.status.success() {
-            failures.push(format!("{stem}: whamm build failed:\n{}", String::from_utf8_lossy(&o.stderr)));
+            failures.push(format!(
+                "{stem}: whamm build failed:\n{}",
+                String::from_utf8_lossy(&o.stderr)
+            ));
             continue;
         }
         // The app: `NAME.wat`, else the file named by a `// app: FILE` line of
         // the script, else `calls.wat`.
         let src = std::fs::read_to_string(mm).unwrap();
-        let named = src.lines().find_map(|l| l.trim().strip_prefix("// app:").map(|f| dir().join(f.trim())));
-        let app = if mm.with_extension("wat").exists() { mm.with_extension("wat") } else { named.unwrap_or_else(|| dir().join("calls.wat")) };
+        let named = src.lines().find_map(|l| {
+            l.trim()
+                .strip_prefix("// app:")
+                .map(|f| dir().join(f.trim()))
+        });
+        let app = if mm.with_extension("wat").exists() {
+            mm.with_extension("wat")
+        } else {
+            named.unwrap_or_else(|| dir().join("calls.wat"))
+        };
         let mut first: Option<(String, Option<i32>, String)> = None;
         for mode in modes.split(',').filter(|m| !m.is_empty()) {
-            let o = Command::new(&engine).arg(format!("--mode={mode}")).arg(format!("--monitors={}", wasm.display())).arg(&app).output().unwrap();
+            let o = Command::new(&engine)
+                .arg(format!("--mode={mode}"))
+                .arg(format!("--monitors={}", wasm.display()))
+                .arg(&app)
+                .output()
+                .unwrap();
             let out = String::from_utf8_lossy(&o.stdout).to_string();
             match &first {
                 None => first = Some((mode.to_string(), o.status.code(), out.clone())),
@@ -81,7 +107,11 @@ fn end_to_end() {
                 }
             }
             if o.status.code() != Some(0) {
-                failures.push(format!("{stem} [{mode}]: exit {:?}\nstderr:\n{}\nstdout:\n{out}", o.status.code(), String::from_utf8_lossy(&o.stderr)));
+                failures.push(format!(
+                    "{stem} [{mode}]: exit {:?}\nstderr:\n{}\nstdout:\n{out}",
+                    o.status.code(),
+                    String::from_utf8_lossy(&o.stderr)
+                ));
                 continue;
             }
             let snap = mm.with_extension("stdout");

@@ -33,12 +33,21 @@ pub enum Op {
     Br(BrTarget),
     BrIf(BrTarget),
     /// Index into `Compiled::br_tables`: `len` entries, the last is the default.
-    BrTable { start: u32, len: u32 },
+    BrTable {
+        start: u32,
+        len: u32,
+    },
     Return,
     Call(u32),
-    CallIndirect { ty: u32, table: u32 },
+    CallIndirect {
+        ty: u32,
+        table: u32,
+    },
     ReturnCall(u32),
-    ReturnCallIndirect { ty: u32, table: u32 },
+    ReturnCallIndirect {
+        ty: u32,
+        table: u32,
+    },
 
     Drop,
     Select,
@@ -71,8 +80,14 @@ pub enum Op {
     MemorySize(u32),
     MemoryGrow(u32),
     MemoryFill(u32),
-    MemoryCopy { dst: u32, src: u32 },
-    MemoryInit { data: u32, mem: u32 },
+    MemoryCopy {
+        dst: u32,
+        src: u32,
+    },
+    MemoryInit {
+        data: u32,
+        mem: u32,
+    },
     DataDrop(u32),
 
     Const(u64),
@@ -220,194 +235,462 @@ pub enum Op {
     TableSize(u32),
     TableGrow(u32),
     TableFill(u32),
-    TableCopy { dst: u32, src: u32 },
-    TableInit { elem: u32, table: u32 },
+    TableCopy {
+        dst: u32,
+        src: u32,
+    },
+    TableInit {
+        elem: u32,
+        table: u32,
+    },
     ElemDrop(u32),
 
     // ---- superinstructions (fused at translation; see compile.rs `Fuse`) ----
     /// `local.get a; local.get b; i32.add` (+ `local.set/tee dst`, see [`DST_PUSH`]).
-    I32AddLL { a: u32, b: u32, dst: u32 },
-    I32AddLC { a: u32, c: u32, dst: u32 },
+    I32AddLL {
+        a: u32,
+        b: u32,
+        dst: u32,
+    },
+    I32AddLC {
+        a: u32,
+        c: u32,
+        dst: u32,
+    },
     /// Top of stack op constant.
     I32AddC(u32),
     /// Top of stack op local.
     I32AddL(u32),
     /// `local.get a; local.get b; i32.sub` (+ `local.set/tee dst`, see [`DST_PUSH`]).
-    I32SubLL { a: u32, b: u32, dst: u32 },
-    I32SubLC { a: u32, c: u32, dst: u32 },
+    I32SubLL {
+        a: u32,
+        b: u32,
+        dst: u32,
+    },
+    I32SubLC {
+        a: u32,
+        c: u32,
+        dst: u32,
+    },
     /// Top of stack op constant.
     I32SubC(u32),
     /// Top of stack op local.
     I32SubL(u32),
     /// `local.get a; local.get b; i32.mul` (+ `local.set/tee dst`, see [`DST_PUSH`]).
-    I32MulLL { a: u32, b: u32, dst: u32 },
-    I32MulLC { a: u32, c: u32, dst: u32 },
+    I32MulLL {
+        a: u32,
+        b: u32,
+        dst: u32,
+    },
+    I32MulLC {
+        a: u32,
+        c: u32,
+        dst: u32,
+    },
     /// Top of stack op constant.
     I32MulC(u32),
     /// Top of stack op local.
     I32MulL(u32),
     /// `local.get a; local.get b; i32.and` (+ `local.set/tee dst`, see [`DST_PUSH`]).
-    I32AndLL { a: u32, b: u32, dst: u32 },
-    I32AndLC { a: u32, c: u32, dst: u32 },
+    I32AndLL {
+        a: u32,
+        b: u32,
+        dst: u32,
+    },
+    I32AndLC {
+        a: u32,
+        c: u32,
+        dst: u32,
+    },
     /// Top of stack op constant.
     I32AndC(u32),
     /// Top of stack op local.
     I32AndL(u32),
     /// `local.get a; local.get b; i32.or` (+ `local.set/tee dst`, see [`DST_PUSH`]).
-    I32OrLL { a: u32, b: u32, dst: u32 },
-    I32OrLC { a: u32, c: u32, dst: u32 },
+    I32OrLL {
+        a: u32,
+        b: u32,
+        dst: u32,
+    },
+    I32OrLC {
+        a: u32,
+        c: u32,
+        dst: u32,
+    },
     /// Top of stack op constant.
     I32OrC(u32),
     /// Top of stack op local.
     I32OrL(u32),
     /// `local.get a; local.get b; i32.xor` (+ `local.set/tee dst`, see [`DST_PUSH`]).
-    I32XorLL { a: u32, b: u32, dst: u32 },
-    I32XorLC { a: u32, c: u32, dst: u32 },
+    I32XorLL {
+        a: u32,
+        b: u32,
+        dst: u32,
+    },
+    I32XorLC {
+        a: u32,
+        c: u32,
+        dst: u32,
+    },
     /// Top of stack op constant.
     I32XorC(u32),
     /// Top of stack op local.
     I32XorL(u32),
     /// `local.get a; local.get b; i32.shl` (+ `local.set/tee dst`, see [`DST_PUSH`]).
-    I32ShlLL { a: u32, b: u32, dst: u32 },
-    I32ShlLC { a: u32, c: u32, dst: u32 },
+    I32ShlLL {
+        a: u32,
+        b: u32,
+        dst: u32,
+    },
+    I32ShlLC {
+        a: u32,
+        c: u32,
+        dst: u32,
+    },
     /// Top of stack op constant.
     I32ShlC(u32),
     /// Top of stack op local.
     I32ShlL(u32),
     /// `local.get a; local.get b; i32.shrs` (+ `local.set/tee dst`, see [`DST_PUSH`]).
-    I32ShrSLL { a: u32, b: u32, dst: u32 },
-    I32ShrSLC { a: u32, c: u32, dst: u32 },
+    I32ShrSLL {
+        a: u32,
+        b: u32,
+        dst: u32,
+    },
+    I32ShrSLC {
+        a: u32,
+        c: u32,
+        dst: u32,
+    },
     /// Top of stack op constant.
     I32ShrSC(u32),
     /// Top of stack op local.
     I32ShrSL(u32),
     /// `local.get a; local.get b; i32.shru` (+ `local.set/tee dst`, see [`DST_PUSH`]).
-    I32ShrULL { a: u32, b: u32, dst: u32 },
-    I32ShrULC { a: u32, c: u32, dst: u32 },
+    I32ShrULL {
+        a: u32,
+        b: u32,
+        dst: u32,
+    },
+    I32ShrULC {
+        a: u32,
+        c: u32,
+        dst: u32,
+    },
     /// Top of stack op constant.
     I32ShrUC(u32),
     /// Top of stack op local.
     I32ShrUL(u32),
     /// `local.get a; local.get b; i32.eq` (+ `local.set/tee dst`, see [`DST_PUSH`]).
-    I32EqLL { a: u32, b: u32, dst: u32 },
-    I32EqLC { a: u32, c: u32, dst: u32 },
+    I32EqLL {
+        a: u32,
+        b: u32,
+        dst: u32,
+    },
+    I32EqLC {
+        a: u32,
+        c: u32,
+        dst: u32,
+    },
     /// Top of stack op constant.
     I32EqC(u32),
     /// Top of stack op local.
     I32EqL(u32),
     /// `local.get a; local.get b; i32.ne` (+ `local.set/tee dst`, see [`DST_PUSH`]).
-    I32NeLL { a: u32, b: u32, dst: u32 },
-    I32NeLC { a: u32, c: u32, dst: u32 },
+    I32NeLL {
+        a: u32,
+        b: u32,
+        dst: u32,
+    },
+    I32NeLC {
+        a: u32,
+        c: u32,
+        dst: u32,
+    },
     /// Top of stack op constant.
     I32NeC(u32),
     /// Top of stack op local.
     I32NeL(u32),
     /// `local.get a; local.get b; i32.lts` (+ `local.set/tee dst`, see [`DST_PUSH`]).
-    I32LtSLL { a: u32, b: u32, dst: u32 },
-    I32LtSLC { a: u32, c: u32, dst: u32 },
+    I32LtSLL {
+        a: u32,
+        b: u32,
+        dst: u32,
+    },
+    I32LtSLC {
+        a: u32,
+        c: u32,
+        dst: u32,
+    },
     /// Top of stack op constant.
     I32LtSC(u32),
     /// Top of stack op local.
     I32LtSL(u32),
     /// `local.get a; local.get b; i32.ltu` (+ `local.set/tee dst`, see [`DST_PUSH`]).
-    I32LtULL { a: u32, b: u32, dst: u32 },
-    I32LtULC { a: u32, c: u32, dst: u32 },
+    I32LtULL {
+        a: u32,
+        b: u32,
+        dst: u32,
+    },
+    I32LtULC {
+        a: u32,
+        c: u32,
+        dst: u32,
+    },
     /// Top of stack op constant.
     I32LtUC(u32),
     /// Top of stack op local.
     I32LtUL(u32),
     /// `local.get a; local.get b; i32.gts` (+ `local.set/tee dst`, see [`DST_PUSH`]).
-    I32GtSLL { a: u32, b: u32, dst: u32 },
-    I32GtSLC { a: u32, c: u32, dst: u32 },
+    I32GtSLL {
+        a: u32,
+        b: u32,
+        dst: u32,
+    },
+    I32GtSLC {
+        a: u32,
+        c: u32,
+        dst: u32,
+    },
     /// Top of stack op constant.
     I32GtSC(u32),
     /// Top of stack op local.
     I32GtSL(u32),
     /// `local.get a; local.get b; i32.gtu` (+ `local.set/tee dst`, see [`DST_PUSH`]).
-    I32GtULL { a: u32, b: u32, dst: u32 },
-    I32GtULC { a: u32, c: u32, dst: u32 },
+    I32GtULL {
+        a: u32,
+        b: u32,
+        dst: u32,
+    },
+    I32GtULC {
+        a: u32,
+        c: u32,
+        dst: u32,
+    },
     /// Top of stack op constant.
     I32GtUC(u32),
     /// Top of stack op local.
     I32GtUL(u32),
     /// `local.get a; local.get b; i32.les` (+ `local.set/tee dst`, see [`DST_PUSH`]).
-    I32LeSLL { a: u32, b: u32, dst: u32 },
-    I32LeSLC { a: u32, c: u32, dst: u32 },
+    I32LeSLL {
+        a: u32,
+        b: u32,
+        dst: u32,
+    },
+    I32LeSLC {
+        a: u32,
+        c: u32,
+        dst: u32,
+    },
     /// Top of stack op constant.
     I32LeSC(u32),
     /// Top of stack op local.
     I32LeSL(u32),
     /// `local.get a; local.get b; i32.leu` (+ `local.set/tee dst`, see [`DST_PUSH`]).
-    I32LeULL { a: u32, b: u32, dst: u32 },
-    I32LeULC { a: u32, c: u32, dst: u32 },
+    I32LeULL {
+        a: u32,
+        b: u32,
+        dst: u32,
+    },
+    I32LeULC {
+        a: u32,
+        c: u32,
+        dst: u32,
+    },
     /// Top of stack op constant.
     I32LeUC(u32),
     /// Top of stack op local.
     I32LeUL(u32),
     /// `local.get a; local.get b; i32.ges` (+ `local.set/tee dst`, see [`DST_PUSH`]).
-    I32GeSLL { a: u32, b: u32, dst: u32 },
-    I32GeSLC { a: u32, c: u32, dst: u32 },
+    I32GeSLL {
+        a: u32,
+        b: u32,
+        dst: u32,
+    },
+    I32GeSLC {
+        a: u32,
+        c: u32,
+        dst: u32,
+    },
     /// Top of stack op constant.
     I32GeSC(u32),
     /// Top of stack op local.
     I32GeSL(u32),
     /// `local.get a; local.get b; i32.geu` (+ `local.set/tee dst`, see [`DST_PUSH`]).
-    I32GeULL { a: u32, b: u32, dst: u32 },
-    I32GeULC { a: u32, c: u32, dst: u32 },
+    I32GeULL {
+        a: u32,
+        b: u32,
+        dst: u32,
+    },
+    I32GeULC {
+        a: u32,
+        c: u32,
+        dst: u32,
+    },
     /// Top of stack op constant.
     I32GeUC(u32),
     /// Top of stack op local.
     I32GeUL(u32),
     /// Jump if i32.eq (stack operands, const, local/const, local/local).
     JmpI32Eq(u32),
-    JmpI32EqC { c: u32, t: u32 },
-    JmpI32EqLC { a: u32, c: u32, t: u32 },
-    JmpI32EqLL { a: u32, b: u32, t: u32 },
+    JmpI32EqC {
+        c: u32,
+        t: u32,
+    },
+    JmpI32EqLC {
+        a: u32,
+        c: u32,
+        t: u32,
+    },
+    JmpI32EqLL {
+        a: u32,
+        b: u32,
+        t: u32,
+    },
     /// Jump if i32.ne (stack operands, const, local/const, local/local).
     JmpI32Ne(u32),
-    JmpI32NeC { c: u32, t: u32 },
-    JmpI32NeLC { a: u32, c: u32, t: u32 },
-    JmpI32NeLL { a: u32, b: u32, t: u32 },
+    JmpI32NeC {
+        c: u32,
+        t: u32,
+    },
+    JmpI32NeLC {
+        a: u32,
+        c: u32,
+        t: u32,
+    },
+    JmpI32NeLL {
+        a: u32,
+        b: u32,
+        t: u32,
+    },
     /// Jump if i32.lts (stack operands, const, local/const, local/local).
     JmpI32LtS(u32),
-    JmpI32LtSC { c: u32, t: u32 },
-    JmpI32LtSLC { a: u32, c: u32, t: u32 },
-    JmpI32LtSLL { a: u32, b: u32, t: u32 },
+    JmpI32LtSC {
+        c: u32,
+        t: u32,
+    },
+    JmpI32LtSLC {
+        a: u32,
+        c: u32,
+        t: u32,
+    },
+    JmpI32LtSLL {
+        a: u32,
+        b: u32,
+        t: u32,
+    },
     /// Jump if i32.ltu (stack operands, const, local/const, local/local).
     JmpI32LtU(u32),
-    JmpI32LtUC { c: u32, t: u32 },
-    JmpI32LtULC { a: u32, c: u32, t: u32 },
-    JmpI32LtULL { a: u32, b: u32, t: u32 },
+    JmpI32LtUC {
+        c: u32,
+        t: u32,
+    },
+    JmpI32LtULC {
+        a: u32,
+        c: u32,
+        t: u32,
+    },
+    JmpI32LtULL {
+        a: u32,
+        b: u32,
+        t: u32,
+    },
     /// Jump if i32.gts (stack operands, const, local/const, local/local).
     JmpI32GtS(u32),
-    JmpI32GtSC { c: u32, t: u32 },
-    JmpI32GtSLC { a: u32, c: u32, t: u32 },
-    JmpI32GtSLL { a: u32, b: u32, t: u32 },
+    JmpI32GtSC {
+        c: u32,
+        t: u32,
+    },
+    JmpI32GtSLC {
+        a: u32,
+        c: u32,
+        t: u32,
+    },
+    JmpI32GtSLL {
+        a: u32,
+        b: u32,
+        t: u32,
+    },
     /// Jump if i32.gtu (stack operands, const, local/const, local/local).
     JmpI32GtU(u32),
-    JmpI32GtUC { c: u32, t: u32 },
-    JmpI32GtULC { a: u32, c: u32, t: u32 },
-    JmpI32GtULL { a: u32, b: u32, t: u32 },
+    JmpI32GtUC {
+        c: u32,
+        t: u32,
+    },
+    JmpI32GtULC {
+        a: u32,
+        c: u32,
+        t: u32,
+    },
+    JmpI32GtULL {
+        a: u32,
+        b: u32,
+        t: u32,
+    },
     /// Jump if i32.les (stack operands, const, local/const, local/local).
     JmpI32LeS(u32),
-    JmpI32LeSC { c: u32, t: u32 },
-    JmpI32LeSLC { a: u32, c: u32, t: u32 },
-    JmpI32LeSLL { a: u32, b: u32, t: u32 },
+    JmpI32LeSC {
+        c: u32,
+        t: u32,
+    },
+    JmpI32LeSLC {
+        a: u32,
+        c: u32,
+        t: u32,
+    },
+    JmpI32LeSLL {
+        a: u32,
+        b: u32,
+        t: u32,
+    },
     /// Jump if i32.leu (stack operands, const, local/const, local/local).
     JmpI32LeU(u32),
-    JmpI32LeUC { c: u32, t: u32 },
-    JmpI32LeULC { a: u32, c: u32, t: u32 },
-    JmpI32LeULL { a: u32, b: u32, t: u32 },
+    JmpI32LeUC {
+        c: u32,
+        t: u32,
+    },
+    JmpI32LeULC {
+        a: u32,
+        c: u32,
+        t: u32,
+    },
+    JmpI32LeULL {
+        a: u32,
+        b: u32,
+        t: u32,
+    },
     /// Jump if i32.ges (stack operands, const, local/const, local/local).
     JmpI32GeS(u32),
-    JmpI32GeSC { c: u32, t: u32 },
-    JmpI32GeSLC { a: u32, c: u32, t: u32 },
-    JmpI32GeSLL { a: u32, b: u32, t: u32 },
+    JmpI32GeSC {
+        c: u32,
+        t: u32,
+    },
+    JmpI32GeSLC {
+        a: u32,
+        c: u32,
+        t: u32,
+    },
+    JmpI32GeSLL {
+        a: u32,
+        b: u32,
+        t: u32,
+    },
     /// Jump if i32.geu (stack operands, const, local/const, local/local).
     JmpI32GeU(u32),
-    JmpI32GeUC { c: u32, t: u32 },
-    JmpI32GeULC { a: u32, c: u32, t: u32 },
-    JmpI32GeULL { a: u32, b: u32, t: u32 },
+    JmpI32GeUC {
+        c: u32,
+        t: u32,
+    },
+    JmpI32GeULC {
+        a: u32,
+        c: u32,
+        t: u32,
+    },
+    JmpI32GeULL {
+        a: u32,
+        b: u32,
+        t: u32,
+    },
     /// f64.add forms: top op local, local op local (push), top op const.
     F64AddL(u32),
     F64AddLL(u32, u32),
@@ -425,21 +708,47 @@ pub enum Op {
     F64DivLL(u32, u32),
     F64DivC(u64),
     /// `local.get a; i32.load/f32.load off` (memory 0).
-    I32LoadL { a: u32, off: u32 },
+    I32LoadL {
+        a: u32,
+        off: u32,
+    },
     /// `local.get a; i64.load/f64.load off` (memory 0).
-    I64LoadL { a: u32, off: u32 },
+    I64LoadL {
+        a: u32,
+        off: u32,
+    },
     /// `local.get a; local.get b; i32.add; i32.load/f32.load off` (memory 0).
-    I32LoadLL { a: u32, b: u32, off: u32 },
+    I32LoadLL {
+        a: u32,
+        b: u32,
+        off: u32,
+    },
     /// `local.get a; local.get b; i32.add; i64.load/f64.load off` (memory 0).
-    I64LoadLL { a: u32, b: u32, off: u32 },
+    I64LoadLL {
+        a: u32,
+        b: u32,
+        off: u32,
+    },
     /// `i32.add` of the stack top and local `b`, then `i32.load/f32.load off` (memory 0).
-    I32LoadSL { b: u32, off: u32 },
+    I32LoadSL {
+        b: u32,
+        off: u32,
+    },
     /// `i32.add` of the stack top and local `b`, then `i64.load/f64.load off` (memory 0).
-    I64LoadSL { b: u32, off: u32 },
+    I64LoadSL {
+        b: u32,
+        off: u32,
+    },
     /// `local.get src; local.set dst`.
-    LocalCopy { src: u32, dst: u32 },
+    LocalCopy {
+        src: u32,
+        dst: u32,
+    },
     /// `*.const c; local.set dst`.
-    LocalSetConst { dst: u32, c: u64 },
+    LocalSetConst {
+        dst: u32,
+        c: u64,
+    },
     /// Fire the probes of `Compiled::probes[n]`.
     Probe(u32),
     /// A dynamic probe site (`Store::dyn_sites[n]`) patched over an op: fire the

@@ -131,7 +131,9 @@ impl Translator<'_> {
     fn emit_i32bin(&mut self, b: I32Bin) {
         let form = match (self.last(2), self.last(1)) {
             (Some(Op::LocalGet(a)), Some(Op::LocalGet(y))) => Some((2, Form::LL(a, y, DST_PUSH))),
-            (Some(Op::LocalGet(a)), Some(Op::Const(c))) => Some((2, Form::LC(a, c as u32, DST_PUSH))),
+            (Some(Op::LocalGet(a)), Some(Op::Const(c))) => {
+                Some((2, Form::LC(a, c as u32, DST_PUSH)))
+            }
             (_, Some(Op::Const(c))) => Some((1, Form::C(c as u32))),
             (_, Some(Op::LocalGet(y))) => Some((1, Form::L(y))),
             _ => None,
@@ -174,11 +176,19 @@ impl Translator<'_> {
             if let Some(op) = self.last(1) {
                 match I32Bin::split(&op) {
                     Some((b, Form::LL(a, y, DST_PUSH))) => {
-                        self.out.ops.last_mut().unwrap().set(b.make(Form::LL(a, y, dst)));
+                        self.out
+                            .ops
+                            .last_mut()
+                            .unwrap()
+                            .set(b.make(Form::LL(a, y, dst)));
                         return;
                     }
                     Some((b, Form::LC(a, c, DST_PUSH))) => {
-                        self.out.ops.last_mut().unwrap().set(b.make(Form::LC(a, c, dst)));
+                        self.out
+                            .ops
+                            .last_mut()
+                            .unwrap()
+                            .set(b.make(Form::LC(a, c, dst)));
                         return;
                     }
                     _ => {}
@@ -200,7 +210,11 @@ impl Translator<'_> {
                 }
             }
         }
-        self.emit(if tee { Op::LocalTee(x) } else { Op::LocalSet(x) });
+        self.emit(if tee {
+            Op::LocalTee(x)
+        } else {
+            Op::LocalSet(x)
+        });
     }
 
     /// An i32/i64 (or f32/f64) load from memory 0, fused with its address computation.
@@ -208,14 +222,28 @@ impl Translator<'_> {
         if m.mem == 0 {
             if let Some(op) = self.last(1) {
                 let fused = match (op, I32Bin::split(&op)) {
-                    (Op::LocalGet(a), _) => Some(if wide { Op::I64LoadL { a, off: m.offset } } else { Op::I32LoadL { a, off: m.offset } }),
-                    (_, Some((I32Bin::Add, Form::L(b)))) => {
-                        Some(if wide { Op::I64LoadSL { b, off: m.offset } } else { Op::I32LoadSL { b, off: m.offset } })
-                    }
-                    (_, Some((I32Bin::Add, Form::LL(a, b, DST_PUSH)))) => Some(if wide {
-                        Op::I64LoadLL { a, b, off: m.offset }
+                    (Op::LocalGet(a), _) => Some(if wide {
+                        Op::I64LoadL { a, off: m.offset }
                     } else {
-                        Op::I32LoadLL { a, b, off: m.offset }
+                        Op::I32LoadL { a, off: m.offset }
+                    }),
+                    (_, Some((I32Bin::Add, Form::L(b)))) => Some(if wide {
+                        Op::I64LoadSL { b, off: m.offset }
+                    } else {
+                        Op::I32LoadSL { b, off: m.offset }
+                    }),
+                    (_, Some((I32Bin::Add, Form::LL(a, b, DST_PUSH)))) => Some(if wide {
+                        Op::I64LoadLL {
+                            a,
+                            b,
+                            off: m.offset,
+                        }
+                    } else {
+                        Op::I32LoadLL {
+                            a,
+                            b,
+                            off: m.offset,
+                        }
                     }),
                     _ => None,
                 };
@@ -236,7 +264,11 @@ impl Translator<'_> {
         if let Some(op) = self.last(1) {
             if op == Op::I32Eqz {
                 self.pop_ops(1);
-                return self.emit(if when_true { Op::JumpIfZero(target) } else { Op::JumpIfNonZero(target) });
+                return self.emit(if when_true {
+                    Op::JumpIfZero(target)
+                } else {
+                    Op::JumpIfNonZero(target)
+                });
             }
             if let Some((b, f)) = I32Bin::split(&op) {
                 let cmp = if when_true { Some(b) } else { b.negate() };
@@ -246,7 +278,11 @@ impl Translator<'_> {
                 }
             }
         }
-        self.emit(if when_true { Op::JumpIfNonZero(target) } else { Op::JumpIfZero(target) })
+        self.emit(if when_true {
+            Op::JumpIfNonZero(target)
+        } else {
+            Op::JumpIfZero(target)
+        })
     }
 
     fn emit_probes(&mut self, calls: Vec<ProbeCall>) {
@@ -273,7 +309,11 @@ impl Translator<'_> {
     /// stack adjustment, or None when the branch is to the function body (a return).
     ///
     /// Returns None for an invalid depth; the validator rejects the op right after.
-    fn branch(&self, v: &FuncValidator<ValidatorResources>, depth: u32) -> Option<(BrTarget, bool, bool)> {
+    fn branch(
+        &self,
+        v: &FuncValidator<ValidatorResources>,
+        depth: u32,
+    ) -> Option<(BrTarget, bool, bool)> {
         let frame = v.get_control_frame(depth as usize)?;
         if depth as usize >= self.ctls.len() {
             return None;
@@ -303,7 +343,10 @@ impl Translator<'_> {
 }
 
 fn memarg(m: &wasmparser::MemArg) -> MemArg {
-    MemArg { offset: m.offset as u32, mem: m.memory }
+    MemArg {
+        offset: m.offset as u32,
+        mem: m.memory,
+    }
 }
 
 /// Validate and translate one function body.
@@ -319,7 +362,10 @@ pub(crate) fn translate(
     let mut reader = body.get_binary_reader();
     v.read_locals(&mut reader)?;
     let num_locals = v.len_locals();
-    let local_types = (0..num_locals).filter_map(|i| v.get_local_type(i)).map(crate::types::ValType::from_wasmparser).collect();
+    let local_types = (0..num_locals)
+        .filter_map(|i| v.get_local_type(i))
+        .map(crate::types::ValType::from_wasmparser)
+        .collect();
     let mut t = Translator {
         ctx,
         out: Compiled {
@@ -330,7 +376,11 @@ pub(crate) fn translate(
             local_types,
             ..Default::default()
         },
-        ctls: vec![Ctl { loop_start: None, fixups: Vec::new(), if_jump: None }],
+        ctls: vec![Ctl {
+            loop_start: None,
+            fixups: Vec::new(),
+            if_jump: None,
+        }],
         body_start,
         cur_pc: 0,
         fuse: !instr.as_deref().is_some_and(|i| i.dynamic()) && !fusion_disabled_by_env(),
@@ -348,11 +398,21 @@ pub(crate) fn translate(
         let offset = reader.original_position();
         let op = reader.read_operator()?;
         t.cur_pc = (offset - t.body_start) as u32;
-        let reachable = !v.get_control_frame(0).map(|f| f.unreachable).unwrap_or(true);
+        let reachable = !v
+            .get_control_frame(0)
+            .map(|f| f.unreachable)
+            .unwrap_or(true);
         let at_func_end = reader.eof();
         if let Some(ins) = instr.as_deref_mut() {
             if first {
-                let site = Site { func_idx, pc: 0, op: None, validator: v, at_func_end: false, instr_index: 0 };
+                let site = Site {
+                    func_idx,
+                    pc: 0,
+                    op: None,
+                    validator: v,
+                    at_func_end: false,
+                    instr_index: 0,
+                };
                 let calls = ins.probes(When::Entry, &site)?;
                 let pc = t.cur_pc;
                 t.cur_pc = 0;
@@ -365,21 +425,44 @@ pub(crate) fn translate(
         let site_start = t.here();
         // An `end` is also reached by the branches to its block.
         let reached = reachable
-            || (matches!(op, Operator::End) && t.ctls.last().is_some_and(|c| !c.fixups.is_empty() || c.if_jump.is_some()));
+            || (matches!(op, Operator::End)
+                && t.ctls
+                    .last()
+                    .is_some_and(|c| !c.fixups.is_empty() || c.if_jump.is_some()));
         if reached {
             if let Some(ins) = instr.as_deref_mut() {
-                let site = Site { func_idx, pc: t.cur_pc, op: Some(&op), validator: v, at_func_end, instr_index };
+                let site = Site {
+                    func_idx,
+                    pc: t.cur_pc,
+                    op: Some(&op),
+                    validator: v,
+                    at_func_end,
+                    instr_index,
+                };
                 let calls = ins.probes(When::Before, &site)?;
                 t.emit_probes(calls);
             }
         }
-        if reachable || matches!(op, Operator::Block { .. } | Operator::Loop { .. } | Operator::If { .. } | Operator::Else | Operator::End) {
+        if reachable
+            || matches!(
+                op,
+                Operator::Block { .. }
+                    | Operator::Loop { .. }
+                    | Operator::If { .. }
+                    | Operator::Else
+                    | Operator::End
+            )
+        {
             let before = t.here();
             let r = translate_op(&mut t, v, &op, reachable, site_start);
             if !fusable(&op) {
                 t.set_barrier();
             }
-            if r.is_ok() && t.here() == before && reachable && instr.as_deref().is_some_and(|i| i.dynamic()) {
+            if r.is_ok()
+                && t.here() == before
+                && reachable
+                && instr.as_deref().is_some_and(|i| i.dynamic())
+            {
                 t.emit(Op::Nop);
             }
             if let Err(e) = r {
@@ -391,10 +474,20 @@ pub(crate) fn translate(
         }
         v.op(offset, &op)?;
         max_height = max_height.max(v.operand_stack_height());
-        let falls_through = !v.get_control_frame(0).map(|f| f.unreachable).unwrap_or(true);
+        let falls_through = !v
+            .get_control_frame(0)
+            .map(|f| f.unreachable)
+            .unwrap_or(true);
         if reachable && falls_through && !at_func_end {
             if let Some(ins) = instr.as_deref_mut() {
-                let site = Site { func_idx, pc: t.cur_pc, op: Some(&op), validator: v, at_func_end, instr_index };
+                let site = Site {
+                    func_idx,
+                    pc: t.cur_pc,
+                    op: Some(&op),
+                    validator: v,
+                    at_func_end,
+                    instr_index,
+                };
                 let calls = ins.probes(When::After, &site)?;
                 t.emit_probes(calls);
             }
@@ -419,17 +512,37 @@ fn translate_op(
     };
     match *op {
         // Reinterpretations are no-ops on raw bits.
-        W::Nop | W::I32ReinterpretF32 | W::I64ReinterpretF64 | W::F32ReinterpretI32 | W::F64ReinterpretI64 => {}
+        W::Nop
+        | W::I32ReinterpretF32
+        | W::I64ReinterpretF64
+        | W::F32ReinterpretI32
+        | W::F64ReinterpretI64 => {}
         W::Unreachable => simple(t, Op::Unreachable),
-        W::Block { .. } => t.ctls.push(Ctl { loop_start: None, fixups: Vec::new(), if_jump: None }),
+        W::Block { .. } => t.ctls.push(Ctl {
+            loop_start: None,
+            fixups: Vec::new(),
+            if_jump: None,
+        }),
         W::Loop { .. } => {
             // Back edges re-enter at the loop instruction itself, so its probes
             // (block:start, opcode:loop) fire on every iteration, as in Wizard.
-            t.ctls.push(Ctl { loop_start: Some(site_start), fixups: Vec::new(), if_jump: None })
+            t.ctls.push(Ctl {
+                loop_start: Some(site_start),
+                fixups: Vec::new(),
+                if_jump: None,
+            })
         }
         W::If { .. } => {
-            let j = if reachable { Some(t.emit_cond_jump(u32::MAX, false)) } else { None };
-            t.ctls.push(Ctl { loop_start: None, fixups: Vec::new(), if_jump: j });
+            let j = if reachable {
+                Some(t.emit_cond_jump(u32::MAX, false))
+            } else {
+                None
+            };
+            t.ctls.push(Ctl {
+                loop_start: None,
+                fixups: Vec::new(),
+                if_jump: j,
+            });
         }
         W::Else => {
             // The then-branch jumps over the else-branch to the end.
@@ -458,7 +571,9 @@ fn translate_op(
             }
         }
         W::Br { relative_depth } => {
-            let Some((b, mv, ret)) = t.branch(v, relative_depth) else { return Ok(()) };
+            let Some((b, mv, ret)) = t.branch(v, relative_depth) else {
+                return Ok(());
+            };
             if ret {
                 t.emit(Op::Return);
             } else if mv {
@@ -472,8 +587,12 @@ fn translate_op(
         W::BrIf { relative_depth } => {
             // The validator's height here still includes the condition; the
             // branch happens after popping it.
-            let Some((b, _, ret)) = t.branch(v, relative_depth) else { return Ok(()) };
-            let Some(height) = v.operand_stack_height().checked_sub(1) else { return Ok(()) };
+            let Some((b, _, ret)) = t.branch(v, relative_depth) else {
+                return Ok(());
+            };
+            let Some(height) = v.operand_stack_height().checked_sub(1) else {
+                return Ok(());
+            };
             let frame_height = b.base - t.out.num_locals;
             let mv = height != frame_height + b.keep;
             if ret {
@@ -498,7 +617,9 @@ fn translate_op(
             }
             depths.push(targets.default());
             // Heights are measured after popping the index.
-            let Some(height) = v.operand_stack_height().checked_sub(1) else { return Ok(()) };
+            let Some(height) = v.operand_stack_height().checked_sub(1) else {
+                return Ok(());
+            };
             let mut needs_return = Vec::new();
             for (k, d) in depths.iter().enumerate() {
                 let Some((mut b, _, ret)) = t.branch(v, *d) else {
@@ -516,25 +637,49 @@ fn translate_op(
                     t.add_fixup(*d, Fixup::Table(start + k));
                 }
             }
-            t.emit(Op::BrTable { start: start as u32, len: depths.len() as u32 });
+            t.emit(Op::BrTable {
+                start: start as u32,
+                len: depths.len() as u32,
+            });
             if !needs_return.is_empty() {
                 // Entries that leave the function jump to a `Return` right after
                 // the table, leaving the stack as it is (keep 0 at the current height).
                 // (br_table never falls through, so nothing else reaches it.)
                 let here = t.here();
                 for k in needs_return {
-                    t.out.br_tables[start + k] = BrTarget { target: here, base: t.out.num_locals + height, keep: 0 };
+                    t.out.br_tables[start + k] = BrTarget {
+                        target: here,
+                        base: t.out.num_locals + height,
+                        keep: 0,
+                    };
                 }
                 t.emit(Op::Return);
             }
         }
         W::Return => simple(t, Op::Return),
         W::Call { function_index } => simple(t, Op::Call(function_index)),
-        W::CallIndirect { type_index, table_index, .. } => simple(t, Op::CallIndirect { ty: type_index, table: table_index }),
+        W::CallIndirect {
+            type_index,
+            table_index,
+            ..
+        } => simple(
+            t,
+            Op::CallIndirect {
+                ty: type_index,
+                table: table_index,
+            },
+        ),
         W::ReturnCall { function_index } => simple(t, Op::ReturnCall(function_index)),
-        W::ReturnCallIndirect { type_index, table_index } => {
-            simple(t, Op::ReturnCallIndirect { ty: type_index, table: table_index })
-        }
+        W::ReturnCallIndirect {
+            type_index,
+            table_index,
+        } => simple(
+            t,
+            Op::ReturnCallIndirect {
+                ty: type_index,
+                table: table_index,
+            },
+        ),
         W::Drop => simple(t, Op::Drop),
         W::Select | W::TypedSelect { .. } => simple(t, Op::Select),
         W::LocalGet { local_index } => simple(t, Op::LocalGet(local_index)),
@@ -543,8 +688,12 @@ fn translate_op(
         W::GlobalGet { global_index } => simple(t, Op::GlobalGet(global_index)),
         W::GlobalSet { global_index } => simple(t, Op::GlobalSet(global_index)),
 
-        W::I32Load { memarg } | W::F32Load { memarg } => t.emit_load(memarg_of(&memarg), false, Op::I32Load(memarg_of(&memarg))),
-        W::I64Load { memarg } | W::F64Load { memarg } => t.emit_load(memarg_of(&memarg), true, Op::I64Load(memarg_of(&memarg))),
+        W::I32Load { memarg } | W::F32Load { memarg } => {
+            t.emit_load(memarg_of(&memarg), false, Op::I32Load(memarg_of(&memarg)))
+        }
+        W::I64Load { memarg } | W::F64Load { memarg } => {
+            t.emit_load(memarg_of(&memarg), true, Op::I64Load(memarg_of(&memarg)))
+        }
         W::I32Load8S { memarg } => simple(t, Op::I32Load8S(memarg_of(&memarg))),
         W::I32Load8U { memarg } => simple(t, Op::I32Load8U(memarg_of(&memarg))),
         W::I32Load16S { memarg } => simple(t, Op::I32Load16S(memarg_of(&memarg))),
@@ -555,8 +704,12 @@ fn translate_op(
         W::I64Load16U { memarg } => simple(t, Op::I64Load16U(memarg_of(&memarg))),
         W::I64Load32S { memarg } => simple(t, Op::I64Load32S(memarg_of(&memarg))),
         W::I64Load32U { memarg } => simple(t, Op::I64Load32U(memarg_of(&memarg))),
-        W::I32Store { memarg } | W::F32Store { memarg } => simple(t, Op::I32Store(memarg_of(&memarg))),
-        W::I64Store { memarg } | W::F64Store { memarg } => simple(t, Op::I64Store(memarg_of(&memarg))),
+        W::I32Store { memarg } | W::F32Store { memarg } => {
+            simple(t, Op::I32Store(memarg_of(&memarg)))
+        }
+        W::I64Store { memarg } | W::F64Store { memarg } => {
+            simple(t, Op::I64Store(memarg_of(&memarg)))
+        }
         W::I32Store8 { memarg } => simple(t, Op::I32Store8(memarg_of(&memarg))),
         W::I64Store8 { memarg } => simple(t, Op::I64Store8(memarg_of(&memarg))),
         W::I32Store16 { memarg } => simple(t, Op::I32Store16(memarg_of(&memarg))),
@@ -565,8 +718,20 @@ fn translate_op(
         W::MemorySize { mem, .. } => simple(t, Op::MemorySize(mem)),
         W::MemoryGrow { mem, .. } => simple(t, Op::MemoryGrow(mem)),
         W::MemoryFill { mem } => simple(t, Op::MemoryFill(mem)),
-        W::MemoryCopy { dst_mem, src_mem } => simple(t, Op::MemoryCopy { dst: dst_mem, src: src_mem }),
-        W::MemoryInit { data_index, mem } => simple(t, Op::MemoryInit { data: data_index, mem }),
+        W::MemoryCopy { dst_mem, src_mem } => simple(
+            t,
+            Op::MemoryCopy {
+                dst: dst_mem,
+                src: src_mem,
+            },
+        ),
+        W::MemoryInit { data_index, mem } => simple(
+            t,
+            Op::MemoryInit {
+                data: data_index,
+                mem,
+            },
+        ),
         W::DataDrop { data_index } => simple(t, Op::DataDrop(data_index)),
 
         W::I32Const { value } => simple(t, Op::Const(value as u32 as u64)),
@@ -581,8 +746,23 @@ fn translate_op(
         W::TableSize { table } => simple(t, Op::TableSize(table)),
         W::TableGrow { table } => simple(t, Op::TableGrow(table)),
         W::TableFill { table } => simple(t, Op::TableFill(table)),
-        W::TableCopy { dst_table, src_table } => simple(t, Op::TableCopy { dst: dst_table, src: src_table }),
-        W::TableInit { elem_index, table } => simple(t, Op::TableInit { elem: elem_index, table }),
+        W::TableCopy {
+            dst_table,
+            src_table,
+        } => simple(
+            t,
+            Op::TableCopy {
+                dst: dst_table,
+                src: src_table,
+            },
+        ),
+        W::TableInit { elem_index, table } => simple(
+            t,
+            Op::TableInit {
+                elem: elem_index,
+                table,
+            },
+        ),
         W::ElemDrop { elem_index } => simple(t, Op::ElemDrop(elem_index)),
 
         _ => {

@@ -5,15 +5,67 @@ use super::code::*;
 
 /// The fusable i32 binary ops.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub(crate) enum I32Bin { Add, Sub, Mul, And, Or, Xor, Shl, ShrS, ShrU, Eq, Ne, LtS, LtU, GtS, GtU, LeS, LeU, GeS, GeU }
+pub(crate) enum I32Bin {
+    Add,
+    Sub,
+    Mul,
+    And,
+    Or,
+    Xor,
+    Shl,
+    ShrS,
+    ShrU,
+    Eq,
+    Ne,
+    LtS,
+    LtU,
+    GtS,
+    GtU,
+    LeS,
+    LeU,
+    GeS,
+    GeU,
+}
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub(crate) enum F64Bin { Add, Sub, Mul, Div }
+pub(crate) enum F64Bin {
+    Add,
+    Sub,
+    Mul,
+    Div,
+}
 /// Operand forms of a fused binop.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub(crate) enum Form { Plain, LL(u32, u32, u32), LC(u32, u32, u32), C(u32), L(u32) }
+pub(crate) enum Form {
+    Plain,
+    LL(u32, u32, u32),
+    LC(u32, u32, u32),
+    C(u32),
+    L(u32),
+}
 impl I32Bin {
     pub(crate) fn of(op: &Op) -> Option<I32Bin> {
-        Some(match op { Op::I32Add => I32Bin::Add, Op::I32Sub => I32Bin::Sub, Op::I32Mul => I32Bin::Mul, Op::I32And => I32Bin::And, Op::I32Or => I32Bin::Or, Op::I32Xor => I32Bin::Xor, Op::I32Shl => I32Bin::Shl, Op::I32ShrS => I32Bin::ShrS, Op::I32ShrU => I32Bin::ShrU, Op::I32Eq => I32Bin::Eq, Op::I32Ne => I32Bin::Ne, Op::I32LtS => I32Bin::LtS, Op::I32LtU => I32Bin::LtU, Op::I32GtS => I32Bin::GtS, Op::I32GtU => I32Bin::GtU, Op::I32LeS => I32Bin::LeS, Op::I32LeU => I32Bin::LeU, Op::I32GeS => I32Bin::GeS, Op::I32GeU => I32Bin::GeU, _ => return None })
+        Some(match op {
+            Op::I32Add => I32Bin::Add,
+            Op::I32Sub => I32Bin::Sub,
+            Op::I32Mul => I32Bin::Mul,
+            Op::I32And => I32Bin::And,
+            Op::I32Or => I32Bin::Or,
+            Op::I32Xor => I32Bin::Xor,
+            Op::I32Shl => I32Bin::Shl,
+            Op::I32ShrS => I32Bin::ShrS,
+            Op::I32ShrU => I32Bin::ShrU,
+            Op::I32Eq => I32Bin::Eq,
+            Op::I32Ne => I32Bin::Ne,
+            Op::I32LtS => I32Bin::LtS,
+            Op::I32LtU => I32Bin::LtU,
+            Op::I32GtS => I32Bin::GtS,
+            Op::I32GtU => I32Bin::GtU,
+            Op::I32LeS => I32Bin::LeS,
+            Op::I32LeU => I32Bin::LeU,
+            Op::I32GeS => I32Bin::GeS,
+            Op::I32GeU => I32Bin::GeU,
+            _ => return None,
+        })
     }
     pub(crate) fn make(self, f: Form) -> Op {
         match (self, f) {
@@ -217,7 +269,19 @@ impl I32Bin {
     }
     /// The negated comparison (for `if`, which jumps when the condition is false).
     pub(crate) fn negate(self) -> Option<I32Bin> {
-        Some(match self { I32Bin::Eq => I32Bin::Ne, I32Bin::Ne => I32Bin::Eq, I32Bin::LtS => I32Bin::GeS, I32Bin::LtU => I32Bin::GeU, I32Bin::GtS => I32Bin::LeS, I32Bin::GtU => I32Bin::LeU, I32Bin::LeS => I32Bin::GtS, I32Bin::LeU => I32Bin::GtU, I32Bin::GeS => I32Bin::LtS, I32Bin::GeU => I32Bin::LtU, _ => return None })
+        Some(match self {
+            I32Bin::Eq => I32Bin::Ne,
+            I32Bin::Ne => I32Bin::Eq,
+            I32Bin::LtS => I32Bin::GeS,
+            I32Bin::LtU => I32Bin::GeU,
+            I32Bin::GtS => I32Bin::LeS,
+            I32Bin::GtU => I32Bin::LeU,
+            I32Bin::LeS => I32Bin::GtS,
+            I32Bin::LeU => I32Bin::GtU,
+            I32Bin::GeS => I32Bin::LtS,
+            I32Bin::GeU => I32Bin::LtU,
+            _ => return None,
+        })
     }
     /// A jump taken when this comparison holds; None if not a comparison or the form has no jump.
     pub(crate) fn jump(self, f: Form, t: u32) -> Option<Op> {
@@ -268,27 +332,84 @@ impl I32Bin {
 }
 impl F64Bin {
     pub(crate) fn of(op: &Op) -> Option<F64Bin> {
-        Some(match op { Op::F64Add => F64Bin::Add, Op::F64Sub => F64Bin::Sub, Op::F64Mul => F64Bin::Mul, Op::F64Div => F64Bin::Div, _ => return None })
+        Some(match op {
+            Op::F64Add => F64Bin::Add,
+            Op::F64Sub => F64Bin::Sub,
+            Op::F64Mul => F64Bin::Mul,
+            Op::F64Div => F64Bin::Div,
+            _ => return None,
+        })
     }
-    pub(crate) fn l(self, b: u32) -> Op { match self { F64Bin::Add => Op::F64AddL(b), F64Bin::Sub => Op::F64SubL(b), F64Bin::Mul => Op::F64MulL(b), F64Bin::Div => Op::F64DivL(b), } }
-    pub(crate) fn ll(self, a: u32, b: u32) -> Op { match self { F64Bin::Add => Op::F64AddLL(a, b), F64Bin::Sub => Op::F64SubLL(a, b), F64Bin::Mul => Op::F64MulLL(a, b), F64Bin::Div => Op::F64DivLL(a, b), } }
-    pub(crate) fn c(self, c: u64) -> Op { match self { F64Bin::Add => Op::F64AddC(c), F64Bin::Sub => Op::F64SubC(c), F64Bin::Mul => Op::F64MulC(c), F64Bin::Div => Op::F64DivC(c), } }
+    pub(crate) fn l(self, b: u32) -> Op {
+        match self {
+            F64Bin::Add => Op::F64AddL(b),
+            F64Bin::Sub => Op::F64SubL(b),
+            F64Bin::Mul => Op::F64MulL(b),
+            F64Bin::Div => Op::F64DivL(b),
+        }
+    }
+    pub(crate) fn ll(self, a: u32, b: u32) -> Op {
+        match self {
+            F64Bin::Add => Op::F64AddLL(a, b),
+            F64Bin::Sub => Op::F64SubLL(a, b),
+            F64Bin::Mul => Op::F64MulLL(a, b),
+            F64Bin::Div => Op::F64DivLL(a, b),
+        }
+    }
+    pub(crate) fn c(self, c: u64) -> Op {
+        match self {
+            F64Bin::Add => Op::F64AddC(c),
+            F64Bin::Sub => Op::F64SubC(c),
+            F64Bin::Mul => Op::F64MulC(c),
+            F64Bin::Div => Op::F64DivC(c),
+        }
+    }
 }
 /// The jump target of a branch op (plain or fused), for patching.
 pub(crate) fn jump_target_mut(op: &mut Op) -> Option<&mut u32> {
     Some(match op {
         Op::Jump(t) | Op::JumpIfZero(t) | Op::JumpIfNonZero(t) => t,
         Op::Br(b) | Op::BrIf(b) => &mut b.target,
-        Op::JmpI32Eq(t) | Op::JmpI32EqC { t, .. } | Op::JmpI32EqLC { t, .. } | Op::JmpI32EqLL { t, .. } => t,
-        Op::JmpI32Ne(t) | Op::JmpI32NeC { t, .. } | Op::JmpI32NeLC { t, .. } | Op::JmpI32NeLL { t, .. } => t,
-        Op::JmpI32LtS(t) | Op::JmpI32LtSC { t, .. } | Op::JmpI32LtSLC { t, .. } | Op::JmpI32LtSLL { t, .. } => t,
-        Op::JmpI32LtU(t) | Op::JmpI32LtUC { t, .. } | Op::JmpI32LtULC { t, .. } | Op::JmpI32LtULL { t, .. } => t,
-        Op::JmpI32GtS(t) | Op::JmpI32GtSC { t, .. } | Op::JmpI32GtSLC { t, .. } | Op::JmpI32GtSLL { t, .. } => t,
-        Op::JmpI32GtU(t) | Op::JmpI32GtUC { t, .. } | Op::JmpI32GtULC { t, .. } | Op::JmpI32GtULL { t, .. } => t,
-        Op::JmpI32LeS(t) | Op::JmpI32LeSC { t, .. } | Op::JmpI32LeSLC { t, .. } | Op::JmpI32LeSLL { t, .. } => t,
-        Op::JmpI32LeU(t) | Op::JmpI32LeUC { t, .. } | Op::JmpI32LeULC { t, .. } | Op::JmpI32LeULL { t, .. } => t,
-        Op::JmpI32GeS(t) | Op::JmpI32GeSC { t, .. } | Op::JmpI32GeSLC { t, .. } | Op::JmpI32GeSLL { t, .. } => t,
-        Op::JmpI32GeU(t) | Op::JmpI32GeUC { t, .. } | Op::JmpI32GeULC { t, .. } | Op::JmpI32GeULL { t, .. } => t,
+        Op::JmpI32Eq(t)
+        | Op::JmpI32EqC { t, .. }
+        | Op::JmpI32EqLC { t, .. }
+        | Op::JmpI32EqLL { t, .. } => t,
+        Op::JmpI32Ne(t)
+        | Op::JmpI32NeC { t, .. }
+        | Op::JmpI32NeLC { t, .. }
+        | Op::JmpI32NeLL { t, .. } => t,
+        Op::JmpI32LtS(t)
+        | Op::JmpI32LtSC { t, .. }
+        | Op::JmpI32LtSLC { t, .. }
+        | Op::JmpI32LtSLL { t, .. } => t,
+        Op::JmpI32LtU(t)
+        | Op::JmpI32LtUC { t, .. }
+        | Op::JmpI32LtULC { t, .. }
+        | Op::JmpI32LtULL { t, .. } => t,
+        Op::JmpI32GtS(t)
+        | Op::JmpI32GtSC { t, .. }
+        | Op::JmpI32GtSLC { t, .. }
+        | Op::JmpI32GtSLL { t, .. } => t,
+        Op::JmpI32GtU(t)
+        | Op::JmpI32GtUC { t, .. }
+        | Op::JmpI32GtULC { t, .. }
+        | Op::JmpI32GtULL { t, .. } => t,
+        Op::JmpI32LeS(t)
+        | Op::JmpI32LeSC { t, .. }
+        | Op::JmpI32LeSLC { t, .. }
+        | Op::JmpI32LeSLL { t, .. } => t,
+        Op::JmpI32LeU(t)
+        | Op::JmpI32LeUC { t, .. }
+        | Op::JmpI32LeULC { t, .. }
+        | Op::JmpI32LeULL { t, .. } => t,
+        Op::JmpI32GeS(t)
+        | Op::JmpI32GeSC { t, .. }
+        | Op::JmpI32GeSLC { t, .. }
+        | Op::JmpI32GeSLL { t, .. } => t,
+        Op::JmpI32GeU(t)
+        | Op::JmpI32GeUC { t, .. }
+        | Op::JmpI32GeULC { t, .. }
+        | Op::JmpI32GeULL { t, .. } => t,
         _ => return None,
     })
 }

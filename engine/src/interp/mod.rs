@@ -4,7 +4,7 @@
 
 pub mod code;
 pub(crate) mod compile;
-mod fused;
 mod exec;
+mod fused;
 
 pub(crate) use exec::invoke;

@@ -5,15 +5,17 @@ use cranelift_codegen::cursor::FuncCursor;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::immediates::Offset32;
 use cranelift_codegen::ir::types::{F32, F64, I32, I64, I8};
-use cranelift_codegen::ir::{self, AbiParam, ArgumentPurpose, InstBuilder, MemFlags, Signature, TrapCode};
+use cranelift_codegen::ir::{
+    self, AbiParam, ArgumentPurpose, InstBuilder, MemFlags, Signature, TrapCode,
+};
 use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
 use cranelift_entity::PrimaryMap;
 use cranelift_frontend::FunctionBuilder;
 use cranelift_jit::JITModule;
 use cranelift_module::{FuncId, Module as _};
 use cranelift_wasm::{
-    FuncEnvironment, FuncIndex, GlobalIndex, GlobalVariable, Heap, HeapData, HeapStyle, MemoryIndex, TableIndex,
-    TargetEnvironment, TypeConvert, TypeIndex, WasmHeapType, WasmResult,
+    FuncEnvironment, FuncIndex, GlobalIndex, GlobalVariable, Heap, HeapData, HeapStyle,
+    MemoryIndex, TableIndex, TargetEnvironment, TypeConvert, TypeIndex, WasmHeapType, WasmResult,
 };
 
 use super::libcalls;
@@ -40,17 +42,21 @@ pub fn clif_type(t: ValType) -> ir::Type {
 /// tail calling convention (for `return_call`).
 pub fn wasm_sig(ty: &FuncType) -> Signature {
     let mut sig = Signature::new(CallConv::Tail);
-    sig.params.push(AbiParam::special(I64, ArgumentPurpose::VMContext));
+    sig.params
+        .push(AbiParam::special(I64, ArgumentPurpose::VMContext));
     sig.params.push(AbiParam::new(I64));
-    sig.params.extend(ty.params.iter().map(|t| AbiParam::new(clif_type(*t))));
-    sig.returns.extend(ty.results.iter().map(|t| AbiParam::new(clif_type(*t))));
+    sig.params
+        .extend(ty.params.iter().map(|t| AbiParam::new(clif_type(*t))));
+    sig.returns
+        .extend(ty.results.iter().map(|t| AbiParam::new(clif_type(*t))));
     sig
 }
 
 fn libcall_sig(params: &[ir::Type], results: &[ir::Type]) -> Signature {
     let mut sig = Signature::new(CallConv::SystemV);
     sig.params.extend(params.iter().map(|t| AbiParam::new(*t)));
-    sig.returns.extend(results.iter().map(|t| AbiParam::new(*t)));
+    sig.returns
+        .extend(results.iter().map(|t| AbiParam::new(*t)));
     sig
 }
 
@@ -66,9 +72,23 @@ pub struct Env<'a> {
 }
 
 impl<'a> Env<'a> {
-    pub fn new(config: TargetFrontendConfig, module: &'a Module, layout: &'a VmLayout, jit: &'a mut JITModule, func_ids: &'a [FuncId]) -> Self {
+    pub fn new(
+        config: TargetFrontendConfig,
+        module: &'a Module,
+        layout: &'a VmLayout,
+        jit: &'a mut JITModule,
+        func_ids: &'a [FuncId],
+    ) -> Self {
         let bounds_checks = std::env::var_os("WIZENG_BOUNDS_CHECKS").is_some_and(|v| v == "1");
-        Env { config, module, layout, jit, func_ids, heaps: PrimaryMap::new(), bounds_checks }
+        Env {
+            config,
+            module,
+            layout,
+            jit,
+            func_ids,
+            heaps: PrimaryMap::new(),
+            bounds_checks,
+        }
     }
 
     /// Defined functions are called directly when compiled together (whole
@@ -94,11 +114,18 @@ impl<'a> Env<'a> {
     }
 
     fn vmctx_val(f: &ir::Function) -> ir::Value {
-        f.special_param(ArgumentPurpose::VMContext).expect("vmctx param")
+        f.special_param(ArgumentPurpose::VMContext)
+            .expect("vmctx param")
     }
 
     /// Call a runtime function by address (SystemV).
-    fn libcall(pos: &mut FuncCursor, addr: usize, params: &[ir::Type], results: &[ir::Type], args: &[ir::Value]) -> ir::Inst {
+    fn libcall(
+        pos: &mut FuncCursor,
+        addr: usize,
+        params: &[ir::Type],
+        results: &[ir::Type],
+        args: &[ir::Value],
+    ) -> ir::Inst {
         let sig = pos.func.import_signature(libcall_sig(params, results));
         let callee = pos.ins().iconst(I64, addr as i64);
         pos.ins().call_indirect(sig, callee, args)
@@ -106,7 +133,13 @@ impl<'a> Env<'a> {
 
     /// Call a bulk-operation libcall `(vmctx, imms..., args...) -> status` and
     /// trap with `code` if it reports out of bounds.
-    fn bulk_libcall(pos: &mut FuncCursor, addr: usize, imms: &[u32], args: &[ir::Value], code: TrapCode) {
+    fn bulk_libcall(
+        pos: &mut FuncCursor,
+        addr: usize,
+        imms: &[u32],
+        args: &[ir::Value],
+        code: TrapCode,
+    ) {
         let vmctx = Self::vmctx_val(pos.func);
         let mut all = vec![vmctx];
         let mut tys = vec![I64];
@@ -133,14 +166,24 @@ impl<'a> Env<'a> {
         let off = self.layout.func(index);
         // Lazily compiled code sees these entries change as callees get
         // compiled: they must be reloaded at every call.
-        let flags = if self.func_ids.is_empty() { MemFlags::trusted() } else { MemFlags::trusted().with_readonly() };
+        let flags = if self.func_ids.is_empty() {
+            MemFlags::trusted()
+        } else {
+            MemFlags::trusted().with_readonly()
+        };
         let code = builder.ins().load(I64, flags, vmctx, off + 8);
         let callee_vmctx = builder.ins().load(I64, flags, vmctx, off + 16);
         (code, callee_vmctx)
     }
 
     /// Resolve a `call_indirect` target: bounds, null and signature checks.
-    fn indirect_target(&self, builder: &mut FunctionBuilder, table: u32, sig_index: u32, callee: ir::Value) -> (ir::Value, ir::Value) {
+    fn indirect_target(
+        &self,
+        builder: &mut FunctionBuilder,
+        table: u32,
+        sig_index: u32,
+        callee: ir::Value,
+    ) -> (ir::Value, ir::Value) {
         let vmctx = Self::vmctx_val(builder.func);
         let ro = MemFlags::trusted().with_readonly();
         let rw = MemFlags::trusted();
@@ -148,7 +191,9 @@ impl<'a> Env<'a> {
         let base = builder.ins().load(I64, rw, tp, 0);
         let len = builder.ins().load(I64, rw, tp, 8);
         let idx = builder.ins().uextend(I64, callee);
-        let oob = builder.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, idx, len);
+        let oob = builder
+            .ins()
+            .icmp(IntCC::UnsignedGreaterThanOrEqual, idx, len);
         builder.ins().trapnz(oob, TRAP_UNDEFINED_ELEMENT);
         let off = builder.ins().ishl_imm(idx, 3);
         let addr = builder.ins().iadd(base, off);
@@ -156,11 +201,15 @@ impl<'a> Env<'a> {
         builder.ins().trapz(slot, TrapCode::IndirectCallToNull);
         let faddr = builder.ins().iadd_imm(slot, -1);
         let storectx = builder.ins().load(I64, ro, vmctx, vm::STORE_CTX);
-        let funcrefs = builder.ins().load(I64, rw, storectx, vm::STORE_CTX_FUNCREFS);
+        let funcrefs = builder
+            .ins()
+            .load(I64, rw, storectx, vm::STORE_CTX_FUNCREFS);
         let scaled = builder.ins().imul_imm(faddr, vm::FUNCREF_SIZE);
         let entry = builder.ins().iadd(funcrefs, scaled);
         let tid = builder.ins().load(I64, rw, entry, 16);
-        let want = builder.ins().load(I64, ro, vmctx, self.layout.type_id(sig_index));
+        let want = builder
+            .ins()
+            .load(I64, ro, vmctx, self.layout.type_id(sig_index));
         let bad = builder.ins().icmp(IntCC::NotEqual, tid, want);
         builder.ins().trapnz(bad, TrapCode::BadSignature);
         let code = builder.ins().load(I64, rw, entry, 0);
@@ -168,7 +217,12 @@ impl<'a> Env<'a> {
         (code, cvmctx)
     }
 
-    fn with_ctx(&self, builder: &mut FunctionBuilder, callee_vmctx: ir::Value, args: &[ir::Value]) -> Vec<ir::Value> {
+    fn with_ctx(
+        &self,
+        builder: &mut FunctionBuilder,
+        callee_vmctx: ir::Value,
+        args: &[ir::Value],
+    ) -> Vec<ir::Value> {
         let vmctx = Self::vmctx_val(builder.func);
         let mut v = Vec::with_capacity(args.len() + 2);
         v.push(callee_vmctx);
@@ -179,17 +233,34 @@ impl<'a> Env<'a> {
 
     fn table_ptr(pos: &mut FuncCursor, layout: &VmLayout, table: u32) -> ir::Value {
         let vmctx = Self::vmctx_val(pos.func);
-        pos.ins().load(I64, MemFlags::trusted().with_readonly(), vmctx, layout.table(table))
+        pos.ins().load(
+            I64,
+            MemFlags::trusted().with_readonly(),
+            vmctx,
+            layout.table(table),
+        )
     }
 
     /// Address of table element `index` after a bounds check.
-    fn table_elem_addr(builder: &mut FunctionBuilder, layout: &VmLayout, table: u32, index: ir::Value) -> ir::Value {
+    fn table_elem_addr(
+        builder: &mut FunctionBuilder,
+        layout: &VmLayout,
+        table: u32,
+        index: ir::Value,
+    ) -> ir::Value {
         let vmctx = Self::vmctx_val(builder.func);
-        let tp = builder.ins().load(I64, MemFlags::trusted().with_readonly(), vmctx, layout.table(table));
+        let tp = builder.ins().load(
+            I64,
+            MemFlags::trusted().with_readonly(),
+            vmctx,
+            layout.table(table),
+        );
         let base = builder.ins().load(I64, MemFlags::trusted(), tp, 0);
         let len = builder.ins().load(I64, MemFlags::trusted(), tp, 8);
         let idx = builder.ins().uextend(I64, index);
-        let oob = builder.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, idx, len);
+        let oob = builder
+            .ins()
+            .icmp(IntCC::UnsignedGreaterThanOrEqual, idx, len);
         builder.ins().trapnz(oob, TrapCode::TableOutOfBounds);
         let off = builder.ins().ishl_imm(idx, 3);
         builder.ins().iadd(base, off)
@@ -200,12 +271,17 @@ impl TypeConvert for Env<'_> {
     fn lookup_heap_type(&self, _index: wasmparser::UnpackedIndex) -> WasmHeapType {
         WasmHeapType::Func
     }
-    fn lookup_type_index(&self, index: wasmparser::UnpackedIndex) -> cranelift_wasm::EngineOrModuleTypeIndex {
+    fn lookup_type_index(
+        &self,
+        index: wasmparser::UnpackedIndex,
+    ) -> cranelift_wasm::EngineOrModuleTypeIndex {
         let i = match index {
             wasmparser::UnpackedIndex::Module(i) => i,
             _ => 0,
         };
-        cranelift_wasm::EngineOrModuleTypeIndex::Module(cranelift_wasm::ModuleInternedTypeIndex::from_u32(i))
+        cranelift_wasm::EngineOrModuleTypeIndex::Module(
+            cranelift_wasm::ModuleInternedTypeIndex::from_u32(i),
+        )
     }
 }
 
@@ -234,15 +310,28 @@ impl FuncEnvironment for Env<'_> {
     fn sig_ref_result_needs_stack_map(&self, _sig_ref: ir::SigRef, _index: usize) -> bool {
         false
     }
-    fn func_ref_result_needs_stack_map(&self, _func: &ir::Function, _func_ref: ir::FuncRef, _index: usize) -> bool {
+    fn func_ref_result_needs_stack_map(
+        &self,
+        _func: &ir::Function,
+        _func_ref: ir::FuncRef,
+        _index: usize,
+    ) -> bool {
         false
     }
 
-    fn make_global(&mut self, func: &mut ir::Function, index: GlobalIndex) -> WasmResult<GlobalVariable> {
+    fn make_global(
+        &mut self,
+        func: &mut ir::Function,
+        index: GlobalIndex,
+    ) -> WasmResult<GlobalVariable> {
         let i = index.as_u32();
         let ty = clif_type(self.module.global_type(i).ty);
         let gv = Self::vmctx_ptr(func, self.layout.global(i));
-        Ok(GlobalVariable::Memory { gv, offset: Offset32::new(0), ty })
+        Ok(GlobalVariable::Memory {
+            gv,
+            offset: Offset32::new(0),
+            ty,
+        })
     }
 
     fn heaps(&self) -> &PrimaryMap<Heap, HeapData> {
@@ -277,7 +366,11 @@ impl FuncEnvironment for Env<'_> {
             base,
             min_size: ty.limits.min * 65536,
             max_size: ty.limits.max.map(|m| m * 65536),
-            offset_guard_size: if self.bounds_checks { 0 } else { (crate::linear_memory::RESERVATION as u64) - (1 << 32) },
+            offset_guard_size: if self.bounds_checks {
+                0
+            } else {
+                (crate::linear_memory::RESERVATION as u64) - (1 << 32)
+            },
             style,
             index_type: I32,
             memory_type: None,
@@ -285,11 +378,19 @@ impl FuncEnvironment for Env<'_> {
         }))
     }
 
-    fn make_indirect_sig(&mut self, func: &mut ir::Function, index: TypeIndex) -> WasmResult<ir::SigRef> {
+    fn make_indirect_sig(
+        &mut self,
+        func: &mut ir::Function,
+        index: TypeIndex,
+    ) -> WasmResult<ir::SigRef> {
         Ok(func.import_signature(wasm_sig(&self.module.types[index.as_u32() as usize])))
     }
 
-    fn make_direct_func(&mut self, func: &mut ir::Function, index: FuncIndex) -> WasmResult<ir::FuncRef> {
+    fn make_direct_func(
+        &mut self,
+        func: &mut ir::Function,
+        index: FuncIndex,
+    ) -> WasmResult<ir::FuncRef> {
         let i = index.as_u32();
         if self.is_direct(i) {
             let id = self.func_ids[(i - self.module.num_imported_funcs) as usize];
@@ -298,12 +399,26 @@ impl FuncEnvironment for Env<'_> {
             // Imports are called indirectly through the vmctx (see translate_call);
             // this reference is never used for a call.
             let signature = func.import_signature(wasm_sig(self.func_type(i)));
-            let name = ir::ExternalName::User(func.declare_imported_user_function(ir::UserExternalName { namespace: 1, index: i }));
-            Ok(func.import_function(ir::ExtFuncData { name, signature, colocated: false }))
+            let name =
+                ir::ExternalName::User(func.declare_imported_user_function(ir::UserExternalName {
+                    namespace: 1,
+                    index: i,
+                }));
+            Ok(func.import_function(ir::ExtFuncData {
+                name,
+                signature,
+                colocated: false,
+            }))
         }
     }
 
-    fn translate_call(&mut self, builder: &mut FunctionBuilder, callee_index: FuncIndex, callee: ir::FuncRef, call_args: &[ir::Value]) -> WasmResult<ir::Inst> {
+    fn translate_call(
+        &mut self,
+        builder: &mut FunctionBuilder,
+        callee_index: FuncIndex,
+        callee: ir::FuncRef,
+        call_args: &[ir::Value],
+    ) -> WasmResult<ir::Inst> {
         let i = callee_index.as_u32();
         if self.is_direct(i) {
             let vmctx = Self::vmctx_val(builder.func);
@@ -326,12 +441,19 @@ impl FuncEnvironment for Env<'_> {
         callee: ir::Value,
         call_args: &[ir::Value],
     ) -> WasmResult<Option<ir::Inst>> {
-        let (code, cvmctx) = self.indirect_target(builder, table_index.as_u32(), sig_index.as_u32(), callee);
+        let (code, cvmctx) =
+            self.indirect_target(builder, table_index.as_u32(), sig_index.as_u32(), callee);
         let args = self.with_ctx(builder, cvmctx, call_args);
         Ok(Some(builder.ins().call_indirect(sig_ref, code, &args)))
     }
 
-    fn translate_return_call(&mut self, builder: &mut FunctionBuilder, callee_index: FuncIndex, callee: ir::FuncRef, call_args: &[ir::Value]) -> WasmResult<()> {
+    fn translate_return_call(
+        &mut self,
+        builder: &mut FunctionBuilder,
+        callee_index: FuncIndex,
+        callee: ir::FuncRef,
+        call_args: &[ir::Value],
+    ) -> WasmResult<()> {
         let i = callee_index.as_u32();
         if self.is_direct(i) {
             let vmctx = Self::vmctx_val(builder.func);
@@ -355,30 +477,69 @@ impl FuncEnvironment for Env<'_> {
         callee: ir::Value,
         call_args: &[ir::Value],
     ) -> WasmResult<()> {
-        let (code, cvmctx) = self.indirect_target(builder, table_index.as_u32(), sig_index.as_u32(), callee);
+        let (code, cvmctx) =
+            self.indirect_target(builder, table_index.as_u32(), sig_index.as_u32(), callee);
         let args = self.with_ctx(builder, cvmctx, call_args);
         builder.ins().return_call_indirect(sig_ref, code, &args);
         Ok(())
     }
 
-    fn translate_return_call_ref(&mut self, _b: &mut FunctionBuilder, _s: ir::SigRef, _c: ir::Value, _a: &[ir::Value]) -> WasmResult<()> {
-        Err(cranelift_wasm::wasm_unsupported!("typed function references"))
+    fn translate_return_call_ref(
+        &mut self,
+        _b: &mut FunctionBuilder,
+        _s: ir::SigRef,
+        _c: ir::Value,
+        _a: &[ir::Value],
+    ) -> WasmResult<()> {
+        Err(cranelift_wasm::wasm_unsupported!(
+            "typed function references"
+        ))
     }
 
-    fn translate_call_ref(&mut self, _b: &mut FunctionBuilder, _s: ir::SigRef, _c: ir::Value, _a: &[ir::Value]) -> WasmResult<ir::Inst> {
-        Err(cranelift_wasm::wasm_unsupported!("typed function references"))
+    fn translate_call_ref(
+        &mut self,
+        _b: &mut FunctionBuilder,
+        _s: ir::SigRef,
+        _c: ir::Value,
+        _a: &[ir::Value],
+    ) -> WasmResult<ir::Inst> {
+        Err(cranelift_wasm::wasm_unsupported!(
+            "typed function references"
+        ))
     }
 
-    fn translate_memory_grow(&mut self, mut pos: FuncCursor, index: MemoryIndex, _heap: Heap, val: ir::Value) -> WasmResult<ir::Value> {
+    fn translate_memory_grow(
+        &mut self,
+        mut pos: FuncCursor,
+        index: MemoryIndex,
+        _heap: Heap,
+        val: ir::Value,
+    ) -> WasmResult<ir::Value> {
         let vmctx = Self::vmctx_val(pos.func);
         let m = pos.ins().iconst(I32, index.as_u32() as i64);
-        let call = Self::libcall(&mut pos, libcalls::memory_grow as *const () as usize, &[I64, I32, I32], &[I32], &[vmctx, m, val]);
+        let call = Self::libcall(
+            &mut pos,
+            libcalls::memory_grow as *const () as usize,
+            &[I64, I32, I32],
+            &[I32],
+            &[vmctx, m, val],
+        );
         Ok(pos.func.dfg.first_result(call))
     }
 
-    fn translate_memory_size(&mut self, mut pos: FuncCursor, index: MemoryIndex, _heap: Heap) -> WasmResult<ir::Value> {
+    fn translate_memory_size(
+        &mut self,
+        mut pos: FuncCursor,
+        index: MemoryIndex,
+        _heap: Heap,
+    ) -> WasmResult<ir::Value> {
         let vmctx = Self::vmctx_val(pos.func);
-        let mp = pos.ins().load(I64, MemFlags::trusted().with_readonly(), vmctx, self.layout.memory(index.as_u32()));
+        let mp = pos.ins().load(
+            I64,
+            MemFlags::trusted().with_readonly(),
+            vmctx,
+            self.layout.memory(index.as_u32()),
+        );
         let len = pos.ins().load(I64, MemFlags::trusted(), mp, 8);
         let pages = pos.ins().ushr_imm(len, 16);
         Ok(pos.ins().ireduce(I32, pages))
@@ -396,13 +557,33 @@ impl FuncEnvironment for Env<'_> {
         len: ir::Value,
     ) -> WasmResult<()> {
         let f = libcalls::memory_copy as *const () as usize;
-        Self::bulk_libcall(&mut pos, f, &[dst_index.as_u32(), src_index.as_u32()], &[dst, src, len], TrapCode::HeapOutOfBounds);
+        Self::bulk_libcall(
+            &mut pos,
+            f,
+            &[dst_index.as_u32(), src_index.as_u32()],
+            &[dst, src, len],
+            TrapCode::HeapOutOfBounds,
+        );
         Ok(())
     }
 
-    fn translate_memory_fill(&mut self, mut pos: FuncCursor, index: MemoryIndex, _heap: Heap, dst: ir::Value, val: ir::Value, len: ir::Value) -> WasmResult<()> {
+    fn translate_memory_fill(
+        &mut self,
+        mut pos: FuncCursor,
+        index: MemoryIndex,
+        _heap: Heap,
+        dst: ir::Value,
+        val: ir::Value,
+        len: ir::Value,
+    ) -> WasmResult<()> {
         let f = libcalls::memory_fill as *const () as usize;
-        Self::bulk_libcall(&mut pos, f, &[index.as_u32()], &[dst, val, len], TrapCode::HeapOutOfBounds);
+        Self::bulk_libcall(
+            &mut pos,
+            f,
+            &[index.as_u32()],
+            &[dst, val, len],
+            TrapCode::HeapOutOfBounds,
+        );
         Ok(())
     }
 
@@ -417,36 +598,75 @@ impl FuncEnvironment for Env<'_> {
         len: ir::Value,
     ) -> WasmResult<()> {
         let f = libcalls::memory_init as *const () as usize;
-        Self::bulk_libcall(&mut pos, f, &[index.as_u32(), seg_index], &[dst, src, len], TrapCode::HeapOutOfBounds);
+        Self::bulk_libcall(
+            &mut pos,
+            f,
+            &[index.as_u32(), seg_index],
+            &[dst, src, len],
+            TrapCode::HeapOutOfBounds,
+        );
         Ok(())
     }
 
     fn translate_data_drop(&mut self, mut pos: FuncCursor, seg_index: u32) -> WasmResult<()> {
         let vmctx = Self::vmctx_val(pos.func);
         let seg = pos.ins().iconst(I32, seg_index as i64);
-        Self::libcall(&mut pos, libcalls::data_drop as *const () as usize, &[I64, I32], &[], &[vmctx, seg]);
+        Self::libcall(
+            &mut pos,
+            libcalls::data_drop as *const () as usize,
+            &[I64, I32],
+            &[],
+            &[vmctx, seg],
+        );
         Ok(())
     }
 
-    fn translate_table_size(&mut self, mut pos: FuncCursor, index: TableIndex) -> WasmResult<ir::Value> {
+    fn translate_table_size(
+        &mut self,
+        mut pos: FuncCursor,
+        index: TableIndex,
+    ) -> WasmResult<ir::Value> {
         let tp = Self::table_ptr(&mut pos, self.layout, index.as_u32());
         let len = pos.ins().load(I64, MemFlags::trusted(), tp, 8);
         Ok(pos.ins().ireduce(I32, len))
     }
 
-    fn translate_table_grow(&mut self, mut pos: FuncCursor, table_index: TableIndex, delta: ir::Value, init_value: ir::Value) -> WasmResult<ir::Value> {
+    fn translate_table_grow(
+        &mut self,
+        mut pos: FuncCursor,
+        table_index: TableIndex,
+        delta: ir::Value,
+        init_value: ir::Value,
+    ) -> WasmResult<ir::Value> {
         let vmctx = Self::vmctx_val(pos.func);
         let t = pos.ins().iconst(I32, table_index.as_u32() as i64);
-        let call = Self::libcall(&mut pos, libcalls::table_grow as *const () as usize, &[I64, I32, I32, I64], &[I32], &[vmctx, t, delta, init_value]);
+        let call = Self::libcall(
+            &mut pos,
+            libcalls::table_grow as *const () as usize,
+            &[I64, I32, I32, I64],
+            &[I32],
+            &[vmctx, t, delta, init_value],
+        );
         Ok(pos.func.dfg.first_result(call))
     }
 
-    fn translate_table_get(&mut self, builder: &mut FunctionBuilder, table_index: TableIndex, index: ir::Value) -> WasmResult<ir::Value> {
+    fn translate_table_get(
+        &mut self,
+        builder: &mut FunctionBuilder,
+        table_index: TableIndex,
+        index: ir::Value,
+    ) -> WasmResult<ir::Value> {
         let addr = Self::table_elem_addr(builder, self.layout, table_index.as_u32(), index);
         Ok(builder.ins().load(I64, MemFlags::trusted(), addr, 0))
     }
 
-    fn translate_table_set(&mut self, builder: &mut FunctionBuilder, table_index: TableIndex, value: ir::Value, index: ir::Value) -> WasmResult<()> {
+    fn translate_table_set(
+        &mut self,
+        builder: &mut FunctionBuilder,
+        table_index: TableIndex,
+        value: ir::Value,
+        index: ir::Value,
+    ) -> WasmResult<()> {
         let addr = Self::table_elem_addr(builder, self.layout, table_index.as_u32(), index);
         builder.ins().store(MemFlags::trusted(), value, addr, 0);
         Ok(())
@@ -462,13 +682,32 @@ impl FuncEnvironment for Env<'_> {
         len: ir::Value,
     ) -> WasmResult<()> {
         let f = libcalls::table_copy as *const () as usize;
-        Self::bulk_libcall(&mut pos, f, &[dst_table_index.as_u32(), src_table_index.as_u32()], &[dst, src, len], TrapCode::TableOutOfBounds);
+        Self::bulk_libcall(
+            &mut pos,
+            f,
+            &[dst_table_index.as_u32(), src_table_index.as_u32()],
+            &[dst, src, len],
+            TrapCode::TableOutOfBounds,
+        );
         Ok(())
     }
 
-    fn translate_table_fill(&mut self, mut pos: FuncCursor, table_index: TableIndex, dst: ir::Value, val: ir::Value, len: ir::Value) -> WasmResult<()> {
+    fn translate_table_fill(
+        &mut self,
+        mut pos: FuncCursor,
+        table_index: TableIndex,
+        dst: ir::Value,
+        val: ir::Value,
+        len: ir::Value,
+    ) -> WasmResult<()> {
         let f = libcalls::table_fill as *const () as usize;
-        Self::bulk_libcall(&mut pos, f, &[table_index.as_u32()], &[dst, val, len], TrapCode::TableOutOfBounds);
+        Self::bulk_libcall(
+            &mut pos,
+            f,
+            &[table_index.as_u32()],
+            &[dst, val, len],
+            TrapCode::TableOutOfBounds,
+        );
         Ok(())
     }
 
@@ -482,36 +721,74 @@ impl FuncEnvironment for Env<'_> {
         len: ir::Value,
     ) -> WasmResult<()> {
         let f = libcalls::table_init as *const () as usize;
-        Self::bulk_libcall(&mut pos, f, &[table_index.as_u32(), seg_index], &[dst, src, len], TrapCode::TableOutOfBounds);
+        Self::bulk_libcall(
+            &mut pos,
+            f,
+            &[table_index.as_u32(), seg_index],
+            &[dst, src, len],
+            TrapCode::TableOutOfBounds,
+        );
         Ok(())
     }
 
     fn translate_elem_drop(&mut self, mut pos: FuncCursor, seg_index: u32) -> WasmResult<()> {
         let vmctx = Self::vmctx_val(pos.func);
         let seg = pos.ins().iconst(I32, seg_index as i64);
-        Self::libcall(&mut pos, libcalls::elem_drop as *const () as usize, &[I64, I32], &[], &[vmctx, seg]);
+        Self::libcall(
+            &mut pos,
+            libcalls::elem_drop as *const () as usize,
+            &[I64, I32],
+            &[],
+            &[vmctx, seg],
+        );
         Ok(())
     }
 
-    fn translate_ref_null(&mut self, mut pos: FuncCursor, _ty: WasmHeapType) -> WasmResult<ir::Value> {
+    fn translate_ref_null(
+        &mut self,
+        mut pos: FuncCursor,
+        _ty: WasmHeapType,
+    ) -> WasmResult<ir::Value> {
         Ok(pos.ins().iconst(I64, 0))
     }
 
-    fn translate_ref_is_null(&mut self, mut pos: FuncCursor, value: ir::Value) -> WasmResult<ir::Value> {
+    fn translate_ref_is_null(
+        &mut self,
+        mut pos: FuncCursor,
+        value: ir::Value,
+    ) -> WasmResult<ir::Value> {
         let b = pos.ins().icmp_imm(IntCC::Equal, value, 0);
         Ok(pos.ins().uextend(I32, b))
     }
 
-    fn translate_ref_func(&mut self, mut pos: FuncCursor, func_index: FuncIndex) -> WasmResult<ir::Value> {
+    fn translate_ref_func(
+        &mut self,
+        mut pos: FuncCursor,
+        func_index: FuncIndex,
+    ) -> WasmResult<ir::Value> {
         let vmctx = Self::vmctx_val(pos.func);
-        let addr = pos.ins().load(I64, MemFlags::trusted().with_readonly(), vmctx, self.layout.func(func_index.as_u32()));
+        let addr = pos.ins().load(
+            I64,
+            MemFlags::trusted().with_readonly(),
+            vmctx,
+            self.layout.func(func_index.as_u32()),
+        );
         Ok(pos.ins().iadd_imm(addr, 1))
     }
 
-    fn translate_custom_global_get(&mut self, _b: &mut FunctionBuilder, _g: GlobalIndex) -> WasmResult<ir::Value> {
+    fn translate_custom_global_get(
+        &mut self,
+        _b: &mut FunctionBuilder,
+        _g: GlobalIndex,
+    ) -> WasmResult<ir::Value> {
         Err(cranelift_wasm::wasm_unsupported!("custom globals"))
     }
-    fn translate_custom_global_set(&mut self, _b: &mut FunctionBuilder, _g: GlobalIndex, _v: ir::Value) -> WasmResult<()> {
+    fn translate_custom_global_set(
+        &mut self,
+        _b: &mut FunctionBuilder,
+        _g: GlobalIndex,
+        _v: ir::Value,
+    ) -> WasmResult<()> {
         Err(cranelift_wasm::wasm_unsupported!("custom globals"))
     }
     fn translate_atomic_wait(
@@ -525,7 +802,14 @@ impl FuncEnvironment for Env<'_> {
     ) -> WasmResult<ir::Value> {
         Err(cranelift_wasm::wasm_unsupported!("threads"))
     }
-    fn translate_atomic_notify(&mut self, _pos: FuncCursor, _index: MemoryIndex, _heap: Heap, _addr: ir::Value, _count: ir::Value) -> WasmResult<ir::Value> {
+    fn translate_atomic_notify(
+        &mut self,
+        _pos: FuncCursor,
+        _index: MemoryIndex,
+        _heap: Heap,
+        _addr: ir::Value,
+        _count: ir::Value,
+    ) -> WasmResult<ir::Value> {
         Err(cranelift_wasm::wasm_unsupported!("threads"))
     }
     fn translate_ref_i31(&mut self, _pos: FuncCursor, _val: ir::Value) -> WasmResult<ir::Value> {

@@ -63,7 +63,14 @@ fn two<T>(v: &mut [T], a: usize, b: usize) -> (&mut T, &mut T) {
     }
 }
 
-pub extern "C" fn memory_copy(vmctx: *const u64, dst_mem: u32, src_mem: u32, dst: u32, src: u32, len: u32) -> i32 {
+pub extern "C" fn memory_copy(
+    vmctx: *const u64,
+    dst_mem: u32,
+    src_mem: u32,
+    dst: u32,
+    src: u32,
+    len: u32,
+) -> i32 {
     let (store, inst) = unsafe { ctx(vmctx) };
     let da = store.instances[inst].memories[dst_mem as usize].0 as usize;
     let sa = store.instances[inst].memories[src_mem as usize].0 as usize;
@@ -88,17 +95,29 @@ pub extern "C" fn memory_fill(vmctx: *const u64, mem: u32, dst: u32, val: u32, l
     OK
 }
 
-pub extern "C" fn memory_init(vmctx: *const u64, mem: u32, seg: u32, dst: u32, src: u32, len: u32) -> i32 {
+pub extern "C" fn memory_init(
+    vmctx: *const u64,
+    mem: u32,
+    seg: u32,
+    dst: u32,
+    src: u32,
+    len: u32,
+) -> i32 {
     let (store, inst) = unsafe { ctx(vmctx) };
     let idata = &store.instances[inst];
     let m = idata.memories[mem as usize].0 as usize;
     let module = idata.module.clone();
-    let range = if idata.data_dropped[seg as usize] { 0..0 } else { module.datas[seg as usize].range.clone() };
+    let range = if idata.data_dropped[seg as usize] {
+        0..0
+    } else {
+        module.datas[seg as usize].range.clone()
+    };
     let (d, s, n) = (dst as usize, src as usize, len as usize);
     if s + n > range.len() || d + n > store.memories[m].data.len() {
         return OOB;
     }
-    store.memories[m].data[d..d + n].copy_from_slice(&module.bytes[range.start + s..range.start + s + n]);
+    store.memories[m].data[d..d + n]
+        .copy_from_slice(&module.bytes[range.start + s..range.start + s + n]);
     OK
 }
 
@@ -113,7 +132,14 @@ pub extern "C" fn table_grow(vmctx: *const u64, table: u32, delta: u32, init: u6
     store.tables[t].grow(delta as u64, init) as i32
 }
 
-pub extern "C" fn table_copy(vmctx: *const u64, dst_t: u32, src_t: u32, dst: u32, src: u32, len: u32) -> i32 {
+pub extern "C" fn table_copy(
+    vmctx: *const u64,
+    dst_t: u32,
+    src_t: u32,
+    dst: u32,
+    src: u32,
+    len: u32,
+) -> i32 {
     let (store, inst) = unsafe { ctx(vmctx) };
     let da = store.instances[inst].tables[dst_t as usize].0 as usize;
     let sa = store.instances[inst].tables[src_t as usize].0 as usize;
@@ -138,7 +164,14 @@ pub extern "C" fn table_fill(vmctx: *const u64, table: u32, dst: u32, val: u64, 
     OK
 }
 
-pub extern "C" fn table_init(vmctx: *const u64, table: u32, seg: u32, dst: u32, src: u32, len: u32) -> i32 {
+pub extern "C" fn table_init(
+    vmctx: *const u64,
+    table: u32,
+    seg: u32,
+    dst: u32,
+    src: u32,
+    len: u32,
+) -> i32 {
     let (store, inst) = unsafe { ctx(vmctx) };
     let t = store.instances[inst].tables[table as usize].0 as usize;
     let items = store.instances[inst].elems[seg as usize].clone();
@@ -167,7 +200,13 @@ pub struct HostCtx {
 pub extern "C" fn host_call(host: *const HostCtx, caller_vmctx: *const u64, args: *mut u64) -> i32 {
     // SAFETY: `host` is a live HostCtx owned by the store; see the module comment.
     let (store, func) = unsafe { (&mut *(*(*host).store_ctx).store, (*host).func as usize) };
-    let caller = if caller_vmctx.is_null() { None } else { Some(InstanceId(unsafe { *caller_vmctx.add(INSTANCE as usize / 8) } as u32)) };
+    let caller = if caller_vmctx.is_null() {
+        None
+    } else {
+        Some(InstanceId(
+            unsafe { *caller_vmctx.add(INSTANCE as usize / 8) } as u32,
+        ))
+    };
     let (h, ty) = match &store.funcs[func].kind {
         FuncKind::Host(h) => (h.clone(), store.funcs[func].ty.clone()),
         FuncKind::Wasm { .. } => unreachable!("host trampoline bound to a wasm function"),
@@ -176,10 +215,22 @@ pub extern "C" fn host_call(host: *const HostCtx, caller_vmctx: *const u64, args
     let nr = ty.results.len();
     // SAFETY: the trampoline's buffer holds max(np, nr) slots.
     let slots = unsafe { std::slice::from_raw_parts_mut(args, np.max(nr)) };
-    let vals: Vec<Value> = ty.params.iter().enumerate().map(|(i, t)| Value::from_slot(*t, slots[i])).collect();
+    let vals: Vec<Value> = ty
+        .params
+        .iter()
+        .enumerate()
+        .map(|(i, t)| Value::from_slot(*t, slots[i]))
+        .collect();
     let mut res: Vec<Value> = ty.results.iter().map(|t| Value::default_of(*t)).collect();
     store.depth += 1;
-    let r = h(&mut Caller { store, instance: caller }, &vals, &mut res);
+    let r = h(
+        &mut Caller {
+            store,
+            instance: caller,
+        },
+        &vals,
+        &mut res,
+    );
     store.depth -= 1;
     match r {
         Ok(()) => {

@@ -124,17 +124,36 @@ fn isa() -> Result<cranelift_codegen::isa::OwnedTargetIsa, String> {
 fn build_isa() -> Result<cranelift_codegen::isa::OwnedTargetIsa, String> {
     let mut flags = settings::builder();
     flags.set("opt_level", "speed").map_err(|e| e.to_string())?;
-    flags.set("preserve_frame_pointers", "true").map_err(|e| e.to_string())?;
-    flags.set("enable_verifier", if cfg!(debug_assertions) { "true" } else { "false" }).map_err(|e| e.to_string())?;
+    flags
+        .set("preserve_frame_pointers", "true")
+        .map_err(|e| e.to_string())?;
+    flags
+        .set(
+            "enable_verifier",
+            if cfg!(debug_assertions) {
+                "true"
+            } else {
+                "false"
+            },
+        )
+        .map_err(|e| e.to_string())?;
     let isa_builder = cranelift_native::builder().map_err(|e| e.to_string())?;
-    isa_builder.finish(settings::Flags::new(flags)).map_err(|e| e.to_string())
+    isa_builder
+        .finish(settings::Flags::new(flags))
+        .map_err(|e| e.to_string())
 }
 
 fn layout_of(m: &Module) -> VmLayout {
     let n_globals = m.num_imported_globals as usize + m.globals.len();
     let n_tables = m.num_imported_tables as usize + m.tables.len();
     let n_mems = m.num_imported_memories as usize + m.memories.len();
-    VmLayout::new(m.types.len(), n_mems, n_globals, n_tables, m.num_funcs() as usize)
+    VmLayout::new(
+        m.types.len(),
+        n_mems,
+        n_globals,
+        n_tables,
+        m.num_funcs() as usize,
+    )
 }
 
 /// Compile every function of a module (`only: None`), or just function
@@ -145,7 +164,10 @@ pub fn compile(m: &Module, only: Option<u32>) -> Result<JitCode, String> {
     let t0 = std::time::Instant::now();
     let isa = isa()?;
     let config = isa.frontend_config();
-    let mut jit = JITModule::new(JITBuilder::with_isa(isa, cranelift_module::default_libcall_names()));
+    let mut jit = JITModule::new(JITBuilder::with_isa(
+        isa,
+        cranelift_module::default_libcall_names(),
+    ));
     let layout = layout_of(m);
     let mut ids = Vec::with_capacity(m.bodies.len());
     let mut single: Option<FuncId> = None;
@@ -153,11 +175,17 @@ pub fn compile(m: &Module, only: Option<u32>) -> Result<JitCode, String> {
         None => {
             for i in m.num_imported_funcs..m.num_funcs() {
                 let sig = wasm_sig(m.func_type(i));
-                ids.push(jit.declare_function(&format!("f{i}"), Linkage::Local, &sig).map_err(|e| e.to_string())?);
+                ids.push(
+                    jit.declare_function(&format!("f{i}"), Linkage::Local, &sig)
+                        .map_err(|e| e.to_string())?,
+                );
             }
         }
         Some(i) if i < m.num_funcs() => {
-            single = Some(jit.declare_function(&format!("f{i}"), Linkage::Local, &wasm_sig(m.func_type(i))).map_err(|e| e.to_string())?);
+            single = Some(
+                jit.declare_function(&format!("f{i}"), Linkage::Local, &wasm_sig(m.func_type(i)))
+                    .map_err(|e| e.to_string())?,
+            );
         }
         Some(_) => {}
     }
@@ -167,18 +195,24 @@ pub fn compile(m: &Module, only: Option<u32>) -> Result<JitCode, String> {
     let mut pending: Vec<(FuncId, FuncInfo)> = Vec::new();
 
     // Walk the code section again with a validator, for the translator.
-    let mut validator = wasmparser::Validator::new_with_features(crate::module::supported_features());
+    let mut validator =
+        wasmparser::Validator::new_with_features(crate::module::supported_features());
     let mut def = 0usize;
     for payload in wasmparser::Parser::new(0).parse_all(&m.bytes) {
         let payload = payload.map_err(|e| e.to_string())?;
-        if let wasmparser::ValidPayload::Func(func, body) = validator.payload(&payload).map_err(|e| e.to_string())? {
+        if let wasmparser::ValidPayload::Func(func, body) =
+            validator.payload(&payload).map_err(|e| e.to_string())?
+        {
             let idx = m.num_imported_funcs + def as u32;
             if only.is_some_and(|o| o != idx) {
                 def += 1;
                 continue;
             }
             let mut fv = func.into_validator(Default::default());
-            ctx.func = ir::Function::with_name_signature(UserFuncName::user(0, idx), wasm_sig(m.func_type(idx)));
+            ctx.func = ir::Function::with_name_signature(
+                UserFuncName::user(0, idx),
+                wasm_sig(m.func_type(idx)),
+            );
             // Stack limit: vmctx -> store ctx -> limit.
             let vmctx = ctx.func.create_global_value(ir::GlobalValueData::VMContext);
             let sc = ctx.func.create_global_value(ir::GlobalValueData::Load {
@@ -196,12 +230,19 @@ pub fn compile(m: &Module, only: Option<u32>) -> Result<JitCode, String> {
             ctx.func.stack_limit = Some(limit);
             {
                 let mut env = Env::new(config, m, &layout, &mut jit, &ids);
-                ft.translate_body(&mut fv, body.clone(), &mut ctx.func, &mut env).map_err(|e| format!("function {idx}: {e}"))?;
+                ft.translate_body(&mut fv, body.clone(), &mut ctx.func, &mut env)
+                    .map_err(|e| format!("function {idx}: {e}"))?;
             }
             let id = single.unwrap_or_else(|| ids[def]);
-            jit.define_function(id, &mut ctx).map_err(|e| format!("function {idx}: {e:?}"))?;
+            jit.define_function(id, &mut ctx)
+                .map_err(|e| format!("function {idx}: {e:?}"))?;
             let cc = ctx.compiled_code().expect("compiled");
-            let traps = cc.buffer.traps().iter().map(|t| (t.offset, t.code)).collect();
+            let traps = cc
+                .buffer
+                .traps()
+                .iter()
+                .map(|t| (t.offset, t.code))
+                .collect();
             let body_start = m.body(idx).range.start as u32;
             let inlined = match &m.origin {
                 None => Vec::new(),
@@ -210,7 +251,10 @@ pub fn compile(m: &Module, only: Option<u32>) -> Result<JitCode, String> {
                     .get_srclocs_sorted()
                     .iter()
                     .filter(|s| !s.loc.is_default())
-                    .filter_map(|s| o.inlined_at(idx, s.loc.bits().saturating_sub(body_start)).map(|p| (s.start, s.end, p.clone())))
+                    .filter_map(|s| {
+                        o.inlined_at(idx, s.loc.bits().saturating_sub(body_start))
+                            .map(|p| (s.start, s.end, p.clone()))
+                    })
                     .collect(),
             };
             let probe_calls = match &m.origin {
@@ -220,7 +264,10 @@ pub fn compile(m: &Module, only: Option<u32>) -> Result<JitCode, String> {
                     .get_srclocs_sorted()
                     .iter()
                     .filter(|s| !s.loc.is_default())
-                    .filter_map(|s| o.probe_call(idx, s.loc.bits().saturating_sub(body_start)).map(|p| (s.start, s.end, p.clone())))
+                    .filter_map(|s| {
+                        o.probe_call(idx, s.loc.bits().saturating_sub(body_start))
+                            .map(|p| (s.start, s.end, p.clone()))
+                    })
                     .collect(),
             };
             // Sites are reported in the original module (woven code maps back).
@@ -245,7 +292,10 @@ pub fn compile(m: &Module, only: Option<u32>) -> Result<JitCode, String> {
                 body_start: 0,
                 probe_calls,
                 inlined,
-                body: m.origin.is_none().then(|| std::sync::Arc::from(&m.bytes[m.body(idx).range.clone()])),
+                body: m
+                    .origin
+                    .is_none()
+                    .then(|| std::sync::Arc::from(&m.bytes[m.body(idx).range.clone()])),
             };
             pending.push((id, info));
             jit.clear_context(&mut ctx);
@@ -257,11 +307,28 @@ pub fn compile(m: &Module, only: Option<u32>) -> Result<JitCode, String> {
     let mut lazy_ids = Vec::new();
     if only.map_or(true, |o| o == u32::MAX) {
         for (ti, ty) in m.types.iter().enumerate() {
-            let h = host_trampoline(&mut jit, &mut ctx, ty, ti, libcalls::host_call as *const () as usize, "host").map_err(|e| format!("host trampoline: {e}"))?;
-            let e = entry_trampoline(&mut jit, &mut ctx, ty, ti).map_err(|e| format!("entry trampoline: {e}"))?;
+            let h = host_trampoline(
+                &mut jit,
+                &mut ctx,
+                ty,
+                ti,
+                libcalls::host_call as *const () as usize,
+                "host",
+            )
+            .map_err(|e| format!("host trampoline: {e}"))?;
+            let e = entry_trampoline(&mut jit, &mut ctx, ty, ti)
+                .map_err(|e| format!("entry trampoline: {e}"))?;
             tramp_ids.push((h, e));
             if only == Some(u32::MAX) {
-                let l = host_trampoline(&mut jit, &mut ctx, ty, ti, lazy_call as *const () as usize, "lazy").map_err(|e| format!("lazy stub: {e}"))?;
+                let l = host_trampoline(
+                    &mut jit,
+                    &mut ctx,
+                    ty,
+                    ti,
+                    lazy_call as *const () as usize,
+                    "lazy",
+                )
+                .map_err(|e| format!("lazy stub: {e}"))?;
                 lazy_ids.push(l);
             }
         }
@@ -297,19 +364,48 @@ pub fn compile(m: &Module, only: Option<u32>) -> Result<JitCode, String> {
         let hp = jit.get_finalized_function(h);
         host_tramps.push(hp);
         entry_tramps.push(jit.get_finalized_function(e));
-        infos.push(FuncInfo { func_idx: None, name: format!("host trampoline (type {ti})"), start: hp as usize, len: hlen, traps: htraps, srclocs: Vec::new(), body_start: 0, probe_calls: Vec::new(), inlined: Vec::new(), body: None });
+        infos.push(FuncInfo {
+            func_idx: None,
+            name: format!("host trampoline (type {ti})"),
+            start: hp as usize,
+            len: hlen,
+            traps: htraps,
+            srclocs: Vec::new(),
+            body_start: 0,
+            probe_calls: Vec::new(),
+            inlined: Vec::new(),
+            body: None,
+        });
     }
     signals::register(&infos);
-    Ok(JitCode { module: Some(jit), layout, funcs, host_tramps, entry_tramps, lazy_stubs, infos, compile_time: t0.elapsed() })
+    Ok(JitCode {
+        module: Some(jit),
+        layout,
+        funcs,
+        host_tramps,
+        entry_tramps,
+        lazy_stubs,
+        infos,
+        compile_time: t0.elapsed(),
+    })
 }
 
 type Compiled = (FuncId, usize, Vec<(u32, ir::TrapCode)>);
 
 /// `(hostctx, caller_vmctx, params...) -> results` (tail): spill the params,
 /// call `libcalls::host_call`, trap if it failed, reload the results.
-fn host_trampoline(jit: &mut JITModule, ctx: &mut Context, ty: &FuncType, ti: usize, target: usize, kind: &str) -> Result<Compiled, String> {
+fn host_trampoline(
+    jit: &mut JITModule,
+    ctx: &mut Context,
+    ty: &FuncType,
+    ti: usize,
+    target: usize,
+    kind: &str,
+) -> Result<Compiled, String> {
     let sig = wasm_sig(ty);
-    let id = jit.declare_function(&format!("{kind}_tramp{ti}"), Linkage::Local, &sig).map_err(|e| e.to_string())?;
+    let id = jit
+        .declare_function(&format!("{kind}_tramp{ti}"), Linkage::Local, &sig)
+        .map_err(|e| e.to_string())?;
     ctx.func = ir::Function::with_name_signature(UserFuncName::user(2, ti as u32), sig);
     let mut fbc = FunctionBuilderContext::new();
     {
@@ -320,17 +416,24 @@ fn host_trampoline(jit: &mut JITModule, ctx: &mut Context, ty: &FuncType, ti: us
         b.seal_block(block);
         let params = b.block_params(block).to_vec();
         let n = ty.params.len().max(ty.results.len()).max(1);
-        let slot = b.create_sized_stack_slot(ir::StackSlotData::new(ir::StackSlotKind::ExplicitSlot, (n * 8) as u32, 3));
+        let slot = b.create_sized_stack_slot(ir::StackSlotData::new(
+            ir::StackSlotKind::ExplicitSlot,
+            (n * 8) as u32,
+            3,
+        ));
         for (i, p) in params[2..].iter().enumerate() {
             b.ins().stack_store(*p, slot, (i * 8) as i32);
         }
         let buf = b.ins().stack_addr(I64, slot, 0);
         let mut lsig = Signature::new(CallConv::SystemV);
-        lsig.params.extend([AbiParam::new(I64), AbiParam::new(I64), AbiParam::new(I64)]);
+        lsig.params
+            .extend([AbiParam::new(I64), AbiParam::new(I64), AbiParam::new(I64)]);
         lsig.returns.push(AbiParam::new(ir::types::I32));
         let lsig = b.import_signature(lsig);
         let callee = b.ins().iconst(I64, target as i64);
-        let call = b.ins().call_indirect(lsig, callee, &[params[0], params[1], buf]);
+        let call = b
+            .ins()
+            .call_indirect(lsig, callee, &[params[0], params[1], buf]);
         let st = b.inst_results(call)[0];
         b.ins().trapnz(st, env::TRAP_HOST);
         let mut rets = Vec::new();
@@ -342,17 +445,37 @@ fn host_trampoline(jit: &mut JITModule, ctx: &mut Context, ty: &FuncType, ti: us
     }
     jit.define_function(id, ctx).map_err(|e| format!("{e:?}"))?;
     let cc = ctx.compiled_code().expect("compiled");
-    let out = (id, cc.code_info().total_size as usize, cc.buffer.traps().iter().map(|t| (t.offset, t.code)).collect());
+    let out = (
+        id,
+        cc.code_info().total_size as usize,
+        cc.buffer
+            .traps()
+            .iter()
+            .map(|t| (t.offset, t.code))
+            .collect(),
+    );
     jit.clear_context(ctx);
     Ok(out)
 }
 
 /// `extern "C" fn(code, callee_vmctx, caller_vmctx, args_ptr)`: load params
 /// from the buffer, call the Wasm function, store its results.
-fn entry_trampoline(jit: &mut JITModule, ctx: &mut Context, ty: &FuncType, ti: usize) -> Result<Compiled, String> {
+fn entry_trampoline(
+    jit: &mut JITModule,
+    ctx: &mut Context,
+    ty: &FuncType,
+    ti: usize,
+) -> Result<Compiled, String> {
     let mut sig = Signature::new(CallConv::SystemV);
-    sig.params.extend([AbiParam::new(I64), AbiParam::new(I64), AbiParam::new(I64), AbiParam::new(I64)]);
-    let id = jit.declare_function(&format!("entry_tramp{ti}"), Linkage::Local, &sig).map_err(|e| e.to_string())?;
+    sig.params.extend([
+        AbiParam::new(I64),
+        AbiParam::new(I64),
+        AbiParam::new(I64),
+        AbiParam::new(I64),
+    ]);
+    let id = jit
+        .declare_function(&format!("entry_tramp{ti}"), Linkage::Local, &sig)
+        .map_err(|e| e.to_string())?;
     ctx.func = ir::Function::with_name_signature(UserFuncName::user(3, ti as u32), sig);
     let mut fbc = FunctionBuilderContext::new();
     {
@@ -365,7 +488,10 @@ fn entry_trampoline(jit: &mut JITModule, ctx: &mut Context, ty: &FuncType, ti: u
         let (code, cvmctx, caller, buf) = (p[0], p[1], p[2], p[3]);
         let mut args = vec![cvmctx, caller];
         for (i, t) in ty.params.iter().enumerate() {
-            args.push(b.ins().load(clif_type(*t), MemFlags::trusted(), buf, (i * 8) as i32));
+            args.push(
+                b.ins()
+                    .load(clif_type(*t), MemFlags::trusted(), buf, (i * 8) as i32),
+            );
         }
         let wsig = b.import_signature(wasm_sig(ty));
         let call = b.ins().call_indirect(wsig, code, &args);
@@ -391,13 +517,18 @@ fn code_for(store: &Store, inst: InstanceId) -> Result<Rc<JitCode>, String> {
     if let Some(c) = CODE_CACHE.with(|cc| {
         let mut cc = cc.borrow_mut();
         cc.retain(|(w, _)| w.strong_count() > 0);
-        cc.iter().find(|(w, _)| std::ptr::eq(w.as_ptr(), std::sync::Arc::as_ptr(&m))).map(|(_, c)| c.clone())
+        cc.iter()
+            .find(|(w, _)| std::ptr::eq(w.as_ptr(), std::sync::Arc::as_ptr(&m)))
+            .map(|(_, c)| c.clone())
     }) {
         return Ok(c);
     }
     let lazy = store.config.tier == crate::store::Tier::Lazy;
     let code = Rc::new(compile(&m, if lazy { Some(u32::MAX) } else { None })?);
-    CODE_CACHE.with(|cc| cc.borrow_mut().push((std::sync::Arc::downgrade(&m), code.clone())));
+    CODE_CACHE.with(|cc| {
+        cc.borrow_mut()
+            .push((std::sync::Arc::downgrade(&m), code.clone()))
+    });
     Ok(code)
 }
 
@@ -410,7 +541,11 @@ pub(crate) fn prepare_instance(store: &mut Store, id: InstanceId) -> Result<(), 
     let m = store.instance(id).module.clone();
     for (ti, _) in m.types.iter().enumerate() {
         let tid = store.instance(id).type_ids[ti];
-        store.jit.tramps.entry(tid).or_insert((code.host_tramps[ti], code.entry_tramps[ti]));
+        store
+            .jit
+            .tramps
+            .entry(tid)
+            .or_insert((code.host_tramps[ti], code.entry_tramps[ti]));
     }
     let l = &code.layout;
     let mut vmctx = vec![0u64; l.size_slots].into_boxed_slice();
@@ -422,13 +557,16 @@ pub(crate) fn prepare_instance(store: &mut Store, id: InstanceId) -> Result<(), 
         vmctx[l.type_id(i as u32) as usize / 8] = *t as u64;
     }
     for (i, a) in inst.memories.iter().enumerate() {
-        vmctx[l.memory(i as u32) as usize / 8] = &*store.memories[a.0 as usize].vm as *const vm::VMMemory as u64;
+        vmctx[l.memory(i as u32) as usize / 8] =
+            &*store.memories[a.0 as usize].vm as *const vm::VMMemory as u64;
     }
     for (i, a) in inst.globals.iter().enumerate() {
-        vmctx[l.global(i as u32) as usize / 8] = &store.globals[a.0 as usize].value as *const u64 as u64;
+        vmctx[l.global(i as u32) as usize / 8] =
+            &store.globals[a.0 as usize].value as *const u64 as u64;
     }
     for (i, a) in inst.tables.iter().enumerate() {
-        vmctx[l.table(i as u32) as usize / 8] = &*store.tables[a.0 as usize].vm as *const vm::VMTable as u64;
+        vmctx[l.table(i as u32) as usize / 8] =
+            &*store.tables[a.0 as usize].vm as *const vm::VMTable as u64;
     }
     let funcs = inst.funcs.clone();
     let nimp = m.num_imported_funcs as usize;
@@ -438,7 +576,10 @@ pub(crate) fn prepare_instance(store: &mut Store, id: InstanceId) -> Result<(), 
     let lazy = code.funcs.is_empty() && nimp < funcs.len();
     for (k, a) in funcs.iter().enumerate().skip(nimp) {
         if lazy {
-            let ctx = Box::new(libcalls::HostCtx { store_ctx: sc, func: a.0 });
+            let ctx = Box::new(libcalls::HostCtx {
+                store_ctx: sc,
+                func: a.0,
+            });
             let ti = m.func_types[k] as usize;
             let fr = &mut store.funcrefs[a.0 as usize];
             fr.code = code.lazy_stubs[ti];
@@ -455,7 +596,9 @@ pub(crate) fn prepare_instance(store: &mut Store, id: InstanceId) -> Result<(), 
         let o = l.func(k as u32) as usize / 8;
         let fr = store.funcrefs[a.0 as usize];
         if fr.code.is_null() {
-            return Err(format!("import {k} has no compiled code (a function of an interpreted instance)"));
+            return Err(format!(
+                "import {k} has no compiled code (a function of an interpreted instance)"
+            ));
         }
         vmctx[o] = a.0 as u64;
         vmctx[o + 1] = fr.code as u64;
@@ -469,7 +612,11 @@ pub(crate) fn prepare_instance(store: &mut Store, id: InstanceId) -> Result<(), 
 
 /// The lazy tier's stub target: compile function `ctx.func` (once), point its
 /// entry points at the code, and call it. Same contract as `host_call`.
-extern "C" fn lazy_call(ctx: *const libcalls::HostCtx, _caller_vmctx: *const u64, args: *mut u64) -> i32 {
+extern "C" fn lazy_call(
+    ctx: *const libcalls::HostCtx,
+    _caller_vmctx: *const u64,
+    args: *mut u64,
+) -> i32 {
     // SAFETY: as for `libcalls::host_call` (ctx is a live HostCtx of the store
     // JIT code is running in, reached only while `invoke` holds the store).
     let (store, func) = unsafe { (&mut *(*(*ctx).store_ctx).store, FuncAddr((*ctx).func)) };
@@ -479,8 +626,15 @@ extern "C" fn lazy_call(ctx: *const libcalls::HostCtx, _caller_vmctx: *const u64
     }
     let ty = store.funcs[func.0 as usize].ty.clone();
     // SAFETY: the stub's buffer holds max(params, results) slots.
-    let slots = unsafe { std::slice::from_raw_parts_mut(args, ty.params.len().max(ty.results.len()).max(1)) };
-    let vals: Vec<Value> = ty.params.iter().enumerate().map(|(i, t)| Value::from_slot(*t, slots[i])).collect();
+    let slots = unsafe {
+        std::slice::from_raw_parts_mut(args, ty.params.len().max(ty.results.len()).max(1))
+    };
+    let vals: Vec<Value> = ty
+        .params
+        .iter()
+        .enumerate()
+        .map(|(i, t)| Value::from_slot(*t, slots[i]))
+        .collect();
     match invoke(store, func, &vals) {
         Ok(r) => {
             for (i, v) in r.iter().enumerate() {
@@ -497,14 +651,22 @@ extern "C" fn lazy_call(ctx: *const libcalls::HostCtx, _caller_vmctx: *const u64
 
 /// Compile one function of a lazily compiled instance and publish its code.
 fn compile_lazily(store: &mut Store, func: FuncAddr) -> Result<(), String> {
-    let FuncKind::Wasm { instance, func_idx } = store.funcs[func.0 as usize].kind else { return Ok(()) };
+    let FuncKind::Wasm { instance, func_idx } = store.funcs[func.0 as usize].kind else {
+        return Ok(());
+    };
     if !store.jit.lazy_done.insert(func.0) {
         return Ok(());
     }
     let idata = store.instance(instance);
-    let Some(vmctx) = idata.vmctx.as_ref() else { return Err("instance has no vmctx".into()) };
+    let Some(vmctx) = idata.vmctx.as_ref() else {
+        return Err("instance has no vmctx".into());
+    };
     let vmctx_ptr = vmctx.as_ptr() as *mut u8;
-    let layout = idata.jit_code.as_ref().map(|c| c.layout.clone()).ok_or("instance has no JIT code")?;
+    let layout = idata
+        .jit_code
+        .as_ref()
+        .map(|c| c.layout.clone())
+        .ok_or("instance has no JIT code")?;
     let m = idata.module.clone();
     let code = compile(&m, Some(func_idx))?;
     store.jit.compile_time += code.compile_time;
@@ -533,7 +695,10 @@ fn fill_funcrefs(store: &mut Store, all: bool) {
         }
         if let FuncKind::Host(_) = store.funcs[a].kind {
             if let Some((h, _)) = store.jit.tramps.get(&store.funcs[a].type_id) {
-                let ctx = Box::new(libcalls::HostCtx { store_ctx: sc, func: a as u32 });
+                let ctx = Box::new(libcalls::HostCtx {
+                    store_ctx: sc,
+                    func: a as u32,
+                });
                 store.funcrefs[a].code = *h;
                 store.funcrefs[a].vmctx = &*ctx as *const libcalls::HostCtx as *mut u8;
                 store.jit.host_ctxs.push(ctx);
@@ -545,7 +710,8 @@ fn fill_funcrefs(store: &mut Store, all: bool) {
 
 /// Whether `f` has compiled code.
 pub(crate) fn is_compiled(store: &Store, f: FuncAddr) -> bool {
-    matches!(store.funcs[f.0 as usize].kind, FuncKind::Wasm { .. }) && !store.funcrefs[f.0 as usize].code.is_null()
+    matches!(store.funcs[f.0 as usize].kind, FuncKind::Wasm { .. })
+        && !store.funcrefs[f.0 as usize].code.is_null()
 }
 
 #[repr(C)]
@@ -577,15 +743,28 @@ pub(crate) fn invoke(store: &mut Store, f: FuncAddr, args: &[Value]) -> Result<V
     fill_funcrefs(store, false);
     let fi = &store.funcs[f.0 as usize];
     let ty = fi.ty.clone();
-    let tramp = store.jit.tramps.get(&fi.type_id).map(|t| t.1).ok_or_else(|| Trap::host("no entry trampoline for this function type"))?;
+    let tramp = store
+        .jit
+        .tramps
+        .get(&fi.type_id)
+        .map(|t| t.1)
+        .ok_or_else(|| Trap::host("no entry trampoline for this function type"))?;
     let fr = store.funcrefs[f.0 as usize];
     let mut buf = vec![0u64; ty.params.len().max(ty.results.len()).max(1)];
     for (i, a) in args.iter().enumerate() {
         buf[i] = a.to_slot();
     }
-    let mut ea = EntryArgs { tramp, code: fr.code, vmctx: fr.vmctx, buf: buf.as_mut_ptr() };
+    let mut ea = EntryArgs {
+        tramp,
+        code: fr.code,
+        vmctx: fr.vmctx,
+        buf: buf.as_mut_ptr(),
+    };
     store.depth += 1;
-    let trapped = signals::catch_traps(call_entry, &mut ea as *mut EntryArgs as *mut std::ffi::c_void);
+    let trapped = signals::catch_traps(
+        call_entry,
+        &mut ea as *mut EntryArgs as *mut std::ffi::c_void,
+    );
     store.depth -= 1;
     if outermost {
         store.vm_store.stack_limit = 0;
@@ -593,7 +772,12 @@ pub(crate) fn invoke(store: &mut Store, f: FuncAddr, args: &[Value]) -> Result<V
     if let Some((pc, rets)) = trapped {
         return Err(trap_from_pc(store, pc, &rets));
     }
-    Ok(ty.results.iter().enumerate().map(|(i, t)| Value::from_slot(*t, buf[i])).collect())
+    Ok(ty
+        .results
+        .iter()
+        .enumerate()
+        .map(|(i, t)| Value::from_slot(*t, buf[i]))
+        .collect())
 }
 
 /// The trap at `pc`; `rets` are the return addresses of the frames above it
@@ -611,12 +795,22 @@ fn trap_from_pc(store: &mut Store, pc: usize, rets: &[usize]) -> Trap {
     for (k, a) in addrs.enumerate() {
         if let Some((from, site)) = signals::inlined_at(a) {
             if k == 0 || (k == 1 && host) {
-                t.site = Some(TrapSite { func: from.func, func_name: from.func_name.to_string(), pc: from.pc });
+                t.site = Some(TrapSite {
+                    func: from.func,
+                    func_name: from.func_name.to_string(),
+                    pc: from.pc,
+                });
             }
-            return Trap::host(format!("{} trapped: {t} (probe at {} (func {}) pc 0x{:x})", from.origin, site.func_name, site.func, site.pc));
+            return Trap::host(format!(
+                "{} trapped: {t} (probe at {} (func {}) pc 0x{:x})",
+                from.origin, site.func_name, site.func, site.pc
+            ));
         }
         if let Some((origin, site)) = signals::probe_call_at(a) {
-            return Trap::host(format!("{origin} trapped: {t} (probe at {} (func {}) pc 0x{:x})", site.func_name, site.func, site.pc));
+            return Trap::host(format!(
+                "{origin} trapped: {t} (probe at {} (func {}) pc 0x{:x})",
+                site.func_name, site.func, site.pc
+            ));
         }
     }
     t
@@ -641,7 +835,17 @@ fn faulting_access(body: &[u8], at: u32) -> Option<u32> {
             last = Some(off);
         } else if matches!(
             op,
-            O::Block { .. } | O::Loop { .. } | O::If { .. } | O::Else | O::End | O::Br { .. } | O::BrIf { .. } | O::BrTable { .. } | O::Call { .. } | O::CallIndirect { .. } | O::Return
+            O::Block { .. }
+                | O::Loop { .. }
+                | O::If { .. }
+                | O::Else
+                | O::End
+                | O::Br { .. }
+                | O::BrIf { .. }
+                | O::BrTable { .. }
+                | O::Call { .. }
+                | O::CallIndirect { .. }
+                | O::Return
         ) {
             last = None;
         }
@@ -651,7 +855,11 @@ fn faulting_access(body: &[u8], at: u32) -> Option<u32> {
 
 fn site_at(pc: usize) -> Option<TrapSite> {
     let (_, func_idx, name, wasm_pc) = signals::lookup(pc)?;
-    Some(TrapSite { func: func_idx?, func_name: name, pc: wasm_pc.unwrap_or(0) })
+    Some(TrapSite {
+        func: func_idx?,
+        func_name: name,
+        pc: wasm_pc.unwrap_or(0),
+    })
 }
 
 fn trap_at(store: &mut Store, pc: usize, rets: &[usize]) -> Trap {
@@ -674,13 +882,20 @@ fn trap_at(store: &mut Store, pc: usize, rets: &[usize]) -> Trap {
             // site in the caller, as the interpreter does.
             let site = rets.first().and_then(|r| site_at(r - 1));
             if site.is_some() {
-                return Trap { kind: TrapKind::CallStackExhausted, site };
+                return Trap {
+                    kind: TrapKind::CallStackExhausted,
+                    site,
+                };
             }
             TrapKind::CallStackExhausted
         }
         Some(c) if c == env::TRAP_UNDEFINED_ELEMENT => TrapKind::UndefinedElement,
         Some(c) if c == env::TRAP_HOST => {
-            let mut t = store.jit.pending_trap.take().unwrap_or_else(|| Trap::host("host function failed"));
+            let mut t = store
+                .jit
+                .pending_trap
+                .take()
+                .unwrap_or_else(|| Trap::host("host function failed"));
             // Name the Wasm function that called the host function.
             if t.site.is_none() && t.exit_code().is_none() {
                 t.site = rets.first().and_then(|r| site_at(r - 1));
@@ -696,6 +911,10 @@ fn trap_at(store: &mut Store, pc: usize, rets: &[usize]) -> Trap {
             pc_in_body = p;
         }
     }
-    let site = func_idx.map(|f| TrapSite { func: f, func_name: name, pc: pc_in_body });
+    let site = func_idx.map(|f| TrapSite {
+        func: f,
+        func_name: name,
+        pc: pc_in_body,
+    });
     Trap { kind, site }
 }

@@ -15,7 +15,10 @@ const EM_X86_64: u32 = 62;
 const JIT_CODE_LOAD: u32 = 0;
 
 fn timestamp() -> u64 {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
     // SAFETY: clock_gettime writes into the provided timespec.
     unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
@@ -33,7 +36,12 @@ impl JitDump {
     pub fn create() -> std::io::Result<JitDump> {
         let pid = std::process::id();
         let path = format!("/tmp/jit-{pid}.dump");
-        let mut file = std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(true).open(&path)?;
+        let mut file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&path)?;
         let mut h = Vec::with_capacity(40);
         h.extend_from_slice(&JITDUMP_MAGIC.to_le_bytes());
         h.extend_from_slice(&1u32.to_le_bytes());
@@ -48,8 +56,21 @@ impl JitDump {
         // perf looks for an executable mapping of the dump file.
         use std::os::fd::AsRawFd;
         // SAFETY: maps the first page of our own file read+exec; never dereferenced.
-        let map = unsafe { libc::mmap(std::ptr::null_mut(), 4096, libc::PROT_READ | libc::PROT_EXEC, libc::MAP_PRIVATE, file.as_raw_fd(), 0) };
-        Ok(JitDump { file, index: 0, _map: map })
+        let map = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                4096,
+                libc::PROT_READ | libc::PROT_EXEC,
+                libc::MAP_PRIVATE,
+                file.as_raw_fd(),
+                0,
+            )
+        };
+        Ok(JitDump {
+            file,
+            index: 0,
+            _map: map,
+        })
     }
 
     fn load(&mut self, f: &FuncInfo) -> std::io::Result<()> {

@@ -20,7 +20,11 @@ use cranelift_codegen::ir::TrapCode;
 use super::FuncInfo;
 
 extern "C" {
-    fn wizeng_catch_traps(f: extern "C" fn(*mut std::ffi::c_void), arg: *mut std::ffi::c_void, slot: *mut *mut std::ffi::c_void) -> i32;
+    fn wizeng_catch_traps(
+        f: extern "C" fn(*mut std::ffi::c_void),
+        arg: *mut std::ffi::c_void,
+        slot: *mut *mut std::ffi::c_void,
+    ) -> i32;
     fn wizeng_trap_longjmp(buf: *mut std::ffi::c_void) -> !;
 }
 
@@ -105,8 +109,17 @@ fn with_range<T>(pc: usize, f: impl FnOnce(&Range, u32) -> Option<T>) -> Option<
 
 /// The original site (function, pc) of an offset in a registered function.
 fn site_of(x: &Range, off: u32) -> Option<crate::error::TrapSite> {
-    let loc = x.srclocs.iter().find(|s| s.0 <= off && off < s.1).map(|s| s.2.saturating_sub(x.body_start)).unwrap_or(0);
-    Some(crate::error::TrapSite { func: x.func_idx?, func_name: x.name.clone(), pc: loc })
+    let loc = x
+        .srclocs
+        .iter()
+        .find(|s| s.0 <= off && off < s.1)
+        .map(|s| s.2.saturating_sub(x.body_start))
+        .unwrap_or(0);
+    Some(crate::error::TrapSite {
+        func: x.func_idx?,
+        func_name: x.name.clone(),
+        pc: loc,
+    })
 }
 
 /// The original body of the Wasm function containing `pc`, if recorded.
@@ -134,7 +147,11 @@ pub(crate) fn probe_call_at(pc: usize) -> Option<(std::rc::Rc<str>, crate::error
 pub(crate) fn lookup(pc: usize) -> Option<(Option<TrapCode>, Option<u32>, String, Option<u32>)> {
     with_range(pc, |x, off| {
         let code = x.traps.iter().find(|t| t.0 == off).map(|t| t.1);
-        let loc = x.srclocs.iter().find(|s| s.0 <= off && off < s.1).map(|s| s.2.saturating_sub(x.body_start));
+        let loc = x
+            .srclocs
+            .iter()
+            .find(|s| s.0 <= off && off < s.1)
+            .map(|s| s.2.saturating_sub(x.body_start));
         Some((code, x.func_idx, x.name.clone(), loc))
     })
 }
@@ -146,7 +163,10 @@ extern "C" fn handler(sig: libc::c_int, _info: *mut libc::siginfo_t, uctx: *mut 
     // SAFETY: the kernel passes a valid ucontext for SA_SIGINFO handlers.
     let (pc, mut fp) = unsafe {
         let g = &(*(uctx as *const libc::ucontext_t)).uc_mcontext.gregs;
-        (g[libc::REG_RIP as usize] as usize, g[libc::REG_RBP as usize] as usize)
+        (
+            g[libc::REG_RIP as usize] as usize,
+            g[libc::REG_RBP as usize] as usize,
+        )
     };
     let buf = JMP_BUF.with(|b| b.get());
     if !buf.is_null() && in_jit_code(pc) {
@@ -159,7 +179,8 @@ extern "C" fn handler(sig: libc::c_int, _info: *mut libc::siginfo_t, uctx: *mut 
                 let mut n = 0;
                 while n < MAX_RETS && fp >= lo && fp + 16 <= hi && fp % 8 == 0 {
                     // SAFETY: `fp` and `fp + 8` are inside the thread's stack.
-                    let (next, ret) = unsafe { (*(fp as *const usize), *((fp + 8) as *const usize)) };
+                    let (next, ret) =
+                        unsafe { (*(fp as *const usize), *((fp + 8) as *const usize)) };
                     r.0[n] = ret;
                     n += 1;
                     if !in_jit_code(ret) || next <= fp {
@@ -209,7 +230,10 @@ pub(crate) fn install() {
 
 /// Run `f(arg)`; if JIT code trapped, the faulting pc and the return
 /// addresses of the JIT frames above it.
-pub(crate) fn catch_traps(f: extern "C" fn(*mut std::ffi::c_void), arg: *mut std::ffi::c_void) -> Option<(usize, Vec<usize>)> {
+pub(crate) fn catch_traps(
+    f: extern "C" fn(*mut std::ffi::c_void),
+    arg: *mut std::ffi::c_void,
+) -> Option<(usize, Vec<usize>)> {
     let slot = JMP_BUF.with(|b| b.as_ptr());
     // SAFETY: `slot` is this thread's jump-buffer cell; the C helper saves and
     // restores it around the call.
@@ -247,11 +271,19 @@ pub(crate) fn stack_limit() -> usize {
             }
             // Fallback: 1 MiB below the current frame.
             let here = &lo as *const usize as usize;
-            let limit = if lo == 0 { here.saturating_sub(1 << 20) } else { lo + (256 << 10) };
+            let limit = if lo == 0 {
+                here.saturating_sub(1 << 20)
+            } else {
+                lo + (256 << 10)
+            };
             c.set(limit);
             // Frame walking stays inside [lo, hi); without pthread data, only
             // the region near the current frame is trusted.
-            let range = if lo == 0 { (limit, here + (1 << 20)) } else { (lo, hi) };
+            let range = if lo == 0 {
+                (limit, here + (1 << 20))
+            } else {
+                (lo, hi)
+            };
             STACK_RANGE.with(|s| s.set(range));
         }
         c.get()

@@ -72,14 +72,27 @@ pub const STORE_CTX: i32 = 0;
 pub const INSTANCE: i32 = 16;
 
 impl VmLayout {
-    pub fn new(n_types: usize, n_mems: usize, n_globals: usize, n_tables: usize, n_funcs: usize) -> VmLayout {
+    pub fn new(
+        n_types: usize,
+        n_mems: usize,
+        n_globals: usize,
+        n_tables: usize,
+        n_funcs: usize,
+    ) -> VmLayout {
         let types = 24;
         let memories = types + 8 * n_types as u32;
         let globals = memories + 8 * n_mems as u32;
         let tables = globals + 8 * n_globals as u32;
         let funcs = tables + 8 * n_tables as u32;
         let size_slots = (funcs as usize + 24 * n_funcs) / 8;
-        VmLayout { types, memories, globals, tables, funcs, size_slots }
+        VmLayout {
+            types,
+            memories,
+            globals,
+            tables,
+            funcs,
+            size_slots,
+        }
     }
     pub fn memory(&self, i: u32) -> i32 {
         (self.memories + 8 * i) as i32

@@ -7,7 +7,9 @@ use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use cap_fs_ext::{DirExt, FollowSymlinks, OpenOptionsFollowExt, OpenOptionsMaybeDirExt, SystemTimeSpec};
+use cap_fs_ext::{
+    DirExt, FollowSymlinks, OpenOptionsFollowExt, OpenOptionsMaybeDirExt, SystemTimeSpec,
+};
 use cap_std::fs::MetadataExt as _;
 
 use super::errno::*;
@@ -96,7 +98,9 @@ fn nanos(sec: i64, nsec: i64) -> u64 {
     if sec < 0 {
         return 0;
     }
-    (sec as u64).saturating_mul(1_000_000_000).saturating_add(nsec.max(0) as u64)
+    (sec as u64)
+        .saturating_mul(1_000_000_000)
+        .saturating_add(nsec.max(0) as u64)
 }
 
 /// A `filestat` record (64 bytes in guest memory).
@@ -155,7 +159,11 @@ fn io_err(e: io::Error) -> Errno {
 }
 
 fn last_os_errno() -> Errno {
-    from_host_errno(io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO))
+    from_host_errno(
+        io::Error::last_os_error()
+            .raw_os_error()
+            .unwrap_or(libc::EIO),
+    )
 }
 
 /// Set the file status flags (`O_APPEND`, `O_NONBLOCK`) of an open file.
@@ -193,7 +201,10 @@ fn clock_id(id: u32) -> Result<libc::clockid_t, Errno> {
 /// Current time of a WASI clock in nanoseconds.
 pub(crate) fn clock_now(id: u32) -> Result<u64, Errno> {
     let cid = clock_id(id)?;
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
     // SAFETY: `ts` is a valid, writable timespec.
     if unsafe { libc::clock_gettime(cid, &mut ts) } != 0 {
         return Err(last_os_errno());
@@ -203,7 +214,10 @@ pub(crate) fn clock_now(id: u32) -> Result<u64, Errno> {
 
 fn clock_res(id: u32) -> Result<u64, Errno> {
     let cid = clock_id(id)?;
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
     // SAFETY: `ts` is a valid, writable timespec.
     if unsafe { libc::clock_getres(cid, &mut ts) } != 0 {
         return Err(last_os_errno());
@@ -215,14 +229,18 @@ fn time_spec(t: u64, set: bool, now: bool) -> Result<Option<SystemTimeSpec>, Err
     match (set, now) {
         (true, true) => Err(EINVAL),
         (false, true) => Ok(Some(SystemTimeSpec::SymbolicNow)),
-        (true, false) => Ok(Some(SystemTimeSpec::Absolute(cap_std::time::SystemTime::from_std(
-            UNIX_EPOCH + Duration::from_nanos(t),
-        )))),
+        (true, false) => Ok(Some(SystemTimeSpec::Absolute(
+            cap_std::time::SystemTime::from_std(UNIX_EPOCH + Duration::from_nanos(t)),
+        ))),
         (false, false) => Ok(None),
     }
 }
 
-fn times(atim: u64, mtim: u64, fst: u32) -> Result<(Option<SystemTimeSpec>, Option<SystemTimeSpec>), Errno> {
+fn times(
+    atim: u64,
+    mtim: u64,
+    fst: u32,
+) -> Result<(Option<SystemTimeSpec>, Option<SystemTimeSpec>), Errno> {
     if fst & !0xf != 0 {
         return Err(EINVAL);
     }
@@ -247,8 +265,16 @@ fn guest_path(m: &GuestMem, ptr: u32, len: u32) -> Result<PathBuf, Errno> {
 fn list_dir(dir: &cap_std::fs::Dir) -> io::Result<Vec<DirEntry>> {
     let meta = dir.dir_metadata()?;
     let mut v = vec![
-        DirEntry { name: b".".to_vec(), ino: meta.ino(), filetype: FILETYPE_DIRECTORY },
-        DirEntry { name: b"..".to_vec(), ino: 0, filetype: FILETYPE_DIRECTORY },
+        DirEntry {
+            name: b".".to_vec(),
+            ino: meta.ino(),
+            filetype: FILETYPE_DIRECTORY,
+        },
+        DirEntry {
+            name: b"..".to_vec(),
+            ino: 0,
+            filetype: FILETYPE_DIRECTORY,
+        },
     ];
     let mut rest = Vec::new();
     for e in dir.entries()? {
@@ -266,7 +292,11 @@ fn list_dir(dir: &cap_std::fs::Dir) -> io::Result<Vec<DirEntry>> {
                 (0, ft)
             }
         };
-        rest.push(DirEntry { name, ino, filetype });
+        rest.push(DirEntry {
+            name,
+            ino,
+            filetype,
+        });
     }
     rest.sort_by(|a, b| a.name.cmp(&b.name));
     v.extend(rest);
@@ -341,7 +371,13 @@ impl WasiCtx {
         let r = clock_res(id)?;
         m.write_u64(out, r)
     }
-    pub fn clock_time_get(&mut self, m: &mut GuestMem, id: u32, _precision: u64, out: u32) -> WasiResult {
+    pub fn clock_time_get(
+        &mut self,
+        m: &mut GuestMem,
+        id: u32,
+        _precision: u64,
+        out: u32,
+    ) -> WasiResult {
         let t = clock_now(id)?;
         m.write_u64(out, t)
     }
@@ -356,7 +392,14 @@ impl WasiCtx {
 
     // ---- fd I/O ----
 
-    pub fn fd_write(&mut self, m: &mut GuestMem, fd: u32, iovs: u32, iovs_len: u32, nwritten: u32) -> WasiResult {
+    pub fn fd_write(
+        &mut self,
+        m: &mut GuestMem,
+        fd: u32,
+        iovs: u32,
+        iovs_len: u32,
+        nwritten: u32,
+    ) -> WasiResult {
         let iovs = m.iovecs(iovs, iovs_len)?;
         m.range(nwritten, 4)?;
         let mut total: u64 = 0;
@@ -366,7 +409,11 @@ impl WasiCtx {
             k @ (Kind::Stdout | Kind::Stderr) => {
                 for &(p, l) in &iovs {
                     let data = m.slice(p, l)?;
-                    let r = if k == Kind::Stdout { self.write_stdout(data) } else { self.write_stderr(data) };
+                    let r = if k == Kind::Stdout {
+                        self.write_stdout(data)
+                    } else {
+                        self.write_stderr(data)
+                    };
                     r.map_err(io_err)?;
                     total += l as u64;
                 }
@@ -386,7 +433,14 @@ impl WasiCtx {
         m.write_u32(nwritten, total as u32)
     }
 
-    pub fn fd_read(&mut self, m: &mut GuestMem, fd: u32, iovs: u32, iovs_len: u32, nread: u32) -> WasiResult {
+    pub fn fd_read(
+        &mut self,
+        m: &mut GuestMem,
+        fd: u32,
+        iovs: u32,
+        iovs_len: u32,
+        nread: u32,
+    ) -> WasiResult {
         let iovs = m.iovecs(iovs, iovs_len)?;
         m.range(nread, 4)?;
         let mut total: u64 = 0;
@@ -428,7 +482,15 @@ impl WasiCtx {
         m.write_u32(nread, total as u32)
     }
 
-    pub fn fd_pread(&mut self, m: &mut GuestMem, fd: u32, iovs: u32, iovs_len: u32, offset: u64, nread: u32) -> WasiResult {
+    pub fn fd_pread(
+        &mut self,
+        m: &mut GuestMem,
+        fd: u32,
+        iovs: u32,
+        iovs_len: u32,
+        offset: u64,
+        nread: u32,
+    ) -> WasiResult {
         use std::os::unix::fs::FileExt;
         let iovs = m.iovecs(iovs, iovs_len)?;
         m.range(nread, 4)?;
@@ -452,7 +514,15 @@ impl WasiCtx {
         m.write_u32(nread, total as u32)
     }
 
-    pub fn fd_pwrite(&mut self, m: &mut GuestMem, fd: u32, iovs: u32, iovs_len: u32, offset: u64, nwritten: u32) -> WasiResult {
+    pub fn fd_pwrite(
+        &mut self,
+        m: &mut GuestMem,
+        fd: u32,
+        iovs: u32,
+        iovs_len: u32,
+        offset: u64,
+        nwritten: u32,
+    ) -> WasiResult {
         use std::os::unix::fs::FileExt;
         let iovs = m.iovecs(iovs, iovs_len)?;
         m.range(nwritten, 4)?;
@@ -471,7 +541,14 @@ impl WasiCtx {
         m.write_u32(nwritten, total as u32)
     }
 
-    pub fn fd_seek(&mut self, m: &mut GuestMem, fd: u32, offset: i64, whence: u32, newoffset: u32) -> WasiResult {
+    pub fn fd_seek(
+        &mut self,
+        m: &mut GuestMem,
+        fd: u32,
+        offset: i64,
+        whence: u32,
+        newoffset: u32,
+    ) -> WasiResult {
         m.range(newoffset, 8)?;
         let kind = self.kind(fd)?;
         let f = self.file(fd, if kind == Kind::Dir { EBADF } else { ESPIPE })?;
@@ -564,8 +641,13 @@ impl WasiCtx {
     pub fn fd_fdstat_get(&mut self, m: &mut GuestMem, fd: u32, out: u32) -> WasiResult {
         m.range(out, 24)?;
         let tty_rights = |tty: bool, rw: u64| {
-            let base = rw | RIGHT_FD_FDSTAT_SET_FLAGS | RIGHT_FD_FILESTAT_GET | RIGHT_POLL_FD_READWRITE;
-            let ft = if tty { FILETYPE_CHARACTER_DEVICE } else { FILETYPE_UNKNOWN };
+            let base =
+                rw | RIGHT_FD_FDSTAT_SET_FLAGS | RIGHT_FD_FILESTAT_GET | RIGHT_POLL_FD_READWRITE;
+            let ft = if tty {
+                FILETYPE_CHARACTER_DEVICE
+            } else {
+                FILETYPE_UNKNOWN
+            };
             (ft, 0u16, base, 0u64)
         };
         let (ft, flags, base, inh) = match self.fds.get(&fd).ok_or(EBADF)? {
@@ -614,9 +696,30 @@ impl WasiCtx {
     pub fn fd_filestat_get(&mut self, m: &mut GuestMem, fd: u32, out: u32) -> WasiResult {
         m.range(out, 64)?;
         let st = match self.fds.get(&fd).ok_or(EBADF)? {
-            Desc::Stdin => Filestat { filetype: if self.stdin_tty { FILETYPE_CHARACTER_DEVICE } else { FILETYPE_UNKNOWN }, ..Default::default() },
-            Desc::Stdout => Filestat { filetype: if self.stdout_tty { FILETYPE_CHARACTER_DEVICE } else { FILETYPE_UNKNOWN }, ..Default::default() },
-            Desc::Stderr => Filestat { filetype: if self.stderr_tty { FILETYPE_CHARACTER_DEVICE } else { FILETYPE_UNKNOWN }, ..Default::default() },
+            Desc::Stdin => Filestat {
+                filetype: if self.stdin_tty {
+                    FILETYPE_CHARACTER_DEVICE
+                } else {
+                    FILETYPE_UNKNOWN
+                },
+                ..Default::default()
+            },
+            Desc::Stdout => Filestat {
+                filetype: if self.stdout_tty {
+                    FILETYPE_CHARACTER_DEVICE
+                } else {
+                    FILETYPE_UNKNOWN
+                },
+                ..Default::default()
+            },
+            Desc::Stderr => Filestat {
+                filetype: if self.stderr_tty {
+                    FILETYPE_CHARACTER_DEVICE
+                } else {
+                    FILETYPE_UNKNOWN
+                },
+                ..Default::default()
+            },
             Desc::File(f) => std_filestat(&f.file.metadata().map_err(io_err)?),
             Desc::Dir(d) => cap_filestat(&d.dir.dir_metadata().map_err(io_err)?),
         };
@@ -654,7 +757,10 @@ impl WasiCtx {
 
     pub fn fd_prestat_get(&mut self, m: &mut GuestMem, fd: u32, out: u32) -> WasiResult {
         match self.fds.get(&fd) {
-            Some(Desc::Dir(DirDesc { preopen: Some(name), .. })) => {
+            Some(Desc::Dir(DirDesc {
+                preopen: Some(name),
+                ..
+            })) => {
                 let len = name.len() as u32;
                 let mut b = [0u8; 8];
                 b[4..8].copy_from_slice(&len.to_le_bytes());
@@ -664,9 +770,18 @@ impl WasiCtx {
         }
     }
 
-    pub fn fd_prestat_dir_name(&mut self, m: &mut GuestMem, fd: u32, path: u32, len: u32) -> WasiResult {
+    pub fn fd_prestat_dir_name(
+        &mut self,
+        m: &mut GuestMem,
+        fd: u32,
+        path: u32,
+        len: u32,
+    ) -> WasiResult {
         match self.fds.get(&fd) {
-            Some(Desc::Dir(DirDesc { preopen: Some(name), .. })) => {
+            Some(Desc::Dir(DirDesc {
+                preopen: Some(name),
+                ..
+            })) => {
                 if (len as usize) < name.len() {
                     return Err(ENAMETOOLONG);
                 }
@@ -678,7 +793,15 @@ impl WasiCtx {
 
     // ---- directories ----
 
-    pub fn fd_readdir(&mut self, m: &mut GuestMem, fd: u32, buf: u32, buf_len: u32, cookie: u64, bufused: u32) -> WasiResult {
+    pub fn fd_readdir(
+        &mut self,
+        m: &mut GuestMem,
+        fd: u32,
+        buf: u32,
+        buf_len: u32,
+        cookie: u64,
+        bufused: u32,
+    ) -> WasiResult {
         m.range(buf, buf_len)?;
         m.range(bufused, 4)?;
         let d = match self.fds.get_mut(&fd) {
@@ -707,17 +830,35 @@ impl WasiCtx {
         m.write_u32(bufused, n as u32)
     }
 
-    pub fn path_create_directory(&mut self, m: &mut GuestMem, fd: u32, path: u32, len: u32) -> WasiResult {
+    pub fn path_create_directory(
+        &mut self,
+        m: &mut GuestMem,
+        fd: u32,
+        path: u32,
+        len: u32,
+    ) -> WasiResult {
         let p = guest_path(m, path, len)?;
         self.dir(fd)?.create_dir(&p).map_err(io_err)
     }
 
-    pub fn path_remove_directory(&mut self, m: &mut GuestMem, fd: u32, path: u32, len: u32) -> WasiResult {
+    pub fn path_remove_directory(
+        &mut self,
+        m: &mut GuestMem,
+        fd: u32,
+        path: u32,
+        len: u32,
+    ) -> WasiResult {
         let p = guest_path(m, path, len)?;
         self.dir(fd)?.remove_dir(&p).map_err(io_err)
     }
 
-    pub fn path_unlink_file(&mut self, m: &mut GuestMem, fd: u32, path: u32, len: u32) -> WasiResult {
+    pub fn path_unlink_file(
+        &mut self,
+        m: &mut GuestMem,
+        fd: u32,
+        path: u32,
+        len: u32,
+    ) -> WasiResult {
         let p = guest_path(m, path, len)?;
         let dir = self.dir(fd)?;
         // Paths with a trailing slash name directories; unlink must refuse them.
@@ -731,26 +872,62 @@ impl WasiCtx {
         dir.remove_file(&p).map_err(io_err)
     }
 
-    pub fn path_filestat_get(&mut self, m: &mut GuestMem, fd: u32, flags: u32, path: u32, len: u32, out: u32) -> WasiResult {
+    pub fn path_filestat_get(
+        &mut self,
+        m: &mut GuestMem,
+        fd: u32,
+        flags: u32,
+        path: u32,
+        len: u32,
+        out: u32,
+    ) -> WasiResult {
         let p = guest_path(m, path, len)?;
         m.range(out, 64)?;
         let dir = self.dir(fd)?;
-        let md = if flags & LOOKUPFLAGS_SYMLINK_FOLLOW != 0 { dir.metadata(&p) } else { dir.symlink_metadata(&p) };
+        let md = if flags & LOOKUPFLAGS_SYMLINK_FOLLOW != 0 {
+            dir.metadata(&p)
+        } else {
+            dir.symlink_metadata(&p)
+        };
         let st = cap_filestat(&md.map_err(io_err)?);
         write_filestat(m, out, &st)
     }
 
     #[allow(clippy::too_many_arguments)]
-    pub fn path_filestat_set_times(&mut self, m: &mut GuestMem, fd: u32, flags: u32, path: u32, len: u32, atim: u64, mtim: u64, fst: u32) -> WasiResult {
+    pub fn path_filestat_set_times(
+        &mut self,
+        m: &mut GuestMem,
+        fd: u32,
+        flags: u32,
+        path: u32,
+        len: u32,
+        atim: u64,
+        mtim: u64,
+        fst: u32,
+    ) -> WasiResult {
         let p = guest_path(m, path, len)?;
         let (a, mt) = times(atim, mtim, fst)?;
         let dir = self.dir(fd)?;
-        let r = if flags & LOOKUPFLAGS_SYMLINK_FOLLOW != 0 { dir.set_times(&p, a, mt) } else { dir.set_symlink_times(&p, a, mt) };
+        let r = if flags & LOOKUPFLAGS_SYMLINK_FOLLOW != 0 {
+            dir.set_times(&p, a, mt)
+        } else {
+            dir.set_symlink_times(&p, a, mt)
+        };
         r.map_err(io_err)
     }
 
     #[allow(clippy::too_many_arguments)]
-    pub fn path_link(&mut self, m: &mut GuestMem, old_fd: u32, _old_flags: u32, old_path: u32, old_len: u32, new_fd: u32, new_path: u32, new_len: u32) -> WasiResult {
+    pub fn path_link(
+        &mut self,
+        m: &mut GuestMem,
+        old_fd: u32,
+        _old_flags: u32,
+        old_path: u32,
+        old_len: u32,
+        new_fd: u32,
+        new_path: u32,
+        new_len: u32,
+    ) -> WasiResult {
         let old = guest_path(m, old_path, old_len)?;
         let new = guest_path(m, new_path, new_len)?;
         let od = self.dir(old_fd)?;
@@ -759,7 +936,16 @@ impl WasiCtx {
     }
 
     #[allow(clippy::too_many_arguments)]
-    pub fn path_rename(&mut self, m: &mut GuestMem, fd: u32, old_path: u32, old_len: u32, new_fd: u32, new_path: u32, new_len: u32) -> WasiResult {
+    pub fn path_rename(
+        &mut self,
+        m: &mut GuestMem,
+        fd: u32,
+        old_path: u32,
+        old_len: u32,
+        new_fd: u32,
+        new_path: u32,
+        new_len: u32,
+    ) -> WasiResult {
         let old = guest_path(m, old_path, old_len)?;
         let new = guest_path(m, new_path, new_len)?;
         let od = self.dir(fd)?;
@@ -768,7 +954,16 @@ impl WasiCtx {
     }
 
     #[allow(clippy::too_many_arguments)]
-    pub fn path_readlink(&mut self, m: &mut GuestMem, fd: u32, path: u32, len: u32, buf: u32, buf_len: u32, bufused: u32) -> WasiResult {
+    pub fn path_readlink(
+        &mut self,
+        m: &mut GuestMem,
+        fd: u32,
+        path: u32,
+        len: u32,
+        buf: u32,
+        buf_len: u32,
+        bufused: u32,
+    ) -> WasiResult {
         let p = guest_path(m, path, len)?;
         m.range(buf, buf_len)?;
         m.range(bufused, 4)?;
@@ -779,7 +974,15 @@ impl WasiCtx {
         m.write_u32(bufused, n as u32)
     }
 
-    pub fn path_symlink(&mut self, m: &mut GuestMem, old_path: u32, old_len: u32, fd: u32, new_path: u32, new_len: u32) -> WasiResult {
+    pub fn path_symlink(
+        &mut self,
+        m: &mut GuestMem,
+        old_path: u32,
+        old_len: u32,
+        fd: u32,
+        new_path: u32,
+        new_len: u32,
+    ) -> WasiResult {
         let target = m.slice(old_path, old_len)?;
         if target.is_empty() {
             return Err(ENOENT);
@@ -825,12 +1028,25 @@ impl WasiCtx {
             if creat || trunc {
                 return Err(EINVAL);
             }
-            let d = if follow { dir.open_dir(&p) } else { dir.open_dir_nofollow(&p) }.map_err(io_err)?;
-            Desc::Dir(DirDesc { dir: d, preopen: None, listing: None })
+            let d = if follow {
+                dir.open_dir(&p)
+            } else {
+                dir.open_dir_nofollow(&p)
+            }
+            .map_err(io_err)?;
+            Desc::Dir(DirDesc {
+                dir: d,
+                preopen: None,
+                listing: None,
+            })
         } else {
             let mut read = rights_base & (RIGHT_FD_READ | RIGHT_FD_READDIR) != 0;
-            let mut write =
-                rights_base & (RIGHT_FD_WRITE | RIGHT_FD_ALLOCATE | RIGHT_FD_FILESTAT_SET_SIZE | RIGHT_FD_DATASYNC) != 0;
+            let mut write = rights_base
+                & (RIGHT_FD_WRITE
+                    | RIGHT_FD_ALLOCATE
+                    | RIGHT_FD_FILESTAT_SET_SIZE
+                    | RIGHT_FD_DATASYNC)
+                != 0;
             let append = fdflags & FDFLAGS_APPEND != 0;
             if creat || trunc || append {
                 write = true;
@@ -849,7 +1065,11 @@ impl WasiCtx {
                 .truncate(trunc)
                 .create(creat && !excl)
                 .create_new(creat && excl);
-            opts.follow(if follow { FollowSymlinks::Yes } else { FollowSymlinks::No });
+            opts.follow(if follow {
+                FollowSymlinks::Yes
+            } else {
+                FollowSymlinks::No
+            });
             opts.maybe_dir(!write);
             if fdflags & FDFLAGS_NONBLOCK != 0 {
                 use cap_std::fs::OpenOptionsExt;
@@ -861,9 +1081,16 @@ impl WasiCtx {
             }
             let is_dir = file.metadata().map_err(io_err)?.is_dir();
             if is_dir {
-                Desc::Dir(DirDesc { dir: cap_std::fs::Dir::from_std_file(file), preopen: None, listing: None })
+                Desc::Dir(DirDesc {
+                    dir: cap_std::fs::Dir::from_std_file(file),
+                    preopen: None,
+                    listing: None,
+                })
             } else {
-                Desc::File(FileDesc { file, fdflags: fdflags & (FDFLAGS_APPEND | FDFLAGS_NONBLOCK) })
+                Desc::File(FileDesc {
+                    file,
+                    fdflags: fdflags & (FDFLAGS_APPEND | FDFLAGS_NONBLOCK),
+                })
             }
         };
         let new_fd = self.insert(desc)?;
@@ -876,7 +1103,14 @@ impl WasiCtx {
 
     // ---- poll ----
 
-    pub fn poll_oneoff(&mut self, m: &mut GuestMem, input: u32, out: u32, nsubs: u32, nevents: u32) -> WasiResult {
+    pub fn poll_oneoff(
+        &mut self,
+        m: &mut GuestMem,
+        input: u32,
+        out: u32,
+        nsubs: u32,
+        nevents: u32,
+    ) -> WasiResult {
         if nsubs == 0 {
             return Err(EINVAL);
         }
@@ -916,10 +1150,17 @@ impl WasiCtx {
                             let pos = f.file.stream_position().unwrap_or(size);
                             (userdata, 0, tag, size.saturating_sub(pos))
                         }
-                        Some(Desc::Stdout | Desc::Stderr) if tag == EVENTTYPE_FD_READ => (userdata, EBADF, tag, 0),
+                        Some(Desc::Stdout | Desc::Stderr) if tag == EVENTTYPE_FD_READ => {
+                            (userdata, EBADF, tag, 0)
+                        }
                         Some(Desc::Stdin) if tag == EVENTTYPE_FD_WRITE => (userdata, EBADF, tag, 0),
                         // Stdin: report readable; the read itself blocks if needed.
-                        Some(_) => (userdata, 0, tag, if tag == EVENTTYPE_FD_READ { 1 } else { 0 }),
+                        Some(_) => (
+                            userdata,
+                            0,
+                            tag,
+                            if tag == EVENTTYPE_FD_READ { 1 } else { 0 },
+                        ),
                     };
                     events.push(ev);
                 }

@@ -80,7 +80,9 @@ enum Input {
 
 enum Output {
     /// The process's stdout (buffered) or stderr (unbuffered).
-    Inherit { buf: Vec<u8> },
+    Inherit {
+        buf: Vec<u8>,
+    },
     Capture(CaptureBuffer),
 }
 
@@ -168,7 +170,8 @@ impl WasiCtx {
 
     /// Add an environment variable.
     pub fn env(mut self, key: impl AsRef<str>, value: impl AsRef<str>) -> Self {
-        self.env.push(format!("{}={}", key.as_ref(), value.as_ref()));
+        self.env
+            .push(format!("{}={}", key.as_ref(), value.as_ref()));
         self
     }
 
@@ -177,7 +180,11 @@ impl WasiCtx {
     pub fn envs_kv<I: IntoIterator<Item = S>, S: AsRef<str>>(mut self, kvs: I) -> Self {
         for kv in kvs {
             let kv = kv.as_ref();
-            self.env.push(if kv.contains('=') { kv.to_string() } else { format!("{kv}=") });
+            self.env.push(if kv.contains('=') {
+                kv.to_string()
+            } else {
+                format!("{kv}=")
+            });
         }
         self
     }
@@ -192,13 +199,24 @@ impl WasiCtx {
 
     /// Preopen host directory `host` under guest path `guest` (e.g. `"."`,
     /// `"/data"`). Preopens get fds 3, 4, ... in the order they are added.
-    pub fn preopened_dir(mut self, host: impl AsRef<Path>, guest: impl Into<String>) -> io::Result<Self> {
+    pub fn preopened_dir(
+        mut self,
+        host: impl AsRef<Path>,
+        guest: impl Into<String>,
+    ) -> io::Result<Self> {
         let dir = cap_std::fs::Dir::open_ambient_dir(host.as_ref(), cap_std::ambient_authority())?;
         let mut fd = self.next_preopen;
         while self.fds.contains_key(&fd) {
             fd += 1;
         }
-        self.fds.insert(fd, Desc::Dir(DirDesc { dir, preopen: Some(guest.into()), listing: None }));
+        self.fds.insert(
+            fd,
+            Desc::Dir(DirDesc {
+                dir,
+                preopen: Some(guest.into()),
+                listing: None,
+            }),
+        );
         self.next_preopen = fd + 1;
         Ok(self)
     }

@@ -34,7 +34,9 @@ use std::sync::Arc;
 
 use arbitrary::Unstructured;
 use wizeng::module::ImportDesc;
-use wizeng::{Config, Extern, ExternKind, FuncAddr, FuncType, Module, Store, Tier, Trap, ValType, Value};
+use wizeng::{
+    Config, Extern, ExternKind, FuncAddr, FuncType, Module, Store, Tier, Trap, ValType, Value,
+};
 
 /// Fuel per exported call (function entries + loop iterations).
 pub const FUEL: u32 = 2_000;
@@ -65,7 +67,8 @@ impl Stats {
         self.calls += o.calls;
         self.traps += o.traps;
         self.nan_tolerated += o.nan_tolerated;
-        self.site_mismatches.extend(o.site_mismatches.iter().cloned());
+        self.site_mismatches
+            .extend(o.site_mismatches.iter().cloned());
         for (k, v) in &o.trap_kinds {
             *self.trap_kinds.entry(k.clone()).or_default() += v;
         }
@@ -125,15 +128,36 @@ pub fn generate(data: &[u8]) -> Option<(Vec<u8>, u32, bool)> {
 fn arg(ty: ValType, k: usize, funcs: &[FuncAddr]) -> Value {
     const I32: [i32; 8] = [0, 1, -1, 42, i32::MIN, i32::MAX, 65536, 7];
     const I64: [i64; 8] = [0, 1, -1, 1 << 40, i64::MIN, i64::MAX, 65535, -42];
-    const F32: [u32; 8] = [0, 0x3f80_0000, 0x7fc0_0000, 0xff80_0000, 0x8000_0000, 0x4f00_0000, 0xcf00_0001, 0x7fa0_0001];
-    const F64: [u64; 8] =
-        [0, 0x3ff0_0000_0000_0000, 0x7ff8_0000_0000_0000, 0xfff0_0000_0000_0000, 0x8000_0000_0000_0000, 0x43e0_0000_0000_0000, 0xc1e0_0000_0020_0000, 0x7ff4_0000_0000_0001];
+    const F32: [u32; 8] = [
+        0,
+        0x3f80_0000,
+        0x7fc0_0000,
+        0xff80_0000,
+        0x8000_0000,
+        0x4f00_0000,
+        0xcf00_0001,
+        0x7fa0_0001,
+    ];
+    const F64: [u64; 8] = [
+        0,
+        0x3ff0_0000_0000_0000,
+        0x7ff8_0000_0000_0000,
+        0xfff0_0000_0000_0000,
+        0x8000_0000_0000_0000,
+        0x43e0_0000_0000_0000,
+        0xc1e0_0000_0020_0000,
+        0x7ff4_0000_0000_0001,
+    ];
     match ty {
         ValType::I32 => Value::I32(I32[k % 8]),
         ValType::I64 => Value::I64(I64[k % 8]),
         ValType::F32 => Value::F32(F32[k % 8]),
         ValType::F64 => Value::F64(F64[k % 8]),
-        ValType::FuncRef => Value::FuncRef(if k % 3 == 0 || funcs.is_empty() { None } else { Some(funcs[k % funcs.len()]) }),
+        ValType::FuncRef => Value::FuncRef(if k % 3 == 0 || funcs.is_empty() {
+            None
+        } else {
+            Some(funcs[k % funcs.len()])
+        }),
         ValType::ExternRef => Value::ExternRef(if k % 3 == 0 { None } else { Some(k as u32) }),
         ValType::V128 => Value::I64(0),
     }
@@ -157,7 +181,10 @@ pub struct Run {
 
 /// Instantiate `module` in a fresh store of `tier` and call every exported function.
 pub fn run_tier(module: &Arc<Module>, tier: Tier, fuel_global: u32) -> Run {
-    let mut store = Store::new(Config { tier, ..Config::default() });
+    let mut store = Store::new(Config {
+        tier,
+        ..Config::default()
+    });
     let log: Rc<RefCell<Vec<(usize, Vec<Value>)>>> = Rc::default();
     let mut imports = Vec::new();
     let mut run = Run::default();
@@ -201,7 +228,11 @@ pub fn run_tier(module: &Arc<Module>, tier: Tier, fuel_global: u32) -> Run {
     };
     if let Some(id) = inst {
         let funcs: Vec<FuncAddr> = store.instance(id).funcs.clone();
-        let fuel = store.instance(id).globals.get(fuel_global as usize).copied();
+        let fuel = store
+            .instance(id)
+            .globals
+            .get(fuel_global as usize)
+            .copied();
         for round in 0..2 {
             for e in &module.exports {
                 if e.kind != ExternKind::Func {
@@ -209,7 +240,12 @@ pub fn run_tier(module: &Arc<Module>, tier: Tier, fuel_global: u32) -> Run {
                 }
                 let f = store.export_func(id, &e.name).expect("exported function");
                 let ty = store.func_type(f).clone();
-                let args: Vec<Value> = ty.params.iter().enumerate().map(|(k, t)| arg(*t, round * 5 + k + e.index as usize, &funcs)).collect();
+                let args: Vec<Value> = ty
+                    .params
+                    .iter()
+                    .enumerate()
+                    .map(|(k, t)| arg(*t, round * 5 + k + e.index as usize, &funcs))
+                    .collect();
                 if let Some(g) = fuel {
                     store.set_global_value(g, Value::I32(FUEL as i32));
                 }
@@ -220,7 +256,11 @@ pub fn run_tier(module: &Arc<Module>, tier: Tier, fuel_global: u32) -> Run {
     }
     run.host_calls = log.borrow().clone();
     run.memories = store.memories.iter().map(|m| m.data.to_vec()).collect();
-    run.globals = store.globals.iter().map(|g| Value::from_slot(g.ty.ty, g.value)).collect();
+    run.globals = store
+        .globals
+        .iter()
+        .map(|g| Value::from_slot(g.ty.ty, g.value))
+        .collect();
     run.tables = store.tables.iter().map(|t| t.elems.clone()).collect();
     run
 }
@@ -235,9 +275,14 @@ fn nan64(b: u64) -> bool {
 /// Equal, or both NaN of the same class (quiet bit).
 pub fn same_value(a: &Value, b: &Value) -> bool {
     match (a, b) {
-        (Value::F32(x), Value::F32(y)) => x == y || (nan32(*x) && nan32(*y) && (x & 0x0040_0000) == (y & 0x0040_0000)),
+        (Value::F32(x), Value::F32(y)) => {
+            x == y || (nan32(*x) && nan32(*y) && (x & 0x0040_0000) == (y & 0x0040_0000))
+        }
         (Value::F64(x), Value::F64(y)) => {
-            x == y || (nan64(*x) && nan64(*y) && (x & 0x0008_0000_0000_0000) == (y & 0x0008_0000_0000_0000))
+            x == y
+                || (nan64(*x)
+                    && nan64(*y)
+                    && (x & 0x0008_0000_0000_0000) == (y & 0x0008_0000_0000_0000))
         }
         _ => a == b,
     }
@@ -256,9 +301,11 @@ fn in_nan_both(a: &[u8], b: &[u8], i: usize) -> bool {
             }
             let (x, y) = (&a[s..s + w], &b[s..s + w]);
             let ok = if w == 4 {
-                nan32(u32::from_le_bytes(x.try_into().unwrap())) && nan32(u32::from_le_bytes(y.try_into().unwrap()))
+                nan32(u32::from_le_bytes(x.try_into().unwrap()))
+                    && nan32(u32::from_le_bytes(y.try_into().unwrap()))
             } else {
-                nan64(u64::from_le_bytes(x.try_into().unwrap())) && nan64(u64::from_le_bytes(y.try_into().unwrap()))
+                nan64(u64::from_le_bytes(x.try_into().unwrap()))
+                    && nan64(u64::from_le_bytes(y.try_into().unwrap()))
             };
             if ok {
                 return true;
@@ -293,11 +340,25 @@ fn cmp_trap(what: &str, a: &Trap, b: &Trap) -> Result<Option<String>, String> {
         // its value, and the fault then carries that later instruction's pc
         // (same function, same straight-line code). Documented in
         // docs/ARCHITECTURE.md; counted separately, not a mismatch.
-        (Some(x), Some(y)) if a.kind == wizeng::TrapKind::MemoryOutOfBounds && x.func == y.func && y.pc > x.pc && y.pc - x.pc <= 16 => {
-            Ok(Some(format!("{OOB_MERGED}{what}: int pc {:#x}, jit pc {:#x}", x.pc, y.pc)))
+        (Some(x), Some(y))
+            if a.kind == wizeng::TrapKind::MemoryOutOfBounds
+                && x.func == y.func
+                && y.pc > x.pc
+                && y.pc - x.pc <= 16 =>
+        {
+            Ok(Some(format!(
+                "{OOB_MERGED}{what}: int pc {:#x}, jit pc {:#x}",
+                x.pc, y.pc
+            )))
         }
-        (Some(x), Some(y)) if (x.func, x.pc) != (y.func, y.pc) => Ok(Some(format!("{what}: `{}`: int at func {} pc {:#x}, jit at func {} pc {:#x}", a.kind, x.func, x.pc, y.func, y.pc))),
-        (Some(_), None) | (None, Some(_)) => Ok(Some(format!("{what}: `{}`: int site {:?}, jit site {:?}", a.kind, a.site, b.site))),
+        (Some(x), Some(y)) if (x.func, x.pc) != (y.func, y.pc) => Ok(Some(format!(
+            "{what}: `{}`: int at func {} pc {:#x}, jit at func {} pc {:#x}",
+            a.kind, x.func, x.pc, y.func, y.pc
+        ))),
+        (Some(_), None) | (None, Some(_)) => Ok(Some(format!(
+            "{what}: `{}`: int site {:?}, jit site {:?}",
+            a.kind, a.site, b.site
+        ))),
         _ => Ok(None),
     }
 }
@@ -311,7 +372,10 @@ pub fn compare(int: &Run, jit: &Run, canon: bool, stats: &mut Stats) -> Result<(
         (Some(Ok(())), Some(Ok(()))) => {}
         (Some(Err(a)), Some(Err(b))) => {
             stats.traps += 1;
-            *stats.trap_kinds.entry(format!("{} (instantiation)", kind_name(&a.kind))).or_default() += 1;
+            *stats
+                .trap_kinds
+                .entry(format!("{} (instantiation)", kind_name(&a.kind)))
+                .or_default() += 1;
             if let Some(s) = cmp_trap("instantiation", a, b)? {
                 stats.site_mismatches.push(s);
             }
@@ -319,7 +383,11 @@ pub fn compare(int: &Run, jit: &Run, canon: bool, stats: &mut Stats) -> Result<(
         (a, b) => return Err(format!("instantiation: int {a:?}, jit {b:?}")),
     }
     if int.calls.len() != jit.calls.len() {
-        return Err(format!("{} calls in int, {} in jit", int.calls.len(), jit.calls.len()));
+        return Err(format!(
+            "{} calls in int, {} in jit",
+            int.calls.len(),
+            jit.calls.len()
+        ));
     }
     for (k, ((name, a), (_, b))) in int.calls.iter().zip(&jit.calls).enumerate() {
         stats.calls += 1;
@@ -333,13 +401,28 @@ pub fn compare(int: &Run, jit: &Run, canon: bool, stats: &mut Stats) -> Result<(
                     stats.site_mismatches.push(s);
                 }
             }
-            _ => return Err(format!("{what}: int {}, jit {}", fmt_result(a), fmt_result(b))),
+            _ => {
+                return Err(format!(
+                    "{what}: int {}, jit {}",
+                    fmt_result(a),
+                    fmt_result(b)
+                ))
+            }
         }
     }
     if int.host_calls.len() != jit.host_calls.len()
-        || int.host_calls.iter().zip(&jit.host_calls).any(|(a, b)| a.0 != b.0 || !same_values(&a.1, &b.1))
+        || int
+            .host_calls
+            .iter()
+            .zip(&jit.host_calls)
+            .any(|(a, b)| a.0 != b.0 || !same_values(&a.1, &b.1))
     {
-        let n = int.host_calls.iter().zip(&jit.host_calls).take_while(|(a, b)| a.0 == b.0 && same_values(&a.1, &b.1)).count();
+        let n = int
+            .host_calls
+            .iter()
+            .zip(&jit.host_calls)
+            .take_while(|(a, b)| a.0 == b.0 && same_values(&a.1, &b.1))
+            .count();
         return Err(format!(
             "host calls differ at #{n} (int made {}, jit {}): int {:?}, jit {:?}",
             int.host_calls.len(),
@@ -349,18 +432,30 @@ pub fn compare(int: &Run, jit: &Run, canon: bool, stats: &mut Stats) -> Result<(
         ));
     }
     if !same_values(&int.globals, &jit.globals) {
-        let i = (0..int.globals.len().min(jit.globals.len())).find(|&i| !same_value(&int.globals[i], &jit.globals[i]));
-        return Err(format!("globals differ at store global {i:?}: int {:?}, jit {:?}", i.map(|i| int.globals[i]), i.and_then(|i| jit.globals.get(i))));
+        let i = (0..int.globals.len().min(jit.globals.len()))
+            .find(|&i| !same_value(&int.globals[i], &jit.globals[i]));
+        return Err(format!(
+            "globals differ at store global {i:?}: int {:?}, jit {:?}",
+            i.map(|i| int.globals[i]),
+            i.and_then(|i| jit.globals.get(i))
+        ));
     }
     if int.tables != jit.tables {
-        return Err(format!("tables differ: int {:?}, jit {:?}", int.tables, jit.tables));
+        return Err(format!(
+            "tables differ: int {:?}, jit {:?}",
+            int.tables, jit.tables
+        ));
     }
     if int.memories.len() != jit.memories.len() {
         return Err("different number of memories".into());
     }
     for (m, (a, b)) in int.memories.iter().zip(&jit.memories).enumerate() {
         if a.len() != b.len() {
-            return Err(format!("memory {m}: int {} bytes, jit {} bytes", a.len(), b.len()));
+            return Err(format!(
+                "memory {m}: int {} bytes, jit {} bytes",
+                a.len(),
+                b.len()
+            ));
         }
         if a == b {
             continue;
@@ -371,7 +466,11 @@ pub fn compare(int: &Run, jit: &Run, canon: bool, stats: &mut Stats) -> Result<(
                 if canon || !in_nan_both(a, b, i) {
                     let s = i.saturating_sub(4);
                     let e = (i + 8).min(a.len());
-                    return Err(format!("memory {m} differs at byte {i:#x}: int {:02x?}, jit {:02x?} (from {s:#x})", &a[s..e], &b[s..e]));
+                    return Err(format!(
+                        "memory {m} differs at byte {i:#x}: int {:02x?}, jit {:02x?} (from {s:#x})",
+                        &a[s..e],
+                        &b[s..e]
+                    ));
                 }
                 tolerated += 1;
             }
@@ -415,7 +514,9 @@ pub fn check_wasm(wasm: &[u8], fuel: u32, canon: bool, stats: &mut Stats) -> Res
             wasm.len(),
             module.num_funcs(),
             module.exports.len(),
-            int.instantiate.as_ref().map(|r| r.as_ref().map_err(|t| t.to_string())),
+            int.instantiate
+                .as_ref()
+                .map(|r| r.as_ref().map_err(|t| t.to_string())),
             int.calls.len(),
             t1 - t0,
             t1.elapsed()
