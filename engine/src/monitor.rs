@@ -525,7 +525,6 @@ struct SiteInfo<'a> {
     local_types: Vec<ValType>,
     at_func_end: bool,
     instr_count: Option<u32>,
-    when: When,
 }
 
 enum Bound {
@@ -942,9 +941,7 @@ impl Instrumenter for Matcher<'_> {
             local_types,
             at_func_end: site.at_func_end,
             instr_count: self.mons.blocks.ends.get(&site.instr_index).copied(),
-            when,
         };
-        let _ = info.when;
         let mut out = Vec::new();
         for mi in 0..self.mons.monitors.len() {
             // Rules by category (entry, block start, block end, opcode, exit), export order within.

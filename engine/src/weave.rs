@@ -840,8 +840,6 @@ pub fn weave(
                 let mut wrapped = false;
                 if let Some(fp) = fp {
                     b.probes(&fp.entry, None)?;
-                    let final_end = m.bytes[fb.range.end - 1];
-                    let _ = final_end;
                     // Probes at the final `end`: wrap the body so branches to the
                     // function's label reach them.
                     let end_pc = (fb.range.end - 1 - body_start) as u32;
@@ -925,8 +923,6 @@ pub fn weave(
                 let pcs: Vec<(u32, u32)> =
                     b.pcs.iter().map(|(w, o)| (w + b.header_len, *o)).collect();
                 header.extend_from_slice(&b.code);
-                let mut f = wasm_encoder::Function::new([]);
-                let _ = &mut f;
                 code_sec
                     .get_or_insert_with(wasm_encoder::CodeSection::new)
                     .raw(&header);
@@ -965,7 +961,6 @@ pub fn weave(
             _ => {}
         }
     }
-    let _ = RoundtripReencoder;
     Ok(Woven {
         bytes: out.finish(),
         origin: Origin {

@@ -304,16 +304,16 @@ impl Translator<'_> {
         }
     }
 
-    /// Resolve a branch to relative depth `depth` at the current point.
-    /// Returns the target (or a placeholder plus a fixup to register) and the
-    /// stack adjustment, or None when the branch is to the function body (a return).
-    ///
-    /// Returns None for an invalid depth; the validator rejects the op right after.
+    /// Resolve a branch to relative depth `depth` at the current point: the
+    /// target (a placeholder until the block's end is reached, unless a loop)
+    /// with its stack adjustment, and whether values must move (before the
+    /// branch pops anything). None for an invalid depth; the validator rejects
+    /// the op right after.
     fn branch(
         &self,
         v: &FuncValidator<ValidatorResources>,
         depth: u32,
-    ) -> Option<(BrTarget, bool, bool)> {
+    ) -> Option<(BrTarget, bool)> {
         let frame = v.get_control_frame(depth as usize)?;
         if depth as usize >= self.ctls.len() {
             return None;
@@ -324,13 +324,12 @@ impl Translator<'_> {
         let base = self.out.num_locals + frame.height as u32;
         let height = v.operand_stack_height();
         let needs_move = height != frame.height as u32 + keep;
-        let _ = needs_move;
+        // Branches to the function body's label are ordinary branches to its
+        // final `end` (which returns), so probes at that `end` fire as for any
+        // other way out.
         let ctl = &self.ctls[self.ctls.len() - 1 - depth as usize];
-        // Branches to the function body's label jump to its final `end` (which
-        // returns), so probes at that `end` fire as for any other way out.
-        let is_return = false;
         let target = ctl.loop_start.unwrap_or(u32::MAX);
-        Some((BrTarget { target, base, keep }, needs_move, is_return))
+        Some((BrTarget { target, base, keep }, needs_move))
     }
 
     fn add_fixup(&mut self, depth: u32, f: Fixup) {
@@ -571,12 +570,10 @@ fn translate_op(
             }
         }
         W::Br { relative_depth } => {
-            let Some((b, mv, ret)) = t.branch(v, relative_depth) else {
+            let Some((b, mv)) = t.branch(v, relative_depth) else {
                 return Ok(());
             };
-            if ret {
-                t.emit(Op::Return);
-            } else if mv {
+            if mv {
                 let i = t.emit(Op::Br(b));
                 t.add_fixup(relative_depth, Fixup::Op(i));
             } else {
@@ -587,7 +584,7 @@ fn translate_op(
         W::BrIf { relative_depth } => {
             // The validator's height here still includes the condition; the
             // branch happens after popping it.
-            let Some((b, _, ret)) = t.branch(v, relative_depth) else {
+            let Some((b, _)) = t.branch(v, relative_depth) else {
                 return Ok(());
             };
             let Some(height) = v.operand_stack_height().checked_sub(1) else {
@@ -595,13 +592,7 @@ fn translate_op(
             };
             let frame_height = b.base - t.out.num_locals;
             let mv = height != frame_height + b.keep;
-            if ret {
-                // br_if to the function level: conditional return.
-                let skip = t.emit_cond_jump(u32::MAX, false);
-                t.emit(Op::Return);
-                let here = t.here();
-                t.patch(&Fixup::Op(skip), here);
-            } else if mv {
+            if mv {
                 let i = t.emit(Op::BrIf(b));
                 t.add_fixup(relative_depth, Fixup::Op(i));
             } else {
@@ -616,45 +607,21 @@ fn translate_op(
                 depths.push(d?);
             }
             depths.push(targets.default());
-            // Heights are measured after popping the index.
-            let Some(height) = v.operand_stack_height().checked_sub(1) else {
-                return Ok(());
-            };
-            let mut needs_return = Vec::new();
+            if v.operand_stack_height() == 0 {
+                return Ok(()); // invalid: the validator rejects it next
+            }
             for (k, d) in depths.iter().enumerate() {
-                let Some((mut b, _, ret)) = t.branch(v, *d) else {
+                let Some((b, _)) = t.branch(v, *d) else {
                     t.out.br_tables.truncate(start);
                     return Ok(());
                 };
-                let _ = height;
-                if ret {
-                    // Mark: a return; emitted as a trampoline below.
-                    needs_return.push(k);
-                    b.target = u32::MAX;
-                }
                 t.out.br_tables.push(b);
-                if !ret {
-                    t.add_fixup(*d, Fixup::Table(start + k));
-                }
+                t.add_fixup(*d, Fixup::Table(start + k));
             }
             t.emit(Op::BrTable {
                 start: start as u32,
                 len: depths.len() as u32,
             });
-            if !needs_return.is_empty() {
-                // Entries that leave the function jump to a `Return` right after
-                // the table, leaving the stack as it is (keep 0 at the current height).
-                // (br_table never falls through, so nothing else reaches it.)
-                let here = t.here();
-                for k in needs_return {
-                    t.out.br_tables[start + k] = BrTarget {
-                        target: here,
-                        base: t.out.num_locals + height,
-                        keep: 0,
-                    };
-                }
-                t.emit(Op::Return);
-            }
         }
         W::Return => simple(t, Op::Return),
         W::Call { function_index } => simple(t, Op::Call(function_index)),

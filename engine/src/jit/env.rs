@@ -4,7 +4,7 @@
 use cranelift_codegen::cursor::FuncCursor;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::immediates::Offset32;
-use cranelift_codegen::ir::types::{F32, F64, I32, I64, I8};
+use cranelift_codegen::ir::types::{F32, F64, I32, I64};
 use cranelift_codegen::ir::{
     self, AbiParam, ArgumentPurpose, InstBuilder, MemFlags, Signature, TrapCode,
 };
@@ -58,6 +58,12 @@ fn libcall_sig(params: &[ir::Type], results: &[ir::Type]) -> Signature {
     sig.returns
         .extend(results.iter().map(|t| AbiParam::new(*t)));
     sig
+}
+
+/// Arguments (vmctx pair first) of a call, and how to make it.
+enum CallTarget {
+    Direct(Vec<ir::Value>),
+    Indirect(ir::SigRef, ir::Value, Vec<ir::Value>),
 }
 
 pub struct Env<'a> {
@@ -187,16 +193,8 @@ impl<'a> Env<'a> {
         let vmctx = Self::vmctx_val(builder.func);
         let ro = MemFlags::trusted().with_readonly();
         let rw = MemFlags::trusted();
-        let tp = builder.ins().load(I64, ro, vmctx, self.layout.table(table));
-        let base = builder.ins().load(I64, rw, tp, 0);
-        let len = builder.ins().load(I64, rw, tp, 8);
-        let idx = builder.ins().uextend(I64, callee);
-        let oob = builder
-            .ins()
-            .icmp(IntCC::UnsignedGreaterThanOrEqual, idx, len);
-        builder.ins().trapnz(oob, TRAP_UNDEFINED_ELEMENT);
-        let off = builder.ins().ishl_imm(idx, 3);
-        let addr = builder.ins().iadd(base, off);
+        let addr =
+            Self::table_elem_addr(builder, self.layout, table, callee, TRAP_UNDEFINED_ELEMENT);
         let slot = builder.ins().load(I64, rw, addr, 0);
         builder.ins().trapz(slot, TrapCode::IndirectCallToNull);
         let faddr = builder.ins().iadd_imm(slot, -1);
@@ -215,6 +213,25 @@ impl<'a> Env<'a> {
         let code = builder.ins().load(I64, rw, entry, 0);
         let cvmctx = builder.ins().load(I64, rw, entry, 8);
         (code, cvmctx)
+    }
+
+    /// How to call function `i`: directly (compiled with this function), or
+    /// through its vmctx entry (imports; everything in lazily compiled code).
+    fn call_target(
+        &self,
+        builder: &mut FunctionBuilder,
+        i: u32,
+        callee: ir::FuncRef,
+        call_args: &[ir::Value],
+    ) -> CallTarget {
+        if self.is_direct(i) {
+            let vmctx = Self::vmctx_val(builder.func);
+            CallTarget::Direct(self.with_ctx(builder, vmctx, call_args))
+        } else {
+            let (code, cvmctx) = self.import_target(builder, i);
+            let sig = builder.func.dfg.ext_funcs[callee].signature;
+            CallTarget::Indirect(sig, code, self.with_ctx(builder, cvmctx, call_args))
+        }
     }
 
     fn with_ctx(
@@ -242,11 +259,14 @@ impl<'a> Env<'a> {
     }
 
     /// Address of table element `index` after a bounds check.
+    /// Address of table element `index`, trapping with `oob_trap` when it is
+    /// out of bounds (`table.get`/`set` and `call_indirect` differ in the trap).
     fn table_elem_addr(
         builder: &mut FunctionBuilder,
         layout: &VmLayout,
         table: u32,
         index: ir::Value,
+        oob_trap: TrapCode,
     ) -> ir::Value {
         let vmctx = Self::vmctx_val(builder.func);
         let tp = builder.ins().load(
@@ -261,7 +281,7 @@ impl<'a> Env<'a> {
         let oob = builder
             .ins()
             .icmp(IntCC::UnsignedGreaterThanOrEqual, idx, len);
-        builder.ins().trapnz(oob, TrapCode::TableOutOfBounds);
+        builder.ins().trapnz(oob, oob_trap);
         let off = builder.ins().ishl_imm(idx, 3);
         builder.ins().iadd(base, off)
     }
@@ -419,17 +439,14 @@ impl FuncEnvironment for Env<'_> {
         callee: ir::FuncRef,
         call_args: &[ir::Value],
     ) -> WasmResult<ir::Inst> {
-        let i = callee_index.as_u32();
-        if self.is_direct(i) {
-            let vmctx = Self::vmctx_val(builder.func);
-            let args = self.with_ctx(builder, vmctx, call_args);
-            Ok(builder.ins().call(callee, &args))
-        } else {
-            let (code, cvmctx) = self.import_target(builder, i);
-            let sig = builder.func.dfg.ext_funcs[callee].signature;
-            let args = self.with_ctx(builder, cvmctx, call_args);
-            Ok(builder.ins().call_indirect(sig, code, &args))
-        }
+        Ok(
+            match self.call_target(builder, callee_index.as_u32(), callee, call_args) {
+                CallTarget::Direct(args) => builder.ins().call(callee, &args),
+                CallTarget::Indirect(sig, code, args) => {
+                    builder.ins().call_indirect(sig, code, &args)
+                }
+            },
+        )
     }
 
     fn translate_call_indirect(
@@ -454,17 +471,12 @@ impl FuncEnvironment for Env<'_> {
         callee: ir::FuncRef,
         call_args: &[ir::Value],
     ) -> WasmResult<()> {
-        let i = callee_index.as_u32();
-        if self.is_direct(i) {
-            let vmctx = Self::vmctx_val(builder.func);
-            let args = self.with_ctx(builder, vmctx, call_args);
-            builder.ins().return_call(callee, &args);
-        } else {
-            let (code, cvmctx) = self.import_target(builder, i);
-            let sig = builder.func.dfg.ext_funcs[callee].signature;
-            let args = self.with_ctx(builder, cvmctx, call_args);
-            builder.ins().return_call_indirect(sig, code, &args);
-        }
+        match self.call_target(builder, callee_index.as_u32(), callee, call_args) {
+            CallTarget::Direct(args) => builder.ins().return_call(callee, &args),
+            CallTarget::Indirect(sig, code, args) => {
+                builder.ins().return_call_indirect(sig, code, &args)
+            }
+        };
         Ok(())
     }
 
@@ -656,7 +668,13 @@ impl FuncEnvironment for Env<'_> {
         table_index: TableIndex,
         index: ir::Value,
     ) -> WasmResult<ir::Value> {
-        let addr = Self::table_elem_addr(builder, self.layout, table_index.as_u32(), index);
+        let addr = Self::table_elem_addr(
+            builder,
+            self.layout,
+            table_index.as_u32(),
+            index,
+            TrapCode::TableOutOfBounds,
+        );
         Ok(builder.ins().load(I64, MemFlags::trusted(), addr, 0))
     }
 
@@ -667,7 +685,13 @@ impl FuncEnvironment for Env<'_> {
         value: ir::Value,
         index: ir::Value,
     ) -> WasmResult<()> {
-        let addr = Self::table_elem_addr(builder, self.layout, table_index.as_u32(), index);
+        let addr = Self::table_elem_addr(
+            builder,
+            self.layout,
+            table_index.as_u32(),
+            index,
+            TrapCode::TableOutOfBounds,
+        );
         builder.ins().store(MemFlags::trusted(), value, addr, 0);
         Ok(())
     }
@@ -835,6 +859,3 @@ fn memory_type(m: &Module, i: u32) -> crate::types::MemoryType {
     }
     m.memories[(i - m.num_imported_memories) as usize]
 }
-
-#[allow(dead_code)]
-const _: ir::Type = I8;

@@ -52,6 +52,32 @@ fn copy_items<T: Copy>(src: &mut [T], dst: Option<&mut [T]>, s: usize, d: usize,
     OK
 }
 
+/// Fill `dst[d..d + n]` with `v`: OOB unless in bounds.
+fn fill_items<T: Copy>(dst: &mut [T], d: usize, n: usize, v: T) -> i32 {
+    match dst.get_mut(d..d.saturating_add(n)) {
+        Some(r) => {
+            r.fill(v);
+            OK
+        }
+        None => OOB,
+    }
+}
+
+/// Copy `seg[s..s + n]` to `dst[d..]` (segment initialisation): OOB unless
+/// both ranges are in bounds.
+fn init_items<T: Copy>(dst: &mut [T], seg: &[T], d: usize, s: usize, n: usize) -> i32 {
+    match (
+        dst.get_mut(d..d.saturating_add(n)),
+        seg.get(s..s.saturating_add(n)),
+    ) {
+        (Some(to), Some(from)) => {
+            to.copy_from_slice(from);
+            OK
+        }
+        _ => OOB,
+    }
+}
+
 /// Two distinct elements of a slice, mutably.
 fn two<T>(v: &mut [T], a: usize, b: usize) -> (&mut T, &mut T) {
     if a < b {
@@ -86,13 +112,12 @@ pub extern "C" fn memory_copy(
 pub extern "C" fn memory_fill(vmctx: *const u64, mem: u32, dst: u32, val: u32, len: u32) -> i32 {
     let (store, inst) = unsafe { ctx(vmctx) };
     let m = store.instances[inst].memories[mem as usize].0 as usize;
-    let (d, n) = (dst as usize, len as usize);
-    let data = &mut store.memories[m].data;
-    if d + n > data.len() {
-        return OOB;
-    }
-    data[d..d + n].fill(val as u8);
-    OK
+    fill_items(
+        &mut store.memories[m].data,
+        dst as usize,
+        len as usize,
+        val as u8,
+    )
 }
 
 pub extern "C" fn memory_init(
@@ -112,13 +137,14 @@ pub extern "C" fn memory_init(
     } else {
         module.datas[seg as usize].range.clone()
     };
-    let (d, s, n) = (dst as usize, src as usize, len as usize);
-    if s + n > range.len() || d + n > store.memories[m].data.len() {
-        return OOB;
-    }
-    store.memories[m].data[d..d + n]
-        .copy_from_slice(&module.bytes[range.start + s..range.start + s + n]);
-    OK
+    let seg = &module.bytes[range];
+    init_items(
+        &mut store.memories[m].data,
+        seg,
+        dst as usize,
+        src as usize,
+        len as usize,
+    )
 }
 
 pub extern "C" fn data_drop(vmctx: *const u64, seg: u32) {
@@ -155,13 +181,7 @@ pub extern "C" fn table_copy(
 pub extern "C" fn table_fill(vmctx: *const u64, table: u32, dst: u32, val: u64, len: u32) -> i32 {
     let (store, inst) = unsafe { ctx(vmctx) };
     let t = store.instances[inst].tables[table as usize].0 as usize;
-    let (d, n) = (dst as usize, len as usize);
-    let el = &mut store.tables[t].elems;
-    if d + n > el.len() {
-        return OOB;
-    }
-    el[d..d + n].fill(val);
-    OK
+    fill_items(&mut store.tables[t].elems, dst as usize, len as usize, val)
 }
 
 pub extern "C" fn table_init(
@@ -175,12 +195,13 @@ pub extern "C" fn table_init(
     let (store, inst) = unsafe { ctx(vmctx) };
     let t = store.instances[inst].tables[table as usize].0 as usize;
     let items = store.instances[inst].elems[seg as usize].clone();
-    let (d, s, n) = (dst as usize, src as usize, len as usize);
-    if s + n > items.len() || d + n > store.tables[t].elems.len() {
-        return OOB;
-    }
-    store.tables[t].elems[d..d + n].copy_from_slice(&items[s..s + n]);
-    OK
+    init_items(
+        &mut store.tables[t].elems,
+        &items,
+        dst as usize,
+        src as usize,
+        len as usize,
+    )
 }
 
 pub extern "C" fn elem_drop(vmctx: *const u64, seg: u32) {

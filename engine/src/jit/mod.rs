@@ -60,6 +60,29 @@ pub struct FuncInfo {
     pub body: Option<std::sync::Arc<[u8]>>,
 }
 
+impl FuncInfo {
+    /// A trampoline or stub: no Wasm function behind it.
+    fn stub(
+        name: String,
+        start: *const u8,
+        len: usize,
+        traps: Vec<(u32, ir::TrapCode)>,
+    ) -> FuncInfo {
+        FuncInfo {
+            func_idx: None,
+            name,
+            start: start as usize,
+            len,
+            traps,
+            srclocs: Vec::new(),
+            body_start: 0,
+            probe_calls: Vec::new(),
+            inlined: Vec::new(),
+            body: None,
+        }
+    }
+}
+
 /// A module's compiled code.
 pub struct JitCode {
     module: Option<JITModule>,
@@ -347,35 +370,23 @@ pub fn compile(m: &Module, only: Option<u32>) -> Result<JitCode, String> {
     for (ti, (l, llen, ltraps)) in lazy_ids.into_iter().enumerate() {
         let lp = jit.get_finalized_function(l);
         lazy_stubs.push(lp);
-        infos.push(FuncInfo {
-            func_idx: None,
-            name: format!("lazy stub (type {ti})"),
-            start: lp as usize,
-            len: llen,
-            traps: ltraps,
-            srclocs: Vec::new(),
-            body_start: 0,
-            probe_calls: Vec::new(),
-            inlined: Vec::new(),
-            body: None,
-        });
+        infos.push(FuncInfo::stub(
+            format!("lazy stub (type {ti})"),
+            lp,
+            llen,
+            ltraps,
+        ));
     }
     for (ti, ((h, hlen, htraps), (e, _, _))) in tramp_ids.into_iter().enumerate() {
         let hp = jit.get_finalized_function(h);
         host_tramps.push(hp);
         entry_tramps.push(jit.get_finalized_function(e));
-        infos.push(FuncInfo {
-            func_idx: None,
-            name: format!("host trampoline (type {ti})"),
-            start: hp as usize,
-            len: hlen,
-            traps: htraps,
-            srclocs: Vec::new(),
-            body_start: 0,
-            probe_calls: Vec::new(),
-            inlined: Vec::new(),
-            body: None,
-        });
+        infos.push(FuncInfo::stub(
+            format!("host trampoline (type {ti})"),
+            hp,
+            hlen,
+            htraps,
+        ));
     }
     signals::register(&infos);
     Ok(JitCode {
