@@ -21,6 +21,7 @@ pub mod jit;
 pub mod linear_memory;
 pub mod module;
 pub mod monitor;
+pub mod standalone;
 pub mod store;
 pub mod types;
 pub mod wasi;

@@ -73,6 +73,11 @@ struct Cli {
     /// Expose host modules to the app (e.g. `wizeng`).
     #[arg(long)]
     expose: Vec<String>,
+    /// Write the app with the monitors' probes woven in (as the JIT compiles it,
+    /// per --inline) and the monitors merged into ONE standalone module (runs on
+    /// any WASI engine, e.g. `wasmtime run`), instead of running it.
+    #[arg(long = "emit-woven", value_name = "OUT.wasm", requires = "monitors")]
+    emit_woven: Option<PathBuf>,
     /// The application module (.wasm or .wat).
     app: PathBuf,
     /// Arguments passed to the application.
@@ -205,9 +210,10 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
         ..Default::default()
     };
     let mut inline_stats: Option<wizeng::inline::InlineStats> = None;
+    let mut standalone: Option<Vec<u8>> = None;
     let module = match monitors.as_mut() {
         None => Module::new(&bytes),
-        Some(m) if tier == wizeng::Tier::Int => {
+        Some(m) if tier == wizeng::Tier::Int && cli.emit_woven.is_none() => {
             m.set_app_names(wizeng::module::read_func_names(&bytes));
             Module::new_instrumented(&bytes, &mut m.matcher(&mut store))
         }
@@ -225,6 +231,15 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             drop(matcher);
             match orig {
                 Err(e) => Err(e),
+                Ok(orig) if cli.emit_woven.is_some() => {
+                    let life = m.lifecycle();
+                    let emitted =
+                        wizeng::standalone::emit(&orig, &plan, &store, &inline_cfg, dynamic, &life);
+                    emitted.map(|b| {
+                        standalone = Some(b);
+                        orig
+                    })
+                }
                 Ok(orig) if dynamic || plan.uses_frames() || plan.is_empty() => {
                     if dynamic || plan.uses_frames() {
                         app_tier = wizeng::Tier::Int;
@@ -254,6 +269,12 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
         };
         Failure(code, anyhow!("{}: {e}", cli.app.display()))
     })?;
+    if let (Some(path), Some(b)) = (&cli.emit_woven, &standalone) {
+        std::fs::write(path, b)
+            .with_context(|| format!("--emit-woven: cannot write {}", path.display()))
+            .map_err(fail(status::USAGE))?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let module = Arc::new(module);
     let t_load = t0.elapsed();
 

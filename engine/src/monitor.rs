@@ -320,6 +320,15 @@ impl Monitors {
         self.monitors.is_empty()
     }
 
+    /// Each monitor's `wasm:begin` and `wasm:exit`, in order (for a standalone
+    /// woven module, which calls them itself).
+    pub fn lifecycle(&self) -> crate::standalone::Lifecycle {
+        crate::standalone::Lifecycle {
+            begin: self.monitors.iter().filter_map(|m| m.begin).collect(),
+            exit: self.monitors.iter().filter_map(|m| m.exit).collect(),
+        }
+    }
+
     /// The instrumenter that matches these monitors against an app module;
     /// static predicates and calls run in `store`.
     pub fn matcher<'a>(&'a mut self, store: &'a mut Store) -> Matcher<'a> {
