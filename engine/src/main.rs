@@ -214,11 +214,11 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
     let module = match monitors.as_mut() {
         None => Module::new(&bytes),
         Some(m) if tier == wizeng::Tier::Int && cli.emit_woven.is_none() => {
-            m.set_app_names(wizeng::module::read_func_names(&bytes));
+            m.set_app(&bytes);
             Module::new_instrumented(&bytes, &mut m.matcher(&mut store))
         }
         Some(m) => {
-            m.set_app_names(wizeng::module::read_func_names(&bytes));
+            m.set_app(&bytes);
             let dynamic = m.dynamic;
             let mut matcher = m.matcher(&mut store);
             let mut rec = wizeng::weave::Recorder {

@@ -85,6 +85,8 @@ pub struct Monitors {
     probe_ids: HashMap<(u32, u32), u32>,
     blocks: Blocks,
     func_names: HashMap<u32, String>,
+    /// Imported functions of the application: index -> (module, field).
+    func_imports: HashMap<u32, (String, String)>,
     pub fatal: bool,
     /// Some monitor imports `whamm:dyninstr` (every instruction must be patchable).
     pub dynamic: bool,
@@ -192,6 +194,54 @@ fn conv_type(t: wasmparser::ValType) -> ValType {
     ValType::from_wasmparser(t)
 }
 
+fn abi_type(t: ValType) -> monitor_abi::ValType {
+    match t {
+        ValType::I32 => monitor_abi::ValType::I32,
+        ValType::I64 => monitor_abi::ValType::I64,
+        ValType::F32 => monitor_abi::ValType::F32,
+        ValType::F64 => monitor_abi::ValType::F64,
+        ValType::V128 => monitor_abi::ValType::V128,
+        ValType::FuncRef => monitor_abi::ValType::FuncRef,
+        ValType::ExternRef => monitor_abi::ValType::ExternRef,
+    }
+}
+
+/// Define the `wizeng:app` module (monitor ABI Part B, docs/whamm-backend.md):
+/// `table_fid(table, index) -> fid` reads the application's table (the
+/// instance named by [`Store::set_app`]); -1 for a null entry, an index out of
+/// bounds, a function that is not the app's own or imported by it, or before
+/// the app is instantiated.
+fn define_app_imports(linker: &mut Linker, store: &mut Store) {
+    let i32t = ValType::I32;
+    linker.func(
+        store,
+        monitor_abi::imports::MODULE_APP,
+        "table_fid",
+        FuncType::new([i32t, i32t], [i32t]),
+        |c, a, r| {
+            let (t, i) = (a[0].i32().unwrap_or(-1), a[1].i32().unwrap_or(-1));
+            r[0] = Value::I32(app_table_fid(c.store, t, i).map_or(-1, |f| f as i32));
+            Ok(())
+        },
+    );
+}
+
+fn app_table_fid(store: &Store, table: i32, index: i32) -> Option<u32> {
+    let inst = &store.instances[store.app?.0 as usize];
+    let t = inst.tables.get(usize::try_from(table).ok()?)?;
+    let slot = *store.tables[t.0 as usize]
+        .elems
+        .get(usize::try_from(index).ok()?)?;
+    let func = FuncAddr(u32::try_from(slot.checked_sub(1)?).ok()?);
+    let pos = inst.funcs.iter().position(|f| *f == func)? as u32;
+    // A woven module (JIT) has probe imports after the app's own imports.
+    match &inst.module.origin {
+        Some(o) if pos >= o.orig_imports + o.shift => Some(pos - o.shift),
+        Some(o) if pos >= o.orig_imports => None,
+        _ => Some(pos),
+    }
+}
+
 impl Monitors {
     /// Instantiate every monitor (libraries first) in `store`. Warnings about
     /// malformed probe names go to stderr (errors with `fatal`).
@@ -206,6 +256,7 @@ impl Monitors {
         for spec in specs {
             let name = spec.path.display().to_string();
             let mut linker = base.clone();
+            define_app_imports(&mut linker, store);
             for lib in &spec.libs {
                 let m = Module::from_file(lib)
                     .map_err(|e| MonitorError(format!("monitor library {}: {e}", lib.display())))?;
@@ -281,6 +332,7 @@ impl Monitors {
             probe_ids: HashMap::new(),
             blocks: Blocks::default(),
             func_names: HashMap::new(),
+            func_imports: HashMap::new(),
             fatal,
             dynamic,
             stats: MonitorStats::default(),
@@ -290,6 +342,39 @@ impl Monitors {
     /// Function names of the application (for `fname`), from its name section.
     pub fn set_app_names(&mut self, names: HashMap<u32, String>) {
         self.func_names = names;
+    }
+
+    /// What matching needs to know about the application's module: function
+    /// names (name section) and imported functions (`target_fn_*`).
+    pub fn set_app(&mut self, bytes: &[u8]) {
+        self.func_names = crate::module::read_func_names(bytes);
+        self.func_imports.clear();
+        for p in wasmparser::Parser::new(0).parse_all(bytes) {
+            match p {
+                Ok(wasmparser::Payload::ImportSection(r)) => {
+                    let funcs = r
+                        .into_iter()
+                        .flatten()
+                        .filter(|i| matches!(i.ty, wasmparser::TypeRef::Func(_)));
+                    for (n, i) in funcs.enumerate() {
+                        self.func_imports
+                            .insert(n as u32, (i.module.to_string(), i.name.to_string()));
+                    }
+                }
+                Ok(wasmparser::Payload::CodeSectionStart { .. }) | Err(_) => break,
+                Ok(_) => {}
+            }
+        }
+    }
+
+    /// A function's name for `fname` / `target_fn_name`: its name-section
+    /// name, else (imports) its field name, else `func#N`.
+    fn func_name(&self, fid: u32) -> String {
+        match (self.func_names.get(&fid), self.func_imports.get(&fid)) {
+            (Some(n), _) => n.clone(),
+            (None, Some((_, field))) => field.clone(),
+            (None, None) => format!("func#{fid}"),
+        }
     }
 
     /// Call every monitor's `wasm:begin` (in order).
@@ -336,6 +421,7 @@ impl Monitors {
             mons: self,
             store,
             last_effect: None,
+            buf_used: 0,
         }
     }
 }
@@ -346,6 +432,8 @@ pub struct Matcher<'a> {
     store: &'a mut Store,
     /// The stack effect computed before the current instruction.
     last_effect: Option<(u32, u32, Option<monitor_abi::StackEffect>)>,
+    /// Bytes of `whamm_buffer` used by the current static call's strings.
+    buf_used: usize,
 }
 
 /// A trap in monitor code, reported with the monitor and export it came from.
@@ -534,6 +622,8 @@ struct SiteInfo<'a> {
     local_types: Vec<ValType>,
     at_func_end: bool,
     instr_count: Option<u32>,
+    /// Index of the instruction in its function.
+    instr_index: u32,
 }
 
 enum Bound {
@@ -570,8 +660,10 @@ impl Matcher<'_> {
         *self.mons.probe_ids.entry((site.fid, site.pc)).or_insert(n)
     }
 
-    /// Write a string into the monitor's `whamm_buffer`; returns (ptr, len).
-    fn write_buffer(&mut self, mi: usize, s: &str) -> Result<(i32, i32), String> {
+    /// Write a string into the monitor's `whamm_buffer`, after the strings
+    /// already written for the current static call (several string params of
+    /// one call must not overwrite each other); returns (ptr, len).
+    fn write_buffer(&mut self, mi: usize, bytes: &[u8]) -> Result<(i32, i32), String> {
         let inst = self.mons.monitors[mi].instance;
         let store = &mut *self.store;
         let mem = match store.export(inst, monitor_abi::imports::EXPORT_WHAMM_BUFFER) {
@@ -586,13 +678,15 @@ impl Matcher<'_> {
             Some(Extern::Global(g)) => store.global_value(g).i32().unwrap_or(0) as u32 as usize,
             _ => usize::MAX,
         };
-        let bytes = s.as_bytes();
+        let used = self.buf_used.min(max);
+        let (start, max) = (start + used, max - used);
         let n = bytes.len().min(max);
         let data = &mut store.memory_mut(mem).data;
         let dst = data
             .get_mut(start..start + n)
             .ok_or("`whamm_buffer:start` is outside the `whamm_buffer` memory")?;
         dst.copy_from_slice(&bytes[..n]);
+        self.buf_used = used + n;
         Ok((start as i32, n as i32))
     }
 
@@ -621,23 +715,61 @@ impl Matcher<'_> {
                 Some(v) => vec![v],
                 None => return Ok(None),
             },
-            Param::Opname => {
-                let s = site.opcode.map(|o| o.mnemonic()).unwrap_or("");
-                let (p, l) = self.write_buffer(mi, s)?;
-                vec![Value::I32(p), Value::I32(l)]
-            }
-            Param::Fname => {
-                let s = self
-                    .mons
-                    .func_names
-                    .get(&site.fid)
-                    .cloned()
-                    .unwrap_or_else(|| format!("func#{}", site.fid));
-                let (p, l) = self.write_buffer(mi, &s)?;
+            Param::Opidx => vec![Value::I32(site.instr_index as i32)],
+            Param::DefaultTarget => match site.op {
+                Some(Operator::BrTable { targets }) => vec![Value::I32(targets.default() as i32)],
+                _ => return Err("default_target on an instruction that is not br_table".into()),
+            },
+            Param::ArgTy(n) => vec![Value::I32(monitor_abi::type_code(
+                site.operand_types.get(*n as usize).map(|t| abi_type(*t)),
+            ))],
+            Param::LocalTy(n) => vec![Value::I32(monitor_abi::type_code(
+                site.local_types.get(*n as usize).map(|t| abi_type(*t)),
+            ))],
+            Param::Opname
+            | Param::Fname
+            | Param::Targets
+            | Param::TargetFnName
+            | Param::TargetFnType
+            | Param::TargetImpModule => {
+                let bytes = self.static_bytes(p, site)?;
+                let (p, l) = self.write_buffer(mi, &bytes)?;
                 vec![Value::I32(p), Value::I32(l)]
             }
             _ => return Err(format!("`{}` is not available at match time", p.keyword())),
         }))
+    }
+
+    /// The bytes of a (ptr, len) static param at a site.
+    fn static_bytes(&self, p: &Param, site: &SiteInfo<'_>) -> Result<Vec<u8>, String> {
+        let callee = || match site.op {
+            Some(Operator::Call { function_index } | Operator::ReturnCall { function_index }) => {
+                Ok(*function_index)
+            }
+            _ => Err(format!("{p} on an instruction that is not a direct call")),
+        };
+        Ok(match p {
+            Param::Opname => site.opcode.map(|o| o.mnemonic()).unwrap_or("").into(),
+            Param::Fname => self.mons.func_name(site.fid).into_bytes(),
+            Param::TargetFnName => self.mons.func_name(callee()?).into_bytes(),
+            Param::TargetFnType => match self.mons.func_imports.contains_key(&callee()?) {
+                true => b"import".to_vec(),
+                false => b"local".to_vec(),
+            },
+            Param::TargetImpModule => match self.mons.func_imports.get(&callee()?) {
+                Some((module, _)) => module.clone().into_bytes(),
+                None => Vec::new(),
+            },
+            Param::Targets => match site.op {
+                Some(Operator::BrTable { targets }) => targets
+                    .targets()
+                    .flatten()
+                    .flat_map(u32::to_le_bytes)
+                    .collect(),
+                _ => return Err("targets on an instruction that is not br_table".into()),
+            },
+            _ => return Err(format!("`{}` is not a string", p.keyword())),
+        })
     }
 
     /// Run a static call (predicate or call param) in the monitor.
@@ -663,6 +795,7 @@ impl Matcher<'_> {
             )
         })?;
         let mut args = Vec::new();
+        self.buf_used = 0;
         for p in &call.params {
             match self.static_values(mi, p, site)? {
                 Some(v) => args.extend(v),
@@ -950,6 +1083,7 @@ impl Instrumenter for Matcher<'_> {
             local_types,
             at_func_end: site.at_func_end,
             instr_count: self.mons.blocks.ends.get(&site.instr_index).copied(),
+            instr_index: site.instr_index,
         };
         let mut out = Vec::new();
         for mi in 0..self.mons.monitors.len() {

@@ -397,12 +397,11 @@ fn opcode_spec(op: Opcode) -> EventSpec {
         });
     }
     let mut vars: Vec<BoundVar> = COMMON_VARS.iter().chain(OPCODE_VARS).copied().collect();
-    if op.is_call() {
-        vars.push(BoundVar {
-            only_mode: Some(ProbeMode::After),
-            ..family("res", VarType::Result, D)
-        });
-    }
+    // B2: an `:after` probe receives the instruction's results.
+    vars.push(BoundVar {
+        only_mode: Some(ProbeMode::After),
+        ..family("res", VarType::Result, D)
+    });
     if matches!(mnemonic, "call" | "return_call") {
         vars.push(var("target_fn_name", LangType::Str, S));
         vars.push(var("target_fn_type", LangType::Str, S));

@@ -12,6 +12,8 @@ pub const MODULE_WIZENG: &str = "wizeng";
 pub const MODULE_DYNINSTR: &str = "whamm:dyninstr";
 /// Module `wizeng:frame_accessor` (B1).
 pub const MODULE_FRAME_ACCESSOR: &str = "wizeng:frame_accessor";
+/// Module `wizeng:app` (Part B): read-only facts about the application's state.
+pub const MODULE_APP: &str = "wizeng:app";
 
 /// Exported memory the engine writes `opname`/`fname` strings into (A4).
 pub const EXPORT_WHAMM_BUFFER: &str = "whamm_buffer";
@@ -112,6 +114,8 @@ pub static PROVIDED_IMPORTS: &[ProvidedImport] = &[
     imp!(FA, "set_operand_i64", [ExternRef, I32, I64] -> [], B, "set i-th operand from the top"),
     imp!(FA, "set_operand_f32", [ExternRef, I32, F32] -> [], B, "set i-th operand from the top"),
     imp!(FA, "set_operand_f64", [ExternRef, I32, F64] -> [], B, "set i-th operand from the top"),
+    imp!(MODULE_APP, "table_fid", [I32, I32] -> [I32], B,
+        "(table, index) of the app: the index of the function stored there, -1 if null, out of bounds or not an app function"),
 ];
 
 /// Looks up a provided import by module and name.
@@ -130,7 +134,7 @@ pub fn imports_of_module(module: &str) -> impl Iterator<Item = &'static Provided
 pub fn is_provided_module(module: &str) -> bool {
     matches!(
         module,
-        MODULE_WIZENG | MODULE_DYNINSTR | MODULE_FRAME_ACCESSOR
+        MODULE_WIZENG | MODULE_DYNINSTR | MODULE_FRAME_ACCESSOR | MODULE_APP
     )
 }
 

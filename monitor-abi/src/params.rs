@@ -60,10 +60,19 @@ impl Param {
             | Param::ProbeId
             | Param::NumTargets
             | Param::InstrCount
-            | Param::AtFuncEnd => (Static, true, true, Fixed(I32)),
+            | Param::AtFuncEnd
+            | Param::Opidx
+            | Param::DefaultTarget
+            | Param::ArgTy(_)
+            | Param::LocalTy(_) => (Static, true, true, Fixed(I32)),
             Param::Offset => (Static, true, true, Fixed(I64)),
             Param::Imm(_) => (Static, true, true, ImmediateType),
-            Param::Opname | Param::Fname => (Static, false, true, Fixed(PTR_LEN)),
+            Param::Opname
+            | Param::Fname
+            | Param::Targets
+            | Param::TargetFnName
+            | Param::TargetFnType
+            | Param::TargetImpModule => (Static, false, true, Fixed(PTR_LEN)),
             Param::Frame => (Dynamic, true, false, Fixed(EXTERNREF)),
             Param::Arg(_) => (Dynamic, true, false, OperandType),
             Param::Local(_) => (Dynamic, true, false, LocalType),
@@ -90,6 +99,43 @@ impl Param {
         }
     }
 
+    /// The parameters without an index or arguments, in grammar order.
+    pub const SIMPLE: &'static [Param] = &[
+        Param::Pc,
+        Param::Fid,
+        Param::Frame,
+        Param::ProbeId,
+        Param::Opname,
+        Param::Fname,
+        Param::NumTargets,
+        Param::Offset,
+        Param::InstrCount,
+        Param::AtFuncEnd,
+        Param::Opidx,
+        Param::DefaultTarget,
+        Param::Targets,
+        Param::TargetFnName,
+        Param::TargetFnType,
+        Param::TargetImpModule,
+    ];
+
+    /// Whether this is one of this project's additions (ABI Part B), which a
+    /// portable monitor must not use.
+    pub fn is_part_b(&self) -> bool {
+        match self {
+            Param::Opidx
+            | Param::DefaultTarget
+            | Param::Targets
+            | Param::TargetFnName
+            | Param::TargetFnType
+            | Param::TargetImpModule
+            | Param::ArgTy(_)
+            | Param::LocalTy(_) => true,
+            Param::Call(c) => c.params.iter().any(Param::is_part_b),
+            _ => false,
+        }
+    }
+
     /// The parameter's keyword (`pc`, `arg`, `call` for static calls).
     pub fn keyword(&self) -> &'static str {
         match self {
@@ -103,11 +149,30 @@ impl Param {
             Param::Offset => "offset",
             Param::InstrCount => "instr_count",
             Param::AtFuncEnd => "at_func_end",
+            Param::Opidx => "opidx",
+            Param::DefaultTarget => "default_target",
+            Param::Targets => "targets",
+            Param::TargetFnName => "target_fn_name",
+            Param::TargetFnType => "target_fn_type",
+            Param::TargetImpModule => "target_imp_module",
             Param::Arg(_) => "arg",
             Param::Imm(_) => "imm",
             Param::Local(_) => "local",
+            Param::ArgTy(_) => "argty",
+            Param::LocalTy(_) => "localty",
             Param::Call(_) => "call",
         }
+    }
+}
+
+/// The value of `argtyN` / `localtyN` (Part B): the type's code in the Wasm
+/// binary format as a positive i32 (`i32` 0x7F, `i64` 0x7E, `f32` 0x7D,
+/// `f64` 0x7C, `v128` 0x7B, `funcref` 0x70, `externref` 0x6F), 0 when the
+/// type is unknown (unreachable code).
+pub fn type_code(t: Option<ValType>) -> i32 {
+    match t {
+        Some(t) => t.code() as i32,
+        None => 0,
     }
 }
 
@@ -201,7 +266,7 @@ pub fn validate_pattern(pattern: &Pattern) -> Vec<ParamError> {
                 &pattern.event,
                 &mut errs,
             ),
-            Param::Opname | Param::Fname => errs.push(ParamError::OnlyInStaticCall {
+            _ if !p.info().in_probe => errs.push(ParamError::OnlyInStaticCall {
                 context: ParamContext::Probe,
                 param: p.to_string(),
             }),
@@ -280,6 +345,11 @@ pub struct SiteFacts {
 /// for `br_table`, error otherwise; `localN` out of range is no match;
 /// `offset` on an instruction without memarg, `num_targets` outside
 /// `br_table`, `instr_count` outside `block:end` are errors.
+///
+/// Part B: `argtyN` / `localtyN` follow `argN` / `localN` (but `argtyN` is
+/// also fine where the operand types are unknown: it is then 0);
+/// `default_target`, `targets` outside `br_table` and `target_fn_*` outside
+/// `call`/`return_call` are errors; `opidx` is always available.
 pub fn check_param_at_site(param: &Param, site: &SiteFacts) -> SiteCheck {
     use crate::opcode::Opcode;
     let name = site
@@ -287,7 +357,7 @@ pub fn check_param_at_site(param: &Param, site: &SiteFacts) -> SiteCheck {
         .map(|o| o.mnemonic())
         .unwrap_or("(no instruction)");
     match param {
-        Param::Arg(n) => match site.num_operands {
+        Param::Arg(n) | Param::ArgTy(n) => match site.num_operands {
             Some(k) if *n < k => SiteCheck::Ok,
             Some(k) => {
                 if site.opcode.is_some_and(|o| o.is_call()) {
@@ -296,6 +366,8 @@ pub fn check_param_at_site(param: &Param, site: &SiteFacts) -> SiteCheck {
                     SiteCheck::Error(format!("arg{n} out of range: `{name}` has {k} operand(s)"))
                 }
             }
+            // `argtyN` reads the validator's operand type (0 if unknown).
+            None if matches!(param, Param::ArgTy(_)) => SiteCheck::Ok,
             None => SiteCheck::Error(format!("arg{n}: operand types of `{name}` are unknown")),
         },
         Param::Imm(n) => {
@@ -310,7 +382,7 @@ pub fn check_param_at_site(param: &Param, site: &SiteFacts) -> SiteCheck {
                 ))
             }
         }
-        Param::Local(n) => {
+        Param::Local(n) | Param::LocalTy(n) => {
             if *n < site.num_locals {
                 SiteCheck::Ok
             } else {
@@ -324,11 +396,20 @@ pub fn check_param_at_site(param: &Param, site: &SiteFacts) -> SiteCheck {
                 SiteCheck::Error(format!("offset: `{name}` is not a load or store"))
             }
         }
-        Param::NumTargets => {
+        Param::NumTargets | Param::DefaultTarget | Param::Targets => {
             if site.opcode == Some(Opcode::BR_TABLE) {
                 SiteCheck::Ok
             } else {
-                SiteCheck::Error(format!("num_targets: `{name}` is not br_table"))
+                SiteCheck::Error(format!("{param}: `{name}` is not br_table"))
+            }
+        }
+        Param::TargetFnName | Param::TargetFnType | Param::TargetImpModule => {
+            if matches!(name, "call" | "return_call") {
+                SiteCheck::Ok
+            } else {
+                SiteCheck::Error(format!(
+                    "{param}: `{name}` is not a direct call (`call`, `return_call`)"
+                ))
             }
         }
         Param::InstrCount => {

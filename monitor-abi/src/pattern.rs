@@ -8,8 +8,13 @@
 //! call    := IDENT "(" [ param { "," param } ] ")"        IDENT := [A-Za-z0-9_$]+
 //! param   := ws ( "pc" | "fid" | "frame" | "probe_id" | "opname" | "fname"
 //!          | "num_targets" | "offset" | "instr_count" | "at_func_end"
-//!          | "arg" N | "imm" N | "local" N | call ) ws
+//!          | "arg" N | "imm" N | "local" N | call
+//!          | "opidx" | "default_target" | "targets" | "target_fn_name"
+//!          | "target_fn_type" | "target_imp_module" | "argty" N | "localty" N ) ws
 //! ```
+//!
+//! The params of the last two lines are this project's Part B additions
+//! (see [`crate::params`] for what they bind).
 //!
 //! plus the special names `wasm:exit` and `wasm:begin` (B2).
 //!
@@ -105,12 +110,30 @@ pub enum Param {
     InstrCount,
     /// `at_func_end`
     AtFuncEnd,
+    /// `opidx` (Part B): index of the instruction in its function.
+    Opidx,
+    /// `default_target` (Part B): the default label of a `br_table`.
+    DefaultTarget,
+    /// `targets` (Part B, static calls only): the labels of a `br_table`
+    /// (without the default) as little-endian u32s in `whamm_buffer`.
+    Targets,
+    /// `target_fn_name` (Part B, static calls only): the called function's name.
+    TargetFnName,
+    /// `target_fn_type` (Part B, static calls only): `local` or `import`.
+    TargetFnType,
+    /// `target_imp_module` (Part B, static calls only): the import module of
+    /// the called function, empty for a local function.
+    TargetImpModule,
     /// `argN`
     Arg(u32),
     /// `immN`
     Imm(u32),
     /// `localN`
     Local(u32),
+    /// `argtyN` (Part B): the type code of operand N (result N after).
+    ArgTy(u32),
+    /// `localtyN` (Part B): the type code of local N.
+    LocalTy(u32),
     /// A static call whose result is passed.
     Call(StaticCall),
 }
@@ -563,22 +586,15 @@ impl Parser<'_> {
             return Ok(Param::Call(self.call()?));
         }
         self.pos = save;
-        let p = match word.as_str() {
-            "pc" => Param::Pc,
-            "fid" => Param::Fid,
-            "frame" => Param::Frame,
-            "probe_id" => Param::ProbeId,
-            "opname" => Param::Opname,
-            "fname" => Param::Fname,
-            "num_targets" => Param::NumTargets,
-            "offset" => Param::Offset,
-            "instr_count" => Param::InstrCount,
-            "at_func_end" => Param::AtFuncEnd,
-            _ => {
+        let p = match Param::SIMPLE.iter().find(|p| p.keyword() == word) {
+            Some(p) => p.clone(),
+            None => {
                 let indexed = [
                     ("arg", Param::Arg as fn(u32) -> Param),
                     ("imm", Param::Imm),
                     ("local", Param::Local),
+                    ("argty", Param::ArgTy),
+                    ("localty", Param::LocalTy),
                 ];
                 let mut found = None;
                 for (prefix, ctor) in indexed {
@@ -664,20 +680,13 @@ impl fmt::Display for StaticCall {
 impl fmt::Display for Param {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Param::Pc => f.write_str("pc"),
-            Param::Fid => f.write_str("fid"),
-            Param::Frame => f.write_str("frame"),
-            Param::ProbeId => f.write_str("probe_id"),
-            Param::Opname => f.write_str("opname"),
-            Param::Fname => f.write_str("fname"),
-            Param::NumTargets => f.write_str("num_targets"),
-            Param::Offset => f.write_str("offset"),
-            Param::InstrCount => f.write_str("instr_count"),
-            Param::AtFuncEnd => f.write_str("at_func_end"),
-            Param::Arg(n) => write!(f, "arg{n}"),
-            Param::Imm(n) => write!(f, "imm{n}"),
-            Param::Local(n) => write!(f, "local{n}"),
+            Param::Arg(n)
+            | Param::Imm(n)
+            | Param::Local(n)
+            | Param::ArgTy(n)
+            | Param::LocalTy(n) => write!(f, "{}{n}", self.keyword()),
             Param::Call(c) => write!(f, "{c}"),
+            _ => f.write_str(self.keyword()),
         }
     }
 }

@@ -158,6 +158,81 @@ fn site_checks() {
 }
 
 #[test]
+fn part_b_params() {
+    // Parse, canonical print, placement.
+    let name = "wasm:opcode:br_table/$p(opidx,default_target,targets,argty0,localty2)/($a(target_fn_name,target_fn_type,target_imp_module),opidx,default_target,argty1,localty0)";
+    let p = parse_pattern(name).expect("parses");
+    assert_eq!(p.to_string(), name);
+    assert!(validate_pattern(&p).is_empty());
+    assert!(p.params.iter().all(|q| q.is_part_b()));
+    assert!(p.params[0].is_part_b() && !Param::Fname.is_part_b());
+    for q in [
+        Param::Opidx,
+        Param::DefaultTarget,
+        Param::ArgTy(0),
+        Param::LocalTy(0),
+    ] {
+        assert!(
+            q.is_static() && q.info().in_probe && q.info().in_static_call,
+            "{q}"
+        );
+        assert_eq!(q.fixed_types(), Some(&[ValType::I32][..]));
+    }
+    for q in [
+        Param::Targets,
+        Param::TargetFnName,
+        Param::TargetFnType,
+        Param::TargetImpModule,
+    ] {
+        assert!(
+            q.is_static() && !q.info().in_probe && q.info().in_static_call,
+            "{q}"
+        );
+        assert_eq!(q.fixed_types(), Some(&[ValType::I32, ValType::I32][..]));
+    }
+    assert!(matches!(
+        errors("wasm:opcode:call(target_fn_name)")[0],
+        ParamError::OnlyInStaticCall { .. }
+    ));
+    assert!(parse_pattern("wasm:opcode:call(argty)").is_err());
+    // Site checks.
+    let site = |op, n| SiteFacts {
+        opcode: Some(op),
+        num_operands: n,
+        num_immediates: 1,
+        num_locals: 2,
+        is_block_end: false,
+    };
+    let call = site(Opcode::CALL, Some(2));
+    let add = site(Opcode::I32_ADD, Some(2));
+    let brt = site(Opcode::BR_TABLE, Some(1));
+    let unknown = site(Opcode::SELECT, None);
+    let ok = |p: Param, s: &SiteFacts| check_param_at_site(&p, s) == SiteCheck::Ok;
+    let err = |p: Param, s: &SiteFacts| matches!(check_param_at_site(&p, s), SiteCheck::Error(_));
+    assert!(ok(Param::TargetFnName, &call) && err(Param::TargetFnName, &add));
+    assert!(ok(Param::Targets, &brt) && err(Param::Targets, &call));
+    assert!(ok(Param::DefaultTarget, &brt) && err(Param::DefaultTarget, &add));
+    assert!(ok(Param::ArgTy(1), &add) && err(Param::ArgTy(2), &add));
+    assert_eq!(
+        check_param_at_site(&Param::ArgTy(2), &call),
+        SiteCheck::NoMatch
+    );
+    assert!(
+        ok(Param::ArgTy(0), &unknown),
+        "argtyN is 0 where types are unknown"
+    );
+    assert_eq!(
+        check_param_at_site(&Param::LocalTy(2), &add),
+        SiteCheck::NoMatch
+    );
+    assert!(ok(Param::Opidx, &add));
+    // Type codes.
+    assert_eq!(type_code(Some(ValType::I32)), 0x7F);
+    assert_eq!(type_code(Some(ValType::F64)), 0x7C);
+    assert_eq!(type_code(None), 0);
+}
+
+#[test]
 fn catalogue_contents() {
     let cat = catalogue::catalogue();
     assert_eq!(
@@ -234,6 +309,14 @@ fn catalogue_contents() {
         find_event("end", None).and_then(|e| e.abi_hook(None)),
         Some(AbiHook::Exit)
     );
+    // B2: every opcode has `resN` in mode `after` (and only there).
+    for e in cat.iter().filter(|e| e.package == "opcode") {
+        let res = e.var("res0").expect("resN");
+        assert_eq!(
+            (res.ty, res.only_mode),
+            (VarType::Result, Some(ProbeMode::After))
+        );
+    }
     assert!(opcode_event(Opcode::MEMORY_GROW)
         .and_then(|e| e.var("failed"))
         .is_some_and(|v| v.only_mode == Some(ProbeMode::After)));
@@ -298,6 +381,12 @@ fn provided_imports() {
         imports::find_import("wizeng:frame_accessor", "get_caller").map(|i| i.sig.results),
         Some(&[ExternRef][..])
     );
+    let tf = imports::find_import("wizeng:app", "table_fid").expect("table_fid");
+    assert_eq!(
+        (tf.sig.params, tf.sig.results, tf.part),
+        (&[I32, I32][..], &[I32][..], AbiPart::B)
+    );
+    assert!(!imports::is_portable_import("wizeng:app", "table_fid"));
     assert!(imports::is_portable_import("wizeng", "puti"));
     assert!(!imports::is_portable_import(
         "wizeng:frame_accessor",

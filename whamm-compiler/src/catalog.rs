@@ -260,8 +260,8 @@ impl EventCatalog for AbiCatalog {
         let spec = self.spec(event)?;
         // Operands and results of an instruction with a context-free stack
         // effect have known types, and exist only up to its operand/result
-        // count. `resN` (the results, mode `after`) exists for every opcode,
-        // not only calls (monitor ABI B2: `:after` probes receive results).
+        // count. `resN` (the results, mode `after`) exists for every opcode
+        // (the catalogue's, monitor ABI B2: `:after` probes receive results).
         if let (Some(op), Some(n)) = (
             spec.opcode,
             indexed(name, "arg").or_else(|| indexed(name, "res")),
@@ -303,14 +303,6 @@ impl EventCatalog for AbiCatalog {
                     doc: String::new(),
                 });
             }
-            if is_res && spec.var(name).is_none() {
-                return Some(BoundVar {
-                    name: name.to_string(),
-                    ty: VarType::SiteDependent,
-                    is_static: false,
-                    doc: String::new(),
-                });
-            }
         }
         let v = spec.var(name)?;
         if let Some(only) = v.only_mode {
@@ -346,15 +338,6 @@ impl EventCatalog for AbiCatalog {
                     },
                 )
             })
-            .chain(
-                (mode == Some("after") && spec.opcode.is_some() && spec.var("res0").is_none())
-                    .then(|| BoundVar {
-                        name: "resN".into(),
-                        ty: VarType::SiteDependent,
-                        is_static: false,
-                        doc: String::new(),
-                    }),
-            )
             .collect()
     }
 

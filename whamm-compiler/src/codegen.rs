@@ -13,6 +13,7 @@
 //!   would be identical share one function.
 
 use crate::ast::*;
+use crate::catalog::EventCatalog;
 use crate::check::{BoundInfo, CheckResult};
 use crate::diag::Diag;
 use crate::span::Span;
@@ -72,6 +73,17 @@ fn field_range(t: &Type, idx: u32) -> (u32, Type) {
     } else {
         (0, Type::Error)
     }
+}
+
+/// The ABI type code (`argtyN`, monitor_abi::type_code) of a value of `t`.
+fn type_code(t: &Type) -> i32 {
+    let abi = match vt(t) {
+        VT::I64 => monitor_abi::ValType::I64,
+        VT::F32 => monitor_abi::ValType::F32,
+        VT::F64 => monitor_abi::ValType::F64,
+        _ => monitor_abi::ValType::I32,
+    };
+    monitor_abi::type_code(Some(abi))
 }
 
 fn is_i32_repr(t: &Type) -> bool {
@@ -150,8 +162,12 @@ enum Access {
     Target,
     /// `failed` of memory.grow:after: result == -1
     Failed,
-    /// `fname`: from the site record (body) or the static-call buffer
-    Fname,
+    /// A static value the engine passes as (ptr, len) in `whamm_buffer`, only
+    /// to static calls (`fname`, `target_fn_*`, `targets`): a parameter of
+    /// static predicates and allocators, read from the site record in bodies
+    Buf(PKey),
+    /// `resolved_fid` of call_indirect: `wizeng:app.table_fid(imm1, arg0)`
+    Resolved,
 }
 
 /// A monitor-ABI parameter with a canonical order (see docs).
@@ -163,8 +179,16 @@ enum PKey {
     NumTargets,
     InstrCount,
     Offset,
+    Opidx,
+    DefaultTarget,
     Imm(u32),
+    ArgTy(u32),
+    LocalTy(u32),
     Fname,
+    Targets,
+    TargetFnName,
+    TargetFnType,
+    TargetImpModule,
     Arg(u32),
     Local(u32),
 }
@@ -178,18 +202,67 @@ impl PKey {
             PKey::NumTargets => Param::NumTargets,
             PKey::InstrCount => Param::InstrCount,
             PKey::Offset => Param::Offset,
+            PKey::Opidx => Param::Opidx,
+            PKey::DefaultTarget => Param::DefaultTarget,
             PKey::Imm(n) => Param::Imm(*n),
+            PKey::ArgTy(n) => Param::ArgTy(*n),
+            PKey::LocalTy(n) => Param::LocalTy(*n),
             PKey::Fname => Param::Fname,
+            PKey::Targets => Param::Targets,
+            PKey::TargetFnName => Param::TargetFnName,
+            PKey::TargetFnType => Param::TargetFnType,
+            PKey::TargetImpModule => Param::TargetImpModule,
             PKey::Arg(n) => Param::Arg(*n),
             PKey::Local(n) => Param::Local(*n),
         }
     }
+
+    /// Passed as (ptr, len) in `whamm_buffer`, only to static calls.
+    fn is_buf(&self) -> bool {
+        matches!(
+            self,
+            PKey::Fname
+                | PKey::Targets
+                | PKey::TargetFnName
+                | PKey::TargetFnType
+                | PKey::TargetImpModule
+        )
+    }
+
+    /// The buffer-passed static variable of this name.
+    fn buf(name: &str) -> Option<PKey> {
+        Some(match name {
+            "fname" => PKey::Fname,
+            "targets" => PKey::Targets,
+            "target_fn_name" => PKey::TargetFnName,
+            "target_fn_type" => PKey::TargetFnType,
+            "target_imp_module" => PKey::TargetImpModule,
+            _ => return None,
+        })
+    }
+}
+
+/// The map type of `targets`.
+fn targets_type() -> Type {
+    Type::Map(Box::new(Type::U32), Box::new(Type::U32))
+}
+
+/// The site record of a probe: a fixed header `[next, fid, pc, fname,
+/// probe_id, pad]`, then one 8-byte field per other buffer-passed static
+/// variable the body uses, then the per-site variables.
+const REC_HEADER: u32 = 24;
+const REC_FNAME: u32 = 12;
+
+/// Offset of a buffer-passed variable in the site record.
+fn rec_offset(fields: &[(PKey, u32)], k: &PKey) -> Option<u32> {
+    fields.iter().find(|(f, _)| f == k).map(|(_, o)| *o)
 }
 
 struct BoundEnv<'a> {
     spec: &'static monitor_abi::EventSpec,
     after: bool,
     used: &'a HashMap<String, BoundInfo>,
+    portable: bool,
 }
 
 impl BoundEnv<'_> {
@@ -206,11 +279,21 @@ impl BoundEnv<'_> {
     /// The type a PKey's value has in the language.
     fn pkey_type(&self, k: &PKey, name_ty: Option<&Type>) -> Type {
         match k {
-            PKey::Fid | PKey::Pc | PKey::NumTargets | PKey::InstrCount => Type::U32,
+            PKey::Fid
+            | PKey::Pc
+            | PKey::NumTargets
+            | PKey::InstrCount
+            | PKey::Opidx
+            | PKey::DefaultTarget
+            | PKey::ArgTy(_)
+            | PKey::LocalTy(_) => Type::U32,
             PKey::AtFuncEnd => Type::Bool,
             PKey::Offset => Type::U64,
             PKey::Imm(_) => self.imm_type(),
-            PKey::Fname => Type::Str,
+            PKey::Targets => targets_type(),
+            PKey::Fname | PKey::TargetFnName | PKey::TargetFnType | PKey::TargetImpModule => {
+                Type::Str
+            }
             PKey::Arg(_) | PKey::Local(_) => name_ty.cloned().unwrap_or(Type::I32),
         }
     }
@@ -233,6 +316,21 @@ impl BoundEnv<'_> {
     fn access(&self, name: &str) -> Result<Access, String> {
         let idx = |p: &str| name.strip_prefix(p).and_then(|d| d.parse::<u32>().ok());
         let op = self.spec.opcode;
+        let part_b = matches!(
+            name,
+            "opidx"
+                | "target_fn_name"
+                | "target_fn_type"
+                | "target_imp_module"
+                | "targets"
+                | "default_target"
+                | "resolved_fid"
+        );
+        if part_b && self.portable {
+            return Err(format!(
+                "`{name}` needs monitor ABI Part B; not available with --portable"
+            ));
+        }
         Ok(match name {
             "fid" => Access::P(PKey::Fid),
             "pc" => Access::P(PKey::Pc),
@@ -240,7 +338,12 @@ impl BoundEnv<'_> {
             "num_targets" => Access::P(PKey::NumTargets),
             "instr_count" => Access::P(PKey::InstrCount),
             "offset" => Access::P(PKey::Offset),
-            "fname" => Access::Fname,
+            "fname" | "targets" | "target_fn_name" | "target_fn_type" | "target_imp_module" => {
+                Access::Buf(PKey::buf(name).unwrap_or(PKey::Fname))
+            }
+            "opidx" => Access::P(PKey::Opidx),
+            "default_target" => Access::P(PKey::DefaultTarget),
+            "resolved_fid" => Access::Resolved,
             "opname" | "category_name" | "category_id" | "data_size" | "is_write" => {
                 Access::Const(name.to_string())
             }
@@ -251,12 +354,6 @@ impl BoundEnv<'_> {
             "table_entry_idx" => Access::P(PKey::Arg(0)),
             "target" => Access::Target,
             "failed" => Access::Failed,
-            "opidx" | "target_fn_name" | "target_fn_type" | "target_imp_module" | "targets"
-            | "default_target" | "resolved_fid" => {
-                return Err(format!(
-                    "`{name}` is not provided by the monitor ABI yet, so no target can compute it"
-                ));
-            }
             _ => {
                 if let Some(n) = idx("imm") {
                     Access::P(PKey::Imm(n))
@@ -288,7 +385,8 @@ impl BoundEnv<'_> {
             Access::EffAddr(k) => vec![PKey::Arg(*k), PKey::Offset],
             Access::Target => vec![PKey::Arg(0), PKey::NumTargets],
             Access::Failed => vec![PKey::Arg(0)],
-            Access::Fname => vec![PKey::Fname],
+            Access::Buf(k) => vec![k.clone()],
+            Access::Resolved => vec![PKey::Arg(0), PKey::Imm(1)],
         }
     }
 
@@ -329,8 +427,10 @@ enum Bound {
     EffAddr(u32, u32),
     Target(u32, u32),
     Failed(u32),
-    /// A string stored in the site record at this offset.
-    RecStr(u32, u32),
+    /// A pointer (string, map) stored in the site record (local) at this offset.
+    Rec(u32, u32),
+    /// `resolved_fid`: locals holding the table index and the entry index.
+    Resolved(u32, u32),
 }
 
 // ---------------------------------------------------------- function ctx
@@ -479,6 +579,10 @@ struct Cg<'a> {
     sites: Vec<ProbeSites>,
     counter: u32,
     opts: Options,
+    /// Function index of the `wizeng:app.table_fid` import, if imported.
+    app_table_fid: Option<u32>,
+    /// The event catalogue of the target (site-dependent variable types).
+    cat: crate::catalog::AbiCatalog,
 }
 
 pub fn compile(
@@ -515,6 +619,21 @@ pub fn compile(
             }
         }
     });
+    // `resolved_fid` reads the app's table through `wizeng:app` (Part B).
+    let uses_resolved = checked
+        .probes
+        .iter()
+        .any(|p| p.used_bound.contains_key("resolved_fid"));
+    let mut app_table_fid = None;
+    if uses_resolved && !opts.portable {
+        app_table_fid = Some(4 + lib_imports.len() as u32);
+        lib_imports.push((
+            monitor_abi::imports::MODULE_APP.into(),
+            "table_fid".into(),
+            vec![VT::I32, VT::I32],
+            vec![VT::I32],
+        ));
+    }
     let m = ModB::new(&lib_imports);
     let mut libs = HashMap::new();
     for (i, (l, n, _, _)) in lib_imports.iter().enumerate() {
@@ -539,6 +658,12 @@ pub fn compile(
         sites: vec![],
         counter: 0,
         opts: opts.clone(),
+        app_table_fid,
+        cat: if opts.portable {
+            crate::catalog::AbiCatalog::portable()
+        } else {
+            crate::catalog::AbiCatalog::engine()
+        },
     };
     cg.scratch = cg.m.static_alloc(SCRATCH_SIZE);
     cg.zero = cg.m.static_alloc(SCRATCH_SIZE);
@@ -769,6 +894,8 @@ struct MatchPlan {
     body_access: BTreeMap<String, Access>,
     pred_access: BTreeMap<String, Access>,
     static_conj: Vec<usize>,
+    /// Type guards: `argtyN`/`localtyN` -> the required type code.
+    guards: BTreeMap<PKey, i32>,
     spec: &'static monitor_abi::EventSpec,
     after: bool,
 }
@@ -1085,9 +1212,18 @@ impl<'a> Cg<'a> {
             }
         }
         // Site record layout: next, fid, pc, fname, probe_id, then variables.
-        let needs_fname_in_body = body_vars.contains("fname");
-        let has_site = !site_decls.is_empty() || needs_fname_in_body;
-        let mut rec_size = 24u32;
+        // Buffer-passed static variables the body reads live in the record.
+        let mut rec_fields: Vec<(PKey, u32)> = vec![];
+        let mut rec_size = REC_HEADER;
+        for k in body_vars.iter().filter_map(|v| PKey::buf(v)) {
+            if k == PKey::Fname {
+                rec_fields.push((k, REC_FNAME));
+            } else {
+                rec_fields.push((k, rec_size));
+                rec_size += 8;
+            }
+        }
+        let has_site = !site_decls.is_empty() || !rec_fields.is_empty();
         let mut site_vars: Vec<(String, Type, u32, bool)> = vec![];
         for (n, t, _, rep) in &site_decls {
             site_vars.push((n.name.clone(), t.ty.clone(), rec_size, *rep));
@@ -1129,7 +1265,12 @@ impl<'a> Cg<'a> {
                 self.err(Diag::error(format!("mode `after` of `{}` needs monitor ABI Part B; not available with --portable", m.event.name()), p.rule_span));
                 return;
             }
-            let env = BoundEnv { spec, after, used };
+            let env = BoundEnv {
+                spec,
+                after,
+                used,
+                portable: self.opts.portable,
+            };
             let mut consts = BTreeMap::new();
             let mut body_access = BTreeMap::new();
             let mut pred_access = BTreeMap::new();
@@ -1181,7 +1322,28 @@ impl<'a> Cg<'a> {
             if dead {
                 continue;
             }
+            // Type guards (ABI Part B `argtyN`/`localtyN`): a variable whose
+            // type depends on the site and that a type bound fixed is only
+            // bound where it has that type; elsewhere the predicate says no.
+            let mut guards = BTreeMap::new();
+            if !self.opts.portable {
+                for (v, a) in body_access.iter().chain(&pred_access).chain(&init_access) {
+                    let k = match a {
+                        Access::P(PKey::Arg(n)) => PKey::ArgTy(*n),
+                        Access::P(PKey::Local(n)) => PKey::LocalTy(*n),
+                        _ => continue,
+                    };
+                    let dependent = self
+                        .cat
+                        .bound_var(&m.event, m.mode.as_deref(), v)
+                        .is_some_and(|b| b.ty == crate::catalog::VarType::SiteDependent);
+                    if dependent {
+                        guards.insert(k, type_code(&env.var_type(v)));
+                    }
+                }
+            }
             plans.push(MatchPlan {
+                guards,
                 pattern_event: ev,
                 match_name: m.name(),
                 consts,
@@ -1199,19 +1361,21 @@ impl<'a> Cg<'a> {
                 spec: pl.spec,
                 after: pl.after,
                 used,
+                portable: self.opts.portable,
             };
             let body_keys: BTreeSet<PKey> = pl
                 .body_access
                 .values()
                 .flat_map(|a| env.pkeys(a))
-                .filter(|k| *k != PKey::Fname)
+                .filter(|k| !k.is_buf())
                 .collect();
             let key = format!(
-                "{:?}|{:?}|{:?}|{:?}|{:?}|{:?}",
+                "{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}",
                 pl.consts,
                 pl.body_access,
                 pl.pred_access,
                 pl.static_conj,
+                pl.guards,
                 body_keys
                     .iter()
                     .map(|k| env.pkey_type(k, None))
@@ -1226,17 +1390,19 @@ impl<'a> Cg<'a> {
                 spec: pl.spec,
                 after: pl.after,
                 used,
+                portable: self.opts.portable,
             };
             // --- static predicate
-            let pred_call = if pl.static_conj.is_empty() {
+            let pred_call = if pl.static_conj.is_empty() && pl.guards.is_empty() {
                 None
             } else {
-                let keys: BTreeSet<PKey> =
+                let mut keys: BTreeSet<PKey> =
                     pl.pred_access.values().flat_map(|a| env.pkeys(a)).collect();
+                keys.extend(pl.guards.keys().cloned());
                 let keys: Vec<PKey> = keys.into_iter().collect();
                 let mut params = vec![];
                 for k in &keys {
-                    if *k == PKey::Fname {
+                    if k.is_buf() {
                         params.extend([VT::I32, VT::I32]);
                     } else {
                         params.push(vt(&env.pkey_type(k, None)));
@@ -1252,6 +1418,14 @@ impl<'a> Cg<'a> {
                 let res = cx.local(VT::I32);
                 cx.e(I::I32Const(1));
                 cx.e(I::LocalSet(res));
+                for (k, code) in &pl.guards {
+                    cx.e(I::LocalGet(locals[k].0));
+                    cx.e(I::I32Const(*code));
+                    cx.e(I::I32Eq);
+                    cx.e(I::LocalGet(res));
+                    cx.e(I::I32And);
+                    cx.e(I::LocalSet(res));
+                }
                 for i in &pl.static_conj {
                     self.expr_to(&mut cx, conj[*i], &Type::Bool);
                     cx.e(I::LocalGet(res));
@@ -1275,7 +1449,7 @@ impl<'a> Cg<'a> {
                 .body_access
                 .values()
                 .flat_map(|a| env.pkeys(a))
-                .filter(|k| *k != PKey::Fname)
+                .filter(|k| !k.is_buf())
                 .collect();
             let mut params = vec![];
             if has_site {
@@ -1310,7 +1484,14 @@ impl<'a> Cg<'a> {
                 self.normalize_param(&mut cx, l, &key_types[i]);
                 locals.insert(k.clone(), (l, key_types[i].clone()));
             }
-            self.bind_bound(&mut cx, &pl.body_access, &pl.consts, &locals, &env, rec);
+            self.bind_bound(
+                &mut cx,
+                &pl.body_access,
+                &pl.consts,
+                &locals,
+                &env,
+                rec.map(|r| (r, &rec_fields[..])),
+            );
             if let Some(r) = rec {
                 for (n, t, off, _) in &site_vars {
                     cx.site_vars.insert(
@@ -1350,8 +1531,15 @@ impl<'a> Cg<'a> {
                 let plm = &plans[mi];
                 let mut abi_params = vec![];
                 if has_site {
-                    let alloc =
-                        self.alloc_fn(pi, plm, &site_decls, &site_vars, rec_size, head, tail);
+                    let alloc = self.alloc_fn(
+                        pi,
+                        plm,
+                        &site_decls,
+                        &site_vars,
+                        &rec_fields,
+                        rec_size,
+                        (head, tail),
+                    );
                     abi_params.push(Param::Call(alloc));
                 }
                 abi_params.extend(keys_v.iter().map(|k| k.param()));
@@ -1417,13 +1605,18 @@ impl<'a> Cg<'a> {
         let mut out = HashMap::new();
         let mut l = 0u32;
         for k in keys {
-            if *k == PKey::Fname {
+            if k.is_buf() {
                 let s = cx.local(VT::I32);
                 cx.e(I::LocalGet(l));
                 cx.e(I::LocalGet(l + 1));
-                cx.e(I::Call(self.m.rt("str_from")));
+                let f = if *k == PKey::Targets {
+                    "map_from_u32s"
+                } else {
+                    "str_from"
+                };
+                cx.e(I::Call(self.m.rt(f)));
                 cx.e(I::LocalSet(s));
-                out.insert(k.clone(), (s, Type::Str));
+                out.insert(k.clone(), (s, env.pkey_type(k, None)));
                 l += 2;
             } else {
                 out.insert(k.clone(), (l, env.pkey_type(k, None)));
@@ -1440,7 +1633,7 @@ impl<'a> Cg<'a> {
         consts: &BTreeMap<String, Const>,
         locals: &HashMap<PKey, (u32, Type)>,
         env: &BoundEnv,
-        rec: Option<u32>,
+        rec: Option<(u32, &[(PKey, u32)])>,
     ) {
         for (name, a) in access {
             let get = |k: &PKey| locals.get(k).map(|x| x.0).unwrap_or(0);
@@ -1462,11 +1655,18 @@ impl<'a> Cg<'a> {
                 Access::EffAddr(k) => Bound::EffAddr(get(&PKey::Arg(*k)), get(&PKey::Offset)),
                 Access::Target => Bound::Target(get(&PKey::Arg(0)), get(&PKey::NumTargets)),
                 Access::Failed => Bound::Failed(get(&PKey::Arg(0))),
-                Access::Fname => match (locals.get(&PKey::Fname), rec) {
-                    (Some((l, _)), _) => Bound::Local(*l, Type::Str),
-                    (None, Some(r)) => Bound::RecStr(r, 12),
-                    _ => Bound::Const(Const::Str(String::new()), Type::Str),
-                },
+                Access::Buf(k) => {
+                    match (
+                        locals.get(k),
+                        rec.and_then(|(r, f)| Some((r, rec_offset(f, k)?))),
+                    ) {
+                        (Some((l, t)), _) => Bound::Local(*l, t.clone()),
+                        (None, Some((r, off))) => Bound::Rec(r, off),
+                        // unreachable: bodies read every buffer variable from the record
+                        _ => Bound::Const(Const::Str(String::new()), Type::Str),
+                    }
+                }
+                Access::Resolved => Bound::Resolved(get(&PKey::Imm(1)), get(&PKey::Arg(0))),
             };
             cx.bound.insert(name.clone(), b);
         }
@@ -1479,9 +1679,9 @@ impl<'a> Cg<'a> {
         pl: &MatchPlan,
         decls: &[(&Ident, &TypeExpr, Option<&Expr>, bool)],
         site_vars: &[(String, Type, u32, bool)],
+        rec_fields: &[(PKey, u32)],
         size: u32,
-        head: u32,
-        tail: u32,
+        (head, tail): (u32, u32),
     ) -> StaticCall {
         let checked: &'a CheckResult = self.checked;
         let used = &checked.probes[pi].used_bound;
@@ -1489,6 +1689,7 @@ impl<'a> Cg<'a> {
             spec: pl.spec,
             after: pl.after,
             used,
+            portable: self.opts.portable,
         };
         let mut init_access = BTreeMap::new();
         let mut consts = pl.consts.clone();
@@ -1510,10 +1711,11 @@ impl<'a> Cg<'a> {
         }
         let mut keys: BTreeSet<PKey> = init_access.values().flat_map(|a| env.pkeys(a)).collect();
         keys.extend([PKey::Fid, PKey::Pc, PKey::Fname]);
+        keys.extend(rec_fields.iter().map(|(k, _)| k.clone()));
         let keys: Vec<PKey> = keys.into_iter().collect();
         let mut params = vec![];
         for k in &keys {
-            if *k == PKey::Fname {
+            if k.is_buf() {
                 params.extend([VT::I32, VT::I32]);
             } else {
                 params.push(vt(&env.pkey_type(k, None)));
@@ -1526,10 +1728,11 @@ impl<'a> Cg<'a> {
         cx.e(I::I32Const(size as i32));
         cx.e(I::Call(self.m.rt("alloc")));
         cx.e(I::LocalSet(rec));
-        for (k, off) in [(PKey::Fid, 4u32), (PKey::Pc, 8), (PKey::Fname, 12)] {
+        let fields = [(PKey::Fid, 4u32), (PKey::Pc, 8), (PKey::Fname, REC_FNAME)];
+        for (k, off) in fields.iter().chain(rec_fields) {
             cx.e(I::LocalGet(rec));
-            cx.e(I::LocalGet(locals[&k].0));
-            cx.e(I::I32Store(mem8(off, 2)));
+            cx.e(I::LocalGet(locals[k].0));
+            cx.e(I::I32Store(mem8(*off, 2)));
         }
         let pid = self.m.string(&format!("{}_{}", pi, pl.match_name));
         cx.e(I::LocalGet(rec));
@@ -2258,9 +2461,23 @@ impl<'a> Cg<'a> {
                 cx.e(I::I32Const(-1));
                 cx.e(I::I32Eq);
             }
-            Bound::RecStr(r, off) => {
+            Bound::Rec(r, off) => {
                 cx.e(I::LocalGet(*r));
                 cx.e(I::I32Load(mem8(*off, 2)));
+            }
+            Bound::Resolved(table, entry) => {
+                cx.e(I::LocalGet(*table));
+                cx.e(I::LocalGet(*entry));
+                match self.app_table_fid {
+                    Some(f) => cx.e(I::Call(f)),
+                    None => {
+                        // unreachable: `resolved_fid` is only bound when the import exists
+                        cx.e(I::Drop);
+                        cx.e(I::Drop);
+                        cx.e(I::I32Const(-1));
+                    }
+                }
+                self.convert(cx, &Type::I32, want);
             }
         }
     }

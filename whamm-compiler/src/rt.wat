@@ -374,6 +374,22 @@
         (i32.store offset=4 (local.get $m) (i32.add (i32.load offset=4 (local.get $m)) (i32.const 1)))))
     (i32.add (i32.add (local.get $e) (i32.const 8)) (i32.load offset=8 (local.get $m))))
 
+  ;; map<u32, u32> from n bytes of little-endian u32s at p: i -> the i-th
+  ;; (`targets` of br_table, passed by the engine in whamm_buffer).
+  (func $map_from_u32s (export "map_from_u32s") (param $p i32) (param $n i32) (result i32)
+    (local $m i32) (local $k i32) (local $i i32)
+    (local.set $m (call $map_new (i32.const 8) (i32.const 8)))
+    (local.set $k (call $alloc (i32.const 8)))
+    (block $done
+      (loop $l
+        (br_if $done (i32.gt_u (i32.shl (i32.add (local.get $i) (i32.const 1)) (i32.const 2)) (local.get $n)))
+        (i64.store (local.get $k) (i64.extend_i32_u (local.get $i)))
+        (i64.store (call $map_insert (local.get $m) (local.get $k))
+                   (i64.load32_u (i32.add (local.get $p) (i32.shl (local.get $i) (i32.const 2)))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $l)))
+    (local.get $m))
+
   ;; A heap array of the map's entry pointers (unsorted); length map_count.
   (func $map_entries (export "map_entries") (param $m i32) (result i32)
     (local $arr i32) (local $i i32) (local $n i32) (local $e i32) (local $cap i32) (local $es i32)

@@ -1,1 +1,0 @@
-wasm:opcode:call:before { println("{}", target_fn_name); }

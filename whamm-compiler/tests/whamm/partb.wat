@@ -1,0 +1,26 @@
+;; App for the Part B bound variables: an imported function, named and
+;; unnamed local functions, call_indirect with i32 and i64 signatures, and a
+;; br_table.
+(module
+  (import "wasi_snapshot_preview1" "args_sizes_get" (func $args_sizes_get (param i32 i32) (result i32)))
+  (type $ii (func (param i32) (result i32)))
+  (type $ll (func (param i64) (result i64)))
+  (memory 1)
+  (table 3 funcref)
+  (elem (i32.const 0) $dbl $wide $dbl)
+  (func $dbl (type $ii) (i32.mul (local.get 0) (i32.const 2)))
+  (func $wide (type $ll) (i64.mul (local.get 0) (i64.const 3)))
+  (func (param i32) (result i32)
+    (block $d (block $b (block $a (br_table $a $b $d $b (local.get 0)))
+      (return (i32.const 1)))
+      (return (i32.const 2)))
+    (i32.const 3))
+  (func $main (export "main")
+    (drop (call $args_sizes_get (i32.const 0) (i32.const 4)))
+    (drop (call $dbl (i32.const 4)))
+    (drop (call $wide (i64.const 5)))
+    (drop (call 3 (i32.const 1)))
+    (drop (call 3 (i32.const 7)))
+    (drop (call_indirect (type $ii) (i32.const 7) (i32.const 0)))
+    (drop (call_indirect (type $ll) (i64.const 8) (i32.const 1)))
+    (drop (call_indirect (type $ii) (i32.const 9) (i32.const 2)))))
