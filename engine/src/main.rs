@@ -34,9 +34,14 @@ mod status {
 )]
 struct Cli {
     /// Execution tier: jit (compile everything first, the default), lazy
-    /// (compile each function on its first call) or int (interpreter).
+    /// (compile each function on its first call), dyn (interpret, compile hot
+    /// functions and enter hot loops in compiled code) or int (interpreter).
     #[arg(long, default_value = "jit")]
     mode: String,
+    /// Dyn tier: compile a function at its N-th call, enter a loop's compiled
+    /// code at its N-th iteration.
+    #[arg(long, default_value_t = 1000, value_name = "N")]
+    dyn_threshold: u32,
     /// Preopen a host directory for WASI: PATH, or HOST::GUEST to map it to another guest path.
     #[arg(long = "dir", value_name = "PATH")]
     dirs: Vec<String>,
@@ -117,16 +122,24 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
         "int" => wizeng::Tier::Int,
         "jit" => wizeng::Tier::Jit,
         "lazy" => wizeng::Tier::Lazy,
+        "dyn" => wizeng::Tier::Dyn,
         other => {
             return Err(Failure(
                 status::USAGE,
-                anyhow!("--mode={other}: expected int, jit or lazy (dyn is not built yet)"),
+                anyhow!("--mode={other}: expected int, jit, lazy or dyn"),
             ))
         }
     };
+    if cli.dyn_threshold == 0 {
+        return Err(Failure(
+            status::USAGE,
+            anyhow!("--dyn-threshold=0: expected at least 1"),
+        ));
+    }
     let t0 = std::time::Instant::now();
     let mut store = Store::new(wizeng::Config {
         tier,
+        dyn_threshold: cli.dyn_threshold,
         ..Default::default()
     });
     if cli.perf_map {
@@ -212,7 +225,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
     let mut inline_stats: Option<wizeng::inline::InlineStats> = None;
     let mut standalone: Option<Vec<u8>> = None;
     let module = match monitors.as_mut() {
-        None => Module::new(&bytes),
+        None => Module::new_for_tier(&bytes, tier),
         Some(m) if tier == wizeng::Tier::Int && cli.emit_woven.is_none() => {
             m.set_app(&bytes);
             Module::new_instrumented(&bytes, &mut m.matcher(&mut store))
@@ -251,7 +264,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
                         linker.define(wizeng::weave::PROBE_MODULE, name, *e);
                     }
                     inline_stats = Some(w.stats.clone());
-                    let mut wm = Module::new(&w.bytes).map_err(|e| wizeng::LoadError {
+                    let mut wm = Module::new_for_tier(&w.bytes, tier).map_err(|e| wizeng::LoadError {
                         message: format!("woven module does not validate: {}", e.message),
                         ..e
                     })?;
@@ -362,6 +375,12 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
                 store.jit_compile_time().as_secs_f64() * 1e3,
                 t1.elapsed().as_secs_f64() * 1e3
             );
+            if tier == wizeng::Tier::Dyn {
+                let (funcs, osr) = store.dyn_stats();
+                eprintln!(
+                    "wizeng: metrics: dyn tier compiled {funcs} functions and {osr} loop entries (OSR)"
+                );
+            }
         }
         match r {
             Ok(results) => {

@@ -193,7 +193,22 @@ impl Module {
     /// Decode and validate with a subset of the supported features (e.g. to
     /// check a module against an older version of the standard).
     pub fn new_with_features(bytes: &[u8], features: WasmFeatures) -> Result<Module, LoadError> {
-        Module::load(bytes, features, None)
+        Module::load(bytes, features, None, false)
+    }
+
+    /// Decode and validate for running in `tier` (the dyn tier's interpreter
+    /// code counts loop iterations; other tiers get the same as `new`).
+    pub fn new_for_tier(bytes: &[u8], tier: crate::store::Tier) -> Result<Module, LoadError> {
+        Module::new_with_features_for_tier(bytes, supported_features(), tier)
+    }
+
+    /// `new_with_features` for running in `tier` (see `new_for_tier`).
+    pub fn new_with_features_for_tier(
+        bytes: &[u8],
+        features: WasmFeatures,
+        tier: crate::store::Tier,
+    ) -> Result<Module, LoadError> {
+        Module::load(bytes, features, None, tier == crate::store::Tier::Dyn)
     }
 
     /// Decode, validate and translate, asking `instr` for the probes of every
@@ -202,15 +217,30 @@ impl Module {
         bytes: &[u8],
         instr: &mut dyn crate::instrument::Instrumenter,
     ) -> Result<Module, LoadError> {
-        Module::load(bytes, supported_features(), Some(instr))
+        Module::load(bytes, supported_features(), Some(instr), false)
+    }
+
+    /// `new_instrumented` for running in `tier` (see `new_for_tier`).
+    pub fn new_instrumented_for_tier(
+        bytes: &[u8],
+        instr: &mut dyn crate::instrument::Instrumenter,
+        tier: crate::store::Tier,
+    ) -> Result<Module, LoadError> {
+        Module::load(
+            bytes,
+            supported_features(),
+            Some(instr),
+            tier == crate::store::Tier::Dyn,
+        )
     }
 
     fn load(
         bytes: &[u8],
         features: WasmFeatures,
         instr: Option<&mut (dyn crate::instrument::Instrumenter + '_)>,
+        osr: bool,
     ) -> Result<Module, LoadError> {
-        match parse(bytes, features & supported_features(), instr) {
+        match parse(bytes, features & supported_features(), instr, osr) {
             Ok(m) => Ok(m),
             Err(e)
                 if matches!(
@@ -454,6 +484,7 @@ fn parse(
     bytes: &[u8],
     features: WasmFeatures,
     mut instr: Option<&mut (dyn crate::instrument::Instrumenter + '_)>,
+    osr: bool,
 ) -> Result<Module, LoadError> {
     let mut m = Module {
         bytes: Arc::from(bytes),
@@ -487,6 +518,7 @@ fn parse(
                 types: &m.types,
                 func_types: &m.func_types,
                 features,
+                osr,
             };
             let compiled =
                 crate::interp::compile::translate(&mut fv, &body, &ctx, instr.as_deref_mut())?;

@@ -162,6 +162,9 @@ pub enum Tier {
     Jit,
     /// Compile each function with Cranelift on its first call.
     Lazy,
+    /// Interpret; compile a function once it is hot (calls, or iterations of
+    /// one of its loops, which then continues in compiled code by OSR).
+    Dyn,
 }
 
 /// Engine configuration and limits.
@@ -173,6 +176,9 @@ pub struct Config {
     pub max_call_depth: usize,
     /// Value stack size in 8-byte slots.
     pub value_stack_slots: usize,
+    /// Dyn tier: a function is compiled at its this-many-th call, and a loop
+    /// enters compiled code (OSR) at its this-many-th iteration.
+    pub dyn_threshold: u32,
 }
 
 impl Default for Config {
@@ -181,6 +187,7 @@ impl Default for Config {
             tier: Tier::Int,
             max_call_depth: 100_000,
             value_stack_slots: 4 << 20,
+            dyn_threshold: 1000,
         }
     }
 }
@@ -285,6 +292,7 @@ impl Store {
                 funcrefs: std::ptr::null(),
                 store: std::ptr::null_mut(),
                 stack_limit: 0,
+                osr_locals: std::ptr::null(),
             }),
             funcrefs: Vec::new(),
             jit: Default::default(),
@@ -359,6 +367,11 @@ impl Store {
     }
 
     /// Time spent compiling with the JIT so far.
+    /// Dyn tier: functions compiled and loop entries (OSR) compiled so far.
+    pub fn dyn_stats(&self) -> (usize, usize) {
+        (self.jit.dyn_compiled, self.jit.osr_entries)
+    }
+
     pub fn jit_compile_time(&self) -> std::time::Duration {
         self.jit.compile_time
     }
@@ -520,7 +533,7 @@ impl Store {
         self.instances.push(inst);
         // Compiled before segments are initialised: a failed instantiation can
         // leave its functions in an imported table, where they stay callable.
-        if matches!(self.config.tier, Tier::Jit | Tier::Lazy) {
+        if self.config.tier != Tier::Int {
             crate::jit::prepare_instance(self, id)
                 .map_err(|e| Trap::host(format!("JIT compilation failed: {e}")))?;
         }

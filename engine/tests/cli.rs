@@ -57,10 +57,20 @@ fn run_wizeng(cwd: &Path, args: &[String]) -> String {
 /// Tiers to run file-based cases in (`WIZENG_MODES=int,jit`); all must agree.
 fn modes() -> Vec<String> {
     std::env::var("WIZENG_MODES")
-        .unwrap_or_else(|_| "int,jit,lazy".into())
+        .unwrap_or_else(|_| "int,jit,lazy,dyn".into())
         .split(',')
         .map(String::from)
         .collect()
+}
+
+/// The engine flags of a mode: `dyn` tiers up at the second call or loop
+/// iteration, so that small cases exercise both tiers and OSR.
+fn mode_args(mode: &str) -> Vec<String> {
+    let mut v = vec![format!("--mode={mode}")];
+    if mode == "dyn" {
+        v.push("--dyn-threshold=2".into());
+    }
+    v
 }
 
 fn check(expected_path: &Path, got: &str, name: &str, failed: &mut Vec<String>) {
@@ -105,7 +115,7 @@ fn monitor_cases() {
         };
         let name = dir.file_name().unwrap().to_string_lossy().into_owned();
         for mode in modes() {
-            let mut full = vec![format!("--mode={mode}")];
+            let mut full = mode_args(&mode);
             full.extend(args.iter().cloned());
             let got = run_wizeng(dir, &full);
             check(

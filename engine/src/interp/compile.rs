@@ -18,6 +18,8 @@ pub(crate) struct ModuleCtx<'a> {
     pub func_types: &'a [u32],
     /// Features the body is decoded with (must match the validator's).
     pub features: wasmparser::WasmFeatures,
+    /// Emit `Op::LoopHead` (dyn tier).
+    pub osr: bool,
 }
 
 impl ModuleCtx<'_> {
@@ -522,14 +524,22 @@ fn translate_op(
             fixups: Vec::new(),
             if_jump: None,
         }),
-        W::Loop { .. } => {
+        W::Loop { blockty } => {
             // Back edges re-enter at the loop instruction itself, so its probes
             // (block:start, opcode:loop) fire on every iteration, as in Wizard.
             t.ctls.push(Ctl {
                 loop_start: Some(site_start),
                 fixups: Vec::new(),
                 if_jump: None,
-            })
+            });
+            // Dyn tier: count iterations where compiled code can be entered.
+            let no_params = match blockty {
+                wasmparser::BlockType::FuncType(i) => t.ctx.types[i as usize].params.is_empty(),
+                _ => true,
+            };
+            if t.ctx.osr && reachable && no_params && v.operand_stack_height() == 0 {
+                t.emit(Op::LoopHead(0));
+            }
         }
         W::If { .. } => {
             let j = if reachable {

@@ -507,16 +507,11 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                 let faddr: usize = $faddr;
                 // Wasm functions run here unless they have compiled code (mixed tiers);
                 // host functions and compiled code are called through the store.
+                let jit_callee = store.config.tier != crate::store::Tier::Int
+                    && matches!(store.funcs[faddr].kind, FuncKind::Wasm { .. })
+                    && crate::jit::use_compiled(store, crate::types::FuncAddr(faddr as u32));
                 let callee_info = match &store.funcs[faddr].kind {
-                    FuncKind::Wasm { .. }
-                        if store.config.tier != crate::store::Tier::Int
-                            && crate::jit::is_compiled(
-                                store,
-                                crate::types::FuncAddr(faddr as u32),
-                            ) =>
-                    {
-                        Err(None)
-                    }
+                    FuncKind::Wasm { .. } if jit_callee => Err(None),
                     FuncKind::Wasm { instance, func_idx } => {
                         let ci = instance.0 as usize;
                         let m = &store.instances[ci].module;
@@ -1804,6 +1799,30 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                 Op::LocalCopy { src, dst } => wr!(fp + dst as usize, loc!(src)),
                 Op::LocalSetConst { dst, c } => wr!(fp + dst as usize, c),
                 Op::Nop => {}
+                Op::LoopHead(n) => {
+                    let n = n.wrapping_add(1);
+                    // SAFETY: ip - 1 is the op being executed (in bounds).
+                    unsafe { (*ip.wrapping_sub(1)).set(Op::LoopHead(n)) };
+                    if n == store.config.dyn_threshold {
+                        let nl = code.num_locals as usize;
+                        // SAFETY: the frame's locals are fp..fp+num_locals, in the stack.
+                        let locals = unsafe { std::slice::from_raw_parts(fp.0, nl) };
+                        let at = ip_index!() - 1;
+                        match crate::jit::osr_enter(store, inst, &code, at, locals) {
+                            Ok(None) => {}
+                            Ok(Some(res)) => {
+                                // The activation finished in compiled code.
+                                sp = fp + nl;
+                                for v in res {
+                                    push!(v.to_slot());
+                                }
+                                refresh_mem!();
+                                do_return!();
+                            }
+                            Err(e) => break 'exec Err(e),
+                        }
+                    }
+                }
                 Op::DynProbe(k) => {
                     let (list, original) = {
                         let site = &store.dyn_probes.sites[k as usize];

@@ -75,6 +75,17 @@ pub struct Env<'a> {
     heaps: PrimaryMap<Heap, HeapData>,
     /// Explicit bounds checks instead of guard pages (WIZENG_BOUNDS_CHECKS=1, for measurement).
     bounds_checks: bool,
+    /// An OSR entry (dyn tier): the prologue loads the locals.
+    pub osr: Option<OsrPrologue>,
+}
+
+/// The prologue of an OSR entry (`osr.rs`): every local (params first) is
+/// loaded from the interpreter frame the store context's `osr_locals` points
+/// at (one 8-byte slot each, as in the interpreter), and the OSR flag local
+/// starts at 1.
+pub struct OsrPrologue {
+    pub local_types: Vec<ValType>,
+    pub flag: u32,
 }
 
 impl<'a> Env<'a> {
@@ -94,6 +105,7 @@ impl<'a> Env<'a> {
             func_ids,
             heaps: PrimaryMap::new(),
             bounds_checks,
+            osr: None,
         }
     }
 
@@ -321,6 +333,32 @@ impl TargetEnvironment for Env<'_> {
 }
 
 impl FuncEnvironment for Env<'_> {
+    fn before_translate_function(
+        &mut self,
+        builder: &mut FunctionBuilder,
+        _state: &cranelift_wasm::FuncTranslationState,
+    ) -> WasmResult<()> {
+        let Some(osr) = &self.osr else {
+            return Ok(());
+        };
+        let vmctx = Self::vmctx_val(builder.func);
+        let flags = MemFlags::trusted();
+        let sc = builder
+            .ins()
+            .load(I64, flags, vmctx, crate::jit::vm::STORE_CTX);
+        let buf = builder
+            .ins()
+            .load(I64, flags, sc, crate::jit::vm::STORE_CTX_OSR_LOCALS);
+        for (i, t) in osr.local_types.iter().enumerate() {
+            let v = builder
+                .ins()
+                .load(clif_type(*t), flags, buf, (i * 8) as i32);
+            builder.def_var(cranelift_frontend::Variable::from_u32(i as u32), v);
+        }
+        let one = builder.ins().iconst(ir::types::I32, 1);
+        builder.def_var(cranelift_frontend::Variable::from_u32(osr.flag), one);
+        Ok(())
+    }
     fn is_wasm_parameter(&self, _signature: &Signature, index: usize) -> bool {
         index >= 2
     }

@@ -15,6 +15,7 @@
 
 pub mod env;
 pub mod libcalls;
+pub mod osr;
 pub mod profiling;
 pub mod signals;
 pub mod vm;
@@ -128,7 +129,19 @@ pub struct StoreJit {
     lazy_code: Vec<Rc<JitCode>>,
     /// Store addresses of the functions already compiled lazily.
     lazy_done: std::collections::HashSet<u32>,
+    /// Dyn tier: calls of each function (by store address) so far, or
+    /// `DYN_COMPILED` / `DYN_NEVER`.
+    dyn_calls: Vec<u32>,
+    /// Dyn tier: OSR entries by (instance, function index, loop pc); `None`
+    /// if the loop cannot be entered.
+    osr_code: HashMap<(u32, u32, u32), Option<Rc<JitCode>>>,
+    /// Number of functions compiled and of OSR entries (for --metrics).
+    pub dyn_compiled: usize,
+    pub osr_entries: usize,
 }
+
+const DYN_COMPILED: u32 = u32::MAX;
+const DYN_NEVER: u32 = u32::MAX - 1;
 
 thread_local! {
     static ISA: RefCell<Option<cranelift_codegen::isa::OwnedTargetIsa>> = const { RefCell::new(None) };
@@ -184,6 +197,15 @@ fn layout_of(m: &Module) -> VmLayout {
 /// Trampolines for every type come with the whole-module compile, and with
 /// `only: Some(u32::MAX)` (trampolines alone).
 pub fn compile(m: &Module, only: Option<u32>) -> Result<JitCode, String> {
+    compile_with(m, only, None)
+}
+
+/// Compile function `func_idx` entered at its loop at `loop_pc` (dyn tier OSR).
+pub fn compile_osr(m: &Module, func_idx: u32, loop_pc: u32) -> Result<JitCode, String> {
+    compile_with(m, Some(func_idx), Some(loop_pc))
+}
+
+fn compile_with(m: &Module, only: Option<u32>, osr_at: Option<u32>) -> Result<JitCode, String> {
     let t0 = std::time::Instant::now();
     let isa = isa()?;
     let config = isa.frontend_config();
@@ -232,6 +254,24 @@ pub fn compile(m: &Module, only: Option<u32>) -> Result<JitCode, String> {
                 continue;
             }
             let mut fv = func.into_validator(Default::default());
+            let body_start = m.body(idx).range.start as u32;
+            let osr_body = match osr_at {
+                None => None,
+                Some(pc) => Some(
+                    osr::rewrite(
+                        &m.bytes[m.body(idx).range.clone()],
+                        m.func_type(idx).params.len() as u32,
+                        pc,
+                        &|ti| m.types.get(ti as usize).map_or(true, |t| !t.params.is_empty()),
+                    )
+                    .ok_or("loop cannot be entered")?,
+                ),
+            };
+            // pc (in the original or woven body) of a source location.
+            let body_pc = |bits: u32| {
+                let off = bits.saturating_sub(body_start);
+                osr_body.as_ref().map_or(off, |o| o.original_pc(off))
+            };
             ctx.func = ir::Function::with_name_signature(
                 UserFuncName::user(0, idx),
                 wasm_sig(m.func_type(idx)),
@@ -253,7 +293,21 @@ pub fn compile(m: &Module, only: Option<u32>) -> Result<JitCode, String> {
             ctx.func.stack_limit = Some(limit);
             {
                 let mut env = Env::new(config, m, &layout, &mut jit, &ids);
-                ft.translate_body(&mut fv, body.clone(), &mut ctx.func, &mut env)
+                let body = match &osr_body {
+                    None => body.clone(),
+                    Some(o) => {
+                        let c = &m.code[(idx - m.num_imported_funcs) as usize];
+                        env.osr = Some(env::OsrPrologue {
+                            local_types: c.local_types.clone(),
+                            flag: o.flag,
+                        });
+                        wasmparser::FunctionBody::new(wasmparser::BinaryReader::new(
+                            &o.bytes,
+                            body_start as usize,
+                        ))
+                    }
+                };
+                ft.translate_body(&mut fv, body, &mut ctx.func, &mut env)
                     .map_err(|e| format!("function {idx}: {e}"))?;
             }
             let id = single.unwrap_or_else(|| ids[def]);
@@ -266,7 +320,6 @@ pub fn compile(m: &Module, only: Option<u32>) -> Result<JitCode, String> {
                 .iter()
                 .map(|t| (t.offset, t.code))
                 .collect();
-            let body_start = m.body(idx).range.start as u32;
             let inlined = match &m.origin {
                 None => Vec::new(),
                 Some(o) => cc
@@ -275,7 +328,7 @@ pub fn compile(m: &Module, only: Option<u32>) -> Result<JitCode, String> {
                     .iter()
                     .filter(|s| !s.loc.is_default())
                     .filter_map(|s| {
-                        o.inlined_at(idx, s.loc.bits().saturating_sub(body_start))
+                        o.inlined_at(idx, body_pc(s.loc.bits()))
                             .map(|p| (s.start, s.end, p.clone()))
                     })
                     .collect(),
@@ -288,7 +341,7 @@ pub fn compile(m: &Module, only: Option<u32>) -> Result<JitCode, String> {
                     .iter()
                     .filter(|s| !s.loc.is_default())
                     .filter_map(|s| {
-                        o.probe_call(idx, s.loc.bits().saturating_sub(body_start))
+                        o.probe_call(idx, body_pc(s.loc.bits()))
                             .map(|p| (s.start, s.end, p.clone()))
                     })
                     .collect(),
@@ -300,14 +353,18 @@ pub fn compile(m: &Module, only: Option<u32>) -> Result<JitCode, String> {
                 .iter()
                 .filter(|s| !s.loc.is_default())
                 .map(|s| {
-                    let pc = s.loc.bits().saturating_sub(body_start);
+                    let pc = body_pc(s.loc.bits());
                     let pc = m.origin.as_ref().map_or(pc, |o| o.pc(idx, pc));
                     (s.start, s.end, pc)
                 })
                 .collect();
             let info = FuncInfo {
                 func_idx: Some(m.origin.as_ref().map_or(idx, |o| o.func(idx))),
-                name: m.func_name(idx),
+                name: if osr_at.is_some() {
+                    format!("{} (osr)", m.func_name(idx))
+                } else {
+                    m.func_name(idx)
+                },
                 start: 0,
                 len: cc.code_info().total_size as usize,
                 traps,
@@ -534,7 +591,10 @@ fn code_for(store: &Store, inst: InstanceId) -> Result<Rc<JitCode>, String> {
     }) {
         return Ok(c);
     }
-    let lazy = store.config.tier == crate::store::Tier::Lazy;
+    let lazy = matches!(
+        store.config.tier,
+        crate::store::Tier::Lazy | crate::store::Tier::Dyn
+    );
     let code = Rc::new(compile(&m, if lazy { Some(u32::MAX) } else { None })?);
     CODE_CACHE.with(|cc| {
         cc.borrow_mut()
@@ -631,9 +691,13 @@ extern "C" fn lazy_call(
     // SAFETY: as for `libcalls::host_call` (ctx is a live HostCtx of the store
     // JIT code is running in, reached only while `invoke` holds the store).
     let (store, func) = unsafe { (&mut *(*(*ctx).store_ctx).store, FuncAddr((*ctx).func)) };
-    if let Err(e) = compile_lazily(store, func) {
-        store.jit.pending_trap = Some(Trap::host(format!("JIT compilation failed: {e}")));
-        return 1;
+    // Dyn tier: interpret the function until it is hot.
+    let interpret = store.config.tier == crate::store::Tier::Dyn && !dyn_hot(store, func);
+    if !interpret {
+        if let Err(e) = compile_lazily(store, func) {
+            store.jit.pending_trap = Some(Trap::host(format!("JIT compilation failed: {e}")));
+            return 1;
+        }
     }
     let ty = store.funcs[func.0 as usize].ty.clone();
     // SAFETY: the stub's buffer holds max(params, results) slots.
@@ -646,7 +710,12 @@ extern "C" fn lazy_call(
         .enumerate()
         .map(|(i, t)| Value::from_slot(*t, slots[i]))
         .collect();
-    match invoke(store, func, &vals) {
+    let r = if interpret {
+        crate::interp::invoke(store, func, &vals)
+    } else {
+        invoke(store, func, &vals)
+    };
+    match r {
         Ok(r) => {
             for (i, v) in r.iter().enumerate() {
                 slots[i] = v.to_slot();
@@ -665,8 +734,11 @@ fn compile_lazily(store: &mut Store, func: FuncAddr) -> Result<(), String> {
     let FuncKind::Wasm { instance, func_idx } = store.funcs[func.0 as usize].kind else {
         return Ok(());
     };
-    if !store.jit.lazy_done.insert(func.0) {
+    if store.jit.lazy_done.contains(&func.0) {
         return Ok(());
+    }
+    if store.config.tier == crate::store::Tier::Dyn {
+        store.jit.dyn_compiled += 1;
     }
     let idata = store.instance(instance);
     let Some(vmctx) = idata.vmctx.as_ref() else {
@@ -693,7 +765,115 @@ fn compile_lazily(store: &mut Store, func: FuncAddr) -> Result<(), String> {
         v[o + 2] = vmctx_ptr as u64;
     }
     store.jit.lazy_code.push(Rc::new(code));
+    store.jit.lazy_done.insert(func.0);
+    dyn_mark(store, func, DYN_COMPILED);
     Ok(())
+}
+
+fn dyn_mark(store: &mut Store, f: FuncAddr, v: u32) {
+    let c = &mut store.jit.dyn_calls;
+    if c.len() <= f.0 as usize {
+        c.resize(f.0 as usize + 1, 0);
+    }
+    c[f.0 as usize] = v;
+}
+
+/// Dyn tier: count a call of `f` (a Wasm function of a JIT-prepared instance)
+/// and compile it once it is hot; whether it now has compiled code.
+fn dyn_hot(store: &mut Store, f: FuncAddr) -> bool {
+    let i = f.0 as usize;
+    if store.jit.dyn_calls.len() <= i {
+        store.jit.dyn_calls.resize(i + 1, 0);
+    }
+    let c = store.jit.dyn_calls[i];
+    match c {
+        DYN_COMPILED => return true,
+        DYN_NEVER => return false,
+        _ => {}
+    }
+    store.jit.dyn_calls[i] = c + 1;
+    if c + 1 < store.config.dyn_threshold {
+        return false;
+    }
+    if compile_lazily(store, f).is_err() {
+        // Stays interpreted (the interpreter ran it so far and will go on).
+        dyn_mark(store, f, DYN_NEVER);
+        return false;
+    }
+    true
+}
+
+/// The interpreter is about to call Wasm function `f`: whether to call its
+/// compiled code instead (jit, lazy: whenever it has code; dyn: once hot).
+pub(crate) fn use_compiled(store: &mut Store, f: FuncAddr) -> bool {
+    if store.funcrefs[f.0 as usize].code.is_null() {
+        return false;
+    }
+    store.config.tier != crate::store::Tier::Dyn || dyn_hot(store, f)
+}
+
+/// Dyn tier: the interpreter's loop at op `op_index` of `code` (instance
+/// `inst`) is hot. Compile an entry at that loop (once), run the rest of the
+/// activation there from the frame's `locals`, and return its results;
+/// `Ok(None)` if the loop cannot be entered (the interpreter goes on). The
+/// function itself gets compiled too, for its next calls.
+#[cold]
+#[inline(never)]
+pub(crate) fn osr_enter(
+    store: &mut Store,
+    inst: usize,
+    code: &crate::interp::code::Compiled,
+    op_index: usize,
+    locals: &[u64],
+) -> Result<Option<Vec<Value>>, Trap> {
+    if store.config.tier != crate::store::Tier::Dyn {
+        return Ok(None);
+    }
+    let idata = &store.instances[inst];
+    let Some(vmctx) = idata.vmctx.as_ref() else {
+        return Ok(None);
+    };
+    let vmctx_ptr = vmctx.as_ptr() as *mut u8;
+    let func_idx = code.func_idx;
+    let faddr = idata.funcs[func_idx as usize];
+    let pc = code.pcs.get(op_index).copied().unwrap_or(u32::MAX);
+    let key = (inst as u32, func_idx, pc);
+    let entry = match store.jit.osr_code.get(&key) {
+        Some(e) => e.clone(),
+        None => {
+            let m = idata.module.clone();
+            let e = compile_osr(&m, func_idx, pc).ok().map(Rc::new);
+            if let Some(c) = &e {
+                store.jit.compile_time += c.compile_time;
+                store.jit.profiling.announce(&c.infos);
+                store.jit.osr_entries += 1;
+            }
+            store.jit.osr_code.insert(key, e.clone());
+            e
+        }
+    };
+    // Later calls run compiled (if the function compiles).
+    let calls = store.jit.dyn_calls.get(faddr.0 as usize).copied();
+    if calls != Some(DYN_COMPILED) && calls != Some(DYN_NEVER) {
+        dyn_mark(store, faddr, store.config.dyn_threshold.saturating_sub(1));
+        dyn_hot(store, faddr);
+    }
+    let Some(entry) = entry else {
+        return Ok(None);
+    };
+    let np = store.funcs[faddr.0 as usize].ty.params.len();
+    let args: Vec<Value> = store.funcs[faddr.0 as usize]
+        .ty
+        .params
+        .iter()
+        .zip(locals)
+        .map(|(t, v)| Value::from_slot(*t, *v))
+        .collect();
+    debug_assert_eq!(args.len(), np);
+    store.vm_store.osr_locals = locals.as_ptr();
+    let r = invoke_code(store, faddr, entry.funcs[0], vmctx_ptr, &args);
+    store.vm_store.osr_locals = std::ptr::null();
+    r.map(Some)
 }
 
 /// Give host functions (that have no code yet) their trampoline and context.
@@ -719,10 +899,12 @@ fn fill_funcrefs(store: &mut Store, all: bool) {
     store.jit.filled = store.funcs.len();
 }
 
-/// Whether `f` has compiled code.
+/// Whether `f` has compiled code (dyn tier: not just its interpreting stub).
 pub(crate) fn is_compiled(store: &Store, f: FuncAddr) -> bool {
     matches!(store.funcs[f.0 as usize].kind, FuncKind::Wasm { .. })
         && !store.funcrefs[f.0 as usize].code.is_null()
+        && (store.config.tier != crate::store::Tier::Dyn
+            || store.jit.dyn_calls.get(f.0 as usize) == Some(&DYN_COMPILED))
 }
 
 #[repr(C)]
@@ -745,6 +927,18 @@ extern "C" fn call_entry(p: *mut std::ffi::c_void) {
 
 /// Call a compiled function.
 pub(crate) fn invoke(store: &mut Store, f: FuncAddr, args: &[Value]) -> Result<Vec<Value>, Trap> {
+    let fr = store.funcrefs[f.0 as usize];
+    invoke_code(store, f, fr.code, fr.vmctx, args)
+}
+
+/// Call `code` (with `vmctx`), compiled code of the type of function `f`.
+fn invoke_code(
+    store: &mut Store,
+    f: FuncAddr,
+    code: *const u8,
+    vmctx: *mut u8,
+    args: &[Value],
+) -> Result<Vec<Value>, Trap> {
     signals::install();
     store.vm_store.store = store as *mut Store;
     let outermost = store.vm_store.stack_limit == 0;
@@ -760,15 +954,14 @@ pub(crate) fn invoke(store: &mut Store, f: FuncAddr, args: &[Value]) -> Result<V
         .get(&fi.type_id)
         .map(|t| t.1)
         .ok_or_else(|| Trap::host("no entry trampoline for this function type"))?;
-    let fr = store.funcrefs[f.0 as usize];
     let mut buf = vec![0u64; ty.params.len().max(ty.results.len()).max(1)];
     for (i, a) in args.iter().enumerate() {
         buf[i] = a.to_slot();
     }
     let mut ea = EntryArgs {
         tramp,
-        code: fr.code,
-        vmctx: fr.vmctx,
+        code,
+        vmctx,
         buf: buf.as_mut_ptr(),
     };
     store.depth += 1;

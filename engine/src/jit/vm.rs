@@ -52,10 +52,14 @@ pub struct VMStoreCtx {
     pub store: *mut Store,
     /// JIT function prologues trap with a stack overflow below this address.
     pub stack_limit: usize,
+    /// The interpreter frame's locals an OSR entry loads (dyn tier; read only
+    /// by the entry's prologue, before anything else runs).
+    pub osr_locals: *const u64,
 }
 
 pub const STORE_CTX_FUNCREFS: i32 = 0;
 pub const STORE_CTX_STACK_LIMIT: i32 = 16;
+pub const STORE_CTX_OSR_LOCALS: i32 = 24;
 
 /// Offsets inside an instance's vmctx.
 #[derive(Clone, Debug)]
