@@ -8,20 +8,24 @@ Driven by scripts/bench-monitors.sh; see scripts/README.md. For every program:
     --monitors=examples/empty.wat (a monitor without probes: must cost nothing);
   * for each monitor M in {hotness, branches, calls}: Ti for
     jit (inlining on, the default), jit --inline=off, and --mode=int
-    (whose ratio is to the interpreter's own Tu, `--mode=int` without monitors).
-Times are `--metrics` "run" (the entry call; compile excluded); compile time
-(load+validate+translate + jit compile) is reported separately. Best of RUNS
-rounds (configurations interleaved in each round); --inline=off keeps its best
-of OFF_RUNS, the interpreter of INT_RUNS.
+    (whose ratio is to the interpreter's own Tu, `--mode=int` without monitors);
+  * the same monitor woven statically into the app on Wasmtime: the module
+    `wizeng --emit-woven=W --monitors=M app.wasm` writes (the woven app and
+    the monitor merged into one standalone module, probes woven and inlined as
+    our JIT compiles them) run on Wasmtime, against the app itself on Wasmtime
+    (`wt`: Ti = woven module, Tu = app; both through `bench_jit.py
+    --wasmtime-child`, compile on one thread, the `_start` call timed).
+Times are `--metrics` "run" (the entry call; compile excluded) for wizeng, and
+the `_start` call for Wasmtime; compile time (load+validate+translate + jit
+compile) is reported separately. Best of RUNS rounds (configurations
+interleaved in each round); --inline=off keeps its best of OFF_RUNS, the
+interpreter of INT_RUNS, Wasmtime of WT_RUNS.
 
 Correctness: every run must exit 0; the app's stdout must equal the
 uninstrumented run's (the monitor's report comes after it), and the monitor's
 report (the stdout after the app's) must be identical in every configuration
-and round of that monitor. Any difference is printed as MISMATCH and makes
-the script exit 1.
-
-Not measured (known gap): the same monitor statically woven into the app and
-run on Wasmtime; the engine cannot yet write a merged app+monitor module.
+and round of that monitor (the woven module on Wasmtime included). Any
+difference is printed as MISMATCH and makes the script exit 1.
 """
 import argparse
 import json
@@ -29,6 +33,7 @@ import math
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -38,6 +43,20 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 MONITORS = ["hotness", "branches", "calls"]
 METRICS = re.compile(r"load\+validate\+translate ([0-9.]+) ms, jit compile ([0-9.]+) ms, run ([0-9.]+) ms")
+WT_TIMES = re.compile(r"compile_s=([0-9.]+) run_s=([0-9.]+)")
+BENCH_JIT = os.path.join(HERE, "bench_jit.py")
+
+
+def times_of(config, stderr):
+    """{"compile": ms, "run": ms} from a run's stderr, or None."""
+    if config.endswith("wt"):
+        m = WT_TIMES.search(stderr)
+        return m and {"compile": float(m.group(1)) * 1e3, "run": float(m.group(2)) * 1e3}
+    m = METRICS.search(stderr)
+    if not m:
+        return None
+    load, jit, r = (float(x) for x in m.groups())
+    return {"compile": load + jit, "run": r}
 
 
 def run(cmd, timeout, nice, cwd):
@@ -78,12 +97,14 @@ def main():
     ap.add_argument("--off-runs", type=int, default=None, help="runs of --inline=off (default: --runs)")
     ap.add_argument("--int-runs", type=int, default=1, help="interpreter runs (0: skip)")
     ap.add_argument("--int-filter", default="", help="regex on suite/program: interpreter only for these")
+    ap.add_argument("--wt-runs", type=int, default=None, help="Wasmtime runs (default: --runs; 0: skip)")
     ap.add_argument("--timeout", type=float, default=600)
     ap.add_argument("--no-nice", action="store_true")
     ap.add_argument("--json", default="")
     a = ap.parse_args()
     nice = not a.no_nice
     off_runs = a.runs if a.off_runs is None else a.off_runs
+    wt_runs = a.runs if a.wt_runs is None else a.wt_runs
     monitors = [m for m in a.monitors.split(",") if m]
     mon_path = {m: os.path.join(ROOT, "examples", f"{m}.wat") for m in monitors + ["empty"]}
 
@@ -97,44 +118,59 @@ def main():
                     progs.append((name, os.path.join(folder, b["path"]), shlex.split(b.get("args", "").format(path=folder))))
 
     wz = shlex.split(a.wizeng)
-    # configuration -> (wizeng options, runs)
-    def configs(name):
+
+    def wasmtime(wasm, args):
+        return [sys.executable, BENCH_JIT, "--wasmtime-child", wasm] + args
+
+    # configuration -> (command, runs); `woven` maps a monitor to its standalone module
+    def configs(name, wasm, args, woven):
         use_int = a.int_runs > 0 and re.search(a.int_filter, name)
-        c = {"tu": (["--mode=jit"], a.runs), "empty": (["--mode=jit", "--monitors=" + mon_path["empty"]], a.runs)}
+        w = lambda opts: wz + opts + ["--metrics", wasm] + args  # noqa: E731
+        c = {"tu": (w(["--mode=jit"]), a.runs), "empty": (w(["--mode=jit", "--monitors=" + mon_path["empty"]]), a.runs)}
         if use_int:
-            c["tu-int"] = (["--mode=int"], a.int_runs)
+            c["tu-int"] = (w(["--mode=int"]), a.int_runs)
+        if wt_runs > 0:
+            c["tu-wt"] = (wasmtime(wasm, args), wt_runs)
         for m in monitors:
-            c[f"{m}/jit"] = (["--mode=jit", "--monitors=" + mon_path[m]], a.runs)
-            c[f"{m}/off"] = (["--mode=jit", "--inline=off", "--monitors=" + mon_path[m]], off_runs)
+            c[f"{m}/jit"] = (w(["--mode=jit", "--monitors=" + mon_path[m]]), a.runs)
+            c[f"{m}/off"] = (w(["--mode=jit", "--inline=off", "--monitors=" + mon_path[m]]), off_runs)
             if use_int:
-                c[f"{m}/int"] = (["--mode=int", "--monitors=" + mon_path[m]], a.int_runs)
+                c[f"{m}/int"] = (w(["--mode=int", "--monitors=" + mon_path[m]]), a.int_runs)
+            if wt_runs > 0:
+                c[f"{m}/wt"] = (wasmtime(woven[m], args), wt_runs)
         return c
 
     print(f"{len(progs)} programs; monitors {', '.join(monitors)}; run times (compile excluded) in ms, "
-          f"best of {a.runs} (--inline=off: {off_runs}, interpreter: {a.int_runs}"
+          f"best of {a.runs} (--inline=off: {off_runs}, interpreter: {a.int_runs}, Wasmtime: {wt_runs}"
           f"{', only ' + repr(a.int_filter) if a.int_filter and a.int_runs else ''})", flush=True)
     results = {}
     mismatches = []
     tmp = tempfile.mkdtemp(prefix="bench-monitors-")
+    wovendir = tempfile.mkdtemp(prefix="bench-monitors-woven-")
     for pi, (name, wasm, args) in enumerate(progs):
-        cfg = configs(name)
+        # the standalone woven modules (app + monitor merged), for Wasmtime
+        woven, emit_err = {}, {}
+        for m in monitors if wt_runs > 0 else []:
+            woven[m] = os.path.join(wovendir, f"{m}.wasm")
+            ok, _, err = run(wz + ["--emit-woven=" + woven[m], "--monitors=" + mon_path[m], wasm], a.timeout, False, tmp)
+            if not ok:
+                emit_err[f"{m}/wt"] = "EMIT " + err
+        cfg = configs(name, wasm, args, woven)
         best = {c: {} for c in cfg}
-        status = {c: "" for c in cfg}
+        status = {c: emit_err.get(c, "") for c in cfg}
         outs = {}  # config -> list of stdout
         for k in range(max(r for _, r in cfg.values())):
-            for c, (opts, runs) in cfg.items():
+            for c, (cmd, runs) in cfg.items():
                 if k >= runs or status[c]:
                     continue
-                ok, out, err = run(wz + opts + ["--metrics", wasm] + args, a.timeout, nice, tmp)
+                ok, out, err = run(cmd, a.timeout, nice, tmp)
                 if not ok:
                     status[c] = err
                     continue
-                m = METRICS.search(err)
-                if not m:
-                    status[c] = "FAIL(no metrics)"
+                t = times_of(c, err)
+                if not t:
+                    status[c] = "FAIL(no times)"
                     continue
-                load, jit, r = (float(x) for x in m.groups())
-                t = {"compile": load + jit, "run": r}
                 outs.setdefault(c, []).append(out)
                 for key, v in t.items():
                     best[c][key] = min(best[c].get(key, math.inf), v)
@@ -149,7 +185,7 @@ def main():
                     break
                 reports.setdefault(c.split("/")[0] if "/" in c else c, {}).setdefault(out[len(plain):], []).append(c)
         for mon, by_report in reports.items():
-            if mon in ("tu", "tu-int"):
+            if mon in ("tu", "tu-int", "tu-wt"):
                 continue
             if mon == "empty":
                 if any(r for r in by_report):
@@ -169,6 +205,7 @@ def main():
               + "".join(f", {c} {best[c]['run']:.1f}" for c in cfg if c != "tu" and not status[c])
               + (f"  !! {'; '.join(bad)}" if bad else ""), flush=True)
     os.rmdir(tmp)
+    shutil.rmtree(wovendir)
 
     def val(name, c, key="run"):
         v = results[name]["configs"].get(c)
@@ -198,16 +235,19 @@ def main():
                     "compile": geomean([ratio(n, "empty", "tu", "compile") for n in results])}
 
     for mon in monitors:
-        print(f"\n== {mon}: run ms and Ti/Tu (jit: inlined, off: --inline=off, both / JIT Tu; int: / interpreter Tu); compile ms")
+        print(f"\n== {mon}: run ms and Ti/Tu (jit: inlined, off: --inline=off, both / JIT Tu; int: / interpreter Tu;"
+              f" wt: woven module on Wasmtime / app on Wasmtime; jit/wt: Ti jit / Ti wt); compile ms")
         hdr = (f"{'program':<28}{'Tu':>9}{'jit':>9}{'Ti/Tu':>7}{'off':>9}{'Ti/Tu':>7}{'Tu int':>9}{'int':>9}{'Ti/Tu':>7}"
-               f" |{'comp Tu':>8}{'jit':>8}{'off':>8} | report")
+               f"{'Tu wt':>9}{'wt':>9}{'Ti/Tu':>7}{'jit/wt':>7} |{'comp Tu':>8}{'jit':>8}{'off':>8} | report")
         print(hdr + "\n" + "-" * len(hdr))
         for name in results:
             row = f"{name:<28}{cell(val(name, 'tu'))}"
-            for c, base in ((f"{mon}/jit", "tu"), (f"{mon}/off", "tu"), ("tu-int", None), (f"{mon}/int", "tu-int")):
+            for c, base in ((f"{mon}/jit", "tu"), (f"{mon}/off", "tu"), ("tu-int", None), (f"{mon}/int", "tu-int"),
+                            ("tu-wt", None), (f"{mon}/wt", "tu-wt")):
                 row += short(name, c) or cell(val(name, c))
                 if base:
                     row += cell(ratio(name, c, base), 7, 2)
+            row += cell(ratio(name, f"{mon}/jit", f"{mon}/wt"), 7, 2)
             row += " |" + "".join(cell(val(name, c, "compile"), 8) for c in ("tu", f"{mon}/jit", f"{mon}/off"))
             row += " | " + results[name]["reports"].get(mon, "MISMATCH/FAIL")[:90]
             print(row)
@@ -215,20 +255,24 @@ def main():
             "jit": geomean([ratio(n, f"{mon}/jit", "tu") for n in results]),
             "off": geomean([ratio(n, f"{mon}/off", "tu") for n in results]),
             "int": geomean([ratio(n, f"{mon}/int", "tu-int") for n in results]),
+            "wt": geomean([ratio(n, f"{mon}/wt", "tu-wt") for n in results]),
+            "jit/wt": geomean([ratio(n, f"{mon}/jit", f"{mon}/wt") for n in results]),
             "compile jit": geomean([ratio(n, f"{mon}/jit", "tu", "compile") for n in results]),
             "compile off": geomean([ratio(n, f"{mon}/off", "tu", "compile") for n in results]),
         }
 
     print("\n== geomean Ti/Tu (programs counted)")
-    hdr = f"{'monitor':<10}{'jit inlined':>14}{'jit no-inline':>16}{'interpreter':>14} |{'compile inl':>14}{'compile off':>14}"
+    hdr = (f"{'monitor':<10}{'jit inlined':>14}{'jit no-inline':>16}{'interpreter':>14}{'woven on wt':>14}"
+           f" |{'Ti jit/Ti wt':>14} |{'compile inl':>14}{'compile off':>14}")
     print(hdr + "\n" + "-" * len(hdr))
     f = lambda g: f"{g[0]:>9.3f} ({g[1]:>2})" if g[1] else f"{'-':>14}"  # noqa: E731
     for mon in monitors:
         g = geo[mon]
-        print(f"{mon:<10}{f(g['jit']):>14}{f(g['off']):>16}{f(g['int']):>14} |{f(g['compile jit']):>14}{f(g['compile off']):>14}")
-    print(f"{'empty':<10}{f(geo['empty']['run']):>14}{'':>16}{'':>14} |{f(geo['empty']['compile']):>14}")
-    print("goals (issue): hotness <= 1.5, branches <= 1.2 (jit inlined); empty == 1 (no monitor, no cost)")
-    print("not measured: the monitor statically woven into the app on Wasmtime (no merged-module writer yet)")
+        print(f"{mon:<10}{f(g['jit']):>14}{f(g['off']):>16}{f(g['int']):>14}{f(g['wt']):>14} |{f(g['jit/wt']):>14}"
+              f" |{f(g['compile jit']):>14}{f(g['compile off']):>14}")
+    print(f"{'empty':<10}{f(geo['empty']['run']):>14}{'':>16}{'':>14}{'':>14} |{'':>14} |{f(geo['empty']['compile']):>14}")
+    print("goals (issue): hotness <= 1.5, branches <= 1.2 (jit inlined), and jit inlined no slower than the woven module"
+          " on Wasmtime; empty == 1 (no monitor, no cost)")
     if a.json:
         with open(a.json, "w") as fh:
             json.dump({"results": results, "geomeans": geo, "mismatches": mismatches}, fh, indent=1)
