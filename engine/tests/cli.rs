@@ -330,3 +330,53 @@ fn jitdump_records_every_compiled_function() {
         );
     }
 }
+
+/// The dyn tier's OSR (`tests/osr/`): every `;; args:` line of each case runs
+/// in the interpreter and in dyn at several thresholds (so compiled code is
+/// entered at different loops and iterations); all outputs must be identical.
+#[test]
+fn osr_matches_interpreter() {
+    let root = repo_root();
+    let dir = root.join("tests/osr");
+    let mut cases: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "wat"))
+        .collect();
+    cases.sort();
+    assert!(
+        cases.len() >= 3,
+        "expected the OSR cases in {}",
+        dir.display()
+    );
+    let mut failed = Vec::new();
+    let mut runs = 0;
+    for case in &cases {
+        let rel = case.strip_prefix(&root).unwrap().display().to_string();
+        let text = std::fs::read_to_string(case).unwrap();
+        for line in text.lines().filter_map(|l| l.strip_prefix(";; args:")) {
+            let mut args: Vec<String> = line.split_whitespace().map(String::from).collect();
+            let rest = args.split_off(args.iter().take_while(|a| a.starts_with("--")).count());
+            let run = |mode: &[&str]| {
+                let mut full: Vec<String> = mode.iter().map(|s| s.to_string()).collect();
+                full.extend(args.iter().cloned());
+                full.push(rel.clone());
+                full.extend(rest.iter().cloned());
+                run_wizeng(&root, &full)
+            };
+            let expected = run(&["--mode=int"]);
+            assert!(!expected.contains("invalid module"), "{rel}: {expected}");
+            for t in [1, 2, 3, 45, 60, 200] {
+                let th = format!("--dyn-threshold={t}");
+                let got = run(&["--mode=dyn", &th]);
+                runs += 1;
+                if got != expected {
+                    println!("FAIL {rel} [{line}] {th}\n--- int\n{expected}--- dyn\n{got}");
+                    failed.push(format!("{rel} {th}"));
+                }
+            }
+        }
+    }
+    println!("{runs} dyn runs compared with the interpreter");
+    assert!(failed.is_empty(), "OSR cases differ: {failed:?}");
+}

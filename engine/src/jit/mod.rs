@@ -262,7 +262,11 @@ fn compile_with(m: &Module, only: Option<u32>, osr_at: Option<u32>) -> Result<Ji
                         &m.bytes[m.body(idx).range.clone()],
                         m.func_type(idx).params.len() as u32,
                         pc,
-                        &|ti| m.types.get(ti as usize).map_or(true, |t| !t.params.is_empty()),
+                        &|ti| {
+                            m.types
+                                .get(ti as usize)
+                                .map_or(true, |t| !t.params.is_empty())
+                        },
                     )
                     .ok_or("loop cannot be entered")?,
                 ),
@@ -360,11 +364,7 @@ fn compile_with(m: &Module, only: Option<u32>, osr_at: Option<u32>) -> Result<Ji
                 .collect();
             let info = FuncInfo {
                 func_idx: Some(m.origin.as_ref().map_or(idx, |o| o.func(idx))),
-                name: if osr_at.is_some() {
-                    format!("{} (osr)", m.func_name(idx))
-                } else {
-                    m.func_name(idx)
-                },
+                name: m.func_name(idx),
                 start: 0,
                 len: cc.code_info().total_size as usize,
                 traps,

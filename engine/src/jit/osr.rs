@@ -353,7 +353,10 @@ mod tests {
             let r = rewrite(&body, 1, l, &|_| false).expect("rewritable");
             validate(wat, &r.bytes);
             assert_eq!(r.flag, 2);
-            assert_eq!(r.original_pc(r.bytes.len() as u32 - 1), body.len() as u32 - 1);
+            assert_eq!(
+                r.original_pc(r.bytes.len() as u32 - 1),
+                body.len() as u32 - 1
+            );
         }
     }
 
