@@ -24,6 +24,8 @@ pub struct InlineConfig {
     pub max_size: usize,
     /// Maximum nesting of inlined calls.
     pub max_depth: u32,
+    /// Count pure counter increments per block (`blockcount`; needs `enabled`).
+    pub block_counts: bool,
 }
 
 impl Default for InlineConfig {
@@ -32,6 +34,7 @@ impl Default for InlineConfig {
             enabled: true,
             max_size: 64,
             max_depth: 3,
+            block_counts: true,
         }
     }
 }
@@ -39,8 +42,13 @@ impl Default for InlineConfig {
 /// How many probe sites were inlined or called, and why not.
 #[derive(Default, Debug, Clone)]
 pub struct InlineStats {
+    /// Probes (not counted through a block) inlined or called.
     pub inlined: u64,
     pub called: u64,
+    /// Probes counted through block counters, at how many sites, how many blocks.
+    pub folded: u64,
+    pub folded_sites: u64,
+    pub blocks: u64,
     pub reasons: BTreeMap<String, u64>,
 }
 

@@ -11,6 +11,7 @@
 //! - [`error`]: typed errors (load, link, trap).
 #![deny(unsafe_op_in_unsafe_fn)]
 
+pub mod blockcount;
 pub mod dyninstr;
 pub mod error;
 pub mod frames;

@@ -66,6 +66,9 @@ struct Cli {
     /// JIT: largest monitor function (in instructions) that is inlined.
     #[arg(long = "inline-max-size", default_value_t = 64)]
     inline_max_size: usize,
+    /// JIT with inlining: count pure counter probes once per block (on|off).
+    #[arg(long = "block-counts", default_value = "on", value_parser = ["on", "off"])]
+    block_counts: String,
     /// Write /tmp/perf-<pid>.map (one line per compiled function) for Linux perf.
     #[arg(long = "perf-map")]
     perf_map: bool,
@@ -220,9 +223,12 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             }
         },
         max_size: cli.inline_max_size,
+        block_counts: cli.block_counts == "on",
         ..Default::default()
     };
     let mut inline_stats: Option<wizeng::inline::InlineStats> = None;
+    let mut counters: Option<wizeng::blockcount::BlockCounters> = None;
+    let (mut app, mut trap_site) = (None, None);
     let mut standalone: Option<Vec<u8>> = None;
     let module = match monitors.as_mut() {
         None => Module::new_for_tier(&bytes, tier),
@@ -264,6 +270,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
                         linker.define(wizeng::weave::PROBE_MODULE, name, *e);
                     }
                     inline_stats = Some(w.stats.clone());
+                    counters = Some(w.counters);
                     let mut wm = Module::new_for_tier(&w.bytes, tier).map_err(|e| wizeng::LoadError {
                         message: format!("woven module does not validate: {}", e.message),
                         ..e
@@ -314,6 +321,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             }
         };
         store.set_app(inst);
+        app = Some(inst);
         let (func, args) = match &cli.invoke {
             Some(name) => {
                 let f = store.export_func(inst, name).ok_or_else(|| {
@@ -366,6 +374,9 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
         }
         let t1 = std::time::Instant::now();
         let r = store.invoke(func, &args);
+        if let Err(t) = &r {
+            trap_site = t.site.as_ref().map(|s| (s.func, s.pc));
+        }
         // The app's buffered output comes before anything the engine prints.
         let _ = ctx.borrow_mut().flush();
         if cli.metrics {
@@ -400,6 +411,12 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
     // `wasm:exit` runs after the app ends: normally, by proc_exit, or after a
     // trap (then after the trap message). The exit status stays the app's.
     let _ = ctx.borrow_mut().flush();
+    if let (Some(c), Some(app)) = (&counters, app) {
+        // Block counts into the monitors' memories, before `wasm:exit` reads them.
+        if let Err(t) = c.settle(&mut store, app, trap_site) {
+            eprintln!("wizeng: trap: {t}");
+        }
+    }
     let result = match (&result, &monitors) {
         (Err(Failure(code, err)), Some(m)) if *code == status::TRAP => {
             eprintln!("wizeng: {err:#}");
@@ -436,6 +453,10 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
                     } else {
                         format!(" ({})", why.join(", "))
                     }
+                );
+                eprintln!(
+                    "wizeng: metrics: block counters {}, counting {} probes at {} sites",
+                    s.blocks, s.folded, s.folded_sites
                 );
             }
         }

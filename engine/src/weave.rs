@@ -23,6 +23,7 @@ use wasm_encoder::reencode::{Reencode, RoundtripReencoder};
 use wasm_encoder::{Encode, Instruction};
 use wasmparser::Operator;
 
+use crate::blockcount::{self, BlockCounters, Ev, FuncBlocks};
 use crate::error::LoadError;
 use crate::instrument::{ArgSource, Instrumenter, ProbeCall, Site, When};
 use crate::module::Module;
@@ -182,6 +183,10 @@ pub struct Woven {
     /// (monitor functions, and the memories/globals inlined monitor code uses).
     pub imports: Vec<(String, crate::types::Extern)>,
     pub stats: crate::inline::InlineStats,
+    /// Block counters; before a monitor's `wasm:exit`, call
+    /// [`BlockCounters::settle`] (or, outside this engine, the export
+    /// [`blockcount::FOLD_EXPORT`]).
+    pub counters: BlockCounters,
 }
 
 /// Index shifts: added imports come right after the app's own imports of each kind.
@@ -311,6 +316,10 @@ struct Body<'p> {
     inlined: Vec<(u32, InlinedFrom)>,
     /// The original pc of the site being woven.
     site_pc: u32,
+    /// With block counters: the fold function, and the probe functions that
+    /// may read counters (the fold runs before them).
+    fold_call: Option<u32>,
+    observers: &'p std::collections::HashSet<FuncAddr>,
 }
 
 impl Body<'_> {
@@ -486,6 +495,17 @@ impl Body<'_> {
         Ok(())
     }
 
+    /// The probes of one site that are not counted through a block; the
+    /// counters are folded first if one of them may read them.
+    fn site(&mut self, calls: &[ProbeCall], stack: Option<&Vec<ValType>>) -> Result<(), LoadError> {
+        if let Some(f) = self.fold_call {
+            if calls.iter().any(|c| self.observers.contains(&c.func)) {
+                self.ins(&Instruction::Call(f));
+            }
+        }
+        self.probes(calls, stack)
+    }
+
     /// Calls for one site; `stack` are the operand types, top first.
     fn probes(
         &mut self,
@@ -566,7 +586,7 @@ pub fn weave(
     let mut targets: Vec<FuncAddr> = Vec::new();
     let mut fids: Vec<&u32> = plan.funcs.keys().collect();
     fids.sort();
-    let mut site_calls: Vec<&ProbeCall> = Vec::new();
+    let mut site_calls: Vec<(u32, u64, &ProbeCall)> = Vec::new();
     for f in fids {
         let fp = &plan.funcs[f];
         let mut sites: Vec<(u32, u8, &Vec<ProbeCall>)> = fp
@@ -576,8 +596,13 @@ pub fn weave(
             .chain(fp.after.iter().map(|(pc, v)| (*pc, 2, v)))
             .collect();
         sites.sort_by_key(|s| (s.0, s.1));
-        for c in fp.entry.iter().chain(sites.iter().flat_map(|s| s.2.iter())) {
-            site_calls.push(c);
+        let entry = fp.entry.iter().map(|c| (0, c));
+        let keyed = sites.iter().flat_map(|s| {
+            let w = if s.1 == 1 { When::Before } else { When::After };
+            s.2.iter().map(move |c| (blockcount::key(s.0, w), c))
+        });
+        for (k, c) in entry.chain(keyed) {
+            site_calls.push((*f, k, c));
             if !targets.contains(&c.func) {
                 targets.push(c.func);
             }
@@ -621,7 +646,60 @@ pub fn weave(
             }
         }
     }
-    for c in &site_calls {
+    // Block counters (see `blockcount`): which probes are counted per block.
+    let mut counters = BlockCounters::default();
+    let mut func_blocks: HashMap<u32, FuncBlocks> = HashMap::new();
+    if cfg.enabled && cfg.block_counts && m.start.is_none() {
+        let countable = blockcount::countable(store, site_calls.iter().map(|c| c.2));
+        if !countable.is_empty() {
+            let first_global =
+                m.num_imported_globals + needs.globals.len() as u32 + m.globals.len() as u32;
+            let mut fids: Vec<&u32> = plan.funcs.keys().collect();
+            fids.sort();
+            for f in fids {
+                let fb = blockcount::plan_function(
+                    m,
+                    *f,
+                    &plan.funcs[f],
+                    &countable,
+                    first_global,
+                    &mut counters,
+                )?;
+                func_blocks.insert(*f, fb);
+            }
+        }
+    }
+    let mut counted_mems: Vec<crate::types::MemAddr> = counters
+        .blocks
+        .iter()
+        .flat_map(|b| b.sites.iter().flat_map(|s| s.1.iter().map(|i| i.mem)))
+        .collect();
+    counted_mems.sort_by_key(|a| a.0);
+    counted_mems.dedup();
+    for a in &counted_mems {
+        if !needs.memories.contains(a) {
+            needs.memories.push(*a);
+        }
+    }
+    // Probes that may read a counted memory fold the counters first.
+    let mut observers: std::collections::HashSet<FuncAddr> = Default::default();
+    if !counted_mems.is_empty() {
+        for t in &targets {
+            if let crate::store::FuncKind::Wasm { instance, .. } = store.funcs[t.0 as usize].kind {
+                let reach = blockcount::reachable_memories(store, instance);
+                if reach.map_or(true, |r| r.iter().any(|a| counted_mems.contains(a))) {
+                    observers.insert(*t);
+                }
+            }
+        }
+    }
+    stats.folded = counters.probes_folded;
+    stats.folded_sites = counters.sites_folded;
+    stats.blocks = counters.blocks.len() as u64;
+    for (f, k, c) in &site_calls {
+        if func_blocks.get(f).is_some_and(|fb| fb.folded.contains(k)) {
+            continue;
+        }
         if inline.contains(&c.func) {
             stats.inlined += 1;
         } else {
@@ -656,6 +734,13 @@ pub fn weave(
     for f in &inline {
         want_results(&store.func_type(*f).results.clone(), &mut extra_types);
     }
+    // The fold functions: `[] -> []`, after the app's functions.
+    let fold_type = orig_types + extra_types.len() as u32;
+    let first_fold = m.num_imported_funcs + shift + m.bodies.len() as u32;
+    let mut fold_funcs = Vec::new();
+    if !counters.blocks.is_empty() {
+        extra_types.push(FuncType::new([], []));
+    }
     let n_mem_imports = m
         .imports
         .iter()
@@ -682,6 +767,46 @@ pub fn weave(
             .collect(),
         inline,
         result_types,
+    };
+    if !counters.blocks.is_empty() {
+        fold_funcs =
+            blockcount::fold_functions(&counters.blocks, &|a| added.mem_idx[&a], first_fold);
+    }
+    let n_counters = counters.blocks.len();
+    let fold_call = (!counters.blocks.is_empty()).then_some(first_fold);
+    // Sections the fold needs that the app may lack are added in order.
+    let need_globals = std::cell::Cell::new(n_counters > 0);
+    let need_exports = std::cell::Cell::new(n_counters > 0);
+    let counter_globals = |gs: &mut wasm_encoder::GlobalSection| {
+        for _ in 0..n_counters {
+            gs.global(
+                wasm_encoder::GlobalType {
+                    val_type: wasm_encoder::ValType::I64,
+                    mutable: true,
+                    shared: false,
+                },
+                &wasm_encoder::ConstExpr::i64_const(0),
+            );
+        }
+    };
+    let fold_export = |es: &mut wasm_encoder::ExportSection| {
+        es.export(
+            blockcount::FOLD_EXPORT,
+            wasm_encoder::ExportKind::Func,
+            first_fold,
+        );
+    };
+    let missing = |out: &mut wasm_encoder::Module, globals: bool, exports: bool| {
+        if globals && need_globals.replace(false) {
+            let mut gs = wasm_encoder::GlobalSection::new();
+            counter_globals(&mut gs);
+            out.section(&gs);
+        }
+        if exports && need_exports.replace(false) {
+            let mut es = wasm_encoder::ExportSection::new();
+            fold_export(&mut es);
+            out.section(&es);
+        }
     };
     let mut imports: Vec<(String, crate::types::Extern)> = Vec::new();
     let mut import_entities: Vec<(String, wasm_encoder::EntityType)> = Vec::new();
@@ -770,6 +895,9 @@ pub fn weave(
                 }
                 let mut fs = wasm_encoder::FunctionSection::new();
                 weaver.parse_function_section(&mut fs, r).map_err(err)?;
+                for _ in &fold_funcs {
+                    fs.function(fold_type);
+                }
                 out.section(&fs);
             }
             P::TableSection(r) => {
@@ -785,24 +913,34 @@ pub fn weave(
             P::GlobalSection(r) => {
                 let mut s = wasm_encoder::GlobalSection::new();
                 weaver.parse_global_section(&mut s, r).map_err(err)?;
+                if need_globals.replace(false) {
+                    counter_globals(&mut s);
+                }
                 out.section(&s);
             }
             P::ExportSection(r) => {
+                missing(&mut out, true, false);
                 let mut s = wasm_encoder::ExportSection::new();
                 weaver.parse_export_section(&mut s, r).map_err(err)?;
+                if need_exports.replace(false) {
+                    fold_export(&mut s);
+                }
                 out.section(&s);
             }
             P::StartSection { func, .. } => {
+                missing(&mut out, true, true);
                 out.section(&wasm_encoder::StartSection {
                     function_index: weaver.function_index(func),
                 });
             }
             P::ElementSection(r) => {
+                missing(&mut out, true, true);
                 let mut s = wasm_encoder::ElementSection::new();
                 weaver.parse_element_section(&mut s, r).map_err(err)?;
                 out.section(&s);
             }
             P::DataCountSection { count, .. } => {
+                missing(&mut out, true, true);
                 out.section(&wasm_encoder::DataCountSection { count });
             }
             P::DataSection(r) => {
@@ -813,8 +951,11 @@ pub fn weave(
                 weaver.parse_data_section(&mut s, r).map_err(err)?;
                 out.section(&s);
             }
-            P::CodeSectionStart { .. } => code_sec = Some(wasm_encoder::CodeSection::new()),
-            P::CodeSectionEntry(body) => {
+            P::CodeSectionStart { .. } => {
+                missing(&mut out, true, true);
+                code_sec = Some(wasm_encoder::CodeSection::new())
+            }
+            P::CodeSectionEntry(_) => {
                 let idx = m.num_imported_funcs + def;
                 let fty = m.func_type(idx);
                 let fb = m.body(idx);
@@ -832,79 +973,56 @@ pub fn weave(
                     inline_locals: HashMap::new(),
                     inlined: Vec::new(),
                     site_pc: 0,
+                    fold_call,
+                    observers: &observers,
                 };
                 let fp = plan.funcs.get(&idx);
-                let mut reader = body.get_operators_reader().map_err(LoadError::from)?;
-                let body_start = fb.range.start;
-                let mut depth = 0i32;
-                let mut wrapped = false;
-                if let Some(fp) = fp {
-                    b.probes(&fp.entry, None)?;
-                    // Probes at the final `end`: wrap the body so branches to the
-                    // function's label reach them.
-                    let end_pc = (fb.range.end - 1 - body_start) as u32;
-                    if fp.before.contains_key(&end_pc) {
-                        wrapped = true;
-                        let bt = b.block_type(&fty.results);
-                        b.ins(&Instruction::Block(bt));
+                let no_blocks = FuncBlocks::default();
+                let fblocks = func_blocks.get(&idx).unwrap_or(&no_blocks);
+                let wrapped = fp.is_some_and(|fp| blockcount::wrapped(m, idx, fp));
+                let mut n = 0usize;
+                blockcount::for_each_event(m, idx, wrapped, |ev, pc, op| {
+                    if let Some(g) = fblocks.starts.get(&n) {
+                        // A counted block starts: one increment for all its probes.
+                        b.ins(&Instruction::GlobalGet(*g));
+                        b.ins(&Instruction::I64Const(1));
+                        b.ins(&Instruction::I64Add);
+                        b.ins(&Instruction::GlobalSet(*g));
                     }
-                }
-                while !reader.eof() {
-                    let off = reader.original_position();
-                    let op = reader.read().map_err(LoadError::from)?;
-                    let pc = (off - body_start) as u32;
+                    n += 1;
                     b.site_pc = pc;
-                    let before = fp.and_then(|f| f.before.get(&pc));
-                    let after = fp.and_then(|f| f.after.get(&pc));
-                    let stack_b = fp.and_then(|f| f.stack_types.get(&(pc, false)));
-                    let stack_a = fp.and_then(|f| f.stack_types.get(&(pc, true)));
-                    let is_final_end = matches!(op, Operator::End) && depth == 0;
-                    let inst = weaver.instruction(op.clone()).map_err(err)?;
-                    b.pcs.push((b.code.len() as u32, pc));
-                    match op {
-                        Operator::Loop { .. } => {
-                            b.ins(&inst);
-                            if let Some(c) = before {
-                                b.probes(c, stack_b)?;
-                            }
-                        }
-                        Operator::End if !is_final_end => {
-                            b.ins(&inst);
-                            if let Some(c) = before {
-                                b.probes(c, stack_b)?;
-                            }
-                        }
-                        Operator::End => {
-                            if wrapped {
-                                b.ins(&Instruction::End);
-                                if let Some(c) = before {
-                                    b.probes(c, stack_b)?;
+                    match ev {
+                        Ev::Site(_, when) => {
+                            let calls = fp.and_then(|f| match when {
+                                When::Entry => Some(&f.entry),
+                                When::Before => f.before.get(&pc),
+                                When::After => f.after.get(&pc),
+                            });
+                            if let Some(c) = calls {
+                                if !fblocks.folded.contains(&blockcount::key(pc, when)) {
+                                    b.pcs.push((b.code.len() as u32, pc));
+                                    let stack = fp.and_then(|f| {
+                                        f.stack_types.get(&(pc, when == When::After))
+                                    });
+                                    b.site(c, stack)?;
                                 }
-                            } else if let Some(c) = before {
-                                b.probes(c, stack_b)?;
                             }
+                            if when == When::Entry && wrapped {
+                                // Probes at the final `end`: wrap the body so
+                                // branches to the function's label reach them.
+                                let bt = b.block_type(&fty.results);
+                                b.ins(&Instruction::Block(bt));
+                            }
+                        }
+                        Ev::Op => {
                             b.pcs.push((b.code.len() as u32, pc));
-                            b.ins(&inst);
+                            b.ins(&weaver.instruction(op.clone()).map_err(err)?);
                         }
-                        _ => {
-                            if let Some(c) = before {
-                                b.probes(c, stack_b)?;
-                                b.pcs.push((b.code.len() as u32, pc));
-                            }
-                            b.ins(&inst);
-                        }
+                        Ev::WrapEnd => b.ins(&Instruction::End),
+                        Ev::Split => {}
                     }
-                    if let Some(c) = after {
-                        b.probes(c, stack_a)?;
-                    }
-                    match op {
-                        Operator::Block { .. } | Operator::Loop { .. } | Operator::If { .. } => {
-                            depth += 1
-                        }
-                        Operator::End => depth -= 1,
-                        _ => {}
-                    }
-                }
+                    Ok(())
+                })?;
                 // Header: local declarations (run-length encoded).
                 let mut header = Vec::new();
                 let mut groups: Vec<(u32, ValType)> = Vec::new();
@@ -940,6 +1058,12 @@ pub fn weave(
                         .collect(),
                 );
                 def += 1;
+                if def as usize == m.bodies.len() {
+                    let cs = code_sec.get_or_insert_with(wasm_encoder::CodeSection::new);
+                    for f in &fold_funcs {
+                        cs.function(f);
+                    }
+                }
             }
             P::CustomSection(c) => {
                 if let Some(cs) = code_sec.take() {
@@ -972,5 +1096,6 @@ pub fn weave(
         },
         imports,
         stats,
+        counters,
     })
 }

@@ -1,0 +1,754 @@
+//! Block counting: probes that are pure counter increments are counted once
+//! per straight-line block instead of once per site (JIT tiers, with inlining).
+//!
+//! 1. [`pure_increment`] evaluates a probe's monitor function with the site's
+//!    static arguments folded to constants. It succeeds when the only effects
+//!    are `store(a, load(a) + c)` at constant, in-bounds addresses of the
+//!    monitor's memories (so the probe can never trap and its effect commutes
+//!    with every other such increment of the same bytes).
+//! 2. The woven function is cut into blocks ([`layout`]): at branch targets
+//!    (`loop` headers, after `end`, `if`, `else`), after branches, returns,
+//!    `unreachable` and every call, and around any site with a probe that is not
+//!    such an increment. A block whose increments number at least two gets a
+//!    counter (a global of the woven module), incremented once at its entry;
+//!    those probes are not emitted.
+//! 3. The counts are folded into the monitor's memory (`count * delta` into each
+//!    site's counter) by Wasm code in the woven module: the exported function
+//!    [`FOLD_EXPORT`] (called by the engine before `wasm:exit`, see
+//!    [`BlockCounters::settle`]) and a call to it woven before every probe that
+//!    is not a counted increment and can reach a counted memory (it may read
+//!    the counters).
+//! 4. A trap in the middle of a counted block: the block was counted on entry,
+//!    so the increments of the sites after the trapping instruction are taken
+//!    back using the trap's site ([`BlockCounters::settle`]). Calls end blocks,
+//!    so a trap (or `proc_exit`) in a callee never leaves its caller's block
+//!    partly executed, and probes that trap are never inside a counted block.
+//!
+//! So at every point where monitor code runs, the monitor's memory holds
+//! exactly the values the per-site probes would have produced.
+
+use std::collections::{HashMap, HashSet};
+
+use wasmparser::Operator;
+
+use crate::instrument::{ArgSource, ProbeCall, When};
+use crate::store::{FuncKind, Store};
+use crate::types::{InstanceId, MemAddr, ValType};
+
+/// Export of the woven module that folds every block counter into the
+/// monitors' memories (no params, no results). Whoever runs a woven module
+/// must call it before any monitor export that may read the counters
+/// (`wasm:exit`); woven code calls it itself before its other probes.
+pub const FOLD_EXPORT: &str = "wizeng:fold";
+
+/// One counter increment: `width` bytes at `ea` in `mem`, little-endian,
+/// increased by `delta` (wrapping).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Inc {
+    pub mem: MemAddr,
+    pub ea: u32,
+    pub width: u8,
+    pub delta: u64,
+}
+
+/// Abstract values of the evaluation.
+#[derive(Clone, Copy, Debug)]
+enum Av {
+    Const(u64),
+    Unknown,
+    /// The value loaded by load number `n`, plus a delta.
+    Loaded {
+        n: usize,
+        delta: u64,
+    },
+}
+
+struct Load {
+    mem: MemAddr,
+    ea: u32,
+    width: u8,
+}
+
+fn width_of(op: &Operator<'_>) -> Option<(u8, bool)> {
+    use Operator as O;
+    // (bytes, is a store)
+    Some(match op {
+        O::I32Load { .. } | O::I64Load32S { .. } | O::I64Load32U { .. } => (4, false),
+        O::I64Load { .. } => (8, false),
+        O::I32Load8S { .. } | O::I32Load8U { .. } | O::I64Load8S { .. } | O::I64Load8U { .. } => {
+            (1, false)
+        }
+        O::I32Load16S { .. }
+        | O::I32Load16U { .. }
+        | O::I64Load16S { .. }
+        | O::I64Load16U { .. } => (2, false),
+        O::I32Store { .. } | O::I64Store32 { .. } => (4, true),
+        O::I64Store { .. } => (8, true),
+        O::I32Store8 { .. } | O::I64Store8 { .. } => (1, true),
+        O::I32Store16 { .. } | O::I64Store16 { .. } => (2, true),
+        _ => return None,
+    })
+}
+
+/// The increments a probe performs, if it is nothing but constant-address,
+/// in-bounds counter increments in the monitor's own memories.
+pub fn pure_increment(store: &Store, call: &ProbeCall) -> Option<Vec<Inc>> {
+    let FuncKind::Wasm { instance, func_idx } = store.funcs[call.func.0 as usize].kind else {
+        return None;
+    };
+    let idata = store.instance(instance);
+    let m = &idata.module;
+    let fty = m.func_type(func_idx);
+    let mask = |t: ValType, v: u64| {
+        if t == ValType::I32 {
+            v as u32 as u64
+        } else {
+            v
+        }
+    };
+    let mut locals: Vec<Av> = Vec::new();
+    for (i, t) in fty.params.iter().enumerate() {
+        locals.push(match (call.args.get(i)?, t) {
+            (ArgSource::Const(v), ValType::I32 | ValType::I64) => Av::Const(mask(*t, *v)),
+            _ => Av::Unknown,
+        });
+    }
+    for t in &m.body(func_idx).locals {
+        locals.push(match t {
+            ValType::I32 | ValType::I64 => Av::Const(0),
+            _ => Av::Unknown,
+        });
+    }
+    let mut stack: Vec<Av> = Vec::new();
+    let mut loads: Vec<Load> = Vec::new();
+    let mut incs: Vec<Inc> = Vec::new();
+    let mut depth = 0u32;
+    let mut ops = m.operators(func_idx);
+    let mut n = 0;
+    let overlaps = |a: &Inc, mem: MemAddr, ea: u32, w: u8| {
+        a.mem == mem
+            && (a.ea as u64) < ea as u64 + w as u64
+            && (ea as u64) < a.ea as u64 + a.width as u64
+    };
+    while !ops.eof() {
+        let op = ops.read().ok()?;
+        n += 1;
+        if n > 256 {
+            return None;
+        }
+        use Operator as O;
+        let i32t = ValType::I32;
+        let i64t = ValType::I64;
+        match &op {
+            O::Nop => {}
+            O::Block {
+                blockty: wasmparser::BlockType::Empty,
+            } => depth += 1,
+            O::End if depth > 0 => depth -= 1,
+            O::End | O::Return => break,
+            O::Drop => {
+                stack.pop()?;
+            }
+            O::I32Const { value } => stack.push(Av::Const(*value as u32 as u64)),
+            O::I64Const { value } => stack.push(Av::Const(*value as u64)),
+            O::LocalGet { local_index } => stack.push(*locals.get(*local_index as usize)?),
+            O::LocalSet { local_index } => *locals.get_mut(*local_index as usize)? = stack.pop()?,
+            O::LocalTee { local_index } => {
+                *locals.get_mut(*local_index as usize)? = *stack.last()?
+            }
+            O::GlobalGet { global_index } => {
+                let g = &store.globals[idata.globals[*global_index as usize].0 as usize];
+                stack.push(match g.ty.ty {
+                    t @ (ValType::I32 | ValType::I64) if !g.ty.mutable => {
+                        Av::Const(mask(t, g.value))
+                    }
+                    _ => Av::Unknown,
+                });
+            }
+            O::I32WrapI64 => {
+                let v = stack.pop()?;
+                stack.push(match v {
+                    Av::Const(c) => Av::Const(c as u32 as u64),
+                    _ => Av::Unknown,
+                });
+            }
+            O::I64ExtendI32U | O::I64ExtendI32S => {
+                let v = stack.pop()?;
+                stack.push(match v {
+                    Av::Const(c) if matches!(op, O::I64ExtendI32S) => {
+                        Av::Const(c as u32 as i32 as i64 as u64)
+                    }
+                    Av::Const(c) => Av::Const(c),
+                    _ => Av::Unknown,
+                });
+            }
+            O::I32Add
+            | O::I32Sub
+            | O::I32Mul
+            | O::I32And
+            | O::I32Or
+            | O::I32Xor
+            | O::I32Shl
+            | O::I32ShrU
+            | O::I64Add
+            | O::I64Sub
+            | O::I64Mul
+            | O::I64And
+            | O::I64Or
+            | O::I64Xor
+            | O::I64Shl
+            | O::I64ShrU => {
+                let t = if matches!(
+                    op,
+                    O::I32Add
+                        | O::I32Sub
+                        | O::I32Mul
+                        | O::I32And
+                        | O::I32Or
+                        | O::I32Xor
+                        | O::I32Shl
+                        | O::I32ShrU
+                ) {
+                    i32t
+                } else {
+                    i64t
+                };
+                let b = stack.pop()?;
+                let a = stack.pop()?;
+                let bits = if t == i32t { 31 } else { 63 };
+                let r = match (a, b) {
+                    (Av::Const(x), Av::Const(y)) => Av::Const(mask(
+                        t,
+                        match op {
+                            O::I32Add | O::I64Add => x.wrapping_add(y),
+                            O::I32Sub | O::I64Sub => x.wrapping_sub(y),
+                            O::I32Mul | O::I64Mul => x.wrapping_mul(y),
+                            O::I32And | O::I64And => x & y,
+                            O::I32Or | O::I64Or => x | y,
+                            O::I32Xor | O::I64Xor => x ^ y,
+                            O::I32Shl | O::I64Shl => x << (y & bits),
+                            _ => x >> (y & bits),
+                        },
+                    )),
+                    (Av::Loaded { n, delta }, Av::Const(c))
+                    | (Av::Const(c), Av::Loaded { n, delta })
+                        if matches!(op, O::I32Add | O::I64Add) =>
+                    {
+                        Av::Loaded {
+                            n,
+                            delta: delta.wrapping_add(c),
+                        }
+                    }
+                    (Av::Loaded { n, delta }, Av::Const(c))
+                        if matches!(op, O::I32Sub | O::I64Sub) =>
+                    {
+                        Av::Loaded {
+                            n,
+                            delta: delta.wrapping_sub(c),
+                        }
+                    }
+                    _ => Av::Unknown,
+                };
+                stack.push(r);
+            }
+            _ => {
+                let (width, is_store) = width_of(&op)?;
+                let ma = crate::inline::memarg_of(&op)?;
+                let mem = *idata.memories.get(ma.memory as usize)?;
+                let value = if is_store { Some(stack.pop()?) } else { None };
+                let Av::Const(a) = stack.pop()? else {
+                    return None;
+                };
+                let ea = a.checked_add(ma.offset)?;
+                // In bounds now, so always (memories never shrink).
+                if ea + width as u64 > store.memory(mem).data.len() as u64 {
+                    return None;
+                }
+                let ea = ea as u32;
+                if incs.iter().any(|i| overlaps(i, mem, ea, width)) {
+                    // Reads or writes bytes already written here: not a plain increment.
+                    return None;
+                }
+                match value {
+                    None => {
+                        loads.push(Load { mem, ea, width });
+                        stack.push(Av::Loaded {
+                            n: loads.len() - 1,
+                            delta: 0,
+                        });
+                    }
+                    Some(Av::Loaded { n, delta }) => {
+                        let l = &loads[n];
+                        if l.mem != mem || l.ea != ea || l.width != width {
+                            return None;
+                        }
+                        let delta = if width == 8 {
+                            delta
+                        } else {
+                            delta & ((1u64 << (8 * width as u32)) - 1)
+                        };
+                        incs.push(Inc {
+                            mem,
+                            ea,
+                            width,
+                            delta,
+                        });
+                    }
+                    Some(_) => return None,
+                }
+            }
+        }
+    }
+    (!incs.is_empty()).then_some(incs)
+}
+
+/// Memories a monitor function of `instance` may read or write, directly or
+/// through what it imports: its own, or everything when it imports Wasm
+/// functions or tables from elsewhere (`None`).
+pub fn reachable_memories(store: &Store, instance: InstanceId) -> Option<Vec<MemAddr>> {
+    let idata = store.instance(instance);
+    let m = &idata.module;
+    if m.num_imported_tables > 0 {
+        return None;
+    }
+    for f in &idata.funcs[..m.num_imported_funcs as usize] {
+        if let FuncKind::Wasm { .. } = store.funcs[f.0 as usize].kind {
+            return None;
+        }
+    }
+    Some(idata.memories.clone())
+}
+
+/// Emission events of one instruction, in woven order. Both the block
+/// partition and the emission walk these, so they agree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ev {
+    /// The probes of a site.
+    Site(u32, When),
+    /// The instruction itself.
+    Op,
+    /// Control may arrive or leave here: a block boundary.
+    Split,
+    /// The end of the wrapper block around a body with probes at its final `end`.
+    WrapEnd,
+}
+
+/// Whether control can leave (or observe state outside the block) at this
+/// instruction; `loop`, `end` and the final `end` are handled in [`layout`].
+fn ends_block(op: &Operator<'_>) -> bool {
+    use Operator as O;
+    matches!(
+        op,
+        O::If { .. }
+            | O::Else
+            | O::Br { .. }
+            | O::BrIf { .. }
+            | O::BrTable { .. }
+            | O::Return
+            | O::Unreachable
+            | O::Call { .. }
+            | O::CallIndirect { .. }
+            | O::ReturnCall { .. }
+            | O::ReturnCallIndirect { .. }
+            | O::CallRef { .. }
+            | O::ReturnCallRef { .. }
+            | O::BrOnNull { .. }
+            | O::BrOnNonNull { .. }
+            | O::Throw { .. }
+            | O::ThrowRef
+            | O::Rethrow { .. }
+            | O::Try { .. }
+            | O::TryTable { .. }
+            | O::Catch { .. }
+            | O::CatchAll
+            | O::Delegate { .. }
+    )
+}
+
+/// The events of instruction `op` at `pc`.
+pub fn layout(op: &Operator<'_>, pc: u32, final_end: bool, wrapped: bool) -> Vec<Ev> {
+    use Ev::*;
+    match op {
+        Operator::Loop { .. } => vec![Op, Split, Site(pc, When::Before), Site(pc, When::After)],
+        Operator::End if !final_end => {
+            vec![Op, Split, Site(pc, When::Before), Site(pc, When::After)]
+        }
+        Operator::End if wrapped => vec![
+            WrapEnd,
+            Split,
+            Site(pc, When::Before),
+            Op,
+            Site(pc, When::After),
+        ],
+        Operator::End => vec![Site(pc, When::Before), Op, Site(pc, When::After)],
+        _ if ends_block(op) => vec![Site(pc, When::Before), Op, Split, Site(pc, When::After)],
+        _ => vec![Site(pc, When::Before), Op, Site(pc, When::After)],
+    }
+}
+
+/// Site order within a function: entry, then (pc, before), (pc, after).
+pub fn key(pc: u32, when: When) -> u64 {
+    match when {
+        When::Entry => 0,
+        When::Before => 2 * pc as u64,
+        When::After => 2 * pc as u64 + 1,
+    }
+}
+
+/// A block of one function that has a counter.
+#[derive(Debug, Clone)]
+pub struct CountedBlock {
+    /// Original function index.
+    pub func: u32,
+    /// Original pcs of the first and last instruction in the block (none: the
+    /// block has only probes).
+    pub pcs: Option<(u32, u32)>,
+    /// Index of the counter in the woven module's globals.
+    pub global: u32,
+    /// The counted sites, in order: (key, increments).
+    pub sites: Vec<(u64, Vec<Inc>)>,
+}
+
+/// The block counters of a woven module, and what the engine must do before a
+/// monitor observes its memory at the end of the run.
+#[derive(Debug, Default)]
+pub struct BlockCounters {
+    pub blocks: Vec<CountedBlock>,
+    /// Probes no longer emitted (counted through their block).
+    pub probes_folded: u64,
+    /// Sites whose probes are all counted through their block.
+    pub sites_folded: u64,
+}
+
+impl BlockCounters {
+    /// Bring the monitors' memories up to date after the app ran in `app` (an
+    /// instance of the woven module): take back the increments of the sites
+    /// after the trapping instruction, when the run ended with a trap at
+    /// `trap` (original function, pc), then fold every counter.
+    pub fn settle(
+        &self,
+        store: &mut Store,
+        app: InstanceId,
+        trap: Option<(u32, u32)>,
+    ) -> Result<(), crate::Trap> {
+        if self.blocks.is_empty() {
+            return Ok(());
+        }
+        if let Some((func, pc)) = trap {
+            let hit = self.blocks.iter().find(|b| {
+                b.func == func && b.pcs.is_some_and(|(first, last)| first <= pc && pc <= last)
+            });
+            if let Some(b) = hit {
+                let g = store.instance(app).globals[b.global as usize];
+                if store.globals[g.0 as usize].value != 0 {
+                    for (k, incs) in &b.sites {
+                        if *k > key(pc, When::Before) {
+                            for i in incs {
+                                add(store, i, i.delta.wrapping_neg());
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let f = store
+            .export_func(app, FOLD_EXPORT)
+            .ok_or_else(|| crate::Trap::host("woven module without its fold function"))?;
+        store.invoke(f, &[]).map(|_| ())
+    }
+}
+
+/// Add `delta` (wrapping at the counter's width) to the counter of `i`.
+fn add(store: &mut Store, i: &Inc, delta: u64) {
+    let mem = &mut store.memory_mut(i.mem).data;
+    let (ea, w) = (i.ea as usize, i.width as usize);
+    let mut b = [0u8; 8];
+    b[..w].copy_from_slice(&mem[ea..ea + w]);
+    let v = u64::from_le_bytes(b).wrapping_add(delta);
+    mem[ea..ea + w].copy_from_slice(&v.to_le_bytes()[..w]);
+}
+
+/// Identifies a probe call for [`pure_increment`]: its function and constant args.
+pub type CallKey = (crate::types::FuncAddr, Vec<Option<u64>>);
+
+pub fn call_key(c: &ProbeCall) -> CallKey {
+    let args = c
+        .args
+        .iter()
+        .map(|a| match a {
+            ArgSource::Const(v) => Some(*v),
+            _ => None,
+        })
+        .collect();
+    (c.func, args)
+}
+
+/// Which probe increments may be counted: those of pure increments whose
+/// bytes no other increment touches with another (address, width) (adds of
+/// the same bytes commute; overlapping ones of different shape would not).
+pub fn countable<'a>(
+    store: &Store,
+    calls: impl Iterator<Item = &'a ProbeCall>,
+) -> HashMap<CallKey, Vec<Inc>> {
+    let mut out: HashMap<CallKey, Vec<Inc>> = HashMap::new();
+    let mut failed: HashSet<CallKey> = HashSet::new();
+    for c in calls {
+        let k = call_key(c);
+        if out.contains_key(&k) || failed.contains(&k) {
+            continue;
+        }
+        match pure_increment(store, c) {
+            Some(incs) => {
+                out.insert(k, incs);
+            }
+            None => {
+                failed.insert(k);
+            }
+        }
+    }
+    // Shapes per memory, sorted by address: any two distinct shapes that overlap conflict.
+    let mut shapes: Vec<(MemAddr, u32, u8)> = out
+        .values()
+        .flatten()
+        .map(|i| (i.mem, i.ea, i.width))
+        .collect();
+    shapes.sort_by_key(|s| (s.0 .0, s.1, s.2));
+    shapes.dedup();
+    // Sweep by start address: a shape that starts before the furthest end seen
+    // so far overlaps the shape with that end.
+    let mut bad: HashSet<(MemAddr, u32, u8)> = HashSet::new();
+    let mut reach: Option<(MemAddr, u64, (MemAddr, u32, u8))> = None;
+    for s in &shapes {
+        if let Some((m, end, first)) = reach {
+            if m == s.0 && (s.1 as u64) < end {
+                bad.insert(first);
+                bad.insert(*s);
+            }
+        }
+        let end = s.1 as u64 + s.2 as u64;
+        match reach {
+            Some((m, e, _)) if m == s.0 && e >= end => {}
+            _ => reach = Some((s.0, end, *s)),
+        }
+    }
+    if !bad.is_empty() {
+        out.retain(|_, incs| !incs.iter().any(|i| bad.contains(&(i.mem, i.ea, i.width))));
+    }
+    out
+}
+
+/// Where one function's counters go (pass 1 of weaving; emission replays
+/// the same events).
+#[derive(Default, Debug)]
+pub struct FuncBlocks {
+    /// Event number -> counter (woven global index) to increment before it.
+    pub starts: HashMap<usize, u32>,
+    /// Keys of the sites whose probes are counted through their block.
+    pub folded: HashSet<u64>,
+}
+
+/// Whether the final `end` of function `idx` has probes (the body is then
+/// wrapped in a block, see `weave`).
+pub fn wrapped(m: &crate::Module, idx: u32, fp: &crate::weave::FuncPlan) -> bool {
+    let fb = m.body(idx);
+    let end_pc = (fb.range.end - 1 - fb.range.start) as u32;
+    fp.before.contains_key(&end_pc)
+}
+
+/// The events of function `idx` in order, with each instruction's pc: event
+/// 0 is the entry site.
+pub fn for_each_event(
+    m: &crate::Module,
+    idx: u32,
+    wrapped: bool,
+    mut f: impl FnMut(Ev, u32, &Operator<'_>) -> Result<(), crate::LoadError>,
+) -> Result<(), crate::LoadError> {
+    let body_start = m.body(idx).range.start;
+    f(Ev::Site(0, When::Entry), 0, &Operator::Nop)?;
+    let mut ops = m.operators(idx);
+    let mut depth = 0i32;
+    while !ops.eof() {
+        let off = ops.original_position();
+        let op = ops.read().map_err(crate::LoadError::from)?;
+        let pc = (off - body_start) as u32;
+        let final_end = matches!(op, Operator::End) && depth == 0;
+        for ev in layout(&op, pc, final_end, wrapped) {
+            f(ev, pc, &op)?;
+        }
+        match op {
+            Operator::Block { .. } | Operator::Loop { .. } | Operator::If { .. } => depth += 1,
+            Operator::End => depth -= 1,
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Partition function `idx` into blocks and give a counter to each block
+/// with at least two countable probes. Counters are numbered from
+/// `first_global + out.blocks.len()`.
+pub fn plan_function(
+    m: &crate::Module,
+    idx: u32,
+    fp: &crate::weave::FuncPlan,
+    countable: &HashMap<CallKey, Vec<Inc>>,
+    first_global: u32,
+    out: &mut BlockCounters,
+) -> Result<FuncBlocks, crate::LoadError> {
+    struct Cur {
+        start: usize,
+        probes: u64,
+        pcs: Option<(u32, u32)>,
+        sites: Vec<(u64, Vec<Inc>)>,
+    }
+    let new = |start| Cur {
+        start,
+        probes: 0,
+        pcs: None,
+        sites: Vec::new(),
+    };
+    let mut fb = FuncBlocks::default();
+    let mut close = |c: Cur, fb: &mut FuncBlocks| {
+        if c.probes < 2 {
+            return;
+        }
+        let global = first_global + out.blocks.len() as u32;
+        fb.starts.insert(c.start, global);
+        for (k, _) in &c.sites {
+            fb.folded.insert(*k);
+        }
+        out.probes_folded += c.probes;
+        out.sites_folded += c.sites.len() as u64;
+        out.blocks.push(CountedBlock {
+            func: idx,
+            pcs: c.pcs,
+            global,
+            sites: c.sites,
+        });
+    };
+    let mut cur = new(0);
+    let mut n = 0usize;
+    for_each_event(m, idx, wrapped(m, idx, fp), |ev, pc, _| {
+        match ev {
+            Ev::Split => {
+                let c = std::mem::replace(&mut cur, new(n + 1));
+                close(c, &mut fb);
+            }
+            Ev::Site(pc, when) => {
+                let calls = match when {
+                    When::Entry => Some(&fp.entry),
+                    When::Before => fp.before.get(&pc),
+                    When::After => fp.after.get(&pc),
+                };
+                if let Some(calls) = calls.filter(|c| !c.is_empty()) {
+                    let incs: Option<Vec<Inc>> = calls
+                        .iter()
+                        .map(|c| countable.get(&call_key(c)))
+                        .collect::<Option<Vec<_>>>()
+                        .map(|v| v.into_iter().flatten().copied().collect());
+                    match incs {
+                        Some(incs) => {
+                            cur.probes += calls.len() as u64;
+                            cur.sites.push((key(pc, when), incs));
+                        }
+                        None => {
+                            let c = std::mem::replace(&mut cur, new(n + 1));
+                            close(c, &mut fb);
+                        }
+                    }
+                }
+            }
+            Ev::Op => {
+                cur.pcs = Some(cur.pcs.map_or((pc, pc), |(f, _)| (f, pc)));
+            }
+            Ev::WrapEnd => {}
+        }
+        n += 1;
+        Ok(())
+    })?;
+    close(cur, &mut fb);
+    Ok(fb)
+}
+
+/// The fold functions: the first (exported as [`FOLD_EXPORT`]) calls the
+/// others, which fold a share of the blocks each (bounded size, for the
+/// compiler). `first_func` is the index of the first; `mem_idx` maps a
+/// counter's memory to its index in the woven module.
+pub fn fold_functions(
+    blocks: &[CountedBlock],
+    mem_idx: &dyn Fn(MemAddr) -> u32,
+    first_func: u32,
+) -> Vec<wasm_encoder::Function> {
+    use wasm_encoder::{BlockType, Function, Instruction as I, MemArg};
+    const CHUNK: usize = 2048;
+    let mut chunks: Vec<Function> = Vec::new();
+    let mut f = Function::new([(1, wasm_encoder::ValType::I64)]);
+    let mut n = 0usize;
+    for b in blocks {
+        let mut agg: Vec<Inc> = b.sites.iter().flat_map(|s| s.1.iter().copied()).collect();
+        agg.sort_by_key(|i| (i.mem.0, i.ea, i.width));
+        let mut merged: Vec<Inc> = Vec::new();
+        for i in agg {
+            match merged.last_mut() {
+                Some(l) if (l.mem, l.ea, l.width) == (i.mem, i.ea, i.width) => {
+                    l.delta = l.delta.wrapping_add(i.delta)
+                }
+                _ => merged.push(i),
+            }
+        }
+        f.instruction(&I::Block(BlockType::Empty));
+        f.instruction(&I::GlobalGet(b.global));
+        f.instruction(&I::LocalTee(0));
+        f.instruction(&I::I64Eqz);
+        f.instruction(&I::BrIf(0));
+        f.instruction(&I::I64Const(0));
+        f.instruction(&I::GlobalSet(b.global));
+        for i in &merged {
+            let ma = MemArg {
+                offset: 0,
+                align: 0,
+                memory_index: mem_idx(i.mem),
+            };
+            f.instruction(&I::I32Const(i.ea as i32));
+            f.instruction(&I::I32Const(i.ea as i32));
+            f.instruction(&match i.width {
+                8 => I::I64Load(ma),
+                4 => I::I64Load32U(ma),
+                2 => I::I64Load16U(ma),
+                _ => I::I64Load8U(ma),
+            });
+            f.instruction(&I::LocalGet(0));
+            if i.delta != 1 {
+                f.instruction(&I::I64Const(i.delta as i64));
+                f.instruction(&I::I64Mul);
+            }
+            f.instruction(&I::I64Add);
+            f.instruction(&match i.width {
+                8 => I::I64Store(ma),
+                4 => I::I64Store32(ma),
+                2 => I::I64Store16(ma),
+                _ => I::I64Store8(ma),
+            });
+        }
+        f.instruction(&I::End);
+        n += merged.len() + 1;
+        if n >= CHUNK {
+            f.instruction(&I::End);
+            chunks.push(std::mem::replace(
+                &mut f,
+                Function::new([(1, wasm_encoder::ValType::I64)]),
+            ));
+            n = 0;
+        }
+    }
+    if n > 0 {
+        f.instruction(&I::End);
+        chunks.push(f);
+    }
+    let mut main = Function::new([]);
+    for k in 0..chunks.len() {
+        main.instruction(&I::Call(first_func + 1 + k as u32));
+    }
+    main.instruction(&I::End);
+    std::iter::once(main).chain(chunks).collect()
+}
