@@ -545,6 +545,10 @@ pub struct FuncBlocks {
     pub starts: HashMap<usize, u32>,
     /// Keys of the sites whose probes are counted through their block.
     pub folded: HashSet<u64>,
+    /// Sites with probes that are not countable increments: the functions of
+    /// those probes (they may read counters: the counters are folded before
+    /// them, if they can reach them).
+    pub uncountable: HashMap<u64, Vec<crate::types::FuncAddr>>,
 }
 
 /// Whether the final `end` of function `idx` has probes (the body is then
@@ -652,6 +656,12 @@ pub fn plan_function(
                             cur.sites.push((key(pc, when), incs));
                         }
                         None => {
+                            let funcs = calls
+                                .iter()
+                                .filter(|c| !countable.contains_key(&call_key(c)))
+                                .map(|c| c.func)
+                                .collect();
+                            fb.uncountable.insert(key(pc, when), funcs);
                             let c = std::mem::replace(&mut cur, new(n + 1));
                             close(c, &mut fb);
                         }

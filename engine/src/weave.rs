@@ -496,10 +496,16 @@ impl Body<'_> {
     }
 
     /// The probes of one site that are not counted through a block; the
-    /// counters are folded first if one of them may read them.
-    fn site(&mut self, calls: &[ProbeCall], stack: Option<&Vec<ValType>>) -> Result<(), LoadError> {
-        if let Some(f) = self.fold_call {
-            if calls.iter().any(|c| self.observers.contains(&c.func)) {
+    /// counters are folded first if one of its probes that is not a
+    /// countable increment (`uncountable`) may read them.
+    fn site(
+        &mut self,
+        calls: &[ProbeCall],
+        stack: Option<&Vec<ValType>>,
+        uncountable: Option<&Vec<FuncAddr>>,
+    ) -> Result<(), LoadError> {
+        if let (Some(f), Some(u)) = (self.fold_call, uncountable) {
+            if u.iter().any(|c| self.observers.contains(c)) {
                 self.ins(&Instruction::Call(f));
             }
         }
@@ -1004,7 +1010,9 @@ pub fn weave(
                                     let stack = fp.and_then(|f| {
                                         f.stack_types.get(&(pc, when == When::After))
                                     });
-                                    b.site(c, stack)?;
+                                    let uncountable =
+                                        fblocks.uncountable.get(&blockcount::key(pc, when));
+                                    b.site(c, stack, uncountable)?;
                                 }
                             }
                             if when == When::Entry && wrapped {
