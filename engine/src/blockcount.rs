@@ -90,6 +90,43 @@ fn width_of(op: &Operator<'_>) -> Option<(u8, bool)> {
     })
 }
 
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Bin {
+    Add,
+    Sub,
+    Mul,
+    And,
+    Or,
+    Xor,
+    Shl,
+    ShrU,
+}
+
+/// The integer binary operators the evaluation folds (none of them traps).
+fn binop(op: &Operator<'_>) -> Option<(ValType, Bin)> {
+    use Operator as O;
+    use ValType::{I32, I64};
+    Some(match op {
+        O::I32Add => (I32, Bin::Add),
+        O::I32Sub => (I32, Bin::Sub),
+        O::I32Mul => (I32, Bin::Mul),
+        O::I32And => (I32, Bin::And),
+        O::I32Or => (I32, Bin::Or),
+        O::I32Xor => (I32, Bin::Xor),
+        O::I32Shl => (I32, Bin::Shl),
+        O::I32ShrU => (I32, Bin::ShrU),
+        O::I64Add => (I64, Bin::Add),
+        O::I64Sub => (I64, Bin::Sub),
+        O::I64Mul => (I64, Bin::Mul),
+        O::I64And => (I64, Bin::And),
+        O::I64Or => (I64, Bin::Or),
+        O::I64Xor => (I64, Bin::Xor),
+        O::I64Shl => (I64, Bin::Shl),
+        O::I64ShrU => (I64, Bin::ShrU),
+        _ => return None,
+    })
+}
+
 /// The increments a probe performs, if it is nothing but constant-address,
 /// in-bounds counter increments in the monitor's own memories.
 pub fn pure_increment(store: &Store, call: &ProbeCall) -> Option<Vec<Inc>> {
@@ -137,8 +174,6 @@ pub fn pure_increment(store: &Store, call: &ProbeCall) -> Option<Vec<Inc>> {
             return None;
         }
         use Operator as O;
-        let i32t = ValType::I32;
-        let i64t = ValType::I64;
         match &op {
             O::Nop => {}
             O::Block {
@@ -182,71 +217,38 @@ pub fn pure_increment(store: &Store, call: &ProbeCall) -> Option<Vec<Inc>> {
                     _ => Av::Unknown,
                 });
             }
-            O::I32Add
-            | O::I32Sub
-            | O::I32Mul
-            | O::I32And
-            | O::I32Or
-            | O::I32Xor
-            | O::I32Shl
-            | O::I32ShrU
-            | O::I64Add
-            | O::I64Sub
-            | O::I64Mul
-            | O::I64And
-            | O::I64Or
-            | O::I64Xor
-            | O::I64Shl
-            | O::I64ShrU => {
-                let t = if matches!(
-                    op,
-                    O::I32Add
-                        | O::I32Sub
-                        | O::I32Mul
-                        | O::I32And
-                        | O::I32Or
-                        | O::I32Xor
-                        | O::I32Shl
-                        | O::I32ShrU
-                ) {
-                    i32t
-                } else {
-                    i64t
-                };
+            _ if binop(&op).is_some() => {
+                let (t, k) = binop(&op)?;
                 let b = stack.pop()?;
                 let a = stack.pop()?;
-                let bits = if t == i32t { 31 } else { 63 };
+                let bits = if t == ValType::I32 { 31 } else { 63 };
                 let r = match (a, b) {
                     (Av::Const(x), Av::Const(y)) => Av::Const(mask(
                         t,
-                        match op {
-                            O::I32Add | O::I64Add => x.wrapping_add(y),
-                            O::I32Sub | O::I64Sub => x.wrapping_sub(y),
-                            O::I32Mul | O::I64Mul => x.wrapping_mul(y),
-                            O::I32And | O::I64And => x & y,
-                            O::I32Or | O::I64Or => x | y,
-                            O::I32Xor | O::I64Xor => x ^ y,
-                            O::I32Shl | O::I64Shl => x << (y & bits),
-                            _ => x >> (y & bits),
+                        match k {
+                            Bin::Add => x.wrapping_add(y),
+                            Bin::Sub => x.wrapping_sub(y),
+                            Bin::Mul => x.wrapping_mul(y),
+                            Bin::And => x & y,
+                            Bin::Or => x | y,
+                            Bin::Xor => x ^ y,
+                            Bin::Shl => x << (y & bits),
+                            Bin::ShrU => x >> (y & bits),
                         },
                     )),
                     (Av::Loaded { n, delta }, Av::Const(c))
                     | (Av::Const(c), Av::Loaded { n, delta })
-                        if matches!(op, O::I32Add | O::I64Add) =>
+                        if k == Bin::Add =>
                     {
                         Av::Loaded {
                             n,
                             delta: delta.wrapping_add(c),
                         }
                     }
-                    (Av::Loaded { n, delta }, Av::Const(c))
-                        if matches!(op, O::I32Sub | O::I64Sub) =>
-                    {
-                        Av::Loaded {
-                            n,
-                            delta: delta.wrapping_sub(c),
-                        }
-                    }
+                    (Av::Loaded { n, delta }, Av::Const(c)) if k == Bin::Sub => Av::Loaded {
+                        n,
+                        delta: delta.wrapping_sub(c),
+                    },
                     _ => Av::Unknown,
                 };
                 stack.push(r);
@@ -421,6 +423,18 @@ pub struct BlockCounters {
 }
 
 impl BlockCounters {
+    /// The site a trap leaves a block partly executed at, for [`Self::settle`]:
+    /// its (original) function and pc. None when it cannot be inside a counted
+    /// block: a trap in a probe (reported without an app site), a stack
+    /// overflow (reported at a call, which ends its block; or at a fold call,
+    /// which is not an instruction of the block it maps to).
+    pub fn trap_site(t: &crate::Trap) -> Option<(u32, u32)> {
+        if t.kind == crate::TrapKind::CallStackExhausted {
+            return None;
+        }
+        t.site.as_ref().map(|s| (s.func, s.pc))
+    }
+
     /// Bring the monitors' memories up to date after the app ran in `app` (an
     /// instance of the woven module): take back the increments of the sites
     /// after the trapping instruction, when the run ended with a trap at

@@ -375,7 +375,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
         let t1 = std::time::Instant::now();
         let r = store.invoke(func, &args);
         if let Err(t) = &r {
-            trap_site = t.site.as_ref().map(|s| (s.func, s.pc));
+            trap_site = wizeng::blockcount::BlockCounters::trap_site(t);
         }
         // The app's buffered output comes before anything the engine prints.
         let _ = ctx.borrow_mut().flush();

@@ -16,6 +16,21 @@
 //!
 //! The app's code still never names a monitor's state: it calls imports the
 //! engine binds to monitor functions.
+//!
+//! Block counters (with inlining, `InlineConfig::block_counts`; see
+//! [`crate::blockcount`]): probes that are pure counter increments are not
+//! emitted at their sites; each straight-line block with at least two of them
+//! increments one counter (a mutable i64 global appended to the woven module's
+//! globals) at its entry instead. The counts reach the monitors' memories
+//! through fold functions appended after the app's functions, the first of
+//! them exported as [`crate::blockcount::FOLD_EXPORT`] (`wizeng:fold`,
+//! `[] -> []`). Woven code calls it itself before any other probe that may
+//! read the counters. **Whoever runs a woven module must call `wizeng:fold`
+//! before a monitor's `wasm:exit`** (the engine does it in
+//! [`crate::blockcount::BlockCounters::settle`], which also corrects a block
+//! left partly executed by a trap, from `Woven::counters`). A module with a
+//! start function gets no block counters (the fold could not be called if it
+//! trapped during instantiation).
 
 use std::collections::HashMap;
 
