@@ -13,8 +13,11 @@ Driven by scripts/bench-monitors.sh; see scripts/README.md. For every program:
     `wizeng --emit-woven=W --monitors=M app.wasm` writes (the woven app and
     the monitor merged into one standalone module, probes woven and inlined as
     our JIT compiles them) run on Wasmtime, against the app itself on Wasmtime
-    (`wt`: Ti = woven module, Tu = app; both through `bench_jit.py
-    --wasmtime-child`, compile on one thread, the `_start` call timed).
+    (`wt`: Ti = woven module, Tu = app; both in a fresh process of this
+    script's `--wasmtime-child` mode, compiled on one thread; the app's entry
+    call is timed: for the woven module its exports `wizeng:begin` (the
+    monitor's wasm:begin) before and `wizeng:exit` (fold + wasm:exit) after
+    the timed `wizeng:app_start`, as wizeng --metrics times the entry alone).
 Times are `--metrics` "run" (the entry call; compile excluded) for wizeng, and
 the `_start` call for Wasmtime; compile time (load+validate+translate + jit
 compile) is reported separately. Best of RUNS rounds (configurations
@@ -38,13 +41,65 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 MONITORS = ["hotness", "branches", "calls"]
 METRICS = re.compile(r"load\+validate\+translate ([0-9.]+) ms, jit compile ([0-9.]+) ms, run ([0-9.]+) ms")
 WT_TIMES = re.compile(r"compile_s=([0-9.]+) run_s=([0-9.]+)")
-BENCH_JIT = os.path.join(HERE, "bench_jit.py")
+
+
+def wasmtime_child(argv):
+    """[--argv0 NAME] app.wasm args...: compile (one thread), instantiate, then
+    time the app's entry call; print `compile_s=... run_s=...` to stderr. A
+    standalone woven module (`wizeng --emit-woven`) gets its monitors'
+    wasm:begin before and their wasm:exit after the timed call."""
+    import wasmtime
+
+    argv0 = None
+    if argv[0] == "--argv0":
+        argv0, argv = argv[1], argv[2:]
+    wasm, args = argv[0], argv[1:]
+    cfg = wasmtime.Config()
+    cfg.parallel_compilation = False
+    engine = wasmtime.Engine(cfg)
+    with open(wasm, "rb") as f:
+        data = f.read()
+    t0 = time.perf_counter()
+    module = wasmtime.Module(engine, data)
+    t1 = time.perf_counter()
+    wasi = wasmtime.WasiConfig()
+    # the app's own file name: argv[0] changes what libc start-up executes
+    wasi.argv = [argv0 or os.path.basename(wasm)] + list(args)
+    wasi.inherit_stdout()
+    wasi.inherit_stderr()
+    store = wasmtime.Store(engine)
+    store.set_wasi(wasi)
+    linker = wasmtime.Linker(engine)
+    linker.define_wasi()
+    exports = linker.instantiate(store, module).exports(store)
+    try:
+        entry, woven = exports["wizeng:app_start"], True
+    except KeyError:
+        entry, woven = exports["_start"], False
+    if woven:
+        exports["wizeng:begin"](store)
+    code = 0
+    t2 = time.perf_counter()
+    try:
+        entry(store)
+    except wasmtime.ExitTrap as e:
+        code = e.code
+    except wasmtime.Trap as e:
+        print(f"wasmtime trap: {e}", file=sys.stderr)
+        code = 134
+    t3 = time.perf_counter()
+    if woven and code != 134:
+        exports["wizeng:exit"](store)
+    sys.stdout.flush()
+    print(f"compile_s={t1 - t0:.6f} run_s={t3 - t2:.6f}", file=sys.stderr, flush=True)
+    os._exit(code & 0xFF)
 
 
 def times_of(config, stderr):
@@ -87,6 +142,8 @@ def geomean(rs):
 
 
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--wasmtime-child":
+        return wasmtime_child(sys.argv[2:])
     ap = argparse.ArgumentParser()
     ap.add_argument("filter", nargs="?", default="", help="regex on suite/program")
     ap.add_argument("--bench-root", required=True)
@@ -119,8 +176,8 @@ def main():
 
     wz = shlex.split(a.wizeng)
 
-    def wasmtime(wasm, args):
-        return [sys.executable, BENCH_JIT, "--wasmtime-child", wasm] + args
+    def wasmtime(wasm, args, argv0):
+        return [sys.executable, os.path.abspath(__file__), "--wasmtime-child", "--argv0", argv0, wasm] + args
 
     # configuration -> (command, runs); `woven` maps a monitor to its standalone module
     def configs(name, wasm, args, woven):
@@ -130,14 +187,14 @@ def main():
         if use_int:
             c["tu-int"] = (w(["--mode=int"]), a.int_runs)
         if wt_runs > 0:
-            c["tu-wt"] = (wasmtime(wasm, args), wt_runs)
+            c["tu-wt"] = (wasmtime(wasm, args, os.path.basename(wasm)), wt_runs)
         for m in monitors:
             c[f"{m}/jit"] = (w(["--mode=jit", "--monitors=" + mon_path[m]]), a.runs)
             c[f"{m}/off"] = (w(["--mode=jit", "--inline=off", "--monitors=" + mon_path[m]]), off_runs)
             if use_int:
                 c[f"{m}/int"] = (w(["--mode=int", "--monitors=" + mon_path[m]]), a.int_runs)
             if wt_runs > 0:
-                c[f"{m}/wt"] = (wasmtime(woven[m], args), wt_runs)
+                c[f"{m}/wt"] = (wasmtime(woven[m], args, os.path.basename(wasm)), wt_runs)
         return c
 
     print(f"{len(progs)} programs; monitors {', '.join(monitors)}; run times (compile excluded) in ms, "

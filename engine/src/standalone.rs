@@ -23,7 +23,8 @@
 //! - the entry export (`_start`, else `main`) wrapped: every monitor's
 //!   `wasm:begin` (in `--monitors` order), the app's entry, then the exit
 //!   hooks; the app's WASI `proc_exit` import wrapped to run the exit hooks
-//!   first. The exit hooks run once: the woven block counters' fold function
+//!   first. The three steps are also exported separately ([`EXPORT_BEGIN`],
+//!   [`EXPORT_APP_START`], [`EXPORT_EXIT`]) for timing the app alone. The exit hooks run once: the woven block counters' fold function
 //!   (export `wizeng:fold`, if the weave counted blocks), then every monitor's
 //!   `wasm:exit`.
 //!
@@ -42,6 +43,15 @@ use crate::module::{DataMode, ElemMode, Module};
 use crate::store::{FuncKind, InstanceData, Store};
 use crate::types::{Extern, FuncAddr, GlobalAddr, MemAddr, TableAddr, ValType, Value};
 use crate::weave::{Plan, PROBE_MODULE};
+
+/// Exports of the merged module for a harness that times the app alone (as
+/// `wizeng --metrics` does): call [`EXPORT_BEGIN`], then [`EXPORT_APP_START`]
+/// (the app's entry; a `proc_exit` in it no longer runs the exit hooks), then
+/// [`EXPORT_EXIT`] (also after the app's `proc_exit`). The entry export itself
+/// does all three.
+pub const EXPORT_BEGIN: &str = "wizeng:begin";
+pub const EXPORT_APP_START: &str = "wizeng:app_start";
+pub const EXPORT_EXIT: &str = "wizeng:exit";
 
 /// The WASI module the merged module imports from.
 pub const WASI_MODULE: &str = "wasi_snapshot_preview1";
@@ -111,6 +121,10 @@ pub fn emit(
 struct Parts<'a> {
     types: Option<wasmparser::TypeSectionReader<'a>>,
     num_types: u32,
+    /// Number of parameters of each function type.
+    type_params: Vec<usize>,
+    /// Function names from the name section.
+    func_names: Vec<(u32, &'a str)>,
     imports: Vec<wasmparser::Import<'a>>,
     funcs: Vec<u32>,
     tables: Vec<wasmparser::Table<'a>>,
@@ -139,6 +153,9 @@ impl<'a> Parts<'a> {
         for payload in wasmparser::Parser::new(0).parse_all(bytes) {
             match payload? {
                 P::TypeSection(r) => {
+                    for t in r.clone().into_iter_err_on_gc_types() {
+                        p.type_params.push(t?.params().len());
+                    }
                     p.num_types = r.count();
                     p.types = Some(r);
                 }
@@ -153,6 +170,17 @@ impl<'a> Parts<'a> {
                 P::CodeSectionEntry(b) => p.bodies.push(b),
                 P::DataSection(r) => all(&mut p.datas, r)?,
                 P::TagSection(_) => return Err(unsupported("exception-handling tags")),
+                P::CustomSection(c) => {
+                    if let wasmparser::KnownCustom::Name(r) = c.as_known() {
+                        for sub in r.into_iter().flatten() {
+                            if let wasmparser::Name::Function(m) = sub {
+                                for n in m.into_iter().flatten() {
+                                    p.func_names.push((n.index, n.name));
+                                }
+                            }
+                        }
+                    }
+                }
                 _ => {}
             }
         }
@@ -327,6 +355,38 @@ fn value_expr(addrs: &Addrs, v: Value) -> Result<ConstExpr, LoadError> {
     })
 }
 
+/// Give the entities an instance defines (after its `imported` imports) the
+/// next merged indices.
+fn number_defined<A: Copy + Eq + std::hash::Hash>(
+    map: &mut HashMap<A, u32>,
+    next: &mut u32,
+    addrs: &[A],
+    imported: u32,
+) {
+    for a in &addrs[imported as usize..] {
+        map.insert(*a, *next);
+        *next += 1;
+    }
+}
+
+/// The merged indices of an instance's index space (`what`: its kind).
+fn resolve<A: Eq + std::hash::Hash>(
+    map: &HashMap<A, u32>,
+    addrs: &[A],
+    what: &str,
+) -> Result<Vec<u32>, LoadError> {
+    addrs
+        .iter()
+        .map(|a| {
+            map.get(a).copied().ok_or_else(|| {
+                unsupported(format!(
+                    "a monitor imports a {what} the merged module cannot provide"
+                ))
+            })
+        })
+        .collect()
+}
+
 /// Non-zero runs of `bytes` (zero gaps up to [`ZERO_GAP`] kept inside a run).
 fn nonzero_runs(bytes: &[u8]) -> Vec<(usize, usize)> {
     let mut runs: Vec<(usize, usize)> = Vec::new();
@@ -379,14 +439,15 @@ struct Builder {
     types: TypeList,
     /// Added function imports (module, name, type), after the app's.
     added_imports: Vec<(String, String, u32)>,
-    /// Helper functions (type, body), after every source module's functions.
-    helpers: Vec<(u32, wasm_encoder::Function)>,
+    /// Helper functions (name, type, body), after every source module's functions.
+    helpers: Vec<(String, u32, wasm_encoder::Function)>,
     helpers_base: u32,
 }
 
 impl Builder {
-    fn helper(&mut self, ty: u32, f: wasm_encoder::Function) -> u32 {
-        self.helpers.push((ty, f));
+    fn helper(&mut self, name: &str, ty: u32, f: wasm_encoder::Function) -> u32 {
+        self.helpers
+            .push((format!("wizeng:standalone:{name}"), ty, f));
         self.helpers_base + self.helpers.len() as u32 - 1
     }
 }
@@ -825,11 +886,8 @@ pub fn merge(
         tables: HashMap::new(),
     };
     for idata in &insts {
-        let m = &idata.module;
-        for i in m.num_imported_funcs..m.num_funcs() {
-            addrs.funcs.insert(idata.funcs[i as usize], nf);
-            nf += 1;
-        }
+        let n = idata.module.num_imported_funcs;
+        number_defined(&mut addrs.funcs, &mut nf, &idata.funcs, n);
     }
     b.helpers_base = nf;
 
@@ -842,34 +900,23 @@ pub fn merge(
         nm - 1
     });
     for idata in &insts {
-        for (i, a) in idata.memories.iter().enumerate() {
-            if i as u32 >= idata.module.num_imported_memories {
-                addrs.memories.insert(*a, nm);
-                nm += 1;
-            }
-        }
+        let n = idata.module.num_imported_memories;
+        number_defined(&mut addrs.memories, &mut nm, &idata.memories, n);
     }
     // --- globals: the app's, each instance's, then the exit hooks' flag.
     let app_global_imports = ng;
     ng += app.globals.len() as u32;
     for idata in &insts {
-        for (i, a) in idata.globals.iter().enumerate() {
-            if i as u32 >= idata.module.num_imported_globals {
-                addrs.globals.insert(*a, ng);
-                ng += 1;
-            }
-        }
+        let n = idata.module.num_imported_globals;
+        number_defined(&mut addrs.globals, &mut ng, &idata.globals, n);
     }
     let done_global = ng;
+    let deferred_global = ng + 1;
     // --- tables: the app's, each instance's.
     ntab += app.tables.len() as u32;
     for idata in &insts {
-        for (i, a) in idata.tables.iter().enumerate() {
-            if i as u32 >= idata.module.num_imported_tables {
-                addrs.tables.insert(*a, ntab);
-                ntab += 1;
-            }
-        }
+        let n = idata.module.num_imported_tables;
+        number_defined(&mut addrs.tables, &mut ntab, &idata.tables, n);
     }
     let app_elems = app.elems.len() as u32;
     let app_datas = app.datas.len() as u32;
@@ -946,23 +993,9 @@ pub fn merge(
             };
             map.funcs.push(idx);
         }
-        let missing = |what: &str| {
-            unsupported(format!(
-                "a monitor imports a {what} the merged module cannot provide"
-            ))
-        };
-        for a in &idata.memories {
-            map.memories
-                .push(*addrs.memories.get(a).ok_or_else(|| missing("memory"))?);
-        }
-        for a in &idata.globals {
-            map.globals
-                .push(*addrs.globals.get(a).ok_or_else(|| missing("global"))?);
-        }
-        for a in &idata.tables {
-            map.tables
-                .push(*addrs.tables.get(a).ok_or_else(|| missing("table"))?);
-        }
+        map.memories = resolve(&addrs.memories, &idata.memories, "memory")?;
+        map.globals = resolve(&addrs.globals, &idata.globals, "global")?;
+        map.tables = resolve(&addrs.tables, &idata.tables, "table")?;
         mon_maps.push(map);
     }
 
@@ -979,7 +1012,7 @@ pub fn merge(
     let emit = match fd_write {
         Some(fw) => {
             let ty = b.types.get(&[W32, W32], &[]);
-            Some(b.helper(ty, gen_emit(&io, fw)))
+            Some(b.helper("emit", ty, gen_emit(&io, fw)))
         }
         None => None,
     };
@@ -992,7 +1025,7 @@ pub fn merge(
             (true, Some(e)) => {
                 let ty = b.types.get(&[W32; 3], &[]);
                 let mem0 = idata.memories.first().map(|a| addrs.memories[a]);
-                Some(b.helper(ty, gen_write(&io, mem0, e)))
+                Some(b.helper("write", ty, gen_write(&io, mem0, e)))
             }
             _ => None,
         };
@@ -1012,7 +1045,7 @@ pub fn merge(
                 None => {
                     let ty = b.types.of(store.func_type(idata.funcs[i]))?;
                     let body = gen_provided(&io, *p, write, emit, clock);
-                    let idx = b.helper(ty, body);
+                    let idx = b.helper(&format!("{p:?}").to_lowercase(), ty, body);
                     cache.insert(*p, idx);
                     idx
                 }
@@ -1021,7 +1054,7 @@ pub fn merge(
         }
     }
 
-    // --- exit hooks (once), the proc_exit wrapper, the entry wrapper.
+    // --- exit hooks (once), the proc_exit wrapper, the entry wrappers.
     let unit = b.types.get(&[], &[]);
     let mut hooks = wasm_encoder::Function::new([]);
     hooks
@@ -1042,15 +1075,19 @@ pub fn merge(
         call_dropping(&mut hooks, store, &addrs, *f)?;
     }
     hooks.instruction(&I::End);
-    let exit_hooks = b.helper(unit, hooks);
+    let exit_hooks = b.helper("exit_hooks", unit, hooks);
     if let Some(real) = proc_exit_real {
         let ty = b.types.get(&[W32], &[]);
         let mut f = wasm_encoder::Function::new([]);
-        f.instruction(&I::Call(exit_hooks))
+        f.instruction(&I::GlobalGet(deferred_global))
+            .instruction(&I::I32Eqz)
+            .instruction(&I::If(wasm_encoder::BlockType::Empty))
+            .instruction(&I::Call(exit_hooks))
+            .instruction(&I::End)
             .instruction(&I::LocalGet(0))
             .instruction(&I::Call(real))
             .instruction(&I::End);
-        let wrapper = b.helper(ty, f);
+        let wrapper = b.helper("proc_exit", ty, f);
         for x in app_map.funcs.iter_mut() {
             if *x == real {
                 *x = wrapper;
@@ -1073,15 +1110,29 @@ pub fn merge(
     } else {
         app.funcs[entry_export.index as usize - app_funcs.len()]
     };
-    let mut entry = wasm_encoder::Function::new([]);
-    for f in &life.begin {
-        call_dropping(&mut entry, store, &addrs, *f)?;
+    if app.type_params.get(entry_ty_idx as usize) != Some(&0) {
+        return Err(unsupported("the entry point takes parameters"));
     }
+    let mut begin = wasm_encoder::Function::new([]);
+    for f in &life.begin {
+        call_dropping(&mut begin, store, &addrs, *f)?;
+    }
+    begin.instruction(&I::End);
+    let begin_hooks = b.helper("begin_hooks", unit, begin);
+    let mut entry = wasm_encoder::Function::new([]);
     entry
+        .instruction(&I::Call(begin_hooks))
         .instruction(&I::Call(entry_orig))
         .instruction(&I::Call(exit_hooks))
         .instruction(&I::End);
-    let entry_wrapper = b.helper(entry_ty_idx, entry);
+    let entry_wrapper = b.helper("entry", entry_ty_idx, entry);
+    let mut app_start = wasm_encoder::Function::new([]);
+    app_start
+        .instruction(&I::I32Const(1))
+        .instruction(&I::GlobalSet(deferred_global))
+        .instruction(&I::Call(entry_orig))
+        .instruction(&I::End);
+    let app_start = b.helper("app_start", entry_ty_idx, app_start);
 
     // ===== encode =====
     let mut out = wasm_encoder::Module::new();
@@ -1124,7 +1175,7 @@ pub fn merge(
             fs.function(types_base[k] + m.func_types[i as usize]);
         }
     }
-    for (t, _) in &b.helpers {
+    for (_, t, _) in &b.helpers {
         fs.function(*t);
     }
     out.section(&fs);
@@ -1198,14 +1249,16 @@ pub fn merge(
             gs.global(ty, &value_expr(&addrs, store.global_value(addr))?);
         }
     }
-    gs.global(
-        wasm_encoder::GlobalType {
-            val_type: W32,
-            mutable: true,
-            shared: false,
-        },
-        &ConstExpr::i32_const(0),
-    );
+    for _ in [done_global, deferred_global] {
+        gs.global(
+            wasm_encoder::GlobalType {
+                val_type: W32,
+                mutable: true,
+                shared: false,
+            },
+            &ConstExpr::i32_const(0),
+        );
+    }
     out.section(&gs);
 
     let mut es = wasm_encoder::ExportSection::new();
@@ -1217,6 +1270,13 @@ pub fn merge(
         } else {
             app_map.parse_export(&mut es, *e);
         }
+    }
+    for (name, f) in [
+        (EXPORT_BEGIN, begin_hooks),
+        (EXPORT_APP_START, app_start),
+        (EXPORT_EXIT, exit_hooks),
+    ] {
+        es.export(name, wasm_encoder::ExportKind::Func, f);
     }
     if !exports_memory && (needs_write || needs_clock) {
         // WASI functions use the exported `memory`.
@@ -1305,12 +1365,47 @@ pub fn merge(
                 .map_err(reencode_err)?;
         }
     }
-    for (_, f) in &b.helpers {
+    for (_, _, f) in &b.helpers {
         code.function(f);
     }
     out.section(&code);
     out.section(&ds);
+    out.section(&names(&app, &app_map, &insts, &mon_maps, &b));
     Ok(out.finish())
+}
+
+/// Function names: the app's, `monitor:NAME` for each instance's, the helpers'.
+fn names(
+    app: &Parts,
+    app_map: &IndexMap,
+    insts: &[&InstanceData],
+    mon_maps: &[IndexMap],
+    b: &Builder,
+) -> wasm_encoder::NameSection {
+    let mut all: std::collections::BTreeMap<u32, String> = Default::default();
+    for (i, n) in &app.func_names {
+        if let Some(f) = app_map.funcs.get(*i as usize) {
+            all.entry(*f).or_insert_with(|| n.to_string());
+        }
+    }
+    for (k, idata) in insts.iter().enumerate() {
+        let m = &idata.module;
+        let who = m.name.clone().unwrap_or_else(|| format!("monitor{k}"));
+        for i in m.num_imported_funcs..m.num_funcs() {
+            let f = mon_maps[k].funcs[i as usize];
+            all.insert(f, format!("{who}:{}", m.func_name(i)));
+        }
+    }
+    for (j, (name, _, _)) in b.helpers.iter().enumerate() {
+        all.insert(b.helpers_base + j as u32, name.clone());
+    }
+    let mut map = wasm_encoder::NameMap::new();
+    for (i, n) in &all {
+        map.append(*i, n);
+    }
+    let mut ns = wasm_encoder::NameSection::new();
+    ns.functions(&map);
+    ns
 }
 
 fn ref_type(t: ValType) -> wasm_encoder::RefType {
