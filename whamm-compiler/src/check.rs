@@ -73,6 +73,11 @@ enum Ctx {
 
 struct Checker<'a> {
     cat: &'a dyn EventCatalog,
+    /// Signatures of libraries given with `--lib`.
+    lib_sigs: &'a crate::libs::Libs,
+    /// Span of the library call an expression statement consists of (its
+    /// value is discarded, so it may be an untyped library call).
+    discarded: Option<Span>,
     diags: &'a mut Vec<Diag>,
     globals: HashMap<String, VarInfo>,
     fns: HashMap<String, FnSig>,
@@ -95,8 +100,23 @@ struct Checker<'a> {
 const BUILTINS: &[&str] = &["print", "println"];
 
 pub fn check(script: &Script, cat: &dyn EventCatalog, diags: &mut Vec<Diag>) -> CheckResult {
+    check_with_libs(script, cat, &crate::libs::Libs::new(), diags)
+}
+
+/// [`check`] with library signatures: calls `lib.f(...)` of a library in
+/// `libs` are checked against its exports (arity; each argument must have
+/// the parameter's Wasm type; the call has the function's result type).
+/// Calls of libraries not in `libs` are untyped and have no result.
+pub fn check_with_libs(
+    script: &Script,
+    cat: &dyn EventCatalog,
+    libs: &crate::libs::Libs,
+    diags: &mut Vec<Diag>,
+) -> CheckResult {
     let mut c = Checker {
         cat,
+        lib_sigs: libs,
+        discarded: None,
         diags,
         globals: HashMap::new(),
         fns: HashMap::new(),
@@ -154,6 +174,17 @@ pub fn check(script: &Script, cat: &dyn EventCatalog, diags: &mut Vec<Diag>) -> 
     result.libraries = c.libs.keys().cloned().collect();
     result.expr_types = std::mem::take(&mut c.expr_types);
     result
+}
+
+/// The Wasm type a value of `t` is passed as to a library, if it can be.
+fn wasm_repr(t: &Type) -> Option<&'static str> {
+    Some(match t {
+        Type::U8 | Type::I8 | Type::U16 | Type::I16 | Type::U32 | Type::I32 | Type::Bool => "i32",
+        Type::U64 | Type::I64 => "i64",
+        Type::F32 => "f32",
+        Type::F64 => "f64",
+        _ => return None,
+    })
 }
 
 fn item_span(i: &Item) -> Span {
@@ -442,7 +473,12 @@ impl<'a> Checker<'a> {
                 }
             }
             StmtKind::Expr(e) => {
+                self.discarded = Some(match &e.kind {
+                    ExprKind::Static(inner) => inner.span,
+                    _ => e.span,
+                });
                 let t = self.expr(e, None);
+                self.discarded = None;
                 if !matches!(
                     e.kind,
                     ExprKind::Call { .. }
@@ -1027,11 +1063,7 @@ impl<'a> Checker<'a> {
             ExprKind::Method { recv, name, args } => {
                 if let ExprKind::Var(lib) = &recv.kind {
                     if self.libs.contains_key(lib) && self.lookup_var(lib).is_none() {
-                        for a in args {
-                            self.expr(a, None);
-                        }
-                        // Library signatures come from the library module at build time.
-                        return Type::Error;
+                        return self.lib_call(lib, name, args, e.span);
                     }
                 }
                 let rt = self.expr(recv, None);
@@ -1315,6 +1347,92 @@ impl<'a> Checker<'a> {
                 ));
             }
         }
+    }
+
+    /// A call `lib.f(args)` of a library.
+    fn lib_call(&mut self, lib: &str, name: &Ident, args: &[Expr], span: Span) -> Type {
+        let Some(sigs) = self.lib_sigs.get(lib) else {
+            // Without `--lib` the signature is unknown: arguments keep their
+            // own types and the call has no value (a statement only).
+            if self.discarded != Some(span) {
+                self.err(
+                    Diag::error(
+                        format!("the result type of `{lib}.{}` is unknown", name.name),
+                        span,
+                    )
+                    .with_label("its value is used here")
+                    .with_note(format!(
+                        "name the library module: `whamm build --lib {lib}=path.wasm ...`"
+                    )),
+                );
+            }
+            for a in args {
+                self.expr(a, None);
+            }
+            return Type::Error;
+        };
+        let Some(sig) = sigs.get(&name.name) else {
+            let mut known: Vec<&String> = sigs.keys().collect();
+            known.sort();
+            let list = known
+                .iter()
+                .map(|k| k.as_str())
+                .collect::<Vec<_>>()
+                .join(", ");
+            self.err(
+                Diag::error(
+                    format!("library `{lib}` exports no function `{}`", name.name),
+                    name.span,
+                )
+                .with_note(format!("its functions: {list}")),
+            );
+            for a in args {
+                self.expr(a, None);
+            }
+            return Type::Error;
+        };
+        if sig.params.len() != args.len() {
+            self.err(
+                Diag::error(
+                    format!(
+                        "`{lib}.{}` takes {} argument(s), {} given",
+                        name.name,
+                        sig.params.len(),
+                        args.len()
+                    ),
+                    span,
+                )
+                .with_label(format!(
+                    "expected ({})",
+                    sig.params
+                        .iter()
+                        .map(|t| t.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )),
+            );
+        }
+        for (i, a) in args.iter().enumerate() {
+            let want = sig.params.get(i);
+            let t = self.expr(a, want);
+            if let Some(w) = want {
+                if !t.is_error() && wasm_repr(&t) != wasm_repr(w) {
+                    self.err(
+                        Diag::error(
+                            format!(
+                                "argument {} of `{lib}.{}` is a Wasm {w}, found {t}",
+                                i + 1,
+                                name.name
+                            ),
+                            a.span,
+                        )
+                        .with_label(format!("expected a value whose Wasm type is {w}"))
+                        .with_note("library parameters take any language type with that Wasm representation (u8..u32, i8..i32, bool as i32; u64/i64 as i64); cast others"),
+                    );
+                }
+            }
+        }
+        sig.result_type()
     }
 
     fn method(&mut self, rt: &Type, recv: &Expr, name: &Ident, args: &[Expr]) -> Type {

@@ -28,6 +28,8 @@ use wasm_encoder::{BlockType, ExportKind, Function, Instruction as I, MemArg, Va
 pub struct Options {
     /// Restrict the output to monitor ABI Part A.
     pub portable: bool,
+    /// Signatures of the monitor libraries given with `--lib`.
+    pub libs: crate::libs::Libs,
 }
 
 const SCRATCH_SIZE: u32 = 4096;
@@ -483,6 +485,8 @@ struct FnCx {
     bound: HashMap<String, Bound>,
     /// Per-site variables visible in this function.
     site_vars: HashMap<String, Var>,
+    /// `@static` calls evaluated at match time: span -> their value's place.
+    statics: HashMap<(usize, usize), Var>,
 }
 
 impl FnCx {
@@ -496,6 +500,7 @@ impl FnCx {
             ret,
             bound: HashMap::new(),
             site_vars: HashMap::new(),
+            statics: HashMap::new(),
         }
     }
     fn local(&mut self, t: VT) -> u32 {
@@ -599,7 +604,17 @@ pub fn compile(
         if let ExprKind::Method { recv, name, args } = &e.kind {
             if let ExprKind::Var(lib) = &recv.kind {
                 if libraries.contains(lib) {
-                    let ps: Vec<VT> = args.iter().flat_map(|a| vts(&checked.type_of(a))).collect();
+                    let sig = opts.libs.get(lib).and_then(|l| l.get(&name.name));
+                    let (ps, rs): (Vec<VT>, Vec<VT>) = match sig {
+                        Some(f) => (
+                            f.params.iter().map(vt).collect(),
+                            f.results.iter().map(vt).collect(),
+                        ),
+                        None => (
+                            args.iter().flat_map(|a| vts(&checked.type_of(a))).collect(),
+                            vec![],
+                        ),
+                    };
                     let key = (lib.clone(), name.name.clone());
                     match seen.get(&key) {
                         Some(prev) if *prev != ps => diags.push(Diag::error(
@@ -612,7 +627,7 @@ pub fn compile(
                         Some(_) => {}
                         None => {
                             seen.insert(key, ps.clone());
-                            lib_imports.push((lib.clone(), name.name.clone(), ps, vec![]));
+                            lib_imports.push((lib.clone(), name.name.clone(), ps, rs));
                         }
                     }
                 }
@@ -699,94 +714,95 @@ pub fn compile(
 }
 
 /// Visit every expression of the script (pre-order).
-fn visit_exprs(script: &Script, f: &mut dyn FnMut(&Expr)) {
-    fn ex(e: &Expr, f: &mut dyn FnMut(&Expr)) {
-        f(e);
-        match &e.kind {
-            ExprKind::Unary(_, a)
-            | ExprKind::Cast(a, _)
-            | ExprKind::Static(a)
-            | ExprKind::Field(a, _, _) => ex(a, f),
-            ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => {
-                ex(a, f);
-                ex(b, f)
-            }
-            ExprKind::Ternary(a, b, c) => {
-                ex(a, f);
-                ex(b, f);
-                ex(c, f)
-            }
-            ExprKind::Call { args, .. } => args.iter().for_each(|a| ex(a, f)),
-            ExprKind::Method { recv, args, .. } => {
-                ex(recv, f);
-                args.iter().for_each(|a| ex(a, f))
-            }
-            ExprKind::Tuple(v) => v.iter().for_each(|a| ex(a, f)),
-            _ => {}
-        }
-    }
-    fn st(s: &Stmt, f: &mut dyn FnMut(&Expr)) {
-        match &s.kind {
-            StmtKind::Decl { init: Some(e), .. }
-            | StmtKind::Expr(e)
-            | StmtKind::Return(Some(e)) => ex(e, f),
-            StmtKind::Assign { target, value } => {
-                ex(target, f);
-                ex(value, f)
-            }
-            StmtKind::IncDec { target, .. } => ex(target, f),
-            StmtKind::If {
-                branches,
-                else_block,
-            } => {
-                for (c, b) in branches {
-                    ex(c, f);
-                    bl(b, f);
-                }
-                if let Some(b) = else_block {
-                    bl(b, f);
-                }
-            }
-            StmtKind::While { cond, body } => {
-                ex(cond, f);
-                bl(body, f)
-            }
-            StmtKind::For {
-                init,
-                cond,
-                step,
-                body,
-            } => {
-                if let Some(i) = init {
-                    st(i, f);
-                }
-                if let Some(c) = cond {
-                    ex(c, f);
-                }
-                if let Some(s) = step {
-                    st(s, f);
-                }
-                bl(body, f)
-            }
-            _ => {}
-        }
-    }
-    fn bl(b: &Block, f: &mut dyn FnMut(&Expr)) {
-        b.stmts.iter().for_each(|s| st(s, f));
-    }
+fn visit_exprs<'e>(script: &'e Script, f: &mut dyn FnMut(&'e Expr)) {
     for item in &script.items {
         match item {
-            Item::Stmt(s) => st(s, f),
-            Item::Fn(d) => bl(&d.body, f),
+            Item::Stmt(s) => visit_stmt(s, f),
+            Item::Fn(d) => visit_block(&d.body, f),
             Item::Probe(p) => {
                 if let Some(e) = &p.pred {
-                    ex(e, f);
+                    visit_expr(e, f);
                 }
-                bl(&p.body, f)
+                visit_block(&p.body, f)
             }
             _ => {}
         }
     }
+}
+
+fn visit_expr<'e>(e: &'e Expr, f: &mut dyn FnMut(&'e Expr)) {
+    f(e);
+    match &e.kind {
+        ExprKind::Unary(_, a)
+        | ExprKind::Cast(a, _)
+        | ExprKind::Static(a)
+        | ExprKind::Field(a, _, _) => visit_expr(a, f),
+        ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => {
+            visit_expr(a, f);
+            visit_expr(b, f)
+        }
+        ExprKind::Ternary(a, b, c) => {
+            visit_expr(a, f);
+            visit_expr(b, f);
+            visit_expr(c, f)
+        }
+        ExprKind::Call { args, .. } => args.iter().for_each(|a| visit_expr(a, f)),
+        ExprKind::Method { recv, args, .. } => {
+            visit_expr(recv, f);
+            args.iter().for_each(|a| visit_expr(a, f))
+        }
+        ExprKind::Tuple(v) => v.iter().for_each(|a| visit_expr(a, f)),
+        _ => {}
+    }
+}
+fn visit_stmt<'e>(s: &'e Stmt, f: &mut dyn FnMut(&'e Expr)) {
+    match &s.kind {
+        StmtKind::Decl { init: Some(e), .. } | StmtKind::Expr(e) | StmtKind::Return(Some(e)) => {
+            visit_expr(e, f)
+        }
+        StmtKind::Assign { target, value } => {
+            visit_expr(target, f);
+            visit_expr(value, f)
+        }
+        StmtKind::IncDec { target, .. } => visit_expr(target, f),
+        StmtKind::If {
+            branches,
+            else_block,
+        } => {
+            for (c, b) in branches {
+                visit_expr(c, f);
+                visit_block(b, f);
+            }
+            if let Some(b) = else_block {
+                visit_block(b, f);
+            }
+        }
+        StmtKind::While { cond, body } => {
+            visit_expr(cond, f);
+            visit_block(body, f)
+        }
+        StmtKind::For {
+            init,
+            cond,
+            step,
+            body,
+        } => {
+            if let Some(i) = init {
+                visit_stmt(i, f);
+            }
+            if let Some(c) = cond {
+                visit_expr(c, f);
+            }
+            if let Some(s) = step {
+                visit_stmt(s, f);
+            }
+            visit_block(body, f)
+        }
+        _ => {}
+    }
+}
+fn visit_block<'e>(b: &'e Block, f: &mut dyn FnMut(&'e Expr)) {
+    b.stmts.iter().for_each(|s| visit_stmt(s, f));
 }
 
 /// Names of variables an expression mentions.
@@ -824,28 +840,48 @@ fn block_vars(b: &Block, out: &mut BTreeSet<String>) {
     });
 }
 
-fn has_call_or_index(e: &Expr) -> bool {
-    let mut found = false;
-    let s = Script {
-        items: vec![Item::Stmt(Stmt {
-            kind: StmtKind::Expr(e.clone()),
-            span: e.span,
-        })],
+/// Whether `e` can be evaluated at match time: literals, static bound
+/// variables, operators and string methods on those, and `@static` library
+/// calls whose arguments are themselves match-time. Not: globals, locals,
+/// maps, user functions, run-time library calls.
+fn match_time(e: &Expr, used: &HashMap<String, BoundInfo>, libs: &BTreeSet<String>) -> bool {
+    let mt = |x: &Expr| match_time(x, used, libs);
+    match &e.kind {
+        ExprKind::Var(n) => used.get(n).is_some_and(|b| b.is_static),
+        ExprKind::Static(inner) => match &inner.kind {
+            ExprKind::Method { args, .. } => args.iter().all(mt),
+            _ => false,
+        },
+        ExprKind::Call { .. } | ExprKind::Index(..) | ExprKind::Error => false,
+        ExprKind::Method { recv, args, .. } => {
+            let lib_call =
+                matches!(&recv.kind, ExprKind::Var(l) if libs.contains(l) && !used.contains_key(l));
+            !lib_call && mt(recv) && args.iter().all(mt)
+        }
+        ExprKind::Unary(_, a) | ExprKind::Cast(a, _) | ExprKind::Field(a, _, _) => mt(a),
+        ExprKind::Binary(_, a, b) => mt(a) && mt(b),
+        ExprKind::Ternary(a, b, c) => mt(a) && mt(b) && mt(c),
+        ExprKind::Tuple(v) => v.iter().all(mt),
+        _ => true,
+    }
+}
+
+/// The `@static` expressions of a probe body and of some expressions (the
+/// original nodes: the checker records types by node address).
+fn static_exprs<'e>(b: &'e Block, extra: &[&'e Expr]) -> Vec<&'e Expr> {
+    let mut out = vec![];
+    let mut f = |x: &'e Expr| {
+        if matches!(x.kind, ExprKind::Static(_)) {
+            out.push(x);
+        }
     };
-    visit_exprs(&s, &mut |x| {
-        if matches!(
-            x.kind,
-            ExprKind::Call { .. } | ExprKind::Index(..) | ExprKind::Static(_)
-        ) {
-            found = true;
-        }
-        if let ExprKind::Method { recv, .. } = &x.kind {
-            if !matches!(recv.kind, ExprKind::Var(_) | ExprKind::Str(_)) {
-                found = true;
-            }
-        }
-    });
-    found
+    for e in extra {
+        visit_expr(e, &mut f);
+    }
+    for st in &b.stmts {
+        visit_stmt(st, &mut f);
+    }
+    out
 }
 
 fn conjuncts<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
@@ -1165,12 +1201,30 @@ impl<'a> Cg<'a> {
         }
         let is_static: Vec<bool> = conj
             .iter()
-            .map(|c| {
-                let mut vs = BTreeSet::new();
-                expr_vars(c, &mut vs);
-                !has_call_or_index(c) && vs.iter().all(|v| used.get(v).is_some_and(|b| b.is_static))
-            })
+            .map(|c| match_time(c, used, &self.libraries))
             .collect();
+        // `@static` calls of the body and the run-time conjuncts are made at
+        // match time, in the site allocator; the body reads the record.
+        let dyn_conj: Vec<&Expr> = conj
+            .iter()
+            .zip(&is_static)
+            .filter(|(_, s)| !**s)
+            .map(|(c, _)| *c)
+            .collect();
+        let statics = static_exprs(&p.body, &dyn_conj);
+        for st in &statics {
+            if !match_time(st, used, &self.libraries) {
+                self.err(
+                    Diag::error(
+                        "the arguments of a `@static` call must be known at match time",
+                        st.span,
+                    )
+                    .with_label("uses a global, local, map, function or dynamic bound variable")
+                    .with_note("`@static` calls run once per matched site, before the program runs: use literals and static bound variables (fid, pc, fname, immN, ...)"),
+                );
+                return;
+            }
+        }
         // Bound variables used by the body and dynamic conjuncts / static ones / initializers.
         let mut body_vars = BTreeSet::new();
         block_vars(&p.body, &mut body_vars);
@@ -1223,7 +1277,14 @@ impl<'a> Cg<'a> {
                 rec_size += 8;
             }
         }
-        let has_site = !site_decls.is_empty() || !rec_fields.is_empty();
+        let mut static_fields: Vec<(&Expr, Type, u32)> = vec![];
+        for st in statics {
+            let t = self.ty(&st);
+            static_fields.push((st, t.clone(), rec_size));
+            rec_size += 8 * nleaves(&t).max(1);
+        }
+        let has_site =
+            !site_decls.is_empty() || !rec_fields.is_empty() || !static_fields.is_empty();
         let mut site_vars: Vec<(String, Type, u32, bool)> = vec![];
         for (n, t, _, rep) in &site_decls {
             site_vars.push((n.name.clone(), t.ty.clone(), rec_size, *rep));
@@ -1493,6 +1554,15 @@ impl<'a> Cg<'a> {
                 rec.map(|r| (r, &rec_fields[..])),
             );
             if let Some(r) = rec {
+                for (e, t, off) in &static_fields {
+                    cx.statics.insert(
+                        (e.span.lo, e.span.hi),
+                        Var {
+                            ty: t.clone(),
+                            loc: Loc::Mem(Base::Local(r), *off),
+                        },
+                    );
+                }
                 for (n, t, off, _) in &site_vars {
                     cx.site_vars.insert(
                         n.clone(),
@@ -1537,6 +1607,7 @@ impl<'a> Cg<'a> {
                         &site_decls,
                         &site_vars,
                         &rec_fields,
+                        &static_fields,
                         rec_size,
                         (head, tail),
                     );
@@ -1680,6 +1751,7 @@ impl<'a> Cg<'a> {
         decls: &[(&Ident, &TypeExpr, Option<&Expr>, bool)],
         site_vars: &[(String, Type, u32, bool)],
         rec_fields: &[(PKey, u32)],
+        statics: &[(&Expr, Type, u32)],
         size: u32,
         (head, tail): (u32, u32),
     ) -> StaticCall {
@@ -1693,8 +1765,9 @@ impl<'a> Cg<'a> {
         };
         let mut init_access = BTreeMap::new();
         let mut consts = pl.consts.clone();
-        for (_, _, init, _) in decls {
-            if let Some(e) = init {
+        let inits = decls.iter().filter_map(|d| d.2);
+        for e in inits.chain(statics.iter().map(|s| s.0)) {
+            {
                 let mut vs = BTreeSet::new();
                 expr_vars(e, &mut vs);
                 for v in vs {
@@ -1751,6 +1824,17 @@ impl<'a> Cg<'a> {
         cx.e(I::LocalGet(rec));
         cx.e(I::GlobalSet(tail));
         self.bind_bound(&mut cx, &init_access, &consts, &locals, &env, None);
+        // `@static` calls first: initializers may use them too.
+        for (e, t, off) in statics {
+            let ExprKind::Static(inner) = &e.kind else {
+                continue;
+            };
+            self.expr(&mut cx, inner);
+            let loc = Loc::Mem(Base::Local(rec), *off);
+            self.store_from_stack(&mut cx, t, &loc);
+            let v = Var { ty: t.clone(), loc };
+            cx.statics.insert((e.span.lo, e.span.hi), v);
+        }
         for ((_, _, init, _), (_, t, off, _)) in decls.iter().zip(site_vars) {
             let loc = Loc::Mem(Base::Local(rec), *off);
             self.init_maps(&mut cx, t, &loc);
@@ -2363,15 +2447,13 @@ impl<'a> Cg<'a> {
                 };
                 cx.e(I::Call(self.m.rt(f)));
             }
-            ExprKind::Static(inner) => {
-                self.err(
-                    Diag::error(
-                        "`@static` library calls are not supported by the back end yet",
-                        inner.span,
-                    )
-                    .with_note("call the library at run time (without `@static`)"),
-                );
-            }
+            ExprKind::Static(inner) => match cx.statics.get(&(e.span.lo, e.span.hi)).cloned() {
+                // In a probe body: computed at match time into the site record.
+                Some(v) => self.load(cx, &v.ty, &v.loc),
+                // In a static predicate or an allocator (match time), and
+                // outside probes: called where it stands.
+                None => self.expr(cx, inner),
+            },
             ExprKind::Index(base, key) => {
                 let Type::Map(k, v) = self.ty(base) else {
                     self.err(Diag::error(

@@ -12,6 +12,7 @@ pub mod check;
 pub mod codegen;
 pub mod diag;
 pub mod lexer;
+pub mod libs;
 pub mod parser;
 pub mod rules;
 pub mod span;
@@ -37,6 +38,12 @@ impl FrontEnd {
 /// Lex, parse and check `src`, collecting every diagnostic. Never panics on
 /// malformed input.
 pub fn front_end(src: &str, cat: &dyn EventCatalog) -> FrontEnd {
+    front_end_with_libs(src, cat, &libs::Libs::new())
+}
+
+/// [`front_end`] with the signatures of monitor libraries (`--lib`): calls
+/// of those libraries are type-checked against them.
+pub fn front_end_with_libs(src: &str, cat: &dyn EventCatalog, libs: &libs::Libs) -> FrontEnd {
     let (script, mut diags) = parser::parse(src);
     // Semantic errors on a line that already has a syntax error are almost
     // always consequences of it (a half-parsed statement): drop them.
@@ -49,7 +56,7 @@ pub fn front_end(src: &str, cat: &dyn EventCatalog) -> FrontEnd {
     let syntax_lines: std::collections::HashSet<usize> =
         diags.iter().map(|d| line_of(d.span.lo)).collect();
     let mut semantic = vec![];
-    let checked = check::check(&script, cat, &mut semantic);
+    let checked = check::check_with_libs(&script, cat, libs, &mut semantic);
     diags.extend(
         semantic
             .into_iter()
@@ -70,7 +77,7 @@ pub fn build(src: &str, opts: &codegen::Options) -> Result<(Vec<u8>, Vec<Diag>),
     } else {
         catalog::default_catalog()
     };
-    let fe = front_end(src, cat.as_ref());
+    let fe = front_end_with_libs(src, cat.as_ref(), &opts.libs);
     if fe.has_errors() {
         return Err(fe.diags);
     }

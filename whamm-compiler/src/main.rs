@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use whamm_compiler::catalog::{default_catalog, VarType};
 use whamm_compiler::diag::render;
-use whamm_compiler::{front_end, rules};
+use whamm_compiler::{front_end_with_libs, rules};
 
 #[derive(Parser)]
 #[command(
@@ -21,7 +21,13 @@ struct Cli {
 #[derive(Subcommand)]
 enum Cmd {
     /// Run the front end (parse, resolve, type-check) and print diagnostics.
-    Check { script: PathBuf },
+    Check {
+        script: PathBuf,
+        /// `NAME=path.wasm`: the monitor library a `use NAME;` refers to
+        /// (calls are type-checked against its exports); repeatable.
+        #[arg(long = "lib", value_name = "NAME=PATH")]
+        libs: Vec<String>,
+    },
     /// Compile a script into a monitor module.
     Build {
         script: PathBuf,
@@ -35,6 +41,12 @@ enum Cmd {
         /// that need Part B are errors.
         #[arg(long)]
         portable: bool,
+        /// `NAME=path.wasm`: the monitor library a `use NAME;` refers to
+        /// (calls are type-checked against its exports and imported with its
+        /// signatures; run with `wizeng --monitors=mon.wasm+path.wasm`);
+        /// repeatable.
+        #[arg(long = "lib", value_name = "NAME=PATH")]
+        libs: Vec<String>,
     },
     /// List events matching a rule, with their modes and bound variables.
     Info {
@@ -44,7 +56,32 @@ enum Cmd {
     },
 }
 
-fn run_front_end(path: &PathBuf) -> Result<whamm_compiler::FrontEnd, ExitCode> {
+/// Reads every `--lib NAME=PATH`.
+fn read_libs(specs: &[String]) -> Result<whamm_compiler::libs::Libs, ExitCode> {
+    let mut libs = whamm_compiler::libs::Libs::new();
+    for spec in specs {
+        let Some((name, path)) = spec.split_once('=') else {
+            eprintln!("error: --lib {spec}: expected NAME=PATH");
+            return Err(ExitCode::from(2));
+        };
+        let sigs = std::fs::read(path)
+            .map_err(|e| e.to_string())
+            .and_then(|b| whamm_compiler::libs::read_library(&b).map_err(|e| e.to_string()));
+        match sigs {
+            Ok(sigs) => {
+                libs.insert(name.to_string(), sigs);
+            }
+            Err(e) => {
+                eprintln!("error: --lib {name}={path}: {e}");
+                return Err(ExitCode::from(1));
+            }
+        }
+    }
+    Ok(libs)
+}
+
+fn run_front_end(path: &PathBuf, libs: &[String]) -> Result<whamm_compiler::FrontEnd, ExitCode> {
+    let libs = read_libs(libs)?;
     let src = match std::fs::read(path) {
         Ok(b) => String::from_utf8_lossy(&b).into_owned(),
         Err(e) => {
@@ -53,7 +90,7 @@ fn run_front_end(path: &PathBuf) -> Result<whamm_compiler::FrontEnd, ExitCode> {
         }
     };
     let cat = default_catalog();
-    let fe = front_end(&src, cat.as_ref());
+    let fe = front_end_with_libs(&src, cat.as_ref(), &libs);
     eprint!("{}", render(&path.display().to_string(), &src, &fe.diags));
     if fe.has_errors() {
         let n = fe.diags.iter().filter(|d| d.is_error()).count();
@@ -70,7 +107,7 @@ fn run_front_end(path: &PathBuf) -> Result<whamm_compiler::FrontEnd, ExitCode> {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.cmd {
-        Cmd::Check { script } => match run_front_end(&script) {
+        Cmd::Check { script, libs } => match run_front_end(&script, &libs) {
             Ok(_) => ExitCode::SUCCESS,
             Err(c) => c,
         },
@@ -79,12 +116,26 @@ fn main() -> ExitCode {
             output,
             emit_wat,
             portable,
-        } => build(&script, &output, emit_wat, portable),
+            libs,
+        } => match read_libs(&libs) {
+            Ok(libs) => build(
+                &script,
+                &output,
+                emit_wat,
+                whamm_compiler::codegen::Options { portable, libs },
+            ),
+            Err(c) => c,
+        },
         Cmd::Info { spec } => info(&spec),
     }
 }
 
-fn build(path: &PathBuf, output: &PathBuf, emit_wat: bool, portable: bool) -> ExitCode {
+fn build(
+    path: &PathBuf,
+    output: &PathBuf,
+    emit_wat: bool,
+    opts: whamm_compiler::codegen::Options,
+) -> ExitCode {
     let src = match std::fs::read(path) {
         Ok(b) => String::from_utf8_lossy(&b).into_owned(),
         Err(e) => {
@@ -93,7 +144,6 @@ fn build(path: &PathBuf, output: &PathBuf, emit_wat: bool, portable: bool) -> Ex
         }
     };
     let name = path.display().to_string();
-    let opts = whamm_compiler::codegen::Options { portable };
     let bytes = match whamm_compiler::build(&src, &opts) {
         Ok((bytes, warnings)) => {
             eprint!("{}", render(&name, &src, &warnings));

@@ -31,6 +31,19 @@ fn files(sub: &str, prefix: &str) -> Vec<PathBuf> {
     v
 }
 
+/// Build options for a script: `--portable`, and the monitor libraries its
+/// `// lib: NAME=FILE` lines name (FILE relative to the script).
+fn options(path: &Path, src: &str, portable: bool) -> Options {
+    let mut libs = whamm_compiler::libs::Libs::new();
+    for l in src.lines().filter_map(|l| l.trim().strip_prefix("// lib:")) {
+        let (name, file) = l.trim().split_once('=').expect("// lib: NAME=FILE");
+        let bytes = std::fs::read(path.parent().unwrap().join(file.trim())).unwrap();
+        let sigs = whamm_compiler::libs::read_library(&bytes).unwrap();
+        libs.insert(name.trim().to_string(), sigs);
+    }
+    Options { portable, libs }
+}
+
 fn validate(bytes: &[u8]) {
     let features = whamm_compiler::wasm::features();
     if let Err(e) = wasmparser::Validator::new_with_features(features).validate_all(bytes) {
@@ -70,9 +83,7 @@ fn snapshots() {
     for path in all {
         let stem = path.file_stem().unwrap().to_string_lossy().to_string();
         let src = std::fs::read_to_string(&path).unwrap();
-        let opts = Options {
-            portable: stem.contains("portable"),
-        };
+        let opts = options(&path, &src, stem.contains("portable"));
         let name = format!("tests/build/{stem}.mm");
         let (snap, actual) = match whamm_compiler::build(&src, &opts) {
             Ok((bytes, _)) => {
@@ -124,7 +135,8 @@ fn every_output_validates() {
         for path in files(sub, prefix) {
             let src = std::fs::read_to_string(&path).unwrap();
             for portable in [false, true] {
-                if let Ok((bytes, _)) = whamm_compiler::build(&src, &Options { portable }) {
+                if let Ok((bytes, _)) = whamm_compiler::build(&src, &options(&path, &src, portable))
+                {
                     validate(&bytes);
                     n += 1;
                 }
@@ -144,7 +156,7 @@ fn portable_imports_only_part_a() {
     ] {
         for path in files(sub, prefix) {
             let src = std::fs::read_to_string(&path).unwrap();
-            let Ok((bytes, _)) = whamm_compiler::build(&src, &Options { portable: true }) else {
+            let Ok((bytes, _)) = whamm_compiler::build(&src, &options(&path, &src, true)) else {
                 continue;
             };
             let (imps, exps) = imports_exports(&bytes);
@@ -174,7 +186,11 @@ fn portable_imports_only_part_a() {
         "wasm:begin { println(\"x\"); }",
         "wasm:opcode:call(res0: i32):after { }",
     ] {
-        let Err(d) = whamm_compiler::build(src, &Options { portable: true }) else {
+        let portable = Options {
+            portable: true,
+            ..Options::default()
+        };
+        let Err(d) = whamm_compiler::build(src, &portable) else {
             panic!("{src}: expected an error")
         };
         assert!(
@@ -182,7 +198,7 @@ fn portable_imports_only_part_a() {
             "{src}: {d:?}"
         );
         assert!(
-            whamm_compiler::build(src, &Options { portable: false }).is_ok(),
+            whamm_compiler::build(src, &Options::default()).is_ok(),
             "{src}"
         );
     }

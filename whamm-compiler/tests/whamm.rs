@@ -1,6 +1,8 @@
 //! End-to-end tests: every `tests/whamm/NAME.mm` is compiled with the
 //! `whamm` binary and run beside `tests/whamm/NAME.wat` (else the file a
-//! `// app: FILE` line of the script names, else `calls.wat`) with `wizeng --monitors=`, in every mode of `WIZENG_MODES`
+//! `// app: FILE` line of the script names, else `calls.wat`) with `wizeng --monitors=`
+//! (plus the monitor libraries of `// lib: NAME=FILE` lines, also given to
+//! `whamm build --lib`), in every mode of `WIZENG_MODES`
 //! (default `int,jit`: the interpreter and the JIT). In every mode stdout
 //! must equal `NAME.stdout` (`BLESS=1` rewrites it from the first mode) and
 //! the exit status must be 0; the tiers must also agree with each other
@@ -60,10 +62,21 @@ fn end_to_end() {
     for mm in &scripts {
         let stem = mm.file_stem().unwrap().to_string_lossy().to_string();
         let wasm = tmp.join(format!("{stem}.wasm"));
-        let o = Command::new(whamm)
-            .args(["build", mm.to_str().unwrap(), "-o", wasm.to_str().unwrap()])
-            .output()
-            .unwrap();
+        let src = std::fs::read_to_string(mm).unwrap();
+        // Monitor libraries: `// lib: NAME=FILE` lines (FILE's base name must
+        // be NAME: wizeng links `+FILE` under that module name).
+        let libs: Vec<(String, PathBuf)> = src
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix("// lib:"))
+            .filter_map(|l| l.trim().split_once('='))
+            .map(|(n, f)| (n.trim().to_string(), dir().join(f.trim())))
+            .collect();
+        let mut cmd = Command::new(whamm);
+        cmd.args(["build", mm.to_str().unwrap(), "-o", wasm.to_str().unwrap()]);
+        for (n, f) in &libs {
+            cmd.arg(format!("--lib={n}={}", f.display()));
+        }
+        let o = cmd.output().unwrap();
         if !o.status.success() {
             failures.push(format!(
                 "{stem}: whamm build failed:\n{}",
@@ -73,7 +86,6 @@ fn end_to_end() {
         }
         // The app: `NAME.wat`, else the file named by a `// app: FILE` line of
         // the script, else `calls.wat`.
-        let src = std::fs::read_to_string(mm).unwrap();
         let named = src.lines().find_map(|l| {
             l.trim()
                 .strip_prefix("// app:")
@@ -88,7 +100,13 @@ fn end_to_end() {
         for mode in modes.split(',').filter(|m| !m.is_empty()) {
             let o = Command::new(&engine)
                 .arg(format!("--mode={mode}"))
-                .arg(format!("--monitors={}", wasm.display()))
+                .arg(format!(
+                    "--monitors={}{}",
+                    wasm.display(),
+                    libs.iter()
+                        .map(|(_, f)| format!("+{}", f.display()))
+                        .collect::<String>()
+                ))
                 .arg(&app)
                 .output()
                 .unwrap();
