@@ -64,9 +64,6 @@ const H_NUM_END: i32 = CHUNK + 32;
 const H_SAVE: i32 = 2 * CHUNK;
 /// Scratch base inside the helper memory, when the app has no memory of its own.
 const H_SCRATCH: i32 = 4 * CHUNK;
-/// The woven module's block-counter fold function (`crate::blockcount`): the
-/// exit hooks call it before any `wasm:exit`, as the engine does.
-const FOLD_EXPORT: &str = "wizeng:fold";
 /// Zero bytes tolerated inside one snapshot data segment.
 const ZERO_GAP: usize = 16;
 
@@ -1064,10 +1061,9 @@ pub fn merge(
         .instruction(&I::End)
         .instruction(&I::I32Const(1))
         .instruction(&I::GlobalSet(done_global));
-    let fold = app
-        .exports
-        .iter()
-        .find(|e| e.kind == wasmparser::ExternalKind::Func && e.name == FOLD_EXPORT);
+    let fold = app.exports.iter().find(|e| {
+        e.kind == wasmparser::ExternalKind::Func && e.name == crate::blockcount::FOLD_EXPORT
+    });
     if let Some(e) = fold {
         hooks.instruction(&I::Call(app_map.funcs[e.index as usize]));
     }
