@@ -11,8 +11,7 @@ use cranelift_codegen::ir::{
 use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
 use cranelift_entity::PrimaryMap;
 use cranelift_frontend::FunctionBuilder;
-use cranelift_jit::JITModule;
-use cranelift_module::{FuncId, Module as _};
+use cranelift_module::FuncId;
 use cranelift_wasm::{
     FuncEnvironment, FuncIndex, GlobalIndex, GlobalVariable, Heap, HeapData, HeapStyle,
     MemoryIndex, TableIndex, TargetEnvironment, TypeConvert, TypeIndex, WasmHeapType, WasmResult,
@@ -70,7 +69,6 @@ pub struct Env<'a> {
     pub config: TargetFrontendConfig,
     pub module: &'a Module,
     pub layout: &'a VmLayout,
-    pub jit: &'a mut JITModule,
     pub func_ids: &'a [FuncId],
     heaps: PrimaryMap<Heap, HeapData>,
     /// Explicit bounds checks instead of guard pages (WIZENG_BOUNDS_CHECKS=1, for measurement).
@@ -93,7 +91,6 @@ impl<'a> Env<'a> {
         config: TargetFrontendConfig,
         module: &'a Module,
         layout: &'a VmLayout,
-        jit: &'a mut JITModule,
         func_ids: &'a [FuncId],
     ) -> Self {
         let bounds_checks = std::env::var_os("WIZENG_BOUNDS_CHECKS").is_some_and(|v| v == "1");
@@ -101,7 +98,6 @@ impl<'a> Env<'a> {
             config,
             module,
             layout,
-            jit,
             func_ids,
             heaps: PrimaryMap::new(),
             bounds_checks,
@@ -452,7 +448,19 @@ impl FuncEnvironment for Env<'_> {
         let i = index.as_u32();
         if self.is_direct(i) {
             let id = self.func_ids[(i - self.module.num_imported_funcs) as usize];
-            Ok(self.jit.declare_func_in_func(id, func))
+            // As `cranelift_module::Module::declare_func_in_func` (the
+            // function is declared `Linkage::Local` with this signature), but
+            // without the JITModule, so that functions compile on any thread.
+            let signature = func.import_signature(wasm_sig(self.func_type(i)));
+            let name = func.declare_imported_user_function(ir::UserExternalName {
+                namespace: 0,
+                index: id.as_u32(),
+            });
+            Ok(func.import_function(ir::ExtFuncData {
+                name: ir::ExternalName::user(name),
+                signature,
+                colocated: true,
+            }))
         } else {
             // Imports are called indirectly through the vmctx (see translate_call);
             // this reference is never used for a call.

@@ -235,13 +235,13 @@ fn compile_with(m: &Module, only: Option<u32>, osr_at: Option<u32>) -> Result<Ji
         Some(_) => {}
     }
     let mut ctx = jit.make_context();
-    let mut ft = cranelift_wasm::FuncTranslator::new();
     let mut infos = Vec::new();
     let mut pending: Vec<(FuncId, FuncInfo)> = Vec::new();
 
     // Walk the code section again with a validator, for the translator.
     let mut validator =
         wasmparser::Validator::new_with_features(crate::module::supported_features());
+    let mut jobs = Vec::new();
     let mut def = 0usize;
     for payload in wasmparser::Parser::new(0).parse_all(&m.bytes) {
         let payload = payload.map_err(|e| e.to_string())?;
@@ -249,138 +249,97 @@ fn compile_with(m: &Module, only: Option<u32>, osr_at: Option<u32>) -> Result<Ji
             validator.payload(&payload).map_err(|e| e.to_string())?
         {
             let idx = m.num_imported_funcs + def as u32;
-            if only.is_some_and(|o| o != idx) {
-                def += 1;
-                continue;
+            if only.is_none_or(|o| o == idx) {
+                jobs.push(Job {
+                    idx,
+                    id: single.unwrap_or_else(|| ids[def]),
+                    func,
+                    body,
+                });
             }
-            let mut fv = func.into_validator(Default::default());
-            let body_start = m.body(idx).range.start as u32;
-            let osr_body = match osr_at {
-                None => None,
-                Some(pc) => Some(
-                    osr::rewrite(
-                        &m.bytes[m.body(idx).range.clone()],
-                        m.func_type(idx).params.len() as u32,
-                        pc,
-                        &|ti| {
-                            m.types
-                                .get(ti as usize)
-                                .map_or(true, |t| !t.params.is_empty())
-                        },
-                    )
-                    .ok_or("loop cannot be entered")?,
-                ),
-            };
-            // pc (in the original or woven body) of a source location.
-            let body_pc = |bits: u32| {
-                let off = bits.saturating_sub(body_start);
-                osr_body.as_ref().map_or(off, |o| o.original_pc(off))
-            };
-            ctx.func = ir::Function::with_name_signature(
-                UserFuncName::user(0, idx),
-                wasm_sig(m.func_type(idx)),
-            );
-            // Stack limit: vmctx -> store ctx -> limit.
-            let vmctx = ctx.func.create_global_value(ir::GlobalValueData::VMContext);
-            let sc = ctx.func.create_global_value(ir::GlobalValueData::Load {
-                base: vmctx,
-                offset: vm::STORE_CTX.into(),
-                global_type: I64,
-                flags: MemFlags::trusted().with_readonly(),
-            });
-            let limit = ctx.func.create_global_value(ir::GlobalValueData::Load {
-                base: sc,
-                offset: vm::STORE_CTX_STACK_LIMIT.into(),
-                global_type: I64,
-                flags: MemFlags::trusted(),
-            });
-            ctx.func.stack_limit = Some(limit);
-            {
-                let mut env = Env::new(config, m, &layout, &mut jit, &ids);
-                let body = match &osr_body {
-                    None => body.clone(),
-                    Some(o) => {
-                        let c = &m.code[(idx - m.num_imported_funcs) as usize];
-                        env.osr = Some(env::OsrPrologue {
-                            local_types: c.local_types.clone(),
-                            flag: o.flag,
-                        });
-                        wasmparser::FunctionBody::new(wasmparser::BinaryReader::new(
-                            &o.bytes,
-                            body_start as usize,
-                        ))
-                    }
-                };
-                ft.translate_body(&mut fv, body, &mut ctx.func, &mut env)
-                    .map_err(|e| format!("function {idx}: {e}"))?;
-            }
-            let id = single.unwrap_or_else(|| ids[def]);
-            jit.define_function(id, &mut ctx)
-                .map_err(|e| format!("function {idx}: {e:?}"))?;
-            let cc = ctx.compiled_code().expect("compiled");
-            let traps = cc
-                .buffer
-                .traps()
-                .iter()
-                .map(|t| (t.offset, t.code))
-                .collect();
-            let inlined = match &m.origin {
-                None => Vec::new(),
-                Some(o) => cc
-                    .buffer
-                    .get_srclocs_sorted()
-                    .iter()
-                    .filter(|s| !s.loc.is_default())
-                    .filter_map(|s| {
-                        o.inlined_at(idx, body_pc(s.loc.bits()))
-                            .map(|p| (s.start, s.end, p.clone()))
-                    })
-                    .collect(),
-            };
-            let probe_calls = match &m.origin {
-                None => Vec::new(),
-                Some(o) => cc
-                    .buffer
-                    .get_srclocs_sorted()
-                    .iter()
-                    .filter(|s| !s.loc.is_default())
-                    .filter_map(|s| {
-                        o.probe_call(idx, body_pc(s.loc.bits()))
-                            .map(|p| (s.start, s.end, p.clone()))
-                    })
-                    .collect(),
-            };
-            // Sites are reported in the original module (woven code maps back).
-            let srclocs = cc
-                .buffer
-                .get_srclocs_sorted()
-                .iter()
-                .filter(|s| !s.loc.is_default())
-                .map(|s| {
-                    let pc = body_pc(s.loc.bits());
-                    let pc = m.origin.as_ref().map_or(pc, |o| o.pc(idx, pc));
-                    (s.start, s.end, pc)
-                })
-                .collect();
-            let info = FuncInfo {
-                func_idx: Some(m.origin.as_ref().map_or(idx, |o| o.func(idx))),
-                name: m.func_name(idx),
-                start: 0,
-                len: cc.code_info().total_size as usize,
-                traps,
-                srclocs,
-                body_start: 0,
-                probe_calls,
-                inlined,
-                body: m
-                    .origin
-                    .is_none()
-                    .then(|| std::sync::Arc::from(&m.bytes[m.body(idx).range.clone()])),
-            };
-            pending.push((id, info));
-            jit.clear_context(&mut ctx);
             def += 1;
         }
+    }
+    let osr_body = match (osr_at, jobs.first()) {
+        (Some(pc), Some(j)) => Some(
+            osr::rewrite(
+                &m.bytes[m.body(j.idx).range.clone()],
+                m.func_type(j.idx).params.len() as u32,
+                pc,
+                &|ti| {
+                    m.types
+                        .get(ti as usize)
+                        .is_none_or(|t| !t.params.is_empty())
+                },
+            )
+            .ok_or("loop cannot be entered")?,
+        ),
+        _ => None,
+    };
+    let osr = osr_body.as_ref().zip(jobs.first()).map(|(o, j)| {
+        let c = &m.code[(j.idx - m.num_imported_funcs) as usize];
+        (o, c.local_types.clone())
+    });
+    let shared = Shared {
+        module: m,
+        layout: &layout,
+        ids: &ids,
+        config,
+        osr: osr.as_ref().map(|(o, t)| (*o, t.as_slice())),
+    };
+    let done = compile_jobs(&shared, jobs)?;
+    for d in done {
+        let idx = d.idx;
+        jit.define_function_bytes(d.id, &d.func, d.alignment, &d.code, &d.relocs)
+            .map_err(|e| format!("function {idx}: {e:?}"))?;
+        let body_start = m.body(idx).range.start as u32;
+        // pc (in the original or woven body) of a source location.
+        let body_pc = |bits: u32| {
+            let off = bits.saturating_sub(body_start);
+            osr_body.as_ref().map_or(off, |o| o.original_pc(off))
+        };
+        let (inlined, probe_calls) = match &m.origin {
+            None => (Vec::new(), Vec::new()),
+            Some(o) => (
+                d.srclocs
+                    .iter()
+                    .filter_map(|&(a, b, l)| {
+                        o.inlined_at(idx, body_pc(l)).map(|p| (a, b, p.clone()))
+                    })
+                    .collect(),
+                d.srclocs
+                    .iter()
+                    .filter_map(|&(a, b, l)| {
+                        o.probe_call(idx, body_pc(l)).map(|p| (a, b, p.clone()))
+                    })
+                    .collect(),
+            ),
+        };
+        // Sites are reported in the original module (woven code maps back).
+        let srclocs = d
+            .srclocs
+            .iter()
+            .map(|&(a, b, l)| {
+                let pc = body_pc(l);
+                (a, b, m.origin.as_ref().map_or(pc, |o| o.pc(idx, pc)))
+            })
+            .collect();
+        let info = FuncInfo {
+            func_idx: Some(m.origin.as_ref().map_or(idx, |o| o.func(idx))),
+            name: m.func_name(idx),
+            start: 0,
+            len: d.code.len(),
+            traps: d.traps,
+            srclocs,
+            body_start: 0,
+            probe_calls,
+            inlined,
+            body: m
+                .origin
+                .is_none()
+                .then(|| std::sync::Arc::from(&m.bytes[m.body(idx).range.clone()])),
+        };
+        pending.push((d.id, info));
     }
     // Trampolines for every type of the module.
     let mut tramp_ids = Vec::new();
@@ -456,6 +415,210 @@ fn compile_with(m: &Module, only: Option<u32>, osr_at: Option<u32>) -> Result<Ji
         infos,
         compile_time: t0.elapsed(),
     })
+}
+
+/// A function to compile.
+struct Job<'a> {
+    idx: u32,
+    id: FuncId,
+    func: wasmparser::FuncToValidate<wasmparser::ValidatorResources>,
+    body: wasmparser::FunctionBody<'a>,
+}
+
+/// A compiled function, ready to be defined in the `JITModule`.
+struct Done {
+    idx: u32,
+    id: FuncId,
+    func: ir::Function,
+    code: Vec<u8>,
+    alignment: u64,
+    relocs: Vec<cranelift_codegen::FinalizedMachReloc>,
+    traps: Vec<(u32, ir::TrapCode)>,
+    /// (code start, code end, source location bits).
+    srclocs: Vec<(u32, u32, u32)>,
+}
+
+/// What compile threads share: the module and its layout, read only.
+struct Shared<'a> {
+    module: &'a Module,
+    layout: &'a VmLayout,
+    ids: &'a [FuncId],
+    config: cranelift_codegen::isa::TargetFrontendConfig,
+    /// OSR entry: the rewritten body and the function's local types.
+    osr: Option<(&'a osr::OsrBody, &'a [crate::types::ValType])>,
+}
+
+// SAFETY: compile threads only read the module's plain data (types, imports,
+// memories, tables, globals, bytes, names). They never touch what makes
+// `Module` !Sync: the interpreter code's op cells (`Module::code`, only its
+// immutable `local_types` are read, and only on the calling thread through
+// `Shared::osr`) and the `Rc`s of a woven module's `origin` (used only on the
+// calling thread, after the threads have joined).
+unsafe impl Sync for Shared<'_> {}
+
+/// Functions compiled per thread before spreading a compile over threads
+/// (`WIZENG_COMPILE_THREADS=N` sets the number of threads, 1 = sequential).
+fn compile_threads(jobs: usize) -> usize {
+    let max = std::env::var("WIZENG_COMPILE_THREADS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get().min(8)));
+    max.clamp(1, jobs.max(1))
+}
+
+/// Compile `jobs` (in order), on several threads when there are several.
+fn compile_jobs(sh: &Shared<'_>, jobs: Vec<Job<'_>>) -> Result<Vec<Done>, String> {
+    let n = compile_threads(jobs.len());
+    if n <= 1 {
+        let mut t = Translator::new()?;
+        return jobs.into_iter().map(|j| t.compile(sh, j)).collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let jobs: Vec<std::sync::Mutex<Option<Job<'_>>>> = jobs
+        .into_iter()
+        .map(|j| std::sync::Mutex::new(Some(j)))
+        .collect();
+    let mut out: Vec<Option<Result<Done, String>>> = Vec::new();
+    out.resize_with(jobs.len(), || None);
+    let results = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..n)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut mine = Vec::new();
+                    let mut t = match Translator::new() {
+                        Ok(t) => t,
+                        Err(e) => return vec![(usize::MAX, Err(e))],
+                    };
+                    loop {
+                        let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(slot) = jobs.get(k) else { break };
+                        let job = slot.lock().map(|mut j| j.take()).ok().flatten();
+                        if let Some(job) = job {
+                            mine.push((k, t.compile(sh, job)));
+                        }
+                    }
+                    mine
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| {
+                w.join()
+                    .map_err(|_| "a compile thread panicked".to_string())
+            })
+            .collect::<Result<Vec<_>, _>>()
+    })?;
+    for (k, r) in results.into_iter().flatten() {
+        if k == usize::MAX {
+            return Err(r.err().unwrap_or_default());
+        }
+        out[k] = Some(r);
+    }
+    out.into_iter()
+        .map(|r| r.unwrap_or_else(|| Err("a function was not compiled".into())))
+        .collect()
+}
+
+/// Per-thread compile state.
+struct Translator {
+    isa: cranelift_codegen::isa::OwnedTargetIsa,
+    ctx: Context,
+    ft: cranelift_wasm::FuncTranslator,
+}
+
+impl Translator {
+    fn new() -> Result<Translator, String> {
+        Ok(Translator {
+            isa: isa()?,
+            ctx: Context::new(),
+            ft: cranelift_wasm::FuncTranslator::new(),
+        })
+    }
+
+    fn compile(&mut self, sh: &Shared<'_>, job: Job<'_>) -> Result<Done, String> {
+        let m = sh.module;
+        let idx = job.idx;
+        let mut fv = job.func.into_validator(Default::default());
+        self.ctx.clear();
+        self.ctx.func = ir::Function::with_name_signature(
+            UserFuncName::user(0, idx),
+            wasm_sig(m.func_type(idx)),
+        );
+        // Stack limit: vmctx -> store ctx -> limit.
+        let vmctx = self
+            .ctx
+            .func
+            .create_global_value(ir::GlobalValueData::VMContext);
+        let sc = self
+            .ctx
+            .func
+            .create_global_value(ir::GlobalValueData::Load {
+                base: vmctx,
+                offset: vm::STORE_CTX.into(),
+                global_type: I64,
+                flags: MemFlags::trusted().with_readonly(),
+            });
+        let limit = self
+            .ctx
+            .func
+            .create_global_value(ir::GlobalValueData::Load {
+                base: sc,
+                offset: vm::STORE_CTX_STACK_LIMIT.into(),
+                global_type: I64,
+                flags: MemFlags::trusted(),
+            });
+        self.ctx.func.stack_limit = Some(limit);
+        {
+            let mut env = Env::new(sh.config, m, sh.layout, sh.ids);
+            let body = match sh.osr {
+                None => job.body,
+                Some((o, local_types)) => {
+                    env.osr = Some(env::OsrPrologue {
+                        local_types: local_types.to_vec(),
+                        flag: o.flag,
+                    });
+                    wasmparser::FunctionBody::new(wasmparser::BinaryReader::new(
+                        &o.bytes,
+                        m.body(idx).range.start,
+                    ))
+                }
+            };
+            self.ft
+                .translate_body(&mut fv, body, &mut self.ctx.func, &mut env)
+                .map_err(|e| format!("function {idx}: {e}"))?;
+        }
+        let cc = self
+            .ctx
+            .compile(&*self.isa, &mut Default::default())
+            .map_err(|e| format!("function {idx}: {:?}", e.inner))?;
+        let code = cc.code_buffer().to_vec();
+        let alignment = cc.buffer.alignment as u64;
+        let relocs = cc.buffer.relocs().to_vec();
+        let traps = cc
+            .buffer
+            .traps()
+            .iter()
+            .map(|t| (t.offset, t.code))
+            .collect();
+        let srclocs = cc
+            .buffer
+            .get_srclocs_sorted()
+            .iter()
+            .filter(|s| !s.loc.is_default())
+            .map(|s| (s.start, s.end, s.loc.bits()))
+            .collect();
+        Ok(Done {
+            idx,
+            id: job.id,
+            func: std::mem::replace(&mut self.ctx.func, ir::Function::new()),
+            code,
+            alignment,
+            relocs,
+            traps,
+            srclocs,
+        })
+    }
 }
 
 type Compiled = (FuncId, usize, Vec<(u32, ir::TrapCode)>);
