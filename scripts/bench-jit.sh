@@ -13,6 +13,7 @@
 #   TIMEOUT=600             per-run timeout, seconds
 #   NO_NICE=1               don't run the engines under `nice`
 #   JSON=file               also write the results as JSON
+#   DYN=1                   also time wizeng --mode=dyn (total time vs the JIT's total)
 #   VENV=/work/main/.venv   Python venv (gets wasure==0.9, wasmtime)
 set -euo pipefail
 
@@ -34,6 +35,7 @@ BENCH_ROOT="$("$PY" -c 'import os, wasure; print(os.path.join(os.path.dirname(wa
 extra=()
 [[ -n "${NO_NICE:-}" ]] && extra+=(--no-nice)
 [[ -n "${JSON:-}" ]] && extra+=(--json "$JSON")
+[[ -n "${DYN:-}" ]] && extra+=(--dyn)
 echo "wizeng:   $WIZENG" >&2
 echo "wasmtime: Python API $("$PY" -c 'import importlib.metadata as m; print(m.version("wasmtime"))')" >&2
 echo "node:     $NODE $("${NODE%% *}" --version)" >&2

@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """JIT benchmark: wizeng --mode=jit vs Wasmtime (Python API) vs Node (V8),
-compile and execution timed separately, plus wizeng --mode=int for reference.
+compile and execution timed separately, plus wizeng --mode=int for reference
+and wizeng --mode=dyn (tier-up: its compiles happen during the run, so only
+its total time is compared, with the JIT's total).
 
 Driven by scripts/bench-jit.sh; see scripts/README.md. For every program:
   * wizeng: `--metrics` splits load+validate+translate, jit compile and run
-    (the run is the entry call: instantiation is done by then);
+    (the run is the entry call: instantiation is done by then); the JIT
+    compiles on one thread here (WIZENG_COMPILE_THREADS=1), like Wasmtime;
   * Wasmtime: this script in `--wasmtime-child` mode, in a fresh process:
     Module compile with parallel compilation off (one core), then the
     `_start` call (instantiation is not timed);
@@ -99,12 +102,12 @@ def measure(engine, cmd, timeout, nice):
     ok, out, err = run(cmd, timeout, nice)
     if not ok:
         return None, err
-    if engine.startswith("wizeng"):
+    if engine.startswith("wizeng") or engine.startswith("wz-"):
         m = WZ.search(err)
         if not m:
             return None, "FAIL(no metrics)"
         load, jit, r = (float(x) / 1e3 for x in m.groups())
-        return out, {"compile": load + jit, "load": load, "jit": jit, "run": r}
+        return out, {"compile": load + jit, "load": load, "jit": jit, "run": r, "total": load + jit + r}
     m = PEER.search(err)
     if not m:
         return None, "FAIL(no timing)"
@@ -130,6 +133,7 @@ def main():
     ap.add_argument("--timeout", type=float, default=600)
     ap.add_argument("--no-nice", action="store_true")
     ap.add_argument("--json", default="")
+    ap.add_argument("--dyn", action="store_true", help="also time wizeng --mode=dyn (total time)")
     a = ap.parse_args()
     nice = not a.no_nice
 
@@ -144,16 +148,19 @@ def main():
 
     wz = shlex.split(a.wizeng)
     engines = {
-        "wizeng": lambda w, args: wz + ["--mode=jit", "--metrics", w] + args,
+        "wizeng": lambda w, args: ["env", "WIZENG_COMPILE_THREADS=1"] + wz + ["--mode=jit", "--metrics", w] + args,
         "wasmtime": lambda w, args: [sys.executable, os.path.abspath(__file__), "--wasmtime-child", w] + args,
         "node": lambda w, args: [a.node, "--no-concurrent-marking", os.path.join(HERE, "run_node_wasi.mjs"), w] + args,
     }
+    if a.dyn:
+        engines["wz-dyn"] = lambda w, args: wz + ["--mode=dyn", "--metrics", w] + args
     names = list(engines)
     results = {}
     print(f"{len(progs)} programs; best of {a.runs} (interpreter: {a.int_runs}); times in ms; "
           f"wizeng compile = load+validate+translate + jit compile; Wasmtime compiles on one thread", flush=True)
     hdr = (f"{'program':<28}{'bytes':>8} |{'exec wz':>9}{'wasmtime':>9}{'node':>9}{'wz-int':>9}"
-           f" |{'comp wz':>9}{'(jit)':>8}{'wasmtime':>9}{'node':>8} |{'ex wz/wt':>9}{'co wz/wt':>9}")
+           f" |{'comp wz':>9}{'(jit)':>8}{'wasmtime':>9}{'node':>8} |{'ex wz/wt':>9}{'co wz/wt':>9}"
+           + (f" |{'tot jit':>9}{'tot dyn':>9}" if a.dyn else ""))
     print(hdr)
     print("-" * len(hdr), flush=True)
     for name, wasm, args in progs:
@@ -190,7 +197,8 @@ def main():
         fr = lambda r: f"{r:>9.2f}" if r is not None else f"{'-':>9}"  # noqa: E731
         print(f"{name:<28}{size:>8} |" + cell("wizeng", "run") + cell("wasmtime", "run") + cell("node", "run")
               + cell("wz-int", "run") + " |" + cell("wizeng", "compile") + cell("wizeng", "jit", 8)
-              + cell("wasmtime", "compile") + cell("node", "compile", 8) + " |" + fr(rex) + fr(rco), flush=True)
+              + cell("wasmtime", "compile") + cell("node", "compile", 8) + " |" + fr(rex) + fr(rco)
+              + ((" |" + cell("wizeng", "total") + cell("wz-dyn", "total")) if a.dyn else ""), flush=True)
         for n in best:
             if status[n] and len(status[n]) > 8:
                 print(f"    {n}: {status[n]}", flush=True)
@@ -210,7 +218,7 @@ def main():
         ("compile/byte wizeng/wasmtime", g("wizeng", "wasmtime", "compile")),
         ("compile/byte wizeng(jit only)/wasmtime", g("wizeng", "wasmtime", "jit", "compile")),
         ("compile/byte wizeng/node", g("wizeng", "node", "compile")),
-    ]
+    ] + ([("total time wizeng-dyn/wizeng-jit", g("wz-dyn", "wizeng", "total"))] if a.dyn else [])
     for label, (r, k) in lines:
         print(f"geomean {label}: {r:.3f} over {k} programs")
     for n, key in (("wizeng", "compile"), ("wizeng", "jit"), ("wasmtime", "compile"), ("node", "compile")):
