@@ -17,6 +17,7 @@
 #   INT=1                   0: skip the interpreter
 #   INT_RUNS=1              interpreter rounds
 #   WT_RUNS=$RUNS           Wasmtime rounds (app, and the woven module per monitor); 0: skip
+#   WT_FLAGS="..."          extra options for `wizeng --emit-woven` (e.g. --block-counts=off)
 #   INT_FILTER=...          regex: the interpreter only on these programs ('' = all); default
 #                           10 short PolyBench programs: with a probe per instruction the
 #                           interpreter is ~60x slower than without (2mm: 41 s)
@@ -48,6 +49,7 @@ extra=()
 [[ -n "${JSON:-}" ]] && extra+=(--json "$JSON")
 [[ -n "${OFF_RUNS:-}" ]] && extra+=(--off-runs "$OFF_RUNS")
 [[ -n "${WT_RUNS:-}" ]] && extra+=(--wt-runs "$WT_RUNS")
+[[ -n "${WT_FLAGS:-}" ]] && extra+=(--wt-flags "$WT_FLAGS")
 echo "wizeng: $WIZENG" >&2
 exec "$PY" "$ROOT/scripts/bench_monitors.py" --bench-root "$BENCH_ROOT" \
     --suites "${SUITES:-polybench,ostrich}" --wizeng "$WIZENG" --monitors "${MONITORS:-hotness,branches,calls}" \

@@ -155,6 +155,7 @@ def main():
     ap.add_argument("--int-runs", type=int, default=1, help="interpreter runs (0: skip)")
     ap.add_argument("--int-filter", default="", help="regex on suite/program: interpreter only for these")
     ap.add_argument("--wt-runs", type=int, default=None, help="Wasmtime runs (default: --runs; 0: skip)")
+    ap.add_argument("--wt-flags", default="", help="extra wizeng options for --emit-woven (e.g. --block-counts=off)")
     ap.add_argument("--timeout", type=float, default=600)
     ap.add_argument("--no-nice", action="store_true")
     ap.add_argument("--json", default="")
@@ -209,7 +210,8 @@ def main():
         woven, emit_err = {}, {}
         for m in monitors if wt_runs > 0 else []:
             woven[m] = os.path.join(wovendir, f"{m}.wasm")
-            ok, _, err = run(wz + ["--emit-woven=" + woven[m], "--monitors=" + mon_path[m], wasm], a.timeout, False, tmp)
+            emit = ["--emit-woven=" + woven[m]] + shlex.split(a.wt_flags) + ["--monitors=" + mon_path[m], wasm]
+            ok, _, err = run(wz + emit, a.timeout, False, tmp)
             if not ok:
                 emit_err[f"{m}/wt"] = "EMIT " + err
         cfg = configs(name, wasm, args, woven)

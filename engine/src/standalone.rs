@@ -1100,6 +1100,7 @@ pub fn merge(
                 .find(|e| e.kind == wasmparser::ExternalKind::Func && e.name == "main")
         })
         .ok_or_else(|| unsupported("the app exports no entry point (`_start` or `main`)"))?;
+    let entry_name = entry_export.name.to_string();
     let entry_orig = app_map.funcs[entry_export.index as usize];
     let entry_ty_idx = if (entry_export.index as usize) < app_funcs.len() {
         return Err(unsupported("the entry point is an import"));
@@ -1130,244 +1131,307 @@ pub fn merge(
         .instruction(&I::End);
     let app_start = b.helper("app_start", entry_ty_idx, app_start);
 
-    // ===== encode =====
-    let mut out = wasm_encoder::Module::new();
-    let mut ts = wasm_encoder::TypeSection::new();
-    if let Some(r) = app.types.clone() {
-        app_map
-            .parse_type_section(&mut ts, r)
-            .map_err(reencode_err)?;
+    Merged {
+        store,
+        app,
+        app_map,
+        insts,
+        mons,
+        mon_maps,
+        types_base,
+        addrs,
+        b,
+        helper_mem,
+        wasi_memory: (needs_write || needs_clock).then_some(io.scratch_mem),
+        entry_name,
+        entry_wrapper,
+        flags: [done_global, deferred_global],
+        exports: [
+            (EXPORT_BEGIN, begin_hooks),
+            (EXPORT_APP_START, app_start),
+            (EXPORT_EXIT, exit_hooks),
+        ],
     }
-    for (k, m) in mons.iter().enumerate() {
-        if let Some(r) = m.types.clone() {
-            mon_maps[k]
+    .encode()
+}
+
+/// A merged module whose every index is known, to be encoded.
+struct Merged<'a> {
+    store: &'a Store,
+    app: Parts<'a>,
+    app_map: IndexMap,
+    insts: Vec<&'a InstanceData>,
+    mons: Vec<Parts<'a>>,
+    mon_maps: Vec<IndexMap>,
+    types_base: Vec<u32>,
+    addrs: Addrs,
+    b: Builder,
+    helper_mem: Option<u32>,
+    /// The memory WASI calls of the helpers go through (exported as `memory`
+    /// if the app exports none).
+    wasi_memory: Option<u32>,
+    /// The entry export, wrapped by `entry_wrapper`.
+    entry_name: String,
+    entry_wrapper: u32,
+    /// The exit hooks' `done` and `deferred` flags (mutable i32 globals, last).
+    flags: [u32; 2],
+    /// Helpers exported for harnesses.
+    exports: [(&'static str, u32); 3],
+}
+
+impl Merged<'_> {
+    fn encode(self) -> Result<Vec<u8>, LoadError> {
+        let Merged {
+            store,
+            app,
+            mut app_map,
+            insts,
+            mons,
+            mut mon_maps,
+            types_base,
+            addrs,
+            b,
+            helper_mem,
+            wasi_memory,
+            entry_name,
+            entry_wrapper,
+            flags,
+            exports,
+        } = self;
+        let mut out = wasm_encoder::Module::new();
+        let mut ts = wasm_encoder::TypeSection::new();
+        if let Some(r) = app.types.clone() {
+            app_map
                 .parse_type_section(&mut ts, r)
                 .map_err(reencode_err)?;
         }
-    }
-    for (p, r) in &b.types.list {
-        ts.function(p.iter().copied(), r.iter().copied());
-    }
-    out.section(&ts);
-
-    let mut is = wasm_encoder::ImportSection::new();
-    for imp in app.imports.iter().filter(|i| i.module != PROBE_MODULE) {
-        app_map.parse_import(&mut is, *imp).map_err(reencode_err)?;
-    }
-    // Added function imports go after the app's; the app's non-function imports
-    // may come after its function imports in the section, which is fine.
-    for (module, name, ty) in &b.added_imports {
-        is.import(module, name, wasm_encoder::EntityType::Function(*ty));
-    }
-    out.section(&is);
-
-    let mut fs = wasm_encoder::FunctionSection::new();
-    for t in &app.funcs {
-        fs.function(*t);
-    }
-    for (k, idata) in insts.iter().enumerate() {
-        let m = &idata.module;
-        for i in m.num_imported_funcs..m.num_funcs() {
-            fs.function(types_base[k] + m.func_types[i as usize]);
-        }
-    }
-    for (_, t, _) in &b.helpers {
-        fs.function(*t);
-    }
-    out.section(&fs);
-
-    let mut tabs = wasm_encoder::TableSection::new();
-    for t in &app.tables {
-        app_map
-            .parse_table(&mut tabs, t.clone())
-            .map_err(reencode_err)?;
-    }
-    let mut snap_elems: Vec<(u32, ValType, Vec<ConstExpr>)> = Vec::new();
-    for (k, idata) in insts.iter().enumerate() {
-        let m = &idata.module;
-        for (i, t) in mons[k].tables.iter().enumerate() {
-            let addr = idata.tables[m.num_imported_tables as usize + i];
-            let inst = &store.tables[addr.0 as usize];
-            let mut ty = mon_maps[k].table_type(t.ty).map_err(reencode_err)?;
-            ty.minimum = inst.elems.len() as u64;
-            tabs.table(ty);
-            let items = inst
-                .elems
-                .iter()
-                .map(|s| addrs.ref_expr(Value::from_slot(inst.ty.elem, *s)))
-                .collect::<Result<Vec<_>, _>>()?;
-            snap_elems.push((addrs.tables[&addr], inst.ty.elem, items));
-        }
-    }
-    out.section(&tabs);
-
-    let mut mems = wasm_encoder::MemorySection::new();
-    for mt in &app.memories {
-        mems.memory(app_map.memory_type(*mt));
-    }
-    if helper_mem.is_some() {
-        mems.memory(wasm_encoder::MemoryType {
-            minimum: 1,
-            maximum: Some(1),
-            memory64: false,
-            shared: false,
-            page_size_log2: None,
-        });
-    }
-    let mut snap_data: Vec<(u32, usize, &[u8])> = Vec::new();
-    for (k, idata) in insts.iter().enumerate() {
-        let m = &idata.module;
-        for (i, mt) in mons[k].memories.iter().enumerate() {
-            let addr = idata.memories[m.num_imported_memories as usize + i];
-            let inst = store.memory(addr);
-            let mut ty = mon_maps[k].memory_type(*mt);
-            ty.minimum = inst.pages();
-            mems.memory(ty);
-            let bytes: &[u8] = &inst.data;
-            for (s, e) in nonzero_runs(bytes) {
-                snap_data.push((addrs.memories[&addr], s, &bytes[s..e]));
+        for (k, m) in mons.iter().enumerate() {
+            if let Some(r) = m.types.clone() {
+                mon_maps[k]
+                    .parse_type_section(&mut ts, r)
+                    .map_err(reencode_err)?;
             }
         }
-    }
-    out.section(&mems);
-
-    let mut gs = wasm_encoder::GlobalSection::new();
-    for g in &app.globals {
-        app_map
-            .parse_global(&mut gs, g.clone())
-            .map_err(reencode_err)?;
-    }
-    for (k, idata) in insts.iter().enumerate() {
-        let m = &idata.module;
-        for (i, g) in mons[k].globals.iter().enumerate() {
-            let addr = idata.globals[m.num_imported_globals as usize + i];
-            let ty = mon_maps[k].global_type(g.ty).map_err(reencode_err)?;
-            gs.global(ty, &value_expr(&addrs, store.global_value(addr))?);
+        for (p, r) in &b.types.list {
+            ts.function(p.iter().copied(), r.iter().copied());
         }
-    }
-    for _ in [done_global, deferred_global] {
-        gs.global(
-            wasm_encoder::GlobalType {
-                val_type: W32,
-                mutable: true,
+        out.section(&ts);
+
+        let mut is = wasm_encoder::ImportSection::new();
+        for imp in app.imports.iter().filter(|i| i.module != PROBE_MODULE) {
+            app_map.parse_import(&mut is, *imp).map_err(reencode_err)?;
+        }
+        // Added function imports go after the app's; the app's non-function imports
+        // may come after its function imports in the section, which is fine.
+        for (module, name, ty) in &b.added_imports {
+            is.import(module, name, wasm_encoder::EntityType::Function(*ty));
+        }
+        out.section(&is);
+
+        let mut fs = wasm_encoder::FunctionSection::new();
+        for t in &app.funcs {
+            fs.function(*t);
+        }
+        for (k, idata) in insts.iter().enumerate() {
+            let m = &idata.module;
+            for i in m.num_imported_funcs..m.num_funcs() {
+                fs.function(types_base[k] + m.func_types[i as usize]);
+            }
+        }
+        for (_, t, _) in &b.helpers {
+            fs.function(*t);
+        }
+        out.section(&fs);
+
+        let mut tabs = wasm_encoder::TableSection::new();
+        for t in &app.tables {
+            app_map
+                .parse_table(&mut tabs, t.clone())
+                .map_err(reencode_err)?;
+        }
+        let mut snap_elems: Vec<(u32, ValType, Vec<ConstExpr>)> = Vec::new();
+        for (k, idata) in insts.iter().enumerate() {
+            let m = &idata.module;
+            for (i, t) in mons[k].tables.iter().enumerate() {
+                let addr = idata.tables[m.num_imported_tables as usize + i];
+                let inst = &store.tables[addr.0 as usize];
+                let mut ty = mon_maps[k].table_type(t.ty).map_err(reencode_err)?;
+                ty.minimum = inst.elems.len() as u64;
+                tabs.table(ty);
+                let items = inst
+                    .elems
+                    .iter()
+                    .map(|s| addrs.ref_expr(Value::from_slot(inst.ty.elem, *s)))
+                    .collect::<Result<Vec<_>, _>>()?;
+                snap_elems.push((addrs.tables[&addr], inst.ty.elem, items));
+            }
+        }
+        out.section(&tabs);
+
+        let mut mems = wasm_encoder::MemorySection::new();
+        for mt in &app.memories {
+            mems.memory(app_map.memory_type(*mt));
+        }
+        if helper_mem.is_some() {
+            mems.memory(wasm_encoder::MemoryType {
+                minimum: 1,
+                maximum: Some(1),
+                memory64: false,
                 shared: false,
-            },
-            &ConstExpr::i32_const(0),
-        );
-    }
-    out.section(&gs);
-
-    let mut es = wasm_encoder::ExportSection::new();
-    let mut exports_memory = false;
-    for e in &app.exports {
-        exports_memory |= e.name == "memory";
-        if e.kind == entry_export.kind && e.name == entry_export.name {
-            es.export(e.name, wasm_encoder::ExportKind::Func, entry_wrapper);
-        } else {
-            app_map.parse_export(&mut es, *e);
+                page_size_log2: None,
+            });
         }
-    }
-    for (name, f) in [
-        (EXPORT_BEGIN, begin_hooks),
-        (EXPORT_APP_START, app_start),
-        (EXPORT_EXIT, exit_hooks),
-    ] {
-        es.export(name, wasm_encoder::ExportKind::Func, f);
-    }
-    if !exports_memory && (needs_write || needs_clock) {
-        // WASI functions use the exported `memory`.
-        es.export("memory", wasm_encoder::ExportKind::Memory, io.scratch_mem);
-    }
-    out.section(&es);
+        let mut snap_data: Vec<(u32, usize, &[u8])> = Vec::new();
+        for (k, idata) in insts.iter().enumerate() {
+            let m = &idata.module;
+            for (i, mt) in mons[k].memories.iter().enumerate() {
+                let addr = idata.memories[m.num_imported_memories as usize + i];
+                let inst = store.memory(addr);
+                let mut ty = mon_maps[k].memory_type(*mt);
+                ty.minimum = inst.pages();
+                mems.memory(ty);
+                let bytes: &[u8] = &inst.data;
+                for (s, e) in nonzero_runs(bytes) {
+                    snap_data.push((addrs.memories[&addr], s, &bytes[s..e]));
+                }
+            }
+        }
+        out.section(&mems);
 
-    if let Some(s) = app.start {
-        out.section(&wasm_encoder::StartSection {
-            function_index: app_map.funcs[s as usize],
-        });
-    }
+        let mut gs = wasm_encoder::GlobalSection::new();
+        for g in &app.globals {
+            app_map
+                .parse_global(&mut gs, g.clone())
+                .map_err(reencode_err)?;
+        }
+        for (k, idata) in insts.iter().enumerate() {
+            let m = &idata.module;
+            for (i, g) in mons[k].globals.iter().enumerate() {
+                let addr = idata.globals[m.num_imported_globals as usize + i];
+                let ty = mon_maps[k].global_type(g.ty).map_err(reencode_err)?;
+                gs.global(ty, &value_expr(&addrs, store.global_value(addr))?);
+            }
+        }
+        for _ in flags {
+            gs.global(
+                wasm_encoder::GlobalType {
+                    val_type: W32,
+                    mutable: true,
+                    shared: false,
+                },
+                &ConstExpr::i32_const(0),
+            );
+        }
+        out.section(&gs);
 
-    let mut els = wasm_encoder::ElementSection::new();
-    for e in &app.elems {
-        app_map
-            .parse_element(&mut els, e.clone())
-            .map_err(reencode_err)?;
-    }
-    for (k, idata) in insts.iter().enumerate() {
-        for (i, seg) in idata.module.elems.iter().enumerate() {
-            if matches!(seg.mode, ElemMode::Declared) {
-                mon_maps[k]
-                    .parse_element(&mut els, mons[k].elems[i].clone())
-                    .map_err(reencode_err)?;
+        let mut es = wasm_encoder::ExportSection::new();
+        let mut exports_memory = false;
+        for e in &app.exports {
+            exports_memory |= e.name == "memory";
+            if e.kind == wasmparser::ExternalKind::Func && e.name == entry_name {
+                es.export(e.name, wasm_encoder::ExportKind::Func, entry_wrapper);
+            } else {
+                app_map.parse_export(&mut es, *e);
+            }
+        }
+        for (name, f) in exports {
+            es.export(name, wasm_encoder::ExportKind::Func, f);
+        }
+        if let (false, Some(m)) = (exports_memory, wasi_memory) {
+            // WASI functions use the exported `memory`.
+            es.export("memory", wasm_encoder::ExportKind::Memory, m);
+        }
+        out.section(&es);
+
+        if let Some(s) = app.start {
+            out.section(&wasm_encoder::StartSection {
+                function_index: app_map.funcs[s as usize],
+            });
+        }
+
+        let mut els = wasm_encoder::ElementSection::new();
+        for e in &app.elems {
+            app_map
+                .parse_element(&mut els, e.clone())
+                .map_err(reencode_err)?;
+        }
+        for (k, idata) in insts.iter().enumerate() {
+            for (i, seg) in idata.module.elems.iter().enumerate() {
+                if matches!(seg.mode, ElemMode::Declared) {
+                    mon_maps[k]
+                        .parse_element(&mut els, mons[k].elems[i].clone())
+                        .map_err(reencode_err)?;
+                    continue;
+                }
+                let items = idata.elems[i]
+                    .iter()
+                    .map(|s| addrs.ref_expr(Value::from_slot(seg.ty, *s)))
+                    .collect::<Result<Vec<_>, _>>()?;
+                els.passive(wasm_encoder::Elements::Expressions(
+                    ref_type(seg.ty),
+                    &items,
+                ));
+            }
+        }
+        for (table, ty, items) in &snap_elems {
+            if items.is_empty() {
                 continue;
             }
-            let items = idata.elems[i]
-                .iter()
-                .map(|s| addrs.ref_expr(Value::from_slot(seg.ty, *s)))
-                .collect::<Result<Vec<_>, _>>()?;
-            els.passive(wasm_encoder::Elements::Expressions(
-                ref_type(seg.ty),
-                &items,
-            ));
+            els.active(
+                Some(*table),
+                &ConstExpr::i32_const(0),
+                wasm_encoder::Elements::Expressions(ref_type(*ty), items),
+            );
         }
-    }
-    for (table, ty, items) in &snap_elems {
-        if items.is_empty() {
-            continue;
-        }
-        els.active(
-            Some(*table),
-            &ConstExpr::i32_const(0),
-            wasm_encoder::Elements::Expressions(ref_type(*ty), items),
-        );
-    }
-    out.section(&els);
+        out.section(&els);
 
-    let mut ds = wasm_encoder::DataSection::new();
-    for d in &app.datas {
-        app_map
-            .parse_data(&mut ds, d.clone())
-            .map_err(reencode_err)?;
-    }
-    for (k, idata) in insts.iter().enumerate() {
-        for (i, seg) in idata.module.datas.iter().enumerate() {
-            // Active segments were applied (and dropped) at instantiation; the
-            // memory snapshot has their bytes.
-            let keep = matches!(seg.mode, DataMode::Passive) && !idata.data_dropped[i];
-            let bytes: &[u8] = if keep { mons[k].datas[i].data } else { &[] };
-            ds.passive(bytes.iter().copied());
+        let mut ds = wasm_encoder::DataSection::new();
+        for d in &app.datas {
+            app_map
+                .parse_data(&mut ds, d.clone())
+                .map_err(reencode_err)?;
         }
-    }
-    for (mem, off, bytes) in &snap_data {
-        ds.active(
-            *mem,
-            &ConstExpr::i32_const(*off as i32),
-            bytes.iter().copied(),
-        );
-    }
-    if ds.len() > 0 {
-        out.section(&wasm_encoder::DataCountSection { count: ds.len() });
-    }
+        for (k, idata) in insts.iter().enumerate() {
+            for (i, seg) in idata.module.datas.iter().enumerate() {
+                // Active segments were applied (and dropped) at instantiation; the
+                // memory snapshot has their bytes.
+                let keep = matches!(seg.mode, DataMode::Passive) && !idata.data_dropped[i];
+                let bytes: &[u8] = if keep { mons[k].datas[i].data } else { &[] };
+                ds.passive(bytes.iter().copied());
+            }
+        }
+        for (mem, off, bytes) in &snap_data {
+            ds.active(
+                *mem,
+                &ConstExpr::i32_const(*off as i32),
+                bytes.iter().copied(),
+            );
+        }
+        if ds.len() > 0 {
+            out.section(&wasm_encoder::DataCountSection { count: ds.len() });
+        }
 
-    let mut code = wasm_encoder::CodeSection::new();
-    for body in &app.bodies {
-        app_map
-            .parse_function_body(&mut code, body.clone())
-            .map_err(reencode_err)?;
-    }
-    for (k, m) in mons.iter().enumerate() {
-        for body in &m.bodies {
-            mon_maps[k]
+        let mut code = wasm_encoder::CodeSection::new();
+        for body in &app.bodies {
+            app_map
                 .parse_function_body(&mut code, body.clone())
                 .map_err(reencode_err)?;
         }
+        for (k, m) in mons.iter().enumerate() {
+            for body in &m.bodies {
+                mon_maps[k]
+                    .parse_function_body(&mut code, body.clone())
+                    .map_err(reencode_err)?;
+            }
+        }
+        for (_, _, f) in &b.helpers {
+            code.function(f);
+        }
+        out.section(&code);
+        out.section(&ds);
+        out.section(&names(&app, &app_map, &insts, &mon_maps, &b));
+        Ok(out.finish())
     }
-    for (_, _, f) in &b.helpers {
-        code.function(f);
-    }
-    out.section(&code);
-    out.section(&ds);
-    out.section(&names(&app, &app_map, &insts, &mon_maps, &b));
-    Ok(out.finish())
 }
 
 /// Function names: the app's, `monitor:NAME` for each instance's, the helpers'.
