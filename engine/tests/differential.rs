@@ -98,13 +98,15 @@ fn interpreter_and_jit_agree_on_generated_modules() {
     let mut failures = failures.lock().unwrap().clone();
     failures.sort();
     eprintln!(
-        "differential: seeds {start}..{}: {} modules ({} skipped), {} calls, {} traps, {} NaN-payload differences tolerated, {} failing seeds, {:.1}s",
+        "differential: seeds {start}..{}: {} modules ({} skipped), {} calls, {} traps, {} NaN-payload differences tolerated, dyn: {} functions compiled, {} OSR entries, {} failing seeds, {:.1}s",
         start + n,
         s.modules,
         s.skipped,
         s.calls,
         s.traps,
         s.nan_tolerated,
+        s.dyn_compiled,
+        s.osr_entries,
         failures.len(),
         t0.elapsed().as_secs_f64()
     );
