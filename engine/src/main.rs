@@ -82,8 +82,8 @@ struct Cli {
     #[arg(long)]
     expose: Vec<String>,
     /// Write the app with the monitors' probes woven in (as the JIT compiles it,
-    /// per --inline) and the monitors merged into ONE standalone module (runs on
-    /// any WASI engine, e.g. `wasmtime run`), instead of running it.
+    /// per --inline/--block-counts) and the monitors merged into ONE standalone
+    /// module (needs only WASI and multi-memory, e.g. `wasmtime run`); don't run it.
     #[arg(long = "emit-woven", value_name = "OUT.wasm", requires = "monitors")]
     emit_woven: Option<PathBuf>,
     /// The application module (.wasm or .wat).
