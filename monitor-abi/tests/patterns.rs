@@ -279,20 +279,12 @@ fn exhaustive_small_round_trips() {
         Event::BlockStart,
         Event::BlockEnd,
     ];
-    let atoms = [
-        Param::Pc,
-        Param::Fid,
-        Param::Frame,
-        Param::ProbeId,
-        Param::Opname,
-        Param::Fname,
-        Param::NumTargets,
-        Param::Offset,
-        Param::InstrCount,
-        Param::AtFuncEnd,
+    let indexed = [
         Param::Arg(0),
         Param::Imm(u32::MAX),
         Param::Local(17),
+        Param::ArgTy(1),
+        Param::LocalTy(2),
         Param::Call(StaticCall {
             name: "$f".into(),
             params: vec![],
@@ -308,6 +300,7 @@ fn exhaustive_small_round_trips() {
             ],
         }),
     ];
+    let atoms: Vec<Param> = Param::SIMPLE.iter().cloned().chain(indexed).collect();
     let preds = [
         None,
         Some(StaticCall {

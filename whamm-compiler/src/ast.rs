@@ -230,12 +230,11 @@ impl Expr {
                     true
                 }
                 ExprKind::Cast(inner, _) if e.span.lo == inner.span.lo => {
-                    if lit(inner, lo) {
+                    let negated = lit(inner, lo);
+                    if negated {
                         e.span.lo = lo;
-                        true
-                    } else {
-                        false
                     }
+                    negated
                 }
                 _ => false,
             }

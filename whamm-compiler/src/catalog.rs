@@ -76,7 +76,7 @@ pub fn context_free_effect(op: monitor_abi::Opcode) -> Option<monitor_abi::Stack
     // Decode one instance of the instruction (with zero immediates where it
     // needs them) and ask the ABI crate for its stack effect.
     let m = op.mnemonic();
-    let effect = [format!("{m}"), format!("{m} 0")].iter().find_map(|body| {
+    let effect = [m.to_string(), format!("{m} 0")].iter().find_map(|body| {
         let bytes = wat::parse_str(format!(
             "(module (memory 1) (table 1 funcref) (func {body}))"
         ))

@@ -412,9 +412,8 @@ impl<'a> Checker<'a> {
         self.scopes = vec![HashMap::new()];
         let no_match = matches.is_empty();
         if let Some(pred) = &p.pred {
-            if !no_match || true {
-                self.expect(pred, &Type::Bool, "a probe predicate");
-            }
+            // Also without a match: its mistakes are reported all the same.
+            self.expect(pred, &Type::Bool, "a probe predicate");
         }
         self.block_stmts(&p.body);
         self.scopes.clear();
@@ -753,10 +752,7 @@ impl<'a> Checker<'a> {
             }
         }
         if let Some(g) = self.globals.get(n) {
-            if self.ctx != Ctx::TopLevel
-                || self.declared_globals.contains(n)
-                || !self.scopes.is_empty() && false
-            {
+            if self.ctx != Ctx::TopLevel || self.declared_globals.contains(n) {
                 return Some(g.clone());
             }
         }
@@ -870,16 +866,14 @@ impl<'a> Checker<'a> {
                     };
                     match &first_site {
                         None => first_site = Some((t.clone(), m.name())),
-                        Some((t0, site0)) if *t0 != t => {
-                            if !self.bounds.contains_key(n) {
-                                let (t0, site0) = (t0.clone(), site0.clone());
-                                self.err(
-                                    Diag::error(format!("`{n}` has different types across the matched events"), span)
-                                        .with_label(format!("{t0} at `{site0}`, but {t} at `{}`", m.name()))
-                                        .with_note(format!("add a type bound to the rule, e.g. `({n}: {t0})`, to match only one of them")),
-                                );
-                                return Some(Type::Error);
-                            }
+                        Some((t0, site0)) if *t0 != t && !self.bounds.contains_key(n) => {
+                            let (t0, site0) = (t0.clone(), site0.clone());
+                            self.err(
+                                Diag::error(format!("`{n}` has different types across the matched events"), span)
+                                    .with_label(format!("{t0} at `{site0}`, but {t} at `{}`", m.name()))
+                                    .with_note(format!("add a type bound to the rule, e.g. `({n}: {t0})`, to match only one of them")),
+                            );
+                            return Some(Type::Error);
                         }
                         _ => {}
                     }

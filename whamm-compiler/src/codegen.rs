@@ -1279,7 +1279,7 @@ impl<'a> Cg<'a> {
         }
         let mut static_fields: Vec<(&Expr, Type, u32)> = vec![];
         for st in statics {
-            let t = self.ty(&st);
+            let t = self.ty(st);
             static_fields.push((st, t.clone(), rec_size));
             rec_size += 8 * nleaves(&t).max(1);
         }
@@ -2403,10 +2403,10 @@ impl<'a> Cg<'a> {
                 self.convert(cx, &from, &to.ty);
             }
             ExprKind::Call { func, args } => {
-                if func.name == "print" || func.name == "println" {
-                    if !self.fns.contains_key(&func.name) {
-                        return self.print(cx, args, func.name == "println");
-                    }
+                if (func.name == "print" || func.name == "println")
+                    && !self.fns.contains_key(&func.name)
+                {
+                    return self.print(cx, args, func.name == "println");
                 }
                 let Some(idx) = self.fns.get(&func.name).copied() else {
                     self.err(Diag::error(

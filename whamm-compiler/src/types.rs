@@ -144,7 +144,6 @@ impl Type {
         if self == to || self.is_error() || to.is_error() {
             return true;
         }
-        let scalar = |t: &Type| t.is_numeric() || *t == Type::Bool;
         match (self, to) {
             (a, b) if a.is_numeric() && b.is_numeric() => true,
             (Type::Bool, b) if b.is_int() => true,
@@ -152,7 +151,8 @@ impl Type {
             (Type::Tuple(a), Type::Tuple(b)) => {
                 a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.can_cast_to(y))
             }
-            (a, b) => scalar(a) && scalar(b) && false,
+            // float <-> bool, str, maps: no cast
+            _ => false,
         }
     }
 

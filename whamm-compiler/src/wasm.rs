@@ -268,7 +268,7 @@ impl ModB {
     pub fn finish(mut self, heap_global: u32) -> Vec<u8> {
         let heap_start = (self.data_end + 15) & !15;
         self.globals[heap_global as usize].2 = ConstExpr::i32_const(heap_start as i32);
-        let pages = (heap_start as u64 + 65535) / 65536 + 1;
+        let pages = (heap_start as u64).div_ceil(65536) + 1;
         let mut module = we::Module::new();
         let mut ts = we::TypeSection::new();
         for (p, r) in &self.types {

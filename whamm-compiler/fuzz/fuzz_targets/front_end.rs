@@ -2,10 +2,17 @@
 //! and the diagnostic renderer must not panic on any input.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
+use whamm_compiler::catalog::AbiCatalog;
+
+thread_local! {
+    // Built once: the catalogue is the same for every input.
+    static CAT: AbiCatalog = AbiCatalog::engine();
+}
 
 fuzz_target!(|data: &[u8]| {
     let src = String::from_utf8_lossy(data);
-    let cat = whamm_compiler::catalog::default_catalog();
-    let fe = whamm_compiler::front_end(&src, cat.as_ref());
-    let _ = whamm_compiler::diag::render("fuzz.mm", &src, &fe.diags);
+    CAT.with(|cat| {
+        let fe = whamm_compiler::front_end(&src, cat);
+        let _ = whamm_compiler::diag::render("fuzz.mm", &src, &fe.diags);
+    });
 });
