@@ -244,7 +244,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
                 inner: &mut matcher,
                 plan: Default::default(),
             };
-            let orig = Module::new_instrumented(&bytes, &mut rec);
+            let orig = Module::new_instrumented_for_tier(&bytes, &mut rec, tier);
             let plan = std::mem::take(&mut rec.plan);
             drop(rec);
             drop(matcher);
@@ -265,19 +265,29 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
                     }
                     Ok(orig)
                 }
-                Ok(orig) => wizeng::weave::weave(&orig, &plan, &store, &inline_cfg).and_then(|w| {
-                    for (name, e) in &w.imports {
-                        linker.define(wizeng::weave::PROBE_MODULE, name, *e);
+                Ok(orig) => {
+                    // Woven code (probe calls, inlined monitor code, block
+                    // counters) relies on the JIT's trap attribution, so in the
+                    // dyn tier it is compiled on first call, as in lazy.
+                    if tier == wizeng::Tier::Dyn {
+                        app_tier = wizeng::Tier::Lazy;
                     }
-                    inline_stats = Some(w.stats.clone());
-                    counters = Some(w.counters);
-                    let mut wm = Module::new_for_tier(&w.bytes, tier).map_err(|e| wizeng::LoadError {
-                        message: format!("woven module does not validate: {}", e.message),
-                        ..e
-                    })?;
-                    wm.origin = Some(w.origin);
-                    Ok(wm)
-                }),
+                    wizeng::weave::weave(&orig, &plan, &store, &inline_cfg).and_then(|w| {
+                        for (name, e) in &w.imports {
+                            linker.define(wizeng::weave::PROBE_MODULE, name, *e);
+                        }
+                        inline_stats = Some(w.stats.clone());
+                        counters = Some(w.counters);
+                        let mut wm = Module::new(&w.bytes).map_err(|e| {
+                            wizeng::LoadError {
+                                message: format!("woven module does not validate: {}", e.message),
+                                ..e
+                            }
+                        })?;
+                        wm.origin = Some(w.origin);
+                        Ok(wm)
+                    })
+                }
             }
         }
     };
@@ -301,7 +311,11 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
     let result = (|| -> Result<ExitCode, Failure> {
         store.config.tier = app_tier;
         let inst = linker.instantiate(&mut store, &module);
-        store.config.tier = tier;
+        // An app interpreted for its monitors' sake still calls compiled
+        // monitors; a woven app in dyn runs as lazy (monitors included).
+        if app_tier == wizeng::Tier::Int {
+            store.config.tier = tier;
+        }
         let inst = match inst {
             Ok(i) => i,
             Err(InstantiateError::Link(e)) => {

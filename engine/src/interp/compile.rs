@@ -534,7 +534,12 @@ fn translate_op(
             });
             // Dyn tier: count iterations where compiled code can be entered.
             let no_params = match blockty {
-                wasmparser::BlockType::FuncType(i) => t.ctx.types[i as usize].params.is_empty(),
+                // (not validated yet: the index may be out of range)
+                wasmparser::BlockType::FuncType(i) => t
+                    .ctx
+                    .types
+                    .get(i as usize)
+                    .is_some_and(|t| t.params.is_empty()),
                 _ => true,
             };
             if t.ctx.osr && reachable && no_params && v.operand_stack_height() == 0 {
