@@ -11,11 +11,11 @@
 //! | module | contents | ABI |
 //! |---|---|---|
 //! | [`pattern`] | export-name grammar: [`parse_export_name`] → [`ExportMeaning`] (probe [`Pattern`], `wasm:exit`, `wasm:begin`, not-a-probe) or a [`PatternError`] with a byte column (syntax vs. ignorable unknown event/opcode); [`render_caret`]; canonical `Display` | A2, A3, B2 |
-//! | [`params`] | per-[`Param`] rules ([`Param::info`]: static/dynamic, where allowed, Wasm binding); [`validate_pattern`]; per-site [`check_param_at_site`] | A4, A5 |
+//! | [`params`] | per-[`Param`] rules ([`Param::info`]: static/dynamic, where allowed, Wasm binding); [`validate_pattern`]; per-site [`check_param_at_site`]; the Part B params (`opidx`, `default_target`, `targets`, `target_fn_*`, `argtyN`, `localtyN`: [`Param::is_part_b`], [`type_code`]) | A4, A5, B |
 //! | [`opcode`] | [`Opcode`] ids and mnemonics derived from `wasmparser::for_each_operator!`; [`opcode_of`]; [`flatten_immediates`] (`immN`); [`Category`] | A3, A4 |
 //! | [`stack`] | operand/result types per instruction ([`stack_effect`] with a [`TypeResolver`]) for `argN` | A4 |
 //! | [`catalogue`](mod@catalogue) | probe-language events, modes, bound variables and target support | L3, L5 |
-//! | [`imports`] | provided import modules/functions with exact signatures and Part A/B | A6, B1 |
+//! | [`imports`] | provided import modules/functions with exact signatures and Part A/B (`wizeng:app.table_fid` is a Part B addition) | A6, B1 |
 //! | [`valtype`] | the ABI's small [`ValType`] and typed [`ConstValue`] | — |
 //!
 //! ## Example
