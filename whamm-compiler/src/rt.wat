@@ -15,7 +15,7 @@
 ;;   [0, 16)     null / zero
 ;;   [16, 64)    number formatting buffer
 ;;   [64, 256)   runtime constant strings (data below)
-;;   [1024, ...) whamm_buffer, then the compiler's static data, then the heap.
+;;   [1024, 66560) whamm_buffer (BUF_MAX in wasm.rs), then the compiler's static data, then the heap.
 ;;
 ;; Strings are an i32 pointer to [len: i32][bytes]; 0 is the empty string.
 ;; Maps: header [cap, count, ksize, vsize, entries, esize] (24 bytes); entries

@@ -10,9 +10,11 @@ use wasm_encoder::{
 
 pub const RT_WASM: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/rt.wasm"));
 
-/// Where the engine writes `opname`/`fname` for static calls (ABI A4).
+/// Where the engine writes the string params of a static call (`opname`,
+/// `fname`, `targets`, `target_fn_*`; ABI A4 and Part B), all of one call
+/// together at most `BUF_MAX` bytes.
 pub const BUF_START: u32 = 1024;
-pub const BUF_MAX: u32 = 4096;
+pub const BUF_MAX: u32 = 65536;
 /// First byte of the compiler's static data.
 pub const DATA_BASE: u32 = BUF_START + BUF_MAX;
 /// Runtime constant strings (see rt.wat).
