@@ -749,6 +749,36 @@ pub enum Op {
         dst: u32,
         c: u64,
     },
+    /// `i32.add` of the stack top and `local.get a; i32.const c; i32.mul`.
+    I32AddMulLC {
+        a: u32,
+        c: u32,
+    },
+    /// `i32.add` of the stack top and `local.get a; i32.const c; i32.shl`.
+    I32AddShlLC {
+        a: u32,
+        c: u32,
+    },
+    /// `i32.add; i32.add`: the sum of the top three operands.
+    I32Add3,
+    /// `i32.add; local.set/tee dst` (`dst` as in [`DST_PUSH`]/[`DST_TEE`]).
+    I32AddS(u32),
+    /// `f64.add; f64.add`: `x + (y + z)` of the top three operands.
+    F64Add3,
+    /// `f64.mul; f64.add`: `x + (y * z)` of the top three operands (two roundings).
+    F64MulAdd,
+    /// `local.get a; local.get b` (not consumed by a fused op).
+    LocalGet2(u32, u32),
+    /// `local.tee a; local.get b`.
+    TeeGet(u32, u32),
+    /// `i32.add` of the top two operands, then `i32.load/f32.load off` (memory 0).
+    I32LoadSS {
+        off: u32,
+    },
+    /// `i32.add` of the top two operands, then `i64.load/f64.load off` (memory 0).
+    I64LoadSS {
+        off: u32,
+    },
     /// Fire the probes of `Compiled::probes[n]`.
     Probe(u32),
     /// A dynamic probe site (`Store::dyn_sites[n]`) patched over an op: fire the

@@ -62,6 +62,8 @@ struct Translator<'a> {
     /// Ops before this index must not be fused with later ones (branch targets,
     /// probes, control flow).
     barrier: usize,
+    /// The instruction being translated is `fusable` (see `emit`).
+    in_fusable: bool,
 }
 
 /// `WIZENG_NO_FUSE=1` disables superinstructions (for debugging and measurements).
@@ -98,6 +100,12 @@ fn fusable(op: &Operator<'_>) -> bool {
 
 impl Translator<'_> {
     fn emit(&mut self, op: Op) -> usize {
+        // Ops that may still fuse with a preceding `local.get` wait; anything
+        // else settles the pending pair (inside straight-line code only: control
+        // instructions settle before their branch targets are taken).
+        if self.in_fusable && !matches!(op, Op::LocalGet(_) | Op::Const(_)) {
+            self.settle_get_pair();
+        }
         self.out.ops.push(std::cell::Cell::new(op));
         self.out.pcs.push(self.cur_pc);
         self.out.ops.len() - 1
@@ -118,6 +126,20 @@ impl Translator<'_> {
             return None;
         }
         Some(self.out.ops[n - k].get())
+    }
+
+    /// `local.get a; local.get b` (or `local.tee a; local.get b`) that the next
+    /// op did not consume become one op, at the pc of the `local.get b`.
+    fn settle_get_pair(&mut self) {
+        let fused = match (self.last(2), self.last(1)) {
+            (Some(Op::LocalGet(a)), Some(Op::LocalGet(b))) => Op::LocalGet2(a, b),
+            (Some(Op::LocalTee(a)), Some(Op::LocalGet(b))) => Op::TeeGet(a, b),
+            _ => return,
+        };
+        let pc = self.out.pcs[self.out.pcs.len() - 1];
+        self.pop_ops(2);
+        self.out.ops.push(std::cell::Cell::new(fused));
+        self.out.pcs.push(pc);
     }
 
     /// Drop the last `k` ops (they are being replaced by a fused op emitted at
@@ -146,7 +168,36 @@ impl Translator<'_> {
                 self.emit(b.make(f));
             }
             None => {
-                self.emit(b.make(Form::Plain));
+                // Address arithmetic: `x + a * c`, `x + (a << c)`, `x + y + z`.
+                let fused = match (b, self.last(1)) {
+                    (
+                        I32Bin::Add,
+                        Some(Op::I32MulLC {
+                            a,
+                            c,
+                            dst: DST_PUSH,
+                        }),
+                    ) => Some(Op::I32AddMulLC { a, c }),
+                    (
+                        I32Bin::Add,
+                        Some(Op::I32ShlLC {
+                            a,
+                            c,
+                            dst: DST_PUSH,
+                        }),
+                    ) => Some(Op::I32AddShlLC { a, c }),
+                    (I32Bin::Add, Some(Op::I32Add)) => Some(Op::I32Add3),
+                    _ => None,
+                };
+                match fused {
+                    Some(op) => {
+                        self.pop_ops(1);
+                        self.emit(op);
+                    }
+                    None => {
+                        self.emit(b.make(Form::Plain));
+                    }
+                }
             }
         }
     }
@@ -164,6 +215,14 @@ impl Translator<'_> {
             (_, Some(Op::Const(c))) => {
                 self.pop_ops(1);
                 self.emit(b.c(c));
+            }
+            (_, Some(Op::F64Add)) if b == F64Bin::Add => {
+                self.pop_ops(1);
+                self.emit(Op::F64Add3);
+            }
+            (_, Some(Op::F64Mul)) if b == F64Bin::Add => {
+                self.pop_ops(1);
+                self.emit(Op::F64MulAdd);
             }
             _ => {
                 self.emit(plain);
@@ -191,6 +250,10 @@ impl Translator<'_> {
                             .last_mut()
                             .unwrap()
                             .set(b.make(Form::LC(a, c, dst)));
+                        return;
+                    }
+                    Some((I32Bin::Add, Form::Plain)) => {
+                        self.out.ops.last_mut().unwrap().set(Op::I32AddS(dst));
                         return;
                     }
                     _ => {}
@@ -228,6 +291,11 @@ impl Translator<'_> {
                         Op::I64LoadL { a, off: m.offset }
                     } else {
                         Op::I32LoadL { a, off: m.offset }
+                    }),
+                    (_, Some((I32Bin::Add, Form::Plain))) => Some(if wide {
+                        Op::I64LoadSS { off: m.offset }
+                    } else {
+                        Op::I32LoadSS { off: m.offset }
                     }),
                     (_, Some((I32Bin::Add, Form::L(b)))) => Some(if wide {
                         Op::I64LoadSL { b, off: m.offset }
@@ -386,6 +454,7 @@ pub(crate) fn translate(
         cur_pc: 0,
         fuse: !instr.as_deref().is_some_and(|i| i.dynamic()) && !fusion_disabled_by_env(),
         barrier: 0,
+        in_fusable: false,
     };
     reader.set_features(ctx.features);
     let body_bytes = body.as_bytes();
@@ -422,6 +491,12 @@ pub(crate) fn translate(
             }
         }
         first = false;
+        if !fusable(&op) {
+            // Before `site_start` is taken: settling afterwards would move it.
+            t.in_fusable = true;
+            t.settle_get_pair();
+            t.in_fusable = false;
+        }
         // Branches to this instruction (a loop header, a block's end) land before its probes.
         let site_start = t.here();
         // An `end` is also reached by the branches to its block.
@@ -455,7 +530,9 @@ pub(crate) fn translate(
             )
         {
             let before = t.here();
+            t.in_fusable = fusable(&op);
             let r = translate_op(&mut t, v, &op, reachable, site_start);
+            t.in_fusable = false;
             if !fusable(&op) {
                 t.set_barrier();
             }

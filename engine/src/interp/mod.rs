@@ -6,5 +6,6 @@ pub mod code;
 pub(crate) mod compile;
 mod exec;
 mod fused;
+mod hot;
 
 pub(crate) use exec::invoke;
