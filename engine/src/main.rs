@@ -33,10 +33,10 @@ mod status {
     about = "A WebAssembly engine whose instrumentation monitors are Wasm modules"
 )]
 struct Cli {
-    /// Execution tier: jit (compile everything first, the default), lazy
-    /// (compile each function on its first call), dyn (interpret, compile hot
-    /// functions and enter hot loops in compiled code) or int (interpreter).
-    #[arg(long, default_value = "jit")]
+    /// Execution tier: dyn (interpret, compile hot functions and enter hot
+    /// loops in compiled code; the default), jit (compile everything first),
+    /// lazy (compile each function on its first call) or int (interpreter).
+    #[arg(long, default_value = "dyn")]
     mode: String,
     /// Dyn tier: compile a function at its N-th call, enter a loop's compiled
     /// code at its N-th iteration.
