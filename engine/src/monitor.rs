@@ -720,9 +720,13 @@ impl Matcher<'_> {
                 Some(Operator::BrTable { targets }) => vec![Value::I32(targets.default() as i32)],
                 _ => return Err("default_target on an instruction that is not br_table".into()),
             },
-            Param::ArgTy(n) => vec![Value::I32(monitor_abi::type_code(
-                site.operand_types.get(*n as usize).map(|t| abi_type(*t)),
-            ))],
+            // 0 beyond the instruction's operands (in a predicate, where
+            // no range check applies, `argtyN` then says "no such operand").
+            Param::ArgTy(n) => {
+                let in_range = site.num_operands.is_none_or(|k| *n < k);
+                let t = site.operand_types.get(*n as usize).filter(|_| in_range);
+                vec![Value::I32(monitor_abi::type_code(t.map(|t| abi_type(*t))))]
+            }
             Param::LocalTy(n) => vec![Value::I32(monitor_abi::type_code(
                 site.local_types.get(*n as usize).map(|t| abi_type(*t)),
             ))],
@@ -833,7 +837,9 @@ impl Matcher<'_> {
             let m = &s.mons.monitors[mi];
             s.bind_err(m, &export, site, msg)
         };
-        // Parameter checks first (no match vs error), then the predicate.
+        // Parameter checks first (no match vs error), then the predicate; a
+        // parameter error at a site the predicate rejects is no match (a
+        // compiler's type guard may exclude exactly those sites).
         let facts = SiteFacts {
             opcode: site.opcode,
             num_operands: site.num_operands,
@@ -841,11 +847,14 @@ impl Matcher<'_> {
             num_locals: site.local_types.len() as u32,
             is_block_end: matches!(pattern.event, Event::BlockEnd),
         };
+        let mut param_error = None;
         for p in &pattern.params {
             match monitor_abi::check_param_at_site(p, &facts) {
                 SiteCheck::Ok => {}
                 SiteCheck::NoMatch => return Ok(Bound::NoMatch),
-                SiteCheck::Error(e) => return Err(m_err(self, e)),
+                SiteCheck::Error(e) => {
+                    param_error.get_or_insert(e);
+                }
             }
         }
         if let Some(pred) = &pattern.predicate {
@@ -864,6 +873,9 @@ impl Matcher<'_> {
                 }
                 Err(e) => return Err(m_err(self, e)),
             }
+        }
+        if let Some(e) = param_error {
+            return Err(m_err(self, e));
         }
         let mut types = Vec::new();
         let mut args = Vec::new();

@@ -1388,18 +1388,19 @@ impl<'a> Cg<'a> {
             // bound where it has that type; elsewhere the predicate says no.
             let mut guards = BTreeMap::new();
             if !self.opts.portable {
-                for (v, a) in body_access.iter().chain(&pred_access).chain(&init_access) {
-                    let k = match a {
-                        Access::P(PKey::Arg(n)) => PKey::ArgTy(*n),
-                        Access::P(PKey::Local(n)) => PKey::LocalTy(*n),
+                for b in &info.rule.bounds {
+                    let idx = |p: &str| b.var.strip_prefix(p).and_then(|d| d.parse::<u32>().ok());
+                    let k = match (idx("arg").or_else(|| idx("res")), idx("local")) {
+                        (Some(n), _) => PKey::ArgTy(n),
+                        (_, Some(n)) => PKey::LocalTy(n),
                         _ => continue,
                     };
                     let dependent = self
                         .cat
-                        .bound_var(&m.event, m.mode.as_deref(), v)
-                        .is_some_and(|b| b.ty == crate::catalog::VarType::SiteDependent);
+                        .bound_var(&m.event, m.mode.as_deref(), &b.var)
+                        .is_some_and(|v| v.ty == crate::catalog::VarType::SiteDependent);
                     if dependent {
-                        guards.insert(k, type_code(&env.var_type(v)));
+                        guards.insert(k, type_code(&b.ty));
                     }
                 }
             }

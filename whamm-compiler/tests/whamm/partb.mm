@@ -30,3 +30,10 @@ wasm:opcode:call(res0: i64):after { println("call returned i64 {}", res0); }
 wasm:opcode:local.get(res0: i64):after { println("local.get i64 {}", res0); }
 wasm:func:entry(local0: i64) { println("entry with i64 local0 {} in {}", local0, fname); }
 wasm:opcode:i*.mul:before / opidx == 2 / { println("{} at opidx 2 in fid {}", opname, fid); }
+// a type bound filters sites also when the body does not use the variable
+var i64_sites: map<str, u32>;
+wasm:opcode:*(arg0: i64):before { i64_sites[opname]++; }
+wasm:end { println("ops with an i64 arg0: {}", i64_sites); }
+// bound and used where most sites have no such operand (`end` of blocks
+// without results): the guard rejects them before arg0 is bound
+wasm:opcode:end(arg0: i64):before { println("end with i64 {} in fid {}", arg0, fid); }
