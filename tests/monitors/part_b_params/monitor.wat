@@ -1,7 +1,8 @@
 ;; Monitor ABI Part B parameters (docs/whamm-backend.md): opidx,
 ;; default_target, targets, target_fn_name/type/imp_module (several strings of
 ;; one static call written one after another), argtyN/localtyN (type codes;
-;; argtyN beyond a call's operands is no match), wizeng:app.table_fid.
+;; argtyN beyond a call's operands is no match), wizeng:app.table_fid, and a
+;; predicate rejecting the sites where a probe param would be an error.
 (module
   (import "wizeng" "puts" (func $puts (param i32 i32)))
   (import "wizeng" "puti" (func $puti (param i32)))
@@ -44,6 +45,11 @@
     (call $puti (call $table_fid (i32.const 5) (i32.const 0))) (call $nl))
   (func (export "is_i64") (param i32) (result i32) (i32.eq (local.get 0) (i32.const 0x7e)))
   (func (export "wasm:func:entry/$is_i64(localty1)/(fid,localty0)") (param i32 i32)
+    (call $puti (local.get 0)) (call $sp) (call $puti (local.get 1)) (call $nl))
+  ;; arg0 does not exist at most `end`s: the predicate rejects those sites
+  ;; before arg0 would be a bind error
+  (func (export "is_i32") (param i32) (result i32) (i32.eq (local.get 0) (i32.const 0x7f)))
+  (func (export "wasm:opcode:end/$is_i32(argty0)/(fid,arg0)") (param i32 i32)
     (call $puti (local.get 0)) (call $sp) (call $puti (local.get 1)) (call $nl))
   (func (export "wasm:func:entry(fid,localty0)") (param i32 i32)
     (call $puti (local.get 0)) (call $sp) (call $puti (local.get 1)) (call $nl)))
