@@ -242,7 +242,7 @@ fn info(spec: &str) -> ExitCode {
             };
             let _ = writeln!(
                 out,
-                "    {:<16} {:<38} {}",
+                "    {:<17} {:<38} {}",
                 v.name,
                 ty,
                 if v.is_static { "static" } else { "dynamic" }
