@@ -1681,10 +1681,11 @@ impl<'a> Cg<'a> {
                 let s = cx.local(VT::I32);
                 cx.e(I::LocalGet(l));
                 cx.e(I::LocalGet(l + 1));
-                let f = if *k == PKey::Targets {
-                    "map_from_u32s"
-                } else {
-                    "str_from"
+                let f = match k {
+                    PKey::Targets => "map_from_u32s",
+                    // the language's names are empty where the engine says `func#N`
+                    PKey::Fname | PKey::TargetFnName => "name_from",
+                    _ => "str_from",
                 };
                 cx.e(I::Call(self.m.rt(f)));
                 cx.e(I::LocalSet(s));

@@ -374,6 +374,25 @@
         (i32.store offset=4 (local.get $m) (i32.add (i32.load offset=4 (local.get $m)) (i32.const 1)))))
     (i32.add (i32.add (local.get $e) (i32.const 8)) (i32.load offset=8 (local.get $m))))
 
+  ;; A function name the engine passed (ptr, len) as a string: the engine's
+  ;; `func#N` for a function without a name is the language's empty name.
+  (func $name_from (export "name_from") (param $p i32) (param $n i32) (result i32)
+    (local $i i32)
+    (if (i32.and (i32.gt_u (local.get $n) (i32.const 5))
+                 (i32.and (i32.eq (i32.load (local.get $p)) (i32.const 0x636e7566)) ;; "func"
+                          (i32.eq (i32.load8_u offset=4 (local.get $p)) (i32.const 35)))) ;; '#'
+      (then
+        (local.set $i (i32.const 5))
+        (block $no
+          (loop $l
+            (br_if $no (i32.gt_u (i32.sub (i32.load8_u (i32.add (local.get $p) (local.get $i)))
+                                          (i32.const 48))
+                                 (i32.const 9)))
+            (local.set $i (i32.add (local.get $i) (i32.const 1)))
+            (br_if $l (i32.lt_u (local.get $i) (local.get $n)))
+            (return (i32.const 0))))))
+    (call $str_from (local.get $p) (local.get $n)))
+
   ;; map<u32, u32> from n bytes of little-endian u32s at p: i -> the i-th
   ;; (`targets` of br_table, passed by the engine in whamm_buffer).
   (func $map_from_u32s (export "map_from_u32s") (param $p i32) (param $n i32) (result i32)

@@ -37,3 +37,5 @@ wasm:end { println("ops with an i64 arg0: {}", i64_sites); }
 // bound and used where most sites have no such operand (`end` of blocks
 // without results): the guard rejects them before arg0 is bound
 wasm:opcode:end(arg0: i64):before { println("end with i64 {} in fid {}", arg0, fid); }
+// functions without a name have the empty name (the engine's `func#N`)
+wasm:func:entry / fname == "" / { println("entry of an unnamed function, fid {}", fid); }
