@@ -176,6 +176,13 @@ pub fn check_with_libs(
     result
 }
 
+fn arity_error(func: &str, want: usize, given: usize, span: Span) -> Diag {
+    Diag::error(
+        format!("function `{func}` takes {want} argument(s) but {given} were given"),
+        span,
+    )
+}
+
 /// The Wasm type a value of `t` is passed as to a library, if it can be.
 fn wasm_repr(t: &Type) -> Option<&'static str> {
     Some(match t {
@@ -1271,18 +1278,8 @@ impl<'a> Checker<'a> {
             return Type::Error;
         };
         if sig.params.len() != args.len() {
-            self.err(
-                Diag::error(
-                    format!(
-                        "function `{}` takes {} argument(s) but {} were given",
-                        func.name,
-                        sig.params.len(),
-                        args.len()
-                    ),
-                    span,
-                )
-                .with_secondary(sig.span, "defined here"),
-            );
+            let d = arity_error(&func.name, sig.params.len(), args.len(), span);
+            self.err(d.with_secondary(sig.span, "defined here"));
         }
         for (i, a) in args.iter().enumerate() {
             match sig.params.get(i) {
@@ -1386,25 +1383,10 @@ impl<'a> Checker<'a> {
             return Type::Error;
         };
         if sig.params.len() != args.len() {
-            self.err(
-                Diag::error(
-                    format!(
-                        "`{lib}.{}` takes {} argument(s), {} given",
-                        name.name,
-                        sig.params.len(),
-                        args.len()
-                    ),
-                    span,
-                )
-                .with_label(format!(
-                    "expected ({})",
-                    sig.params
-                        .iter()
-                        .map(|t| t.to_string())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )),
-            );
+            let params: Vec<String> = sig.params.iter().map(|t| t.to_string()).collect();
+            let what = format!("{lib}.{}", name.name);
+            let d = arity_error(&what, sig.params.len(), args.len(), span);
+            self.err(d.with_label(format!("expected ({})", params.join(", "))));
         }
         for (i, a) in args.iter().enumerate() {
             let want = sig.params.get(i);
