@@ -278,11 +278,9 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
                         }
                         inline_stats = Some(w.stats.clone());
                         counters = Some(w.counters);
-                        let mut wm = Module::new(&w.bytes).map_err(|e| {
-                            wizeng::LoadError {
-                                message: format!("woven module does not validate: {}", e.message),
-                                ..e
-                            }
+                        let mut wm = Module::new(&w.bytes).map_err(|e| wizeng::LoadError {
+                            message: format!("woven module does not validate: {}", e.message),
+                            ..e
                         })?;
                         wm.origin = Some(w.origin);
                         Ok(wm)
