@@ -779,6 +779,34 @@ pub enum Op {
     I64LoadSS {
         off: u32,
     },
+    /// `I32LoadL` + `local.set/tee dst` (`dst` as in [`DST_PUSH`]/[`DST_TEE`]).
+    I32LoadLS {
+        a: u32,
+        off: u32,
+        dst: u32,
+    },
+    /// `I64LoadL` + `local.set/tee dst`.
+    I64LoadLS {
+        a: u32,
+        off: u32,
+        dst: u32,
+    },
+    /// `I32LoadSL` + `local.set/tee dst`.
+    I32LoadSLS {
+        b: u32,
+        off: u32,
+        dst: u32,
+    },
+    /// `I64LoadSL` + `local.set/tee dst`.
+    I64LoadSLS {
+        b: u32,
+        off: u32,
+        dst: u32,
+    },
+    /// `I64LoadSS` (an f64 load) + `f64.add`: `x + load(p + q + off)` (the load's pc).
+    F64AddLoadSS {
+        off: u32,
+    },
     /// Fire the probes of `Compiled::probes[n]`.
     Probe(u32),
     /// A dynamic probe site (`Store::dyn_sites[n]`) patched over an op: fire the

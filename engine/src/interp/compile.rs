@@ -216,6 +216,14 @@ impl Translator<'_> {
                 self.pop_ops(1);
                 self.emit(b.c(c));
             }
+            (_, Some(Op::I64LoadSS { off })) if b == F64Bin::Add => {
+                // In place: the op keeps the load's pc (the load is what traps).
+                self.out
+                    .ops
+                    .last_mut()
+                    .unwrap()
+                    .set(Op::F64AddLoadSS { off });
+            }
             (_, Some(Op::F64Add)) if b == F64Bin::Add => {
                 self.pop_ops(1);
                 self.emit(Op::F64Add3);
@@ -257,6 +265,18 @@ impl Translator<'_> {
                         return;
                     }
                     _ => {}
+                }
+                let with_dst = match op {
+                    Op::I32LoadL { a, off } => Some(Op::I32LoadLS { a, off, dst }),
+                    Op::I64LoadL { a, off } => Some(Op::I64LoadLS { a, off, dst }),
+                    Op::I32LoadSL { b, off } => Some(Op::I32LoadSLS { b, off, dst }),
+                    Op::I64LoadSL { b, off } => Some(Op::I64LoadSLS { b, off, dst }),
+                    _ => None,
+                };
+                if let Some(f) = with_dst {
+                    // In place: the op keeps the load's pc (the load is what traps).
+                    self.out.ops.last_mut().unwrap().set(f);
+                    return;
                 }
                 if !tee {
                     match op {

@@ -209,40 +209,6 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                 sp += 1;
             }};
         }
-        macro_rules! mem_addr {
-            ($m:expr) => {
-                store.instances[inst].memories[$m.mem as usize].0 as usize
-            };
-        }
-        // Loads and stores of memory 0 run in `hot.rs`; these are of other memories.
-        macro_rules! load {
-            ($m:expr, $n:literal, |$b:ident| $conv:expr) => {{
-                let a = rd!(sp - 1) as u32 as u64 + $m.offset as u64;
-                let data = &store.memories[mem_addr!($m)].data;
-                if a + $n > data.len() as u64 {
-                    trap!(TrapKind::MemoryOutOfBounds);
-                }
-                let a = a as usize;
-                let $b: [u8; $n] = data[a..a + $n].try_into().unwrap();
-                wr!(sp - 1, $conv);
-            }};
-        }
-        macro_rules! store_ {
-            ($m:expr, $n:literal, |$v:ident| $conv:expr) => {{
-                let $v = rd!(sp - 1);
-                let a = rd!(sp - 2) as u32 as u64 + $m.offset as u64;
-                sp -= 2;
-                let bytes: [u8; $n] = $conv;
-                let data = &mut store.memories[mem_addr!($m)].data;
-                if a + $n > data.len() as u64 {
-                    trap!(TrapKind::MemoryOutOfBounds);
-                }
-                let a = a as usize;
-                data[a..a + $n].copy_from_slice(&bytes);
-                // Memory 0 may be the same memory (imported twice): re-derive the cache.
-                refresh_mem!();
-            }};
-        }
         macro_rules! do_return {
             () => {{
                 let n = code.num_results as usize;
@@ -424,6 +390,8 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                 br_tables: code.br_tables.as_ptr(),
                 globals: store.globals.as_mut_ptr(),
                 inst_globals: store.instances[inst].globals.as_ptr(),
+                memories: store.memories.as_mut_ptr(),
+                inst_mems: store.instances[inst].memories.as_ptr(),
             };
             // SAFETY: `regs` satisfies the invariants at `Regs`: ip/ops/br_tables are
             // `code`'s, the value stack bounds are `execute`'s (invariant at `sb`), the
@@ -448,25 +416,6 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                 }
                 Op::CallIndirect { ty, table } => call_indirect!(ty, table, false),
                 Op::ReturnCallIndirect { ty, table } => call_indirect!(ty, table, true),
-                Op::I32Load(m) => load!(m, 4, |b| u32::from_le_bytes(b) as u64),
-                Op::I64Load(m) => load!(m, 8, |b| u64::from_le_bytes(b)),
-                Op::I32Load8S(m) => load!(m, 1, |b| b[0] as i8 as i32 as u32 as u64),
-                Op::I32Load8U(m) => load!(m, 1, |b| b[0] as u64),
-                Op::I32Load16S(m) => load!(m, 2, |b| i16::from_le_bytes(b) as i32 as u32 as u64),
-                Op::I32Load16U(m) => load!(m, 2, |b| u16::from_le_bytes(b) as u64),
-                Op::I64Load8S(m) => load!(m, 1, |b| b[0] as i8 as i64 as u64),
-                Op::I64Load8U(m) => load!(m, 1, |b| b[0] as u64),
-                Op::I64Load16S(m) => load!(m, 2, |b| i16::from_le_bytes(b) as i64 as u64),
-                Op::I64Load16U(m) => load!(m, 2, |b| u16::from_le_bytes(b) as u64),
-                Op::I64Load32S(m) => load!(m, 4, |b| i32::from_le_bytes(b) as i64 as u64),
-                Op::I64Load32U(m) => load!(m, 4, |b| u32::from_le_bytes(b) as u64),
-                Op::I32Store(m) => store_!(m, 4, |v| (v as u32).to_le_bytes()),
-                Op::I64Store(m) => store_!(m, 8, |v| v.to_le_bytes()),
-                Op::I32Store8(m) | Op::I64Store8(m) => store_!(m, 1, |v| [v as u8]),
-                Op::I32Store16(m) | Op::I64Store16(m) => {
-                    store_!(m, 2, |v| (v as u16).to_le_bytes())
-                }
-                Op::I64Store32(m) => store_!(m, 4, |v| (v as u32).to_le_bytes()),
                 Op::MemorySize(mi) => {
                     let ma = store.instances[inst].memories[mi as usize].0 as usize;
                     push!(store.memories[ma].pages())
