@@ -205,7 +205,9 @@ fn portable_imports_only_part_a() {
 }
 
 /// A 300-probe script (covering every opcode with one extra `*` probe)
-/// builds into a valid module, fast (asserted; printed with --nocapture).
+/// builds into a valid module with a probe export per rule. Its speed ("well
+/// under a second") is measured by `scripts/bench-whamm.sh`, not asserted
+/// here (the build time is printed with --nocapture).
 #[test]
 fn compile_300_probes() {
     let ops: Vec<&str> = monitor_abi::Opcode::all().map(|o| o.mnemonic()).collect();
@@ -231,13 +233,6 @@ fn compile_300_probes() {
         el
     );
     assert!(exps.len() > ops.len() + 299);
-    // "well under a second" (release; scripts/bench-whamm.sh); a debug build
-    // is ~10x slower, so it only gets a loose bound against regressions.
-    let limit = if cfg!(debug_assertions) { 5.0 } else { 0.5 };
-    assert!(
-        el.as_secs_f64() < limit,
-        "300-probe build took {el:?} (limit {limit}s)"
-    );
 }
 
 #[test]
