@@ -227,13 +227,18 @@ fn define_app_imports(linker: &mut Linker, store: &mut Store) {
 }
 
 fn app_table_fid(store: &Store, table: i32, index: i32) -> Option<u32> {
-    let inst = &store.instances[store.app?.0 as usize];
+    let app = store.app?;
+    let inst = &store.instances[app.0 as usize];
     let t = inst.tables.get(usize::try_from(table).ok()?)?;
     let slot = *store.tables[t.0 as usize]
         .elems
         .get(usize::try_from(index).ok()?)?;
     let func = FuncAddr(u32::try_from(slot.checked_sub(1)?).ok()?);
-    let pos = inst.funcs.iter().position(|f| *f == func)? as u32;
+    // The app's own functions know their index; only imports are looked up.
+    let pos = match store.funcs.get(func.0 as usize)?.kind {
+        crate::store::FuncKind::Wasm { instance, func_idx } if instance == app => func_idx,
+        _ => inst.funcs.iter().position(|f| *f == func)? as u32,
+    };
     // A woven module (JIT) has probe imports after the app's own imports.
     match &inst.module.origin {
         Some(o) if pos >= o.orig_imports + o.shift => Some(pos - o.shift),
