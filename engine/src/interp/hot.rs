@@ -1,10 +1,10 @@
 //! The interpreter's hot loop: straight-line ops (numeric, locals, globals,
-//! branches, memory 0 loads and stores, superinstructions).
+//! branches, loads and stores, superinstructions).
 //!
 //! [`run`] makes no calls into the store, so its loop-carried state (`ip`,
 //! `sp`, `fp`, the memory 0 cache) stays in machine registers. Anything else
-//! (calls, returns, probes, bulk memory, tables, traps) ends
-//! the loop with an [`Exit`]; `exec.rs` handles it and re-enters.
+//! (calls, returns, probes, bulk memory, tables, traps) ends the loop with an
+//! [`Exit`]; `exec.rs` handles it and re-enters.
 
 use super::code::*;
 use crate::error::TrapKind;
