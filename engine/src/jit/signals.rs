@@ -147,10 +147,14 @@ pub(crate) fn probe_call_at(pc: usize) -> Option<(std::rc::Rc<str>, crate::error
 pub(crate) fn lookup(pc: usize) -> Option<(Option<TrapCode>, Option<u32>, String, Option<u32>)> {
     with_range(pc, |x, off| {
         let code = x.traps.iter().find(|t| t.0 == off).map(|t| t.1);
+        // The range holding `off`; else the nearest one before it: Cranelift
+        // can emit a faulting access with no location of its own right after
+        // the instructions of the Wasm op it belongs to.
         let loc = x
             .srclocs
             .iter()
             .find(|s| s.0 <= off && off < s.1)
+            .or_else(|| x.srclocs.iter().rev().find(|s| s.1 <= off))
             .map(|s| s.2.saturating_sub(x.body_start));
         Some((code, x.func_idx, x.name.clone(), loc))
     })
