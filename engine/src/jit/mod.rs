@@ -1198,6 +1198,15 @@ fn faulting_access(body: &[u8], at: u32) -> Option<u32> {
             break;
         }
         use wasmparser::Operator as O;
+        // A bulk memory op at `at` traps by itself (its libcall's check).
+        if off == at
+            && matches!(
+                op,
+                O::MemoryInit { .. } | O::MemoryCopy { .. } | O::MemoryFill { .. }
+            )
+        {
+            return Some(off);
+        }
         if crate::inline::memarg_of(&op).is_some() {
             last = Some(off);
         } else if matches!(
