@@ -214,7 +214,7 @@ def main():
             ok, _, err = run(wz + emit, a.timeout, False, tmp)
             if not ok:
                 emit_err[f"{m}/wt"] = "EMIT " + err
-        cfg = configs(name, wasm, args, woven)
+        cfg = {c: v for c, v in configs(name, wasm, args, woven).items() if v[1] > 0}
         best = {c: {} for c in cfg}
         status = {c: emit_err.get(c, "") for c in cfg}
         outs = {}  # config -> list of stdout
