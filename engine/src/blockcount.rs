@@ -1,11 +1,15 @@
 //! Block counting: probes that are pure counter increments are counted once
 //! per straight-line block instead of once per site (JIT tiers, with inlining).
 //!
-//! 1. [`pure_increment`] evaluates a probe's monitor function with the site's
-//!    static arguments folded to constants. It succeeds when the only effects
-//!    are `store(a, load(a) + c)` at constant, in-bounds addresses of the
-//!    monitor's memories (so the probe can never trap and its effect commutes
-//!    with every other such increment of the same bytes).
+//! 1. [`pure_increment`] evaluates a probe's monitor function (and the
+//!    monitor functions it calls) with the site's static arguments folded to
+//!    constants. It succeeds when the only effects are `store(a, load(a) + c)`
+//!    at constant, in-bounds addresses of the monitor's memories (so the probe
+//!    can never trap and its effect commutes with every other such increment
+//!    of the same bytes). [`countable`] keeps those whose memory no other
+//!    probe can reach (a probe that is not such an increment could read the
+//!    counters; folding before each of its executions would cost more than
+//!    counting saves) and whose bytes no differently shaped increment touches.
 //! 2. The woven function is cut into blocks ([`layout`]): at branch targets
 //!    (`loop` headers, after `end`, `if`, `else`), after branches, returns,
 //!    `unreachable` and every call, and around any site with a probe that is not
@@ -14,10 +18,8 @@
 //!    those probes are not emitted.
 //! 3. The counts are folded into the monitor's memory (`count * delta` into each
 //!    site's counter) by Wasm code in the woven module: the exported function
-//!    [`FOLD_EXPORT`] (called by the engine before `wasm:exit`, see
-//!    [`BlockCounters::settle`]) and a call to it woven before every probe that
-//!    is not a counted increment and can reach a counted memory (it may read
-//!    the counters).
+//!    [`FOLD_EXPORT`], called by the engine before `wasm:exit` (see
+//!    [`BlockCounters::settle`]), the only monitor code that can read them.
 //! 4. A trap in the middle of a counted block: the block was counted on entry,
 //!    so the increments of the sites after the trapping instruction are taken
 //!    back using the trap's site ([`BlockCounters::settle`]). Calls end blocks,
@@ -38,7 +40,7 @@ use crate::types::{InstanceId, MemAddr, ValType};
 /// Export of the woven module that folds every block counter into the
 /// monitors' memories (no params, no results). Whoever runs a woven module
 /// must call it before any monitor export that may read the counters
-/// (`wasm:exit`); woven code calls it itself before its other probes.
+/// (`wasm:exit`).
 pub const FOLD_EXPORT: &str = "wizeng:fold";
 
 /// One counter increment: `width` bytes at `ea` in `mem`, little-endian,
@@ -133,23 +135,50 @@ pub fn pure_increment(store: &Store, call: &ProbeCall) -> Option<Vec<Inc>> {
     let FuncKind::Wasm { instance, func_idx } = store.funcs[call.func.0 as usize].kind else {
         return None;
     };
-    let idata = store.instance(instance);
-    let m = &idata.module;
-    let fty = m.func_type(func_idx);
-    let mask = |t: ValType, v: u64| {
-        if t == ValType::I32 {
-            v as u32 as u64
-        } else {
-            v
-        }
-    };
-    let mut locals: Vec<Av> = Vec::new();
+    let fty = store.func_type(call.func);
+    let mut params = Vec::new();
     for (i, t) in fty.params.iter().enumerate() {
-        locals.push(match (call.args.get(i)?, t) {
+        params.push(match (call.args.get(i)?, t) {
             (ArgSource::Const(v), ValType::I32 | ValType::I64) => Av::Const(mask(*t, *v)),
             _ => Av::Unknown,
         });
     }
+    let mut st = Eval::default();
+    eval(store, instance, func_idx, params, &mut st, 0)?;
+    (!st.incs.is_empty()).then_some(st.incs)
+}
+
+fn mask(t: ValType, v: u64) -> u64 {
+    if t == ValType::I32 {
+        v as u32 as u64
+    } else {
+        v
+    }
+}
+
+/// The effects seen so far by [`eval`].
+#[derive(Default)]
+struct Eval {
+    loads: Vec<Load>,
+    incs: Vec<Inc>,
+    /// Instructions evaluated (bounded).
+    n: usize,
+}
+
+/// Evaluate function `func_idx` of `instance` (straight-line code only; calls
+/// to the same instance's functions are evaluated in turn, up to a depth);
+/// returns its results.
+fn eval(
+    store: &Store,
+    instance: InstanceId,
+    func_idx: u32,
+    params: Vec<Av>,
+    st: &mut Eval,
+    call_depth: u32,
+) -> Option<Vec<Av>> {
+    let idata = store.instance(instance);
+    let m = &idata.module;
+    let mut locals = params;
     for t in &m.body(func_idx).locals {
         locals.push(match t {
             ValType::I32 | ValType::I64 => Av::Const(0),
@@ -157,11 +186,8 @@ pub fn pure_increment(store: &Store, call: &ProbeCall) -> Option<Vec<Inc>> {
         });
     }
     let mut stack: Vec<Av> = Vec::new();
-    let mut loads: Vec<Load> = Vec::new();
-    let mut incs: Vec<Inc> = Vec::new();
     let mut depth = 0u32;
     let mut ops = m.operators(func_idx);
-    let mut n = 0;
     let overlaps = |a: &Inc, mem: MemAddr, ea: u32, w: u8| {
         a.mem == mem
             && (a.ea as u64) < ea as u64 + w as u64
@@ -169,12 +195,29 @@ pub fn pure_increment(store: &Store, call: &ProbeCall) -> Option<Vec<Inc>> {
     };
     while !ops.eof() {
         let op = ops.read().ok()?;
-        n += 1;
-        if n > 256 {
+        st.n += 1;
+        if st.n > 256 {
             return None;
         }
         use Operator as O;
         match &op {
+            O::Call { function_index } if call_depth < 4 => {
+                let callee = *idata.funcs.get(*function_index as usize)?;
+                let FuncKind::Wasm {
+                    instance: ci,
+                    func_idx: cf,
+                } = store.funcs[callee.0 as usize].kind
+                else {
+                    return None;
+                };
+                if ci != instance {
+                    return None;
+                }
+                let np = store.func_type(callee).params.len();
+                let args = stack.split_off(stack.len().checked_sub(np)?);
+                let results = eval(store, ci, cf, args, st, call_depth + 1)?;
+                stack.extend(results);
+            }
             O::Nop => {}
             O::Block {
                 blockty: wasmparser::BlockType::Empty,
@@ -267,20 +310,20 @@ pub fn pure_increment(store: &Store, call: &ProbeCall) -> Option<Vec<Inc>> {
                     return None;
                 }
                 let ea = ea as u32;
-                if incs.iter().any(|i| overlaps(i, mem, ea, width)) {
+                if st.incs.iter().any(|i| overlaps(i, mem, ea, width)) {
                     // Reads or writes bytes already written here: not a plain increment.
                     return None;
                 }
                 match value {
                     None => {
-                        loads.push(Load { mem, ea, width });
+                        st.loads.push(Load { mem, ea, width });
                         stack.push(Av::Loaded {
-                            n: loads.len() - 1,
+                            n: st.loads.len() - 1,
                             delta: 0,
                         });
                     }
                     Some(Av::Loaded { n, delta }) => {
-                        let l = &loads[n];
+                        let l = &st.loads[n];
                         if l.mem != mem || l.ea != ea || l.width != width {
                             return None;
                         }
@@ -289,7 +332,7 @@ pub fn pure_increment(store: &Store, call: &ProbeCall) -> Option<Vec<Inc>> {
                         } else {
                             delta & ((1u64 << (8 * width as u32)) - 1)
                         };
-                        incs.push(Inc {
+                        st.incs.push(Inc {
                             mem,
                             ea,
                             width,
@@ -301,7 +344,8 @@ pub fn pure_increment(store: &Store, call: &ProbeCall) -> Option<Vec<Inc>> {
             }
         }
     }
-    (!incs.is_empty()).then_some(incs)
+    let nr = m.func_type(func_idx).results.len();
+    Some(stack.split_off(stack.len().checked_sub(nr)?))
 }
 
 /// Memories a monitor function of `instance` may read or write, directly or
@@ -504,9 +548,10 @@ pub fn countable<'a>(
     store: &Store,
     calls: impl Iterator<Item = &'a ProbeCall>,
 ) -> HashMap<CallKey, Vec<Inc>> {
+    let calls: Vec<&ProbeCall> = calls.collect();
     let mut out: HashMap<CallKey, Vec<Inc>> = HashMap::new();
     let mut failed: HashSet<CallKey> = HashSet::new();
-    for c in calls {
+    for c in &calls {
         let k = call_key(c);
         if out.contains_key(&k) || failed.contains(&k) {
             continue;
@@ -548,6 +593,24 @@ pub fn countable<'a>(
     if !bad.is_empty() {
         out.retain(|_, incs| !incs.iter().any(|i| bad.contains(&(i.mem, i.ea, i.width))));
     }
+    // Memories that a probe which is not a countable increment can reach are
+    // not counted: such a probe could read the counters, and folding them
+    // before each of its executions would cost more than it saves.
+    let mut reached: HashSet<MemAddr> = HashSet::new();
+    for c in &calls {
+        if out.contains_key(&call_key(c)) {
+            continue;
+        }
+        let reach = match store.funcs[c.func.0 as usize].kind {
+            FuncKind::Wasm { instance, .. } => reachable_memories(store, instance),
+            FuncKind::Host(_) => None,
+        };
+        match reach {
+            Some(r) => reached.extend(r),
+            None => return HashMap::new(),
+        }
+    }
+    out.retain(|_, incs| !incs.iter().any(|i| reached.contains(&i.mem)));
     out
 }
 
@@ -559,10 +622,6 @@ pub struct FuncBlocks {
     pub starts: HashMap<usize, u32>,
     /// Keys of the sites whose probes are counted through their block.
     pub folded: HashSet<u64>,
-    /// Sites with probes that are not countable increments: the functions of
-    /// those probes (they may read counters: the counters are folded before
-    /// them, if they can reach them).
-    pub uncountable: HashMap<u64, Vec<crate::types::FuncAddr>>,
 }
 
 /// Whether the final `end` of function `idx` has probes (the body is then
@@ -670,12 +729,6 @@ pub fn plan_function(
                             cur.sites.push((key(pc, when), incs));
                         }
                         None => {
-                            let funcs = calls
-                                .iter()
-                                .filter(|c| !countable.contains_key(&call_key(c)))
-                                .map(|c| c.func)
-                                .collect();
-                            fb.uncountable.insert(key(pc, when), funcs);
                             let c = std::mem::replace(&mut cur, new(n + 1));
                             close(c, &mut fb);
                         }

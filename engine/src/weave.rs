@@ -24,8 +24,8 @@
 //! globals) at its entry instead. The counts reach the monitors' memories
 //! through fold functions appended after the app's functions, the first of
 //! them exported as [`crate::blockcount::FOLD_EXPORT`] (`wizeng:fold`,
-//! `[] -> []`). Woven code calls it itself before any other probe that may
-//! read the counters. **Whoever runs a woven module must call `wizeng:fold`
+//! `[] -> []`). No probe of the woven code can read a counted memory (see
+//! `blockcount::countable`). **Whoever runs a woven module must call `wizeng:fold`
 //! before a monitor's `wasm:exit`** (the engine does it in
 //! [`crate::blockcount::BlockCounters::settle`], which also corrects a block
 //! left partly executed by a trap, from `Woven::counters`). A module with a
@@ -331,10 +331,6 @@ struct Body<'p> {
     inlined: Vec<(u32, InlinedFrom)>,
     /// The original pc of the site being woven.
     site_pc: u32,
-    /// With block counters: the fold function, and the probe functions that
-    /// may read counters (the fold runs before them).
-    fold_call: Option<u32>,
-    observers: &'p std::collections::HashSet<FuncAddr>,
 }
 
 impl Body<'_> {
@@ -508,23 +504,6 @@ impl Body<'_> {
             }
         }
         Ok(())
-    }
-
-    /// The probes of one site that are not counted through a block; the
-    /// counters are folded first if one of its probes that is not a
-    /// countable increment (`uncountable`) may read them.
-    fn site(
-        &mut self,
-        calls: &[ProbeCall],
-        stack: Option<&Vec<ValType>>,
-        uncountable: Option<&Vec<FuncAddr>>,
-    ) -> Result<(), LoadError> {
-        if let (Some(f), Some(u)) = (self.fold_call, uncountable) {
-            if u.iter().any(|c| self.observers.contains(c)) {
-                self.ins(&Instruction::Call(f));
-            }
-        }
-        self.probes(calls, stack)
     }
 
     /// Calls for one site; `stack` are the operand types, top first.
@@ -702,18 +681,6 @@ pub fn weave(
             needs.memories.push(*a);
         }
     }
-    // Probes that may read a counted memory fold the counters first.
-    let mut observers: std::collections::HashSet<FuncAddr> = Default::default();
-    if !counted_mems.is_empty() {
-        for t in &targets {
-            if let crate::store::FuncKind::Wasm { instance, .. } = store.funcs[t.0 as usize].kind {
-                let reach = blockcount::reachable_memories(store, instance);
-                if reach.map_or(true, |r| r.iter().any(|a| counted_mems.contains(a))) {
-                    observers.insert(*t);
-                }
-            }
-        }
-    }
     stats.folded = counters.probes_folded;
     stats.folded_sites = counters.sites_folded;
     stats.blocks = counters.blocks.len() as u64;
@@ -794,7 +761,6 @@ pub fn weave(
             blockcount::fold_functions(&counters.blocks, &|a| added.mem_idx[&a], first_fold);
     }
     let n_counters = counters.blocks.len();
-    let fold_call = (!counters.blocks.is_empty()).then_some(first_fold);
     // Sections the fold needs that the app may lack are added in order.
     let need_globals = std::cell::Cell::new(n_counters > 0);
     let need_exports = std::cell::Cell::new(n_counters > 0);
@@ -994,8 +960,6 @@ pub fn weave(
                     inline_locals: HashMap::new(),
                     inlined: Vec::new(),
                     site_pc: 0,
-                    fold_call,
-                    observers: &observers,
                 };
                 let fp = plan.funcs.get(&idx);
                 let no_blocks = FuncBlocks::default();
@@ -1025,9 +989,7 @@ pub fn weave(
                                     let stack = fp.and_then(|f| {
                                         f.stack_types.get(&(pc, when == When::After))
                                     });
-                                    let uncountable =
-                                        fblocks.uncountable.get(&blockcount::key(pc, when));
-                                    b.site(c, stack, uncountable)?;
+                                    b.probes(c, stack)?;
                                 }
                             }
                             if when == When::Entry && wrapped {

@@ -1,7 +1,9 @@
-;; Pure per-site counters (counted per block in the JIT) mixed with probes
-;; that read them: before every call, and at every i32.mul (mid-block), print
-;; the total of all counters so far. They must see exact counts: the engine
-;; folds the block counters before such a probe runs.
+;; Pure per-site counters (at every local.get) mixed with probes that read
+;; them: before every call, and at every i32.mul (mid-block), print the total
+;; of all counters so far. They must see exact counts: the JIT does not
+;; block-count a memory that such a probe can reach. Run beside the per-site
+;; monitor of blocks_trap_load, whose counters are block-counted: this
+;; monitor's probes cannot read them, but they split its blocks.
 (module
   (import "wizeng" "puti" (func $puti (param i32)))
   (import "wizeng" "putc" (func $putc (param i32)))
@@ -11,7 +13,7 @@
     (local.set $a (global.get $next))
     (global.set $next (i32.add (local.get $a) (i32.const 8)))
     (local.get $a))
-  (func (export "wasm:opcode:*($site(fid, pc))") (param $c i32)
+  (func (export "wasm:opcode:local.get($site(fid, pc))") (param $c i32)
     (i64.store (local.get $c) (i64.add (i64.load (local.get $c)) (i64.const 1))))
   (func $total (param $tag i32) (param $pc i32) (local $a i32) (local $t i64)
     (local.set $a (i32.const 0x100))
