@@ -23,6 +23,22 @@ fn args_of(path: &Path) -> Vec<String> {
     Vec::new()
 }
 
+/// The files of `dir` with one of `exts`, sorted; at least `min` of them.
+fn case_files(dir: &Path, exts: &[&str], min: usize) -> Vec<PathBuf> {
+    let mut cases: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| exts.iter().any(|x| e == *x)))
+        .collect();
+    cases.sort();
+    assert!(
+        cases.len() >= min,
+        "expected the cases in {}",
+        dir.display()
+    );
+    cases
+}
+
 fn run_case(root: &Path, rel: &Path) -> String {
     let mut args = args_of(&root.join(rel));
     // Options go before the app; everything after `--invoke=f` that isn't an option is an app arg.
@@ -138,17 +154,7 @@ fn cli_cases() {
     let root = repo_root();
     let dir = root.join("tests/cli");
     let bless = std::env::var_os("BLESS").is_some();
-    let mut cases: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "wat" || e == "wasm"))
-        .collect();
-    cases.sort();
-    assert!(
-        cases.len() >= 20,
-        "expected the CLI cases in {}",
-        dir.display()
-    );
+    let cases = case_files(&dir, &["wat", "wasm"], 20);
     let mut failed = Vec::new();
     for case in &cases {
         let rel = case.strip_prefix(&root).unwrap();
@@ -337,18 +343,7 @@ fn jitdump_records_every_compiled_function() {
 #[test]
 fn osr_matches_interpreter() {
     let root = repo_root();
-    let dir = root.join("tests/osr");
-    let mut cases: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "wat"))
-        .collect();
-    cases.sort();
-    assert!(
-        cases.len() >= 3,
-        "expected the OSR cases in {}",
-        dir.display()
-    );
+    let cases = case_files(&root.join("tests/osr"), &["wat"], 3);
     let mut failed = Vec::new();
     let mut runs = 0;
     for case in &cases {

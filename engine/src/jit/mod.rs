@@ -546,29 +546,21 @@ impl Translator {
             wasm_sig(m.func_type(idx)),
         );
         // Stack limit: vmctx -> store ctx -> limit.
-        let vmctx = self
-            .ctx
-            .func
-            .create_global_value(ir::GlobalValueData::VMContext);
-        let sc = self
-            .ctx
-            .func
-            .create_global_value(ir::GlobalValueData::Load {
-                base: vmctx,
-                offset: vm::STORE_CTX.into(),
-                global_type: I64,
-                flags: MemFlags::trusted().with_readonly(),
-            });
-        let limit = self
-            .ctx
-            .func
-            .create_global_value(ir::GlobalValueData::Load {
-                base: sc,
-                offset: vm::STORE_CTX_STACK_LIMIT.into(),
-                global_type: I64,
-                flags: MemFlags::trusted(),
-            });
-        self.ctx.func.stack_limit = Some(limit);
+        let f = &mut self.ctx.func;
+        let vmctx = f.create_global_value(ir::GlobalValueData::VMContext);
+        let load = |base, offset: i32, flags| ir::GlobalValueData::Load {
+            base,
+            offset: offset.into(),
+            global_type: I64,
+            flags,
+        };
+        let sc = f.create_global_value(load(
+            vmctx,
+            vm::STORE_CTX,
+            MemFlags::trusted().with_readonly(),
+        ));
+        let limit = f.create_global_value(load(sc, vm::STORE_CTX_STACK_LIMIT, MemFlags::trusted()));
+        f.stack_limit = Some(limit);
         {
             let mut env = Env::new(sh.config, m, sh.layout, sh.ids);
             let body = match sh.osr {
