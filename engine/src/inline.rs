@@ -96,6 +96,11 @@ pub fn analyse(
                     // reads the caller's memory 0): they must be called from the
                     // monitor's own code, so a function calling one stays a call.
                     if matches!(store.funcs[callee.0 as usize].kind, FuncKind::Host(_)) {
+                        // Frame reads in the probe function itself become
+                        // direct reads (`frame_reads` checks how the handle is used).
+                        if depth == 0 && frame_read(m, *function_index).is_some() {
+                            continue;
+                        }
                         return Err("calls a host function".into());
                     }
                     let mut sub = Needs::default();
@@ -214,4 +219,113 @@ pub fn memarg_of(op: &Operator<'_>) -> Option<wasmparser::MemArg> {
         | O::I64Store32 { memarg } => Some(*memarg),
         _ => None,
     }
+}
+
+/// A frame accessor call that inlined code turns into a direct read.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum FrameRead {
+    /// `get_local_T(frame, K)`: local K of the probed frame, of type T.
+    Local(crate::types::ValType),
+    /// `get_pc(frame)`, `get_fid(frame)`: the site's constants.
+    Pc,
+    Fid,
+}
+
+/// The frame read function `func_index` of module `m` is, if it is an import
+/// of one (ABI B1) that inlined code can read directly.
+pub fn frame_read(m: &crate::module::Module, func_index: u32) -> Option<FrameRead> {
+    use crate::module::ImportDesc;
+    use crate::types::ValType as T;
+    let imp = m
+        .imports
+        .iter()
+        .filter(|i| matches!(i.desc, ImportDesc::Func(_)))
+        .nth(func_index as usize)?;
+    if imp.module != monitor_abi::imports::MODULE_FRAME_ACCESSOR {
+        return None;
+    }
+    Some(match imp.name.as_str() {
+        "get_pc" => FrameRead::Pc,
+        "get_fid" => FrameRead::Fid,
+        "get_local_i32" => FrameRead::Local(T::I32),
+        "get_local_i64" => FrameRead::Local(T::I64),
+        "get_local_f32" => FrameRead::Local(T::F32),
+        "get_local_f64" => FrameRead::Local(T::F64),
+        _ => return None,
+    })
+}
+
+/// Whether monitor function `addr`, given the frame handle as param `p`, uses
+/// the handle only as `local.get p; call get_pc|get_fid` or `local.get p;
+/// i32.const K; call get_local_T` (and calls no other frame accessor): then
+/// the locals it reads, (K, T). Inlined, those calls are direct reads of the
+/// probed frame, with the ABI's semantics as long as local K has type T at
+/// every site (the caller checks).
+pub fn frame_reads(
+    store: &Store,
+    addr: FuncAddr,
+    p: u32,
+) -> Option<Vec<(u32, crate::types::ValType)>> {
+    let FuncKind::Wasm { instance, func_idx } = store.funcs[addr.0 as usize].kind else {
+        return None;
+    };
+    let m = &store.instance(instance).module;
+    let mut ops = m.operators(func_idx);
+    let mut reads = Vec::new();
+    let mut window: Vec<Operator<'_>> = Vec::new();
+    while !ops.eof() {
+        let op = ops.read().ok()?;
+        match &op {
+            Operator::LocalSet { local_index } | Operator::LocalTee { local_index }
+                if *local_index == p =>
+            {
+                return None
+            }
+            Operator::Call { function_index } => {
+                if let Some(r) = frame_read(m, *function_index) {
+                    let n = window.len();
+                    let getp = |o: &Operator<'_>| matches!(o, Operator::LocalGet { local_index } if *local_index == p);
+                    match (r, n) {
+                        (FrameRead::Pc | FrameRead::Fid, n) if n >= 1 && getp(&window[n - 1]) => {}
+                        (FrameRead::Local(t), n) if n >= 2 && getp(&window[n - 2]) => {
+                            match window[n - 1] {
+                                Operator::I32Const { value } if value >= 0 => {
+                                    reads.push((value as u32, t))
+                                }
+                                _ => return None,
+                            }
+                        }
+                        _ => return None,
+                    }
+                    // The handle was consumed by this call.
+                    window.clear();
+                    continue;
+                }
+            }
+            _ => {}
+        }
+        // Any other use of the handle: it must be the start of a pattern.
+        if let Some(Operator::LocalGet { local_index }) = window.last() {
+            if *local_index == p && !matches!(op, Operator::I32Const { .. }) {
+                return None;
+            }
+        }
+        if window.len() >= 2 {
+            if let Operator::LocalGet { local_index } = window[window.len() - 2] {
+                if local_index == p {
+                    return None;
+                }
+            }
+        }
+        window.push(op);
+        if window.len() > 2 {
+            window.remove(0);
+        }
+    }
+    if let Some(Operator::LocalGet { local_index }) = window.last() {
+        if *local_index == p {
+            return None;
+        }
+    }
+    Some(reads)
 }

@@ -208,8 +208,9 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
     let bytes = wizeng::module::read_binary(&cli.app)
         .map_err(|e| Failure(status::LOAD, anyhow!("{}: {e}", cli.app.display())))?;
     // In the JIT, probes are woven into the app's code (calls to imports bound
-    // to the monitor functions); frame accessors and dynamic probes need the
-    // interpreter, so with those the app runs there (monitors stay compiled).
+    // to the monitor functions); frame accessors (other than direct reads in
+    // inlined probes) and dynamic probes need the interpreter, so with those the
+    // app runs there (monitors stay compiled).
     let mut app_tier = tier;
     let inline_cfg = wizeng::inline::InlineConfig {
         enabled: match cli.inline.as_str() {
@@ -259,8 +260,12 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
                         orig
                     })
                 }
-                Ok(orig) if dynamic || plan.uses_frames() || plan.is_empty() => {
-                    if dynamic || plan.uses_frames() {
+                Ok(orig)
+                    if dynamic
+                        || plan.frames_need_interpreter(&orig, &store, &inline_cfg)
+                        || plan.is_empty() =>
+                {
+                    if dynamic || plan.frames_need_interpreter(&orig, &store, &inline_cfg) {
                         app_tier = wizeng::Tier::Int;
                     }
                     Ok(orig)

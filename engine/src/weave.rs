@@ -67,6 +67,58 @@ impl Plan {
     pub fn is_empty(&self) -> bool {
         self.funcs.is_empty()
     }
+    /// Whether some probe needs a materialised frame, so the app must run in
+    /// the interpreter: it takes `frame` and is not inlined with every use of
+    /// the handle a direct read of a local (of the right type at every site
+    /// of that probe), the pc or the fid (`inline::frame_reads`).
+    pub fn frames_need_interpreter(
+        &self,
+        m: &Module,
+        store: &crate::store::Store,
+        cfg: &crate::inline::InlineConfig,
+    ) -> bool {
+        let mut ok: HashMap<(FuncAddr, u32), Option<Vec<(u32, ValType)>>> = HashMap::new();
+        let mut needs = |f: u32, c: &ProbeCall| -> bool {
+            let Some(p) = c.args.iter().position(|a| *a == ArgSource::Frame) else {
+                return false;
+            };
+            if !cfg.enabled || c.args.iter().filter(|a| **a == ArgSource::Frame).count() > 1 {
+                return true;
+            }
+            let reads = ok.entry((c.func, p as u32)).or_insert_with(|| {
+                let inlinable = crate::inline::analyse(
+                    store,
+                    c.func,
+                    cfg,
+                    0,
+                    &mut Vec::new(),
+                    &mut Default::default(),
+                )
+                .is_ok();
+                inlinable
+                    .then(|| crate::inline::frame_reads(store, c.func, p as u32))
+                    .flatten()
+            });
+            let Some(reads) = reads else { return true };
+            let Some(code) = f
+                .checked_sub(m.num_imported_funcs)
+                .and_then(|d| m.code.get(d as usize))
+            else {
+                return true;
+            };
+            reads
+                .iter()
+                .any(|(k, t)| code.local_types.get(*k as usize) != Some(t))
+        };
+        self.funcs.iter().any(|(f, fp)| {
+            fp.entry
+                .iter()
+                .chain(fp.before.values().flatten())
+                .chain(fp.after.values().flatten())
+                .any(|c| needs(*f, c))
+        })
+    }
+
     pub fn uses_frames(&self) -> bool {
         let calls = |v: &Vec<ProbeCall>| v.iter().any(|c| c.args.contains(&ArgSource::Frame));
         self.funcs
@@ -331,6 +383,10 @@ struct Body<'p> {
     inlined: Vec<(u32, InlinedFrom)>,
     /// The original pc of the site being woven.
     site_pc: u32,
+    /// The original index of the function being woven.
+    site_fid: u32,
+    /// The frame-handle param of the probe function being inlined (depth 0).
+    frame_param: Option<u32>,
 }
 
 impl Body<'_> {
@@ -450,6 +506,31 @@ impl Body<'_> {
                     self.ins(&Instruction::End);
                 }
                 O::Return => self.ins(&Instruction::Br(d)),
+                O::LocalGet { local_index }
+                    if depth == 0 && Some(*local_index) == self.frame_param =>
+                {
+                    // `local.get frame; [i32.const K;] call get_*`: a direct read.
+                    use crate::inline::FrameRead;
+                    let mut k = None;
+                    let mut next = ops.read().map_err(LoadError::from)?;
+                    if let O::I32Const { value } = next {
+                        k = Some(value as u32);
+                        next = ops.read().map_err(LoadError::from)?;
+                    }
+                    let O::Call { function_index } = next else {
+                        return Err(err("frame handle used other than by a read"));
+                    };
+                    match (crate::inline::frame_read(&mm, function_index), k) {
+                        (Some(FrameRead::Pc), None) => {
+                            self.ins(&Instruction::I32Const(self.site_pc as i32))
+                        }
+                        (Some(FrameRead::Fid), None) => {
+                            self.ins(&Instruction::I32Const(self.site_fid as i32))
+                        }
+                        (Some(FrameRead::Local(_)), Some(k)) => self.ins(&Instruction::LocalGet(k)),
+                        _ => return Err(err("frame handle used other than by a read")),
+                    }
+                }
                 O::LocalGet { local_index } => {
                     self.ins(&Instruction::LocalGet(map[*local_index as usize]))
                 }
@@ -554,11 +635,27 @@ impl Body<'_> {
                     },
                     ArgSource::Operand(n) => self.ins(&Instruction::LocalGet(saved[*n as usize])),
                     ArgSource::Local(n) => self.ins(&Instruction::LocalGet(*n)),
-                    ArgSource::Frame => return Err(err("probes that take `frame` are not supported in the JIT tier yet (use --mode=int)")),
+                    // Inlined, every use of the handle is a direct read
+                    // (`Plan::frames_need_interpreter`): no frame is materialised.
+                    ArgSource::Frame if self.added.inline.contains(&c.func) => {
+                        self.ins(&Instruction::RefNull(wasm_encoder::HeapType::Abstract {
+                            shared: false,
+                            ty: wasm_encoder::AbstractHeapType::Extern,
+                        }))
+                    }
+                    ArgSource::Frame => {
+                        return Err(err(
+                            "a probe that takes `frame` and is not inlined needs the interpreter",
+                        ))
+                    }
                 }
             }
             if self.added.inline.contains(&c.func) {
-                self.inline(c.func, 0, &c.origin, true)?;
+                let frame = c.args.iter().position(|a| *a == ArgSource::Frame);
+                self.frame_param = frame.map(|p| p as u32);
+                let r = self.inline(c.func, 0, &c.origin, true);
+                self.frame_param = None;
+                r?;
             } else {
                 let idx = self.added.func_idx[&c.func];
                 self.probe_calls
@@ -960,6 +1057,8 @@ pub fn weave(
                     inline_locals: HashMap::new(),
                     inlined: Vec::new(),
                     site_pc: 0,
+                    site_fid: idx,
+                    frame_param: None,
                 };
                 let fp = plan.funcs.get(&idx);
                 let no_blocks = FuncBlocks::default();

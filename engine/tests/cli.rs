@@ -375,3 +375,24 @@ fn osr_matches_interpreter() {
     println!("{runs} dyn runs compared with the interpreter");
     assert!(failed.is_empty(), "OSR cases differ: {failed:?}");
 }
+
+/// Frame reads with constant indices in an inlined probe become direct reads:
+/// the JIT inlines the `frame` probe of `tests/monitors/frame_inlined` (its
+/// output is compared with the interpreter's by `monitor_cases`).
+#[test]
+fn frame_probe_is_inlined() {
+    let dir = repo_root().join("tests/monitors/frame_inlined");
+    let out = run_wizeng(
+        &dir,
+        &[
+            "--mode=jit".into(),
+            "--metrics".into(),
+            "--monitors=monitor.wat".into(),
+            "../app.wat".into(),
+        ],
+    );
+    assert!(
+        out.contains("probe calls inlined 2, called 0"),
+        "frame probe not inlined:\n{out}"
+    );
+}
