@@ -12,6 +12,7 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 
 pub mod blockcount;
+mod bulk;
 pub mod dyninstr;
 pub mod error;
 pub mod frames;

@@ -427,55 +427,30 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                     refresh_mem!();
                 }
                 Op::MemoryFill(mi) => {
-                    let n = pop!() as u32 as u64;
+                    let n = pop!() as u32;
                     let val = pop!() as u8;
-                    let d = pop!() as u32 as u64;
-                    let ma = store.instances[inst].memories[mi as usize].0 as usize;
-                    let data = &mut store.memories[ma].data;
-                    if d + n > data.len() as u64 {
-                        trap!(TrapKind::MemoryOutOfBounds);
+                    let d = pop!() as u32;
+                    if let Err(k) = store.memory_fill(inst, mi, d, val, n) {
+                        trap!(k);
                     }
-                    data[d as usize..(d + n) as usize].fill(val);
                 }
                 Op::MemoryCopy { dst, src } => {
-                    let n = pop!() as u32 as u64;
-                    let s = pop!() as u32 as u64;
-                    let d = pop!() as u32 as u64;
-                    let da = store.instances[inst].memories[dst as usize].0 as usize;
-                    let sa = store.instances[inst].memories[src as usize].0 as usize;
-                    if s + n > store.memories[sa].data.len() as u64
-                        || d + n > store.memories[da].data.len() as u64
-                    {
-                        trap!(TrapKind::MemoryOutOfBounds);
-                    }
-                    let (s, d, n) = (s as usize, d as usize, n as usize);
-                    if da == sa {
-                        store.memories[da].data.copy_within(s..s + n, d);
-                    } else {
-                        let tmp = store.memories[sa].data[s..s + n].to_vec();
-                        store.memories[da].data[d..d + n].copy_from_slice(&tmp);
+                    let n = pop!() as u32;
+                    let s = pop!() as u32;
+                    let d = pop!() as u32;
+                    if let Err(k) = store.memory_copy(inst, dst, src, d, s, n) {
+                        trap!(k);
                     }
                 }
                 Op::MemoryInit { data, mem } => {
-                    let n = pop!() as u32 as u64;
-                    let s = pop!() as u32 as u64;
-                    let d = pop!() as u32 as u64;
-                    let instd = &store.instances[inst];
-                    let ma = instd.memories[mem as usize].0 as usize;
-                    let module = instd.module.clone();
-                    let seg = if instd.data_dropped[data as usize] {
-                        0..0
-                    } else {
-                        module.datas[data as usize].range.clone()
-                    };
-                    let mlen = store.memories[ma].data.len() as u64;
-                    if s + n > seg.len() as u64 || d + n > mlen {
-                        trap!(TrapKind::MemoryOutOfBounds);
+                    let n = pop!() as u32;
+                    let s = pop!() as u32;
+                    let d = pop!() as u32;
+                    if let Err(k) = store.memory_init(inst, mem, data, d, s, n) {
+                        trap!(k);
                     }
-                    let src = &module.bytes[seg.start + s as usize..seg.start + (s + n) as usize];
-                    store.memories[ma].data[d as usize..(d + n) as usize].copy_from_slice(src);
                 }
-                Op::DataDrop(i) => store.instances[inst].data_dropped[i as usize] = true,
+                Op::DataDrop(i) => store.data_drop(inst, i),
                 Op::RefFunc(f) => push!(store.instances[inst].funcs[f as usize].0 as u64 + 1),
                 Op::TableGet(t) => {
                     let ta = store.instances[inst].tables[t as usize].0 as usize;
@@ -505,48 +480,30 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                     push!(store.tables[ta].grow(n, init) as i32 as u32 as u64)
                 }
                 Op::TableFill(t) => {
-                    let n = pop!() as u32 as u64;
+                    let n = pop!() as u32;
                     let v = pop!();
-                    let i = pop!() as u32 as u64;
-                    let ta = store.instances[inst].tables[t as usize].0 as usize;
-                    let el = &mut store.tables[ta].elems;
-                    if i + n > el.len() as u64 {
-                        trap!(TrapKind::TableOutOfBounds);
+                    let i = pop!() as u32;
+                    if let Err(k) = store.table_fill(inst, t, i, v, n) {
+                        trap!(k);
                     }
-                    el[i as usize..(i + n) as usize].fill(v);
                 }
                 Op::TableCopy { dst, src } => {
-                    let n = pop!() as u32 as u64;
-                    let s = pop!() as u32 as u64;
-                    let d = pop!() as u32 as u64;
-                    let da = store.instances[inst].tables[dst as usize].0 as usize;
-                    let sa = store.instances[inst].tables[src as usize].0 as usize;
-                    if s + n > store.tables[sa].elems.len() as u64
-                        || d + n > store.tables[da].elems.len() as u64
-                    {
-                        trap!(TrapKind::TableOutOfBounds);
-                    }
-                    let (s, d, n) = (s as usize, d as usize, n as usize);
-                    if da == sa {
-                        store.tables[da].elems.copy_within(s..s + n, d);
-                    } else {
-                        let tmp = store.tables[sa].elems[s..s + n].to_vec();
-                        store.tables[da].elems[d..d + n].copy_from_slice(&tmp);
+                    let n = pop!() as u32;
+                    let s = pop!() as u32;
+                    let d = pop!() as u32;
+                    if let Err(k) = store.table_copy(inst, dst, src, d, s, n) {
+                        trap!(k);
                     }
                 }
                 Op::TableInit { elem, table } => {
-                    let n = pop!() as u32 as u64;
-                    let s = pop!() as u32 as u64;
-                    let d = pop!() as u32 as u64;
-                    let ta = store.instances[inst].tables[table as usize].0 as usize;
-                    let seg = store.instances[inst].elems[elem as usize].clone();
-                    if s + n > seg.len() as u64 || d + n > store.tables[ta].elems.len() as u64 {
-                        trap!(TrapKind::TableOutOfBounds);
+                    let n = pop!() as u32;
+                    let s = pop!() as u32;
+                    let d = pop!() as u32;
+                    if let Err(k) = store.table_init(inst, table, elem, d, s, n) {
+                        trap!(k);
                     }
-                    store.tables[ta].elems[d as usize..(d + n) as usize]
-                        .copy_from_slice(&seg[s as usize..(s + n) as usize]);
                 }
-                Op::ElemDrop(e) => store.instances[inst].elems[e as usize] = std::rc::Rc::from([]),
+                Op::ElemDrop(e) => store.elem_drop(inst, e),
                 Op::LoopHead(n) => {
                     let n = n.wrapping_add(1);
                     // SAFETY: ip - 1 is the op being executed (in bounds).

@@ -170,6 +170,13 @@ impl<'a> Env<'a> {
         pos.ins().trapnz(st, code);
     }
 
+    /// `f(vmctx, seg)` with no result (`data.drop`, `elem.drop`).
+    fn bulk_libcall_void(pos: &mut FuncCursor, f: usize, seg: u32) {
+        let vmctx = Self::vmctx_val(pos.func);
+        let seg = pos.ins().iconst(I32, seg as i64);
+        Self::libcall(pos, f, &[I64, I32], &[], &[vmctx, seg]);
+    }
+
     fn func_type(&self, idx: u32) -> &FuncType {
         self.module.func_type(idx)
     }
@@ -667,14 +674,10 @@ impl FuncEnvironment for Env<'_> {
     }
 
     fn translate_data_drop(&mut self, mut pos: FuncCursor, seg_index: u32) -> WasmResult<()> {
-        let vmctx = Self::vmctx_val(pos.func);
-        let seg = pos.ins().iconst(I32, seg_index as i64);
-        Self::libcall(
+        Self::bulk_libcall_void(
             &mut pos,
             libcalls::data_drop as *const () as usize,
-            &[I64, I32],
-            &[],
-            &[vmctx, seg],
+            seg_index,
         );
         Ok(())
     }
@@ -802,14 +805,10 @@ impl FuncEnvironment for Env<'_> {
     }
 
     fn translate_elem_drop(&mut self, mut pos: FuncCursor, seg_index: u32) -> WasmResult<()> {
-        let vmctx = Self::vmctx_val(pos.func);
-        let seg = pos.ins().iconst(I32, seg_index as i64);
-        Self::libcall(
+        Self::bulk_libcall_void(
             &mut pos,
             libcalls::elem_drop as *const () as usize,
-            &[I64, I32],
-            &[],
-            &[vmctx, seg],
+            seg_index,
         );
         Ok(())
     }

@@ -7,15 +7,9 @@
 //! does not use its reference until JIT code returns. So dereferencing the
 //! pointer here creates the only live mutable access to the store.
 
-use std::rc::Rc;
-
 use super::vm::{VMStoreCtx, INSTANCE, STORE_CTX};
 use crate::store::{Caller, FuncKind, Store};
 use crate::types::{InstanceId, Value};
-
-/// Status codes returned to JIT code (non-zero means trap).
-const OK: i32 = 0;
-const OOB: i32 = 1;
 
 unsafe fn ctx<'a>(vmctx: *const u64) -> (&'a mut Store, usize) {
     // SAFETY: see the module comment; vmctx is a live instance's vmctx block.
@@ -32,62 +26,8 @@ pub extern "C" fn memory_grow(vmctx: *const u64, mem: u32, delta: u32) -> i32 {
     store.memories[m].grow(delta as u64) as i32
 }
 
-/// Copy `n` items from `src[s..]` to `dst[d..]` of two buffers that may be the
-/// same one (`same`): OOB unless both ranges are in bounds.
-fn copy_items<T: Copy>(src: &mut [T], dst: Option<&mut [T]>, s: usize, d: usize, n: usize) -> i32 {
-    match dst {
-        None => {
-            if s + n > src.len() || d + n > src.len() {
-                return OOB;
-            }
-            src.copy_within(s..s + n, d);
-        }
-        Some(dst) => {
-            if s + n > src.len() || d + n > dst.len() {
-                return OOB;
-            }
-            dst[d..d + n].copy_from_slice(&src[s..s + n]);
-        }
-    }
-    OK
-}
-
-/// Fill `dst[d..d + n]` with `v`: OOB unless in bounds.
-fn fill_items<T: Copy>(dst: &mut [T], d: usize, n: usize, v: T) -> i32 {
-    match dst.get_mut(d..d.saturating_add(n)) {
-        Some(r) => {
-            r.fill(v);
-            OK
-        }
-        None => OOB,
-    }
-}
-
-/// Copy `seg[s..s + n]` to `dst[d..]` (segment initialisation): OOB unless
-/// both ranges are in bounds.
-fn init_items<T: Copy>(dst: &mut [T], seg: &[T], d: usize, s: usize, n: usize) -> i32 {
-    match (
-        dst.get_mut(d..d.saturating_add(n)),
-        seg.get(s..s.saturating_add(n)),
-    ) {
-        (Some(to), Some(from)) => {
-            to.copy_from_slice(from);
-            OK
-        }
-        _ => OOB,
-    }
-}
-
-/// Two distinct elements of a slice, mutably.
-fn two<T>(v: &mut [T], a: usize, b: usize) -> (&mut T, &mut T) {
-    if a < b {
-        let (x, y) = v.split_at_mut(b);
-        (&mut x[a], &mut y[0])
-    } else {
-        let (x, y) = v.split_at_mut(a);
-        (&mut y[0], &mut x[b])
-    }
-}
+// Bulk operations (`crate::bulk`, shared with the interpreter): non-zero
+// (a trap of the op's kind, raised by the caller) when out of bounds.
 
 pub extern "C" fn memory_copy(
     vmctx: *const u64,
@@ -98,26 +38,14 @@ pub extern "C" fn memory_copy(
     len: u32,
 ) -> i32 {
     let (store, inst) = unsafe { ctx(vmctx) };
-    let da = store.instances[inst].memories[dst_mem as usize].0 as usize;
-    let sa = store.instances[inst].memories[src_mem as usize].0 as usize;
-    let (d, s, n) = (dst as usize, src as usize, len as usize);
-    if da == sa {
-        copy_items(&mut store.memories[sa].data, None, s, d, n)
-    } else {
-        let (sm, dm) = two(&mut store.memories, sa, da);
-        copy_items(&mut sm.data, Some(&mut dm.data), s, d, n)
-    }
+    store
+        .memory_copy(inst, dst_mem, src_mem, dst, src, len)
+        .is_err() as i32
 }
 
 pub extern "C" fn memory_fill(vmctx: *const u64, mem: u32, dst: u32, val: u32, len: u32) -> i32 {
     let (store, inst) = unsafe { ctx(vmctx) };
-    let m = store.instances[inst].memories[mem as usize].0 as usize;
-    fill_items(
-        &mut store.memories[m].data,
-        dst as usize,
-        len as usize,
-        val as u8,
-    )
+    store.memory_fill(inst, mem, dst, val as u8, len).is_err() as i32
 }
 
 pub extern "C" fn memory_init(
@@ -129,27 +57,12 @@ pub extern "C" fn memory_init(
     len: u32,
 ) -> i32 {
     let (store, inst) = unsafe { ctx(vmctx) };
-    let idata = &store.instances[inst];
-    let m = idata.memories[mem as usize].0 as usize;
-    let module = idata.module.clone();
-    let range = if idata.data_dropped[seg as usize] {
-        0..0
-    } else {
-        module.datas[seg as usize].range.clone()
-    };
-    let seg = &module.bytes[range];
-    init_items(
-        &mut store.memories[m].data,
-        seg,
-        dst as usize,
-        src as usize,
-        len as usize,
-    )
+    store.memory_init(inst, mem, seg, dst, src, len).is_err() as i32
 }
 
 pub extern "C" fn data_drop(vmctx: *const u64, seg: u32) {
     let (store, inst) = unsafe { ctx(vmctx) };
-    store.instances[inst].data_dropped[seg as usize] = true;
+    store.data_drop(inst, seg);
 }
 
 pub extern "C" fn table_grow(vmctx: *const u64, table: u32, delta: u32, init: u64) -> i32 {
@@ -167,21 +80,12 @@ pub extern "C" fn table_copy(
     len: u32,
 ) -> i32 {
     let (store, inst) = unsafe { ctx(vmctx) };
-    let da = store.instances[inst].tables[dst_t as usize].0 as usize;
-    let sa = store.instances[inst].tables[src_t as usize].0 as usize;
-    let (d, s, n) = (dst as usize, src as usize, len as usize);
-    if da == sa {
-        copy_items(&mut store.tables[sa].elems, None, s, d, n)
-    } else {
-        let (st, dt) = two(&mut store.tables, sa, da);
-        copy_items(&mut st.elems, Some(&mut dt.elems), s, d, n)
-    }
+    store.table_copy(inst, dst_t, src_t, dst, src, len).is_err() as i32
 }
 
 pub extern "C" fn table_fill(vmctx: *const u64, table: u32, dst: u32, val: u64, len: u32) -> i32 {
     let (store, inst) = unsafe { ctx(vmctx) };
-    let t = store.instances[inst].tables[table as usize].0 as usize;
-    fill_items(&mut store.tables[t].elems, dst as usize, len as usize, val)
+    store.table_fill(inst, table, dst, val, len).is_err() as i32
 }
 
 pub extern "C" fn table_init(
@@ -193,20 +97,12 @@ pub extern "C" fn table_init(
     len: u32,
 ) -> i32 {
     let (store, inst) = unsafe { ctx(vmctx) };
-    let t = store.instances[inst].tables[table as usize].0 as usize;
-    let items = store.instances[inst].elems[seg as usize].clone();
-    init_items(
-        &mut store.tables[t].elems,
-        &items,
-        dst as usize,
-        src as usize,
-        len as usize,
-    )
+    store.table_init(inst, table, seg, dst, src, len).is_err() as i32
 }
 
 pub extern "C" fn elem_drop(vmctx: *const u64, seg: u32) {
     let (store, inst) = unsafe { ctx(vmctx) };
-    store.instances[inst].elems[seg as usize] = Rc::from([]);
+    store.elem_drop(inst, seg);
 }
 
 /// The callee vmctx of a host function called from JIT code.
