@@ -261,11 +261,12 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
                     })
                 }
                 Ok(orig)
-                    if dynamic
-                        || plan.frames_need_interpreter(&orig, &store, &inline_cfg)
-                        || plan.is_empty() =>
+                    if plan.is_empty()
+                        || dynamic
+                        || plan.frames_need_interpreter(&orig, &store, &inline_cfg) =>
                 {
-                    if dynamic || plan.frames_need_interpreter(&orig, &store, &inline_cfg) {
+                    // (a non-empty plan got here because it needs frames)
+                    if dynamic || !plan.is_empty() {
                         app_tier = wizeng::Tier::Int;
                     }
                     Ok(orig)

@@ -1009,9 +1009,11 @@ pub(crate) fn osr_enter(
     };
     // Later calls run compiled (if the function compiles).
     let calls = store.jit.dyn_calls.get(faddr.0 as usize).copied();
-    if calls != Some(DYN_COMPILED) && calls != Some(DYN_NEVER) {
-        dyn_mark(store, faddr, store.config.dyn_threshold.saturating_sub(1));
-        dyn_hot(store, faddr);
+    if calls != Some(DYN_COMPILED)
+        && calls != Some(DYN_NEVER)
+        && compile_lazily(store, faddr).is_err()
+    {
+        dyn_mark(store, faddr, DYN_NEVER);
     }
     let Some(entry) = entry else {
         return Ok(None);
