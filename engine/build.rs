@@ -1,4 +1,16 @@
 fn main() {
+    // The interpreter's handlers tail-call each other (`interp/hot.rs`); that
+    // needs LLVM's sibling-call optimisation, which runs when optimising, on
+    // targets known to lower it. Elsewhere they return to a dispatch loop.
+    println!("cargo:rustc-check-cfg=cfg(wizeng_tail_calls)");
+    println!("cargo:rerun-if-env-changed=OPT_LEVEL");
+    let opt = std::env::var("OPT_LEVEL").unwrap_or_default();
+    let arch = std::env::var("CARGO_CFG_TARGET_ARCH").unwrap_or_default();
+    if matches!(opt.as_str(), "2" | "3" | "s" | "z")
+        && matches!(arch.as_str(), "x86_64" | "aarch64")
+    {
+        println!("cargo:rustc-cfg=wizeng_tail_calls");
+    }
     println!("cargo:rerun-if-changed=src/jit/trap_catch.c");
     cc::Build::new()
         .file("src/jit/trap_catch.c")

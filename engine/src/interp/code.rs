@@ -21,7 +21,11 @@ pub struct BrTarget {
     pub keep: u32,
 }
 
+/// `repr(u16)`: the interpreter dispatches on the tag (`hot::tag`). Every
+/// payload is made of integers, and `LoopHead` stays the last variant (the
+/// handler table is built from the tags up to its).
 #[derive(Copy, Clone, Debug, PartialEq)]
+#[repr(u16)]
 pub enum Op {
     Unreachable,
     /// Unconditional jump with no stack adjustment.

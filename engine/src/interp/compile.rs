@@ -594,7 +594,24 @@ pub(crate) fn translate(
     }
     v.finish(reader.original_position())?;
     t.out.max_height = max_height + 1;
+    dump_if_requested(&t.out);
     Ok(t.out)
+}
+
+/// `WIZENG_DUMP_OPS=N` (a function index) or `all` prints the translated ops
+/// to stderr (development aid for fusion work).
+fn dump_if_requested(c: &Compiled) {
+    let Some(v) = std::env::var_os("WIZENG_DUMP_OPS") else {
+        return;
+    };
+    let v = v.to_string_lossy();
+    if v != "all" && v.parse::<u32>().ok() != Some(c.func_idx) {
+        return;
+    }
+    eprintln!("func {} ({} ops)", c.func_idx, c.ops.len());
+    for (i, (op, pc)) in c.ops.iter().zip(&c.pcs).enumerate() {
+        eprintln!("  {i:5} @{pc:<6} {:?}", op.get());
+    }
 }
 
 fn translate_op(

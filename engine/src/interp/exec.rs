@@ -392,6 +392,8 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                 inst_globals: store.instances[inst].globals.as_ptr(),
                 memories: store.memories.as_mut_ptr(),
                 inst_mems: store.instances[inst].memories.as_ptr(),
+                next: std::ptr::null(),
+                trap: None,
             };
             // SAFETY: `regs` satisfies the invariants at `Regs`: ip/ops/br_tables are
             // `code`'s, the value stack bounds are `execute`'s (invariant at `sb`), the

@@ -15,6 +15,7 @@ use crate::types::{GlobalAddr, MemAddr};
 /// (safe); only `rd!`/`wr!`/`copy_slots!` dereference, under the invariant
 /// stated at [`Regs`].
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
+#[repr(transparent)]
 pub(super) struct Slot(pub(super) *mut u64);
 
 impl std::ops::Add<usize> for Slot {
@@ -84,6 +85,11 @@ pub(super) struct Regs {
     pub(super) inst_globals: *const GlobalAddr,
     pub(super) memories: *mut MemoryInst,
     pub(super) inst_mems: *const MemAddr,
+    /// The op to run next when a handler returns [`CONTINUE`].
+    #[cfg_attr(wizeng_tail_calls, allow(dead_code))]
+    pub(super) next: *const Op,
+    /// Why a handler returned null.
+    pub(super) trap: Option<TrapKind>,
 }
 
 /// Why [`run`] returned.
@@ -94,6 +100,14 @@ pub(super) enum Exit {
     /// The op before `ip` trapped.
     Trap(TrapKind),
 }
+
+/// What a handler returns, one register wide (so that handlers can tail-call
+/// each other): the op to hand to `exec.rs` ([`Exit::Cold`]), null for a trap
+/// (`Regs::trap` says which), or [`CONTINUE`].
+type Done = *const Op;
+/// Only without tail calls (unoptimised builds): run `Regs::next` (at `ip`, `sp`).
+#[cfg_attr(wizeng_tail_calls, allow(dead_code))]
+const CONTINUE: Done = std::ptr::dangling();
 
 fn f32_min(a: f32, b: f32) -> f32 {
     if a.is_nan() || b.is_nan() {
@@ -168,52 +182,163 @@ unsafe fn other_memory(r: &Regs, mem: u32) -> (*mut u8, u64) {
     }
 }
 
+/// The interpreter position: the next op to fetch.
+type Ip = *const std::cell::Cell<Op>;
+
+/// An op handler: runs the op at `opp` (`ip` is the op after it), then
+/// dispatches the next op itself. State lives in argument registers; a
+/// handler tail-calls the next one (sibling-call optimisation, which LLVM
+/// performs at opt-level >= 2 for this signature on x86_64 and aarch64: see
+/// build.rs `wizeng_tail_calls`), so the stack does not grow. Without it,
+/// handlers return [`Exit::Continue`] to the loop in [`run`].
+/// `mem_len` and everything else is read from `r`.
+#[allow(improper_ctypes_definitions)]
+pub(super) type Handler = unsafe extern "C" fn(
+    r: &mut Regs,
+    opp: *const Op,
+    ip: Ip,
+    sp: Slot,
+    fp: Slot,
+    mem_base: *mut u8,
+) -> Done;
+
+/// More than the number of `Op` variants (checked when the table is built).
+const TABLE_LEN: usize = 512;
+
+/// Handlers by op tag. Written once by [`init_table`] (under `INIT`) before
+/// any read; read-only afterwards.
+static mut TABLE: [Handler; TABLE_LEN] = [h_cold as Handler; TABLE_LEN];
+static INIT: std::sync::Once = std::sync::Once::new();
+
+/// The tag of an op (`Op` is `repr(u16)`: the tag is its first two bytes).
+#[inline(always)]
+fn tag(op: *const Op) -> usize {
+    // SAFETY: `op` points to a valid `Op`, whose first field is its `u16` tag.
+    unsafe { *(op as *const u16) as usize }
+}
+
+#[inline(always)]
+fn handler_of(op: *const Op) -> Handler {
+    // SAFETY: `tag < TABLE_LEN` (checked in `init_table`); the table is
+    // initialised before any op is dispatched (`run` calls `init_table`).
+    unsafe { *std::ptr::addr_of!(TABLE).cast::<Handler>().add(tag(op)) }
+}
+
+fn init_table() {
+    INIT.call_once(|| {
+        let last = tag(&Op::LoopHead(0));
+        assert!(
+            last < TABLE_LEN,
+            "interp: Op has more than TABLE_LEN variants"
+        );
+        for t in 0..=last {
+            // Every `Op` payload is made of integers, so a tag with zeroed
+            // payload bytes is a valid `Op`; `LoopHead` is the last variant,
+            // so tags 0..=last are exactly the variants.
+            let mut bytes = [0u8; std::mem::size_of::<Op>()];
+            bytes[..2].copy_from_slice(&(t as u16).to_ne_bytes());
+            // SAFETY: see above.
+            let op: Op = unsafe { std::mem::transmute(bytes) };
+            let h = handler_for(&op);
+            // SAFETY: only written here, once, before any read (`Once`).
+            unsafe { (*std::ptr::addr_of_mut!(TABLE))[t] = h };
+        }
+    });
+}
+
 /// Executes ops starting with `*first` (already fetched: an op of `code.ops`
-/// or a dynamic probe's original op) until one needs the store; see [`Regs`]
-/// for the invariants the caller guarantees.
-///
-/// Ops are matched in place through a pointer (copying the enum out makes
-/// the compiler keep it in a stack slot, on the dispatch path).
-#[inline(never)]
+/// or a dynamic probe's original op; `r.ip` is the op after it) until one
+/// needs the store; see [`Regs`] for the invariants the caller guarantees.
 pub(super) unsafe fn run(r: &mut Regs, first: *const Op) -> Exit {
-    // Pin this function's code to a fixed offset from a 4 KiB boundary (the
-    // padding is jumped over). Its speed depends on that placement: builds of
-    // identical code ran up to 1.9x apart depending on where the linker put it
-    // (AMD Zen; the dispatch's indirect jump stalls). With the pin, the layout
-    // only changes when this function's code does; the offset puts the dispatch
-    // at 0xee0 mod 4096, the fastest of the placements measured. Re-measure
-    // (and re-tune the `.nops`) after changing this function.
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a jump over alignment padding; touches no state.
-    unsafe {
-        std::arch::asm!(
-            "jmp 2f",
-            ".p2align 12",
-            ".nops 0xe60",
-            "2:",
-            options(nomem, nostack, preserves_flags)
-        )
+    init_table();
+    let (ip, sp, fp, mem_base) = (r.ip, r.sp, r.fp, r.mem_base);
+    // SAFETY: the `Regs` invariants hold (caller).
+    #[cfg_attr(wizeng_tail_calls, allow(unused_mut))]
+    let mut done = unsafe { handler_of(first)(r, first, ip, sp, fp, mem_base) };
+    #[cfg(not(wizeng_tail_calls))]
+    while done == CONTINUE {
+        let next = r.next;
+        // SAFETY: as above; `r` holds the state the last handler left.
+        done = unsafe { handler_of(next)(r, next, r.ip, r.sp, r.fp, r.mem_base) };
+    }
+    if done.is_null() {
+        Exit::Trap(r.trap.take().expect("a trapping handler sets `Regs::trap`"))
+    } else {
+        Exit::Cold(done)
+    }
+}
+
+/// The handler of every op that `run` does not execute: hands it to `exec.rs`.
+#[allow(improper_ctypes_definitions)]
+unsafe extern "C" fn h_cold(
+    r: &mut Regs,
+    opp: *const Op,
+    ip: Ip,
+    sp: Slot,
+    _fp: Slot,
+    _mem_base: *mut u8,
+) -> Done {
+    r.ip = ip;
+    r.sp = sp;
+    opp
+}
+
+/// Defines one handler function per arm (`name: pattern => body`) and
+/// `handler_for`, which maps an op to its handler. Every token a handler
+/// body or the prelude names comes from the invocation, so the state
+/// variables and the helper macros resolve (macro hygiene).
+macro_rules! handlers {
+    (
+        sig: $sig:tt,
+        op: $op:ident,
+        prelude: $prelude:tt,
+        next: $next:tt,
+        $( $name:ident : $pat:pat => $body:expr ),* $(,)?
+    ) => {
+        $( handler_fn!($name, $sig, $op, $prelude, $next, $pat => $body); )*
+        #[allow(unused_variables)]
+        fn handler_for(op: &Op) -> Handler {
+            match *op {
+                $( $pat => $name, )*
+                _ => h_cold,
+            }
+        }
     };
-    let mut opp = first;
-    let mut ip = r.ip;
-    let ops = r.ops;
-    let mut sp = r.sp;
-    let fp = r.fp;
-    let base = r.base;
-    let slen = r.slen;
-    let mem_base = r.mem_base;
-    let mem_len = r.mem_len;
-    macro_rules! exit {
-        ($e:expr) => {{
+}
+
+/// One handler of [`handlers!`].
+macro_rules! handler_fn {
+    ($name:ident, ($($sig:tt)*), $op:ident, { $($prelude:tt)* }, { $($next:tt)* }, $pat:pat => $body:expr) => {
+        #[allow(non_snake_case, unused_mut, unused_variables, unused_assignments, unused_macros, unreachable_code, improper_ctypes_definitions)]
+        unsafe extern "C" fn $name($($sig)*) -> Done {
+            $($prelude)*
+            match *$op {
+                $pat => $body,
+                // SAFETY: `handler_for` maps only ops matching `$pat` here.
+                _ => unsafe { std::hint::unreachable_unchecked() },
+            }
+            $($next)*
+        }
+    };
+}
+
+handlers! {
+    sig: (r: &mut Regs, opp: *const Op, mut ip: Ip, mut sp: Slot, fp: Slot, mem_base: *mut u8),
+    op: op,
+    prelude: {
+        // SAFETY: `opp` is the op being dispatched (valid for this call).
+        let op: &Op = unsafe { &*opp };
+        let ops = r.ops;
+        let base = r.base;
+        let slen = r.slen;
+        let mem_len = r.mem_len;
+    macro_rules! trap {
+        ($kind:expr) => {{
             r.ip = ip;
             r.sp = sp;
-            return $e;
+            r.trap = Some($kind);
+            return std::ptr::null();
         }};
-    }
-    macro_rules! trap {
-        ($kind:expr) => {
-            exit!(Exit::Trap($kind))
-        };
     }
     macro_rules! rd {
         ($i:expr) => {{
@@ -418,132 +543,135 @@ pub(super) unsafe fn run(r: &mut Regs, first: *const Op) -> Exit {
             ip = ops.wrapping_add(b.target as usize);
         }};
     }
-    loop {
-        // The dispatch sequence (fetch, bounds check, table jump) must not
-        // straddle a 32-byte fetch window (see the pin above).
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: an assembler alignment directive (NOP padding); touches no state.
-        unsafe {
-            std::arch::asm!(".p2align 5", options(nomem, nostack, preserves_flags))
-        };
-        // SAFETY: `opp` is `first` (valid for this call) or was fetched from
-        // `code.ops` (invariant at `Regs`); nothing patches ops while `run` executes.
-        let op: &Op = unsafe { &*opp };
-        match *op {
-            Op::Unreachable => trap!(TrapKind::Unreachable),
-            Op::Jump(t) => jump!(t),
-            Op::JumpIfZero(t) => {
+    },
+    next: {
+        // SAFETY: `ip` is in bounds (invariant at `Regs`). Cells may be patched
+        // by dynamic probes, but only while `run` is not executing.
+        let next: *const Op = unsafe { (*ip).as_ptr() };
+        let ip = ip.wrapping_add(1);
+        #[cfg(wizeng_tail_calls)]
+        // SAFETY: the `Regs` invariants still hold.
+        return unsafe { handler_of(next)(r, next, ip, sp, fp, mem_base) };
+        #[cfg(not(wizeng_tail_calls))]
+        {
+            r.next = next;
+            r.ip = ip;
+            r.sp = sp;
+            return CONTINUE;
+        }
+    },
+    h_Unreachable: Op::Unreachable => trap!(TrapKind::Unreachable),
+    h_Jump: Op::Jump(t) => jump!(t),
+    h_JumpIfZero: Op::JumpIfZero(t) => {
                 if pop!() as u32 == 0 {
                     jump!(t);
                 }
-            }
-            Op::JumpIfNonZero(t) => {
+            },
+    h_JumpIfNonZero: Op::JumpIfNonZero(t) => {
                 if pop!() as u32 != 0 {
                     jump!(t);
                 }
-            }
-            Op::Br(b) => do_br!(b),
-            Op::BrIf(b) => {
+            },
+    h_Br: Op::Br(b) => do_br!(b),
+    h_BrIf: Op::BrIf(b) => {
                 if pop!() as u32 != 0 {
                     do_br!(b);
                 }
-            }
-            Op::BrTable { start, len } => {
+            },
+    h_BrTable: Op::BrTable { start, len } => {
                 let i = (pop!() as u32).min(len - 1);
                 // SAFETY: `start + len` is within `br_tables` (invariant at `Regs`).
                 let b = unsafe { *r.br_tables.add((start + i) as usize) };
                 do_br!(b);
-            }
-            Op::Drop => sp -= 1,
-            Op::Select => {
+            },
+    h_Drop: Op::Drop => sp -= 1,
+    h_Select: Op::Select => {
                 let c = pop!() as u32;
                 let b = pop!();
                 if c == 0 {
                     wr!(sp - 1, b);
                 }
-            }
-            Op::LocalGet(i) => push!(rd!(fp + i as usize)),
-            Op::LocalSet(i) => {
+            },
+    h_LocalGet: Op::LocalGet(i) => push!(rd!(fp + i as usize)),
+    h_LocalSet: Op::LocalSet(i) => {
                 let v = pop!();
                 wr!(fp + i as usize, v);
-            }
-            Op::LocalTee(i) => wr!(fp + i as usize, rd!(sp - 1)),
-            // SAFETY (globals): `g` is validated against the instance's globals and
-            // `inst_globals`/`globals` are live (invariant at `Regs`).
-            Op::GlobalGet(g) => push!(unsafe {
+            },
+    h_LocalTee: Op::LocalTee(i) => wr!(fp + i as usize, rd!(sp - 1)),
+    // SAFETY (globals): `g` is validated against the instance's globals and
+    // `inst_globals`/`globals` are live (invariant at `Regs`).
+    h_GlobalGet: Op::GlobalGet(g) => push!(unsafe {
                 let ga = (*r.inst_globals.add(g as usize)).0 as usize;
                 (**r.globals.add(ga)).value
             }),
-            Op::GlobalSet(g) => {
+    h_GlobalSet: Op::GlobalSet(g) => {
                 let v = pop!();
                 unsafe {
                     let ga = (*r.inst_globals.add(g as usize)).0 as usize;
                     (**r.globals.add(ga)).value = v;
                 }
-            }
-            Op::I32Load(m) => load!(m, 4, |b| u32::from_le_bytes(b) as u64),
-            Op::I64Load(m) => load!(m, 8, |b| u64::from_le_bytes(b)),
-            Op::I32Load8S(m) => load!(m, 1, |b| b[0] as i8 as i32 as u32 as u64),
-            Op::I32Load8U(m) => load!(m, 1, |b| b[0] as u64),
-            Op::I32Load16S(m) => load!(m, 2, |b| i16::from_le_bytes(b) as i32 as u32 as u64),
-            Op::I32Load16U(m) => load!(m, 2, |b| u16::from_le_bytes(b) as u64),
-            Op::I64Load8S(m) => load!(m, 1, |b| b[0] as i8 as i64 as u64),
-            Op::I64Load8U(m) => load!(m, 1, |b| b[0] as u64),
-            Op::I64Load16S(m) => load!(m, 2, |b| i16::from_le_bytes(b) as i64 as u64),
-            Op::I64Load16U(m) => load!(m, 2, |b| u16::from_le_bytes(b) as u64),
-            Op::I64Load32S(m) => load!(m, 4, |b| i32::from_le_bytes(b) as i64 as u64),
-            Op::I64Load32U(m) => load!(m, 4, |b| u32::from_le_bytes(b) as u64),
-            Op::I32Store(m) => store_!(m, 4, |v| (v as u32).to_le_bytes()),
-            Op::I64Store(m) => store_!(m, 8, |v| v.to_le_bytes()),
-            Op::I32Store8(m) | Op::I64Store8(m) => store_!(m, 1, |v| [v as u8]),
-            Op::I32Store16(m) | Op::I64Store16(m) => {
+            },
+    h_I32Load: Op::I32Load(m) => load!(m, 4, |b| u32::from_le_bytes(b) as u64),
+    h_I64Load: Op::I64Load(m) => load!(m, 8, |b| u64::from_le_bytes(b)),
+    h_I32Load8S: Op::I32Load8S(m) => load!(m, 1, |b| b[0] as i8 as i32 as u32 as u64),
+    h_I32Load8U: Op::I32Load8U(m) => load!(m, 1, |b| b[0] as u64),
+    h_I32Load16S: Op::I32Load16S(m) => load!(m, 2, |b| i16::from_le_bytes(b) as i32 as u32 as u64),
+    h_I32Load16U: Op::I32Load16U(m) => load!(m, 2, |b| u16::from_le_bytes(b) as u64),
+    h_I64Load8S: Op::I64Load8S(m) => load!(m, 1, |b| b[0] as i8 as i64 as u64),
+    h_I64Load8U: Op::I64Load8U(m) => load!(m, 1, |b| b[0] as u64),
+    h_I64Load16S: Op::I64Load16S(m) => load!(m, 2, |b| i16::from_le_bytes(b) as i64 as u64),
+    h_I64Load16U: Op::I64Load16U(m) => load!(m, 2, |b| u16::from_le_bytes(b) as u64),
+    h_I64Load32S: Op::I64Load32S(m) => load!(m, 4, |b| i32::from_le_bytes(b) as i64 as u64),
+    h_I64Load32U: Op::I64Load32U(m) => load!(m, 4, |b| u32::from_le_bytes(b) as u64),
+    h_I32Store: Op::I32Store(m) => store_!(m, 4, |v| (v as u32).to_le_bytes()),
+    h_I64Store: Op::I64Store(m) => store_!(m, 8, |v| v.to_le_bytes()),
+    h_I32Store8: Op::I32Store8(m) | Op::I64Store8(m) => store_!(m, 1, |v| [v as u8]),
+    h_I32Store16: Op::I32Store16(m) | Op::I64Store16(m) => {
                 store_!(m, 2, |v| (v as u16).to_le_bytes())
-            }
-            Op::I64Store32(m) => store_!(m, 4, |v| (v as u32).to_le_bytes()),
-            Op::Const(c) => push!(c),
-
-            Op::I32Eqz => un!(u32, u32, |a| (a == 0) as u32),
-            Op::I32Eq => bin!(u32, u32, |a, b| (a == b) as u32),
-            Op::I32Ne => bin!(u32, u32, |a, b| (a != b) as u32),
-            Op::I32LtS => bin!(u32, u32, |a, b| ((a as i32) < (b as i32)) as u32),
-            Op::I32LtU => bin!(u32, u32, |a, b| (a < b) as u32),
-            Op::I32GtS => bin!(u32, u32, |a, b| ((a as i32) > (b as i32)) as u32),
-            Op::I32GtU => bin!(u32, u32, |a, b| (a > b) as u32),
-            Op::I32LeS => bin!(u32, u32, |a, b| ((a as i32) <= (b as i32)) as u32),
-            Op::I32LeU => bin!(u32, u32, |a, b| (a <= b) as u32),
-            Op::I32GeS => bin!(u32, u32, |a, b| ((a as i32) >= (b as i32)) as u32),
-            Op::I32GeU => bin!(u32, u32, |a, b| (a >= b) as u32),
-            Op::I64Eqz => un!(u64, u64, |a| (a == 0) as u64),
-            Op::I64Eq => bin!(u64, u64, |a, b| (a == b) as u64),
-            Op::I64Ne => bin!(u64, u64, |a, b| (a != b) as u64),
-            Op::I64LtS => bin!(u64, u64, |a, b| ((a as i64) < (b as i64)) as u64),
-            Op::I64LtU => bin!(u64, u64, |a, b| (a < b) as u64),
-            Op::I64GtS => bin!(u64, u64, |a, b| ((a as i64) > (b as i64)) as u64),
-            Op::I64GtU => bin!(u64, u64, |a, b| (a > b) as u64),
-            Op::I64LeS => bin!(u64, u64, |a, b| ((a as i64) <= (b as i64)) as u64),
-            Op::I64LeU => bin!(u64, u64, |a, b| (a <= b) as u64),
-            Op::I64GeS => bin!(u64, u64, |a, b| ((a as i64) >= (b as i64)) as u64),
-            Op::I64GeU => bin!(u64, u64, |a, b| (a >= b) as u64),
-            Op::F32Eq => f32cmp!(|a, b| a == b),
-            Op::F32Ne => f32cmp!(|a, b| a != b),
-            Op::F32Lt => f32cmp!(|a, b| a < b),
-            Op::F32Gt => f32cmp!(|a, b| a > b),
-            Op::F32Le => f32cmp!(|a, b| a <= b),
-            Op::F32Ge => f32cmp!(|a, b| a >= b),
-            Op::F64Eq => f64cmp!(|a, b| a == b),
-            Op::F64Ne => f64cmp!(|a, b| a != b),
-            Op::F64Lt => f64cmp!(|a, b| a < b),
-            Op::F64Gt => f64cmp!(|a, b| a > b),
-            Op::F64Le => f64cmp!(|a, b| a <= b),
-            Op::F64Ge => f64cmp!(|a, b| a >= b),
-
-            Op::I32Clz => un!(u32, u32, |a| a.leading_zeros()),
-            Op::I32Ctz => un!(u32, u32, |a| a.trailing_zeros()),
-            Op::I32Popcnt => un!(u32, u32, |a| a.count_ones()),
-            Op::I32Add => bin!(u32, u32, |a, b| a.wrapping_add(b)),
-            Op::I32Sub => bin!(u32, u32, |a, b| a.wrapping_sub(b)),
-            Op::I32Mul => bin!(u32, u32, |a, b| a.wrapping_mul(b)),
-            Op::I32DivS => {
+            },
+    h_I64Store32: Op::I64Store32(m) => store_!(m, 4, |v| (v as u32).to_le_bytes()),
+    h_Const: Op::Const(c) => push!(c),
+    h_I32Eqz: Op::I32Eqz => un!(u32, u32, |a| (a == 0) as u32),
+    h_I32Eq: Op::I32Eq => bin!(u32, u32, |a, b| (a == b) as u32),
+    h_I32Ne: Op::I32Ne => bin!(u32, u32, |a, b| (a != b) as u32),
+    h_I32LtS: Op::I32LtS => bin!(u32, u32, |a, b| ((a as i32) < (b as i32)) as u32),
+    h_I32LtU: Op::I32LtU => bin!(u32, u32, |a, b| (a < b) as u32),
+    h_I32GtS: Op::I32GtS => bin!(u32, u32, |a, b| ((a as i32) > (b as i32)) as u32),
+    h_I32GtU: Op::I32GtU => bin!(u32, u32, |a, b| (a > b) as u32),
+    h_I32LeS: Op::I32LeS => bin!(u32, u32, |a, b| ((a as i32) <= (b as i32)) as u32),
+    h_I32LeU: Op::I32LeU => bin!(u32, u32, |a, b| (a <= b) as u32),
+    h_I32GeS: Op::I32GeS => bin!(u32, u32, |a, b| ((a as i32) >= (b as i32)) as u32),
+    h_I32GeU: Op::I32GeU => bin!(u32, u32, |a, b| (a >= b) as u32),
+    h_I64Eqz: Op::I64Eqz => un!(u64, u64, |a| (a == 0) as u64),
+    h_I64Eq: Op::I64Eq => bin!(u64, u64, |a, b| (a == b) as u64),
+    h_I64Ne: Op::I64Ne => bin!(u64, u64, |a, b| (a != b) as u64),
+    h_I64LtS: Op::I64LtS => bin!(u64, u64, |a, b| ((a as i64) < (b as i64)) as u64),
+    h_I64LtU: Op::I64LtU => bin!(u64, u64, |a, b| (a < b) as u64),
+    h_I64GtS: Op::I64GtS => bin!(u64, u64, |a, b| ((a as i64) > (b as i64)) as u64),
+    h_I64GtU: Op::I64GtU => bin!(u64, u64, |a, b| (a > b) as u64),
+    h_I64LeS: Op::I64LeS => bin!(u64, u64, |a, b| ((a as i64) <= (b as i64)) as u64),
+    h_I64LeU: Op::I64LeU => bin!(u64, u64, |a, b| (a <= b) as u64),
+    h_I64GeS: Op::I64GeS => bin!(u64, u64, |a, b| ((a as i64) >= (b as i64)) as u64),
+    h_I64GeU: Op::I64GeU => bin!(u64, u64, |a, b| (a >= b) as u64),
+    h_F32Eq: Op::F32Eq => f32cmp!(|a, b| a == b),
+    h_F32Ne: Op::F32Ne => f32cmp!(|a, b| a != b),
+    h_F32Lt: Op::F32Lt => f32cmp!(|a, b| a < b),
+    h_F32Gt: Op::F32Gt => f32cmp!(|a, b| a > b),
+    h_F32Le: Op::F32Le => f32cmp!(|a, b| a <= b),
+    h_F32Ge: Op::F32Ge => f32cmp!(|a, b| a >= b),
+    h_F64Eq: Op::F64Eq => f64cmp!(|a, b| a == b),
+    h_F64Ne: Op::F64Ne => f64cmp!(|a, b| a != b),
+    h_F64Lt: Op::F64Lt => f64cmp!(|a, b| a < b),
+    h_F64Gt: Op::F64Gt => f64cmp!(|a, b| a > b),
+    h_F64Le: Op::F64Le => f64cmp!(|a, b| a <= b),
+    h_F64Ge: Op::F64Ge => f64cmp!(|a, b| a >= b),
+    h_I32Clz: Op::I32Clz => un!(u32, u32, |a| a.leading_zeros()),
+    h_I32Ctz: Op::I32Ctz => un!(u32, u32, |a| a.trailing_zeros()),
+    h_I32Popcnt: Op::I32Popcnt => un!(u32, u32, |a| a.count_ones()),
+    h_I32Add: Op::I32Add => bin!(u32, u32, |a, b| a.wrapping_add(b)),
+    h_I32Sub: Op::I32Sub => bin!(u32, u32, |a, b| a.wrapping_sub(b)),
+    h_I32Mul: Op::I32Mul => bin!(u32, u32, |a, b| a.wrapping_mul(b)),
+    h_I32DivS: Op::I32DivS => {
                 let b = rd!(sp - 1) as u32 as i32;
                 let a = rd!(sp - 2) as u32 as i32;
                 if b == 0 {
@@ -554,8 +682,8 @@ pub(super) unsafe fn run(r: &mut Regs, first: *const Op) -> Exit {
                 }
                 sp -= 1;
                 wr!(sp - 1, (a / b) as u32 as u64);
-            }
-            Op::I32DivU => {
+            },
+    h_I32DivU: Op::I32DivU => {
                 let b = rd!(sp - 1) as u32;
                 let a = rd!(sp - 2) as u32;
                 if b == 0 {
@@ -563,8 +691,8 @@ pub(super) unsafe fn run(r: &mut Regs, first: *const Op) -> Exit {
                 }
                 sp -= 1;
                 wr!(sp - 1, (a / b) as u64);
-            }
-            Op::I32RemS => {
+            },
+    h_I32RemS: Op::I32RemS => {
                 let b = rd!(sp - 1) as u32 as i32;
                 let a = rd!(sp - 2) as u32 as i32;
                 if b == 0 {
@@ -572,8 +700,8 @@ pub(super) unsafe fn run(r: &mut Regs, first: *const Op) -> Exit {
                 }
                 sp -= 1;
                 wr!(sp - 1, a.wrapping_rem(b) as u32 as u64);
-            }
-            Op::I32RemU => {
+            },
+    h_I32RemU: Op::I32RemU => {
                 let b = rd!(sp - 1) as u32;
                 let a = rd!(sp - 2) as u32;
                 if b == 0 {
@@ -581,22 +709,22 @@ pub(super) unsafe fn run(r: &mut Regs, first: *const Op) -> Exit {
                 }
                 sp -= 1;
                 wr!(sp - 1, (a % b) as u64);
-            }
-            Op::I32And => bin!(u32, u32, |a, b| a & b),
-            Op::I32Or => bin!(u32, u32, |a, b| a | b),
-            Op::I32Xor => bin!(u32, u32, |a, b| a ^ b),
-            Op::I32Shl => bin!(u32, u32, |a, b| a.wrapping_shl(b)),
-            Op::I32ShrS => bin!(u32, u32, |a, b| (a as i32).wrapping_shr(b) as u32),
-            Op::I32ShrU => bin!(u32, u32, |a, b| a.wrapping_shr(b)),
-            Op::I32Rotl => bin!(u32, u32, |a, b| a.rotate_left(b & 31)),
-            Op::I32Rotr => bin!(u32, u32, |a, b| a.rotate_right(b & 31)),
-            Op::I64Clz => un!(u64, u64, |a| a.leading_zeros()),
-            Op::I64Ctz => un!(u64, u64, |a| a.trailing_zeros()),
-            Op::I64Popcnt => un!(u64, u64, |a| a.count_ones()),
-            Op::I64Add => bin!(u64, u64, |a, b| a.wrapping_add(b)),
-            Op::I64Sub => bin!(u64, u64, |a, b| a.wrapping_sub(b)),
-            Op::I64Mul => bin!(u64, u64, |a, b| a.wrapping_mul(b)),
-            Op::I64DivS => {
+            },
+    h_I32And: Op::I32And => bin!(u32, u32, |a, b| a & b),
+    h_I32Or: Op::I32Or => bin!(u32, u32, |a, b| a | b),
+    h_I32Xor: Op::I32Xor => bin!(u32, u32, |a, b| a ^ b),
+    h_I32Shl: Op::I32Shl => bin!(u32, u32, |a, b| a.wrapping_shl(b)),
+    h_I32ShrS: Op::I32ShrS => bin!(u32, u32, |a, b| (a as i32).wrapping_shr(b) as u32),
+    h_I32ShrU: Op::I32ShrU => bin!(u32, u32, |a, b| a.wrapping_shr(b)),
+    h_I32Rotl: Op::I32Rotl => bin!(u32, u32, |a, b| a.rotate_left(b & 31)),
+    h_I32Rotr: Op::I32Rotr => bin!(u32, u32, |a, b| a.rotate_right(b & 31)),
+    h_I64Clz: Op::I64Clz => un!(u64, u64, |a| a.leading_zeros()),
+    h_I64Ctz: Op::I64Ctz => un!(u64, u64, |a| a.trailing_zeros()),
+    h_I64Popcnt: Op::I64Popcnt => un!(u64, u64, |a| a.count_ones()),
+    h_I64Add: Op::I64Add => bin!(u64, u64, |a, b| a.wrapping_add(b)),
+    h_I64Sub: Op::I64Sub => bin!(u64, u64, |a, b| a.wrapping_sub(b)),
+    h_I64Mul: Op::I64Mul => bin!(u64, u64, |a, b| a.wrapping_mul(b)),
+    h_I64DivS: Op::I64DivS => {
                 let b = rd!(sp - 1) as i64;
                 let a = rd!(sp - 2) as i64;
                 if b == 0 {
@@ -607,8 +735,8 @@ pub(super) unsafe fn run(r: &mut Regs, first: *const Op) -> Exit {
                 }
                 sp -= 1;
                 wr!(sp - 1, (a / b) as u64);
-            }
-            Op::I64DivU => {
+            },
+    h_I64DivU: Op::I64DivU => {
                 let b = rd!(sp - 1);
                 let a = rd!(sp - 2);
                 if b == 0 {
@@ -616,8 +744,8 @@ pub(super) unsafe fn run(r: &mut Regs, first: *const Op) -> Exit {
                 }
                 sp -= 1;
                 wr!(sp - 1, a / b);
-            }
-            Op::I64RemS => {
+            },
+    h_I64RemS: Op::I64RemS => {
                 let b = rd!(sp - 1) as i64;
                 let a = rd!(sp - 2) as i64;
                 if b == 0 {
@@ -625,8 +753,8 @@ pub(super) unsafe fn run(r: &mut Regs, first: *const Op) -> Exit {
                 }
                 sp -= 1;
                 wr!(sp - 1, a.wrapping_rem(b) as u64);
-            }
-            Op::I64RemU => {
+            },
+    h_I64RemU: Op::I64RemU => {
                 let b = rd!(sp - 1);
                 let a = rd!(sp - 2);
                 if b == 0 {
@@ -634,48 +762,46 @@ pub(super) unsafe fn run(r: &mut Regs, first: *const Op) -> Exit {
                 }
                 sp -= 1;
                 wr!(sp - 1, a % b);
-            }
-            Op::I64And => bin!(u64, u64, |a, b| a & b),
-            Op::I64Or => bin!(u64, u64, |a, b| a | b),
-            Op::I64Xor => bin!(u64, u64, |a, b| a ^ b),
-            Op::I64Shl => bin!(u64, u64, |a, b| a.wrapping_shl(b as u32)),
-            Op::I64ShrS => bin!(u64, u64, |a, b| (a as i64).wrapping_shr(b as u32) as u64),
-            Op::I64ShrU => bin!(u64, u64, |a, b| a.wrapping_shr(b as u32)),
-            Op::I64Rotl => bin!(u64, u64, |a, b| a.rotate_left((b & 63) as u32)),
-            Op::I64Rotr => bin!(u64, u64, |a, b| a.rotate_right((b & 63) as u32)),
-
-            Op::F32Abs => un!(u32, u32, |a| a & 0x7fff_ffff),
-            Op::F32Neg => un!(u32, u32, |a| a ^ 0x8000_0000),
-            Op::F32Copysign => bin!(u32, u32, |a, b| (a & 0x7fff_ffff) | (b & 0x8000_0000)),
-            Op::F32Ceil => f32un!(|a| a.ceil()),
-            Op::F32Floor => f32un!(|a| a.floor()),
-            Op::F32Trunc => f32un!(|a| a.trunc()),
-            Op::F32Nearest => f32un!(|a| a.round_ties_even()),
-            Op::F32Sqrt => f32un!(|a| a.sqrt()),
-            Op::F32Add => f32bin!(|a, b| a + b),
-            Op::F32Sub => f32bin!(|a, b| a - b),
-            Op::F32Mul => f32bin!(|a, b| a * b),
-            Op::F32Div => f32bin!(|a, b| a / b),
-            Op::F32Min => f32bin!(|a, b| f32_min(a, b)),
-            Op::F32Max => f32bin!(|a, b| f32_max(a, b)),
-            Op::F64Abs => un!(u64, u64, |a| a & 0x7fff_ffff_ffff_ffff),
-            Op::F64Neg => un!(u64, u64, |a| a ^ 0x8000_0000_0000_0000),
-            Op::F64Copysign => bin!(u64, u64, |a, b| (a & 0x7fff_ffff_ffff_ffff)
+            },
+    h_I64And: Op::I64And => bin!(u64, u64, |a, b| a & b),
+    h_I64Or: Op::I64Or => bin!(u64, u64, |a, b| a | b),
+    h_I64Xor: Op::I64Xor => bin!(u64, u64, |a, b| a ^ b),
+    h_I64Shl: Op::I64Shl => bin!(u64, u64, |a, b| a.wrapping_shl(b as u32)),
+    h_I64ShrS: Op::I64ShrS => bin!(u64, u64, |a, b| (a as i64).wrapping_shr(b as u32) as u64),
+    h_I64ShrU: Op::I64ShrU => bin!(u64, u64, |a, b| a.wrapping_shr(b as u32)),
+    h_I64Rotl: Op::I64Rotl => bin!(u64, u64, |a, b| a.rotate_left((b & 63) as u32)),
+    h_I64Rotr: Op::I64Rotr => bin!(u64, u64, |a, b| a.rotate_right((b & 63) as u32)),
+    h_F32Abs: Op::F32Abs => un!(u32, u32, |a| a & 0x7fff_ffff),
+    h_F32Neg: Op::F32Neg => un!(u32, u32, |a| a ^ 0x8000_0000),
+    h_F32Copysign: Op::F32Copysign => bin!(u32, u32, |a, b| (a & 0x7fff_ffff) | (b & 0x8000_0000)),
+    h_F32Ceil: Op::F32Ceil => f32un!(|a| a.ceil()),
+    h_F32Floor: Op::F32Floor => f32un!(|a| a.floor()),
+    h_F32Trunc: Op::F32Trunc => f32un!(|a| a.trunc()),
+    h_F32Nearest: Op::F32Nearest => f32un!(|a| a.round_ties_even()),
+    h_F32Sqrt: Op::F32Sqrt => f32un!(|a| a.sqrt()),
+    h_F32Add: Op::F32Add => f32bin!(|a, b| a + b),
+    h_F32Sub: Op::F32Sub => f32bin!(|a, b| a - b),
+    h_F32Mul: Op::F32Mul => f32bin!(|a, b| a * b),
+    h_F32Div: Op::F32Div => f32bin!(|a, b| a / b),
+    h_F32Min: Op::F32Min => f32bin!(|a, b| f32_min(a, b)),
+    h_F32Max: Op::F32Max => f32bin!(|a, b| f32_max(a, b)),
+    h_F64Abs: Op::F64Abs => un!(u64, u64, |a| a & 0x7fff_ffff_ffff_ffff),
+    h_F64Neg: Op::F64Neg => un!(u64, u64, |a| a ^ 0x8000_0000_0000_0000),
+    h_F64Copysign: Op::F64Copysign => bin!(u64, u64, |a, b| (a & 0x7fff_ffff_ffff_ffff)
                 | (b & 0x8000_0000_0000_0000)),
-            Op::F64Ceil => f64un!(|a| a.ceil()),
-            Op::F64Floor => f64un!(|a| a.floor()),
-            Op::F64Trunc => f64un!(|a| a.trunc()),
-            Op::F64Nearest => f64un!(|a| a.round_ties_even()),
-            Op::F64Sqrt => f64un!(|a| a.sqrt()),
-            Op::F64Add => f64bin!(|a, b| a + b),
-            Op::F64Sub => f64bin!(|a, b| a - b),
-            Op::F64Mul => f64bin!(|a, b| a * b),
-            Op::F64Div => f64bin!(|a, b| a / b),
-            Op::F64Min => f64bin!(|a, b| f64_min(a, b)),
-            Op::F64Max => f64bin!(|a, b| f64_max(a, b)),
-
-            Op::I32WrapI64 => un!(u64, u32, |a| a as u32),
-            Op::I32TruncF32S
+    h_F64Ceil: Op::F64Ceil => f64un!(|a| a.ceil()),
+    h_F64Floor: Op::F64Floor => f64un!(|a| a.floor()),
+    h_F64Trunc: Op::F64Trunc => f64un!(|a| a.trunc()),
+    h_F64Nearest: Op::F64Nearest => f64un!(|a| a.round_ties_even()),
+    h_F64Sqrt: Op::F64Sqrt => f64un!(|a| a.sqrt()),
+    h_F64Add: Op::F64Add => f64bin!(|a, b| a + b),
+    h_F64Sub: Op::F64Sub => f64bin!(|a, b| a - b),
+    h_F64Mul: Op::F64Mul => f64bin!(|a, b| a * b),
+    h_F64Div: Op::F64Div => f64bin!(|a, b| a / b),
+    h_F64Min: Op::F64Min => f64bin!(|a, b| f64_min(a, b)),
+    h_F64Max: Op::F64Max => f64bin!(|a, b| f64_max(a, b)),
+    h_I32WrapI64: Op::I32WrapI64 => un!(u64, u32, |a| a as u32),
+    h_I32TruncF32S: Op::I32TruncF32S
             | Op::I32TruncF32U
             | Op::I32TruncF64S
             | Op::I32TruncF64U
@@ -713,801 +839,800 @@ pub(super) unsafe fn run(r: &mut Regs, first: *const Op) -> Exit {
                     Ok(v) => wr!(sp - 1, v),
                     Err(k) => trap!(k),
                 }
-            }
-            Op::I64ExtendI32S => un!(u64, u64, |a| a as u32 as i32 as i64),
-            Op::I64ExtendI32U => un!(u64, u64, |a| a as u32),
-            Op::F32ConvertI32S => un!(u64, u32, |a| (a as u32 as i32 as f32).to_bits()),
-            Op::F32ConvertI32U => un!(u64, u32, |a| (a as u32 as f32).to_bits()),
-            Op::F32ConvertI64S => un!(u64, u32, |a| (a as i64 as f32).to_bits()),
-            Op::F32ConvertI64U => un!(u64, u32, |a| (a as f32).to_bits()),
-            Op::F32DemoteF64 => un!(u64, u32, |a| (f64::from_bits(a) as f32).to_bits()),
-            Op::F64ConvertI32S => un!(u64, u64, |a| (a as u32 as i32 as f64).to_bits()),
-            Op::F64ConvertI32U => un!(u64, u64, |a| (a as u32 as f64).to_bits()),
-            Op::F64ConvertI64S => un!(u64, u64, |a| (a as i64 as f64).to_bits()),
-            Op::F64ConvertI64U => un!(u64, u64, |a| (a as f64).to_bits()),
-            Op::F64PromoteF32 => un!(u64, u64, |a| (f32::from_bits(a as u32) as f64).to_bits()),
-            Op::I32Extend8S => un!(u64, u32, |a| a as u8 as i8 as i32 as u32),
-            Op::I32Extend16S => un!(u64, u32, |a| a as u16 as i16 as i32 as u32),
-            Op::I64Extend8S => un!(u64, u64, |a| a as u8 as i8 as i64),
-            Op::I64Extend16S => un!(u64, u64, |a| a as u16 as i16 as i64),
-            Op::I64Extend32S => un!(u64, u64, |a| a as u32 as i32 as i64),
-            Op::I32TruncSatF32S => un!(u64, u32, |a| f32::from_bits(a as u32) as i32 as u32),
-            Op::I32TruncSatF32U => un!(u64, u32, |a| f32::from_bits(a as u32) as u32),
-            Op::I32TruncSatF64S => un!(u64, u32, |a| f64::from_bits(a) as i32 as u32),
-            Op::I32TruncSatF64U => un!(u64, u32, |a| f64::from_bits(a) as u32),
-            Op::I64TruncSatF32S => un!(u64, u64, |a| f32::from_bits(a as u32) as i64),
-            Op::I64TruncSatF32U => un!(u64, u64, |a| f32::from_bits(a as u32) as u64),
-            Op::I64TruncSatF64S => un!(u64, u64, |a| f64::from_bits(a) as i64),
-            Op::I64TruncSatF64U => un!(u64, u64, |a| f64::from_bits(a) as u64),
-
-            Op::RefIsNull => un!(u64, u64, |a| (a == 0) as u64),
-            Op::I32AddLL { a: x, b: y, dst } => {
+            },
+    h_I64ExtendI32S: Op::I64ExtendI32S => un!(u64, u64, |a| a as u32 as i32 as i64),
+    h_I64ExtendI32U: Op::I64ExtendI32U => un!(u64, u64, |a| a as u32),
+    h_F32ConvertI32S: Op::F32ConvertI32S => un!(u64, u32, |a| (a as u32 as i32 as f32).to_bits()),
+    h_F32ConvertI32U: Op::F32ConvertI32U => un!(u64, u32, |a| (a as u32 as f32).to_bits()),
+    h_F32ConvertI64S: Op::F32ConvertI64S => un!(u64, u32, |a| (a as i64 as f32).to_bits()),
+    h_F32ConvertI64U: Op::F32ConvertI64U => un!(u64, u32, |a| (a as f32).to_bits()),
+    h_F32DemoteF64: Op::F32DemoteF64 => un!(u64, u32, |a| (f64::from_bits(a) as f32).to_bits()),
+    h_F64ConvertI32S: Op::F64ConvertI32S => un!(u64, u64, |a| (a as u32 as i32 as f64).to_bits()),
+    h_F64ConvertI32U: Op::F64ConvertI32U => un!(u64, u64, |a| (a as u32 as f64).to_bits()),
+    h_F64ConvertI64S: Op::F64ConvertI64S => un!(u64, u64, |a| (a as i64 as f64).to_bits()),
+    h_F64ConvertI64U: Op::F64ConvertI64U => un!(u64, u64, |a| (a as f64).to_bits()),
+    h_F64PromoteF32: Op::F64PromoteF32 => un!(u64, u64, |a| (f32::from_bits(a as u32) as f64).to_bits()),
+    h_I32Extend8S: Op::I32Extend8S => un!(u64, u32, |a| a as u8 as i8 as i32 as u32),
+    h_I32Extend16S: Op::I32Extend16S => un!(u64, u32, |a| a as u16 as i16 as i32 as u32),
+    h_I64Extend8S: Op::I64Extend8S => un!(u64, u64, |a| a as u8 as i8 as i64),
+    h_I64Extend16S: Op::I64Extend16S => un!(u64, u64, |a| a as u16 as i16 as i64),
+    h_I64Extend32S: Op::I64Extend32S => un!(u64, u64, |a| a as u32 as i32 as i64),
+    h_I32TruncSatF32S: Op::I32TruncSatF32S => un!(u64, u32, |a| f32::from_bits(a as u32) as i32 as u32),
+    h_I32TruncSatF32U: Op::I32TruncSatF32U => un!(u64, u32, |a| f32::from_bits(a as u32) as u32),
+    h_I32TruncSatF64S: Op::I32TruncSatF64S => un!(u64, u32, |a| f64::from_bits(a) as i32 as u32),
+    h_I32TruncSatF64U: Op::I32TruncSatF64U => un!(u64, u32, |a| f64::from_bits(a) as u32),
+    h_I64TruncSatF32S: Op::I64TruncSatF32S => un!(u64, u64, |a| f32::from_bits(a as u32) as i64),
+    h_I64TruncSatF32U: Op::I64TruncSatF32U => un!(u64, u64, |a| f32::from_bits(a as u32) as u64),
+    h_I64TruncSatF64S: Op::I64TruncSatF64S => un!(u64, u64, |a| f64::from_bits(a) as i64),
+    h_I64TruncSatF64U: Op::I64TruncSatF64U => un!(u64, u64, |a| f64::from_bits(a) as u64),
+    h_RefIsNull: Op::RefIsNull => un!(u64, u64, |a| (a == 0) as u64),
+    h_I32AddLL: Op::I32AddLL { a: x, b: y, dst } => {
                 let a = loc!(x) as u32;
                 let b = loc!(y) as u32;
                 put!(dst, (a.wrapping_add(b)) as u64);
-            }
-            Op::I32AddLC { a: x, c: b, dst } => {
+            },
+    h_I32AddLC: Op::I32AddLC { a: x, c: b, dst } => {
                 let a = loc!(x) as u32;
                 put!(dst, (a.wrapping_add(b)) as u64);
-            }
-            Op::I32AddC(b) => {
+            },
+    h_I32AddC: Op::I32AddC(b) => {
                 let a = top!() as u32;
                 set_top!((a.wrapping_add(b)) as u64);
-            }
-            Op::I32AddL(y) => {
+            },
+    h_I32AddL: Op::I32AddL(y) => {
                 let b = loc!(y) as u32;
                 let a = top!() as u32;
                 set_top!((a.wrapping_add(b)) as u64);
-            }
-            Op::I32SubLL { a: x, b: y, dst } => {
+            },
+    h_I32SubLL: Op::I32SubLL { a: x, b: y, dst } => {
                 let a = loc!(x) as u32;
                 let b = loc!(y) as u32;
                 put!(dst, (a.wrapping_sub(b)) as u64);
-            }
-            Op::I32SubLC { a: x, c: b, dst } => {
+            },
+    h_I32SubLC: Op::I32SubLC { a: x, c: b, dst } => {
                 let a = loc!(x) as u32;
                 put!(dst, (a.wrapping_sub(b)) as u64);
-            }
-            Op::I32SubC(b) => {
+            },
+    h_I32SubC: Op::I32SubC(b) => {
                 let a = top!() as u32;
                 set_top!((a.wrapping_sub(b)) as u64);
-            }
-            Op::I32SubL(y) => {
+            },
+    h_I32SubL: Op::I32SubL(y) => {
                 let b = loc!(y) as u32;
                 let a = top!() as u32;
                 set_top!((a.wrapping_sub(b)) as u64);
-            }
-            Op::I32MulLL { a: x, b: y, dst } => {
+            },
+    h_I32MulLL: Op::I32MulLL { a: x, b: y, dst } => {
                 let a = loc!(x) as u32;
                 let b = loc!(y) as u32;
                 put!(dst, (a.wrapping_mul(b)) as u64);
-            }
-            Op::I32MulLC { a: x, c: b, dst } => {
+            },
+    h_I32MulLC: Op::I32MulLC { a: x, c: b, dst } => {
                 let a = loc!(x) as u32;
                 put!(dst, (a.wrapping_mul(b)) as u64);
-            }
-            Op::I32MulC(b) => {
+            },
+    h_I32MulC: Op::I32MulC(b) => {
                 let a = top!() as u32;
                 set_top!((a.wrapping_mul(b)) as u64);
-            }
-            Op::I32MulL(y) => {
+            },
+    h_I32MulL: Op::I32MulL(y) => {
                 let b = loc!(y) as u32;
                 let a = top!() as u32;
                 set_top!((a.wrapping_mul(b)) as u64);
-            }
-            Op::I32AndLL { a: x, b: y, dst } => {
+            },
+    h_I32AndLL: Op::I32AndLL { a: x, b: y, dst } => {
                 let a = loc!(x) as u32;
                 let b = loc!(y) as u32;
                 put!(dst, (a & b) as u64);
-            }
-            Op::I32AndLC { a: x, c: b, dst } => {
+            },
+    h_I32AndLC: Op::I32AndLC { a: x, c: b, dst } => {
                 let a = loc!(x) as u32;
                 put!(dst, (a & b) as u64);
-            }
-            Op::I32AndC(b) => {
+            },
+    h_I32AndC: Op::I32AndC(b) => {
                 let a = top!() as u32;
                 set_top!((a & b) as u64);
-            }
-            Op::I32AndL(y) => {
+            },
+    h_I32AndL: Op::I32AndL(y) => {
                 let b = loc!(y) as u32;
                 let a = top!() as u32;
                 set_top!((a & b) as u64);
-            }
-            Op::I32OrLL { a: x, b: y, dst } => {
+            },
+    h_I32OrLL: Op::I32OrLL { a: x, b: y, dst } => {
                 let a = loc!(x) as u32;
                 let b = loc!(y) as u32;
                 put!(dst, (a | b) as u64);
-            }
-            Op::I32OrLC { a: x, c: b, dst } => {
+            },
+    h_I32OrLC: Op::I32OrLC { a: x, c: b, dst } => {
                 let a = loc!(x) as u32;
                 put!(dst, (a | b) as u64);
-            }
-            Op::I32OrC(b) => {
+            },
+    h_I32OrC: Op::I32OrC(b) => {
                 let a = top!() as u32;
                 set_top!((a | b) as u64);
-            }
-            Op::I32OrL(y) => {
+            },
+    h_I32OrL: Op::I32OrL(y) => {
                 let b = loc!(y) as u32;
                 let a = top!() as u32;
                 set_top!((a | b) as u64);
-            }
-            Op::I32XorLL { a: x, b: y, dst } => {
+            },
+    h_I32XorLL: Op::I32XorLL { a: x, b: y, dst } => {
                 let a = loc!(x) as u32;
                 let b = loc!(y) as u32;
                 put!(dst, (a ^ b) as u64);
-            }
-            Op::I32XorLC { a: x, c: b, dst } => {
+            },
+    h_I32XorLC: Op::I32XorLC { a: x, c: b, dst } => {
                 let a = loc!(x) as u32;
                 put!(dst, (a ^ b) as u64);
-            }
-            Op::I32XorC(b) => {
+            },
+    h_I32XorC: Op::I32XorC(b) => {
                 let a = top!() as u32;
                 set_top!((a ^ b) as u64);
-            }
-            Op::I32XorL(y) => {
+            },
+    h_I32XorL: Op::I32XorL(y) => {
                 let b = loc!(y) as u32;
                 let a = top!() as u32;
                 set_top!((a ^ b) as u64);
-            }
-            Op::I32ShlLL { a: x, b: y, dst } => {
+            },
+    h_I32ShlLL: Op::I32ShlLL { a: x, b: y, dst } => {
                 let a = loc!(x) as u32;
                 let b = loc!(y) as u32;
                 put!(dst, (a.wrapping_shl(b)) as u64);
-            }
-            Op::I32ShlLC { a: x, c: b, dst } => {
+            },
+    h_I32ShlLC: Op::I32ShlLC { a: x, c: b, dst } => {
                 let a = loc!(x) as u32;
                 put!(dst, (a.wrapping_shl(b)) as u64);
-            }
-            Op::I32ShlC(b) => {
+            },
+    h_I32ShlC: Op::I32ShlC(b) => {
                 let a = top!() as u32;
                 set_top!((a.wrapping_shl(b)) as u64);
-            }
-            Op::I32ShlL(y) => {
+            },
+    h_I32ShlL: Op::I32ShlL(y) => {
                 let b = loc!(y) as u32;
                 let a = top!() as u32;
                 set_top!((a.wrapping_shl(b)) as u64);
-            }
-            Op::I32ShrSLL { a: x, b: y, dst } => {
+            },
+    h_I32ShrSLL: Op::I32ShrSLL { a: x, b: y, dst } => {
                 let a = loc!(x) as u32;
                 let b = loc!(y) as u32;
                 put!(dst, ((a as i32).wrapping_shr(b) as u32) as u64);
-            }
-            Op::I32ShrSLC { a: x, c: b, dst } => {
+            },
+    h_I32ShrSLC: Op::I32ShrSLC { a: x, c: b, dst } => {
                 let a = loc!(x) as u32;
                 put!(dst, ((a as i32).wrapping_shr(b) as u32) as u64);
-            }
-            Op::I32ShrSC(b) => {
+            },
+    h_I32ShrSC: Op::I32ShrSC(b) => {
                 let a = top!() as u32;
                 set_top!(((a as i32).wrapping_shr(b) as u32) as u64);
-            }
-            Op::I32ShrSL(y) => {
+            },
+    h_I32ShrSL: Op::I32ShrSL(y) => {
                 let b = loc!(y) as u32;
                 let a = top!() as u32;
                 set_top!(((a as i32).wrapping_shr(b) as u32) as u64);
-            }
-            Op::I32ShrULL { a: x, b: y, dst } => {
+            },
+    h_I32ShrULL: Op::I32ShrULL { a: x, b: y, dst } => {
                 let a = loc!(x) as u32;
                 let b = loc!(y) as u32;
                 put!(dst, (a.wrapping_shr(b)) as u64);
-            }
-            Op::I32ShrULC { a: x, c: b, dst } => {
+            },
+    h_I32ShrULC: Op::I32ShrULC { a: x, c: b, dst } => {
                 let a = loc!(x) as u32;
                 put!(dst, (a.wrapping_shr(b)) as u64);
-            }
-            Op::I32ShrUC(b) => {
+            },
+    h_I32ShrUC: Op::I32ShrUC(b) => {
                 let a = top!() as u32;
                 set_top!((a.wrapping_shr(b)) as u64);
-            }
-            Op::I32ShrUL(y) => {
+            },
+    h_I32ShrUL: Op::I32ShrUL(y) => {
                 let b = loc!(y) as u32;
                 let a = top!() as u32;
                 set_top!((a.wrapping_shr(b)) as u64);
-            }
-            Op::I32EqLL { a: x, b: y, dst } => {
+            },
+    h_I32EqLL: Op::I32EqLL { a: x, b: y, dst } => {
                 let a = loc!(x) as u32;
                 let b = loc!(y) as u32;
                 put!(dst, ((a == b) as u32) as u64);
-            }
-            Op::I32EqLC { a: x, c: b, dst } => {
+            },
+    h_I32EqLC: Op::I32EqLC { a: x, c: b, dst } => {
                 let a = loc!(x) as u32;
                 put!(dst, ((a == b) as u32) as u64);
-            }
-            Op::I32EqC(b) => {
+            },
+    h_I32EqC: Op::I32EqC(b) => {
                 let a = top!() as u32;
                 set_top!(((a == b) as u32) as u64);
-            }
-            Op::I32EqL(y) => {
+            },
+    h_I32EqL: Op::I32EqL(y) => {
                 let b = loc!(y) as u32;
                 let a = top!() as u32;
                 set_top!(((a == b) as u32) as u64);
-            }
-            Op::I32NeLL { a: x, b: y, dst } => {
+            },
+    h_I32NeLL: Op::I32NeLL { a: x, b: y, dst } => {
                 let a = loc!(x) as u32;
                 let b = loc!(y) as u32;
                 put!(dst, ((a != b) as u32) as u64);
-            }
-            Op::I32NeLC { a: x, c: b, dst } => {
+            },
+    h_I32NeLC: Op::I32NeLC { a: x, c: b, dst } => {
                 let a = loc!(x) as u32;
                 put!(dst, ((a != b) as u32) as u64);
-            }
-            Op::I32NeC(b) => {
+            },
+    h_I32NeC: Op::I32NeC(b) => {
                 let a = top!() as u32;
                 set_top!(((a != b) as u32) as u64);
-            }
-            Op::I32NeL(y) => {
+            },
+    h_I32NeL: Op::I32NeL(y) => {
                 let b = loc!(y) as u32;
                 let a = top!() as u32;
                 set_top!(((a != b) as u32) as u64);
-            }
-            Op::I32LtSLL { a: x, b: y, dst } => {
+            },
+    h_I32LtSLL: Op::I32LtSLL { a: x, b: y, dst } => {
                 let a = loc!(x) as u32;
                 let b = loc!(y) as u32;
                 put!(dst, (((a as i32) < (b as i32)) as u32) as u64);
-            }
-            Op::I32LtSLC { a: x, c: b, dst } => {
+            },
+    h_I32LtSLC: Op::I32LtSLC { a: x, c: b, dst } => {
                 let a = loc!(x) as u32;
                 put!(dst, (((a as i32) < (b as i32)) as u32) as u64);
-            }
-            Op::I32LtSC(b) => {
+            },
+    h_I32LtSC: Op::I32LtSC(b) => {
                 let a = top!() as u32;
                 set_top!((((a as i32) < (b as i32)) as u32) as u64);
-            }
-            Op::I32LtSL(y) => {
+            },
+    h_I32LtSL: Op::I32LtSL(y) => {
                 let b = loc!(y) as u32;
                 let a = top!() as u32;
                 set_top!((((a as i32) < (b as i32)) as u32) as u64);
-            }
-            Op::I32LtULL { a: x, b: y, dst } => {
+            },
+    h_I32LtULL: Op::I32LtULL { a: x, b: y, dst } => {
                 let a = loc!(x) as u32;
                 let b = loc!(y) as u32;
                 put!(dst, ((a < b) as u32) as u64);
-            }
-            Op::I32LtULC { a: x, c: b, dst } => {
+            },
+    h_I32LtULC: Op::I32LtULC { a: x, c: b, dst } => {
                 let a = loc!(x) as u32;
                 put!(dst, ((a < b) as u32) as u64);
-            }
-            Op::I32LtUC(b) => {
+            },
+    h_I32LtUC: Op::I32LtUC(b) => {
                 let a = top!() as u32;
                 set_top!(((a < b) as u32) as u64);
-            }
-            Op::I32LtUL(y) => {
+            },
+    h_I32LtUL: Op::I32LtUL(y) => {
                 let b = loc!(y) as u32;
                 let a = top!() as u32;
                 set_top!(((a < b) as u32) as u64);
-            }
-            Op::I32GtSLL { a: x, b: y, dst } => {
+            },
+    h_I32GtSLL: Op::I32GtSLL { a: x, b: y, dst } => {
                 let a = loc!(x) as u32;
                 let b = loc!(y) as u32;
                 put!(dst, (((a as i32) > (b as i32)) as u32) as u64);
-            }
-            Op::I32GtSLC { a: x, c: b, dst } => {
+            },
+    h_I32GtSLC: Op::I32GtSLC { a: x, c: b, dst } => {
                 let a = loc!(x) as u32;
                 put!(dst, (((a as i32) > (b as i32)) as u32) as u64);
-            }
-            Op::I32GtSC(b) => {
+            },
+    h_I32GtSC: Op::I32GtSC(b) => {
                 let a = top!() as u32;
                 set_top!((((a as i32) > (b as i32)) as u32) as u64);
-            }
-            Op::I32GtSL(y) => {
+            },
+    h_I32GtSL: Op::I32GtSL(y) => {
                 let b = loc!(y) as u32;
                 let a = top!() as u32;
                 set_top!((((a as i32) > (b as i32)) as u32) as u64);
-            }
-            Op::I32GtULL { a: x, b: y, dst } => {
+            },
+    h_I32GtULL: Op::I32GtULL { a: x, b: y, dst } => {
                 let a = loc!(x) as u32;
                 let b = loc!(y) as u32;
                 put!(dst, ((a > b) as u32) as u64);
-            }
-            Op::I32GtULC { a: x, c: b, dst } => {
+            },
+    h_I32GtULC: Op::I32GtULC { a: x, c: b, dst } => {
                 let a = loc!(x) as u32;
                 put!(dst, ((a > b) as u32) as u64);
-            }
-            Op::I32GtUC(b) => {
+            },
+    h_I32GtUC: Op::I32GtUC(b) => {
                 let a = top!() as u32;
                 set_top!(((a > b) as u32) as u64);
-            }
-            Op::I32GtUL(y) => {
+            },
+    h_I32GtUL: Op::I32GtUL(y) => {
                 let b = loc!(y) as u32;
                 let a = top!() as u32;
                 set_top!(((a > b) as u32) as u64);
-            }
-            Op::I32LeSLL { a: x, b: y, dst } => {
+            },
+    h_I32LeSLL: Op::I32LeSLL { a: x, b: y, dst } => {
                 let a = loc!(x) as u32;
                 let b = loc!(y) as u32;
                 put!(dst, (((a as i32) <= (b as i32)) as u32) as u64);
-            }
-            Op::I32LeSLC { a: x, c: b, dst } => {
+            },
+    h_I32LeSLC: Op::I32LeSLC { a: x, c: b, dst } => {
                 let a = loc!(x) as u32;
                 put!(dst, (((a as i32) <= (b as i32)) as u32) as u64);
-            }
-            Op::I32LeSC(b) => {
+            },
+    h_I32LeSC: Op::I32LeSC(b) => {
                 let a = top!() as u32;
                 set_top!((((a as i32) <= (b as i32)) as u32) as u64);
-            }
-            Op::I32LeSL(y) => {
+            },
+    h_I32LeSL: Op::I32LeSL(y) => {
                 let b = loc!(y) as u32;
                 let a = top!() as u32;
                 set_top!((((a as i32) <= (b as i32)) as u32) as u64);
-            }
-            Op::I32LeULL { a: x, b: y, dst } => {
+            },
+    h_I32LeULL: Op::I32LeULL { a: x, b: y, dst } => {
                 let a = loc!(x) as u32;
                 let b = loc!(y) as u32;
                 put!(dst, ((a <= b) as u32) as u64);
-            }
-            Op::I32LeULC { a: x, c: b, dst } => {
+            },
+    h_I32LeULC: Op::I32LeULC { a: x, c: b, dst } => {
                 let a = loc!(x) as u32;
                 put!(dst, ((a <= b) as u32) as u64);
-            }
-            Op::I32LeUC(b) => {
+            },
+    h_I32LeUC: Op::I32LeUC(b) => {
                 let a = top!() as u32;
                 set_top!(((a <= b) as u32) as u64);
-            }
-            Op::I32LeUL(y) => {
+            },
+    h_I32LeUL: Op::I32LeUL(y) => {
                 let b = loc!(y) as u32;
                 let a = top!() as u32;
                 set_top!(((a <= b) as u32) as u64);
-            }
-            Op::I32GeSLL { a: x, b: y, dst } => {
+            },
+    h_I32GeSLL: Op::I32GeSLL { a: x, b: y, dst } => {
                 let a = loc!(x) as u32;
                 let b = loc!(y) as u32;
                 put!(dst, (((a as i32) >= (b as i32)) as u32) as u64);
-            }
-            Op::I32GeSLC { a: x, c: b, dst } => {
+            },
+    h_I32GeSLC: Op::I32GeSLC { a: x, c: b, dst } => {
                 let a = loc!(x) as u32;
                 put!(dst, (((a as i32) >= (b as i32)) as u32) as u64);
-            }
-            Op::I32GeSC(b) => {
+            },
+    h_I32GeSC: Op::I32GeSC(b) => {
                 let a = top!() as u32;
                 set_top!((((a as i32) >= (b as i32)) as u32) as u64);
-            }
-            Op::I32GeSL(y) => {
+            },
+    h_I32GeSL: Op::I32GeSL(y) => {
                 let b = loc!(y) as u32;
                 let a = top!() as u32;
                 set_top!((((a as i32) >= (b as i32)) as u32) as u64);
-            }
-            Op::I32GeULL { a: x, b: y, dst } => {
+            },
+    h_I32GeULL: Op::I32GeULL { a: x, b: y, dst } => {
                 let a = loc!(x) as u32;
                 let b = loc!(y) as u32;
                 put!(dst, ((a >= b) as u32) as u64);
-            }
-            Op::I32GeULC { a: x, c: b, dst } => {
+            },
+    h_I32GeULC: Op::I32GeULC { a: x, c: b, dst } => {
                 let a = loc!(x) as u32;
                 put!(dst, ((a >= b) as u32) as u64);
-            }
-            Op::I32GeUC(b) => {
+            },
+    h_I32GeUC: Op::I32GeUC(b) => {
                 let a = top!() as u32;
                 set_top!(((a >= b) as u32) as u64);
-            }
-            Op::I32GeUL(y) => {
+            },
+    h_I32GeUL: Op::I32GeUL(y) => {
                 let b = loc!(y) as u32;
                 let a = top!() as u32;
                 set_top!(((a >= b) as u32) as u64);
-            }
-            Op::JmpI32Eq(t) => {
+            },
+    h_JmpI32Eq: Op::JmpI32Eq(t) => {
                 let b = pop!() as u32;
                 let a = pop!() as u32;
                 if a == b {
                     jump!(t);
                 }
-            }
-            Op::JmpI32EqC { c: b, t } => {
+            },
+    h_JmpI32EqC: Op::JmpI32EqC { c: b, t } => {
                 let a = pop!() as u32;
                 if a == b {
                     jump!(t);
                 }
-            }
-            Op::JmpI32EqLC { a: x, c: b, t } => {
+            },
+    h_JmpI32EqLC: Op::JmpI32EqLC { a: x, c: b, t } => {
                 let a = loc!(x) as u32;
                 if a == b {
                     jump!(t);
                 }
-            }
-            Op::JmpI32EqLL { a: x, b: y, t } => {
+            },
+    h_JmpI32EqLL: Op::JmpI32EqLL { a: x, b: y, t } => {
                 let a = loc!(x) as u32;
                 let b = loc!(y) as u32;
                 if a == b {
                     jump!(t);
                 }
-            }
-            Op::JmpI32Ne(t) => {
+            },
+    h_JmpI32Ne: Op::JmpI32Ne(t) => {
                 let b = pop!() as u32;
                 let a = pop!() as u32;
                 if a != b {
                     jump!(t);
                 }
-            }
-            Op::JmpI32NeC { c: b, t } => {
+            },
+    h_JmpI32NeC: Op::JmpI32NeC { c: b, t } => {
                 let a = pop!() as u32;
                 if a != b {
                     jump!(t);
                 }
-            }
-            Op::JmpI32NeLC { a: x, c: b, t } => {
+            },
+    h_JmpI32NeLC: Op::JmpI32NeLC { a: x, c: b, t } => {
                 let a = loc!(x) as u32;
                 if a != b {
                     jump!(t);
                 }
-            }
-            Op::JmpI32NeLL { a: x, b: y, t } => {
+            },
+    h_JmpI32NeLL: Op::JmpI32NeLL { a: x, b: y, t } => {
                 let a = loc!(x) as u32;
                 let b = loc!(y) as u32;
                 if a != b {
                     jump!(t);
                 }
-            }
-            Op::JmpI32LtS(t) => {
+            },
+    h_JmpI32LtS: Op::JmpI32LtS(t) => {
                 let b = pop!() as u32;
                 let a = pop!() as u32;
                 if (a as i32) < (b as i32) {
                     jump!(t);
                 }
-            }
-            Op::JmpI32LtSC { c: b, t } => {
+            },
+    h_JmpI32LtSC: Op::JmpI32LtSC { c: b, t } => {
                 let a = pop!() as u32;
                 if (a as i32) < (b as i32) {
                     jump!(t);
                 }
-            }
-            Op::JmpI32LtSLC { a: x, c: b, t } => {
+            },
+    h_JmpI32LtSLC: Op::JmpI32LtSLC { a: x, c: b, t } => {
                 let a = loc!(x) as u32;
                 if (a as i32) < (b as i32) {
                     jump!(t);
                 }
-            }
-            Op::JmpI32LtSLL { a: x, b: y, t } => {
+            },
+    h_JmpI32LtSLL: Op::JmpI32LtSLL { a: x, b: y, t } => {
                 let a = loc!(x) as u32;
                 let b = loc!(y) as u32;
                 if (a as i32) < (b as i32) {
                     jump!(t);
                 }
-            }
-            Op::JmpI32LtU(t) => {
+            },
+    h_JmpI32LtU: Op::JmpI32LtU(t) => {
                 let b = pop!() as u32;
                 let a = pop!() as u32;
                 if a < b {
                     jump!(t);
                 }
-            }
-            Op::JmpI32LtUC { c: b, t } => {
+            },
+    h_JmpI32LtUC: Op::JmpI32LtUC { c: b, t } => {
                 let a = pop!() as u32;
                 if a < b {
                     jump!(t);
                 }
-            }
-            Op::JmpI32LtULC { a: x, c: b, t } => {
+            },
+    h_JmpI32LtULC: Op::JmpI32LtULC { a: x, c: b, t } => {
                 let a = loc!(x) as u32;
                 if a < b {
                     jump!(t);
                 }
-            }
-            Op::JmpI32LtULL { a: x, b: y, t } => {
+            },
+    h_JmpI32LtULL: Op::JmpI32LtULL { a: x, b: y, t } => {
                 let a = loc!(x) as u32;
                 let b = loc!(y) as u32;
                 if a < b {
                     jump!(t);
                 }
-            }
-            Op::JmpI32GtS(t) => {
+            },
+    h_JmpI32GtS: Op::JmpI32GtS(t) => {
                 let b = pop!() as u32;
                 let a = pop!() as u32;
                 if (a as i32) > (b as i32) {
                     jump!(t);
                 }
-            }
-            Op::JmpI32GtSC { c: b, t } => {
+            },
+    h_JmpI32GtSC: Op::JmpI32GtSC { c: b, t } => {
                 let a = pop!() as u32;
                 if (a as i32) > (b as i32) {
                     jump!(t);
                 }
-            }
-            Op::JmpI32GtSLC { a: x, c: b, t } => {
+            },
+    h_JmpI32GtSLC: Op::JmpI32GtSLC { a: x, c: b, t } => {
                 let a = loc!(x) as u32;
                 if (a as i32) > (b as i32) {
                     jump!(t);
                 }
-            }
-            Op::JmpI32GtSLL { a: x, b: y, t } => {
+            },
+    h_JmpI32GtSLL: Op::JmpI32GtSLL { a: x, b: y, t } => {
                 let a = loc!(x) as u32;
                 let b = loc!(y) as u32;
                 if (a as i32) > (b as i32) {
                     jump!(t);
                 }
-            }
-            Op::JmpI32GtU(t) => {
+            },
+    h_JmpI32GtU: Op::JmpI32GtU(t) => {
                 let b = pop!() as u32;
                 let a = pop!() as u32;
                 if a > b {
                     jump!(t);
                 }
-            }
-            Op::JmpI32GtUC { c: b, t } => {
+            },
+    h_JmpI32GtUC: Op::JmpI32GtUC { c: b, t } => {
                 let a = pop!() as u32;
                 if a > b {
                     jump!(t);
                 }
-            }
-            Op::JmpI32GtULC { a: x, c: b, t } => {
+            },
+    h_JmpI32GtULC: Op::JmpI32GtULC { a: x, c: b, t } => {
                 let a = loc!(x) as u32;
                 if a > b {
                     jump!(t);
                 }
-            }
-            Op::JmpI32GtULL { a: x, b: y, t } => {
+            },
+    h_JmpI32GtULL: Op::JmpI32GtULL { a: x, b: y, t } => {
                 let a = loc!(x) as u32;
                 let b = loc!(y) as u32;
                 if a > b {
                     jump!(t);
                 }
-            }
-            Op::JmpI32LeS(t) => {
+            },
+    h_JmpI32LeS: Op::JmpI32LeS(t) => {
                 let b = pop!() as u32;
                 let a = pop!() as u32;
                 if (a as i32) <= (b as i32) {
                     jump!(t);
                 }
-            }
-            Op::JmpI32LeSC { c: b, t } => {
+            },
+    h_JmpI32LeSC: Op::JmpI32LeSC { c: b, t } => {
                 let a = pop!() as u32;
                 if (a as i32) <= (b as i32) {
                     jump!(t);
                 }
-            }
-            Op::JmpI32LeSLC { a: x, c: b, t } => {
+            },
+    h_JmpI32LeSLC: Op::JmpI32LeSLC { a: x, c: b, t } => {
                 let a = loc!(x) as u32;
                 if (a as i32) <= (b as i32) {
                     jump!(t);
                 }
-            }
-            Op::JmpI32LeSLL { a: x, b: y, t } => {
+            },
+    h_JmpI32LeSLL: Op::JmpI32LeSLL { a: x, b: y, t } => {
                 let a = loc!(x) as u32;
                 let b = loc!(y) as u32;
                 if (a as i32) <= (b as i32) {
                     jump!(t);
                 }
-            }
-            Op::JmpI32LeU(t) => {
+            },
+    h_JmpI32LeU: Op::JmpI32LeU(t) => {
                 let b = pop!() as u32;
                 let a = pop!() as u32;
                 if a <= b {
                     jump!(t);
                 }
-            }
-            Op::JmpI32LeUC { c: b, t } => {
+            },
+    h_JmpI32LeUC: Op::JmpI32LeUC { c: b, t } => {
                 let a = pop!() as u32;
                 if a <= b {
                     jump!(t);
                 }
-            }
-            Op::JmpI32LeULC { a: x, c: b, t } => {
+            },
+    h_JmpI32LeULC: Op::JmpI32LeULC { a: x, c: b, t } => {
                 let a = loc!(x) as u32;
                 if a <= b {
                     jump!(t);
                 }
-            }
-            Op::JmpI32LeULL { a: x, b: y, t } => {
+            },
+    h_JmpI32LeULL: Op::JmpI32LeULL { a: x, b: y, t } => {
                 let a = loc!(x) as u32;
                 let b = loc!(y) as u32;
                 if a <= b {
                     jump!(t);
                 }
-            }
-            Op::JmpI32GeS(t) => {
+            },
+    h_JmpI32GeS: Op::JmpI32GeS(t) => {
                 let b = pop!() as u32;
                 let a = pop!() as u32;
                 if (a as i32) >= (b as i32) {
                     jump!(t);
                 }
-            }
-            Op::JmpI32GeSC { c: b, t } => {
+            },
+    h_JmpI32GeSC: Op::JmpI32GeSC { c: b, t } => {
                 let a = pop!() as u32;
                 if (a as i32) >= (b as i32) {
                     jump!(t);
                 }
-            }
-            Op::JmpI32GeSLC { a: x, c: b, t } => {
+            },
+    h_JmpI32GeSLC: Op::JmpI32GeSLC { a: x, c: b, t } => {
                 let a = loc!(x) as u32;
                 if (a as i32) >= (b as i32) {
                     jump!(t);
                 }
-            }
-            Op::JmpI32GeSLL { a: x, b: y, t } => {
+            },
+    h_JmpI32GeSLL: Op::JmpI32GeSLL { a: x, b: y, t } => {
                 let a = loc!(x) as u32;
                 let b = loc!(y) as u32;
                 if (a as i32) >= (b as i32) {
                     jump!(t);
                 }
-            }
-            Op::JmpI32GeU(t) => {
+            },
+    h_JmpI32GeU: Op::JmpI32GeU(t) => {
                 let b = pop!() as u32;
                 let a = pop!() as u32;
                 if a >= b {
                     jump!(t);
                 }
-            }
-            Op::JmpI32GeUC { c: b, t } => {
+            },
+    h_JmpI32GeUC: Op::JmpI32GeUC { c: b, t } => {
                 let a = pop!() as u32;
                 if a >= b {
                     jump!(t);
                 }
-            }
-            Op::JmpI32GeULC { a: x, c: b, t } => {
+            },
+    h_JmpI32GeULC: Op::JmpI32GeULC { a: x, c: b, t } => {
                 let a = loc!(x) as u32;
                 if a >= b {
                     jump!(t);
                 }
-            }
-            Op::JmpI32GeULL { a: x, b: y, t } => {
+            },
+    h_JmpI32GeULL: Op::JmpI32GeULL { a: x, b: y, t } => {
                 let a = loc!(x) as u32;
                 let b = loc!(y) as u32;
                 if a >= b {
                     jump!(t);
                 }
-            }
-            Op::F64AddL(y) => {
+            },
+    h_F64AddL: Op::F64AddL(y) => {
                 let b = f64::from_bits(loc!(y));
                 let a = f64::from_bits(top!());
                 set_top!((a + b).to_bits());
-            }
-            Op::F64AddLL(x, y) => {
+            },
+    h_F64AddLL: Op::F64AddLL(x, y) => {
                 let a = f64::from_bits(loc!(x));
                 let b = f64::from_bits(loc!(y));
                 push!((a + b).to_bits());
-            }
-            Op::F64AddC(c) => {
+            },
+    h_F64AddC: Op::F64AddC(c) => {
                 let b = f64::from_bits(c);
                 let a = f64::from_bits(top!());
                 set_top!((a + b).to_bits());
-            }
-            Op::F64SubL(y) => {
+            },
+    h_F64SubL: Op::F64SubL(y) => {
                 let b = f64::from_bits(loc!(y));
                 let a = f64::from_bits(top!());
                 set_top!((a - b).to_bits());
-            }
-            Op::F64SubLL(x, y) => {
+            },
+    h_F64SubLL: Op::F64SubLL(x, y) => {
                 let a = f64::from_bits(loc!(x));
                 let b = f64::from_bits(loc!(y));
                 push!((a - b).to_bits());
-            }
-            Op::F64SubC(c) => {
+            },
+    h_F64SubC: Op::F64SubC(c) => {
                 let b = f64::from_bits(c);
                 let a = f64::from_bits(top!());
                 set_top!((a - b).to_bits());
-            }
-            Op::F64MulL(y) => {
+            },
+    h_F64MulL: Op::F64MulL(y) => {
                 let b = f64::from_bits(loc!(y));
                 let a = f64::from_bits(top!());
                 set_top!((a * b).to_bits());
-            }
-            Op::F64MulLL(x, y) => {
+            },
+    h_F64MulLL: Op::F64MulLL(x, y) => {
                 let a = f64::from_bits(loc!(x));
                 let b = f64::from_bits(loc!(y));
                 push!((a * b).to_bits());
-            }
-            Op::F64MulC(c) => {
+            },
+    h_F64MulC: Op::F64MulC(c) => {
                 let b = f64::from_bits(c);
                 let a = f64::from_bits(top!());
                 set_top!((a * b).to_bits());
-            }
-            Op::F64DivL(y) => {
+            },
+    h_F64DivL: Op::F64DivL(y) => {
                 let b = f64::from_bits(loc!(y));
                 let a = f64::from_bits(top!());
                 set_top!((a / b).to_bits());
-            }
-            Op::F64DivLL(x, y) => {
+            },
+    h_F64DivLL: Op::F64DivLL(x, y) => {
                 let a = f64::from_bits(loc!(x));
                 let b = f64::from_bits(loc!(y));
                 push!((a / b).to_bits());
-            }
-            Op::F64DivC(c) => {
+            },
+    h_F64DivC: Op::F64DivC(c) => {
                 let b = f64::from_bits(c);
                 let a = f64::from_bits(top!());
                 set_top!((a / b).to_bits());
-            }
-            Op::I32LoadL { a, off } => {
+            },
+    h_I32LoadL: Op::I32LoadL { a, off } => {
                 let b = load0!(loc!(a) as u32 as u64 + off as u64, 4);
                 push!(u32::from_le_bytes(b) as u64)
-            }
-            Op::I64LoadL { a, off } => {
+            },
+    h_I64LoadL: Op::I64LoadL { a, off } => {
                 let b = load0!(loc!(a) as u32 as u64 + off as u64, 8);
                 push!(u64::from_le_bytes(b))
-            }
-            Op::I32LoadLL { a, b, off } => {
+            },
+    h_I32LoadLL: Op::I32LoadLL { a, b, off } => {
                 let b = load0!(
                     (loc!(a) as u32).wrapping_add(loc!(b) as u32) as u64 + off as u64,
                     4
                 );
                 push!(u32::from_le_bytes(b) as u64)
-            }
-            Op::I64LoadLL { a, b, off } => {
+            },
+    h_I64LoadLL: Op::I64LoadLL { a, b, off } => {
                 let b = load0!(
                     (loc!(a) as u32).wrapping_add(loc!(b) as u32) as u64 + off as u64,
                     8
                 );
                 push!(u64::from_le_bytes(b))
-            }
-            Op::I32LoadSL { b, off } => {
+            },
+    h_I32LoadSL: Op::I32LoadSL { b, off } => {
                 let b = load0!(
                     (top!() as u32).wrapping_add(loc!(b) as u32) as u64 + off as u64,
                     4
                 );
                 set_top!(u32::from_le_bytes(b) as u64)
-            }
-            Op::I64LoadSL { b, off } => {
+            },
+    h_I64LoadSL: Op::I64LoadSL { b, off } => {
                 let b = load0!(
                     (top!() as u32).wrapping_add(loc!(b) as u32) as u64 + off as u64,
                     8
                 );
                 set_top!(u64::from_le_bytes(b))
-            }
-            Op::I32AddMulLC { a, c } => {
+            },
+    h_I32AddMulLC: Op::I32AddMulLC { a, c } => {
                 let v = (loc!(a) as u32).wrapping_mul(c);
                 set_top!((top!() as u32).wrapping_add(v) as u64);
-            }
-            Op::I32AddShlLC { a, c } => {
+            },
+    h_I32AddShlLC: Op::I32AddShlLC { a, c } => {
                 let v = (loc!(a) as u32).wrapping_shl(c);
                 set_top!((top!() as u32).wrapping_add(v) as u64);
-            }
-            Op::I32Add3 => {
+            },
+    h_I32Add3: Op::I32Add3 => {
                 let z = rd!(sp - 1) as u32;
                 let y = rd!(sp - 2) as u32;
                 let x = rd!(sp - 3) as u32;
                 sp -= 2;
                 set_top!(x.wrapping_add(y).wrapping_add(z) as u64);
-            }
-            Op::I32AddS(dst) => {
+            },
+    h_I32AddS: Op::I32AddS(dst) => {
                 let b = pop!() as u32;
                 let a = pop!() as u32;
                 put!(dst, a.wrapping_add(b) as u64);
-            }
-            Op::F64Add3 => {
+            },
+    h_F64Add3: Op::F64Add3 => {
                 let z = f64::from_bits(rd!(sp - 1));
                 let y = f64::from_bits(rd!(sp - 2));
                 let x = f64::from_bits(rd!(sp - 3));
                 sp -= 2;
                 set_top!((x + (y + z)).to_bits());
-            }
-            Op::F64MulAdd => {
+            },
+    h_F64MulAdd: Op::F64MulAdd => {
                 let z = f64::from_bits(rd!(sp - 1));
                 let y = f64::from_bits(rd!(sp - 2));
                 let x = f64::from_bits(rd!(sp - 3));
                 sp -= 2;
                 set_top!((x + y * z).to_bits());
-            }
-            Op::LocalGet2(a, b) => {
+            },
+    h_LocalGet2: Op::LocalGet2(a, b) => {
                 push!(loc!(a));
                 push!(loc!(b));
-            }
-            Op::TeeGet(a, b) => {
+            },
+    h_TeeGet: Op::TeeGet(a, b) => {
                 wr!(fp + a as usize, top!());
                 push!(loc!(b));
-            }
-            Op::I32LoadSS { off } => {
+            },
+    h_I32LoadSS: Op::I32LoadSS { off } => {
                 let b = pop!() as u32;
                 let a = (top!() as u32).wrapping_add(b) as u64 + off as u64;
                 set_top!(u32::from_le_bytes(load0!(a, 4)) as u64);
-            }
-            Op::I64LoadSS { off } => {
+            },
+    h_I64LoadSS: Op::I64LoadSS { off } => {
                 let b = pop!() as u32;
                 let a = (top!() as u32).wrapping_add(b) as u64 + off as u64;
                 set_top!(u64::from_le_bytes(load0!(a, 8)));
-            }
-            Op::I32LoadLS { a, off, dst } => {
+            },
+    h_I32LoadLS: Op::I32LoadLS { a, off, dst } => {
                 let b = load0!(loc!(a) as u32 as u64 + off as u64, 4);
                 put!(dst, u32::from_le_bytes(b) as u64);
-            }
-            Op::I64LoadLS { a, off, dst } => {
+            },
+    h_I64LoadLS: Op::I64LoadLS { a, off, dst } => {
                 let b = load0!(loc!(a) as u32 as u64 + off as u64, 8);
                 put!(dst, u64::from_le_bytes(b));
-            }
-            Op::I32LoadSLS { b, off, dst } => {
+            },
+    h_I32LoadSLS: Op::I32LoadSLS { b, off, dst } => {
                 let a = (pop!() as u32).wrapping_add(loc!(b) as u32) as u64 + off as u64;
                 put!(dst, u32::from_le_bytes(load0!(a, 4)) as u64);
-            }
-            Op::I64LoadSLS { b, off, dst } => {
+            },
+    h_I64LoadSLS: Op::I64LoadSLS { b, off, dst } => {
                 let a = (pop!() as u32).wrapping_add(loc!(b) as u32) as u64 + off as u64;
                 put!(dst, u64::from_le_bytes(load0!(a, 8)));
-            }
-            Op::F64AddLoadSS { off } => {
+            },
+    h_F64AddLoadSS: Op::F64AddLoadSS { off } => {
                 let q = rd!(sp - 1) as u32;
                 let p = rd!(sp - 2) as u32;
                 let y = f64::from_bits(u64::from_le_bytes(load0!(
@@ -1517,15 +1642,8 @@ pub(super) unsafe fn run(r: &mut Regs, first: *const Op) -> Exit {
                 sp -= 2;
                 let x = f64::from_bits(top!());
                 set_top!((x + y).to_bits());
-            }
-            Op::LocalCopy { src, dst } => wr!(fp + dst as usize, loc!(src)),
-            Op::LocalSetConst { dst, c } => wr!(fp + dst as usize, c),
-            Op::Nop => {}
-            _ => exit!(Exit::Cold(opp)),
-        }
-        // SAFETY: `ip` is in bounds (invariant at `Regs`). Cells may be patched by
-        // dynamic probes, but only while `run` is not executing.
-        opp = unsafe { (*ip).as_ptr() };
-        ip = ip.wrapping_add(1);
-    }
+            },
+    h_LocalCopy: Op::LocalCopy { src, dst } => wr!(fp + dst as usize, loc!(src)),
+    h_LocalSetConst: Op::LocalSetConst { dst, c } => wr!(fp + dst as usize, c),
+    h_Nop: Op::Nop => {},
 }
