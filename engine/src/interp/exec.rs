@@ -393,7 +393,7 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                 memories: store.memories.as_mut_ptr(),
                 inst_mems: store.instances[inst].memories.as_ptr(),
                 next: std::ptr::null(),
-                trap: None,
+                trap: 0,
             };
             // SAFETY: `regs` satisfies the invariants at `Regs`: ip/ops/br_tables are
             // `code`'s, the value stack bounds are `execute`'s (invariant at `sb`), the

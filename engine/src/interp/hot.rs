@@ -88,8 +88,9 @@ pub(super) struct Regs {
     /// The op to run next when a handler returns [`CONTINUE`].
     #[cfg_attr(wizeng_tail_calls, allow(dead_code))]
     pub(super) next: *const Op,
-    /// Why a handler returned null.
-    pub(super) trap: Option<TrapKind>,
+    /// Why a handler returned null (`trap_code`; a `u8` so that setting it
+    /// needs no drop glue in the handlers).
+    pub(super) trap: u8,
 }
 
 /// Why [`run`] returned.
@@ -172,14 +173,40 @@ fn trunc_check(x: f64, lo: f64, hi: f64) -> Result<f64, TrapKind> {
 ///
 /// # Safety
 /// The [`Regs`] invariants hold and `mem` is a validated memory index.
-#[cold]
-#[inline(never)]
+#[inline(always)]
 unsafe fn other_memory(r: &Regs, mem: u32) -> (*mut u8, u64) {
     // SAFETY: `inst_mems`/`memories` are live and `mem` is in range (see above).
     unsafe {
         let m = &mut *r.memories.add((*r.inst_mems.add(mem as usize)).0 as usize);
         (m.data.as_mut_ptr(), m.data.len() as u64)
     }
+}
+
+/// The traps the hot ops raise, by code (see `Regs::trap`).
+const HOT_TRAPS: [TrapKind; 5] = [
+    TrapKind::Unreachable,
+    TrapKind::MemoryOutOfBounds,
+    TrapKind::IntegerDivideByZero,
+    TrapKind::IntegerOverflow,
+    TrapKind::InvalidConversionToInteger,
+];
+
+#[inline(always)]
+fn trap_code(k: TrapKind) -> u8 {
+    let code = match k {
+        TrapKind::Unreachable => 0,
+        TrapKind::MemoryOutOfBounds => 1,
+        TrapKind::IntegerDivideByZero => 2,
+        TrapKind::IntegerOverflow => 3,
+        TrapKind::InvalidConversionToInteger => 4,
+        _ => unreachable!("not a hot-op trap"),
+    };
+    debug_assert!(HOT_TRAPS[code as usize] == k);
+    code
+}
+
+fn trap_kind(code: u8) -> TrapKind {
+    HOT_TRAPS[code as usize].clone()
 }
 
 /// The interpreter position: the next op to fetch.
@@ -262,7 +289,7 @@ pub(super) unsafe fn run(r: &mut Regs, first: *const Op) -> Exit {
         done = unsafe { handler_of(next)(r, next, r.ip, r.sp, r.fp, r.mem_base) };
     }
     if done.is_null() {
-        Exit::Trap(r.trap.take().expect("a trapping handler sets `Regs::trap`"))
+        Exit::Trap(trap_kind(r.trap))
     } else {
         Exit::Cold(done)
     }
@@ -336,7 +363,7 @@ handlers! {
         ($kind:expr) => {{
             r.ip = ip;
             r.sp = sp;
-            r.trap = Some($kind);
+            r.trap = trap_code($kind);
             return std::ptr::null();
         }};
     }
@@ -536,7 +563,9 @@ handlers! {
             let b: BrTarget = $b;
             let keep = b.keep as usize;
             let dst = fp + b.base as usize;
-            if keep > 0 && dst != sp - keep {
+            if keep == 1 {
+                wr!(dst, rd!(sp - 1));
+            } else if keep > 1 && dst != sp - keep {
                 copy_slots!(sp - keep, dst, keep);
             }
             sp = dst + keep;
