@@ -102,7 +102,7 @@ fn local_slot(f: &FrameInfo, idx: i32, want: ValType) -> Result<usize, Trap> {
 }
 
 fn operand_slot(f: &FrameInfo, i: i32, want: ValType) -> Result<usize, Trap> {
-    let base = f.fp + f.code.num_locals as usize;
+    let base = f.fp + f.code.operand_base();
     let n = f.top - base;
     if i < 0 || i as usize >= n {
         return Err(Trap::host(format!(
@@ -199,7 +199,7 @@ pub fn define_frame_accessor(linker: &mut Linker, store: &mut Store) {
         FuncType::new([er], [i32t]),
         |c, a, r| {
             let f = view(c)?.find(handle(&a[0]))?.1;
-            r[0] = Value::I32((f.top - f.fp - f.code.num_locals as usize) as i32);
+            r[0] = Value::I32((f.top - f.fp - f.code.operand_base()) as i32);
             Ok(())
         },
     );

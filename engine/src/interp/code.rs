@@ -853,6 +853,16 @@ pub struct Compiled {
     pub probes: Vec<Vec<crate::instrument::ProbeCall>>,
 }
 
+impl Compiled {
+    /// Where the operand stack starts, relative to the frame pointer: after
+    /// the locals and one scratch slot. The interpreter keeps the top operand
+    /// in a register; the slot below the operand stack absorbs its spill when
+    /// the stack is empty, so no spill ever lands on a local.
+    pub fn operand_base(&self) -> usize {
+        self.num_locals as usize + 1
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

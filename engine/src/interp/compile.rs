@@ -411,7 +411,7 @@ impl Translator<'_> {
         let (np, nr) = self.ctx.block_arity(frame.block_type);
         let is_loop = frame.kind == FrameKind::Loop;
         let keep = if is_loop { np } else { nr };
-        let base = self.out.num_locals + frame.height as u32;
+        let base = self.out.operand_base() as u32 + frame.height as u32;
         let height = v.operand_stack_height();
         let needs_move = height != frame.height as u32 + keep;
         // Branches to the function body's label are ordinary branches to its
@@ -719,7 +719,7 @@ fn translate_op(
             let Some(height) = v.operand_stack_height().checked_sub(1) else {
                 return Ok(());
             };
-            let frame_height = b.base - t.out.num_locals;
+            let frame_height = b.base - t.out.operand_base() as u32;
             let mv = height != frame_height + b.keep;
             if mv {
                 let i = t.emit(Op::BrIf(b));

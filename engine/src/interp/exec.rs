@@ -104,16 +104,16 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
         m.code[(entry_idx - m.num_imported_funcs) as usize].clone()
     };
     let mut frames: Vec<Frame> = Vec::new();
-    let num_locals = code.num_locals as usize;
-    if num_locals + code.max_height as usize > stack.len() {
+    let operand_base = code.operand_base();
+    if operand_base + code.max_height as usize > stack.len() {
         return Err(Trap::new(TrapKind::CallStackExhausted));
     }
-    stack[code.num_params as usize..num_locals].fill(0);
+    stack[code.num_params as usize..operand_base].fill(0);
     // The value stack is only accessed through `sb` from here on (frame
     // accessors get the same pointer while a probe runs).
     //
     // SAFETY invariant of `rd!`/`wr!`/`copy_slots!`: every slot index they are
-    // given is < `fp + code.num_locals + code.max_height <= slen`. Frame entry
+    // given is < `fp + code.operand_base() + code.max_height <= slen`. Frame entry
     // (here and in `do_call!`) checks the inequality; validation bounds local
     // indices by `num_locals`, and operand heights (so every `sp - k` an op
     // reads or writes, including fused ops, which never exceed the heights of
@@ -123,7 +123,7 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
     let slen = stack.len();
     let base = Slot(sb);
     let mut fp: Slot = base;
-    let mut sp: Slot = fp + num_locals;
+    let mut sp: Slot = fp + operand_base;
     // The current function's ops (`code.ops`), refreshed with `code`.
     // Invariant: `ip` is always < `code.ops.len()` when an op is fetched: every
     // body ends in `Return` and branch targets are patched to op indices.
@@ -267,7 +267,7 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                             }
                             sp - np
                         };
-                        let new_sp = new_fp + callee.num_locals as usize;
+                        let new_sp = new_fp + callee.operand_base();
                         if (new_sp - base) + callee.max_height as usize > slen {
                             trap!(TrapKind::CallStackExhausted);
                         }
@@ -394,6 +394,7 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                 inst_mems: store.instances[inst].memories.as_ptr(),
                 next: std::ptr::null(),
                 trap: 0,
+                tos: 0,
             };
             // SAFETY: `regs` satisfies the invariants at `Regs`: ip/ops/br_tables are
             // `code`'s, the value stack bounds are `execute`'s (invariant at `sb`), the
@@ -519,7 +520,7 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                             Ok(None) => {}
                             Ok(Some(res)) => {
                                 // The activation finished in compiled code.
-                                sp = fp + nl;
+                                sp = fp + code.operand_base();
                                 for v in res {
                                     push!(v.to_slot());
                                 }

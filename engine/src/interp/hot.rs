@@ -88,6 +88,9 @@ pub(super) struct Regs {
     /// The op to run next when a handler returns [`CONTINUE`].
     #[cfg_attr(wizeng_tail_calls, allow(dead_code))]
     pub(super) next: *const Op,
+    /// The top operand when a handler returns [`CONTINUE`].
+    #[cfg_attr(wizeng_tail_calls, allow(dead_code))]
+    pub(super) tos: u64,
     /// Why a handler returned null (`trap_code`; a `u8` so that setting it
     /// needs no drop glue in the handlers).
     pub(super) trap: u8,
@@ -217,8 +220,9 @@ type Ip = *const std::cell::Cell<Op>;
 /// handler tail-calls the next one (sibling-call optimisation, which LLVM
 /// performs at opt-level >= 2 for this signature on x86_64 and aarch64: see
 /// build.rs `wizeng_tail_calls`), so the stack does not grow. Without it,
-/// handlers return [`Exit::Continue`] to the loop in [`run`].
-/// `mem_len` and everything else is read from `r`.
+/// handlers return [`CONTINUE`] to the loop in [`run`].
+/// `tos` is the top operand (slot `sp - 1`, whose memory copy is stale while
+/// handlers run); `mem_base`, `mem_len` and everything else is read from `r`.
 #[allow(improper_ctypes_definitions)]
 pub(super) type Handler = unsafe extern "C" fn(
     r: &mut Regs,
@@ -226,7 +230,7 @@ pub(super) type Handler = unsafe extern "C" fn(
     ip: Ip,
     sp: Slot,
     fp: Slot,
-    mem_base: *mut u8,
+    tos: u64,
 ) -> Done;
 
 /// More than the number of `Op` variants (checked when the table is built).
@@ -278,15 +282,18 @@ fn init_table() {
 /// needs the store; see [`Regs`] for the invariants the caller guarantees.
 pub(super) unsafe fn run(r: &mut Regs, first: *const Op) -> Exit {
     init_table();
-    let (ip, sp, fp, mem_base) = (r.ip, r.sp, r.fp, r.mem_base);
+    let (ip, sp, fp) = (r.ip, r.sp, r.fp);
+    // SAFETY: `sp - 1` is the top operand, or the scratch slot below an
+    // empty operand stack (`Compiled::operand_base`): in the frame.
+    let tos = unsafe { *(sp - 1).0 };
     // SAFETY: the `Regs` invariants hold (caller).
     #[cfg_attr(wizeng_tail_calls, allow(unused_mut))]
-    let mut done = unsafe { handler_of(first)(r, first, ip, sp, fp, mem_base) };
+    let mut done = unsafe { handler_of(first)(r, first, ip, sp, fp, tos) };
     #[cfg(not(wizeng_tail_calls))]
     while done == CONTINUE {
         let next = r.next;
         // SAFETY: as above; `r` holds the state the last handler left.
-        done = unsafe { handler_of(next)(r, next, r.ip, r.sp, r.fp, r.mem_base) };
+        done = unsafe { handler_of(next)(r, next, r.ip, r.sp, r.fp, r.tos) };
     }
     if done.is_null() {
         Exit::Trap(trap_kind(r.trap))
@@ -303,8 +310,11 @@ unsafe extern "C" fn h_cold(
     ip: Ip,
     sp: Slot,
     _fp: Slot,
-    _mem_base: *mut u8,
+    tos: u64,
 ) -> Done {
+    // Spill the top operand: `exec.rs` sees the whole stack in memory.
+    // SAFETY: `sp - 1` is in the frame (see `run`).
+    unsafe { *(sp - 1).0 = tos };
     r.ip = ip;
     r.sp = sp;
     opp
@@ -350,7 +360,7 @@ macro_rules! handler_fn {
 }
 
 handlers! {
-    sig: (r: &mut Regs, opp: *const Op, mut ip: Ip, mut sp: Slot, fp: Slot, mem_base: *mut u8),
+    sig: (r: &mut Regs, opp: *const Op, mut ip: Ip, mut sp: Slot, fp: Slot, mut tos: u64),
     op: op,
     prelude: {
         // SAFETY: `opp` is the op being dispatched (valid for this call).
@@ -358,16 +368,44 @@ handlers! {
         let ops = r.ops;
         let base = r.base;
         let slen = r.slen;
+        let mem_base = r.mem_base;
         let mem_len = r.mem_len;
     macro_rules! trap {
         ($kind:expr) => {{
+            mem_wr!(sp - 1, tos);
             r.ip = ip;
             r.sp = sp;
             r.trap = trap_code($kind);
             return std::ptr::null();
         }};
     }
+    // Slot access: the top operand (`sp - 1`) is `tos`; everything else is
+    // in memory (`mem_rd!`/`mem_wr!`).
     macro_rules! rd {
+        (sp - 1) => {
+            tos
+        };
+        ($i:expr) => {
+            mem_rd!($i)
+        };
+    }
+    macro_rules! wr {
+        (sp - 1, $v:expr) => {{
+            let v: u64 = $v;
+            tos = v;
+        }};
+        ($i:expr, $v:expr) => {
+            mem_wr!($i, $v)
+        };
+    }
+    // After `sp` drops without a new top being written: reload `tos`.
+    macro_rules! shrink {
+        ($n:expr) => {{
+            sp -= $n;
+            tos = mem_rd!(sp - 1);
+        }};
+    }
+    macro_rules! mem_rd {
         ($i:expr) => {{
             let p: Slot = $i;
             debug_assert!(p.0 >= base.0 && p - base < slen);
@@ -375,7 +413,7 @@ handlers! {
             unsafe { *p.0 }
         }};
     }
-    macro_rules! wr {
+    macro_rules! mem_wr {
         ($i:expr, $v:expr) => {{
             let v: u64 = $v;
             let p: Slot = $i;
@@ -399,14 +437,16 @@ handlers! {
     }
     macro_rules! pop {
         () => {{
-            sp -= 1;
-            rd!(sp)
+            let v = tos;
+            shrink!(1);
+            v
         }};
     }
     macro_rules! push {
         ($v:expr) => {{
             let v: u64 = $v;
-            wr!(sp, v);
+            mem_wr!(sp - 1, tos);
+            tos = v;
             sp += 1;
         }};
     }
@@ -517,7 +557,7 @@ handlers! {
             if a + $n > len {
                 trap!(TrapKind::MemoryOutOfBounds);
             }
-            sp -= 2;
+            shrink!(2);
             let bytes: [u8; $n] = $conv;
             // SAFETY: as in `load_at!`.
             unsafe { std::ptr::write_unaligned(base.add(a as usize) as *mut [u8; $n], bytes) }
@@ -564,11 +604,18 @@ handlers! {
             let keep = b.keep as usize;
             let dst = fp + b.base as usize;
             if keep == 1 {
-                wr!(dst, rd!(sp - 1));
-            } else if keep > 1 && dst != sp - keep {
-                copy_slots!(sp - keep, dst, keep);
+                // The kept value is `tos`.
+                sp = dst + 1;
+            } else {
+                if keep > 1 {
+                    mem_wr!(sp - 1, tos);
+                    if dst != sp - keep {
+                        copy_slots!(sp - keep, dst, keep);
+                    }
+                }
+                sp = dst + keep;
+                tos = mem_rd!(sp - 1);
             }
-            sp = dst + keep;
             ip = ops.wrapping_add(b.target as usize);
         }};
     }
@@ -580,12 +627,13 @@ handlers! {
         let ip = ip.wrapping_add(1);
         #[cfg(wizeng_tail_calls)]
         // SAFETY: the `Regs` invariants still hold.
-        return unsafe { handler_of(next)(r, next, ip, sp, fp, mem_base) };
+        return unsafe { handler_of(next)(r, next, ip, sp, fp, tos) };
         #[cfg(not(wizeng_tail_calls))]
         {
             r.next = next;
             r.ip = ip;
             r.sp = sp;
+            r.tos = tos;
             return CONTINUE;
         }
     },
@@ -613,13 +661,13 @@ handlers! {
                 let b = unsafe { *r.br_tables.add((start + i) as usize) };
                 do_br!(b);
             },
-    h_Drop: Op::Drop => sp -= 1,
+    h_Drop: Op::Drop => shrink!(1),
     h_Select: Op::Select => {
-                let c = pop!() as u32;
-                let b = pop!();
-                if c == 0 {
-                    wr!(sp - 1, b);
-                }
+                let c = rd!(sp - 1) as u32;
+                let b = rd!(sp - 2);
+                let a = rd!(sp - 3);
+                sp -= 2;
+                set_top!(if c != 0 { a } else { b });
             },
     h_LocalGet: Op::LocalGet(i) => push!(rd!(fp + i as usize)),
     h_LocalSet: Op::LocalSet(i) => {
@@ -1664,12 +1712,12 @@ handlers! {
     h_F64AddLoadSS: Op::F64AddLoadSS { off } => {
                 let q = rd!(sp - 1) as u32;
                 let p = rd!(sp - 2) as u32;
+                let x = f64::from_bits(rd!(sp - 3));
                 let y = f64::from_bits(u64::from_le_bytes(load0!(
                     p.wrapping_add(q) as u64 + off as u64,
                     8
                 )));
                 sp -= 2;
-                let x = f64::from_bits(top!());
                 set_top!((x + y).to_bits());
             },
     h_LocalCopy: Op::LocalCopy { src, dst } => wr!(fp + dst as usize, loc!(src)),
