@@ -105,7 +105,10 @@ fn main() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { status::USAGE } else { 0 });
         }
     };
-    match run(cli) {
+    let result = run(cli);
+    #[cfg(feature = "op-stats")]
+    wizeng::interp::print_op_stats();
+    match result {
         Ok(code) => code,
         Err(Failure(code, err)) => {
             eprintln!("wizeng: {err:#}");

@@ -812,6 +812,48 @@ pub enum Op {
         off: u32,
     },
     /// Fire the probes of `Compiled::probes[n]`.
+    /// `local.get x` + [`Op::I32AddMulLC`]: push `x + a * c`.
+    I32AddMulLLC {
+        x: u32,
+        a: u32,
+        c: u32,
+    },
+    /// Three `local.get`s.
+    LocalGet3(u32, u32, u32),
+    /// `local.tee t; i64.store off` (memory 0).
+    I64StoreTee {
+        t: u32,
+        off: u32,
+    },
+    /// [`Op::F64MulAdd`] + `f64.store off` (memory 0): store `x + y * z` at
+    /// the address below `x`.
+    F64MulAddStore {
+        off: u32,
+    },
+    /// [`Op::F64MulAdd`] + `local.tee t; f64.store off` (memory 0).
+    F64MulAddTeeStore {
+        t: u32,
+        off: u32,
+    },
+    /// [`Op::F64MulAdd`] whose `z` is [`Op::I64LoadLL`] (at the load's pc).
+    F64MulAddLoadLL {
+        a: u32,
+        b: u32,
+        off: u32,
+    },
+    /// [`Op::F64MulAdd`] whose `z` is [`Op::I64LoadSL`] (at the load's pc).
+    F64MulAddLoadSL {
+        b: u32,
+        off: u32,
+    },
+    /// `local a += c` (kept as `local.tee`) + [`Op::JmpI32NeC`]: the loop
+    /// counter step; jump to `t` if the new value is not `k`.
+    IncJmpNe {
+        c: i16,
+        a: u32,
+        k: u32,
+        t: u32,
+    },
     Probe(u32),
     /// A dynamic probe site (`Store::dyn_sites[n]`) patched over an op: fire the
     /// site's probes, then execute the op it replaced.

@@ -131,6 +131,17 @@ impl Translator<'_> {
     /// `local.get a; local.get b` (or `local.tee a; local.get b`) that the next
     /// op did not consume become one op, at the pc of the `local.get b`.
     fn settle_get_pair(&mut self) {
+        if let (Some(Op::LocalGet(a)), Some(Op::LocalGet(b)), Some(Op::LocalGet(c))) =
+            (self.last(3), self.last(2), self.last(1))
+        {
+            let pc = self.out.pcs[self.out.pcs.len() - 1];
+            self.pop_ops(3);
+            self.out
+                .ops
+                .push(std::cell::Cell::new(Op::LocalGet3(a, b, c)));
+            self.out.pcs.push(pc);
+            return;
+        }
         let fused = match (self.last(2), self.last(1)) {
             (Some(Op::LocalGet(a)), Some(Op::LocalGet(b))) => Op::LocalGet2(a, b),
             (Some(Op::LocalTee(a)), Some(Op::LocalGet(b))) => Op::TeeGet(a, b),
@@ -190,6 +201,15 @@ impl Translator<'_> {
                     _ => None,
                 };
                 match fused {
+                    Some(Op::I32AddMulLC { a, c })
+                        if matches!(self.last(2), Some(Op::LocalGet(_))) =>
+                    {
+                        let Some(Op::LocalGet(x)) = self.last(2) else {
+                            unreachable!()
+                        };
+                        self.pop_ops(2);
+                        self.emit(Op::I32AddMulLLC { x, a, c });
+                    }
                     Some(op) => {
                         self.pop_ops(1);
                         self.emit(op);
@@ -227,6 +247,18 @@ impl Translator<'_> {
             (_, Some(Op::F64Add)) if b == F64Bin::Add => {
                 self.pop_ops(1);
                 self.emit(Op::F64Add3);
+            }
+            (Some(load @ (Op::I64LoadLL { .. } | Op::I64LoadSL { .. })), Some(Op::F64Mul))
+                if b == F64Bin::Add =>
+            {
+                // At the load's pc: the load is the only part that traps.
+                let fused = match load {
+                    Op::I64LoadLL { a, b, off } => Op::F64MulAddLoadLL { a, b, off },
+                    Op::I64LoadSL { b, off } => Op::F64MulAddLoadSL { b, off },
+                    _ => unreachable!(),
+                };
+                self.pop_ops(1);
+                self.out.ops.last_mut().unwrap().set(fused);
             }
             (_, Some(Op::F64Mul)) if b == F64Bin::Add => {
                 self.pop_ops(1);
@@ -348,6 +380,27 @@ impl Translator<'_> {
         self.emit(plain);
     }
 
+    /// An i64/f64 store, fused with a `local.tee` of the value and an
+    /// `x + y * z` computing it (memory 0). The fused op keeps the store's pc.
+    fn emit_store64(&mut self, m: MemArg) {
+        if m.mem == 0 {
+            let fused = match (self.last(2), self.last(1)) {
+                (Some(Op::F64MulAdd), Some(Op::LocalTee(t))) => {
+                    Some((2, Op::F64MulAddTeeStore { t, off: m.offset }))
+                }
+                (_, Some(Op::LocalTee(t))) => Some((1, Op::I64StoreTee { t, off: m.offset })),
+                (_, Some(Op::F64MulAdd)) => Some((1, Op::F64MulAddStore { off: m.offset })),
+                _ => None,
+            };
+            if let Some((k, op)) = fused {
+                self.pop_ops(k);
+                self.emit(op);
+                return;
+            }
+        }
+        self.emit(Op::I64Store(m));
+    }
+
     /// A jump to `target` taken when the i32 on top of the stack is non-zero
     /// (`when_true`) or zero, fused with the comparison computing it.
     fn emit_cond_jump(&mut self, target: u32, when_true: bool) -> usize {
@@ -363,6 +416,17 @@ impl Translator<'_> {
             if let Some((b, f)) = I32Bin::split(&op) {
                 let cmp = if when_true { Some(b) } else { b.negate() };
                 if let Some(j) = cmp.and_then(|c| c.jump(f, target)) {
+                    // The loop counter step: `local a += c` (tee) + jump if != k.
+                    if let (Op::JmpI32NeC { c: k, t }, Some(Op::I32AddLC { a, c, dst })) =
+                        (j, self.last(2))
+                    {
+                        if dst == a | DST_TEE {
+                            if let Ok(c) = i16::try_from(c as i32) {
+                                self.pop_ops(2);
+                                return self.emit(Op::IncJmpNe { c, a, k, t });
+                            }
+                        }
+                    }
                     self.pop_ops(1);
                     return self.emit(j);
                 }
@@ -803,9 +867,7 @@ fn translate_op(
         W::I32Store { memarg } | W::F32Store { memarg } => {
             simple(t, Op::I32Store(memarg_of(&memarg)))
         }
-        W::I64Store { memarg } | W::F64Store { memarg } => {
-            simple(t, Op::I64Store(memarg_of(&memarg)))
-        }
+        W::I64Store { memarg } | W::F64Store { memarg } => t.emit_store64(memarg_of(&memarg)),
         W::I32Store8 { memarg } => simple(t, Op::I32Store8(memarg_of(&memarg))),
         W::I64Store8 { memarg } => simple(t, Op::I64Store8(memarg_of(&memarg))),
         W::I32Store16 { memarg } => simple(t, Op::I32Store16(memarg_of(&memarg))),

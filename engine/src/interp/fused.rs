@@ -369,6 +369,7 @@ impl F64Bin {
 pub(crate) fn jump_target_mut(op: &mut Op) -> Option<&mut u32> {
     Some(match op {
         Op::Jump(t) | Op::JumpIfZero(t) | Op::JumpIfNonZero(t) => t,
+        Op::IncJmpNe { t, .. } => t,
         Op::Br(b) | Op::BrIf(b) => &mut b.target,
         Op::JmpI32Eq(t)
         | Op::JmpI32EqC { t, .. }

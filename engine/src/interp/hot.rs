@@ -277,6 +277,66 @@ fn init_table() {
     });
 }
 
+#[cfg(feature = "op-stats")]
+mod op_stats {
+    use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+    const N: usize = super::TABLE_LEN;
+    static PAIRS: [AtomicU64; N * N] = [const { AtomicU64::new(0) }; N * N];
+
+    pub(super) fn count(a: usize, b: usize) {
+        PAIRS[a * N + b].fetch_add(1, Relaxed);
+    }
+
+    fn name(t: usize) -> String {
+        let mut bytes = [0u8; std::mem::size_of::<super::Op>()];
+        bytes[..2].copy_from_slice(&(t as u16).to_ne_bytes());
+        // SAFETY: as in `init_table` (t is a tag that was executed).
+        let op: super::Op = unsafe { std::mem::transmute(bytes) };
+        let s = format!("{op:?}");
+        s.split(['(', ' ']).next().unwrap_or("").to_string()
+    }
+
+    /// Prints the 60 most frequent executed op pairs (and single ops) to stderr.
+    pub fn print_op_stats() {
+        let mut pairs = Vec::new();
+        let mut singles = vec![0u64; N];
+        for (i, c) in PAIRS.iter().enumerate() {
+            let c = c.load(Relaxed);
+            if c > 0 {
+                pairs.push((c, i / N, i % N));
+                singles[i / N] += c;
+            }
+        }
+        let total: u64 = singles.iter().sum();
+        pairs.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+        let mut ops: Vec<(u64, usize)> = singles
+            .iter()
+            .copied()
+            .zip(0..)
+            .filter(|s| s.0 > 0)
+            .collect();
+        ops.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+        eprintln!("op-stats: {total} dispatches");
+        for (c, t) in ops.iter().take(40) {
+            eprintln!(
+                "op   {:6.2}% {}",
+                100.0 * *c as f64 / total as f64,
+                name(*t)
+            );
+        }
+        for (c, a, b) in pairs.iter().take(60) {
+            eprintln!(
+                "pair {:6.2}% {} {}",
+                100.0 * *c as f64 / total as f64,
+                name(*a),
+                name(*b)
+            );
+        }
+    }
+}
+#[cfg(feature = "op-stats")]
+pub use op_stats::print_op_stats;
+
 /// Executes ops starting with `*first` (already fetched: an op of `code.ops`
 /// or a dynamic probe's original op; `r.ip` is the op after it) until one
 /// needs the store; see [`Regs`] for the invariants the caller guarantees.
@@ -549,6 +609,18 @@ handlers! {
             wr!(sp - 1, $conv);
         }};
     }
+    // Store `$bytes` at effective address `$a` (u64) of memory 0, or trap.
+    macro_rules! store0 {
+        ($a:expr, $bytes:expr) => {{
+            let a: u64 = $a;
+            let bytes = $bytes;
+            if a + std::mem::size_of_val(&bytes) as u64 > mem_len {
+                trap!(TrapKind::MemoryOutOfBounds);
+            }
+            // SAFETY: as in `load_at!`.
+            unsafe { std::ptr::write_unaligned(mem_base.add(a as usize).cast(), bytes) }
+        }};
+    }
     macro_rules! store_ {
         ($m:expr, $n:literal, |$v:ident| $conv:expr) => {{
             let (base, len) = mem_of!($m);
@@ -625,6 +697,8 @@ handlers! {
         // by dynamic probes, but only while `run` is not executing.
         let next: *const Op = unsafe { (*ip).as_ptr() };
         let ip = ip.wrapping_add(1);
+        #[cfg(feature = "op-stats")]
+        op_stats::count(tag(opp), tag(next));
         #[cfg(wizeng_tail_calls)]
         // SAFETY: the `Regs` invariants still hold.
         return unsafe { handler_of(next)(r, next, ip, sp, fp, tos) };
@@ -1723,4 +1797,60 @@ handlers! {
     h_LocalCopy: Op::LocalCopy { src, dst } => wr!(fp + dst as usize, loc!(src)),
     h_LocalSetConst: Op::LocalSetConst { dst, c } => wr!(fp + dst as usize, c),
     h_Nop: Op::Nop => {},
+    h_I32AddMulLLC: Op::I32AddMulLLC { x, a, c } => {
+                push!((loc!(x) as u32).wrapping_add((loc!(a) as u32).wrapping_mul(c)) as u64)
+            },
+    h_LocalGet3: Op::LocalGet3(a, b, c) => {
+                push!(loc!(a));
+                push!(loc!(b));
+                push!(loc!(c));
+            },
+    h_I64StoreTee: Op::I64StoreTee { t, off } => {
+                let v = rd!(sp - 1);
+                wr!(fp + t as usize, v);
+                let a = rd!(sp - 2) as u32 as u64 + off as u64;
+                store0!(a, v.to_le_bytes());
+                shrink!(2);
+            },
+    h_F64MulAddStore: Op::F64MulAddStore { off } => {
+                let z = f64::from_bits(rd!(sp - 1));
+                let y = f64::from_bits(rd!(sp - 2));
+                let x = f64::from_bits(rd!(sp - 3));
+                let a = rd!(sp - 4) as u32 as u64 + off as u64;
+                store0!(a, (x + y * z).to_bits().to_le_bytes());
+                shrink!(4);
+            },
+    h_F64MulAddTeeStore: Op::F64MulAddTeeStore { t, off } => {
+                let z = f64::from_bits(rd!(sp - 1));
+                let y = f64::from_bits(rd!(sp - 2));
+                let x = f64::from_bits(rd!(sp - 3));
+                let v = (x + y * z).to_bits();
+                wr!(fp + t as usize, v);
+                let a = rd!(sp - 4) as u32 as u64 + off as u64;
+                store0!(a, v.to_le_bytes());
+                shrink!(4);
+            },
+    h_F64MulAddLoadLL: Op::F64MulAddLoadLL { a, b, off } => {
+                let ea = (loc!(a) as u32).wrapping_add(loc!(b) as u32) as u64 + off as u64;
+                let z = f64::from_bits(u64::from_le_bytes(load0!(ea, 8)));
+                let y = f64::from_bits(rd!(sp - 1));
+                let x = f64::from_bits(rd!(sp - 2));
+                sp -= 1;
+                set_top!((x + y * z).to_bits());
+            },
+    h_F64MulAddLoadSL: Op::F64MulAddLoadSL { b, off } => {
+                let ea = (rd!(sp - 1) as u32).wrapping_add(loc!(b) as u32) as u64 + off as u64;
+                let z = f64::from_bits(u64::from_le_bytes(load0!(ea, 8)));
+                let y = f64::from_bits(rd!(sp - 2));
+                let x = f64::from_bits(rd!(sp - 3));
+                sp -= 2;
+                set_top!((x + y * z).to_bits());
+            },
+    h_IncJmpNe: Op::IncJmpNe { c, a, k, t } => {
+                let v = (loc!(a) as u32).wrapping_add(c as i32 as u32);
+                wr!(fp + a as usize, v as u64);
+                if v != k {
+                    jump!(t);
+                }
+            },
 }

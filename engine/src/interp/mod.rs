@@ -9,3 +9,5 @@ mod fused;
 mod hot;
 
 pub(crate) use exec::invoke;
+#[cfg(feature = "op-stats")]
+pub use hot::print_op_stats;
