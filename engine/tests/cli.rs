@@ -396,3 +396,73 @@ fn frame_probe_is_inlined() {
         "frame probe not inlined:\n{out}"
     );
 }
+
+/// `tests/interp/fused.wat`: every export gives the same output (results, or
+/// the trap and its site) in the interpreter with superinstructions, without
+/// them (`WIZENG_NO_FUSE=1`) and in the JIT; and the interpreter really does
+/// translate the file into each superinstruction it is meant to cover.
+#[test]
+fn fused_ops_agree() {
+    let root = repo_root();
+    let rel = "tests/interp/fused.wat";
+    let text = std::fs::read_to_string(root.join(rel)).unwrap();
+    let exports: Vec<&str> = text
+        .split("(export \"")
+        .skip(1)
+        .map(|s| &s[..s.find('"').unwrap()])
+        .collect();
+    assert!(exports.len() >= 8, "exports: {exports:?}");
+    let run = |mode: &str, export: &str, no_fuse: bool| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_wizeng"));
+        cmd.current_dir(&root).args([
+            format!("--mode={mode}"),
+            format!("--invoke={export}"),
+            rel.into(),
+        ]);
+        if no_fuse {
+            cmd.env("WIZENG_NO_FUSE", "1");
+        }
+        let out = cmd.output().expect("run wizeng");
+        format!(
+            "exit {:?}\n{}{}",
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    };
+    for export in &exports {
+        let fused = run("int", export, false);
+        assert_eq!(
+            fused,
+            run("int", export, true),
+            "{export}: fused vs unfused"
+        );
+        assert_eq!(
+            fused,
+            run("jit", export, false),
+            "{export}: interpreter vs JIT"
+        );
+    }
+    let dump = Command::new(env!("CARGO_BIN_EXE_wizeng"))
+        .current_dir(&root)
+        .env("WIZENG_DUMP_OPS", "all")
+        .args(["--mode=int", "--invoke=muladd_ll", rel])
+        .output()
+        .expect("run wizeng");
+    let dump = String::from_utf8_lossy(&dump.stderr);
+    for op in [
+        "F64MulAddLoadLL",
+        "F64MulAddLoadSL",
+        "F64MulAddStore",
+        "F64MulAddTeeStore",
+        "I64StoreTee",
+        "I32StoreTee",
+        "SelectGtSLL",
+        "SelectLtSLL",
+        "I32AddMulLLC",
+        "LocalGet3",
+        "IncJmpNe",
+    ] {
+        assert!(dump.contains(op), "{rel} no longer translates to {op}");
+    }
+}

@@ -846,6 +846,21 @@ pub enum Op {
         b: u32,
         off: u32,
     },
+    /// `local.tee t; i32.store off` (memory 0).
+    I32StoreTee {
+        t: u32,
+        off: u32,
+    },
+    /// `local.get a; local.get b; i32.gt_s; select`.
+    SelectGtSLL {
+        a: u32,
+        b: u32,
+    },
+    /// `local.get a; local.get b; i32.lt_s; select`.
+    SelectLtSLL {
+        a: u32,
+        b: u32,
+    },
     /// `local a += c` (kept as `local.tee`) + [`Op::JmpI32NeC`]: the loop
     /// counter step; jump to `t` if the new value is not `k`.
     IncJmpNe {

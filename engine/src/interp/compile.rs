@@ -380,6 +380,42 @@ impl Translator<'_> {
         self.emit(plain);
     }
 
+    /// An i32/f32 store, fused with a `local.tee` of the value (memory 0).
+    fn emit_store32(&mut self, m: MemArg) {
+        if let (0, Some(Op::LocalTee(t))) = (m.mem, self.last(1)) {
+            self.pop_ops(1);
+            self.emit(Op::I32StoreTee { t, off: m.offset });
+            return;
+        }
+        self.emit(Op::I32Store(m));
+    }
+
+    /// `select`, fused with a signed compare of two locals computing its condition.
+    fn emit_select(&mut self) {
+        let fused = match self.last(1) {
+            Some(Op::I32GtSLL {
+                a,
+                b,
+                dst: DST_PUSH,
+            }) => Some(Op::SelectGtSLL { a, b }),
+            Some(Op::I32LtSLL {
+                a,
+                b,
+                dst: DST_PUSH,
+            }) => Some(Op::SelectLtSLL { a, b }),
+            _ => None,
+        };
+        match fused {
+            Some(op) => {
+                self.pop_ops(1);
+                self.emit(op);
+            }
+            None => {
+                self.emit(Op::Select);
+            }
+        }
+    }
+
     /// An i64/f64 store, fused with a `local.tee` of the value and an
     /// `x + y * z` computing it (memory 0). The fused op keeps the store's pc.
     fn emit_store64(&mut self, m: MemArg) {
@@ -841,7 +877,7 @@ fn translate_op(
             },
         ),
         W::Drop => simple(t, Op::Drop),
-        W::Select | W::TypedSelect { .. } => simple(t, Op::Select),
+        W::Select | W::TypedSelect { .. } => t.emit_select(),
         W::LocalGet { local_index } => simple(t, Op::LocalGet(local_index)),
         W::LocalSet { local_index } => t.emit_local_set(local_index, false),
         W::LocalTee { local_index } => t.emit_local_set(local_index, true),
@@ -864,9 +900,7 @@ fn translate_op(
         W::I64Load16U { memarg } => simple(t, Op::I64Load16U(memarg_of(&memarg))),
         W::I64Load32S { memarg } => simple(t, Op::I64Load32S(memarg_of(&memarg))),
         W::I64Load32U { memarg } => simple(t, Op::I64Load32U(memarg_of(&memarg))),
-        W::I32Store { memarg } | W::F32Store { memarg } => {
-            simple(t, Op::I32Store(memarg_of(&memarg)))
-        }
+        W::I32Store { memarg } | W::F32Store { memarg } => t.emit_store32(memarg_of(&memarg)),
         W::I64Store { memarg } | W::F64Store { memarg } => t.emit_store64(memarg_of(&memarg)),
         W::I32Store8 { memarg } => simple(t, Op::I32Store8(memarg_of(&memarg))),
         W::I64Store8 { memarg } => simple(t, Op::I64Store8(memarg_of(&memarg))),

@@ -1846,6 +1846,27 @@ handlers! {
                 sp -= 2;
                 set_top!((x + y * z).to_bits());
             },
+    h_I32StoreTee: Op::I32StoreTee { t, off } => {
+                let v = rd!(sp - 1);
+                wr!(fp + t as usize, v);
+                let a = rd!(sp - 2) as u32 as u64 + off as u64;
+                store0!(a, (v as u32).to_le_bytes());
+                shrink!(2);
+            },
+    h_SelectGtSLL: Op::SelectGtSLL { a, b } => {
+                let c = (loc!(a) as u32 as i32) > (loc!(b) as u32 as i32);
+                let v2 = rd!(sp - 1);
+                let v1 = rd!(sp - 2);
+                sp -= 1;
+                set_top!(if c { v1 } else { v2 });
+            },
+    h_SelectLtSLL: Op::SelectLtSLL { a, b } => {
+                let c = (loc!(a) as u32 as i32) < (loc!(b) as u32 as i32);
+                let v2 = rd!(sp - 1);
+                let v1 = rd!(sp - 2);
+                sp -= 1;
+                set_top!(if c { v1 } else { v2 });
+            },
     h_IncJmpNe: Op::IncJmpNe { c, a, k, t } => {
                 let v = (loc!(a) as u32).wrapping_add(c as i32 as u32);
                 wr!(fp + a as usize, v as u64);
