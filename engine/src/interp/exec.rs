@@ -395,11 +395,12 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                 next: std::ptr::null(),
                 trap: 0,
                 tos: 0,
+                dyn_threshold: store.config.dyn_threshold,
             };
             // SAFETY: `regs` satisfies the invariants at `Regs`: ip/ops/br_tables are
             // `code`'s, the value stack bounds are `execute`'s (invariant at `sb`), the
             // memory cache is current, and the store is untouched until `run` returns.
-            let exit = unsafe { hot::run(&mut regs, &op) };
+            let exit = unsafe { hot::run(&mut regs, std::ptr::addr_of_mut!(op).cast_const()) };
             ip = regs.ip;
             sp = regs.sp;
             op = match exit {

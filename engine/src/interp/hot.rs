@@ -88,6 +88,8 @@ pub(super) struct Regs {
     /// The op to run next when a handler returns [`CONTINUE`].
     #[cfg_attr(wizeng_tail_calls, allow(dead_code))]
     pub(super) next: *const Op,
+    /// `Config::dyn_threshold`: a `LoopHead` reaching it goes to `exec.rs`.
+    pub(super) dyn_threshold: u32,
     /// The top operand when a handler returns [`CONTINUE`].
     #[cfg_attr(wizeng_tail_calls, allow(dead_code))]
     pub(super) tos: u64,
@@ -338,7 +340,8 @@ mod op_stats {
 pub use op_stats::print_op_stats;
 
 /// Executes ops starting with `*first` (already fetched: an op of `code.ops`
-/// or a dynamic probe's original op; `r.ip` is the op after it) until one
+/// or a dynamic probe's original op; `r.ip` is the op after it; writable, as
+/// every op is: a `LoopHead` counts in place) until one
 /// needs the store; see [`Regs`] for the invariants the caller guarantees.
 pub(super) unsafe fn run(r: &mut Regs, first: *const Op) -> Exit {
     init_table();
@@ -1866,6 +1869,19 @@ handlers! {
                 let v1 = rd!(sp - 2);
                 sp -= 1;
                 set_top!(if c { v1 } else { v2 });
+            },
+    // Counts a dyn-tier loop iteration in place; the iteration that reaches the
+    // threshold is `exec.rs`'s (it counts it and enters compiled code).
+    h_LoopHead: Op::LoopHead(n) => {
+                if n.wrapping_add(1) == r.dyn_threshold {
+                    mem_wr!(sp - 1, tos);
+                    r.ip = ip;
+                    r.sp = sp;
+                    return opp;
+                }
+                // SAFETY: `opp` is this op (in `code.ops`, or a dynamic probe's
+                // copy of it); nothing else reads it while the handler runs.
+                unsafe { *(opp as *mut Op) = Op::LoopHead(n.wrapping_add(1)) };
             },
     h_IncJmpNe: Op::IncJmpNe { c, a, k, t } => {
                 let v = (loc!(a) as u32).wrapping_add(c as i32 as u32);
