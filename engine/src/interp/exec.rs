@@ -19,8 +19,43 @@ use crate::types::{FuncAddr, Value};
 /// Maximum nesting of host -> Wasm re-entry (each level uses host stack).
 const MAX_REENTRY: usize = 256;
 
+/// A function's translated code, borrowed from its module for the whole
+/// execution without reference counting (a call and its return used to pay
+/// two atomic operations on the `Arc`).
+///
+/// Invariant: the pointer comes from an `Arc<Compiled>` in some
+/// `Module::code`, which is never changed after loading; the module is kept
+/// alive by its instance, and no instance is dropped while its store runs
+/// code. So the pointee outlives every `CodeRef` made during an execution.
+#[derive(Clone, Copy)]
+struct CodeRef(*const Compiled);
+
+impl CodeRef {
+    fn of(code: &Arc<Compiled>) -> CodeRef {
+        CodeRef(Arc::as_ptr(code))
+    }
+
+    /// An owning handle (for frame views that outlive this borrow's scope).
+    fn to_arc(self) -> Arc<Compiled> {
+        // SAFETY: the pointer came from `Arc::as_ptr` of a live `Arc` (invariant
+        // above), so adding a strong count and rebuilding an `Arc` is sound.
+        unsafe {
+            Arc::increment_strong_count(self.0);
+            Arc::from_raw(self.0)
+        }
+    }
+}
+
+impl std::ops::Deref for CodeRef {
+    type Target = Compiled;
+    fn deref(&self) -> &Compiled {
+        // SAFETY: the pointee outlives every `CodeRef` (invariant above).
+        unsafe { &*self.0 }
+    }
+}
+
 struct Frame {
-    code: Arc<Compiled>,
+    code: CodeRef,
     ip: usize,
     fp: Slot,
     inst: usize,
@@ -99,9 +134,9 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
         FuncKind::Wasm { instance, func_idx } => (instance.0 as usize, *func_idx),
         FuncKind::Host(_) => unreachable!("host entry handled by invoke"),
     };
-    let mut code: Arc<Compiled> = {
+    let mut code: CodeRef = {
         let m = &store.instances[inst].module;
-        m.code[(entry_idx - m.num_imported_funcs) as usize].clone()
+        CodeRef::of(&m.code[(entry_idx - m.num_imported_funcs) as usize])
     };
     let mut frames: Vec<Frame> = Vec::new();
     let operand_base = code.operand_base();
@@ -193,7 +228,7 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
     let result: Result<(), Trap> = 'exec: loop {
         macro_rules! trap {
             ($kind:expr) => {
-                break 'exec Err(trap_at(store, &code, ip_index!() - 1, inst, $kind))
+                break 'exec Err(trap_at(store, &*code, ip_index!() - 1, inst, $kind))
             };
         }
         macro_rules! pop {
@@ -248,7 +283,7 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                         let m = &store.instances[ci].module;
                         Ok((
                             ci,
-                            m.code[(*func_idx - m.num_imported_funcs) as usize].clone(),
+                            CodeRef::of(&m.code[(*func_idx - m.num_imported_funcs) as usize]),
                         ))
                     }
                     FuncKind::Host(h) => Err(Some(h.clone())),
@@ -517,7 +552,7 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                         // SAFETY: the frame's locals are fp..fp+num_locals, in the stack.
                         let locals = unsafe { std::slice::from_raw_parts(fp.0, nl) };
                         let at = ip_index!() - 1;
-                        match crate::jit::osr_enter(store, inst, &code, at, locals) {
+                        match crate::jit::osr_enter(store, inst, &*code, at, locals) {
                             Ok(None) => {}
                             Ok(Some(res)) => {
                                 // The activation finished in compiled code.
@@ -545,7 +580,7 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                                 break 'exec Err(t);
                             }
                             let at =
-                                trap_at(store, &code, ip_index!() - 1, inst, TrapKind::Unreachable)
+                                trap_at(store, &*code, ip_index!() - 1, inst, TrapKind::Unreachable)
                                     .site
                                     .expect("site");
                             let msg = format!(
@@ -560,7 +595,7 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                     continue 'redo;
                 }
                 Op::Probe(k) => {
-                    let c = code.clone();
+                    let c = code;
                     for call in &c.probes[k as usize] {
                         let args: Vec<Value> = call
                             .types
@@ -585,7 +620,7 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                                     serial: fr.serial,
                                     fp: fr.fp - base,
                                     top,
-                                    code: fr.code.clone(),
+                                    code: fr.code.to_arc(),
                                     pc,
                                     operand_types: None,
                                 });
@@ -595,7 +630,7 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                                 serial,
                                 fp: fp - base,
                                 top: sp - base,
-                                code: code.clone(),
+                                code: code.to_arc(),
                                 pc,
                                 operand_types: call.operand_types.clone(),
                             });
@@ -617,7 +652,7 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                                 break 'exec Err(t);
                             }
                             let at =
-                                trap_at(store, &code, ip_index!() - 1, inst, TrapKind::Unreachable)
+                                trap_at(store, &*code, ip_index!() - 1, inst, TrapKind::Unreachable)
                                     .site
                                     .expect("site");
                             let msg = format!(
