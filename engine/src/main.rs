@@ -209,9 +209,11 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
         .map_err(|e| Failure(status::LOAD, anyhow!("{}: {e}", cli.app.display())))?;
     // In the JIT, probes are woven into the app's code (calls to imports bound
     // to the monitor functions); frame accessors (other than direct reads in
-    // inlined probes) and dynamic probes need the interpreter, so with those the
-    // app runs there (monitors stay compiled).
+    // inlined probes: intrinsics) and dynamic probes need the interpreter, so
+    // with those the app runs there (monitors stay compiled).
     let mut app_tier = tier;
+    // Why a compiled tier runs the app in the interpreter (for `--metrics`).
+    let mut interpreted: Option<&str> = None;
     let inline_cfg = wizeng::inline::InlineConfig {
         enabled: match cli.inline.as_str() {
             "on" => true,
@@ -268,6 +270,10 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
                     // (a non-empty plan got here because it needs frames)
                     if dynamic || !plan.is_empty() {
                         app_tier = wizeng::Tier::Int;
+                        interpreted = Some(match dynamic {
+                            true => "a monitor inserts probes at run time",
+                            false => "probes access frames other than through intrinsics",
+                        });
                     }
                     Ok(orig)
                 }
@@ -460,6 +466,9 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
                 "wizeng: metrics: probes attached at {} sites, {} calls",
                 m.stats.sites, m.stats.calls
             );
+            if let Some(why) = interpreted {
+                eprintln!("wizeng: metrics: application interpreted: {why}");
+            }
             if let Some(s) = &inline_stats {
                 let why: Vec<String> = s.reasons.iter().map(|(r, n)| format!("{n} {r}")).collect();
                 eprintln!(
