@@ -166,13 +166,6 @@ impl Plan {
                     .any(|(pc, cs)| cs.iter().any(|c| needs(*f, c, site(*pc, true))))
         })
     }
-
-    pub fn uses_frames(&self) -> bool {
-        let calls = |v: &Vec<ProbeCall>| v.iter().any(|c| c.args.contains(&ArgSource::Frame));
-        self.funcs
-            .values()
-            .any(|f| calls(&f.entry) || f.before.values().any(calls) || f.after.values().any(calls))
-    }
 }
 
 /// Records the probes an inner instrumenter attaches.
