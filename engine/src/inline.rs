@@ -230,9 +230,15 @@ pub enum FrameOp {
     NumLocals,
     NumOperands,
     /// `get_local_T` / `set_local_T`.
-    Local { ty: ValType, set: bool },
+    Local {
+        ty: ValType,
+        set: bool,
+    },
     /// `get_operand_T` / `set_operand_T`.
-    Operand { ty: ValType, set: bool },
+    Operand {
+        ty: ValType,
+        set: bool,
+    },
 }
 
 impl FrameOp {
@@ -298,10 +304,18 @@ pub enum FrameUse {
     NumLocals,
     NumOperands,
     /// Local `index` of type `ty`: `local.get` / `local.set` in the woven function.
-    Local { index: u32, ty: ValType, set: bool },
+    Local {
+        index: u32,
+        ty: ValType,
+        set: bool,
+    },
     /// Operand `index` from the top, of type `ty`: the scratch local it is
     /// saved in while the site's probes run.
-    Operand { index: u32, ty: ValType, set: bool },
+    Operand {
+        index: u32,
+        ty: ValType,
+        set: bool,
+    },
 }
 
 /// What the weaver emits for an instruction of a probe function that takes

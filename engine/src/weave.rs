@@ -139,9 +139,9 @@ impl Plan {
             if !cfg.enabled || c.args.iter().filter(|a| **a == ArgSource::Frame).count() > 1 {
                 return true;
             }
-            let fu = uses
-                .entry((c.func, p as u32))
-                .or_insert_with(|| crate::inline::frame_uses_if_inlinable(store, c.func, p as u32, cfg));
+            let fu = uses.entry((c.func, p as u32)).or_insert_with(|| {
+                crate::inline::frame_uses_if_inlinable(store, c.func, p as u32, cfg)
+            });
             let (Some(fu), Some(stack)) = (fu, stack) else {
                 return true;
             };
@@ -1160,8 +1160,8 @@ pub fn weave(
                             if let Some(c) = calls {
                                 if !fblocks.folded.contains(&blockcount::key(pc, when)) {
                                     b.pcs.push((b.code.len() as u32, pc));
-                                    let stack = fp
-                                        .and_then(|f| f.stacks.get(&(pc, when == When::After)));
+                                    let stack =
+                                        fp.and_then(|f| f.stacks.get(&(pc, when == When::After)));
                                     b.probes(c, stack)?;
                                 }
                             }
