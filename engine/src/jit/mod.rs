@@ -783,8 +783,9 @@ pub(crate) fn prepare_instance(store: &mut Store, id: InstanceId) -> Result<(), 
         vmctx[l.type_id(i as u32) as usize / 8] = *t as u64;
     }
     for (i, a) in inst.memories.iter().enumerate() {
-        vmctx[l.memory(i as u32) as usize / 8] =
-            &*store.memories[a.0 as usize].vm as *const vm::VMMemory as u64;
+        let vm = &*store.memories[a.0 as usize].vm;
+        vmctx[l.memory(i as u32) as usize / 8] = vm as *const vm::VMMemory as u64;
+        vmctx[l.memory_base(i as u32) as usize / 8] = vm.base as u64;
     }
     for (i, a) in inst.globals.iter().enumerate() {
         vmctx[l.global(i as u32) as usize / 8] =

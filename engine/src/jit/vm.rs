@@ -9,6 +9,7 @@
 //! 16  instance index
 //! 24  types[n]            module type index -> store type id
 //! ..  memories[n]         *mut VMMemory
+//! ..  memory_bases[n]     *mut u8 (the memory's base: it never moves)
 //! ..  globals[n]          *mut u64 (the global's storage)
 //! ..  tables[n]           *mut VMTable
 //! ..  funcs[n] x 3        (store func address, code pointer, callee vmctx)
@@ -66,6 +67,7 @@ pub const STORE_CTX_OSR_LOCALS: i32 = 24;
 pub struct VmLayout {
     pub types: u32,
     pub memories: u32,
+    pub memory_bases: u32,
     pub globals: u32,
     pub tables: u32,
     pub funcs: u32,
@@ -85,13 +87,15 @@ impl VmLayout {
     ) -> VmLayout {
         let types = 24;
         let memories = types + 8 * n_types as u32;
-        let globals = memories + 8 * n_mems as u32;
+        let memory_bases = memories + 8 * n_mems as u32;
+        let globals = memory_bases + 8 * n_mems as u32;
         let tables = globals + 8 * n_globals as u32;
         let funcs = tables + 8 * n_tables as u32;
         let size_slots = (funcs as usize + 24 * n_funcs) / 8;
         VmLayout {
             types,
             memories,
+            memory_bases,
             globals,
             tables,
             funcs,
@@ -100,6 +104,12 @@ impl VmLayout {
     }
     pub fn memory(&self, i: u32) -> i32 {
         (self.memories + 8 * i) as i32
+    }
+    /// Memory i's base address, a copy of its `VMMemory::base`: a linear
+    /// memory's reservation never moves (`linear_memory.rs`), so JIT code
+    /// loads it with one readonly load instead of two.
+    pub fn memory_base(&self, i: u32) -> i32 {
+        (self.memory_bases + 8 * i) as i32
     }
     pub fn global(&self, i: u32) -> i32 {
         (self.globals + 8 * i) as i32
