@@ -400,6 +400,7 @@ fn frame_probes_are_inlined() {
         ("frame_inlined", 2),
         ("frame_write", 14),
         ("frame_heights", 97),
+        ("frame_operand_order", 5),
     ] {
         let out = jit_metrics(name);
         assert!(
