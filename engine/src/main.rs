@@ -315,6 +315,10 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             .map_err(fail(status::USAGE))?;
         return Ok(ExitCode::SUCCESS);
     }
+    // The app's unexported globals are its own (monitors' are not: woven code
+    // imports them): compiled code may keep them in the vmctx.
+    let mut module = module;
+    module.private_globals_in_vmctx = true;
     let module = Arc::new(module);
     let t_load = t0.elapsed();
 

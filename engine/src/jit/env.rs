@@ -387,6 +387,13 @@ impl FuncEnvironment for Env<'_> {
     ) -> WasmResult<GlobalVariable> {
         let i = index.as_u32();
         let ty = clif_type(self.module.global_type(i).ty);
+        if self.layout.is_inline_global(i) {
+            return Ok(GlobalVariable::Memory {
+                gv: Self::vmctx(func),
+                offset: Offset32::new(self.layout.global(i)),
+                ty,
+            });
+        }
         let gv = Self::vmctx_ptr(func, self.layout.global(i));
         Ok(GlobalVariable::Memory {
             gv,

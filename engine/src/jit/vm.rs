@@ -10,7 +10,8 @@
 //! 24  types[n]            module type index -> store type id
 //! ..  memories[n]         *mut VMMemory
 //! ..  memory_bases[n]     *mut u8 (the memory's base: it never moves)
-//! ..  globals[n]          *mut u64 (the global's storage)
+//! ..  globals[n]          *mut u64 (the global's storage), or for a global
+//!                         `VmLayout::inline_globals` marks, its value itself
 //! ..  tables[n]           *mut VMTable
 //! ..  funcs[n] x 3        (store func address, code pointer, callee vmctx)
 //! ```
@@ -72,6 +73,12 @@ pub struct VmLayout {
     pub tables: u32,
     pub funcs: u32,
     pub size_slots: usize,
+    /// Per global index: its value lives in its vmctx slot (one load or store
+    /// from JIT code, as a Wasmtime vmctx global) instead of behind a pointer
+    /// to the store's `GlobalInst`. Only globals no one but this instance's
+    /// compiled code can reach (see `jit::layout_of`); the store's copy keeps
+    /// the initial value, [`crate::jit::global_slot`] reads the live one.
+    pub inline_globals: Vec<bool>,
 }
 
 pub const STORE_CTX: i32 = 0;
@@ -100,6 +107,7 @@ impl VmLayout {
             tables,
             funcs,
             size_slots,
+            inline_globals: vec![false; n_globals],
         }
     }
     pub fn memory(&self, i: u32) -> i32 {
@@ -110,6 +118,12 @@ impl VmLayout {
     /// loads it with one readonly load instead of two.
     pub fn memory_base(&self, i: u32) -> i32 {
         (self.memory_bases + 8 * i) as i32
+    }
+    pub fn is_inline_global(&self, i: u32) -> bool {
+        self.inline_globals
+            .get(i as usize)
+            .copied()
+            .unwrap_or(false)
     }
     pub fn global(&self, i: u32) -> i32 {
         (self.globals + 8 * i) as i32
