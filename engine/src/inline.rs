@@ -295,27 +295,15 @@ pub fn frame_op(m: &crate::module::Module, func_index: u32) -> Option<FrameOp> {
     })
 }
 
-/// One direct access of the probed frame by inlined code.
+/// One direct access of the probed frame by inlined code: `Pc`, `Fid`,
+/// `NumLocals`, `NumOperands` are the site's constants; local `index` is
+/// `local.get/set index` in the woven function; operand `index` (from the top)
+/// is the scratch local it is saved in while the site's probes run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FrameUse {
-    /// The site's constants.
-    Pc,
-    Fid,
-    NumLocals,
-    NumOperands,
-    /// Local `index` of type `ty`: `local.get` / `local.set` in the woven function.
-    Local {
-        index: u32,
-        ty: ValType,
-        set: bool,
-    },
-    /// Operand `index` from the top, of type `ty`: the scratch local it is
-    /// saved in while the site's probes run.
-    Operand {
-        index: u32,
-        ty: ValType,
-        set: bool,
-    },
+pub struct FrameUse {
+    pub op: FrameOp,
+    /// The constant index argument (0 for accessors without one).
+    pub index: u32,
 }
 
 /// What the weaver emits for an instruction of a probe function that takes
@@ -345,8 +333,8 @@ impl FrameUses {
     /// How many operands from the top the accesses reach.
     pub fn operand_depth(&self) -> u32 {
         self.uses()
-            .filter_map(|u| match u {
-                FrameUse::Operand { index, .. } => Some(index + 1),
+            .filter_map(|u| match u.op {
+                FrameOp::Operand { .. } => Some(u.index + 1),
                 _ => None,
             })
             .max()
@@ -427,15 +415,8 @@ pub fn frame_uses(store: &Store, addr: FuncAddr, p: u32) -> Option<FrameUses> {
                         _ => return None,
                     };
                     out.at.insert(h.at, Intrinsic::Elide);
-                    let u = match f {
-                        FrameOp::Pc => FrameUse::Pc,
-                        FrameOp::Fid => FrameUse::Fid,
-                        FrameOp::NumLocals => FrameUse::NumLocals,
-                        FrameOp::NumOperands => FrameUse::NumOperands,
-                        FrameOp::Local { ty, set } => FrameUse::Local { index, ty, set },
-                        FrameOp::Operand { ty, set } => FrameUse::Operand { index, ty, set },
-                    };
-                    out.at.insert(at, Intrinsic::Access(u));
+                    out.at
+                        .insert(at, Intrinsic::Access(FrameUse { op: f, index }));
                     height = h.base + f.results();
                     continue;
                 }

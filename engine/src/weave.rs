@@ -40,7 +40,7 @@ use wasmparser::Operator;
 
 use crate::blockcount::{self, BlockCounters, Ev, FuncBlocks};
 use crate::error::LoadError;
-use crate::inline::{FrameUse, FrameUses, Intrinsic};
+use crate::inline::{FrameOp, FrameUse, FrameUses, Intrinsic};
 use crate::instrument::{ArgSource, Instrumenter, ProbeCall, Site, When};
 use crate::module::Module;
 use crate::types::{FuncAddr, FuncType, ValType};
@@ -100,11 +100,12 @@ impl SiteStack {
     /// the ABI's semantics (else the accessor would trap, or its operand is out
     /// of the woven code's reach).
     fn allows(&self, u: FrameUse, local_types: &[ValType]) -> bool {
-        match u {
-            FrameUse::Pc | FrameUse::Fid | FrameUse::NumLocals | FrameUse::NumOperands => true,
-            FrameUse::Local { index, ty, .. } => local_types.get(index as usize) == Some(&ty),
-            FrameUse::Operand { index, ty, .. } => {
-                index < self.accessible && self.types.get(index as usize) == Some(&ty)
+        let i = u.index as usize;
+        match u.op {
+            FrameOp::Pc | FrameOp::Fid | FrameOp::NumLocals | FrameOp::NumOperands => true,
+            FrameOp::Local { ty, .. } => local_types.get(i) == Some(&ty),
+            FrameOp::Operand { ty, .. } => {
+                u.index < self.accessible && self.types.get(i) == Some(&ty)
             }
         }
     }
@@ -622,19 +623,19 @@ impl<'p> Body<'p> {
     /// `inline::frame_uses`; `Plan::frames_need_interpreter` checked it is
     /// valid at this site).
     fn frame_access(&mut self, u: FrameUse) {
-        let i = match u {
-            FrameUse::Pc => Instruction::I32Const(self.site_pc as i32),
-            FrameUse::Fid => Instruction::I32Const(self.site_fid as i32),
-            FrameUse::NumLocals => Instruction::I32Const(self.num_locals as i32),
-            FrameUse::NumOperands => Instruction::I32Const(self.site_height as i32),
-            FrameUse::Local { index, set, .. } => match set {
-                false => Instruction::LocalGet(index),
-                true => Instruction::LocalSet(index),
-            },
-            FrameUse::Operand { index, set, .. } => match set {
-                false => Instruction::LocalGet(self.saved[index as usize]),
-                true => Instruction::LocalSet(self.saved[index as usize]),
-            },
+        let i = match u.op {
+            FrameOp::Pc => Instruction::I32Const(self.site_pc as i32),
+            FrameOp::Fid => Instruction::I32Const(self.site_fid as i32),
+            FrameOp::NumLocals => Instruction::I32Const(self.num_locals as i32),
+            FrameOp::NumOperands => Instruction::I32Const(self.site_height as i32),
+            FrameOp::Local { set: false, .. } => Instruction::LocalGet(u.index),
+            FrameOp::Local { set: true, .. } => Instruction::LocalSet(u.index),
+            FrameOp::Operand { set: false, .. } => {
+                Instruction::LocalGet(self.saved[u.index as usize])
+            }
+            FrameOp::Operand { set: true, .. } => {
+                Instruction::LocalSet(self.saved[u.index as usize])
+            }
         };
         self.ins(&i);
     }
