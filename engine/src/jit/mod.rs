@@ -771,9 +771,11 @@ fn entry_trampoline(
     Ok(out)
 }
 
+/// Code per (module, tier): the tier decides whole-module or lazy code, and the layout.
+type CachedCode = (std::sync::Weak<Module>, crate::store::Tier, Rc<JitCode>);
+
 thread_local! {
-    /// Code per (module, tier): the tier decides whole-module or lazy code, and the layout.
-    static CODE_CACHE: RefCell<Vec<(std::sync::Weak<Module>, crate::store::Tier, Rc<JitCode>)>> = const { RefCell::new(Vec::new()) };
+    static CODE_CACHE: RefCell<Vec<CachedCode>> = const { RefCell::new(Vec::new()) };
 }
 
 fn code_for(store: &Store, inst: InstanceId) -> Result<Rc<JitCode>, String> {
