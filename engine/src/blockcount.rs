@@ -497,8 +497,7 @@ impl BlockCounters {
                 b.func == func && b.pcs.is_some_and(|(first, last)| first <= pc && pc <= last)
             });
             if let Some(b) = hit {
-                let g = store.instance(app).globals[b.global as usize];
-                if store.globals[g.0 as usize].value != 0 {
+                if crate::jit::global_slot(store, app, b.global) != 0 {
                     for (k, incs) in &b.sites {
                         if *k > key(pc, When::Before) {
                             for i in incs {

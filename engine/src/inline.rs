@@ -10,12 +10,12 @@
 //! their caller's instance). `return` becomes a branch to a wrapper block. Static arguments
 //! arrive as constants, which Cranelift then folds.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use wasmparser::Operator;
 
 use crate::store::{FuncKind, Store};
-use crate::types::{FuncAddr, GlobalAddr, MemAddr};
+use crate::types::{FuncAddr, GlobalAddr, MemAddr, ValType};
 
 #[derive(Clone, Debug)]
 pub struct InlineConfig {
@@ -96,9 +96,9 @@ pub fn analyse(
                     // reads the caller's memory 0): they must be called from the
                     // monitor's own code, so a function calling one stays a call.
                     if matches!(store.funcs[callee.0 as usize].kind, FuncKind::Host(_)) {
-                        // Frame reads in the probe function itself become
-                        // direct reads (`frame_reads` checks how the handle is used).
-                        if depth == 0 && frame_read(m, *function_index).is_some() {
+                        // Frame accessors in the probe function itself become
+                        // intrinsics (`frame_uses` checks how the handle is used).
+                        if depth == 0 && frame_op(m, *function_index).is_some() {
                             continue;
                         }
                         return Err("calls a host function".into());
@@ -221,21 +221,46 @@ pub fn memarg_of(op: &Operator<'_>) -> Option<wasmparser::MemArg> {
     }
 }
 
-/// A frame accessor call that inlined code turns into a direct read.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum FrameRead {
-    /// `get_local_T(frame, K)`: local K of the probed frame, of type T.
-    Local(crate::types::ValType),
-    /// `get_pc(frame)`, `get_fid(frame)`: the site's constants.
+/// A `wizeng:frame_accessor` function (ABI B1) that inlined code can turn
+/// into a direct access of the probed frame (an intrinsic).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FrameOp {
     Pc,
     Fid,
+    NumLocals,
+    NumOperands,
+    /// `get_local_T` / `set_local_T`.
+    Local {
+        ty: ValType,
+        set: bool,
+    },
+    /// `get_operand_T` / `set_operand_T`.
+    Operand {
+        ty: ValType,
+        set: bool,
+    },
 }
 
-/// The frame read function `func_index` of module `m` is, if it is an import
-/// of one (ABI B1) that inlined code can read directly.
-pub fn frame_read(m: &crate::module::Module, func_index: u32) -> Option<FrameRead> {
+impl FrameOp {
+    /// Arguments after the handle: none, the index, or the index and the value.
+    fn extra_args(self) -> usize {
+        match self {
+            FrameOp::Local { set, .. } | FrameOp::Operand { set, .. } => 1 + set as usize,
+            _ => 0,
+        }
+    }
+    fn results(self) -> usize {
+        match self {
+            FrameOp::Local { set, .. } | FrameOp::Operand { set, .. } => !set as usize,
+            _ => 1,
+        }
+    }
+}
+
+/// The intrinsic function `func_index` of module `m` is, if it is an import
+/// of a frame accessor that inlined code can access directly.
+pub fn frame_op(m: &crate::module::Module, func_index: u32) -> Option<FrameOp> {
     use crate::module::ImportDesc;
-    use crate::types::ValType as T;
     let imp = m
         .imports
         .iter()
@@ -244,88 +269,206 @@ pub fn frame_read(m: &crate::module::Module, func_index: u32) -> Option<FrameRea
     if imp.module != monitor_abi::imports::MODULE_FRAME_ACCESSOR {
         return None;
     }
-    Some(match imp.name.as_str() {
-        "get_pc" => FrameRead::Pc,
-        "get_fid" => FrameRead::Fid,
-        "get_local_i32" => FrameRead::Local(T::I32),
-        "get_local_i64" => FrameRead::Local(T::I64),
-        "get_local_f32" => FrameRead::Local(T::F32),
-        "get_local_f64" => FrameRead::Local(T::F64),
-        _ => return None,
+    let ty = |s: &str| match s {
+        "i32" => Some(ValType::I32),
+        "i64" => Some(ValType::I64),
+        "f32" => Some(ValType::F32),
+        "f64" => Some(ValType::F64),
+        _ => None,
+    };
+    let name = imp.name.as_str();
+    Some(match name {
+        "get_pc" => FrameOp::Pc,
+        "get_fid" => FrameOp::Fid,
+        "get_num_locals" => FrameOp::NumLocals,
+        "get_num_operands" => FrameOp::NumOperands,
+        _ => {
+            let (verb, rest) = name.split_once('_')?;
+            let (what, t) = rest.rsplit_once('_')?;
+            let (ty, set) = (ty(t)?, verb == "set");
+            match (verb, what) {
+                ("get" | "set", "local") => FrameOp::Local { ty, set },
+                ("get" | "set", "operand") => FrameOp::Operand { ty, set },
+                _ => return None,
+            }
+        }
     })
 }
 
+/// One direct access of the probed frame by inlined code: `Pc`, `Fid`,
+/// `NumLocals`, `NumOperands` are the site's constants; local `index` is
+/// `local.get/set index` in the woven function; operand `index` (from the top)
+/// is the scratch local it is saved in while the site's probes run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FrameUse {
+    pub op: FrameOp,
+    /// The constant index argument (0 for accessors without one).
+    pub index: u32,
+}
+
+/// What the weaver emits for an instruction of a probe function that takes
+/// the frame handle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Intrinsic {
+    /// Nothing: the handle, or the constant index of an accessor call.
+    Elide,
+    /// The accessor call itself.
+    Access(FrameUse),
+}
+
+/// How a probe function uses its frame handle, when every use is an intrinsic.
+#[derive(Debug, Default)]
+pub struct FrameUses {
+    /// By instruction index in the function's body.
+    pub at: HashMap<usize, Intrinsic>,
+}
+
+impl FrameUses {
+    pub fn uses(&self) -> impl Iterator<Item = FrameUse> + '_ {
+        self.at.values().filter_map(|i| match i {
+            Intrinsic::Access(u) => Some(*u),
+            Intrinsic::Elide => None,
+        })
+    }
+    /// How many operands from the top the accesses reach.
+    pub fn operand_depth(&self) -> u32 {
+        self.uses()
+            .filter_map(|u| match u.op {
+                FrameOp::Operand { .. } => Some(u.index + 1),
+                _ => None,
+            })
+            .max()
+            .unwrap_or(0)
+    }
+}
+
 /// Whether monitor function `addr`, given the frame handle as param `p`, uses
-/// the handle only as `local.get p; call get_pc|get_fid` or `local.get p;
-/// i32.const K; call get_local_T` (and calls no other frame accessor): then
-/// the locals it reads, (K, T). Inlined, those calls are direct reads of the
-/// probed frame, with the ABI's semantics as long as local K has type T at
-/// every site (the caller checks).
-pub fn frame_reads(
-    store: &Store,
-    addr: FuncAddr,
-    p: u32,
-) -> Option<Vec<(u32, crate::types::ValType)>> {
+/// the handle only as the first argument of frame accessors [`frame_op`]
+/// knows, with a constant (non-negative) index where they take one: `local.get
+/// p; [i32.const K; value...;] call F`, where the code computing a `set_*`'s
+/// value is straight-line and leaves the handle and index alone. Then inlined,
+/// each call is an intrinsic: the handle and index are elided and the call is
+/// a direct access. That keeps the ABI's semantics as long as the index is in
+/// range and has type T at every site (`Plan::frames_need_interpreter` checks).
+pub fn frame_uses(store: &Store, addr: FuncAddr, p: u32) -> Option<FrameUses> {
     let FuncKind::Wasm { instance, func_idx } = store.funcs[addr.0 as usize].kind else {
         return None;
     };
     let m = &store.instance(instance).module;
+    /// A handle on the operand stack, not yet consumed by an accessor call.
+    struct Pending {
+        /// Instruction index of its `local.get`, and of the constant index after it.
+        at: usize,
+        index: Option<(usize, i32)>,
+        /// Operand height below the handle (relative to the outermost pending handle).
+        base: usize,
+    }
+    let mut pending: Vec<Pending> = Vec::new();
+    let mut height = 0usize;
+    let mut after_handle = false;
+    let mut out = FrameUses::default();
     let mut ops = m.operators(func_idx);
-    let mut reads = Vec::new();
-    let mut window: Vec<Operator<'_>> = Vec::new();
+    let mut i = 0usize;
     while !ops.eof() {
         let op = ops.read().ok()?;
-        match &op {
+        let at = i;
+        i += 1;
+        let was_handle = std::mem::take(&mut after_handle);
+        match op {
             Operator::LocalSet { local_index } | Operator::LocalTee { local_index }
-                if *local_index == p =>
+                if local_index == p =>
             {
                 return None
             }
+            Operator::LocalGet { local_index } if local_index == p => {
+                if pending.is_empty() {
+                    height = 0;
+                }
+                pending.push(Pending {
+                    at,
+                    index: None,
+                    base: height,
+                });
+                height += 1;
+                after_handle = true;
+                continue;
+            }
+            Operator::I32Const { value } if was_handle => {
+                pending.last_mut()?.index = Some((at, value));
+                height += 1;
+                continue;
+            }
             Operator::Call { function_index } => {
-                if let Some(r) = frame_read(m, *function_index) {
-                    let n = window.len();
-                    let getp = |o: &Operator<'_>| matches!(o, Operator::LocalGet { local_index } if *local_index == p);
-                    match (r, n) {
-                        (FrameRead::Pc | FrameRead::Fid, n) if n >= 1 && getp(&window[n - 1]) => {}
-                        (FrameRead::Local(t), n) if n >= 2 && getp(&window[n - 2]) => {
-                            match window[n - 1] {
-                                Operator::I32Const { value } if value >= 0 => {
-                                    reads.push((value as u32, t))
-                                }
-                                _ => return None,
-                            }
+                if let Some(f) = frame_op(m, function_index) {
+                    let h = pending.pop()?;
+                    // The handle (and index) are exactly this call's arguments.
+                    if h.base + 1 + f.extra_args() != height {
+                        return None;
+                    }
+                    let index = match (f.extra_args(), h.index) {
+                        (0, None) => 0,
+                        (0, Some(_)) => return None,
+                        (_, Some((k_at, k))) if k >= 0 => {
+                            out.at.insert(k_at, Intrinsic::Elide);
+                            k as u32
                         }
                         _ => return None,
-                    }
-                    // The handle was consumed by this call.
-                    window.clear();
+                    };
+                    out.at.insert(h.at, Intrinsic::Elide);
+                    out.at
+                        .insert(at, Intrinsic::Access(FrameUse { op: f, index }));
+                    height = h.base + f.results();
                     continue;
                 }
             }
             _ => {}
         }
-        // Any other use of the handle: it must be the start of a pattern.
-        if let Some(Operator::LocalGet { local_index }) = window.last() {
-            if *local_index == p && !matches!(op, Operator::I32Const { .. }) {
+        // While a handle is pending, code may compute a `set_*`'s value above
+        // it, but must not touch it or its index.
+        if let Some(h) = pending.last() {
+            let (pops, pushes) = height_effect(m, &op)?;
+            let floor = h.base + 1 + h.index.is_some() as usize;
+            if height < floor + pops {
                 return None;
             }
+            height = height - pops + pushes;
         }
-        if window.len() >= 2 {
-            if let Operator::LocalGet { local_index } = window[window.len() - 2] {
-                if local_index == p {
-                    return None;
-                }
+    }
+    pending.is_empty().then_some(out)
+}
+
+/// [`frame_uses`] of a probe function that [`analyse`] inlines.
+pub fn frame_uses_if_inlinable(
+    store: &Store,
+    addr: FuncAddr,
+    p: u32,
+    cfg: &InlineConfig,
+) -> Option<FrameUses> {
+    analyse(store, addr, cfg, 0, &mut Vec::new(), &mut Needs::default()).ok()?;
+    frame_uses(store, addr, p)
+}
+
+/// Operands popped and pushed by a straight-line instruction of module `m`
+/// (`None` for control flow and anything else that is not plain computation).
+fn height_effect(m: &crate::module::Module, op: &Operator<'_>) -> Option<(usize, usize)> {
+    use monitor_abi::Category;
+    use Operator as O;
+    Some(match op {
+        O::Call { function_index } => {
+            let t = m.func_type(*function_index);
+            (t.params.len(), t.results.len())
+        }
+        O::Drop => (1, 0),
+        O::Select | O::TypedSelect { .. } => (3, 1),
+        O::LocalGet { .. } | O::GlobalGet { .. } => (0, 1),
+        O::LocalSet { .. } | O::GlobalSet { .. } => (1, 0),
+        O::LocalTee { .. } => (1, 1),
+        _ => match monitor_abi::opcode_of(op).category() {
+            Category::Numeric | Category::Memory => {
+                let e = monitor_abi::stack_effect(op, &monitor_abi::stack::NoContext)?;
+                (e.params.len(), e.results.len())
             }
-        }
-        window.push(op);
-        if window.len() > 2 {
-            window.remove(0);
-        }
-    }
-    if let Some(Operator::LocalGet { local_index }) = window.last() {
-        if *local_index == p {
-            return None;
-        }
-    }
-    Some(reads)
+            _ => return None,
+        },
+    })
 }

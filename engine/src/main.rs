@@ -212,9 +212,11 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
         .map_err(|e| Failure(status::LOAD, anyhow!("{}: {e}", cli.app.display())))?;
     // In the JIT, probes are woven into the app's code (calls to imports bound
     // to the monitor functions); frame accessors (other than direct reads in
-    // inlined probes) and dynamic probes need the interpreter, so with those the
-    // app runs there (monitors stay compiled).
+    // inlined probes: intrinsics) and dynamic probes need the interpreter, so
+    // with those the app runs there (monitors stay compiled).
     let mut app_tier = tier;
+    // Why a compiled tier runs the app in the interpreter (for `--metrics`).
+    let mut interpreted: Option<&str> = None;
     let inline_cfg = wizeng::inline::InlineConfig {
         enabled: match cli.inline.as_str() {
             "on" => true,
@@ -271,6 +273,10 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
                     // (a non-empty plan got here because it needs frames)
                     if dynamic || !plan.is_empty() {
                         app_tier = wizeng::Tier::Int;
+                        interpreted = Some(match dynamic {
+                            true => "a monitor inserts probes at run time",
+                            false => "probes access frames other than through intrinsics",
+                        });
                     }
                     Ok(orig)
                 }
@@ -312,6 +318,10 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             .map_err(fail(status::USAGE))?;
         return Ok(ExitCode::SUCCESS);
     }
+    // The app's unexported globals are its own (monitors' are not: woven code
+    // imports them): compiled code may keep them in the vmctx.
+    let mut module = module;
+    module.private_globals_in_vmctx = true;
     let module = Arc::new(module);
     let t_load = t0.elapsed();
 
@@ -394,7 +404,9 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             }
         }
         let t1 = std::time::Instant::now();
+        let c1 = thread_cpu_time();
         let r = store.invoke(func, &args);
+        let run_cpu = thread_cpu_time().saturating_sub(c1);
         if let Err(t) = &r {
             trap_site = wizeng::blockcount::BlockCounters::trap_site(t);
         }
@@ -406,6 +418,11 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
                 t_load.as_secs_f64() * 1e3,
                 store.jit_compile_time().as_secs_f64() * 1e3,
                 t1.elapsed().as_secs_f64() * 1e3
+            );
+            // On a shared machine, the run's CPU time varies less than its wall time.
+            eprintln!(
+                "wizeng: metrics: run cpu {:.3} ms",
+                run_cpu.as_secs_f64() * 1e3
             );
             if tier == wizeng::Tier::Dyn {
                 let (funcs, osr) = store.dyn_stats();
@@ -463,6 +480,9 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
                 "wizeng: metrics: probes attached at {} sites, {} calls",
                 m.stats.sites, m.stats.calls
             );
+            if let Some(why) = interpreted {
+                eprintln!("wizeng: metrics: application interpreted: {why}");
+            }
             if let Some(s) = &inline_stats {
                 let why: Vec<String> = s.reasons.iter().map(|(r, n)| format!("{n} {r}")).collect();
                 eprintln!(
@@ -483,6 +503,20 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
         }
     }
     result
+}
+
+/// CPU time of the calling thread (it runs the app in every tier).
+fn thread_cpu_time() -> std::time::Duration {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec for the duration of the call.
+    let r = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    if r != 0 {
+        return std::time::Duration::ZERO;
+    }
+    std::time::Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
 }
 
 fn exit_code(c: i32) -> ExitCode {

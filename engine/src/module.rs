@@ -182,6 +182,13 @@ pub struct Module {
     pub code: Vec<Arc<crate::interp::code::Compiled>>,
     /// For a woven module: where its code came from (original fids and pcs).
     pub origin: Option<crate::weave::Origin>,
+    /// Compiled tiers (but dyn) may keep the values of the globals this module
+    /// defines and does not export in its instance's vmctx, where the store
+    /// cannot see them (`jit::layout_of`; read them with `jit::global_slot`).
+    /// Only for a module whose unexported globals nothing else reaches by
+    /// address: the application, not a monitor (woven code imports a monitor's
+    /// globals, `--emit-woven` copies their values).
+    pub private_globals_in_vmctx: bool,
 }
 
 impl Module {
@@ -507,6 +514,7 @@ fn parse(
         name: None,
         code: Vec::new(),
         origin: None,
+        private_globals_in_vmctx: false,
     };
     let mut validator = Validator::new_with_features(features);
     let mut allocs = wasmparser::FuncValidatorAllocations::default();

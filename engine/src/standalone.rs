@@ -19,7 +19,10 @@
 //!   `rdtsc`, monitor ABI A6) implemented in Wasm on WASI `fd_write` /
 //!   `clock_time_get`, through a helper memory and a scratch area at address 0
 //!   of the app's memory 0 that is saved and restored around every call, so the
-//!   app never sees it; any other host import of a monitor stays an import;
+//!   app never sees it; `wizeng:frame_accessor` functions trap (probes that
+//!   take `frame` are only merged when the weave turned every use of the
+//!   handle into an intrinsic, so the only calls left get no frame, where the
+//!   engine traps too); any other host import of a monitor stays an import;
 //! - the entry export (`_start`, else `main`) wrapped: every monitor's
 //!   `wasm:begin` (in `--monitors` order), the app's entry, then the exit
 //!   hooks; the app's WASI `proc_exit` import wrapped to run the exit hooks
@@ -28,7 +31,8 @@
 //!   (export `wizeng:fold`, if the weave counted blocks), then every monitor's
 //!   `wasm:exit`.
 //!
-//! Not representable: probes that take `frame` and dynamic probes
+//! Not representable: probes that take `frame` other than through inlined
+//! intrinsics (`Plan::frames_need_interpreter`) and dynamic probes
 //! (`whamm:dyninstr`) need the engine, so they are an error; `wasm:exit`
 //! after a trap does not run (a module cannot catch its own traps).
 
@@ -101,7 +105,8 @@ pub fn emit(
             "a monitor imports whamm:dyninstr (probes inserted at run time need the engine)",
         ));
     }
-    if plan.uses_frames() {
+    // Inlined frame intrinsics need no engine; other frame uses do.
+    if plan.frames_need_interpreter(app, store, cfg) {
         return Err(unsupported(
             "probes that take `frame` need the engine's frame accessors",
         ));
@@ -231,10 +236,15 @@ enum Provided {
     Putc,
     Error,
     Rdtsc,
+    /// Any `wizeng:frame_accessor` function: a trap (there is no frame).
+    NoFrame,
 }
 
 impl Provided {
     fn of(module: &str, name: &str) -> Option<Provided> {
+        if module == monitor_abi::imports::MODULE_FRAME_ACCESSOR {
+            return Some(Provided::NoFrame);
+        }
         if module != monitor_abi::imports::MODULE_WIZENG {
             return None;
         }
@@ -248,7 +258,7 @@ impl Provided {
         })
     }
     fn writes(self) -> bool {
-        self != Provided::Rdtsc
+        !matches!(self, Provided::Rdtsc | Provided::NoFrame)
     }
 }
 
@@ -674,6 +684,10 @@ fn gen_provided(
                 .instruction(&I::I32Sub)
                 .instruction(&I::Call(emit.unwrap_or_default()));
         }
+        Provided::NoFrame => {
+            f = wasm_encoder::Function::new([]);
+            f.instruction(&I::Unreachable);
+        }
         Provided::Rdtsc => {
             // Monotonic nanoseconds from WASI, through the (saved) scratch area.
             f = wasm_encoder::Function::new([(1, W64)]);
@@ -1037,7 +1051,8 @@ pub fn merge(
             } else {
                 &mut shared
             };
-            let idx = match cache.get(p) {
+            // (frame accessors differ in type: one helper each)
+            let idx = match cache.get(p).filter(|_| *p != Provided::NoFrame) {
                 Some(i) => *i,
                 None => {
                     let ty = b.types.of(store.func_type(idata.funcs[i]))?;

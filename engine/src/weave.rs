@@ -40,6 +40,7 @@ use wasmparser::Operator;
 
 use crate::blockcount::{self, BlockCounters, Ev, FuncBlocks};
 use crate::error::LoadError;
+use crate::inline::{FrameOp, FrameUse, FrameUses, Intrinsic};
 use crate::instrument::{ArgSource, Instrumenter, ProbeCall, Site, When};
 use crate::module::Module;
 use crate::types::{FuncAddr, FuncType, ValType};
@@ -53,8 +54,61 @@ pub struct FuncPlan {
     pub entry: Vec<ProbeCall>,
     pub before: HashMap<u32, Vec<ProbeCall>>,
     pub after: HashMap<u32, Vec<ProbeCall>>,
-    /// Operand types (top first) at sites whose probes read operands.
-    pub stack_types: HashMap<(u32, bool), Vec<ValType>>,
+    /// The operand stack at sites whose probes read operands or take `frame`,
+    /// by (pc, after); the entry site is (0, false).
+    pub stacks: HashMap<(u32, bool), SiteStack>,
+}
+
+/// The operand stack of the probed frame at a site, from validation.
+#[derive(Clone, Debug, Default)]
+pub struct SiteStack {
+    /// Operand types, top first (up to the first unknown one).
+    pub types: Vec<ValType>,
+    /// Operand height of the frame: what `get_num_operands` returns there.
+    pub height: u32,
+    /// How many operands from the top the woven code at the site can pop and
+    /// push back (those of the innermost block it is in).
+    pub accessible: u32,
+}
+
+impl SiteStack {
+    fn at(site: &Site<'_, '_>, when: When) -> SiteStack {
+        let v = site.validator;
+        let types = (0..v.operand_stack_height())
+            .map_while(|d| {
+                v.get_operand_type(d as usize)
+                    .flatten()
+                    .map(ValType::from_wasmparser)
+            })
+            .collect();
+        let height = v.operand_stack_height();
+        let block = v.get_control_frame(0).map_or(0, |f| f.height as u32);
+        let mut accessible = height.saturating_sub(block);
+        // Probes at a `loop` are woven inside it (see `blockcount::layout`),
+        // where only the loop's params could be reached: none are used.
+        if when == When::Before && matches!(site.op, Some(Operator::Loop { .. })) {
+            accessible = 0;
+        }
+        SiteStack {
+            types,
+            height,
+            accessible,
+        }
+    }
+
+    /// Whether inlined code at this site can access the frame this way with
+    /// the ABI's semantics (else the accessor would trap, or its operand is out
+    /// of the woven code's reach).
+    fn allows(&self, u: FrameUse, local_types: &[ValType]) -> bool {
+        let i = u.index as usize;
+        match u.op {
+            FrameOp::Pc | FrameOp::Fid | FrameOp::NumLocals | FrameOp::NumOperands => true,
+            FrameOp::Local { ty, .. } => local_types.get(i) == Some(&ty),
+            FrameOp::Operand { ty, .. } => {
+                u.index < self.accessible && self.types.get(i) == Some(&ty)
+            }
+        }
+    }
 }
 
 /// The match result of a whole module, by function index.
@@ -69,61 +123,49 @@ impl Plan {
     }
     /// Whether some probe needs a materialised frame, so the app must run in
     /// the interpreter: it takes `frame` and is not inlined with every use of
-    /// the handle a direct read of a local (of the right type at every site
-    /// of that probe), the pc or the fid (`inline::frame_reads`).
+    /// the handle an intrinsic (`inline::frame_uses`) that is valid at every
+    /// site of that probe (locals and operands of the accessed type,
+    /// operands within the woven code's reach: `SiteStack::allows`).
     pub fn frames_need_interpreter(
         &self,
         m: &Module,
         store: &crate::store::Store,
         cfg: &crate::inline::InlineConfig,
     ) -> bool {
-        let mut ok: HashMap<(FuncAddr, u32), Option<Vec<(u32, ValType)>>> = HashMap::new();
-        let mut needs = |f: u32, c: &ProbeCall| -> bool {
+        let mut uses: HashMap<(FuncAddr, u32), Option<crate::inline::FrameUses>> = HashMap::new();
+        let mut needs = |f: u32, c: &ProbeCall, stack: Option<&SiteStack>| -> bool {
             let Some(p) = c.args.iter().position(|a| *a == ArgSource::Frame) else {
                 return false;
             };
             if !cfg.enabled || c.args.iter().filter(|a| **a == ArgSource::Frame).count() > 1 {
                 return true;
             }
-            let reads = ok.entry((c.func, p as u32)).or_insert_with(|| {
-                let inlinable = crate::inline::analyse(
-                    store,
-                    c.func,
-                    cfg,
-                    0,
-                    &mut Vec::new(),
-                    &mut Default::default(),
-                )
-                .is_ok();
-                inlinable
-                    .then(|| crate::inline::frame_reads(store, c.func, p as u32))
-                    .flatten()
+            let fu = uses.entry((c.func, p as u32)).or_insert_with(|| {
+                crate::inline::frame_uses_if_inlinable(store, c.func, p as u32, cfg)
             });
-            let Some(reads) = reads else { return true };
+            let (Some(fu), Some(stack)) = (fu, stack) else {
+                return true;
+            };
             let Some(code) = f
                 .checked_sub(m.num_imported_funcs)
                 .and_then(|d| m.code.get(d as usize))
             else {
                 return true;
             };
-            reads
-                .iter()
-                .any(|(k, t)| code.local_types.get(*k as usize) != Some(t))
+            !fu.uses().all(|u| stack.allows(u, &code.local_types))
         };
         self.funcs.iter().any(|(f, fp)| {
-            fp.entry
-                .iter()
-                .chain(fp.before.values().flatten())
-                .chain(fp.after.values().flatten())
-                .any(|c| needs(*f, c))
+            let site = |pc: u32, after: bool| fp.stacks.get(&(pc, after));
+            fp.entry.iter().any(|c| needs(*f, c, site(0, false)))
+                || fp
+                    .before
+                    .iter()
+                    .any(|(pc, cs)| cs.iter().any(|c| needs(*f, c, site(*pc, false))))
+                || fp
+                    .after
+                    .iter()
+                    .any(|(pc, cs)| cs.iter().any(|c| needs(*f, c, site(*pc, true))))
         })
-    }
-
-    pub fn uses_frames(&self) -> bool {
-        let calls = |v: &Vec<ProbeCall>| v.iter().any(|c| c.args.contains(&ArgSource::Frame));
-        self.funcs
-            .values()
-            .any(|f| calls(&f.entry) || f.before.values().any(calls) || f.after.values().any(calls))
     }
 }
 
@@ -149,19 +191,14 @@ impl Instrumenter for Recorder<'_> {
         let calls = self.inner.probes(when, site)?;
         if !calls.is_empty() {
             let fp = self.plan.funcs.entry(site.func_idx).or_default();
-            let needs_stack = calls
-                .iter()
-                .any(|c| c.args.iter().any(|a| matches!(a, ArgSource::Operand(_))));
+            let needs_stack = calls.iter().any(|c| {
+                c.args
+                    .iter()
+                    .any(|a| matches!(a, ArgSource::Operand(_) | ArgSource::Frame))
+            });
             if needs_stack {
-                let v = site.validator;
-                let types = (0..v.operand_stack_height())
-                    .map_while(|d| {
-                        v.get_operand_type(d as usize)
-                            .flatten()
-                            .map(ValType::from_wasmparser)
-                    })
-                    .collect();
-                fp.stack_types.insert((site.pc, when == When::After), types);
+                fp.stacks
+                    .insert((site.pc, when == When::After), SiteStack::at(site, when));
             }
             match when {
                 When::Entry => fp.entry.extend(calls.iter().cloned()),
@@ -309,6 +346,8 @@ struct Added {
     global_idx: HashMap<crate::types::GlobalAddr, u32>,
     /// Monitor functions inlined at probe sites.
     inline: std::collections::HashSet<FuncAddr>,
+    /// How inlined probe functions use their frame handle param, by (function, param).
+    frame_uses: HashMap<(FuncAddr, u32), FrameUses>,
     /// Type index of `[] -> results` for multi-value wrappers, by results.
     result_types: HashMap<Vec<ValType>, u32>,
 }
@@ -385,11 +424,18 @@ struct Body<'p> {
     site_pc: u32,
     /// The original index of the function being woven.
     site_fid: u32,
-    /// The frame-handle param of the probe function being inlined (depth 0).
-    frame_param: Option<u32>,
+    /// Params and locals of the function being woven (before any added).
+    num_locals: u32,
+    /// The operand height at the site being woven (`SiteStack::height`).
+    site_height: u32,
+    /// The scratch locals the site's top operands are saved in while its
+    /// probes run (top first).
+    saved: Vec<u32>,
+    /// How the probe function being inlined (depth 0) uses its frame handle.
+    frame_uses: Option<&'p FrameUses>,
 }
 
-impl Body<'_> {
+impl<'p> Body<'p> {
     fn ins(&mut self, i: &Instruction<'_>) {
         i.encode(&mut self.code);
     }
@@ -476,9 +522,20 @@ impl Body<'_> {
         let mut rt = RoundtripReencoder;
         let mut ops = mm.operators(func_idx);
         let mut d = 0u32;
+        let frame_uses = if depth == 0 { self.frame_uses } else { None };
+        let mut n = 0usize;
         while !ops.eof() {
             let off = ops.original_position();
             let op = ops.read().map_err(LoadError::from)?;
+            n += 1;
+            match frame_uses.and_then(|f| f.at.get(&(n - 1))) {
+                Some(Intrinsic::Elide) => continue,
+                Some(Intrinsic::Access(u)) => {
+                    self.frame_access(*u);
+                    continue;
+                }
+                None => {}
+            }
             let mpc = (off - mbody.range.start) as u32;
             let here = self.code.len() as u32;
             self.pcs.push((here, self.site_pc));
@@ -506,31 +563,6 @@ impl Body<'_> {
                     self.ins(&Instruction::End);
                 }
                 O::Return => self.ins(&Instruction::Br(d)),
-                O::LocalGet { local_index }
-                    if depth == 0 && Some(*local_index) == self.frame_param =>
-                {
-                    // `local.get frame; [i32.const K;] call get_*`: a direct read.
-                    use crate::inline::FrameRead;
-                    let mut k = None;
-                    let mut next = ops.read().map_err(LoadError::from)?;
-                    if let O::I32Const { value } = next {
-                        k = Some(value as u32);
-                        next = ops.read().map_err(LoadError::from)?;
-                    }
-                    let O::Call { function_index } = next else {
-                        return Err(err("frame handle used other than by a read"));
-                    };
-                    match (crate::inline::frame_read(&mm, function_index), k) {
-                        (Some(FrameRead::Pc), None) => {
-                            self.ins(&Instruction::I32Const(self.site_pc as i32))
-                        }
-                        (Some(FrameRead::Fid), None) => {
-                            self.ins(&Instruction::I32Const(self.site_fid as i32))
-                        }
-                        (Some(FrameRead::Local(_)), Some(k)) => self.ins(&Instruction::LocalGet(k)),
-                        _ => return Err(err("frame handle used other than by a read")),
-                    }
-                }
                 O::LocalGet { local_index } => {
                     self.ins(&Instruction::LocalGet(map[*local_index as usize]))
                 }
@@ -587,40 +619,64 @@ impl Body<'_> {
         Ok(())
     }
 
-    /// Calls for one site; `stack` are the operand types, top first.
-    fn probes(
-        &mut self,
-        calls: &[ProbeCall],
-        stack: Option<&Vec<ValType>>,
-    ) -> Result<(), LoadError> {
+    /// A frame accessor call of inlined code, as a direct access (see
+    /// `inline::frame_uses`; `Plan::frames_need_interpreter` checked it is
+    /// valid at this site).
+    fn frame_access(&mut self, u: FrameUse) {
+        let i = match u.op {
+            FrameOp::Pc => Instruction::I32Const(self.site_pc as i32),
+            FrameOp::Fid => Instruction::I32Const(self.site_fid as i32),
+            FrameOp::NumLocals => Instruction::I32Const(self.num_locals as i32),
+            FrameOp::NumOperands => Instruction::I32Const(self.site_height as i32),
+            FrameOp::Local { set: false, .. } => Instruction::LocalGet(u.index),
+            FrameOp::Local { set: true, .. } => Instruction::LocalSet(u.index),
+            FrameOp::Operand { set: false, .. } => {
+                Instruction::LocalGet(self.saved[u.index as usize])
+            }
+            FrameOp::Operand { set: true, .. } => {
+                Instruction::LocalSet(self.saved[u.index as usize])
+            }
+        };
+        self.ins(&i);
+    }
+
+    /// The frame uses of call `c` if it is inlined and takes `frame`.
+    fn frame_uses_of(&self, c: &ProbeCall) -> Option<&'p FrameUses> {
+        let p = c.args.iter().position(|a| *a == ArgSource::Frame)?;
+        self.added.frame_uses.get(&(c.func, p as u32))
+    }
+
+    /// Calls for one site. The top operands the probes read (`argN`, or
+    /// operand accesses of inlined code) are saved in scratch locals first
+    /// and pushed back after the last probe, so probes see what earlier ones
+    /// wrote with `set_operand_T`, as in the interpreter.
+    fn probes(&mut self, calls: &[ProbeCall], stack: Option<&SiteStack>) -> Result<(), LoadError> {
         if calls.is_empty() {
             return Ok(());
         }
         let depth = calls
             .iter()
-            .flat_map(|c| c.args.iter())
-            .filter_map(|a| {
-                if let ArgSource::Operand(n) = a {
-                    Some(*n + 1)
-                } else {
-                    None
-                }
+            .flat_map(|c| {
+                let args = c.args.iter().filter_map(|a| match a {
+                    ArgSource::Operand(n) => Some(*n + 1),
+                    _ => None,
+                });
+                args.chain(self.frame_uses_of(c).map(|f| f.operand_depth()))
             })
             .max()
             .unwrap_or(0);
-        let mut saved = Vec::new();
+        self.saved.clear();
+        self.site_height = stack.map_or(0, |s| s.height);
         if depth > 0 {
             let stack = stack.ok_or_else(|| err("operand types unknown at a probe site"))?;
             for k in 0..depth {
                 let t = *stack
+                    .types
                     .get(k as usize)
                     .ok_or_else(|| err("operand below the frame's stack"))?;
                 let l = self.scratch(t, k);
-                saved.push(l);
+                self.saved.push(l);
                 self.ins(&Instruction::LocalSet(l));
-            }
-            for k in (0..depth).rev() {
-                self.ins(&Instruction::LocalGet(saved[k as usize]));
             }
         }
         for c in calls {
@@ -633,11 +689,13 @@ impl Body<'_> {
                         ValType::F64 => self.ins(&Instruction::F64Const(f64::from_bits(*v))),
                         _ => return Err(err(format!("cannot pass a constant of type {t}"))),
                     },
-                    ArgSource::Operand(n) => self.ins(&Instruction::LocalGet(saved[*n as usize])),
+                    ArgSource::Operand(n) => {
+                        self.ins(&Instruction::LocalGet(self.saved[*n as usize]))
+                    }
                     ArgSource::Local(n) => self.ins(&Instruction::LocalGet(*n)),
-                    // Inlined, every use of the handle is a direct read
+                    // Inlined, every use of the handle is an intrinsic
                     // (`Plan::frames_need_interpreter`): no frame is materialised.
-                    ArgSource::Frame if self.added.inline.contains(&c.func) => {
+                    ArgSource::Frame if self.frame_uses_of(c).is_some() => {
                         self.ins(&Instruction::RefNull(wasm_encoder::HeapType::Abstract {
                             shared: false,
                             ty: wasm_encoder::AbstractHeapType::Extern,
@@ -651,10 +709,9 @@ impl Body<'_> {
                 }
             }
             if self.added.inline.contains(&c.func) {
-                let frame = c.args.iter().position(|a| *a == ArgSource::Frame);
-                self.frame_param = frame.map(|p| p as u32);
+                self.frame_uses = self.frame_uses_of(c);
                 let r = self.inline(c.func, 0, &c.origin, true);
-                self.frame_param = None;
+                self.frame_uses = None;
                 r?;
             } else {
                 let idx = self.added.func_idx[&c.func];
@@ -666,6 +723,9 @@ impl Body<'_> {
                     self.ins(&Instruction::Drop);
                 }
             }
+        }
+        for k in (0..self.saved.len()).rev() {
+            self.ins(&Instruction::LocalGet(self.saved[k]));
         }
         Ok(())
     }
@@ -740,6 +800,18 @@ pub fn weave(
             Err(reason) => {
                 call_targets.push(*t);
                 why.insert(*t, reason);
+            }
+        }
+    }
+    // Inlined probes that take `frame` access it through intrinsics.
+    let mut frame_uses = HashMap::new();
+    for (_, _, c) in &site_calls {
+        let Some(p) = c.args.iter().position(|a| *a == ArgSource::Frame) else {
+            continue;
+        };
+        if inline.contains(&c.func) && !frame_uses.contains_key(&(c.func, p as u32)) {
+            if let Some(u) = crate::inline::frame_uses(store, c.func, p as u32) {
+                frame_uses.insert((c.func, p as u32), u);
             }
         }
     }
@@ -851,6 +923,7 @@ pub fn weave(
             .map(|(j, a)| (*a, n_global_imports + j as u32))
             .collect(),
         inline,
+        frame_uses,
         result_types,
     };
     if !counters.blocks.is_empty() {
@@ -1058,7 +1131,10 @@ pub fn weave(
                     inlined: Vec::new(),
                     site_pc: 0,
                     site_fid: idx,
-                    frame_param: None,
+                    num_locals: (fty.params.len() + fb.locals.len()) as u32,
+                    site_height: 0,
+                    saved: Vec::new(),
+                    frame_uses: None,
                 };
                 let fp = plan.funcs.get(&idx);
                 let no_blocks = FuncBlocks::default();
@@ -1085,9 +1161,8 @@ pub fn weave(
                             if let Some(c) = calls {
                                 if !fblocks.folded.contains(&blockcount::key(pc, when)) {
                                     b.pcs.push((b.code.len() as u32, pc));
-                                    let stack = fp.and_then(|f| {
-                                        f.stack_types.get(&(pc, when == When::After))
-                                    });
+                                    let stack =
+                                        fp.and_then(|f| f.stacks.get(&(pc, when == When::After)));
                                     b.probes(c, stack)?;
                                 }
                             }

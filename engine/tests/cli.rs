@@ -376,25 +376,70 @@ fn osr_matches_interpreter() {
     assert!(failed.is_empty(), "OSR cases differ: {failed:?}");
 }
 
-/// Frame reads with constant indices in an inlined probe become direct reads:
-/// the JIT inlines the `frame` probe of `tests/monitors/frame_inlined` (its
-/// output is compared with the interpreter's by `monitor_cases`).
+/// `--mode=jit --metrics` output of monitor case `name` (its args as in `monitor_cases`).
+fn jit_metrics(name: &str) -> String {
+    let dir = repo_root().join("tests/monitors").join(name);
+    let mut args: Vec<String> = vec!["--mode=jit".into(), "--metrics".into()];
+    match std::fs::read_to_string(dir.join("args")) {
+        Ok(a) => args.extend(a.split_whitespace().map(String::from)),
+        Err(_) => args.extend(["--monitors=monitor.wat".into(), "../app.wat".into()]),
+    }
+    run_wizeng(&dir, &args)
+}
+
+/// Frame accessor calls with constant indices in an inlined probe are
+/// intrinsics: the JIT inlines these cases' `frame` probes and compiles the
+/// app (their output is compared with the interpreter's by `monitor_cases`);
+/// `frame_write` also has block counters between the frame probes' sites.
+/// Any other frame use keeps the app in the interpreter.
 #[test]
-fn frame_probe_is_inlined() {
-    let dir = repo_root().join("tests/monitors/frame_inlined");
-    let out = run_wizeng(
-        &dir,
-        &[
-            "--mode=jit".into(),
-            "--metrics".into(),
-            "--monitors=monitor.wat".into(),
-            "../app.wat".into(),
-        ],
-    );
+fn frame_probes_are_inlined() {
+    const FALLBACK: &str =
+        "application interpreted: probes access frames other than through intrinsics";
+    for (name, calls) in [
+        ("frame_inlined", 2),
+        ("frame_write", 14),
+        ("frame_heights", 97),
+        ("frame_operand_order", 5),
+    ] {
+        let out = jit_metrics(name);
+        assert!(
+            out.contains(&format!("probe calls inlined {calls}, called 0"))
+                && !out.contains(FALLBACK),
+            "{name}: frame probes not inlined:\n{out}"
+        );
+    }
+    let out = jit_metrics("frame_write");
     assert!(
-        out.contains("probe calls inlined 2, called 0"),
-        "frame probe not inlined:\n{out}"
+        out.contains("block counters ") && !out.contains("block counters 0,"),
+        "frame_write: no block counters:\n{out}"
     );
+    // A type mismatch at one site, an index that is not a constant, an
+    // operand out of range at one site, frame handles passed on.
+    for name in [
+        "frame_mismatch",
+        "frame_dynamic_index",
+        "frame_operand_range",
+        "frame_param",
+    ] {
+        let out = jit_metrics(name);
+        assert!(
+            out.contains(FALLBACK) && !out.contains("probe calls inlined"),
+            "{name}: the app should run in the interpreter:\n{out}"
+        );
+    }
+}
+
+/// Cases run with `--inline=off` (`NAME_off`) must print what the inlined
+/// `NAME` prints.
+#[test]
+fn inline_off_cases_match() {
+    let root = repo_root().join("tests/monitors");
+    for name in ["frame_write", "frame_heights", "inline_counters"] {
+        let on = std::fs::read_to_string(root.join(name).join("expected.out")).unwrap();
+        let off = std::fs::read_to_string(root.join(format!("{name}_off/expected.out"))).unwrap();
+        assert_eq!(on, off, "{name} vs {name}_off");
+    }
 }
 
 /// `tests/interp/fused.wat`: every export gives the same output (results, or

@@ -387,6 +387,13 @@ impl FuncEnvironment for Env<'_> {
     ) -> WasmResult<GlobalVariable> {
         let i = index.as_u32();
         let ty = clif_type(self.module.global_type(i).ty);
+        if self.layout.is_inline_global(i) {
+            return Ok(GlobalVariable::Memory {
+                gv: Self::vmctx(func),
+                offset: Offset32::new(self.layout.global(i)),
+                ty,
+            });
+        }
         let gv = Self::vmctx_ptr(func, self.layout.global(i));
         Ok(GlobalVariable::Memory {
             gv,
@@ -401,18 +408,14 @@ impl FuncEnvironment for Env<'_> {
 
     fn make_heap(&mut self, func: &mut ir::Function, index: MemoryIndex) -> WasmResult<Heap> {
         let i = index.as_u32();
-        let mem = Self::vmctx_ptr(func, self.layout.memory(i));
         // Memories never move (a reservation with guard pages, see
-        // linear_memory.rs): the base is readonly, and accesses need no bounds
-        // check: out-of-bounds ones fault in the guard region and trap.
-        let base = func.create_global_value(ir::GlobalValueData::Load {
-            base: mem,
-            offset: Offset32::new(0),
-            global_type: I64,
-            flags: MemFlags::trusted().with_readonly(),
-        });
+        // linear_memory.rs): the base is a readonly vmctx slot, and accesses
+        // need no bounds check: out-of-bounds ones fault in the guard region
+        // and trap.
+        let base = Self::vmctx_ptr(func, self.layout.memory_base(i));
         let ty = memory_type(self.module, i);
         let style = if self.bounds_checks {
+            let mem = Self::vmctx_ptr(func, self.layout.memory(i));
             let bound = func.create_global_value(ir::GlobalValueData::Load {
                 base: mem,
                 offset: Offset32::new(8),

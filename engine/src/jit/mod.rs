@@ -179,33 +179,73 @@ fn build_isa() -> Result<cranelift_codegen::isa::OwnedTargetIsa, String> {
         .map_err(|e| e.to_string())
 }
 
-fn layout_of(m: &Module) -> VmLayout {
+/// The vmctx layout of `m`. With `inline_globals` (every tier but dyn, where
+/// the interpreter shares the instance's globals through the store) and
+/// `Module::private_globals_in_vmctx`, the module's own globals that it does
+/// not export live in the vmctx: nothing but its compiled code can name them
+/// (initialisers and segment offsets, evaluated by the store, run before any
+/// of that code).
+fn layout_of(m: &Module, inline_globals: bool) -> VmLayout {
     let n_globals = m.num_imported_globals as usize + m.globals.len();
     let n_tables = m.num_imported_tables as usize + m.tables.len();
     let n_mems = m.num_imported_memories as usize + m.memories.len();
-    VmLayout::new(
+    let mut l = VmLayout::new(
         m.types.len(),
         n_mems,
         n_globals,
         n_tables,
         m.num_funcs() as usize,
-    )
+    );
+    if inline_globals && m.private_globals_in_vmctx {
+        for i in m.num_imported_globals as usize..n_globals {
+            l.inline_globals[i] = true;
+        }
+        for e in &m.exports {
+            if e.kind == crate::types::ExternKind::Global {
+                l.inline_globals[e.index as usize] = false;
+            }
+        }
+    }
+    l
+}
+
+/// Whether compiled code of a store in `tier` keeps unexported globals in
+/// the vmctx (`layout_of`).
+fn inline_globals(tier: crate::store::Tier) -> bool {
+    tier != crate::store::Tier::Dyn
+}
+
+/// The current value of global `idx` of JIT-prepared instance `inst` (the
+/// vmctx holds it when the layout inlines it, else the store).
+pub(crate) fn global_slot(store: &Store, inst: InstanceId, idx: u32) -> u64 {
+    let idata = store.instance(inst);
+    if let (Some(code), Some(vmctx)) = (idata.jit_code.as_ref(), idata.vmctx.as_ref()) {
+        if code.layout.is_inline_global(idx) {
+            return vmctx[code.layout.global(idx) as usize / 8];
+        }
+    }
+    store.globals[idata.globals[idx as usize].0 as usize].value
 }
 
 /// Compile every function of a module (`only: None`), or just function
 /// `only` (lazy tier: it then calls every function through the vmctx).
 /// Trampolines for every type come with the whole-module compile, and with
 /// `only: Some(u32::MAX)` (trampolines alone).
-pub fn compile(m: &Module, only: Option<u32>) -> Result<JitCode, String> {
-    compile_with(m, only, None)
+pub fn compile(m: &Module, only: Option<u32>, inline_globals: bool) -> Result<JitCode, String> {
+    compile_with(m, only, None, inline_globals)
 }
 
 /// Compile function `func_idx` entered at its loop at `loop_pc` (dyn tier OSR).
 pub fn compile_osr(m: &Module, func_idx: u32, loop_pc: u32) -> Result<JitCode, String> {
-    compile_with(m, Some(func_idx), Some(loop_pc))
+    compile_with(m, Some(func_idx), Some(loop_pc), false)
 }
 
-fn compile_with(m: &Module, only: Option<u32>, osr_at: Option<u32>) -> Result<JitCode, String> {
+fn compile_with(
+    m: &Module,
+    only: Option<u32>,
+    osr_at: Option<u32>,
+    inline_globals: bool,
+) -> Result<JitCode, String> {
     let t0 = std::time::Instant::now();
     let isa = isa()?;
     let config = isa.frontend_config();
@@ -213,7 +253,7 @@ fn compile_with(m: &Module, only: Option<u32>, osr_at: Option<u32>) -> Result<Ji
         isa,
         cranelift_module::default_libcall_names(),
     ));
-    let layout = layout_of(m);
+    let layout = layout_of(m, inline_globals);
     let mut ids = Vec::with_capacity(m.bodies.len());
     let mut single: Option<FuncId> = None;
     match only {
@@ -731,18 +771,23 @@ fn entry_trampoline(
     Ok(out)
 }
 
+/// Code per (module, tier): the tier decides whole-module or lazy code, and the layout.
+type CachedCode = (std::sync::Weak<Module>, crate::store::Tier, Rc<JitCode>);
+
 thread_local! {
-    static CODE_CACHE: RefCell<Vec<(std::sync::Weak<Module>, Rc<JitCode>)>> = const { RefCell::new(Vec::new()) };
+    static CODE_CACHE: RefCell<Vec<CachedCode>> = const { RefCell::new(Vec::new()) };
 }
 
 fn code_for(store: &Store, inst: InstanceId) -> Result<Rc<JitCode>, String> {
     let m = store.instance(inst).module.clone();
     if let Some(c) = CODE_CACHE.with(|cc| {
         let mut cc = cc.borrow_mut();
-        cc.retain(|(w, _)| w.strong_count() > 0);
+        cc.retain(|(w, _, _)| w.strong_count() > 0);
         cc.iter()
-            .find(|(w, _)| std::ptr::eq(w.as_ptr(), std::sync::Arc::as_ptr(&m)))
-            .map(|(_, c)| c.clone())
+            .find(|(w, t, _)| {
+                std::ptr::eq(w.as_ptr(), std::sync::Arc::as_ptr(&m)) && *t == store.config.tier
+            })
+            .map(|(_, _, c)| c.clone())
     }) {
         return Ok(c);
     }
@@ -750,10 +795,18 @@ fn code_for(store: &Store, inst: InstanceId) -> Result<Rc<JitCode>, String> {
         store.config.tier,
         crate::store::Tier::Lazy | crate::store::Tier::Dyn
     );
-    let code = Rc::new(compile(&m, if lazy { Some(u32::MAX) } else { None })?);
+    let inline = inline_globals(store.config.tier);
+    let code = Rc::new(compile(
+        &m,
+        if lazy { Some(u32::MAX) } else { None },
+        inline,
+    )?);
     CODE_CACHE.with(|cc| {
-        cc.borrow_mut()
-            .push((std::sync::Arc::downgrade(&m), code.clone()))
+        cc.borrow_mut().push((
+            std::sync::Arc::downgrade(&m),
+            store.config.tier,
+            code.clone(),
+        ))
     });
     Ok(code)
 }
@@ -783,12 +836,17 @@ pub(crate) fn prepare_instance(store: &mut Store, id: InstanceId) -> Result<(), 
         vmctx[l.type_id(i as u32) as usize / 8] = *t as u64;
     }
     for (i, a) in inst.memories.iter().enumerate() {
-        vmctx[l.memory(i as u32) as usize / 8] =
-            &*store.memories[a.0 as usize].vm as *const vm::VMMemory as u64;
+        let vm = &*store.memories[a.0 as usize].vm;
+        vmctx[l.memory(i as u32) as usize / 8] = vm as *const vm::VMMemory as u64;
+        vmctx[l.memory_base(i as u32) as usize / 8] = vm.base as u64;
     }
     for (i, a) in inst.globals.iter().enumerate() {
-        vmctx[l.global(i as u32) as usize / 8] =
-            &store.globals[a.0 as usize].value as *const u64 as u64;
+        let g = &store.globals[a.0 as usize];
+        vmctx[l.global(i as u32) as usize / 8] = if l.is_inline_global(i as u32) {
+            g.value
+        } else {
+            &g.value as *const u64 as u64
+        };
     }
     for (i, a) in inst.tables.iter().enumerate() {
         vmctx[l.table(i as u32) as usize / 8] =
@@ -906,7 +964,9 @@ fn compile_lazily(store: &mut Store, func: FuncAddr) -> Result<(), String> {
         .map(|c| c.layout.clone())
         .ok_or("instance has no JIT code")?;
     let m = idata.module.clone();
-    let code = compile(&m, Some(func_idx))?;
+    // The instance's layout, whatever the store's tier is now (a woven app in
+    // dyn switches it to lazy after the monitors were prepared).
+    let code = compile(&m, Some(func_idx), layout.inline_globals.contains(&true))?;
     store.jit.compile_time += code.compile_time;
     store.jit.profiling.announce(&code.infos);
     let p = code.funcs[0];

@@ -9,7 +9,9 @@
 //! 16  instance index
 //! 24  types[n]            module type index -> store type id
 //! ..  memories[n]         *mut VMMemory
-//! ..  globals[n]          *mut u64 (the global's storage)
+//! ..  memory_bases[n]     *mut u8 (the memory's base: it never moves)
+//! ..  globals[n]          *mut u64 (the global's storage), or for a global
+//!                         `VmLayout::inline_globals` marks, its value itself
 //! ..  tables[n]           *mut VMTable
 //! ..  funcs[n] x 3        (store func address, code pointer, callee vmctx)
 //! ```
@@ -66,10 +68,17 @@ pub const STORE_CTX_OSR_LOCALS: i32 = 24;
 pub struct VmLayout {
     pub types: u32,
     pub memories: u32,
+    pub memory_bases: u32,
     pub globals: u32,
     pub tables: u32,
     pub funcs: u32,
     pub size_slots: usize,
+    /// Per global index: its value lives in its vmctx slot (one load or store
+    /// from JIT code, as a Wasmtime vmctx global) instead of behind a pointer
+    /// to the store's `GlobalInst`. Only globals no one but this instance's
+    /// compiled code can reach (see `jit::layout_of`); the store's copy keeps
+    /// the initial value, [`crate::jit::global_slot`] reads the live one.
+    pub inline_globals: Vec<bool>,
 }
 
 pub const STORE_CTX: i32 = 0;
@@ -85,21 +94,36 @@ impl VmLayout {
     ) -> VmLayout {
         let types = 24;
         let memories = types + 8 * n_types as u32;
-        let globals = memories + 8 * n_mems as u32;
+        let memory_bases = memories + 8 * n_mems as u32;
+        let globals = memory_bases + 8 * n_mems as u32;
         let tables = globals + 8 * n_globals as u32;
         let funcs = tables + 8 * n_tables as u32;
         let size_slots = (funcs as usize + 24 * n_funcs) / 8;
         VmLayout {
             types,
             memories,
+            memory_bases,
             globals,
             tables,
             funcs,
             size_slots,
+            inline_globals: vec![false; n_globals],
         }
     }
     pub fn memory(&self, i: u32) -> i32 {
         (self.memories + 8 * i) as i32
+    }
+    /// Memory i's base address, a copy of its `VMMemory::base`: a linear
+    /// memory's reservation never moves (`linear_memory.rs`), so JIT code
+    /// loads it with one readonly load instead of two.
+    pub fn memory_base(&self, i: u32) -> i32 {
+        (self.memory_bases + 8 * i) as i32
+    }
+    pub fn is_inline_global(&self, i: u32) -> bool {
+        self.inline_globals
+            .get(i as usize)
+            .copied()
+            .unwrap_or(false)
     }
     pub fn global(&self, i: u32) -> i32 {
         (self.globals + 8 * i) as i32
