@@ -28,7 +28,7 @@ const MAX_REENTRY: usize = 256;
 /// alive by its instance, and no instance is dropped while its store runs
 /// code. So the pointee outlives every `CodeRef` made during an execution.
 #[derive(Clone, Copy)]
-struct CodeRef(*const Compiled);
+pub(super) struct CodeRef(pub(super) *const Compiled);
 
 impl CodeRef {
     fn of(code: &Arc<Compiled>) -> CodeRef {
@@ -54,13 +54,17 @@ impl std::ops::Deref for CodeRef {
     }
 }
 
-struct Frame {
-    code: CodeRef,
-    ip: usize,
-    fp: Slot,
-    inst: usize,
+/// A suspended caller. `Copy`: `hot.rs` pushes and pops frames in the
+/// `Vec`'s buffer directly (`Regs::frames`).
+#[derive(Clone, Copy)]
+pub(super) struct Frame {
+    pub(super) code: CodeRef,
+    /// Index of the op to resume at.
+    pub(super) ip: usize,
+    pub(super) fp: Slot,
+    pub(super) inst: usize,
     /// Activation serial (frame accessor identity).
-    serial: u32,
+    pub(super) serial: u32,
 }
 
 pub(crate) fn invoke(store: &mut Store, f: FuncAddr, args: &[Value]) -> Result<Vec<Value>, Trap> {
@@ -431,6 +435,16 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                 trap: 0,
                 tos: 0,
                 dyn_threshold: store.config.dyn_threshold,
+                code: code.0,
+                frames: frames.as_mut_ptr(),
+                nframes: frames.len(),
+                max_frames: frames.capacity().min(max_depth),
+                serial,
+                last_serial: store.last_serial,
+                inst,
+                hot_calls: store.config.tier == crate::store::Tier::Int,
+                mod_code: store.instances[inst].module.code.as_ptr(),
+                num_imported: store.instances[inst].module.num_imported_funcs,
             };
             // SAFETY: `regs` satisfies the invariants at `Regs`: ip/ops/br_tables are
             // `code`'s, the value stack bounds are `execute`'s (invariant at `sb`), the
@@ -438,6 +452,15 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
             let exit = unsafe { hot::run(&mut regs, std::ptr::addr_of_mut!(op).cast_const()) };
             ip = regs.ip;
             sp = regs.sp;
+            // Calls and returns within the instance may have run in `hot.rs`.
+            fp = regs.fp;
+            code = CodeRef(regs.code);
+            ops = regs.ops;
+            serial = regs.serial;
+            store.last_serial = regs.last_serial;
+            // SAFETY: `hot.rs` wrote frames `..nframes` in the buffer (within its
+            // capacity, `max_frames`); `Frame` is `Copy`.
+            unsafe { frames.set_len(regs.nframes) };
             op = match exit {
                 // SAFETY: `p` is `&op` or points into `code.ops` (see `Exit::Cold`).
                 Exit::Cold(p) => unsafe { *p },
@@ -579,10 +602,15 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                             if t.exit_code().is_some() {
                                 break 'exec Err(t);
                             }
-                            let at =
-                                trap_at(store, &*code, ip_index!() - 1, inst, TrapKind::Unreachable)
-                                    .site
-                                    .expect("site");
+                            let at = trap_at(
+                                store,
+                                &*code,
+                                ip_index!() - 1,
+                                inst,
+                                TrapKind::Unreachable,
+                            )
+                            .site
+                            .expect("site");
                             let msg = format!(
                                 "dynamic probe {} trapped: {t} (probe at {} (func {}) pc 0x{:x})",
                                 p.id, at.func_name, at.func, at.pc
@@ -651,10 +679,15 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                             if t.exit_code().is_some() {
                                 break 'exec Err(t);
                             }
-                            let at =
-                                trap_at(store, &*code, ip_index!() - 1, inst, TrapKind::Unreachable)
-                                    .site
-                                    .expect("site");
+                            let at = trap_at(
+                                store,
+                                &*code,
+                                ip_index!() - 1,
+                                inst,
+                                TrapKind::Unreachable,
+                            )
+                            .site
+                            .expect("site");
                             let msg = format!(
                                 "{} trapped: {t} (probe at {} (func {}) pc 0x{:x})",
                                 call.origin, at.func_name, at.func, at.pc

@@ -7,6 +7,7 @@
 //! [`Exit`]; `exec.rs` handles it and re-enters.
 
 use super::code::*;
+use super::exec::{CodeRef, Frame};
 use crate::error::TrapKind;
 use crate::store::{GlobalInst, MemoryInst};
 use crate::types::{GlobalAddr, MemAddr};
@@ -88,6 +89,25 @@ pub(super) struct Regs {
     /// The op to run next when a handler returns [`CONTINUE`].
     #[cfg_attr(wizeng_tail_calls, allow(dead_code))]
     pub(super) next: *const Op,
+    /// The current function's code (`ops`/`br_tables` are its).
+    pub(super) code: *const Compiled,
+    /// `exec.rs`'s frame stack: `nframes` frames in a buffer with room for
+    /// `max_frames` (at most the call depth limit). Calls and returns within
+    /// the instance push and pop here; anything else goes to `exec.rs`.
+    pub(super) frames: *mut Frame,
+    pub(super) nframes: usize,
+    pub(super) max_frames: usize,
+    /// The running activation's serial and the store's last one.
+    pub(super) serial: u32,
+    pub(super) last_serial: u32,
+    pub(super) inst: usize,
+    /// Calls between the instance's own functions run here (the interpreter
+    /// tier: elsewhere a callee may have compiled code).
+    pub(super) hot_calls: bool,
+    /// The instance's module's code, by defined-function index, and its number
+    /// of imported functions.
+    pub(super) mod_code: *const std::sync::Arc<Compiled>,
+    pub(super) num_imported: u32,
     /// `Config::dyn_threshold`: a `LoopHead` reaching it goes to `exec.rs`.
     pub(super) dyn_threshold: u32,
     /// The top operand when a handler returns [`CONTINUE`].
@@ -372,7 +392,7 @@ unsafe extern "C" fn h_cold(
     opp: *const Op,
     ip: Ip,
     sp: Slot,
-    _fp: Slot,
+    fp: Slot,
     tos: u64,
 ) -> Done {
     // Spill the top operand: `exec.rs` sees the whole stack in memory.
@@ -380,6 +400,7 @@ unsafe extern "C" fn h_cold(
     unsafe { *(sp - 1).0 = tos };
     r.ip = ip;
     r.sp = sp;
+    r.fp = fp;
     opp
 }
 
@@ -423,7 +444,7 @@ macro_rules! handler_fn {
 }
 
 handlers! {
-    sig: (r: &mut Regs, opp: *const Op, mut ip: Ip, mut sp: Slot, fp: Slot, mut tos: u64),
+    sig: (r: &mut Regs, opp: *const Op, mut ip: Ip, mut sp: Slot, mut fp: Slot, mut tos: u64),
     op: op,
     prelude: {
         // SAFETY: `opp` is the op being dispatched (valid for this call).
@@ -433,13 +454,27 @@ handlers! {
         let slen = r.slen;
         let mem_base = r.mem_base;
         let mem_len = r.mem_len;
-    macro_rules! trap {
-        ($kind:expr) => {{
+    // Hand the state back to `exec.rs` (the top operand spilled).
+    macro_rules! leave {
+        () => {{
             mem_wr!(sp - 1, tos);
             r.ip = ip;
             r.sp = sp;
+            r.fp = fp;
+        }};
+    }
+    macro_rules! trap {
+        ($kind:expr) => {{
+            leave!();
             r.trap = trap_code($kind);
             return std::ptr::null();
+        }};
+    }
+    // `exec.rs` runs this op.
+    macro_rules! cold {
+        () => {{
+            leave!();
+            return opp;
         }};
     }
     // Slot access: the top operand (`sp - 1`) is `tos`; everything else is
@@ -710,6 +745,7 @@ handlers! {
             r.next = next;
             r.ip = ip;
             r.sp = sp;
+            r.fp = fp;
             r.tos = tos;
             return CONTINUE;
         }
@@ -1874,14 +1910,89 @@ handlers! {
     // threshold is `exec.rs`'s (it counts it and enters compiled code).
     h_LoopHead: Op::LoopHead(n) => {
                 if n.wrapping_add(1) == r.dyn_threshold {
-                    mem_wr!(sp - 1, tos);
-                    r.ip = ip;
-                    r.sp = sp;
-                    return opp;
+                    cold!();
                 }
                 // SAFETY: `opp` is this op (in `code.ops`, or a dynamic probe's
                 // copy of it); nothing else reads it while the handler runs.
                 unsafe { *(opp as *mut Op) = Op::LoopHead(n.wrapping_add(1)) };
+            },
+    // A call of one of the instance's own functions: push the caller's frame
+    // here (as `exec.rs`'s `do_call!` does); anything else goes to `exec.rs`.
+    h_Call: Op::Call(f) => {
+                if !r.hot_calls || f < r.num_imported || r.nframes >= r.max_frames {
+                    cold!();
+                }
+                // SAFETY: `f` is a validated function index of the module, and
+                // defined functions have code; the `Arc` outlives this call
+                // (invariant at `CodeRef`).
+                let callee: &Compiled = unsafe { &**r.mod_code.add((f - r.num_imported) as usize) };
+                let np = callee.num_params as usize;
+                let new_fp = sp - np;
+                let new_sp = new_fp + callee.operand_base();
+                if (new_sp - base) + callee.max_height as usize > slen {
+                    // `exec.rs` reports the exhausted stack.
+                    cold!();
+                }
+                // The arguments become the callee's first locals.
+                mem_wr!(sp - 1, tos);
+                let mut p = new_fp + np;
+                while p != new_sp {
+                    // SAFETY: below `new_sp + max_height <= slen` (checked above).
+                    mem_wr!(p, 0);
+                    p += 1;
+                }
+                // SAFETY: `nframes < max_frames <= capacity` of the frame buffer.
+                unsafe {
+                    r.frames.add(r.nframes).write(Frame {
+                        code: CodeRef(r.code),
+                        ip: (ip as usize - ops as usize) / std::mem::size_of::<Op>(),
+                        fp,
+                        inst: r.inst,
+                        serial: r.serial,
+                    })
+                };
+                r.nframes += 1;
+                r.last_serial = r.last_serial.wrapping_add(1);
+                r.serial = r.last_serial;
+                r.code = callee;
+                r.ops = callee.ops.as_ptr();
+                r.br_tables = callee.br_tables.as_ptr();
+                ip = r.ops;
+                fp = new_fp;
+                sp = new_sp;
+                tos = 0;
+            },
+    // A return to a caller of the same instance, whose frame is here.
+    h_Return: Op::Return => {
+                if r.nframes == 0 {
+                    cold!();
+                }
+                // SAFETY: frames `..nframes` are initialised.
+                let fr: Frame = unsafe { *r.frames.add(r.nframes - 1) };
+                if fr.inst != r.inst {
+                    cold!();
+                }
+                // SAFETY: `r.code` is the running function's code (invariant at `CodeRef`).
+                let n = unsafe { (*r.code).num_results } as usize;
+                if n == 1 {
+                    // The result is `tos`.
+                    sp = fp + 1;
+                } else {
+                    mem_wr!(sp - 1, tos);
+                    if n > 1 && fp != sp - n {
+                        copy_slots!(sp - n, fp, n);
+                    }
+                    sp = fp + n;
+                    tos = mem_rd!(sp - 1);
+                }
+                r.nframes -= 1;
+                let code: &Compiled = &fr.code;
+                r.code = code;
+                r.ops = code.ops.as_ptr();
+                r.br_tables = code.br_tables.as_ptr();
+                r.serial = fr.serial;
+                ip = r.ops.wrapping_add(fr.ip);
+                fp = fr.fp;
             },
     h_IncJmpNe: Op::IncJmpNe { c, a, k, t } => {
                 let v = (loc!(a) as u32).wrapping_add(c as i32 as u32);
