@@ -444,6 +444,10 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                 inst,
                 hot_calls: store.config.tier == crate::store::Tier::Int,
                 mod_code: store.instances[inst].module.code.as_ptr(),
+                tables: store.tables.as_ptr(),
+                inst_tables: store.instances[inst].tables.as_ptr(),
+                funcs: store.funcs.as_ptr(),
+                type_ids: store.instances[inst].type_ids.as_ptr(),
                 num_imported: store.instances[inst].module.num_imported_funcs,
             };
             // SAFETY: `regs` satisfies the invariants at `Regs`: ip/ops/br_tables are

@@ -9,7 +9,7 @@
 use super::code::*;
 use super::exec::{CodeRef, Frame};
 use crate::error::TrapKind;
-use crate::store::{GlobalInst, MemoryInst};
+use crate::store::{FuncKind, GlobalInst, MemoryInst};
 use crate::types::{GlobalAddr, MemAddr};
 
 /// A value stack slot address. Arithmetic is wrapping pointer arithmetic
@@ -104,6 +104,12 @@ pub(super) struct Regs {
     /// Calls between the instance's own functions run here (the interpreter
     /// tier: elsewhere a callee may have compiled code).
     pub(super) hot_calls: bool,
+    /// The store's tables and functions, the instance's table addresses and
+    /// interned type ids (for `call_indirect`).
+    pub(super) tables: *const crate::store::TableInst,
+    pub(super) inst_tables: *const crate::types::TableAddr,
+    pub(super) funcs: *const crate::store::FuncInst,
+    pub(super) type_ids: *const u32,
     /// The instance's module's code, by defined-function index, and its number
     /// of imported functions.
     pub(super) mod_code: *const std::sync::Arc<Compiled>,
@@ -468,6 +474,52 @@ handlers! {
             leave!();
             r.trap = trap_code($kind);
             return std::ptr::null();
+        }};
+    }
+    // Call `$callee` (a function of this instance) whose arguments are below
+    // the top `$skip` operands (the table index of `call_indirect`): push the
+    // caller's frame here, as `exec.rs`'s `do_call!` does.
+    macro_rules! enter {
+        ($callee:expr, $skip:expr) => {{
+            let callee: &Compiled = $callee;
+            if r.nframes >= r.max_frames {
+                cold!();
+            }
+            let np = callee.num_params as usize;
+            let new_fp = sp - $skip - np;
+            let new_sp = new_fp + callee.operand_base();
+            if (new_sp - base) + callee.max_height as usize > slen {
+                // `exec.rs` reports the exhausted stack.
+                cold!();
+            }
+            // The arguments become the callee's first locals.
+            mem_wr!(sp - 1, tos);
+            let mut p = new_fp + np;
+            while p != new_sp {
+                // Below `new_sp + max_height <= slen` (checked above).
+                mem_wr!(p, 0);
+                p += 1;
+            }
+            // SAFETY: `nframes < max_frames <= capacity` of the frame buffer.
+            unsafe {
+                r.frames.add(r.nframes).write(Frame {
+                    code: CodeRef(r.code),
+                    ip: (ip as usize - ops as usize) / std::mem::size_of::<Op>(),
+                    fp,
+                    inst: r.inst,
+                    serial: r.serial,
+                })
+            };
+            r.nframes += 1;
+            r.last_serial = r.last_serial.wrapping_add(1);
+            r.serial = r.last_serial;
+            r.code = callee;
+            r.ops = callee.ops.as_ptr();
+            r.br_tables = callee.br_tables.as_ptr();
+            ip = r.ops;
+            fp = new_fp;
+            sp = new_sp;
+            tos = 0;
         }};
     }
     // `exec.rs` runs this op.
@@ -1919,48 +1971,48 @@ handlers! {
     // A call of one of the instance's own functions: push the caller's frame
     // here (as `exec.rs`'s `do_call!` does); anything else goes to `exec.rs`.
     h_Call: Op::Call(f) => {
-                if !r.hot_calls || f < r.num_imported || r.nframes >= r.max_frames {
+                if !r.hot_calls || f < r.num_imported {
                     cold!();
                 }
                 // SAFETY: `f` is a validated function index of the module, and
                 // defined functions have code; the `Arc` outlives this call
                 // (invariant at `CodeRef`).
                 let callee: &Compiled = unsafe { &**r.mod_code.add((f - r.num_imported) as usize) };
-                let np = callee.num_params as usize;
-                let new_fp = sp - np;
-                let new_sp = new_fp + callee.operand_base();
-                if (new_sp - base) + callee.max_height as usize > slen {
-                    // `exec.rs` reports the exhausted stack.
+                enter!(callee, 0);
+            },
+    // `call_indirect` to one of the instance's own functions; a trap, or any
+    // other callee, goes to `exec.rs`.
+    h_CallIndirect: Op::CallIndirect { ty, table } => {
+                if !r.hot_calls {
                     cold!();
                 }
-                // The arguments become the callee's first locals.
-                mem_wr!(sp - 1, tos);
-                let mut p = new_fp + np;
-                while p != new_sp {
-                    // SAFETY: below `new_sp + max_height <= slen` (checked above).
-                    mem_wr!(p, 0);
-                    p += 1;
-                }
-                // SAFETY: `nframes < max_frames <= capacity` of the frame buffer.
-                unsafe {
-                    r.frames.add(r.nframes).write(Frame {
-                        code: CodeRef(r.code),
-                        ip: (ip as usize - ops as usize) / std::mem::size_of::<Op>(),
-                        fp,
-                        inst: r.inst,
-                        serial: r.serial,
-                    })
+                let i = rd!(sp - 1) as u32 as usize;
+                // SAFETY: `table` and `ty` are validated indices of the instance;
+                // the store's tables, functions and instances are not changed
+                // while `run` executes (invariant at `Regs`).
+                let callee: Option<&Compiled> = unsafe {
+                    let t = &*r.tables.add((*r.inst_tables.add(table as usize)).0 as usize);
+                    match t.elems.get(i) {
+                        Some(&e) if e != 0 => {
+                            let func = &*r.funcs.add((e - 1) as usize);
+                            match func.kind {
+                                FuncKind::Wasm { instance, func_idx }
+                                    if func.type_id == *r.type_ids.add(ty as usize)
+                                        && instance.0 as usize == r.inst
+                                        && func_idx >= r.num_imported =>
+                                {
+                                    Some(&**r.mod_code.add((func_idx - r.num_imported) as usize))
+                                }
+                                _ => None,
+                            }
+                        }
+                        _ => None,
+                    }
                 };
-                r.nframes += 1;
-                r.last_serial = r.last_serial.wrapping_add(1);
-                r.serial = r.last_serial;
-                r.code = callee;
-                r.ops = callee.ops.as_ptr();
-                r.br_tables = callee.br_tables.as_ptr();
-                ip = r.ops;
-                fp = new_fp;
-                sp = new_sp;
-                tos = 0;
+                match callee {
+                    Some(callee) => enter!(callee, 1),
+                    None => cold!(),
+                }
             },
     // A return to a caller of the same instance, whose frame is here.
     h_Return: Op::Return => {
