@@ -507,6 +507,11 @@ fn fused_ops_agree() {
         "I32AddMulLLC",
         "LocalGet3",
         "IncJmpNe",
+        "F32AddL",
+        "F32MulLL",
+        "F32SubC",
+        "F32DivLL",
+        "F32MulC",
     ] {
         assert!(dump.contains(op), "{rel} no longer translates to {op}");
     }

@@ -77,6 +77,22 @@
       (i32.add (local.get $hi)
         (i32.add (local.get $lo) (i32.load offset=4 (i32.add (local.get $row) (i32.const 40)))))))
 
+  ;; f32 arithmetic with a local or constant operand (F32AddL, F32MulLL,
+  ;; F32SubC, F32DivL, ...), NaN and infinity included.
+  (func (export "f32_ops") (result f32 i32)
+    (local $i i32) (local $x f32) (local $y f32) (local $acc f32) (local $bits i32)
+    (local.set $y (f32.const 1.5))
+    (loop $l
+      (local.set $x (f32.convert_i32_s (local.get $i)))
+      (local.set $acc (f32.add (local.get $acc) (f32.mul (local.get $x) (local.get $y))))
+      (local.set $acc (f32.sub (local.get $acc) (f32.const 0.25)))
+      (local.set $acc (f32.add (f32.div (local.get $acc) (local.get $y)) (local.get $x)))
+      (local.set $bits (i32.xor (local.get $bits)
+        (i32.reinterpret_f32 (f32.div (local.get $x) (f32.sub (local.get $x) (local.get $x))))))
+      (local.set $y (f32.add (local.get $y) (f32.mul (local.get $y) (f32.const 0.001))))
+      (br_if $l (i32.ne (local.tee $i (i32.add (local.get $i) (i32.const 1))) (i32.const 200))))
+    (local.get $acc) (local.get $bits))
+
   ;; Traps inside fused ops: each names the instruction that traps.
   (func (export "trap_store_tee") (result i64) (local $x i64)
     (i64.store (i32.const 65530) (local.tee $x (i64.const 1)))

@@ -812,6 +812,22 @@ pub enum Op {
         off: u32,
     },
     /// Fire the probes of `Compiled::probes[n]`.
+    /// `f32.add` of the top operand and a local / of two locals / of the top and a constant (bits).
+    F32AddL(u32),
+    F32AddLL(u32, u32),
+    F32AddC(u32),
+    /// `f32.sub` of the top operand and a local / of two locals / of the top and a constant (bits).
+    F32SubL(u32),
+    F32SubLL(u32, u32),
+    F32SubC(u32),
+    /// `f32.mul` of the top operand and a local / of two locals / of the top and a constant (bits).
+    F32MulL(u32),
+    F32MulLL(u32, u32),
+    F32MulC(u32),
+    /// `f32.div` of the top operand and a local / of two locals / of the top and a constant (bits).
+    F32DivL(u32),
+    F32DivLL(u32, u32),
+    F32DivC(u32),
     /// `local.get x` + [`Op::I32AddMulLC`]: push `x + a * c`.
     I32AddMulLLC {
         x: u32,

@@ -270,6 +270,25 @@ impl Translator<'_> {
         }
     }
 
+    /// An f32 add/sub/mul/div, fused with the `local.get`/`f32.const` ops producing its operands.
+    fn emit_f32bin(&mut self, plain: Op) {
+        type Forms = (fn(u32) -> Op, fn(u32, u32) -> Op, fn(u32) -> Op);
+        let (l, ll, c): Forms = match plain {
+            Op::F32Add => (Op::F32AddL, Op::F32AddLL, Op::F32AddC),
+            Op::F32Sub => (Op::F32SubL, Op::F32SubLL, Op::F32SubC),
+            Op::F32Mul => (Op::F32MulL, Op::F32MulLL, Op::F32MulC),
+            _ => (Op::F32DivL, Op::F32DivLL, Op::F32DivC),
+        };
+        let (k, fused) = match (self.last(2), self.last(1)) {
+            (Some(Op::LocalGet(a)), Some(Op::LocalGet(b))) => (2, ll(a, b)),
+            (_, Some(Op::LocalGet(b))) => (1, l(b)),
+            (_, Some(Op::Const(k))) => (1, c(k as u32)),
+            _ => (0, plain),
+        };
+        self.pop_ops(k);
+        self.emit(fused);
+    }
+
     /// `local.set`/`local.tee`, folded into the op producing the value when possible.
     fn emit_local_set(&mut self, x: u32, tee: bool) {
         if x < DST_TEE {
@@ -963,6 +982,8 @@ fn translate_op(
                     t.emit_i32bin(b)
                 } else if let Some(b) = F64Bin::of(&o) {
                     t.emit_f64bin(b, o)
+                } else if matches!(o, Op::F32Add | Op::F32Sub | Op::F32Mul | Op::F32Div) {
+                    t.emit_f32bin(o)
                 } else {
                     simple(t, o)
                 }

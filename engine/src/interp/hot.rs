@@ -460,6 +460,14 @@ handlers! {
         let slen = r.slen;
         let mem_base = r.mem_base;
         let mem_len = r.mem_len;
+    // `top OP $b` for f32 (`$b` is the other operand's bits).
+    macro_rules! f32_with {
+        ($b:expr, |$x:ident, $y:ident| $e:expr) => {{
+            let $y = f32::from_bits($b as u32);
+            let $x = f32::from_bits(top!() as u32);
+            set_top!(($e).to_bits() as u64);
+        }};
+    }
     // Hand the state back to `exec.rs` (the top operand spilled).
     macro_rules! leave {
         () => {{
@@ -1888,6 +1896,34 @@ handlers! {
     h_LocalCopy: Op::LocalCopy { src, dst } => wr!(fp + dst as usize, loc!(src)),
     h_LocalSetConst: Op::LocalSetConst { dst, c } => wr!(fp + dst as usize, c),
     h_Nop: Op::Nop => {},
+    h_F32AddL: Op::F32AddL(y) => f32_with!(loc!(y), |a, b| a + b),
+    h_F32AddLL: Op::F32AddLL(x, y) => {
+                let a = f32::from_bits(loc!(x) as u32);
+                let b = f32::from_bits(loc!(y) as u32);
+                push!((a + b).to_bits() as u64);
+            },
+    h_F32AddC: Op::F32AddC(c) => f32_with!(c, |a, b| a + b),
+    h_F32SubL: Op::F32SubL(y) => f32_with!(loc!(y), |a, b| a - b),
+    h_F32SubLL: Op::F32SubLL(x, y) => {
+                let a = f32::from_bits(loc!(x) as u32);
+                let b = f32::from_bits(loc!(y) as u32);
+                push!((a - b).to_bits() as u64);
+            },
+    h_F32SubC: Op::F32SubC(c) => f32_with!(c, |a, b| a - b),
+    h_F32MulL: Op::F32MulL(y) => f32_with!(loc!(y), |a, b| a * b),
+    h_F32MulLL: Op::F32MulLL(x, y) => {
+                let a = f32::from_bits(loc!(x) as u32);
+                let b = f32::from_bits(loc!(y) as u32);
+                push!((a * b).to_bits() as u64);
+            },
+    h_F32MulC: Op::F32MulC(c) => f32_with!(c, |a, b| a * b),
+    h_F32DivL: Op::F32DivL(y) => f32_with!(loc!(y), |a, b| a / b),
+    h_F32DivLL: Op::F32DivLL(x, y) => {
+                let a = f32::from_bits(loc!(x) as u32);
+                let b = f32::from_bits(loc!(y) as u32);
+                push!((a / b).to_bits() as u64);
+            },
+    h_F32DivC: Op::F32DivC(c) => f32_with!(c, |a, b| a / b),
     h_I32AddMulLLC: Op::I32AddMulLLC { x, a, c } => {
                 push!((loc!(x) as u32).wrapping_add((loc!(a) as u32).wrapping_mul(c)) as u64)
             },
