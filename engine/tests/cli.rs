@@ -512,6 +512,9 @@ fn fused_ops_agree() {
         "F32SubC",
         "F32DivLL",
         "F32MulC",
+        "Inc2",
+        "I32LoadLC",
+        "I64LoadLC",
     ] {
         assert!(dump.contains(op), "{rel} no longer translates to {op}");
     }

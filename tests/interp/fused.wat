@@ -93,6 +93,26 @@
       (br_if $l (i32.ne (local.tee $i (i32.add (local.get $i) (i32.const 1))) (i32.const 200))))
     (local.get $acc) (local.get $bits))
 
+  ;; Loads at local + constant (I32LoadLC, I64LoadLC; the add wraps at 32
+  ;; bits), two in-place increments in a row (Inc2).
+  (func (export "bump_loads") (result i32 i64)
+    (local $p i32) (local $q i32) (local $sum i32) (local $w i64)
+    (call $init)
+    (loop $l
+      (local.set $sum (i32.add (local.get $sum)
+        (i32.load offset=4 (i32.add (local.get $p) (i32.const 8)))))
+      (local.set $w (i64.add (local.get $w)
+        (i64.load offset=8 (i32.add (local.get $q) (i32.const 16)))))
+      (local.set $p (i32.add (local.get $p) (i32.const 4)))
+      (local.set $q (i32.add (local.get $q) (i32.const 3)))
+      (br_if $l (i32.lt_u (local.get $p) (i32.const 4000))))
+    (local.set $p (i32.const 0xfffffff0))
+    (i32.add (local.get $sum) (i32.load (i32.add (local.get $p) (i32.const 0x20))))
+    (i64.add (local.get $w) (i64.extend_i32_u (local.get $q))))
+  (func (export "trap_load_lc") (result i32) (local $p i32)
+    (local.set $p (i32.const 65000))
+    (i32.load offset=600 (i32.add (local.get $p) (i32.const 8))))
+
   ;; Traps inside fused ops: each names the instruction that traps.
   (func (export "trap_store_tee") (result i64) (local $x i64)
     (i64.store (i32.const 65530) (local.tee $x (i64.const 1)))

@@ -828,6 +828,24 @@ pub enum Op {
     F32DivL(u32),
     F32DivLL(u32, u32),
     F32DivC(u32),
+    /// Two in-place increments: `local a += c; local b += d`.
+    Inc2 {
+        c: i16,
+        a: u32,
+        b: u32,
+        d: u32,
+    },
+    /// A load from memory 0 at `(local a + c) + off` (the add wraps at 32 bits).
+    I32LoadLC {
+        a: u32,
+        c: u32,
+        off: u32,
+    },
+    I64LoadLC {
+        a: u32,
+        c: u32,
+        off: u32,
+    },
     /// `local.get x` + [`Op::I32AddMulLC`]: push `x + a * c`.
     I32AddMulLLC {
         x: u32,

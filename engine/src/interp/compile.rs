@@ -304,6 +304,28 @@ impl Translator<'_> {
                         return;
                     }
                     Some((b, Form::LC(a, c, DST_PUSH))) => {
+                        // Two in-place increments in a row become one op.
+                        if let (
+                            I32Bin::Add,
+                            true,
+                            Some(Op::I32AddLC {
+                                a: a0,
+                                c: c0,
+                                dst: d0,
+                            }),
+                        ) = (b, dst == a, self.last(2))
+                        {
+                            if let (true, Ok(c0)) = (d0 == a0, i16::try_from(c0 as i32)) {
+                                self.pop_ops(2);
+                                self.emit(Op::Inc2 {
+                                    c: c0,
+                                    a: a0,
+                                    b: a,
+                                    d: c,
+                                });
+                                return;
+                            }
+                        }
                         self.out
                             .ops
                             .last_mut()
@@ -367,6 +389,19 @@ impl Translator<'_> {
                         Op::I64LoadSS { off: m.offset }
                     } else {
                         Op::I32LoadSS { off: m.offset }
+                    }),
+                    (_, Some((I32Bin::Add, Form::LC(a, c, DST_PUSH)))) => Some(if wide {
+                        Op::I64LoadLC {
+                            a,
+                            c,
+                            off: m.offset,
+                        }
+                    } else {
+                        Op::I32LoadLC {
+                            a,
+                            c,
+                            off: m.offset,
+                        }
                     }),
                     (_, Some((I32Bin::Add, Form::L(b)))) => Some(if wide {
                         Op::I64LoadSL { b, off: m.offset }

@@ -1924,6 +1924,18 @@ handlers! {
                 push!((a / b).to_bits() as u64);
             },
     h_F32DivC: Op::F32DivC(c) => f32_with!(c, |a, b| a / b),
+    h_Inc2: Op::Inc2 { c, a, b, d } => {
+                wr!(fp + a as usize, (loc!(a) as u32).wrapping_add(c as i32 as u32) as u64);
+                wr!(fp + b as usize, (loc!(b) as u32).wrapping_add(d) as u64);
+            },
+    h_I32LoadLC: Op::I32LoadLC { a, c, off } => {
+                let ea = (loc!(a) as u32).wrapping_add(c) as u64 + off as u64;
+                push!(u32::from_le_bytes(load0!(ea, 4)) as u64);
+            },
+    h_I64LoadLC: Op::I64LoadLC { a, c, off } => {
+                let ea = (loc!(a) as u32).wrapping_add(c) as u64 + off as u64;
+                push!(u64::from_le_bytes(load0!(ea, 8)));
+            },
     h_I32AddMulLLC: Op::I32AddMulLLC { x, a, c } => {
                 push!((loc!(x) as u32).wrapping_add((loc!(a) as u32).wrapping_mul(c)) as u64)
             },
