@@ -124,6 +124,24 @@ fn trap_at(store: &Store, code: &Compiled, op_index: usize, inst: usize, kind: T
     }
 }
 
+/// The trap reported when a probe (`what`) failed with `t` at op `op_index`.
+fn probe_trapped(
+    store: &Store,
+    code: &Compiled,
+    op_index: usize,
+    inst: usize,
+    what: &str,
+    t: &Trap,
+) -> Trap {
+    let at = trap_at(store, code, op_index, inst, TrapKind::Unreachable)
+        .site
+        .expect("site");
+    Trap::host(format!(
+        "{what} trapped: {t} (probe at {} (func {}) pc 0x{:x})",
+        at.func_name, at.func, at.pc
+    ))
+}
+
 #[inline(always)]
 fn mem0_of(store: &Store, inst: usize) -> usize {
     store.instances[inst]
@@ -606,20 +624,15 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                             if t.exit_code().is_some() {
                                 break 'exec Err(t);
                             }
-                            let at = trap_at(
+                            let what = format!("dynamic probe {}", p.id);
+                            break 'exec Err(probe_trapped(
                                 store,
-                                &*code,
+                                &code,
                                 ip_index!() - 1,
                                 inst,
-                                TrapKind::Unreachable,
-                            )
-                            .site
-                            .expect("site");
-                            let msg = format!(
-                                "dynamic probe {} trapped: {t} (probe at {} (func {}) pc 0x{:x})",
-                                p.id, at.func_name, at.func, at.pc
-                            );
-                            break 'exec Err(Trap::host(msg));
+                                &what,
+                                &t,
+                            ));
                         }
                     }
                     refresh_mem!();
@@ -683,20 +696,14 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                             if t.exit_code().is_some() {
                                 break 'exec Err(t);
                             }
-                            let at = trap_at(
+                            break 'exec Err(probe_trapped(
                                 store,
-                                &*code,
+                                &code,
                                 ip_index!() - 1,
                                 inst,
-                                TrapKind::Unreachable,
-                            )
-                            .site
-                            .expect("site");
-                            let msg = format!(
-                                "{} trapped: {t} (probe at {} (func {}) pc 0x{:x})",
-                                call.origin, at.func_name, at.func, at.pc
-                            );
-                            break 'exec Err(Trap::host(msg));
+                                &call.origin,
+                                &t,
+                            ));
                         }
                     }
                     // A probe call may have grown memories.
