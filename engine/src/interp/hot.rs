@@ -1,10 +1,12 @@
-//! The interpreter's hot loop: straight-line ops (numeric, locals, globals,
-//! branches, loads and stores, superinstructions).
+//! The interpreter's hot ops: numeric, locals, globals, branches, loads and
+//! stores, superinstructions, and (in the interpreter tier) calls and returns
+//! within an instance.
 //!
-//! [`run`] makes no calls into the store, so its loop-carried state (`ip`,
-//! `sp`, `fp`, the memory 0 cache) stays in machine registers. Anything else
-//! (calls, returns, probes, bulk memory, tables, traps) ends the loop with an
-//! [`Exit`]; `exec.rs` handles it and re-enters.
+//! Each op has a handler function; handlers pass the state (`ip`, `sp`, `fp`,
+//! the top operand) in argument registers and tail-call the next op's handler
+//! (threaded dispatch, see [`Handler`]). They make no calls into the store.
+//! Anything else (other calls, probes, bulk memory, tables, traps) ends
+//! [`run`] with an [`Exit`]; `exec.rs` handles it and re-enters.
 
 use super::code::*;
 use super::exec::{CodeRef, Frame};
@@ -57,13 +59,13 @@ impl std::ops::SubAssign<usize> for Slot {
 /// The interpreter's registers, handed to [`run`] and written back when it exits.
 ///
 /// SAFETY invariants (established by `exec.rs` before every [`run`]):
-/// * `ops` points to the current function's `Compiled::ops` (kept alive by the
-///   caller's `Arc`) and `ip` into it; every body ends in `Return` and branch
+/// * `ops` points to the current function's `Compiled::ops` (`code`; kept
+///   alive by its module, see `exec::CodeRef`) and `ip` into it; every body ends in `Return` and branch
 ///   targets are op indices, so every fetch is in bounds. `br_tables` is that
 ///   function's `Compiled::br_tables`; `BrTable` indices are in range by
 ///   translation.
 /// * every slot `rd!`/`wr!`/`copy_slots!` touch is in `[base, base + slen)`:
-///   frame entry checks `fp + num_locals + max_height <= slen`, and
+///   frame entry checks `fp + operand_base + max_height <= slen`, and
 ///   validation bounds local indices by `num_locals` and operand heights (also
 ///   of fused ops, which never exceed those of the instructions they replace)
 ///   by `max_height`.
