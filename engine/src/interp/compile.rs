@@ -131,24 +131,16 @@ impl Translator<'_> {
     /// `local.get a; local.get b` (or `local.tee a; local.get b`) that the next
     /// op did not consume become one op, at the pc of the `local.get b`.
     fn settle_get_pair(&mut self) {
-        if let (Some(Op::LocalGet(a)), Some(Op::LocalGet(b)), Some(Op::LocalGet(c))) =
-            (self.last(3), self.last(2), self.last(1))
-        {
-            let pc = self.out.pcs[self.out.pcs.len() - 1];
-            self.pop_ops(3);
-            self.out
-                .ops
-                .push(std::cell::Cell::new(Op::LocalGet3(a, b, c)));
-            self.out.pcs.push(pc);
-            return;
-        }
-        let fused = match (self.last(2), self.last(1)) {
-            (Some(Op::LocalGet(a)), Some(Op::LocalGet(b))) => Op::LocalGet2(a, b),
-            (Some(Op::LocalTee(a)), Some(Op::LocalGet(b))) => Op::TeeGet(a, b),
+        let (k, fused) = match (self.last(3), self.last(2), self.last(1)) {
+            (Some(Op::LocalGet(a)), Some(Op::LocalGet(b)), Some(Op::LocalGet(c))) => {
+                (3, Op::LocalGet3(a, b, c))
+            }
+            (_, Some(Op::LocalGet(a)), Some(Op::LocalGet(b))) => (2, Op::LocalGet2(a, b)),
+            (_, Some(Op::LocalTee(a)), Some(Op::LocalGet(b))) => (2, Op::TeeGet(a, b)),
             _ => return,
         };
         let pc = self.out.pcs[self.out.pcs.len() - 1];
-        self.pop_ops(2);
+        self.pop_ops(k);
         self.out.ops.push(std::cell::Cell::new(fused));
         self.out.pcs.push(pc);
     }
@@ -200,21 +192,16 @@ impl Translator<'_> {
                     (I32Bin::Add, Some(Op::I32Add)) => Some(Op::I32Add3),
                     _ => None,
                 };
-                match fused {
-                    Some(Op::I32AddMulLC { a, c })
-                        if matches!(self.last(2), Some(Op::LocalGet(_))) =>
-                    {
-                        let Some(Op::LocalGet(x)) = self.last(2) else {
-                            unreachable!()
-                        };
+                match (fused, self.last(2)) {
+                    (Some(Op::I32AddMulLC { a, c }), Some(Op::LocalGet(x))) => {
                         self.pop_ops(2);
                         self.emit(Op::I32AddMulLLC { x, a, c });
                     }
-                    Some(op) => {
+                    (Some(op), _) => {
                         self.pop_ops(1);
                         self.emit(op);
                     }
-                    None => {
+                    (None, _) => {
                         self.emit(b.make(Form::Plain));
                     }
                 }
@@ -446,28 +433,21 @@ impl Translator<'_> {
 
     /// `select`, fused with a signed compare of two locals computing its condition.
     fn emit_select(&mut self) {
-        let fused = match self.last(1) {
+        let (k, op) = match self.last(1) {
             Some(Op::I32GtSLL {
                 a,
                 b,
                 dst: DST_PUSH,
-            }) => Some(Op::SelectGtSLL { a, b }),
+            }) => (1, Op::SelectGtSLL { a, b }),
             Some(Op::I32LtSLL {
                 a,
                 b,
                 dst: DST_PUSH,
-            }) => Some(Op::SelectLtSLL { a, b }),
-            _ => None,
+            }) => (1, Op::SelectLtSLL { a, b }),
+            _ => (0, Op::Select),
         };
-        match fused {
-            Some(op) => {
-                self.pop_ops(1);
-                self.emit(op);
-            }
-            None => {
-                self.emit(Op::Select);
-            }
-        }
+        self.pop_ops(k);
+        self.emit(op);
     }
 
     /// An i64/f64 store, fused with a `local.tee` of the value and an
@@ -755,10 +735,12 @@ pub(crate) fn translate(
 /// `WIZENG_DUMP_OPS=N` (a function index) or `all` prints the translated ops
 /// to stderr (development aid for fusion work).
 fn dump_if_requested(c: &Compiled) {
-    let Some(v) = std::env::var_os("WIZENG_DUMP_OPS") else {
+    static DUMP: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    let Some(v) = DUMP.get_or_init(|| {
+        std::env::var_os("WIZENG_DUMP_OPS").map(|v| v.to_string_lossy().into_owned())
+    }) else {
         return;
     };
-    let v = v.to_string_lossy();
     if v != "all" && v.parse::<u32>().ok() != Some(c.func_idx) {
         return;
     }

@@ -408,6 +408,18 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                 }
             }};
         }
+        // A bulk memory/table op: pops `(d, x, n)` (`x` a source offset or a
+        // fill value, as u64) and traps with the op's error.
+        macro_rules! bulk {
+            (|$d:ident, $x:ident, $n:ident| $call:expr) => {{
+                let $n = pop!() as u32;
+                let $x = pop!();
+                let $d = pop!() as u32;
+                if let Err(k) = $call {
+                    trap!(k);
+                }
+            }};
+        }
         macro_rules! call_indirect {
             ($ty:expr, $table:expr, $tail:expr) => {{
                 let i = pop!() as u32 as usize;
@@ -510,29 +522,12 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                     wr!(sp - 1, store.memories[ma].grow(d) as i32 as u32 as u64);
                     refresh_mem!();
                 }
-                Op::MemoryFill(mi) => {
-                    let n = pop!() as u32;
-                    let val = pop!() as u8;
-                    let d = pop!() as u32;
-                    if let Err(k) = store.memory_fill(inst, mi, d, val, n) {
-                        trap!(k);
-                    }
-                }
+                Op::MemoryFill(mi) => bulk!(|d, v, n| store.memory_fill(inst, mi, d, v as u8, n)),
                 Op::MemoryCopy { dst, src } => {
-                    let n = pop!() as u32;
-                    let s = pop!() as u32;
-                    let d = pop!() as u32;
-                    if let Err(k) = store.memory_copy(inst, dst, src, d, s, n) {
-                        trap!(k);
-                    }
+                    bulk!(|d, s, n| store.memory_copy(inst, dst, src, d, s as u32, n))
                 }
                 Op::MemoryInit { data, mem } => {
-                    let n = pop!() as u32;
-                    let s = pop!() as u32;
-                    let d = pop!() as u32;
-                    if let Err(k) = store.memory_init(inst, mem, data, d, s, n) {
-                        trap!(k);
-                    }
+                    bulk!(|d, s, n| store.memory_init(inst, mem, data, d, s as u32, n))
                 }
                 Op::DataDrop(i) => store.data_drop(inst, i),
                 Op::RefFunc(f) => push!(store.instances[inst].funcs[f as usize].0 as u64 + 1),
@@ -563,29 +558,12 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                     let ta = store.instances[inst].tables[t as usize].0 as usize;
                     push!(store.tables[ta].grow(n, init) as i32 as u32 as u64)
                 }
-                Op::TableFill(t) => {
-                    let n = pop!() as u32;
-                    let v = pop!();
-                    let i = pop!() as u32;
-                    if let Err(k) = store.table_fill(inst, t, i, v, n) {
-                        trap!(k);
-                    }
-                }
+                Op::TableFill(t) => bulk!(|i, v, n| store.table_fill(inst, t, i, v, n)),
                 Op::TableCopy { dst, src } => {
-                    let n = pop!() as u32;
-                    let s = pop!() as u32;
-                    let d = pop!() as u32;
-                    if let Err(k) = store.table_copy(inst, dst, src, d, s, n) {
-                        trap!(k);
-                    }
+                    bulk!(|d, s, n| store.table_copy(inst, dst, src, d, s as u32, n))
                 }
                 Op::TableInit { elem, table } => {
-                    let n = pop!() as u32;
-                    let s = pop!() as u32;
-                    let d = pop!() as u32;
-                    if let Err(k) = store.table_init(inst, table, elem, d, s, n) {
-                        trap!(k);
-                    }
+                    bulk!(|d, s, n| store.table_init(inst, table, elem, d, s as u32, n))
                 }
                 Op::ElemDrop(e) => store.elem_drop(inst, e),
                 Op::LoopHead(n) => {

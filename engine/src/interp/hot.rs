@@ -462,6 +462,16 @@ handlers! {
         let slen = r.slen;
         let mem_base = r.mem_base;
         let mem_len = r.mem_len;
+    // `select` of the top two operands by a condition computed elsewhere.
+    macro_rules! select_by {
+        ($c:expr) => {{
+            let c: bool = $c;
+            let v2 = rd!(sp - 1);
+            let v1 = rd!(sp - 2);
+            sp -= 1;
+            set_top!(if c { v1 } else { v2 });
+        }};
+    }
     // `top OP $b` for f32 (`$b` is the other operand's bits).
     macro_rules! f32_with {
         ($b:expr, |$x:ident, $y:ident| $e:expr) => {{
@@ -1995,18 +2005,10 @@ handlers! {
                 shrink!(2);
             },
     h_SelectGtSLL: Op::SelectGtSLL { a, b } => {
-                let c = (loc!(a) as u32 as i32) > (loc!(b) as u32 as i32);
-                let v2 = rd!(sp - 1);
-                let v1 = rd!(sp - 2);
-                sp -= 1;
-                set_top!(if c { v1 } else { v2 });
+                select_by!((loc!(a) as u32 as i32) > (loc!(b) as u32 as i32))
             },
     h_SelectLtSLL: Op::SelectLtSLL { a, b } => {
-                let c = (loc!(a) as u32 as i32) < (loc!(b) as u32 as i32);
-                let v2 = rd!(sp - 1);
-                let v1 = rd!(sp - 2);
-                sp -= 1;
-                set_top!(if c { v1 } else { v2 });
+                select_by!((loc!(a) as u32 as i32) < (loc!(b) as u32 as i32))
             },
     // Counts a dyn-tier loop iteration in place; the iteration that reaches the
     // threshold is `exec.rs`'s (it counts it and enters compiled code).
