@@ -35,6 +35,23 @@ fn copy_items<T: Copy>(src: &mut [T], dst: Option<&mut [T]>, s: usize, d: usize,
     true
 }
 
+/// Copy `n` items from `s` of arena entry `sa` to `d` of entry `da` (the
+/// same entry or two; `items` picks an entry's buffer): false unless in bounds.
+fn copy_between<A, T: Copy>(
+    arena: &mut [A],
+    items: fn(&mut A) -> &mut [T],
+    (sa, s): (usize, usize),
+    (da, d): (usize, usize),
+    n: usize,
+) -> bool {
+    if da == sa {
+        copy_items(items(&mut arena[sa]), None, s, d, n)
+    } else {
+        let (src, dst) = two(arena, sa, da);
+        copy_items(items(src), Some(items(dst)), s, d, n)
+    }
+}
+
 /// Fill `dst[d..d + n]` with `v`: false unless in bounds.
 fn fill_items<T: Copy>(dst: &mut [T], d: usize, n: usize, v: T) -> bool {
     dst.get_mut(d..d.saturating_add(n))
@@ -77,13 +94,13 @@ impl Store {
     ) -> Result<(), TrapKind> {
         let da = self.instances[inst].memories[dst_mem as usize].0 as usize;
         let sa = self.instances[inst].memories[src_mem as usize].0 as usize;
-        let (d, s, n) = (d as usize, s as usize, n as usize);
-        let ok = if da == sa {
-            copy_items(&mut self.memories[sa].data, None, s, d, n)
-        } else {
-            let (sm, dm) = two(&mut self.memories, sa, da);
-            copy_items(&mut sm.data, Some(&mut dm.data), s, d, n)
-        };
+        let ok = copy_between(
+            &mut self.memories,
+            |m| &mut *m.data,
+            (sa, s as usize),
+            (da, d as usize),
+            n as usize,
+        );
         check(ok, TrapKind::MemoryOutOfBounds)
     }
 
@@ -142,13 +159,13 @@ impl Store {
     ) -> Result<(), TrapKind> {
         let da = self.instances[inst].tables[dst_t as usize].0 as usize;
         let sa = self.instances[inst].tables[src_t as usize].0 as usize;
-        let (d, s, n) = (d as usize, s as usize, n as usize);
-        let ok = if da == sa {
-            copy_items(&mut self.tables[sa].elems, None, s, d, n)
-        } else {
-            let (st, dt) = two(&mut self.tables, sa, da);
-            copy_items(&mut st.elems, Some(&mut dt.elems), s, d, n)
-        };
+        let ok = copy_between(
+            &mut self.tables,
+            |t| &mut *t.elems,
+            (sa, s as usize),
+            (da, d as usize),
+            n as usize,
+        );
         check(ok, TrapKind::TableOutOfBounds)
     }
 
