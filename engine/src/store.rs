@@ -319,6 +319,13 @@ impl Store {
     }
 
     pub(crate) fn push_func(&mut self, f: FuncInst) -> FuncAddr {
+        // JIT code loads the funcref array's base once per function and keeps
+        // it (a readonly load, see `jit::env`): the array must not move while
+        // wasm code runs.
+        assert!(
+            self.depth == 0,
+            "functions are added to a store only while no wasm code runs"
+        );
         self.funcrefs.push(crate::jit::vm::VMFuncRef {
             code: std::ptr::null(),
             vmctx: std::ptr::null_mut(),

@@ -208,15 +208,16 @@ impl<'a> Env<'a> {
         let vmctx = Self::vmctx_val(builder.func);
         let ro = MemFlags::trusted().with_readonly();
         let rw = MemFlags::trusted();
-        let addr =
-            Self::table_elem_addr(builder, self.layout, table, callee, TRAP_UNDEFINED_ELEMENT);
+        let addr = self.table_elem_addr(builder, table, callee, TRAP_UNDEFINED_ELEMENT);
         let slot = builder.ins().load(I64, rw, addr, 0);
         builder.ins().trapz(slot, TrapCode::IndirectCallToNull);
         let faddr = builder.ins().iadd_imm(slot, -1);
         let storectx = builder.ins().load(I64, ro, vmctx, vm::STORE_CTX);
+        // The store's funcref array moves only when a function is added,
+        // which never happens while wasm code runs (`Store::push_func`).
         let funcrefs = builder
             .ins()
-            .load(I64, rw, storectx, vm::STORE_CTX_FUNCREFS);
+            .load(I64, ro, storectx, vm::STORE_CTX_FUNCREFS);
         let scaled = builder.ins().imul_imm(faddr, vm::FUNCREF_SIZE);
         let entry = builder.ins().iadd(funcrefs, scaled);
         let tid = builder.ins().load(I64, rw, entry, 16);
@@ -276,26 +277,41 @@ impl<'a> Env<'a> {
     /// Address of table element `index` after a bounds check.
     /// Address of table element `index`, trapping with `oob_trap` when it is
     /// out of bounds (`table.get`/`set` and `call_indirect` differ in the trap).
+    /// Address of element `index` of `table`, trapping with `oob_trap` past
+    /// its end. A table whose declared maximum equals its minimum (its import
+    /// matches only a table of exactly that size) never grows, so its element
+    /// array never moves: the base is a readonly load that Cranelift hoists
+    /// out of loops, and the length a constant.
     fn table_elem_addr(
+        &self,
         builder: &mut FunctionBuilder,
-        layout: &VmLayout,
         table: u32,
         index: ir::Value,
         oob_trap: TrapCode,
     ) -> ir::Value {
         let vmctx = Self::vmctx_val(builder.func);
-        let tp = builder.ins().load(
-            I64,
-            MemFlags::trusted().with_readonly(),
-            vmctx,
-            layout.table(table),
-        );
-        let base = builder.ins().load(I64, MemFlags::trusted(), tp, 0);
-        let len = builder.ins().load(I64, MemFlags::trusted(), tp, 8);
+        let ro = MemFlags::trusted().with_readonly();
+        let tp = builder.ins().load(I64, ro, vmctx, self.layout.table(table));
+        let limits = table_type(self.module, table).limits;
+        let fixed = (limits.max == Some(limits.min)).then_some(limits.min);
+        let flags = if fixed.is_some() {
+            ro
+        } else {
+            MemFlags::trusted()
+        };
+        let base = builder.ins().load(I64, flags, tp, 0);
         let idx = builder.ins().uextend(I64, index);
-        let oob = builder
-            .ins()
-            .icmp(IntCC::UnsignedGreaterThanOrEqual, idx, len);
+        let oob = match fixed {
+            Some(n) => builder
+                .ins()
+                .icmp_imm(IntCC::UnsignedGreaterThanOrEqual, idx, n as i64),
+            None => {
+                let len = builder.ins().load(I64, MemFlags::trusted(), tp, 8);
+                builder
+                    .ins()
+                    .icmp(IntCC::UnsignedGreaterThanOrEqual, idx, len)
+            }
+        };
         builder.ins().trapnz(oob, oob_trap);
         let off = builder.ins().ishl_imm(idx, 3);
         builder.ins().iadd(base, off)
@@ -720,9 +736,8 @@ impl FuncEnvironment for Env<'_> {
         table_index: TableIndex,
         index: ir::Value,
     ) -> WasmResult<ir::Value> {
-        let addr = Self::table_elem_addr(
+        let addr = self.table_elem_addr(
             builder,
-            self.layout,
             table_index.as_u32(),
             index,
             TrapCode::TableOutOfBounds,
@@ -737,9 +752,8 @@ impl FuncEnvironment for Env<'_> {
         value: ir::Value,
         index: ir::Value,
     ) -> WasmResult<()> {
-        let addr = Self::table_elem_addr(
+        let addr = self.table_elem_addr(
             builder,
-            self.layout,
             table_index.as_u32(),
             index,
             TrapCode::TableOutOfBounds,
@@ -896,14 +910,31 @@ impl FuncEnvironment for Env<'_> {
 }
 
 fn memory_type(m: &Module, i: u32) -> crate::types::MemoryType {
+    let imported = m.imports.iter().filter_map(|imp| match &imp.desc {
+        crate::module::ImportDesc::Memory(t) => Some(*t),
+        _ => None,
+    });
+    nth_declared(imported, &m.memories, i)
+}
+
+fn table_type(m: &Module, i: u32) -> crate::types::TableType {
+    let imported = m.imports.iter().filter_map(|imp| match &imp.desc {
+        crate::module::ImportDesc::Table(t) => Some(*t),
+        _ => None,
+    });
+    let defined: Vec<_> = m.tables.iter().map(|t| t.ty).collect();
+    nth_declared(imported, &defined, i)
+}
+
+/// The type of the `i`-th memory or table of a module: imports first, then
+/// its own definitions (the index space order).
+fn nth_declared<T: Copy>(imported: impl Iterator<Item = T>, defined: &[T], i: u32) -> T {
     let mut k = 0;
-    for imp in &m.imports {
-        if let crate::module::ImportDesc::Memory(t) = &imp.desc {
-            if k == i {
-                return *t;
-            }
-            k += 1;
+    for t in imported {
+        if k == i {
+            return t;
         }
+        k += 1;
     }
-    m.memories[(i - m.num_imported_memories) as usize]
+    defined[(i - k) as usize]
 }

@@ -620,11 +620,15 @@ impl Translator {
                 .translate_body(&mut fv, body, &mut self.ctx.func, &mut env)
                 .map_err(|e| format!("function {idx}: {e}"))?;
         }
-        let cc = self
-            .ctx
+        self.ctx
             .compile(&*self.isa, &mut Default::default())
             .map_err(|e| format!("function {idx}: {:?}", e.inner))?;
-        let code = cc.code_buffer().to_vec();
+        if dump_clif(idx) {
+            // After `compile`, `ctx.func` holds the optimised IR.
+            eprintln!("{}", self.ctx.func.display());
+        }
+        let code = self.ctx.compiled_code().unwrap().code_buffer().to_vec();
+        let cc = self.ctx.compiled_code().unwrap();
         let alignment = cc.buffer.alignment as u64;
         let relocs = cc.buffer.relocs().to_vec();
         let traps = cc
@@ -1347,4 +1351,20 @@ fn trap_at(store: &mut Store, pc: usize, rets: &[usize]) -> Trap {
         pc: pc_in_body,
     });
     Trap { kind, site }
+}
+
+/// `WIZENG_DUMP_CLIF=N[,M...]|all`: print the optimised Cranelift IR of those
+/// functions (by function index) to stderr as they are compiled.
+fn dump_clif(idx: u32) -> bool {
+    static SEL: std::sync::OnceLock<Option<Vec<u32>>> = std::sync::OnceLock::new();
+    let sel = SEL.get_or_init(|| {
+        let v = std::env::var("WIZENG_DUMP_CLIF").ok()?;
+        Some(if v == "all" {
+            Vec::new()
+        } else {
+            v.split(',').filter_map(|x| x.trim().parse().ok()).collect()
+        })
+    });
+    sel.as_ref()
+        .is_some_and(|v| v.is_empty() || v.contains(&idx))
 }
