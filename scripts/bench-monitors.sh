@@ -5,7 +5,7 @@
 # --inline=off, the interpreter (Ti/Tu against the interpreter's own Tu), and
 # the same monitor woven statically into the app (`wizeng --emit-woven`: one
 # standalone module) run on Wasmtime (Ti/Tu against the app on Wasmtime), and
-# woven per site (--block-counts=off: what a static rewriter produces);
+# woven per site (--block-counts=off --specialize=off: what a static rewriter produces);
 # plus examples/empty.wat (a monitor without probes) against no monitor, to show
 # "no monitor, no cost". Checks that every configuration prints the identical
 # monitor report and that the app's output is unchanged; a difference is
@@ -18,7 +18,7 @@
 #   INT=1                   0: skip the interpreter
 #   INT_RUNS=1              interpreter rounds
 #   WT_RUNS=$RUNS           Wasmtime rounds (app, and the woven module per monitor); 0: skip
-#   SITE_RUNS=$WT_RUNS      Wasmtime rounds of the module woven per site (--block-counts=off:
+#   SITE_RUNS=$WT_RUNS      Wasmtime rounds of the module woven per site (--block-counts=off --specialize=off:
 #                           each probe at its own site, as a static rewriter weaves); 0: skip
 #   WT_FLAGS="..."          extra options for `wizeng --emit-woven` (e.g. --block-counts=off)
 #   INT_FILTER=...          regex: the interpreter only on these programs ('' = all); default

@@ -18,8 +18,8 @@ Driven by scripts/bench-monitors.sh; see scripts/README.md. For every program:
     call is timed: for the woven module its exports `wizeng:begin` (the
     monitor's wasm:begin) before and `wizeng:exit` (fold + wasm:exit) after
     the timed `wizeng:app_start`, as wizeng --metrics times the entry alone);
-  * `site`: the same, woven with `--block-counts=off`: every probe inlined
-    at its own site, which is what a static rewriter (whamm's bytecode
+  * `site`: the same, woven with `--block-counts=off --specialize=off`:
+    every probe inlined at its own site as it is, which is what a static rewriter (whamm's bytecode
     rewriting) produces: the "hand-written into the app" baseline. `wt`
     above is our own optimised weaving (block counts), i.e. the identical
     code our JIT runs, so `jit/wt` compares the two code generators.
@@ -219,7 +219,7 @@ def main():
         # the standalone woven modules (app + monitor merged), for Wasmtime
         woven, emit_err = {}, {}
         kinds = ([("wt", "", shlex.split(a.wt_flags))] if wt_runs > 0 else []) + (
-            [("site", "/site", ["--block-counts=off"])] if site_runs > 0 else [])
+            [("site", "/site", ["--block-counts=off", "--specialize=off"])] if site_runs > 0 else [])
         for m in monitors:
             for kind, suffix, flags in kinds:
                 woven[m + suffix] = os.path.join(wovendir, f"{m}-{kind}.wasm")

@@ -26,6 +26,9 @@ pub struct InlineConfig {
     pub max_depth: u32,
     /// Count pure counter increments per block (`blockcount`; needs `enabled`).
     pub block_counts: bool,
+    /// Specialise inlined probes on an operand they only test against zero
+    /// (`zero_tested_param`; needs `enabled`).
+    pub specialize: bool,
 }
 
 impl Default for InlineConfig {
@@ -35,6 +38,7 @@ impl Default for InlineConfig {
             max_size: 64,
             max_depth: 3,
             block_counts: true,
+            specialize: true,
         }
     }
 }
@@ -49,6 +53,8 @@ pub struct InlineStats {
     pub folded: u64,
     pub folded_sites: u64,
     pub blocks: u64,
+    /// Inlined probes specialised on an operand they only test against zero.
+    pub specialized: u64,
     pub reasons: BTreeMap<String, u64>,
 }
 
@@ -471,4 +477,43 @@ fn height_effect(m: &crate::module::Module, op: &Operator<'_>) -> Option<(usize,
             _ => return None,
         },
     })
+}
+
+/// The first `i32` parameter of Wasm function `addr` (among `candidates`)
+/// that the function only tests against zero: every read of it is consumed
+/// at once by `i32.eqz`, `if`, `br_if`, or `i32.eq`/`i32.ne` after an
+/// `i32.const 0`, and it is never written. Such a function behaves the same
+/// for every non-zero value of that parameter, so a probe site can call it
+/// with the constant 1 or 0 on the two sides of a test of the operand
+/// (`weave::Body::probes`), and in each the inlined code folds to constants:
+/// a branch tally's address no longer depends on the condition.
+pub fn zero_tested_param(store: &Store, addr: FuncAddr, candidates: &[u32]) -> Option<u32> {
+    let FuncKind::Wasm { instance, func_idx } = store.funcs[addr.0 as usize].kind else {
+        return None;
+    };
+    let m = &store.instance(instance).module;
+    let params = &m.func_type(func_idx).params;
+    let mut ops = Vec::new();
+    let mut rd = m.operators(func_idx);
+    while !rd.eof() {
+        ops.push(rd.read().ok()?);
+    }
+    let zero_tested = |p: u32| {
+        ops.iter().enumerate().all(|(i, op)| {
+            use Operator as O;
+            match op {
+                O::LocalSet { local_index } | O::LocalTee { local_index } => *local_index != p,
+                O::LocalGet { local_index } if *local_index == p => matches!(
+                    &ops[i + 1..],
+                    [O::I32Eqz | O::If { .. } | O::BrIf { .. }, ..]
+                        | [O::I32Const { value: 0 }, O::I32Eq | O::I32Ne, ..]
+                ),
+                _ => true,
+            }
+        })
+    };
+    candidates
+        .iter()
+        .copied()
+        .find(|&p| params.get(p as usize) == Some(&ValType::I32) && zero_tested(p))
 }

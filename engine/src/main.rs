@@ -69,6 +69,10 @@ struct Cli {
     /// JIT with inlining: count pure counter probes once per block (on|off).
     #[arg(long = "block-counts", default_value = "on", value_parser = ["on", "off"])]
     block_counts: String,
+    /// JIT with inlining: inline a probe that only tests an operand against
+    /// zero twice, under a test of the operand, so each copy folds (on|off).
+    #[arg(long = "specialize", default_value = "on", value_parser = ["on", "off"])]
+    specialize: String,
     /// Write /tmp/perf-<pid>.map (one line per compiled function) for Linux perf.
     #[arg(long = "perf-map")]
     perf_map: bool,
@@ -230,6 +234,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
         },
         max_size: cli.inline_max_size,
         block_counts: cli.block_counts == "on",
+        specialize: cli.specialize == "on",
         ..Default::default()
     };
     let mut inline_stats: Option<wizeng::inline::InlineStats> = None;
@@ -498,6 +503,10 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
                 eprintln!(
                     "wizeng: metrics: block counters {}, counting {} probes at {} sites",
                     s.blocks, s.folded, s.folded_sites
+                );
+                eprintln!(
+                    "wizeng: metrics: probe calls specialised on a zero-tested operand {}",
+                    s.specialized
                 );
             }
         }

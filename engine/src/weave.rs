@@ -433,6 +433,10 @@ struct Body<'p> {
     saved: Vec<u32>,
     /// How the probe function being inlined (depth 0) uses its frame handle.
     frame_uses: Option<&'p FrameUses>,
+    /// `inline::zero_tested_param` by (function, operand argument indices).
+    zero_tested: HashMap<(FuncAddr, Vec<u32>), Option<u32>>,
+    /// Probe calls inlined twice under a test of their operand.
+    specialized: u64,
 }
 
 impl<'p> Body<'p> {
@@ -680,54 +684,109 @@ impl<'p> Body<'p> {
             }
         }
         for c in calls {
-            for (a, t) in c.args.iter().zip(&c.types) {
-                match a {
-                    ArgSource::Const(v) => match t {
-                        ValType::I32 => self.ins(&Instruction::I32Const(*v as u32 as i32)),
-                        ValType::I64 => self.ins(&Instruction::I64Const(*v as i64)),
-                        ValType::F32 => self.ins(&Instruction::F32Const(f32::from_bits(*v as u32))),
-                        ValType::F64 => self.ins(&Instruction::F64Const(f64::from_bits(*v))),
-                        _ => return Err(err(format!("cannot pass a constant of type {t}"))),
-                    },
-                    ArgSource::Operand(n) => {
-                        self.ins(&Instruction::LocalGet(self.saved[*n as usize]))
-                    }
-                    ArgSource::Local(n) => self.ins(&Instruction::LocalGet(*n)),
-                    // Inlined, every use of the handle is an intrinsic
-                    // (`Plan::frames_need_interpreter`): no frame is materialised.
-                    ArgSource::Frame if self.frame_uses_of(c).is_some() => {
-                        self.ins(&Instruction::RefNull(wasm_encoder::HeapType::Abstract {
-                            shared: false,
-                            ty: wasm_encoder::AbstractHeapType::Extern,
-                        }))
-                    }
-                    ArgSource::Frame => {
-                        return Err(err(
-                            "a probe that takes `frame` and is not inlined needs the interpreter",
-                        ))
-                    }
+            match self.zero_tested_operand(c) {
+                // The probe only tests this operand against zero: inline it
+                // twice, with 1 and with 0, under a test of the operand; each
+                // copy folds to constants (e.g. a fixed counter address).
+                Some((i, n)) => {
+                    self.specialized += 1;
+                    self.ins(&Instruction::LocalGet(self.saved[n as usize]));
+                    self.ins(&Instruction::If(wasm_encoder::BlockType::Empty));
+                    self.call(c, Some((i, 1)))?;
+                    self.ins(&Instruction::Else);
+                    self.call(c, Some((i, 0)))?;
+                    self.ins(&Instruction::End);
                 }
-            }
-            if self.added.inline.contains(&c.func) {
-                self.frame_uses = self.frame_uses_of(c);
-                let r = self.inline(c.func, 0, &c.origin, true);
-                self.frame_uses = None;
-                r?;
-            } else {
-                let idx = self.added.func_idx[&c.func];
-                self.probe_calls
-                    .push((self.code.len() as u32, c.origin.clone()));
-                self.ins(&Instruction::Call(idx));
-                let nres = self.store.func_type(c.func).results.len();
-                for _ in 0..nres {
-                    self.ins(&Instruction::Drop);
-                }
+                None => self.call(c, None)?,
             }
         }
         for k in (0..self.saved.len()).rev() {
             self.ins(&Instruction::LocalGet(self.saved[k]));
         }
         Ok(())
+    }
+
+    /// The probe call `c`: its arguments (argument `fixed.0` replaced by the
+    /// constant `fixed.1`), then the inlined function or a call.
+    fn call(&mut self, c: &ProbeCall, fixed: Option<(usize, i32)>) -> Result<(), LoadError> {
+        for (k, (a, t)) in c.args.iter().zip(&c.types).enumerate() {
+            if let Some((_, v)) = fixed.filter(|(i, _)| *i == k) {
+                self.ins(&Instruction::I32Const(v));
+                continue;
+            }
+            match a {
+                ArgSource::Const(v) => match t {
+                    ValType::I32 => self.ins(&Instruction::I32Const(*v as u32 as i32)),
+                    ValType::I64 => self.ins(&Instruction::I64Const(*v as i64)),
+                    ValType::F32 => self.ins(&Instruction::F32Const(f32::from_bits(*v as u32))),
+                    ValType::F64 => self.ins(&Instruction::F64Const(f64::from_bits(*v))),
+                    _ => return Err(err(format!("cannot pass a constant of type {t}"))),
+                },
+                ArgSource::Operand(n) => self.ins(&Instruction::LocalGet(self.saved[*n as usize])),
+                ArgSource::Local(n) => self.ins(&Instruction::LocalGet(*n)),
+                // Inlined, every use of the handle is an intrinsic
+                // (`Plan::frames_need_interpreter`): no frame is materialised.
+                ArgSource::Frame if self.frame_uses_of(c).is_some() => {
+                    self.ins(&Instruction::RefNull(wasm_encoder::HeapType::Abstract {
+                        shared: false,
+                        ty: wasm_encoder::AbstractHeapType::Extern,
+                    }))
+                }
+                ArgSource::Frame => {
+                    return Err(err(
+                        "a probe that takes `frame` and is not inlined needs the interpreter",
+                    ))
+                }
+            }
+        }
+        if self.added.inline.contains(&c.func) {
+            self.frame_uses = self.frame_uses_of(c);
+            let r = self.inline(c.func, 0, &c.origin, true);
+            self.frame_uses = None;
+            r?;
+        } else {
+            let idx = self.added.func_idx[&c.func];
+            self.probe_calls
+                .push((self.code.len() as u32, c.origin.clone()));
+            self.ins(&Instruction::Call(idx));
+            let nres = self.store.func_type(c.func).results.len();
+            for _ in 0..nres {
+                self.ins(&Instruction::Drop);
+            }
+        }
+        Ok(())
+    }
+
+    /// For an inlined probe call without frame intrinsics: (argument index,
+    /// operand) of an `i32` operand argument its function only tests against
+    /// zero (`inline::zero_tested_param`).
+    fn zero_tested_operand(&mut self, c: &ProbeCall) -> Option<(usize, u32)> {
+        if !self.cfg.specialize
+            || !self.added.inline.contains(&c.func)
+            || self.frame_uses_of(c).is_some()
+        {
+            return None;
+        }
+        let operands: Vec<(u32, u32)> = c
+            .args
+            .iter()
+            .enumerate()
+            .filter_map(|(i, a)| match a {
+                ArgSource::Operand(n) => Some((i as u32, *n)),
+                _ => None,
+            })
+            .collect();
+        let params: Vec<u32> = operands.iter().map(|(i, _)| *i).collect();
+        let store = self.store;
+        let p = *self
+            .zero_tested
+            .entry((c.func, params.clone()))
+            .or_insert_with(|| crate::inline::zero_tested_param(store, c.func, &params))
+            .as_ref()?;
+        operands
+            .iter()
+            .find(|(i, _)| *i == p)
+            .map(|&(i, n)| (i as usize, n))
     }
 }
 
@@ -1135,6 +1194,8 @@ pub fn weave(
                     site_height: 0,
                     saved: Vec::new(),
                     frame_uses: None,
+                    zero_tested: HashMap::new(),
+                    specialized: 0,
                 };
                 let fp = plan.funcs.get(&idx);
                 let no_blocks = FuncBlocks::default();
@@ -1203,6 +1264,7 @@ pub fn weave(
                 code_sec
                     .get_or_insert_with(wasm_encoder::CodeSection::new)
                     .raw(&header);
+                stats.specialized += b.specialized;
                 pcs_all.push(pcs);
                 calls_all.push(
                     b.probe_calls

@@ -430,12 +430,33 @@ fn frame_probes_are_inlined() {
     }
 }
 
-/// Cases run with `--inline=off` (`NAME_off`) must print what the inlined
-/// `NAME` prints.
+/// The JIT inlines a probe that only tests an operand against zero twice,
+/// with 1 and 0 (`--specialize`): `specialize`'s `br_if`, `if` and `i32.and`
+/// probes, not its `i32.or` (uses the value) and `i32.xor` (writes the
+/// parameter) probes; `monitor_cases` compares the counts with the
+/// interpreter's and `inline_off_cases_match` with `--specialize=off`.
+#[test]
+fn zero_tested_probes_are_specialised() {
+    for (name, n) in [("specialize", 4), ("specialize_off", 0)] {
+        let out = jit_metrics(name);
+        assert!(
+            out.contains(&format!("specialised on a zero-tested operand {n}\n")),
+            "{name}: expected {n} specialised probe calls:\n{out}"
+        );
+    }
+}
+
+/// Cases run with `--inline=off` or `--specialize=off` (`NAME_off`) must print
+/// what `NAME` prints.
 #[test]
 fn inline_off_cases_match() {
     let root = repo_root().join("tests/monitors");
-    for name in ["frame_write", "frame_heights", "inline_counters"] {
+    for name in [
+        "frame_write",
+        "frame_heights",
+        "inline_counters",
+        "specialize",
+    ] {
         let on = std::fs::read_to_string(root.join(name).join("expected.out")).unwrap();
         let off = std::fs::read_to_string(root.join(format!("{name}_off/expected.out"))).unwrap();
         assert_eq!(on, off, "{name} vs {name}_off");
