@@ -36,6 +36,18 @@ pub struct ProbeCall {
     pub operand_types: Option<std::sync::Arc<[ValType]>>,
 }
 
+/// A counter increment the interpreter performs itself instead of calling a
+/// probe: `width` bytes (4 or 8, little-endian) at `ptr` increased by `delta`
+/// (wrapping).
+#[derive(Clone, Copy, Debug)]
+pub struct DirectInc {
+    /// Into a monitor memory, in bounds; valid while the store that owns the
+    /// memory lives (memories never move or shrink, see `linear_memory.rs`).
+    pub ptr: *mut u8,
+    pub width: u8,
+    pub delta: u32,
+}
+
 /// When a probe fires relative to its instruction.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum When {
@@ -80,4 +92,11 @@ pub trait Instrumenter {
     }
     /// The probes to fire at a site, in firing order.
     fn probes(&mut self, when: When, site: &Site<'_, '_>) -> Result<Vec<ProbeCall>, LoadError>;
+    /// If a site's `calls` do nothing but increment counters at fixed,
+    /// in-bounds addresses of monitor memories (4 or 8 bytes, by at most
+    /// `u32::MAX`), those increments in order: the interpreter performs them
+    /// directly (`Op::MonInc*`), with the same effect as the calls.
+    fn direct_increments(&mut self, _calls: &[ProbeCall]) -> Option<Vec<DirectInc>> {
+        None
+    }
 }

@@ -485,6 +485,12 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
                 "wizeng: metrics: probes attached at {} sites, {} calls",
                 m.stats.sites, m.stats.calls
             );
+            if m.stats.direct_sites > 0 {
+                eprintln!(
+                    "wizeng: metrics: interpreter: probes at {} sites are direct counter increments",
+                    m.stats.direct_sites
+                );
+            }
             if let Some(why) = interpreted {
                 eprintln!("wizeng: metrics: application interpreted: {why}");
             }

@@ -98,6 +98,9 @@ pub struct Monitors {
 pub struct MonitorStats {
     pub sites: u64,
     pub calls: u64,
+    /// Sites whose probes the interpreter performs as direct counter
+    /// increments (`Instrumenter::direct_increments`).
+    pub direct_sites: u64,
 }
 
 /// Define the `wizeng` module (ABI A6) in a linker. Output goes through the
@@ -1022,6 +1025,31 @@ fn category(e: &Event) -> u8 {
 impl Instrumenter for Matcher<'_> {
     fn dynamic(&self) -> bool {
         self.mons.dynamic
+    }
+
+    fn direct_increments(
+        &mut self,
+        calls: &[ProbeCall],
+    ) -> Option<Vec<crate::instrument::DirectInc>> {
+        let mut out = Vec::new();
+        for c in calls {
+            for inc in crate::blockcount::pure_increment(self.store, c)? {
+                let delta = u32::try_from(inc.delta).ok()?;
+                if !matches!(inc.width, 4 | 8) {
+                    return None;
+                }
+                let mem = &mut self.store.memories[inc.mem.0 as usize].data;
+                // `pure_increment` checked `ea + width` is in bounds.
+                let ptr = mem.as_mut_ptr().wrapping_add(inc.ea as usize);
+                out.push(crate::instrument::DirectInc {
+                    ptr,
+                    width: inc.width,
+                    delta,
+                });
+            }
+        }
+        self.mons.stats.direct_sites += 1;
+        Some(out)
     }
 
     fn begin_function(

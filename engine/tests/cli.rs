@@ -378,13 +378,46 @@ fn osr_matches_interpreter() {
 
 /// `--mode=jit --metrics` output of monitor case `name` (its args as in `monitor_cases`).
 fn jit_metrics(name: &str) -> String {
+    metrics("jit", name)
+}
+
+/// `--mode=MODE --metrics` output of monitor case `name`.
+fn metrics(mode: &str, name: &str) -> String {
     let dir = repo_root().join("tests/monitors").join(name);
-    let mut args: Vec<String> = vec!["--mode=jit".into(), "--metrics".into()];
+    let mut args: Vec<String> = vec![format!("--mode={mode}"), "--metrics".into()];
     match std::fs::read_to_string(dir.join("args")) {
         Ok(a) => args.extend(a.split_whitespace().map(String::from)),
         Err(_) => args.extend(["--monitors=monitor.wat".into(), "../app.wat".into()]),
     }
     run_wizeng(&dir, &args)
+}
+
+/// The interpreter performs the probes of a site that are nothing but counter
+/// increments at fixed addresses itself (`Op::MonInc*`): every site of
+/// `hotness`; none of `branches` (its tallies depend on an operand) or of
+/// `two_monitors`. `monitor_cases` checks the counts against expected output
+/// in every tier.
+#[test]
+fn interpreter_performs_pure_increments_directly() {
+    let out = metrics("int", "hotness");
+    let sites = out
+        .split("probes attached at ")
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
+        .expect("sites in --metrics");
+    assert!(
+        out.contains(&format!(
+            "probes at {sites} sites are direct counter increments"
+        )),
+        "hotness: every site should be direct:\n{out}"
+    );
+    for name in ["branches", "two_monitors"] {
+        let out = metrics("int", name);
+        assert!(
+            !out.contains("direct counter increments"),
+            "{name}: no site should be direct:\n{out}"
+        );
+    }
 }
 
 /// Frame accessor calls with constant indices in an inlined probe are

@@ -904,6 +904,19 @@ pub enum Op {
         t: u32,
     },
     Probe(u32),
+    /// A probe that is a pure counter increment, performed directly
+    /// ([`crate::instrument::DirectInc`]): the 8- or 4-byte counter at address
+    /// `(hi << 32) | lo` (in a monitor memory) += `delta`.
+    MonInc64 {
+        lo: u32,
+        hi: u32,
+        delta: u32,
+    },
+    MonInc32 {
+        lo: u32,
+        hi: u32,
+        delta: u32,
+    },
     /// A dynamic probe site (`Store::dyn_sites[n]`) patched over an op: fire the
     /// site's probes, then execute the op it replaced.
     DynProbe(u32),

@@ -509,13 +509,34 @@ impl Translator<'_> {
         })
     }
 
-    fn emit_probes(&mut self, calls: Vec<ProbeCall>) {
-        if !calls.is_empty() {
-            let k = self.out.probes.len() as u32;
-            self.out.probes.push(calls);
-            self.emit(Op::Probe(k));
-            self.set_barrier();
+    /// A site's probes: direct counter increments if `ins` can give them
+    /// (and the module has no dynamic probes), else one `Op::Probe`.
+    fn emit_probes(&mut self, calls: Vec<ProbeCall>, ins: &mut (dyn Instrumenter + '_)) {
+        if calls.is_empty() {
+            return;
         }
+        match (!ins.dynamic())
+            .then(|| ins.direct_increments(&calls))
+            .flatten()
+        {
+            Some(incs) => {
+                for i in incs {
+                    let a = i.ptr as u64;
+                    let (lo, hi, delta) = (a as u32, (a >> 32) as u32, i.delta);
+                    self.emit(if i.width == 8 {
+                        Op::MonInc64 { lo, hi, delta }
+                    } else {
+                        Op::MonInc32 { lo, hi, delta }
+                    });
+                }
+            }
+            None => {
+                let k = self.out.probes.len() as u32;
+                self.out.probes.push(calls);
+                self.emit(Op::Probe(k));
+            }
+        }
+        self.set_barrier();
     }
 
     fn patch(&mut self, f: &Fixup, target: u32) {
@@ -640,7 +661,7 @@ pub(crate) fn translate(
                 let calls = ins.probes(When::Entry, &site)?;
                 let pc = t.cur_pc;
                 t.cur_pc = 0;
-                t.emit_probes(calls);
+                t.emit_probes(calls, ins);
                 t.cur_pc = pc;
             }
         }
@@ -670,7 +691,7 @@ pub(crate) fn translate(
                     instr_index,
                 };
                 let calls = ins.probes(When::Before, &site)?;
-                t.emit_probes(calls);
+                t.emit_probes(calls, ins);
             }
         }
         if reachable
@@ -721,7 +742,7 @@ pub(crate) fn translate(
                     instr_index,
                 };
                 let calls = ins.probes(When::After, &site)?;
-                t.emit_probes(calls);
+                t.emit_probes(calls, ins);
             }
         }
         instr_index += 1;

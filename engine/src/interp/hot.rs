@@ -1908,6 +1908,16 @@ handlers! {
     h_LocalCopy: Op::LocalCopy { src, dst } => wr!(fp + dst as usize, loc!(src)),
     h_LocalSetConst: Op::LocalSetConst { dst, c } => wr!(fp + dst as usize, c),
     h_Nop: Op::Nop => {},
+    // SAFETY: the address is a `DirectInc::ptr`: in bounds of a monitor
+    // memory of the store running this code, which never moves or shrinks.
+    h_MonInc64: Op::MonInc64 { lo, hi, delta } => unsafe {
+                let p = ((hi as u64) << 32 | lo as u64) as *mut u64;
+                p.write_unaligned(p.read_unaligned().wrapping_add(delta as u64));
+            },
+    h_MonInc32: Op::MonInc32 { lo, hi, delta } => unsafe {
+                let p = ((hi as u64) << 32 | lo as u64) as *mut u32;
+                p.write_unaligned(p.read_unaligned().wrapping_add(delta));
+            },
     h_F32AddL: Op::F32AddL(y) => f32_with!(loc!(y), |a, b| a + b),
     h_F32AddLL: Op::F32AddLL(x, y) => {
                 let a = f32::from_bits(loc!(x) as u32);
