@@ -165,7 +165,24 @@ struct Eval {
     n: usize,
 }
 
-/// Evaluate function `func_idx` of `instance` (straight-line code only; calls
+/// Skip the rest of an `if` arm: to its `else` (with `to_else`; returns
+/// Some(true), the `else` arm runs next) or its `end` (Some(false), consumed).
+fn skip_arm(ops: &mut wasmparser::OperatorsReader<'_>, to_else: bool) -> Option<bool> {
+    let mut nest = 0u32;
+    while !ops.eof() {
+        match ops.read().ok()? {
+            Operator::Block { .. } | Operator::Loop { .. } | Operator::If { .. } => nest += 1,
+            Operator::Else if nest == 0 && to_else => return Some(true),
+            Operator::End if nest == 0 => return Some(false),
+            Operator::End => nest -= 1,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Evaluate function `func_idx` of `instance` (straight-line code, and `if`s
+/// whose condition is a constant here; calls
 /// to the same instance's functions are evaluated in turn, up to a depth);
 /// returns its results.
 fn eval(
@@ -239,6 +256,53 @@ fn eval(
                 stack.push(match g.ty.ty {
                     t @ (ValType::I32 | ValType::I64) if !g.ty.mutable => {
                         Av::Const(mask(t, g.value))
+                    }
+                    _ => Av::Unknown,
+                });
+            }
+            // A condition known here: run the arm it selects (`else` ends the
+            // `then` arm: skip to the `end`).
+            O::If {
+                blockty: wasmparser::BlockType::Empty,
+            } => {
+                let Av::Const(c) = stack.pop()? else {
+                    return None;
+                };
+                depth += 1;
+                if mask(ValType::I32, c) == 0 && !skip_arm(&mut ops, true)? {
+                    depth -= 1;
+                }
+            }
+            O::Else if depth > 0 => {
+                skip_arm(&mut ops, false)?;
+                depth -= 1;
+            }
+            O::I32Eqz | O::I64Eqz => {
+                let v = stack.pop()?;
+                stack.push(match v {
+                    Av::Const(c) => {
+                        let t = if matches!(op, O::I32Eqz) {
+                            ValType::I32
+                        } else {
+                            ValType::I64
+                        };
+                        Av::Const((mask(t, c) == 0) as u64)
+                    }
+                    _ => Av::Unknown,
+                });
+            }
+            O::I32Eq | O::I32Ne | O::I64Eq | O::I64Ne => {
+                let b = stack.pop()?;
+                let a = stack.pop()?;
+                stack.push(match (a, b) {
+                    (Av::Const(x), Av::Const(y)) => {
+                        let t = if matches!(op, O::I32Eq | O::I32Ne) {
+                            ValType::I32
+                        } else {
+                            ValType::I64
+                        };
+                        let eq = mask(t, x) == mask(t, y);
+                        Av::Const((eq == matches!(op, O::I32Eq | O::I64Eq)) as u64)
                     }
                     _ => Av::Unknown,
                 });

@@ -37,15 +37,29 @@ pub struct ProbeCall {
 }
 
 /// A counter increment the interpreter performs itself instead of calling a
-/// probe: `width` bytes (4 or 8, little-endian) at `ptr` increased by `delta`
-/// (wrapping).
-#[derive(Clone, Copy, Debug)]
+/// probe: `width` bytes (4 or 8, little-endian) at address `addr` increased
+/// by `delta` (wrapping).
+#[derive(Clone, Copy, Debug, Default)]
 pub struct DirectInc {
     /// Into a monitor memory, in bounds; valid while the store that owns the
     /// memory lives (memories never move or shrink, see `linear_memory.rs`).
-    pub ptr: *mut u8,
+    pub addr: u64,
     pub width: u8,
     pub delta: u32,
+}
+
+/// What the interpreter does instead of calling one probe.
+#[derive(Clone, Copy, Debug)]
+pub enum Direct {
+    Inc(DirectInc),
+    /// `nz` if operand `operand` (from the top, an `i32`) is non-zero, else
+    /// `z`: a probe that only tests that operand against zero
+    /// (`inline::zero_tested_param`) and is one increment either way.
+    Select {
+        operand: u32,
+        nz: DirectInc,
+        z: DirectInc,
+    },
 }
 
 /// When a probe fires relative to its instruction.
@@ -94,9 +108,10 @@ pub trait Instrumenter {
     fn probes(&mut self, when: When, site: &Site<'_, '_>) -> Result<Vec<ProbeCall>, LoadError>;
     /// If a site's `calls` do nothing but increment counters at fixed,
     /// in-bounds addresses of monitor memories (4 or 8 bytes, by at most
-    /// `u32::MAX`), those increments in order: the interpreter performs them
-    /// directly (`Op::MonInc*`), with the same effect as the calls.
-    fn direct_increments(&mut self, _calls: &[ProbeCall]) -> Option<Vec<DirectInc>> {
+    /// `u32::MAX`), possibly chosen by whether an operand is zero, those
+    /// increments in order: the interpreter performs them directly
+    /// (`Op::MonInc*`), with the same effect as the calls.
+    fn direct_increments(&mut self, _calls: &[ProbeCall]) -> Option<Vec<Direct>> {
         None
     }
 }

@@ -1022,31 +1022,57 @@ fn category(e: &Event) -> u8 {
     }
 }
 
+impl Matcher<'_> {
+    /// `inc` as an address, if its shape suits the interpreter's ops.
+    fn direct_inc(&mut self, inc: crate::blockcount::Inc) -> Option<crate::instrument::DirectInc> {
+        let delta = u32::try_from(inc.delta).ok()?;
+        if !matches!(inc.width, 4 | 8) {
+            return None;
+        }
+        let mem = &mut self.store.memories[inc.mem.0 as usize].data;
+        // `pure_increment` checked `ea + width` is in bounds.
+        let addr = mem.as_mut_ptr().wrapping_add(inc.ea as usize) as u64;
+        Some(crate::instrument::DirectInc {
+            addr,
+            width: inc.width,
+            delta,
+        })
+    }
+}
+
 impl Instrumenter for Matcher<'_> {
     fn dynamic(&self) -> bool {
         self.mons.dynamic
     }
 
-    fn direct_increments(
-        &mut self,
-        calls: &[ProbeCall],
-    ) -> Option<Vec<crate::instrument::DirectInc>> {
+    fn direct_increments(&mut self, calls: &[ProbeCall]) -> Option<Vec<crate::instrument::Direct>> {
+        use crate::instrument::{ArgSource, Direct};
         let mut out = Vec::new();
         for c in calls {
-            for inc in crate::blockcount::pure_increment(self.store, c)? {
-                let delta = u32::try_from(inc.delta).ok()?;
-                if !matches!(inc.width, 4 | 8) {
-                    return None;
+            if let Some(incs) = crate::blockcount::pure_increment(self.store, c) {
+                for inc in incs {
+                    out.push(Direct::Inc(self.direct_inc(inc)?));
                 }
-                let mem = &mut self.store.memories[inc.mem.0 as usize].data;
-                // `pure_increment` checked `ea + width` is in bounds.
-                let ptr = mem.as_mut_ptr().wrapping_add(inc.ea as usize);
-                out.push(crate::instrument::DirectInc {
-                    ptr,
-                    width: inc.width,
-                    delta,
-                });
+                continue;
             }
+            // One increment either way of a zero test of an operand.
+            let operands: Vec<u32> = (0..c.args.len() as u32)
+                .filter(|&i| matches!(c.args[i as usize], ArgSource::Operand(_)))
+                .collect();
+            let p = crate::inline::zero_tested_param(self.store, c.func, &operands)? as usize;
+            let ArgSource::Operand(operand) = c.args[p] else {
+                return None;
+            };
+            let mut one = |v: u64| {
+                let mut cv = c.clone();
+                cv.args[p] = ArgSource::Const(v);
+                match crate::blockcount::pure_increment(self.store, &cv)?.as_slice() {
+                    [inc] => self.direct_inc(*inc),
+                    _ => None,
+                }
+            };
+            let (nz, z) = (one(1)?, one(0)?);
+            out.push(Direct::Select { operand, nz, z });
         }
         self.mons.stats.direct_sites += 1;
         Some(out)

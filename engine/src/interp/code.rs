@@ -917,6 +917,12 @@ pub enum Op {
         hi: u32,
         delta: u32,
     },
+    /// [`crate::instrument::Direct::Select`]: increment `Compiled::sel_incs[k][0]`
+    /// if operand `n` (from the top) is non-zero, else `[1]`.
+    MonIncSel {
+        n: u32,
+        k: u32,
+    },
     /// A dynamic probe site (`Store::dyn_sites[n]`) patched over an op: fire the
     /// site's probes, then execute the op it replaced.
     DynProbe(u32),
@@ -955,6 +961,8 @@ pub struct Compiled {
     pub local_types: Vec<crate::types::ValType>,
     /// Probe sites of this function (instrumented modules only).
     pub probes: Vec<Vec<crate::instrument::ProbeCall>>,
+    /// The (non-zero, zero) increments of `Op::MonIncSel`.
+    pub sel_incs: Vec<[crate::instrument::DirectInc; 2]>,
 }
 
 impl Compiled {

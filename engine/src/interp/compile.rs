@@ -9,7 +9,7 @@ use wasmparser::{BlockType, FrameKind, FuncValidator, FunctionBody, Operator, Va
 use super::code::*;
 use super::fused::{jump_target_mut, F64Bin, Form, I32Bin};
 use crate::error::LoadError;
-use crate::instrument::{Instrumenter, ProbeCall, Site, When};
+use crate::instrument::{Direct, Instrumenter, ProbeCall, Site, When};
 use crate::types::FuncType;
 
 /// What the translator needs to know about the module.
@@ -519,15 +519,23 @@ impl Translator<'_> {
             .then(|| ins.direct_increments(&calls))
             .flatten()
         {
-            Some(incs) => {
-                for i in incs {
-                    let a = i.ptr as u64;
-                    let (lo, hi, delta) = (a as u32, (a >> 32) as u32, i.delta);
-                    self.emit(if i.width == 8 {
-                        Op::MonInc64 { lo, hi, delta }
-                    } else {
-                        Op::MonInc32 { lo, hi, delta }
-                    });
+            Some(direct) => {
+                for d in direct {
+                    match d {
+                        Direct::Inc(i) => {
+                            let (lo, hi, delta) = (i.addr as u32, (i.addr >> 32) as u32, i.delta);
+                            self.emit(if i.width == 8 {
+                                Op::MonInc64 { lo, hi, delta }
+                            } else {
+                                Op::MonInc32 { lo, hi, delta }
+                            });
+                        }
+                        Direct::Select { operand, nz, z } => {
+                            let k = self.out.sel_incs.len() as u32;
+                            self.out.sel_incs.push([nz, z]);
+                            self.emit(Op::MonIncSel { n: operand, k });
+                        }
+                    }
                 }
             }
             None => {

@@ -435,6 +435,26 @@ macro_rules! handlers {
     };
 }
 
+use crate::instrument::DirectInc;
+
+/// Perform a direct counter increment ([`DirectInc`]).
+///
+/// # Safety
+/// `i.addr` must be in bounds of a live monitor memory for `i.width` bytes.
+#[inline(always)]
+unsafe fn direct_inc(i: DirectInc) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        if i.width == 8 {
+            let p = i.addr as *mut u64;
+            p.write_unaligned(p.read_unaligned().wrapping_add(i.delta as u64));
+        } else {
+            let p = i.addr as *mut u32;
+            p.write_unaligned(p.read_unaligned().wrapping_add(i.delta));
+        }
+    }
+}
+
 /// One handler of [`handlers!`].
 macro_rules! handler_fn {
     ($name:ident, ($($sig:tt)*), $op:ident, { $($prelude:tt)* }, { $($next:tt)* }, $pat:pat => $body:expr) => {
@@ -1911,12 +1931,18 @@ handlers! {
     // SAFETY: the address is a `DirectInc::ptr`: in bounds of a monitor
     // memory of the store running this code, which never moves or shrinks.
     h_MonInc64: Op::MonInc64 { lo, hi, delta } => unsafe {
-                let p = ((hi as u64) << 32 | lo as u64) as *mut u64;
-                p.write_unaligned(p.read_unaligned().wrapping_add(delta as u64));
+                direct_inc(DirectInc { addr: (hi as u64) << 32 | lo as u64, width: 8, delta })
             },
     h_MonInc32: Op::MonInc32 { lo, hi, delta } => unsafe {
-                let p = ((hi as u64) << 32 | lo as u64) as *mut u32;
-                p.write_unaligned(p.read_unaligned().wrapping_add(delta));
+                direct_inc(DirectInc { addr: (hi as u64) << 32 | lo as u64, width: 4, delta })
+            },
+    // SAFETY: `r.code` is the running function's code (invariant at
+    // `CodeRef`), `k` indexes its `sel_incs`, whose addresses are as above.
+    h_MonIncSel: Op::MonIncSel { n, k } => {
+                let v = if n == 0 { tos } else { mem_rd!(sp - 1 - n as usize) };
+                let code: &Compiled = unsafe { &*r.code };
+                let i = code.sel_incs[k as usize][(v as u32 == 0) as usize];
+                unsafe { direct_inc(i) };
             },
     h_F32AddL: Op::F32AddL(y) => f32_with!(loc!(y), |a, b| a + b),
     h_F32AddLL: Op::F32AddLL(x, y) => {
