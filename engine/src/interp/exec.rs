@@ -89,23 +89,56 @@ pub(crate) fn invoke(store: &mut Store, f: FuncAddr, args: &[Value]) -> Result<V
         r?;
         return Ok(res);
     }
+    on_stack(
+        store,
+        f,
+        |stack| {
+            for (i, a) in args.iter().enumerate() {
+                stack[i] = a.to_slot();
+            }
+        },
+        |stack| {
+            results_ty
+                .iter()
+                .enumerate()
+                .map(|(i, t)| Value::from_slot(*t, stack[i]))
+                .collect()
+        },
+    )
+}
+
+/// Call Wasm function `f` (interpreted) from a probe site: `args` are its
+/// parameter slots, its results are dropped. As [`invoke`] without the
+/// conversions to and from `Value`s.
+fn invoke_probe(store: &mut Store, f: FuncAddr, args: &[u64]) -> Result<(), Trap> {
+    if store.depth >= MAX_REENTRY {
+        return Err(Trap::new(TrapKind::CallStackExhausted));
+    }
+    on_stack(
+        store,
+        f,
+        |stack| stack[..args.len()].copy_from_slice(args),
+        |_| (),
+    )
+}
+
+/// Run Wasm function `f` on a pooled value stack: `init` writes its
+/// arguments to the first slots, `done` reads its results from there.
+fn on_stack<R>(
+    store: &mut Store,
+    f: FuncAddr,
+    init: impl FnOnce(&mut [u64]),
+    done: impl FnOnce(&[u64]) -> R,
+) -> Result<R, Trap> {
     let mut stack = store
         .stacks
         .pop()
         .unwrap_or_else(|| vec![0u64; store.config.value_stack_slots]);
-    for (i, a) in args.iter().enumerate() {
-        stack[i] = a.to_slot();
-    }
+    init(&mut stack);
     store.depth += 1;
     let r = execute(store, &mut stack, f);
     store.depth -= 1;
-    let out = r.map(|()| {
-        results_ty
-            .iter()
-            .enumerate()
-            .map(|(i, t)| Value::from_slot(*t, stack[i]))
-            .collect()
-    });
+    let out = r.map(|()| done(&stack));
     store.stacks.push(stack);
     out
 }
@@ -124,15 +157,19 @@ fn trap_at(store: &Store, code: &Compiled, op_index: usize, inst: usize, kind: T
     }
 }
 
-/// The trap reported when a probe (`what`) failed with `t` at op `op_index`.
+/// What a probe (`what`) that failed with `t` at op `op_index` ends the run
+/// with: `t` itself if it is the program's exit, else a trap naming the probe.
 fn probe_trapped(
     store: &Store,
     code: &Compiled,
     op_index: usize,
     inst: usize,
     what: &str,
-    t: &Trap,
+    t: Trap,
 ) -> Trap {
+    if t.exit_code().is_some() {
+        return t;
+    }
     let at = trap_at(store, code, op_index, inst, TrapKind::Unreachable)
         .site
         .expect("site");
@@ -599,18 +636,9 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                     // removed ones still fire this time.
                     for p in list.iter() {
                         if let Err(t) = store.invoke(p.func, &[]) {
-                            if t.exit_code().is_some() {
-                                break 'exec Err(t);
-                            }
                             let what = format!("dynamic probe {}", p.id);
-                            break 'exec Err(probe_trapped(
-                                store,
-                                &code,
-                                ip_index!() - 1,
-                                inst,
-                                &what,
-                                &t,
-                            ));
+                            let at = ip_index!() - 1;
+                            break 'exec Err(probe_trapped(store, &code, at, inst, &what, t));
                         }
                     }
                     refresh_mem!();
@@ -620,6 +648,43 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                 Op::Probe(k) => {
                     let c = code;
                     for call in &c.probes[k as usize] {
+                        // An interpreted Wasm function without a frame handle:
+                        // its argument slots as they are.
+                        if call.args.len() <= 8
+                            && !call.args.contains(&ArgSource::Frame)
+                            && matches!(
+                                store.funcs[call.func.0 as usize].kind,
+                                FuncKind::Wasm { .. }
+                            )
+                            && !crate::jit::is_compiled(store, call.func)
+                        {
+                            let mut slots = [0u64; 8];
+                            for (s, (t, a)) in
+                                slots.iter_mut().zip(call.types.iter().zip(&call.args))
+                            {
+                                let v = match a {
+                                    ArgSource::Const(v) => *v,
+                                    ArgSource::Operand(n) => rd!(sp - 1 - *n as usize),
+                                    ArgSource::Local(n) => rd!(fp + *n as usize),
+                                    ArgSource::Frame => unreachable!("excluded above"),
+                                };
+                                *s = Value::from_slot(*t, v).to_slot();
+                            }
+                            if let Err(t) =
+                                invoke_probe(store, call.func, &slots[..call.args.len()])
+                            {
+                                let at = ip_index!() - 1;
+                                break 'exec Err(probe_trapped(
+                                    store,
+                                    &code,
+                                    at,
+                                    inst,
+                                    &call.origin,
+                                    t,
+                                ));
+                            }
+                            continue;
+                        }
                         let args: Vec<Value> = call
                             .types
                             .iter()
@@ -671,16 +736,14 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                             store.frame_view = prev;
                         }
                         if let Err(t) = r {
-                            if t.exit_code().is_some() {
-                                break 'exec Err(t);
-                            }
+                            let at = ip_index!() - 1;
                             break 'exec Err(probe_trapped(
                                 store,
                                 &code,
-                                ip_index!() - 1,
+                                at,
                                 inst,
                                 &call.origin,
-                                &t,
+                                t,
                             ));
                         }
                     }
