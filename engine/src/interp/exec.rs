@@ -650,7 +650,7 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                     for call in &c.probes[k as usize] {
                         // An interpreted Wasm function without a frame handle:
                         // its argument slots as they are.
-                        if call.args.len() <= 8
+                        let r = if call.args.len() <= 8
                             && !call.args.contains(&ArgSource::Frame)
                             && matches!(
                                 store.funcs[call.func.0 as usize].kind,
@@ -670,71 +670,66 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                                 };
                                 *s = Value::from_slot(*t, v).to_slot();
                             }
-                            if let Err(t) =
-                                invoke_probe(store, call.func, &slots[..call.args.len()])
-                            {
-                                let at = ip_index!() - 1;
-                                break 'exec Err(probe_trapped(
-                                    store,
-                                    &code,
-                                    at,
-                                    inst,
-                                    &call.origin,
-                                    t,
-                                ));
-                            }
-                            continue;
-                        }
-                        let args: Vec<Value> = call
-                            .types
-                            .iter()
-                            .zip(&call.args)
-                            .map(|(t, a)| match a {
-                                ArgSource::Const(v) => Value::from_slot(*t, *v),
-                                ArgSource::Operand(n) => {
-                                    Value::from_slot(*t, rd!(sp - 1 - *n as usize))
-                                }
-                                ArgSource::Local(n) => Value::from_slot(*t, rd!(fp + *n as usize)),
-                                ArgSource::Frame => Value::ExternRef(Some(serial)),
-                            })
-                            .collect();
-                        let prev_view = if call.operand_types.is_some() {
-                            let mut chain = Vec::with_capacity(frames.len() + 1);
-                            for (i, fr) in frames.iter().enumerate() {
-                                let top = frames.get(i + 1).map_or(fp, |n| n.fp) - base;
-                                let pc =
-                                    fr.code.pcs.get(fr.ip.wrapping_sub(1)).copied().unwrap_or(0);
-                                chain.push(FrameInfo {
-                                    serial: fr.serial,
-                                    fp: fr.fp - base,
-                                    top,
-                                    code: fr.code.to_arc(),
-                                    pc,
-                                    operand_types: None,
-                                });
-                            }
-                            let pc = code.pcs[ip_index!() - 1];
-                            chain.push(FrameInfo {
-                                serial,
-                                fp: fp - base,
-                                top: sp - base,
-                                code: code.to_arc(),
-                                pc,
-                                operand_types: call.operand_types.clone(),
-                            });
-                            let view = FrameView {
-                                stack: sb,
-                                len: slen,
-                                frames: chain,
-                            };
-                            Some(store.frame_view.replace(view))
+                            invoke_probe(store, call.func, &slots[..call.args.len()])
                         } else {
-                            None
+                            let args: Vec<Value> = call
+                                .types
+                                .iter()
+                                .zip(&call.args)
+                                .map(|(t, a)| match a {
+                                    ArgSource::Const(v) => Value::from_slot(*t, *v),
+                                    ArgSource::Operand(n) => {
+                                        Value::from_slot(*t, rd!(sp - 1 - *n as usize))
+                                    }
+                                    ArgSource::Local(n) => {
+                                        Value::from_slot(*t, rd!(fp + *n as usize))
+                                    }
+                                    ArgSource::Frame => Value::ExternRef(Some(serial)),
+                                })
+                                .collect();
+                            let prev_view = if call.operand_types.is_some() {
+                                let mut chain = Vec::with_capacity(frames.len() + 1);
+                                for (i, fr) in frames.iter().enumerate() {
+                                    let top = frames.get(i + 1).map_or(fp, |n| n.fp) - base;
+                                    let pc = fr
+                                        .code
+                                        .pcs
+                                        .get(fr.ip.wrapping_sub(1))
+                                        .copied()
+                                        .unwrap_or(0);
+                                    chain.push(FrameInfo {
+                                        serial: fr.serial,
+                                        fp: fr.fp - base,
+                                        top,
+                                        code: fr.code.to_arc(),
+                                        pc,
+                                        operand_types: None,
+                                    });
+                                }
+                                let pc = code.pcs[ip_index!() - 1];
+                                chain.push(FrameInfo {
+                                    serial,
+                                    fp: fp - base,
+                                    top: sp - base,
+                                    code: code.to_arc(),
+                                    pc,
+                                    operand_types: call.operand_types.clone(),
+                                });
+                                let view = FrameView {
+                                    stack: sb,
+                                    len: slen,
+                                    frames: chain,
+                                };
+                                Some(store.frame_view.replace(view))
+                            } else {
+                                None
+                            };
+                            let r = store.invoke(call.func, &args).map(drop);
+                            if let Some(prev) = prev_view {
+                                store.frame_view = prev;
+                            }
+                            r
                         };
-                        let r = store.invoke(call.func, &args);
-                        if let Some(prev) = prev_view {
-                            store.frame_view = prev;
-                        }
                         if let Err(t) = r {
                             let at = ip_index!() - 1;
                             break 'exec Err(probe_trapped(
