@@ -55,10 +55,12 @@ pub fn parse_monitor_list(s: &str) -> Vec<MonitorSpec> {
 pub struct MonitorError(pub String);
 
 struct Rule {
-    export: String,
-    pattern: Pattern,
+    export: Rc<str>,
+    /// `monitor NAME: \`EXPORT\``, for messages (`ProbeCall::origin`).
+    origin: Rc<str>,
+    pattern: Rc<Pattern>,
     func: FuncAddr,
-    ty: FuncType,
+    ty: Rc<FuncType>,
 }
 
 struct LoadedMonitor {
@@ -311,10 +313,11 @@ impl Monitors {
                             eprintln!("wizeng: warning: {msg}; skipped");
                             continue;
                         }
-                        let ty = store.func_type(func).clone();
+                        let ty = Rc::new(store.func_type(func).clone());
                         lm.rules.push(Rule {
-                            export: e.name.clone(),
-                            pattern,
+                            export: e.name.as_str().into(),
+                            origin: format!("monitor {name}: `{}`", e.name).into(),
+                            pattern: Rc::new(pattern),
                             func,
                             ty,
                         });
@@ -627,11 +630,18 @@ struct SiteInfo<'a> {
     /// Types of the operands (or results, after) from the top.
     operand_types: Vec<ValType>,
     num_operands: Option<u32>,
-    local_types: Vec<ValType>,
+    /// The validator at the site: local types on demand (`local_type`).
+    validator: &'a FuncValidator<ValidatorResources>,
     at_func_end: bool,
     instr_count: Option<u32>,
     /// Index of the instruction in its function.
     instr_index: u32,
+}
+
+impl SiteInfo<'_> {
+    fn local_type(&self, n: u32) -> Option<ValType> {
+        self.validator.get_local_type(n).map(conv_type)
+    }
 }
 
 enum Bound {
@@ -736,7 +746,7 @@ impl Matcher<'_> {
                 vec![Value::I32(monitor_abi::type_code(t.map(|t| abi_type(*t))))]
             }
             Param::LocalTy(n) => vec![Value::I32(monitor_abi::type_code(
-                site.local_types.get(*n as usize).map(|t| abi_type(*t)),
+                site.local_type(*n).map(abi_type),
             ))],
             Param::Opname
             | Param::Fname
@@ -837,10 +847,14 @@ impl Matcher<'_> {
     }
 
     fn bind(&mut self, mi: usize, ri: usize, site: &SiteInfo<'_>) -> Result<Bound, LoadError> {
-        let (export, pattern, func, fty) = {
-            let r = &self.mons.monitors[mi].rules[ri];
-            (r.export.clone(), r.pattern.clone(), r.func, r.ty.clone())
-        };
+        let r = &self.mons.monitors[mi].rules[ri];
+        let (export, origin, pattern, func, fty) = (
+            r.export.clone(),
+            r.origin.clone(),
+            r.pattern.clone(),
+            r.func,
+            r.ty.clone(),
+        );
         let m_err = |s: &Self, msg: String| {
             let m = &s.mons.monitors[mi];
             s.bind_err(m, &export, site, msg)
@@ -852,7 +866,7 @@ impl Matcher<'_> {
             opcode: site.opcode,
             num_operands: site.num_operands,
             num_immediates: site.imms.len() as u32,
-            num_locals: site.local_types.len() as u32,
+            num_locals: site.validator.len_locals(),
             is_block_end: matches!(pattern.event, Event::BlockEnd),
         };
         let mut param_error = None;
@@ -905,7 +919,7 @@ impl Matcher<'_> {
                 }
                 Binding::LocalType => {
                     let Param::Local(n) = p else { unreachable!() };
-                    types.push(site.local_types[*n as usize]);
+                    types.push(site.local_type(*n).expect("local index checked"));
                     args.push(ArgSource::Local(*n));
                 }
                 _ if matches!(p, Param::Frame) => {
@@ -944,10 +958,6 @@ impl Matcher<'_> {
                 ),
             ));
         }
-        let origin: Rc<str> = Rc::from(format!(
-            "monitor {}: `{export}`",
-            self.mons.monitors[mi].name
-        ));
         let operand_types = args
             .contains(&ArgSource::Frame)
             .then(|| site.operand_types.clone().into());
@@ -1140,9 +1150,6 @@ impl Instrumenter for Matcher<'_> {
                 e.params.len() as u32
             }
         });
-        let local_types = (0..v.len_locals())
-            .filter_map(|i| v.get_local_type(i).map(conv_type))
-            .collect();
         let info = SiteInfo {
             fid: site.func_idx,
             pc: site.pc,
@@ -1151,7 +1158,7 @@ impl Instrumenter for Matcher<'_> {
             imms,
             operand_types,
             num_operands,
-            local_types,
+            validator: v,
             at_func_end: site.at_func_end,
             instr_count: self.mons.blocks.ends.get(&site.instr_index).copied(),
             instr_index: site.instr_index,
