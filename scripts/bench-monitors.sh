@@ -24,7 +24,8 @@
 #   INT_FILTER=...          regex: the interpreter only on these programs ('' = all); default
 #                           10 short PolyBench programs: with a probe per instruction the
 #                           interpreter is ~60x slower than without (2mm: 41 s)
-#   MONITORS=hotness,branches,calls
+#   MONITORS=hotness,branches,calls   NAME: examples/NAME.wat; NAME.mm: examples/NAME.mm,
+#                           compiled with whamm (e.g. MONITORS=hotness.mm,branches.mm,calls.mm)
 #   SUITES=polybench,ostrich
 #   WIZENG="cmd ..."        engine command (default target/release/wizeng; built if missing)
 #   TIMEOUT=600             per-run timeout, seconds
@@ -44,6 +45,16 @@ if [[ -z "${WIZENG:-}" ]]; then
         (cd "$ROOT" && nice cargo build --release -p wizeng) >&2
     fi
 fi
+if [[ "${MONITORS:-}" == *.mm* ]]; then
+    WHAMM="${WHAMM:-$ROOT/target/release/whamm}"
+    if [[ ! -x "$WHAMM" ]]; then
+        echo "building $WHAMM ..." >&2
+        (cd "$ROOT" && nice cargo build --release -p whamm-compiler) >&2
+    fi
+    extra_whamm=(--whamm "$WHAMM")
+else
+    extra_whamm=()
+fi
 BENCH_ROOT="$("$PY" -c 'import os, wasure; print(os.path.join(os.path.dirname(wasure.__file__), "benchmarks"))')"
 int_runs="${INT_RUNS:-1}"
 [[ "${INT:-1}" == 0 ]] && int_runs=0
@@ -58,4 +69,4 @@ echo "wizeng: $WIZENG" >&2
 exec "$PY" "$ROOT/scripts/bench_monitors.py" --bench-root "$BENCH_ROOT" \
     --suites "${SUITES:-polybench,ostrich}" --wizeng "$WIZENG" --monitors "${MONITORS:-hotness,branches,calls}" \
     --runs "${RUNS:-3}" --int-runs "$int_runs" --int-filter "${INT_FILTER-^polybench/(atax|bicg|durbin|gesummv|jacobi-1d|mvt|trisolv|doitgen|syrk|trmm)$}" \
-    --timeout "${TIMEOUT:-600}" "${extra[@]}" "${1:-}"
+    --timeout "${TIMEOUT:-600}" "${extra[@]}" "${extra_whamm[@]}" "${1:-}"

@@ -154,7 +154,9 @@ def main():
     ap.add_argument("--bench-root", required=True)
     ap.add_argument("--suites", default="polybench,ostrich")
     ap.add_argument("--wizeng", required=True)
-    ap.add_argument("--monitors", default=",".join(MONITORS))
+    ap.add_argument("--monitors", default=",".join(MONITORS),
+                    help="NAME: examples/NAME.wat; NAME.mm: examples/NAME.mm compiled with --whamm")
+    ap.add_argument("--whamm", default=os.path.join(ROOT, "target", "release", "whamm"))
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--off-runs", type=int, default=None, help="runs of --inline=off (default: --runs)")
     ap.add_argument("--int-runs", type=int, default=1, help="interpreter runs (0: skip)")
@@ -172,7 +174,16 @@ def main():
     wt_runs = a.runs if a.wt_runs is None else a.wt_runs
     site_runs = wt_runs if a.site_runs is None else a.site_runs
     monitors = [m for m in a.monitors.split(",") if m]
-    mon_path = {m: os.path.join(ROOT, "examples", f"{m}.wat") for m in monitors + ["empty"]}
+    # `NAME` is examples/NAME.wat; `NAME.mm` is examples/NAME.mm, compiled with whamm
+    mondir = tempfile.mkdtemp(prefix="bench-monitors-mm-")
+    mon_path = {}
+    for m in monitors + ["empty"]:
+        if m.endswith(".mm"):
+            mon_path[m] = os.path.join(mondir, m + ".wasm")
+            subprocess.run(shlex.split(a.whamm) + ["build", os.path.join(ROOT, "examples", m), "-o", mon_path[m]],
+                           check=True)
+        else:
+            mon_path[m] = os.path.join(ROOT, "examples", f"{m}.wat")
 
     progs = []
     for suite in a.suites.split(","):
@@ -278,6 +289,7 @@ def main():
               + (f"  !! {'; '.join(bad)}" if bad else ""), flush=True)
     os.rmdir(tmp)
     shutil.rmtree(wovendir)
+    shutil.rmtree(mondir)
 
     def val(name, c, key="run"):
         v = results[name]["configs"].get(c)

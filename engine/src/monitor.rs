@@ -433,6 +433,7 @@ impl Monitors {
             store,
             last_effect: None,
             buf_used: 0,
+            zero_tested: HashMap::new(),
         }
     }
 }
@@ -445,6 +446,8 @@ pub struct Matcher<'a> {
     last_effect: Option<(u32, u32, Option<monitor_abi::StackEffect>)>,
     /// Bytes of `whamm_buffer` used by the current static call's strings.
     buf_used: usize,
+    /// `inline::zero_tested_param` by (function, operand argument indices).
+    zero_tested: HashMap<(FuncAddr, Vec<u32>), Option<u32>>,
 }
 
 /// A trap in monitor code, reported with the monitor and export it came from.
@@ -1069,7 +1072,12 @@ impl Instrumenter for Matcher<'_> {
             let operands: Vec<u32> = (0..c.args.len() as u32)
                 .filter(|&i| matches!(c.args[i as usize], ArgSource::Operand(_)))
                 .collect();
-            let p = crate::inline::zero_tested_param(self.store, c.func, &operands)? as usize;
+            let store = &*self.store;
+            let p = *self
+                .zero_tested
+                .entry((c.func, operands.clone()))
+                .or_insert_with(|| crate::inline::zero_tested_param(store, c.func, &operands));
+            let p = p? as usize;
             let ArgSource::Operand(operand) = c.args[p] else {
                 return None;
             };
