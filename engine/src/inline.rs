@@ -486,8 +486,11 @@ fn height_effect(m: &crate::module::Module, op: &Operator<'_>) -> Option<(usize,
 /// for every non-zero value of that parameter, so a probe site can call it
 /// with the constant 1 or 0 on the two sides of a test of the operand
 /// (`weave::Body::probes`), and in each the inlined code folds to constants:
-/// a branch tally's address no longer depends on the condition.
-pub fn zero_tested_param(store: &Store, addr: FuncAddr, candidates: &[u32]) -> Option<u32> {
+/// a branch tally's address no longer depends on the condition. With it,
+/// whether some test's result is a value rather than a branch condition
+/// (only then does the JIT gain by specialising: a probe that branches on
+/// the parameter already has a fixed address on each side).
+pub fn zero_tested_param(store: &Store, addr: FuncAddr, candidates: &[u32]) -> Option<(u32, bool)> {
     let FuncKind::Wasm { instance, func_idx } = store.funcs[addr.0 as usize].kind else {
         return None;
     };
@@ -498,22 +501,29 @@ pub fn zero_tested_param(store: &Store, addr: FuncAddr, candidates: &[u32]) -> O
     while !rd.eof() {
         ops.push(rd.read().ok()?);
     }
-    let zero_tested = |p: u32| {
-        ops.iter().enumerate().all(|(i, op)| {
-            use Operator as O;
-            match op {
-                O::LocalSet { local_index } | O::LocalTee { local_index } => *local_index != p,
-                O::LocalGet { local_index } if *local_index == p => matches!(
-                    &ops[i + 1..],
-                    [O::I32Eqz | O::If { .. } | O::BrIf { .. }, ..]
-                        | [O::I32Const { value: 0 }, O::I32Eq | O::I32Ne, ..]
-                ),
-                _ => true,
-            }
-        })
+    use Operator as O;
+    let branch = |op: Option<&Operator<'_>>| matches!(op, Some(O::If { .. } | O::BrIf { .. }));
+    // Per read of `p`: None if not a zero test, else whether it feeds a branch.
+    let test = |i: usize| match &ops[i + 1..] {
+        [O::If { .. } | O::BrIf { .. }, ..] => Some(true),
+        [O::I32Eqz, rest @ ..] => Some(branch(rest.first())),
+        [O::I32Const { value: 0 }, O::I32Eq | O::I32Ne, rest @ ..] => Some(branch(rest.first())),
+        _ => None,
     };
-    candidates
-        .iter()
-        .copied()
-        .find(|&p| params.get(p as usize) == Some(&ValType::I32) && zero_tested(p))
+    candidates.iter().copied().find_map(|p| {
+        if params.get(p as usize) != Some(&ValType::I32) {
+            return None;
+        }
+        let mut data = false;
+        for (i, op) in ops.iter().enumerate() {
+            match op {
+                O::LocalSet { local_index } | O::LocalTee { local_index } if *local_index == p => {
+                    return None
+                }
+                O::LocalGet { local_index } if *local_index == p => data |= !test(i)?,
+                _ => {}
+            }
+        }
+        Some((p, data))
+    })
 }

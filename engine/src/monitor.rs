@@ -447,7 +447,7 @@ pub struct Matcher<'a> {
     /// Bytes of `whamm_buffer` used by the current static call's strings.
     buf_used: usize,
     /// `inline::zero_tested_param` by (function, operand argument indices).
-    zero_tested: HashMap<(FuncAddr, Vec<u32>), Option<u32>>,
+    zero_tested: HashMap<(FuncAddr, Vec<u32>), Option<(u32, bool)>>,
 }
 
 /// A trap in monitor code, reported with the monitor and export it came from.
@@ -1077,7 +1077,7 @@ impl Instrumenter for Matcher<'_> {
                 .zero_tested
                 .entry((c.func, operands.clone()))
                 .or_insert_with(|| crate::inline::zero_tested_param(store, c.func, &operands));
-            let p = p? as usize;
+            let p = p?.0 as usize;
             let ArgSource::Operand(operand) = c.args[p] else {
                 return None;
             };

@@ -434,7 +434,7 @@ struct Body<'p> {
     /// How the probe function being inlined (depth 0) uses its frame handle.
     frame_uses: Option<&'p FrameUses>,
     /// `inline::zero_tested_param` by (function, operand argument indices).
-    zero_tested: HashMap<(FuncAddr, Vec<u32>), Option<u32>>,
+    zero_tested: HashMap<(FuncAddr, Vec<u32>), Option<(u32, bool)>>,
     /// Probe calls inlined twice under a test of their operand.
     specialized: u64,
 }
@@ -759,7 +759,8 @@ impl<'p> Body<'p> {
 
     /// For an inlined probe call without frame intrinsics: (argument index,
     /// operand) of an `i32` operand argument its function only tests against
-    /// zero (`inline::zero_tested_param`).
+    /// zero, with some test's result used as a value
+    /// (`inline::zero_tested_param`).
     fn zero_tested_operand(&mut self, c: &ProbeCall) -> Option<(usize, u32)> {
         if !self.cfg.specialize
             || !self.added.inline.contains(&c.func)
@@ -778,11 +779,13 @@ impl<'p> Body<'p> {
             .collect();
         let params: Vec<u32> = operands.iter().map(|(i, _)| *i).collect();
         let store = self.store;
-        let p = *self
+        let (p, data) = (*self
             .zero_tested
             .entry((c.func, params.clone()))
-            .or_insert_with(|| crate::inline::zero_tested_param(store, c.func, &params))
-            .as_ref()?;
+            .or_insert_with(|| crate::inline::zero_tested_param(store, c.func, &params)))?;
+        if !data {
+            return None;
+        }
         operands
             .iter()
             .find(|(i, _)| *i == p)

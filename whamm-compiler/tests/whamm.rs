@@ -9,6 +9,9 @@
 //! (same stdout, same exit status), which is reported separately so an
 //! engine tier difference is not mistaken for a stale snapshot.
 //!
+//! The shipped `examples/*.mm` run the same way beside
+//! `tests/monitors/app.wat`, with snapshots `tests/whamm/example-NAME.stdout`.
+//!
 //! The engine binary is `$WIZENG`, else `target/<profile>/wizeng`, built on
 //! demand with `cargo build -p wizeng`.
 
@@ -51,16 +54,34 @@ fn end_to_end() {
     let whamm = env!("CARGO_BIN_EXE_whamm");
     let tmp = std::env::temp_dir().join(format!("whamm-e2e-{}", std::process::id()));
     std::fs::create_dir_all(&tmp).unwrap();
-    let mut scripts: Vec<PathBuf> = std::fs::read_dir(dir())
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "mm"))
+    let scripts_in = |d: &Path| {
+        let mut v: Vec<PathBuf> = std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "mm"))
+            .collect();
+        v.sort();
+        v
+    };
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    // (script, name, snapshot, app if fixed)
+    let mut scripts: Vec<(PathBuf, String, PathBuf, Option<PathBuf>)> = scripts_in(&dir())
+        .into_iter()
+        .map(|mm| {
+            let stem = mm.file_stem().unwrap().to_string_lossy().to_string();
+            let snap = mm.with_extension("stdout");
+            (mm, stem, snap, None)
+        })
         .collect();
-    scripts.sort();
     assert!(scripts.len() >= 3);
+    for mm in scripts_in(&repo.join("examples")) {
+        let stem = format!("example-{}", mm.file_stem().unwrap().to_string_lossy());
+        let snap = dir().join(format!("{stem}.stdout"));
+        let app = repo.join("tests/monitors/app.wat");
+        scripts.push((mm, stem, snap, Some(app)));
+    }
     let mut failures = vec![];
-    for mm in &scripts {
-        let stem = mm.file_stem().unwrap().to_string_lossy().to_string();
+    for (mm, stem, snap, fixed_app) in &scripts {
         let wasm = tmp.join(format!("{stem}.wasm"));
         let src = std::fs::read_to_string(mm).unwrap();
         // Monitor libraries: `// lib: NAME=FILE` lines (FILE's base name must
@@ -91,7 +112,9 @@ fn end_to_end() {
                 .strip_prefix("// app:")
                 .map(|f| dir().join(f.trim()))
         });
-        let app = if mm.with_extension("wat").exists() {
+        let app = if let Some(a) = fixed_app {
+            a.clone()
+        } else if mm.with_extension("wat").exists() {
             mm.with_extension("wat")
         } else {
             named.unwrap_or_else(|| dir().join("calls.wat"))
@@ -132,14 +155,13 @@ fn end_to_end() {
                 ));
                 continue;
             }
-            let snap = mm.with_extension("stdout");
             if bless {
                 if first.as_ref().is_some_and(|f| f.0 == mode) {
-                    std::fs::write(&snap, &out).unwrap();
+                    std::fs::write(snap, &out).unwrap();
                 }
                 continue;
             }
-            let expected = std::fs::read_to_string(&snap).unwrap_or_default();
+            let expected = std::fs::read_to_string(snap).unwrap_or_default();
             if expected != out {
                 failures.push(format!("{stem} [{mode}]: stdout differs from {} (BLESS=1 to update)\n--- expected\n{expected}\n--- actual\n{out}", snap.display()));
             }

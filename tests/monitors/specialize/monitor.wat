@@ -1,6 +1,7 @@
-;; Probes that only test an operand against zero are inlined twice by the JIT,
-;; with 1 and 0, under a test of the operand (`--specialize`); the others are
-;; not. Counts must not depend on tier, inlining or specialisation, for
+;; Probes that only test an operand against zero, and use a test's result as
+;; a value, are inlined twice by the JIT, with 1 and 0, under a test of the
+;; operand (`--specialize`); the others are not (the `br_if` probe branches on
+;; the operand). Counts must not depend on tier, inlining or specialisation, for
 ;; operands like 2, -1 and 0x80000000 as much as 0 and 1.
 (module
   (import "wizeng" "puti" (func $puti (param i32)))
@@ -13,7 +14,7 @@
     (global.get $next))
   (func $bump (param $a i32)
     (i32.store (local.get $a) (i32.add (i32.load (local.get $a)) (i32.const 1))))
-  ;; `if` on the operand: specialised
+  ;; `if` on the operand: a zero test, but already a fixed address on each side
   (func (export "wasm:opcode:br_if(slot(fid, pc), arg0)") (param $c i32) (param $v i32)
     (if (local.get $v) (then (call $bump (local.get $c)))
       (else (call $bump (i32.add (local.get $c) (i32.const 4))))))
