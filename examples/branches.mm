@@ -4,17 +4,7 @@
 // matched site its own variables, allocated at match time: the `if`/`br_if`
 // probes only test `arg0` against zero, so the JIT inlines them with a fixed
 // counter address on each side and the interpreter performs them directly.
-wasm:opcode:if:before {
-    report unshared var taken: u64;
-    report unshared var not_taken: u64;
-    if (arg0 != 0) {
-        taken++;
-    } else {
-        not_taken++;
-    }
-}
-
-wasm:opcode:br_if:before {
+wasm:opcode:if|br_if:before {
     report unshared var taken: u64;
     report unshared var not_taken: u64;
     if (arg0 != 0) {
