@@ -19,10 +19,11 @@ Driven by scripts/bench-monitors.sh; see scripts/README.md. For every program:
     monitor's wasm:begin) before and `wizeng:exit` (fold + wasm:exit) after
     the timed `wizeng:app_start`, as wizeng --metrics times the entry alone);
   * `site`: the same, woven with `--block-counts=off --specialize=off`:
-    every probe inlined at its own site as it is, which is what a static rewriter (whamm's bytecode
-    rewriting) produces: the "hand-written into the app" baseline. `wt`
-    above is our own optimised weaving (block counts), i.e. the identical
-    code our JIT runs, so `jit/wt` compares the two code generators.
+    every probe inlined at its own site as it is, which is what a static
+    rewriter (whamm's bytecode rewriting) produces: the "hand-written into
+    the app" baseline. `wt` above is our own optimised weaving (block counts,
+    specialisation), i.e. the identical code our JIT runs, so `jit/wt`
+    compares the two code generators.
 Times are `--metrics` "run" (the entry call; compile excluded) for wizeng, and
 the `_start` call for Wasmtime; compile time (load+validate+translate + jit
 compile) is reported separately. Best of RUNS rounds (configurations

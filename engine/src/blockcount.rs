@@ -277,32 +277,22 @@ fn eval(
                 skip_arm(&mut ops, false)?;
                 depth -= 1;
             }
-            O::I32Eqz | O::I64Eqz => {
-                let v = stack.pop()?;
-                stack.push(match v {
-                    Av::Const(c) => {
-                        let t = if matches!(op, O::I32Eqz) {
-                            ValType::I32
-                        } else {
-                            ValType::I64
-                        };
-                        Av::Const((mask(t, c) == 0) as u64)
-                    }
-                    _ => Av::Unknown,
-                });
-            }
-            O::I32Eq | O::I32Ne | O::I64Eq | O::I64Ne => {
-                let b = stack.pop()?;
+            // `eqz` is `eq` with 0.
+            O::I32Eqz | O::I64Eqz | O::I32Eq | O::I32Ne | O::I64Eq | O::I64Ne => {
+                let t = if matches!(op, O::I32Eqz | O::I32Eq | O::I32Ne) {
+                    ValType::I32
+                } else {
+                    ValType::I64
+                };
+                let b = match op {
+                    O::I32Eqz | O::I64Eqz => Av::Const(0),
+                    _ => stack.pop()?,
+                };
                 let a = stack.pop()?;
+                let ne = matches!(op, O::I32Ne | O::I64Ne);
                 stack.push(match (a, b) {
                     (Av::Const(x), Av::Const(y)) => {
-                        let t = if matches!(op, O::I32Eq | O::I32Ne) {
-                            ValType::I32
-                        } else {
-                            ValType::I64
-                        };
-                        let eq = mask(t, x) == mask(t, y);
-                        Av::Const((eq == matches!(op, O::I32Eq | O::I64Eq)) as u64)
+                        Av::Const(((mask(t, x) == mask(t, y)) != ne) as u64)
                     }
                     _ => Av::Unknown,
                 });

@@ -479,6 +479,35 @@ fn height_effect(m: &crate::module::Module, op: &Operator<'_>) -> Option<(usize,
     })
 }
 
+/// [`zero_tested_param`] of probe calls, memoised by (function, positions
+/// of its operand arguments).
+#[derive(Default)]
+pub struct ZeroTested(HashMap<(FuncAddr, Vec<u32>), Option<(u32, bool)>>);
+
+impl ZeroTested {
+    /// For probe call `c`: (argument index, operand from the top, whether a
+    /// test's result is used as a value) of an operand argument its function
+    /// only tests against zero.
+    pub fn of(
+        &mut self,
+        store: &Store,
+        c: &crate::instrument::ProbeCall,
+    ) -> Option<(usize, u32, bool)> {
+        use crate::instrument::ArgSource;
+        let params: Vec<u32> = (0..c.args.len() as u32)
+            .filter(|&i| matches!(c.args[i as usize], ArgSource::Operand(_)))
+            .collect();
+        let (p, data) = (*self
+            .0
+            .entry((c.func, params))
+            .or_insert_with_key(|(f, ps)| zero_tested_param(store, *f, ps)))?;
+        let ArgSource::Operand(n) = c.args[p as usize] else {
+            unreachable!("a candidate is an operand argument")
+        };
+        Some((p as usize, n, data))
+    }
+}
+
 /// The first `i32` parameter of Wasm function `addr` (among `candidates`)
 /// that the function only tests against zero: every read of it is consumed
 /// at once by `i32.eqz`, `if`, `br_if`, or `i32.eq`/`i32.ne` after an

@@ -433,7 +433,7 @@ impl Monitors {
             store,
             last_effect: None,
             buf_used: 0,
-            zero_tested: HashMap::new(),
+            zero_tested: Default::default(),
         }
     }
 }
@@ -446,8 +446,8 @@ pub struct Matcher<'a> {
     last_effect: Option<(u32, u32, Option<monitor_abi::StackEffect>)>,
     /// Bytes of `whamm_buffer` used by the current static call's strings.
     buf_used: usize,
-    /// `inline::zero_tested_param` by (function, operand argument indices).
-    zero_tested: HashMap<(FuncAddr, Vec<u32>), Option<(u32, bool)>>,
+    /// Which probe functions only test an operand against zero.
+    zero_tested: crate::inline::ZeroTested,
 }
 
 /// A trap in monitor code, reported with the monitor and export it came from.
@@ -1060,6 +1060,10 @@ impl Instrumenter for Matcher<'_> {
 
     fn direct_increments(&mut self, calls: &[ProbeCall]) -> Option<Vec<crate::instrument::Direct>> {
         use crate::instrument::{ArgSource, Direct};
+        // Dynamic probes patch ops in place: every site keeps its `Probe` op.
+        if self.mons.dynamic {
+            return None;
+        }
         let mut out = Vec::new();
         for c in calls {
             if let Some(incs) = crate::blockcount::pure_increment(self.store, c) {
@@ -1069,18 +1073,7 @@ impl Instrumenter for Matcher<'_> {
                 continue;
             }
             // One increment either way of a zero test of an operand.
-            let operands: Vec<u32> = (0..c.args.len() as u32)
-                .filter(|&i| matches!(c.args[i as usize], ArgSource::Operand(_)))
-                .collect();
-            let store = &*self.store;
-            let p = *self
-                .zero_tested
-                .entry((c.func, operands.clone()))
-                .or_insert_with(|| crate::inline::zero_tested_param(store, c.func, &operands));
-            let p = p?.0 as usize;
-            let ArgSource::Operand(operand) = c.args[p] else {
-                return None;
-            };
+            let (p, operand, _) = self.zero_tested.of(self.store, c)?;
             let mut one = |v: u64| {
                 let mut cv = c.clone();
                 cv.args[p] = ArgSource::Const(v);

@@ -433,8 +433,9 @@ struct Body<'p> {
     saved: Vec<u32>,
     /// How the probe function being inlined (depth 0) uses its frame handle.
     frame_uses: Option<&'p FrameUses>,
-    /// `inline::zero_tested_param` by (function, operand argument indices).
-    zero_tested: HashMap<(FuncAddr, Vec<u32>), Option<(u32, bool)>>,
+    /// Which probe functions only test an operand against zero (shared by
+    /// the module's functions).
+    zero_tested: &'p mut crate::inline::ZeroTested,
     /// Probe calls inlined twice under a test of their operand.
     specialized: u64,
 }
@@ -768,28 +769,8 @@ impl<'p> Body<'p> {
         {
             return None;
         }
-        let operands: Vec<(u32, u32)> = c
-            .args
-            .iter()
-            .enumerate()
-            .filter_map(|(i, a)| match a {
-                ArgSource::Operand(n) => Some((i as u32, *n)),
-                _ => None,
-            })
-            .collect();
-        let params: Vec<u32> = operands.iter().map(|(i, _)| *i).collect();
-        let store = self.store;
-        let (p, data) = (*self
-            .zero_tested
-            .entry((c.func, params.clone()))
-            .or_insert_with(|| crate::inline::zero_tested_param(store, c.func, &params)))?;
-        if !data {
-            return None;
-        }
-        operands
-            .iter()
-            .find(|(i, _)| *i == p)
-            .map(|&(i, n)| (i as usize, n))
+        let (i, n, data) = self.zero_tested.of(self.store, c)?;
+        data.then_some((i, n))
     }
 }
 
@@ -1075,6 +1056,7 @@ pub fn weave(
     let mut calls_all: Vec<Vec<(u32, std::rc::Rc<str>)>> = Vec::new();
     let mut inlined_all: Vec<Vec<(u32, InlinedFrom)>> = Vec::new();
     let mut def = 0u32;
+    let mut zero_tested = crate::inline::ZeroTested::default();
     let mut saw_imports = false;
     let mut code_sec: Option<wasm_encoder::CodeSection> = None;
     let parser = wasmparser::Parser::new(0);
@@ -1197,7 +1179,7 @@ pub fn weave(
                     site_height: 0,
                     saved: Vec::new(),
                     frame_uses: None,
-                    zero_tested: HashMap::new(),
+                    zero_tested: &mut zero_tested,
                     specialized: 0,
                 };
                 let fp = plan.funcs.get(&idx);

@@ -811,7 +811,6 @@ pub enum Op {
     F64AddLoadSS {
         off: u32,
     },
-    /// Fire the probes of `Compiled::probes[n]`.
     /// `f32.add` of the top operand and a local / of two locals / of the top and a constant (bits).
     F32AddL(u32),
     F32AddLL(u32, u32),
@@ -903,6 +902,7 @@ pub enum Op {
         k: u32,
         t: u32,
     },
+    /// Fire the probes of `Compiled::probes[n]`.
     Probe(u32),
     /// A probe that is a pure counter increment, performed directly
     /// ([`crate::instrument::DirectInc`]): the 8- or 4-byte counter at address

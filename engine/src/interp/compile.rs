@@ -509,16 +509,13 @@ impl Translator<'_> {
         })
     }
 
-    /// A site's probes: direct counter increments if `ins` can give them
-    /// (and the module has no dynamic probes), else one `Op::Probe`.
+    /// A site's probes: direct counter increments if `ins` can give them,
+    /// else one `Op::Probe`.
     fn emit_probes(&mut self, calls: Vec<ProbeCall>, ins: &mut (dyn Instrumenter + '_)) {
         if calls.is_empty() {
             return;
         }
-        match (!ins.dynamic())
-            .then(|| ins.direct_increments(&calls))
-            .flatten()
-        {
+        match ins.direct_increments(&calls) {
             Some(direct) => {
                 for d in direct {
                     match d {

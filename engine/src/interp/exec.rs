@@ -648,10 +648,17 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                 Op::Probe(k) => {
                     let c = code;
                     for call in &c.probes[k as usize] {
+                        // An argument's slot (a frame handle as its `externref` slot).
+                        let slot = |a: &ArgSource| match a {
+                            ArgSource::Const(v) => *v,
+                            ArgSource::Operand(n) => rd!(sp - 1 - *n as usize),
+                            ArgSource::Local(n) => rd!(fp + *n as usize),
+                            ArgSource::Frame => Value::ExternRef(Some(serial)).to_slot(),
+                        };
                         // An interpreted Wasm function without a frame handle:
                         // its argument slots as they are.
                         let r = if call.args.len() <= 8
-                            && !call.args.contains(&ArgSource::Frame)
+                            && call.operand_types.is_none()
                             && matches!(
                                 store.funcs[call.func.0 as usize].kind,
                                 FuncKind::Wasm { .. }
@@ -662,13 +669,7 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                             for (s, (t, a)) in
                                 slots.iter_mut().zip(call.types.iter().zip(&call.args))
                             {
-                                let v = match a {
-                                    ArgSource::Const(v) => *v,
-                                    ArgSource::Operand(n) => rd!(sp - 1 - *n as usize),
-                                    ArgSource::Local(n) => rd!(fp + *n as usize),
-                                    ArgSource::Frame => unreachable!("excluded above"),
-                                };
-                                *s = Value::from_slot(*t, v).to_slot();
+                                *s = Value::from_slot(*t, slot(a)).to_slot();
                             }
                             invoke_probe(store, call.func, &slots[..call.args.len()])
                         } else {
@@ -676,16 +677,7 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                                 .types
                                 .iter()
                                 .zip(&call.args)
-                                .map(|(t, a)| match a {
-                                    ArgSource::Const(v) => Value::from_slot(*t, *v),
-                                    ArgSource::Operand(n) => {
-                                        Value::from_slot(*t, rd!(sp - 1 - *n as usize))
-                                    }
-                                    ArgSource::Local(n) => {
-                                        Value::from_slot(*t, rd!(fp + *n as usize))
-                                    }
-                                    ArgSource::Frame => Value::ExternRef(Some(serial)),
-                                })
+                                .map(|(t, a)| Value::from_slot(*t, slot(a)))
                                 .collect();
                             let prev_view = if call.operand_types.is_some() {
                                 let mut chain = Vec::with_capacity(frames.len() + 1);

@@ -11,6 +11,7 @@
 use super::code::*;
 use super::exec::{CodeRef, Frame};
 use crate::error::TrapKind;
+use crate::instrument::DirectInc;
 use crate::store::{FuncKind, GlobalInst, MemoryInst};
 use crate::types::{GlobalAddr, MemAddr};
 
@@ -435,8 +436,6 @@ macro_rules! handlers {
     };
 }
 
-use crate::instrument::DirectInc;
-
 /// Perform a direct counter increment ([`DirectInc`]).
 ///
 /// # Safety
@@ -490,6 +489,14 @@ handlers! {
             let v1 = rd!(sp - 2);
             sp -= 1;
             set_top!(if c { v1 } else { v2 });
+        }};
+    }
+    // Push `local x OP local y` for f32.
+    macro_rules! f32_ll {
+        ($x:expr, $y:expr, |$a:ident, $b:ident| $e:expr) => {{
+            let $a = f32::from_bits(loc!($x) as u32);
+            let $b = f32::from_bits(loc!($y) as u32);
+            push!(($e).to_bits() as u64);
         }};
     }
     // `top OP $b` for f32 (`$b` is the other operand's bits).
@@ -1928,7 +1935,7 @@ handlers! {
     h_LocalCopy: Op::LocalCopy { src, dst } => wr!(fp + dst as usize, loc!(src)),
     h_LocalSetConst: Op::LocalSetConst { dst, c } => wr!(fp + dst as usize, c),
     h_Nop: Op::Nop => {},
-    // SAFETY: the address is a `DirectInc::ptr`: in bounds of a monitor
+    // SAFETY: the address is a `DirectInc::addr`: in bounds of a monitor
     // memory of the store running this code, which never moves or shrinks.
     h_MonInc64: Op::MonInc64 { lo, hi, delta } => unsafe {
                 direct_inc(DirectInc { addr: (hi as u64) << 32 | lo as u64, width: 8, delta })
@@ -1945,32 +1952,16 @@ handlers! {
                 unsafe { direct_inc(i) };
             },
     h_F32AddL: Op::F32AddL(y) => f32_with!(loc!(y), |a, b| a + b),
-    h_F32AddLL: Op::F32AddLL(x, y) => {
-                let a = f32::from_bits(loc!(x) as u32);
-                let b = f32::from_bits(loc!(y) as u32);
-                push!((a + b).to_bits() as u64);
-            },
+    h_F32AddLL: Op::F32AddLL(x, y) => f32_ll!(x, y, |a, b| a + b),
     h_F32AddC: Op::F32AddC(c) => f32_with!(c, |a, b| a + b),
     h_F32SubL: Op::F32SubL(y) => f32_with!(loc!(y), |a, b| a - b),
-    h_F32SubLL: Op::F32SubLL(x, y) => {
-                let a = f32::from_bits(loc!(x) as u32);
-                let b = f32::from_bits(loc!(y) as u32);
-                push!((a - b).to_bits() as u64);
-            },
+    h_F32SubLL: Op::F32SubLL(x, y) => f32_ll!(x, y, |a, b| a - b),
     h_F32SubC: Op::F32SubC(c) => f32_with!(c, |a, b| a - b),
     h_F32MulL: Op::F32MulL(y) => f32_with!(loc!(y), |a, b| a * b),
-    h_F32MulLL: Op::F32MulLL(x, y) => {
-                let a = f32::from_bits(loc!(x) as u32);
-                let b = f32::from_bits(loc!(y) as u32);
-                push!((a * b).to_bits() as u64);
-            },
+    h_F32MulLL: Op::F32MulLL(x, y) => f32_ll!(x, y, |a, b| a * b),
     h_F32MulC: Op::F32MulC(c) => f32_with!(c, |a, b| a * b),
     h_F32DivL: Op::F32DivL(y) => f32_with!(loc!(y), |a, b| a / b),
-    h_F32DivLL: Op::F32DivLL(x, y) => {
-                let a = f32::from_bits(loc!(x) as u32);
-                let b = f32::from_bits(loc!(y) as u32);
-                push!((a / b).to_bits() as u64);
-            },
+    h_F32DivLL: Op::F32DivLL(x, y) => f32_ll!(x, y, |a, b| a / b),
     h_F32DivC: Op::F32DivC(c) => f32_with!(c, |a, b| a / b),
     h_Inc2: Op::Inc2 { c, a, b, d } => {
                 wr!(fp + a as usize, (loc!(a) as u32).wrapping_add(c as i32 as u32) as u64);

@@ -274,11 +274,8 @@ impl<'a> Env<'a> {
         )
     }
 
-    /// Address of table element `index` after a bounds check.
-    /// Address of table element `index`, trapping with `oob_trap` when it is
-    /// out of bounds (`table.get`/`set` and `call_indirect` differ in the trap).
     /// Address of element `index` of `table`, trapping with `oob_trap` past
-    /// its end. A table whose declared maximum equals its minimum (its import
+    /// its end (`table.get`/`set` and `call_indirect` differ in the trap). A table whose declared maximum equals its minimum (its import
     /// matches only a table of exactly that size) never grows, so its element
     /// array never moves: the base is a readonly load that Cranelift hoists
     /// out of loops, and the length a constant.
@@ -914,7 +911,7 @@ fn memory_type(m: &Module, i: u32) -> crate::types::MemoryType {
         crate::module::ImportDesc::Memory(t) => Some(*t),
         _ => None,
     });
-    nth_declared(imported, &m.memories, i)
+    nth_declared(imported, m.memories.iter().copied(), i)
 }
 
 fn table_type(m: &Module, i: u32) -> crate::types::TableType {
@@ -922,13 +919,16 @@ fn table_type(m: &Module, i: u32) -> crate::types::TableType {
         crate::module::ImportDesc::Table(t) => Some(*t),
         _ => None,
     });
-    let defined: Vec<_> = m.tables.iter().map(|t| t.ty).collect();
-    nth_declared(imported, &defined, i)
+    nth_declared(imported, m.tables.iter().map(|t| t.ty), i)
 }
 
 /// The type of the `i`-th memory or table of a module: imports first, then
 /// its own definitions (the index space order).
-fn nth_declared<T: Copy>(imported: impl Iterator<Item = T>, defined: &[T], i: u32) -> T {
+fn nth_declared<T>(
+    imported: impl Iterator<Item = T>,
+    mut defined: impl Iterator<Item = T>,
+    i: u32,
+) -> T {
     let mut k = 0;
     for t in imported {
         if k == i {
@@ -936,5 +936,7 @@ fn nth_declared<T: Copy>(imported: impl Iterator<Item = T>, defined: &[T], i: u3
         }
         k += 1;
     }
-    defined[(i - k) as usize]
+    defined
+        .nth((i - k) as usize)
+        .expect("validated memory/table index")
 }

@@ -627,8 +627,8 @@ impl Translator {
             // After `compile`, `ctx.func` holds the optimised IR.
             eprintln!("{}", self.ctx.func.display());
         }
-        let code = self.ctx.compiled_code().unwrap().code_buffer().to_vec();
-        let cc = self.ctx.compiled_code().unwrap();
+        let cc = self.ctx.compiled_code().expect("compiled above");
+        let code = cc.code_buffer().to_vec();
         let alignment = cc.buffer.alignment as u64;
         let relocs = cc.buffer.relocs().to_vec();
         let traps = cc
