@@ -11,9 +11,9 @@ fn main() {
     {
         println!("cargo:rustc-cfg=wizeng_tail_calls");
     }
-    println!("cargo:rerun-if-changed=src/jit/trap_catch.c");
+    println!("cargo:rerun-if-changed=src/exec/jit/trap_catch.c");
     cc::Build::new()
-        .file("src/jit/trap_catch.c")
+        .file("src/exec/jit/trap_catch.c")
         .warnings(true)
         .compile("wizeng_trap_catch");
 }

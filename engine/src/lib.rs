@@ -11,23 +11,16 @@
 //! - [`error`]: typed errors (load, link, trap).
 #![deny(unsafe_op_in_unsafe_fn)]
 
-pub mod blockcount;
-mod bulk;
-pub mod dyninstr;
-pub mod error;
-pub mod frames;
-pub mod inline;
-pub mod instrument;
-pub mod interp;
-pub mod jit;
-pub mod linear_memory;
-pub mod module;
+pub mod core;
+pub mod exec;
 pub mod monitor;
-pub mod standalone;
-pub mod store;
-pub mod types;
-pub mod wasi;
-pub mod weave;
+pub mod runtime;
+
+// The embedding API at the crate root; the layers keep their own paths too.
+pub use crate::core::{error, module, probe, types};
+pub use exec::{interp, jit};
+pub use monitor::{blockcount, dyninstr, frames, inline, standalone, weave};
+pub use runtime::{linear_memory, store, wasi};
 
 pub use error::{InstantiateError, LinkError, LoadError, LoadErrorKind, Trap, TrapKind, TrapSite};
 pub use module::Module;

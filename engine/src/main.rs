@@ -10,7 +10,8 @@ use anyhow::{anyhow, bail, Context};
 use clap::Parser;
 
 use wizeng::wasi::WasiCtx;
-use wizeng::{monitor, InstantiateError, Linker, Module, Store, Value};
+use wizeng::monitor::matcher as monitor;
+use wizeng::{InstantiateError, Linker, Module, Store, Value};
 
 /// Exit statuses of the engine itself (the app's own status is passed through).
 mod status {

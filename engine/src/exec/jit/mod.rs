@@ -18,7 +18,7 @@ pub mod libcalls;
 pub mod osr;
 pub mod profiling;
 pub mod signals;
-pub mod vm;
+
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -33,12 +33,12 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{FuncId, Linkage, Module as _};
 
-use crate::error::{Trap, TrapKind, TrapSite};
-use crate::module::Module;
-use crate::store::{FuncKind, Store};
-use crate::types::{FuncAddr, FuncType, InstanceId, Value};
+use crate::core::error::{Trap, TrapKind, TrapSite};
+use crate::core::module::Module;
+use crate::runtime::store::{FuncKind, Store};
+use crate::core::types::{FuncAddr, FuncType, InstanceId, Value};
 use env::{clif_type, wasm_sig, Env};
-use vm::VmLayout;
+use crate::runtime::vm::{self, VmLayout};
 
 /// Per-function metadata for traps and profilers.
 pub struct FuncInfo {
@@ -55,7 +55,7 @@ pub struct FuncInfo {
     /// Code ranges of woven probe calls: (start, end, monitor export).
     pub probe_calls: Vec<(u32, u32, std::rc::Rc<str>)>,
     /// Code ranges of inlined monitor code and where it came from.
-    pub inlined: Vec<(u32, u32, crate::weave::InlinedFrom)>,
+    pub inlined: Vec<(u32, u32, crate::monitor::weave::InlinedFrom)>,
     /// The original body (from its local declarations), to locate the memory
     /// access behind a guard-page fault (not for woven modules).
     pub body: Option<std::sync::Arc<[u8]>>,
@@ -201,7 +201,7 @@ fn layout_of(m: &Module, inline_globals: bool) -> VmLayout {
             l.inline_globals[i] = true;
         }
         for e in &m.exports {
-            if e.kind == crate::types::ExternKind::Global {
+            if e.kind == crate::core::types::ExternKind::Global {
                 l.inline_globals[e.index as usize] = false;
             }
         }
@@ -211,8 +211,8 @@ fn layout_of(m: &Module, inline_globals: bool) -> VmLayout {
 
 /// Whether compiled code of a store in `tier` keeps unexported globals in
 /// the vmctx (`layout_of`).
-fn inline_globals(tier: crate::store::Tier) -> bool {
-    tier != crate::store::Tier::Dyn
+fn inline_globals(tier: crate::runtime::store::Tier) -> bool {
+    tier != crate::runtime::store::Tier::Dyn
 }
 
 /// The current value of global `idx` of JIT-prepared instance `inst` (the
@@ -280,7 +280,7 @@ fn compile_with(
 
     // Walk the code section again with a validator, for the translator.
     let mut validator =
-        wasmparser::Validator::new_with_features(crate::module::supported_features());
+        wasmparser::Validator::new_with_features(crate::core::module::supported_features());
     let mut jobs = Vec::new();
     let mut def = 0usize;
     for payload in wasmparser::Parser::new(0).parse_all(&m.bytes) {
@@ -485,7 +485,7 @@ struct Shared<'a> {
     ids: &'a [FuncId],
     config: cranelift_codegen::isa::TargetFrontendConfig,
     /// OSR entry: the rewritten body and the function's local types.
-    osr: Option<(&'a osr::OsrBody, &'a [crate::types::ValType])>,
+    osr: Option<(&'a osr::OsrBody, &'a [crate::core::types::ValType])>,
 }
 
 // SAFETY: compile threads only read the module's plain data (types, imports,
@@ -776,7 +776,7 @@ fn entry_trampoline(
 }
 
 /// Code per (module, tier): the tier decides whole-module or lazy code, and the layout.
-type CachedCode = (std::sync::Weak<Module>, crate::store::Tier, Rc<JitCode>);
+type CachedCode = (std::sync::Weak<Module>, crate::runtime::store::Tier, Rc<JitCode>);
 
 thread_local! {
     static CODE_CACHE: RefCell<Vec<CachedCode>> = const { RefCell::new(Vec::new()) };
@@ -797,7 +797,7 @@ fn code_for(store: &Store, inst: InstanceId) -> Result<Rc<JitCode>, String> {
     }
     let lazy = matches!(
         store.config.tier,
-        crate::store::Tier::Lazy | crate::store::Tier::Dyn
+        crate::runtime::store::Tier::Lazy | crate::runtime::store::Tier::Dyn
     );
     let inline = inline_globals(store.config.tier);
     let code = Rc::new(compile(
@@ -909,7 +909,7 @@ extern "C" fn lazy_call(
     // JIT code is running in, reached only while `invoke` holds the store).
     let (store, func) = unsafe { (&mut *(*(*ctx).store_ctx).store, FuncAddr((*ctx).func)) };
     // Dyn tier: interpret the function until it is hot.
-    let interpret = store.config.tier == crate::store::Tier::Dyn && !dyn_hot(store, func);
+    let interpret = store.config.tier == crate::runtime::store::Tier::Dyn && !dyn_hot(store, func);
     if !interpret {
         if let Err(e) = compile_lazily(store, func) {
             store.jit.pending_trap = Some(Trap::host(format!("JIT compilation failed: {e}")));
@@ -928,7 +928,7 @@ extern "C" fn lazy_call(
         .map(|(i, t)| Value::from_slot(*t, slots[i]))
         .collect();
     let r = if interpret {
-        crate::interp::invoke(store, func, &vals)
+        crate::exec::interp::invoke(store, func, &vals)
     } else {
         invoke(store, func, &vals)
     };
@@ -954,7 +954,7 @@ fn compile_lazily(store: &mut Store, func: FuncAddr) -> Result<(), String> {
     if store.jit.lazy_done.contains(&func.0) {
         return Ok(());
     }
-    if store.config.tier == crate::store::Tier::Dyn {
+    if store.config.tier == crate::runtime::store::Tier::Dyn {
         store.jit.dyn_compiled += 1;
     }
     let idata = store.instance(instance);
@@ -1028,7 +1028,7 @@ pub(crate) fn use_compiled(store: &mut Store, f: FuncAddr) -> bool {
     if store.funcrefs[f.0 as usize].code.is_null() {
         return false;
     }
-    store.config.tier != crate::store::Tier::Dyn || dyn_hot(store, f)
+    store.config.tier != crate::runtime::store::Tier::Dyn || dyn_hot(store, f)
 }
 
 /// Dyn tier: the interpreter's loop at op `op_index` of `code` (instance
@@ -1041,11 +1041,11 @@ pub(crate) fn use_compiled(store: &mut Store, f: FuncAddr) -> bool {
 pub(crate) fn osr_enter(
     store: &mut Store,
     inst: usize,
-    code: &crate::interp::code::Compiled,
+    code: &crate::exec::interp::code::Compiled,
     op_index: usize,
     locals: &[u64],
 ) -> Result<Option<Vec<Value>>, Trap> {
-    if store.config.tier != crate::store::Tier::Dyn {
+    if store.config.tier != crate::runtime::store::Tier::Dyn {
         return Ok(None);
     }
     let idata = &store.instances[inst];
@@ -1124,7 +1124,7 @@ fn fill_funcrefs(store: &mut Store, all: bool) {
 pub(crate) fn is_compiled(store: &Store, f: FuncAddr) -> bool {
     matches!(store.funcs[f.0 as usize].kind, FuncKind::Wasm { .. })
         && !store.funcrefs[f.0 as usize].code.is_null()
-        && (store.config.tier != crate::store::Tier::Dyn
+        && (store.config.tier != crate::runtime::store::Tier::Dyn
             || store.jit.dyn_calls.get(f.0 as usize) == Some(&DYN_COMPILED))
 }
 
@@ -1265,7 +1265,7 @@ fn faulting_access(body: &[u8], at: u32) -> Option<u32> {
         {
             return Some(off);
         }
-        if crate::inline::memarg_of(&op).is_some() {
+        if crate::monitor::inline::memarg_of(&op).is_some() {
             last = Some(off);
         } else if matches!(
             op,

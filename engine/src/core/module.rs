@@ -10,8 +10,8 @@ use std::sync::Arc;
 
 use wasmparser::{Operator, Parser, Payload, Validator, WasmFeatures};
 
-use crate::error::{LoadError, LoadErrorKind};
-use crate::types::*;
+use crate::core::error::{LoadError, LoadErrorKind};
+use crate::core::types::*;
 
 /// The Wasm features the engine executes. Anything else is rejected at load time
 /// with an "unsupported: <feature>" error.
@@ -179,9 +179,9 @@ pub struct Module {
     /// Module name from the name section, if any.
     pub name: Option<String>,
     /// Interpreter code of each defined function (translated while validating).
-    pub code: Vec<Arc<crate::interp::code::Compiled>>,
+    pub code: Vec<Arc<crate::exec::interp::code::Compiled>>,
     /// For a woven module: where its code came from (original fids and pcs).
-    pub origin: Option<crate::weave::Origin>,
+    pub origin: Option<crate::monitor::weave::Origin>,
     /// Compiled tiers (but dyn) may keep the values of the globals this module
     /// defines and does not export in its instance's vmctx, where the store
     /// cannot see them (`jit::layout_of`; read them with `jit::global_slot`).
@@ -205,7 +205,7 @@ impl Module {
 
     /// Decode and validate for running in `tier` (the dyn tier's interpreter
     /// code counts loop iterations; other tiers get the same as `new`).
-    pub fn new_for_tier(bytes: &[u8], tier: crate::store::Tier) -> Result<Module, LoadError> {
+    pub fn new_for_tier(bytes: &[u8], tier: crate::runtime::store::Tier) -> Result<Module, LoadError> {
         Module::new_with_features_for_tier(bytes, supported_features(), tier)
     }
 
@@ -213,16 +213,16 @@ impl Module {
     pub fn new_with_features_for_tier(
         bytes: &[u8],
         features: WasmFeatures,
-        tier: crate::store::Tier,
+        tier: crate::runtime::store::Tier,
     ) -> Result<Module, LoadError> {
-        Module::load(bytes, features, None, tier == crate::store::Tier::Dyn)
+        Module::load(bytes, features, None, tier == crate::runtime::store::Tier::Dyn)
     }
 
     /// Decode, validate and translate, asking `instr` for the probes of every
     /// site (monitor matching happens here, in the same pass).
     pub fn new_instrumented(
         bytes: &[u8],
-        instr: &mut dyn crate::instrument::Instrumenter,
+        instr: &mut dyn crate::core::probe::Instrumenter,
     ) -> Result<Module, LoadError> {
         Module::load(bytes, supported_features(), Some(instr), false)
     }
@@ -230,21 +230,21 @@ impl Module {
     /// `new_instrumented` for running in `tier` (see `new_for_tier`).
     pub fn new_instrumented_for_tier(
         bytes: &[u8],
-        instr: &mut dyn crate::instrument::Instrumenter,
-        tier: crate::store::Tier,
+        instr: &mut dyn crate::core::probe::Instrumenter,
+        tier: crate::runtime::store::Tier,
     ) -> Result<Module, LoadError> {
         Module::load(
             bytes,
             supported_features(),
             Some(instr),
-            tier == crate::store::Tier::Dyn,
+            tier == crate::runtime::store::Tier::Dyn,
         )
     }
 
     fn load(
         bytes: &[u8],
         features: WasmFeatures,
-        instr: Option<&mut (dyn crate::instrument::Instrumenter + '_)>,
+        instr: Option<&mut (dyn crate::core::probe::Instrumenter + '_)>,
         osr: bool,
     ) -> Result<Module, LoadError> {
         match parse(bytes, features & supported_features(), instr, osr) {
@@ -490,7 +490,7 @@ pub(crate) fn const_expr(e: &wasmparser::ConstExpr<'_>) -> Result<ConstExpr, Loa
 fn parse(
     bytes: &[u8],
     features: WasmFeatures,
-    mut instr: Option<&mut (dyn crate::instrument::Instrumenter + '_)>,
+    mut instr: Option<&mut (dyn crate::core::probe::Instrumenter + '_)>,
     osr: bool,
 ) -> Result<Module, LoadError> {
     let mut m = Module {
@@ -522,14 +522,14 @@ fn parse(
         let payload = payload?;
         if let wasmparser::ValidPayload::Func(func, body) = validator.payload(&payload)? {
             let mut fv = func.into_validator(std::mem::take(&mut allocs));
-            let ctx = crate::interp::compile::ModuleCtx {
+            let ctx = crate::exec::interp::compile::ModuleCtx {
                 types: &m.types,
                 func_types: &m.func_types,
                 features,
                 osr,
             };
             let compiled =
-                crate::interp::compile::translate(&mut fv, &body, &ctx, instr.as_deref_mut())?;
+                crate::exec::interp::compile::translate(&mut fv, &body, &ctx, instr.as_deref_mut())?;
             m.code.push(Arc::new(compiled));
             allocs = fv.into_allocations();
         }

@@ -6,8 +6,8 @@
 
 use wasmparser::{FuncValidator, Operator, ValidatorResources};
 
-use crate::error::LoadError;
-use crate::types::{FuncAddr, ValType};
+use crate::core::error::LoadError;
+use crate::core::types::{FuncAddr, ValType};
 
 /// Where a probe argument comes from when the probe fires.
 #[derive(Clone, Debug, PartialEq)]

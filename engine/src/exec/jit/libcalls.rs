@@ -7,9 +7,9 @@
 //! does not use its reference until JIT code returns. So dereferencing the
 //! pointer here creates the only live mutable access to the store.
 
-use super::vm::{VMStoreCtx, INSTANCE, STORE_CTX};
-use crate::store::{Caller, FuncKind, Store};
-use crate::types::{InstanceId, Value};
+use crate::runtime::vm::{VMStoreCtx, INSTANCE, STORE_CTX};
+use crate::runtime::store::{Caller, FuncKind, Store};
+use crate::core::types::{InstanceId, Value};
 
 unsafe fn ctx<'a>(vmctx: *const u64) -> (&'a mut Store, usize) {
     // SAFETY: see the module comment; vmctx is a live instance's vmctx block.
@@ -26,7 +26,7 @@ pub extern "C" fn memory_grow(vmctx: *const u64, mem: u32, delta: u32) -> i32 {
     store.memories[m].grow(delta as u64) as i32
 }
 
-// Bulk operations (`crate::bulk`, shared with the interpreter): non-zero
+// Bulk operations (`crate::runtime::bulk`, shared with the interpreter): non-zero
 // (a trap of the op's kind, raised by the caller) when out of bounds.
 
 pub extern "C" fn memory_copy(

@@ -10,11 +10,11 @@ use std::sync::Arc;
 
 use super::code::*;
 use super::hot::{self, Exit, Regs, Slot};
-use crate::error::{Trap, TrapKind, TrapSite};
-use crate::frames::{FrameInfo, FrameView};
-use crate::instrument::ArgSource;
-use crate::store::{Caller, FuncKind, Store};
-use crate::types::{FuncAddr, Value};
+use crate::core::error::{Trap, TrapKind, TrapSite};
+use crate::monitor::frames::{FrameInfo, FrameView};
+use crate::core::probe::ArgSource;
+use crate::runtime::store::{Caller, FuncKind, Store};
+use crate::core::types::{FuncAddr, Value};
 
 /// Maximum nesting of host -> Wasm re-entry (each level uses host stack).
 const MAX_REENTRY: usize = 256;
@@ -332,9 +332,9 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                 let faddr: usize = $faddr;
                 // Wasm functions run here unless they have compiled code (mixed tiers);
                 // host functions and compiled code are called through the store.
-                let jit_callee = store.config.tier != crate::store::Tier::Int
+                let jit_callee = store.config.tier != crate::runtime::store::Tier::Int
                     && matches!(store.funcs[faddr].kind, FuncKind::Wasm { .. })
-                    && crate::jit::use_compiled(store, crate::types::FuncAddr(faddr as u32));
+                    && crate::exec::jit::use_compiled(store, crate::core::types::FuncAddr(faddr as u32));
                 let callee_info = match &store.funcs[faddr].kind {
                     FuncKind::Wasm { .. } if jit_callee => Err(None),
                     FuncKind::Wasm { instance, func_idx } => {
@@ -408,14 +408,14 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                             Some(h) => h(
                                 &mut Caller {
                                     store,
-                                    instance: Some(crate::types::InstanceId(inst as u32)),
+                                    instance: Some(crate::core::types::InstanceId(inst as u32)),
                                 },
                                 &args,
                                 &mut res,
                             ),
-                            None => crate::jit::invoke(
+                            None => crate::exec::jit::invoke(
                                 store,
-                                crate::types::FuncAddr(faddr as u32),
+                                crate::core::types::FuncAddr(faddr as u32),
                                 &args,
                             )
                             .map(|r| res = r),
@@ -509,7 +509,7 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                 serial,
                 last_serial: store.last_serial,
                 inst,
-                hot_calls: store.config.tier == crate::store::Tier::Int,
+                hot_calls: store.config.tier == crate::runtime::store::Tier::Int,
                 mod_code: store.instances[inst].module.code.as_ptr(),
                 tables: store.tables.as_ptr(),
                 inst_tables: store.instances[inst].tables.as_ptr(),
@@ -612,7 +612,7 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                         // SAFETY: the frame's locals are fp..fp+num_locals, in the stack.
                         let locals = unsafe { std::slice::from_raw_parts(fp.0, nl) };
                         let at = ip_index!() - 1;
-                        match crate::jit::osr_enter(store, inst, &*code, at, locals) {
+                        match crate::exec::jit::osr_enter(store, inst, &*code, at, locals) {
                             Ok(None) => {}
                             Ok(Some(res)) => {
                                 // The activation finished in compiled code.
@@ -663,7 +663,7 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                                 store.funcs[call.func.0 as usize].kind,
                                 FuncKind::Wasm { .. }
                             )
-                            && !crate::jit::is_compiled(store, call.func)
+                            && !crate::exec::jit::is_compiled(store, call.func)
                         {
                             let mut slots = [0u64; 8];
                             for (s, (t, a)) in

@@ -1,5 +1,5 @@
 //! Standalone woven modules (`wizeng --emit-woven=out.wasm`): the application
-//! with its probes woven in (as the JIT compiles it, see [`crate::weave`]) and
+//! with its probes woven in (as the JIT compiles it, see [`crate::monitor::weave`]) and
 //! every monitor instance merged into ONE module that runs on any engine with
 //! WASI preview1 and multi-memory (e.g. `wasmtime run`), without `--monitors`.
 //!
@@ -41,12 +41,12 @@ use std::collections::HashMap;
 use wasm_encoder::reencode::Reencode;
 use wasm_encoder::{ConstExpr, Instruction as I, MemArg};
 
-use crate::error::{LoadError, LoadErrorKind};
-use crate::inline::InlineConfig;
-use crate::module::{DataMode, ElemMode, Module};
-use crate::store::{FuncKind, InstanceData, Store};
-use crate::types::{Extern, FuncAddr, GlobalAddr, MemAddr, TableAddr, ValType, Value};
-use crate::weave::{Plan, PROBE_MODULE};
+use crate::core::error::{LoadError, LoadErrorKind};
+use crate::monitor::inline::InlineConfig;
+use crate::core::module::{DataMode, ElemMode, Module};
+use crate::runtime::store::{FuncKind, InstanceData, Store};
+use crate::core::types::{Extern, FuncAddr, GlobalAddr, MemAddr, TableAddr, ValType, Value};
+use crate::monitor::weave::{Plan, PROBE_MODULE};
 
 /// Exports of the merged module for a harness that times the app alone (as
 /// `wizeng --metrics` does): call [`EXPORT_BEGIN`], then [`EXPORT_APP_START`]
@@ -114,7 +114,7 @@ pub fn emit(
     if plan.is_empty() {
         return merge(&app.bytes, &[], store, life);
     }
-    let w = crate::weave::weave(app, plan, store, cfg)?;
+    let w = crate::monitor::weave::weave(app, plan, store, cfg)?;
     merge(&w.bytes, &w.imports, store, life)
 }
 
@@ -271,7 +271,7 @@ enum ImportedFunc {
     Kept {
         module: String,
         name: String,
-        ty: crate::types::FuncType,
+        ty: crate::core::types::FuncType,
     },
 }
 
@@ -293,7 +293,7 @@ impl TypeList {
         };
         self.base + i as u32
     }
-    fn of(&mut self, ty: &crate::types::FuncType) -> Result<u32, LoadError> {
+    fn of(&mut self, ty: &crate::core::types::FuncType) -> Result<u32, LoadError> {
         let conv = |v: &[ValType]| v.iter().map(|t| enc_val(*t)).collect::<Result<Vec<_>, _>>();
         Ok(self.get(&conv(&ty.params)?, &conv(&ty.results)?))
     }
@@ -833,7 +833,7 @@ pub fn merge(
         let func_imports = m
             .imports
             .iter()
-            .filter(|i| matches!(i.desc, crate::module::ImportDesc::Func(_)));
+            .filter(|i| matches!(i.desc, crate::core::module::ImportDesc::Func(_)));
         for (i, imp) in func_imports.enumerate() {
             let addr = idata.funcs[i];
             v.push(match store.funcs[addr.0 as usize].kind {
@@ -1077,7 +1077,7 @@ pub fn merge(
         .instruction(&I::I32Const(1))
         .instruction(&I::GlobalSet(done_global));
     let fold = app.exports.iter().find(|e| {
-        e.kind == wasmparser::ExternalKind::Func && e.name == crate::blockcount::FOLD_EXPORT
+        e.kind == wasmparser::ExternalKind::Func && e.name == crate::monitor::blockcount::FOLD_EXPORT
     });
     if let Some(e) = fold {
         hooks.instruction(&I::Call(app_map.funcs[e.index as usize]));

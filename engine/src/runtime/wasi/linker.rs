@@ -5,9 +5,9 @@ use std::rc::Rc;
 
 use super::errno::*;
 use super::{GuestMem, WasiCtx, MODULE};
-use crate::error::Trap;
-use crate::store::{Caller, Linker, Store};
-use crate::types::{FuncType, ValType, Value};
+use crate::core::error::Trap;
+use crate::runtime::store::{Caller, Linker, Store};
+use crate::core::types::{FuncType, ValType, Value};
 
 const I: ValType = ValType::I32;
 const L: ValType = ValType::I64;

@@ -905,7 +905,7 @@ pub enum Op {
     /// Fire the probes of `Compiled::probes[n]`.
     Probe(u32),
     /// A probe that is a pure counter increment, performed directly
-    /// ([`crate::instrument::DirectInc`]): the 8- or 4-byte counter at address
+    /// ([`crate::core::probe::DirectInc`]): the 8- or 4-byte counter at address
     /// `(hi << 32) | lo` (in a monitor memory) += `delta`.
     MonInc64 {
         lo: u32,
@@ -917,7 +917,7 @@ pub enum Op {
         hi: u32,
         delta: u32,
     },
-    /// [`crate::instrument::Direct::Select`]: increment `Compiled::sel_incs[k][0]`
+    /// [`crate::core::probe::Direct::Select`]: increment `Compiled::sel_incs[k][0]`
     /// if operand `n` (from the top) is non-zero, else `[1]`.
     MonIncSel {
         n: u32,
@@ -958,11 +958,11 @@ pub struct Compiled {
     /// Function index in the module's function index space.
     pub func_idx: u32,
     /// Types of the locals, params first (for frame accessors).
-    pub local_types: Vec<crate::types::ValType>,
+    pub local_types: Vec<crate::core::types::ValType>,
     /// Probe sites of this function (instrumented modules only).
-    pub probes: Vec<Vec<crate::instrument::ProbeCall>>,
+    pub probes: Vec<Vec<crate::core::probe::ProbeCall>>,
     /// The (non-zero, zero) increments of `Op::MonIncSel`.
-    pub sel_incs: Vec<[crate::instrument::DirectInc; 2]>,
+    pub sel_incs: Vec<[crate::core::probe::DirectInc; 2]>,
 }
 
 impl Compiled {

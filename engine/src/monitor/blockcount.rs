@@ -33,9 +33,9 @@ use std::collections::{HashMap, HashSet};
 
 use wasmparser::Operator;
 
-use crate::instrument::{ArgSource, ProbeCall, When};
-use crate::store::{FuncKind, Store};
-use crate::types::{InstanceId, MemAddr, ValType};
+use crate::core::probe::{ArgSource, ProbeCall, When};
+use crate::runtime::store::{FuncKind, Store};
+use crate::core::types::{InstanceId, MemAddr, ValType};
 
 /// Export of the woven module that folds every block counter into the
 /// monitors' memories (no params, no results). Whoever runs a woven module
@@ -352,7 +352,7 @@ fn eval(
             }
             _ => {
                 let (width, is_store) = width_of(&op)?;
-                let ma = crate::inline::memarg_of(&op)?;
+                let ma = crate::monitor::inline::memarg_of(&op)?;
                 let mem = *idata.memories.get(ma.memory as usize)?;
                 let value = if is_store { Some(stack.pop()?) } else { None };
                 let Av::Const(a) = stack.pop()? else {
@@ -551,7 +551,7 @@ impl BlockCounters {
                 b.func == func && b.pcs.is_some_and(|(first, last)| first <= pc && pc <= last)
             });
             if let Some(b) = hit {
-                if crate::jit::global_slot(store, app, b.global) != 0 {
+                if crate::exec::jit::global_slot(store, app, b.global) != 0 {
                     for (k, incs) in &b.sites {
                         if *k > key(pc, When::Before) {
                             for i in incs {
@@ -580,7 +580,7 @@ fn add(store: &mut Store, i: &Inc, delta: u64) {
 }
 
 /// Identifies a probe call for [`pure_increment`]: its function and constant args.
-pub type CallKey = (crate::types::FuncAddr, Vec<Option<u64>>);
+pub type CallKey = (crate::core::types::FuncAddr, Vec<Option<u64>>);
 
 pub fn call_key(c: &ProbeCall) -> CallKey {
     let args = c
@@ -679,7 +679,7 @@ pub struct FuncBlocks {
 
 /// Whether the final `end` of function `idx` has probes (the body is then
 /// wrapped in a block, see `weave`).
-pub fn wrapped(m: &crate::Module, idx: u32, fp: &crate::weave::FuncPlan) -> bool {
+pub fn wrapped(m: &crate::Module, idx: u32, fp: &crate::monitor::weave::FuncPlan) -> bool {
     let fb = m.body(idx);
     let end_pc = (fb.range.end - 1 - fb.range.start) as u32;
     fp.before.contains_key(&end_pc)
@@ -720,7 +720,7 @@ pub fn for_each_event(
 pub fn plan_function(
     m: &crate::Module,
     idx: u32,
-    fp: &crate::weave::FuncPlan,
+    fp: &crate::monitor::weave::FuncPlan,
     countable: &HashMap<CallKey, Vec<Inc>>,
     first_global: u32,
     out: &mut BlockCounters,

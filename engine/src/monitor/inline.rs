@@ -14,8 +14,8 @@ use std::collections::{BTreeMap, HashMap};
 
 use wasmparser::Operator;
 
-use crate::store::{FuncKind, Store};
-use crate::types::{FuncAddr, GlobalAddr, MemAddr, ValType};
+use crate::runtime::store::{FuncKind, Store};
+use crate::core::types::{FuncAddr, GlobalAddr, MemAddr, ValType};
 
 #[derive(Clone, Debug)]
 pub struct InlineConfig {
@@ -265,8 +265,8 @@ impl FrameOp {
 
 /// The intrinsic function `func_index` of module `m` is, if it is an import
 /// of a frame accessor that inlined code can access directly.
-pub fn frame_op(m: &crate::module::Module, func_index: u32) -> Option<FrameOp> {
-    use crate::module::ImportDesc;
+pub fn frame_op(m: &crate::core::module::Module, func_index: u32) -> Option<FrameOp> {
+    use crate::core::module::ImportDesc;
     let imp = m
         .imports
         .iter()
@@ -456,7 +456,7 @@ pub fn frame_uses_if_inlinable(
 
 /// Operands popped and pushed by a straight-line instruction of module `m`
 /// (`None` for control flow and anything else that is not plain computation).
-fn height_effect(m: &crate::module::Module, op: &Operator<'_>) -> Option<(usize, usize)> {
+fn height_effect(m: &crate::core::module::Module, op: &Operator<'_>) -> Option<(usize, usize)> {
     use monitor_abi::Category;
     use Operator as O;
     Some(match op {
@@ -491,9 +491,9 @@ impl ZeroTested {
     pub fn of(
         &mut self,
         store: &Store,
-        c: &crate::instrument::ProbeCall,
+        c: &crate::core::probe::ProbeCall,
     ) -> Option<(usize, u32, bool)> {
-        use crate::instrument::ArgSource;
+        use crate::core::probe::ArgSource;
         let params: Vec<u32> = (0..c.args.len() as u32)
             .filter(|&i| matches!(c.args[i as usize], ArgSource::Operand(_)))
             .collect();

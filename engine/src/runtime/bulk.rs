@@ -6,8 +6,8 @@
 
 use std::rc::Rc;
 
-use crate::error::TrapKind;
-use crate::store::Store;
+use crate::core::error::TrapKind;
+use crate::runtime::store::Store;
 
 /// Two distinct elements of a slice, mutably.
 fn two<T>(v: &mut [T], a: usize, b: usize) -> (&mut T, &mut T) {

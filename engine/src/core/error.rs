@@ -98,7 +98,7 @@ pub enum LinkError {
     UnknownImport {
         module: String,
         name: String,
-        kind: crate::types::ExternKind,
+        kind: crate::core::types::ExternKind,
     },
     #[error("incompatible import type for {module}.{name}: {detail}")]
     IncompatibleImport {

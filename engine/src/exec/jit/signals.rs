@@ -37,7 +37,7 @@ struct Range {
     srclocs: Vec<(u32, u32, u32)>,
     body_start: u32,
     probe_calls: Vec<(u32, u32, std::rc::Rc<str>)>,
-    inlined: Vec<(u32, u32, crate::weave::InlinedFrom)>,
+    inlined: Vec<(u32, u32, crate::monitor::weave::InlinedFrom)>,
     body: Option<std::sync::Arc<[u8]>>,
 }
 
@@ -108,14 +108,14 @@ fn with_range<T>(pc: usize, f: impl FnOnce(&Range, u32) -> Option<T>) -> Option<
 }
 
 /// The original site (function, pc) of an offset in a registered function.
-fn site_of(x: &Range, off: u32) -> Option<crate::error::TrapSite> {
+fn site_of(x: &Range, off: u32) -> Option<crate::core::error::TrapSite> {
     let loc = x
         .srclocs
         .iter()
         .find(|s| s.0 <= off && off < s.1)
         .map(|s| s.2.saturating_sub(x.body_start))
         .unwrap_or(0);
-    Some(crate::error::TrapSite {
+    Some(crate::core::error::TrapSite {
         func: x.func_idx?,
         func_name: x.name.clone(),
         pc: loc,
@@ -128,7 +128,7 @@ pub(crate) fn body_at(pc: usize) -> Option<std::sync::Arc<[u8]>> {
 }
 
 /// If `pc` is inlined monitor code: where it came from and the probed site.
-pub(crate) fn inlined_at(pc: usize) -> Option<(crate::weave::InlinedFrom, crate::error::TrapSite)> {
+pub(crate) fn inlined_at(pc: usize) -> Option<(crate::monitor::weave::InlinedFrom, crate::core::error::TrapSite)> {
     with_range(pc, |x, off| {
         let (_, _, from) = x.inlined.iter().find(|c| c.0 <= off && off < c.1)?;
         Some((from.clone(), site_of(x, off)?))
@@ -136,7 +136,7 @@ pub(crate) fn inlined_at(pc: usize) -> Option<(crate::weave::InlinedFrom, crate:
 }
 
 /// If `pc` is a woven probe call: the monitor export and the probed site.
-pub(crate) fn probe_call_at(pc: usize) -> Option<(std::rc::Rc<str>, crate::error::TrapSite)> {
+pub(crate) fn probe_call_at(pc: usize) -> Option<(std::rc::Rc<str>, crate::core::error::TrapSite)> {
     with_range(pc, |x, off| {
         let (_, _, origin) = x.probe_calls.iter().find(|c| c.0 <= off && off < c.1)?;
         Some((origin.clone(), site_of(x, off)?))

@@ -9,10 +9,10 @@ use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use crate::error::*;
-use crate::interp;
-use crate::module::*;
-use crate::types::*;
+use crate::core::error::*;
+use crate::exec::interp;
+use crate::core::module::*;
+use crate::core::types::*;
 
 pub const PAGE_SIZE: usize = 65536;
 /// Maximum number of pages of a 32-bit memory.
@@ -36,16 +36,16 @@ pub(crate) struct FuncInst {
 
 pub struct MemoryInst {
     /// The accessible bytes (a guard-page reservation, see `linear_memory.rs`).
-    pub data: crate::linear_memory::LinearMemory,
+    pub data: crate::runtime::linear_memory::LinearMemory,
     pub max_pages: u64,
     pub ty: MemoryType,
     /// What JIT code sees: base and length, kept equal to `data`'s.
-    pub(crate) vm: Box<crate::jit::vm::VMMemory>,
+    pub(crate) vm: Box<crate::runtime::vm::VMMemory>,
 }
 
 impl MemoryInst {
     pub(crate) fn new(
-        data: crate::linear_memory::LinearMemory,
+        data: crate::runtime::linear_memory::LinearMemory,
         max_pages: u64,
         ty: MemoryType,
     ) -> MemoryInst {
@@ -53,7 +53,7 @@ impl MemoryInst {
             data,
             max_pages,
             ty,
-            vm: Box::new(crate::jit::vm::VMMemory {
+            vm: Box::new(crate::runtime::vm::VMMemory {
                 base: std::ptr::null_mut(),
                 len: 0,
             }),
@@ -91,7 +91,7 @@ pub struct TableInst {
     pub max: Option<u64>,
     pub ty: TableType,
     /// What JIT code sees, kept equal to `elems`.
-    pub(crate) vm: Box<crate::jit::vm::VMTable>,
+    pub(crate) vm: Box<crate::runtime::vm::VMTable>,
 }
 
 impl TableInst {
@@ -100,7 +100,7 @@ impl TableInst {
             elems,
             max,
             ty,
-            vm: Box::new(crate::jit::vm::VMTable {
+            vm: Box::new(crate::runtime::vm::VMTable {
                 base: std::ptr::null_mut(),
                 len: 0,
             }),
@@ -150,7 +150,7 @@ pub struct InstanceData {
     pub exports: HashMap<String, Extern>,
     /// JIT: the instance's vmctx block and compiled code (jit tiers only).
     pub(crate) vmctx: Option<Box<[u64]>>,
-    pub(crate) jit_code: Option<Rc<crate::jit::JitCode>>,
+    pub(crate) jit_code: Option<Rc<crate::exec::jit::JitCode>>,
 }
 
 /// Which tier runs Wasm code.
@@ -206,19 +206,19 @@ pub struct Store {
     pub(crate) depth: usize,
     /// The call chain published by a suspended interpreter while a probe that
     /// takes `frame` runs (see `frames.rs`).
-    pub(crate) frame_view: Option<crate::frames::FrameView>,
+    pub(crate) frame_view: Option<crate::monitor::frames::FrameView>,
     /// Last activation serial handed out (frame identity for accessors).
     pub(crate) last_serial: u32,
     /// Dynamic probe sites (`whamm:dyninstr`).
-    pub(crate) dyn_probes: crate::dyninstr::DynProbes,
+    pub(crate) dyn_probes: crate::monitor::dyninstr::DynProbes,
     /// The application instance dynamic probes attach to.
     pub(crate) app: Option<InstanceId>,
     /// Store-wide view for JIT code (boxed: vmctx blocks point to it).
-    pub(crate) vm_store: Box<crate::jit::vm::VMStoreCtx>,
+    pub(crate) vm_store: Box<crate::runtime::vm::VMStoreCtx>,
     /// How JIT code calls each function, by address (see `jit::vm`).
-    pub(crate) funcrefs: Vec<crate::jit::vm::VMFuncRef>,
+    pub(crate) funcrefs: Vec<crate::runtime::vm::VMFuncRef>,
     /// JIT state: trampolines, compiled modules, host contexts.
-    pub(crate) jit: crate::jit::StoreJit,
+    pub(crate) jit: crate::exec::jit::StoreJit,
     /// Value stacks kept for reuse by later invocations.
     pub(crate) stacks: Vec<Vec<u64>>,
 }
@@ -288,7 +288,7 @@ impl Store {
             config,
             depth: 0,
             stacks: Vec::new(),
-            vm_store: Box::new(crate::jit::vm::VMStoreCtx {
+            vm_store: Box::new(crate::runtime::vm::VMStoreCtx {
                 funcrefs: std::ptr::null(),
                 store: std::ptr::null_mut(),
                 stack_limit: 0,
@@ -326,7 +326,7 @@ impl Store {
             self.depth == 0,
             "functions are added to a store only while no wasm code runs"
         );
-        self.funcrefs.push(crate::jit::vm::VMFuncRef {
+        self.funcrefs.push(crate::runtime::vm::VMFuncRef {
             code: std::ptr::null(),
             vmctx: std::ptr::null_mut(),
             type_id: f.type_id as u64,
@@ -339,7 +339,7 @@ impl Store {
     /// Add a standalone memory (e.g. the spectest host module's).
     pub fn add_memory(&mut self, ty: MemoryType) -> MemAddr {
         let max_pages = ty.limits.max.unwrap_or(MAX_PAGES).min(MAX_PAGES);
-        let data = crate::linear_memory::LinearMemory::new(ty.limits.min as usize * PAGE_SIZE)
+        let data = crate::runtime::linear_memory::LinearMemory::new(ty.limits.min as usize * PAGE_SIZE)
             .expect("cannot reserve address space for a linear memory");
         self.memories.push(MemoryInst::new(data, max_pages, ty));
         MemAddr(self.memories.len() as u32 - 1)
@@ -369,7 +369,7 @@ impl Store {
 
     /// Write a jitdump file (`/tmp/jit-<pid>.dump`) for `perf inject --jit`.
     pub fn enable_jitdump(&mut self) -> std::io::Result<()> {
-        self.jit.profiling.jitdump = Some(crate::jit::profiling::JitDump::create()?);
+        self.jit.profiling.jitdump = Some(crate::exec::jit::profiling::JitDump::create()?);
         Ok(())
     }
 
@@ -434,8 +434,8 @@ impl Store {
                 "wrong arguments for a function of type {ty}"
             )));
         }
-        if crate::jit::is_compiled(self, f) {
-            crate::jit::invoke(self, f, args)
+        if crate::exec::jit::is_compiled(self, f) {
+            crate::exec::jit::invoke(self, f, args)
         } else {
             interp::invoke(self, f, args)
         }
@@ -541,7 +541,7 @@ impl Store {
         // Compiled before segments are initialised: a failed instantiation can
         // leave its functions in an imported table, where they stay callable.
         if self.config.tier != Tier::Int {
-            crate::jit::prepare_instance(self, id)
+            crate::exec::jit::prepare_instance(self, id)
                 .map_err(|e| Trap::host(format!("JIT compilation failed: {e}")))?;
         }
 

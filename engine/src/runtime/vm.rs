@@ -16,7 +16,7 @@
 //! ..  funcs[n] x 3        (store func address, code pointer, callee vmctx)
 //! ```
 
-use crate::store::Store;
+use crate::runtime::store::Store;
 
 /// A linear memory as JIT code sees it. Owned (boxed) by the `MemoryInst`, kept
 /// in sync whenever the memory's buffer changes.
@@ -77,7 +77,7 @@ pub struct VmLayout {
     /// from JIT code, as a Wasmtime vmctx global) instead of behind a pointer
     /// to the store's `GlobalInst`. Only globals no one but this instance's
     /// compiled code can reach (see `jit::layout_of`); the store's copy keeps
-    /// the initial value, [`crate::jit::global_slot`] reads the live one.
+    /// the initial value, [`crate::exec::jit::global_slot`] reads the live one.
     pub inline_globals: Vec<bool>,
 }
 

@@ -12,9 +12,9 @@ use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use crate::interp::code::{Compiled, Op};
-use crate::store::{Linker, Store};
-use crate::types::{FuncAddr, FuncType, InstanceId, ValType, Value};
+use crate::exec::interp::code::{Compiled, Op};
+use crate::runtime::store::{Linker, Store};
+use crate::core::types::{FuncAddr, FuncType, InstanceId, ValType, Value};
 
 /// Error codes returned by `insert_new_probe`.
 pub mod codes {

@@ -10,10 +10,10 @@
 
 use std::sync::Arc;
 
-use crate::error::Trap;
-use crate::interp::code::Compiled;
-use crate::store::{Caller, Linker, Store};
-use crate::types::{FuncType, ValType, Value};
+use crate::core::error::Trap;
+use crate::exec::interp::code::Compiled;
+use crate::runtime::store::{Caller, Linker, Store};
+use crate::core::types::{FuncType, ValType, Value};
 
 /// One activation of the published call chain.
 pub(crate) struct FrameInfo {

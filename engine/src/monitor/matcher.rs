@@ -20,11 +20,11 @@ use monitor_abi::pattern::{Event, ExportMeaning, Mode, OpcodeMatch, Param, Patte
 use monitor_abi::{ConstValue, Opcode};
 use wasmparser::{FuncValidator, Operator, ValidatorResources, WasmModuleResources};
 
-use crate::error::{LoadError, LoadErrorKind, Trap};
-use crate::instrument::{ArgSource, Instrumenter, ProbeCall, Site, When};
-use crate::store::{Linker, Store};
-use crate::types::*;
-use crate::wasi::WasiCtx;
+use crate::core::error::{LoadError, LoadErrorKind, Trap};
+use crate::core::probe::{ArgSource, Instrumenter, ProbeCall, Site, When};
+use crate::runtime::store::{Linker, Store};
+use crate::core::types::*;
+use crate::runtime::wasi::WasiCtx;
 use crate::Module;
 
 /// One `--monitors` item: a monitor file and its `+lib.wasm` libraries.
@@ -241,7 +241,7 @@ fn app_table_fid(store: &Store, table: i32, index: i32) -> Option<u32> {
     let func = FuncAddr(u32::try_from(slot.checked_sub(1)?).ok()?);
     // The app's own functions know their index; only imports are looked up.
     let pos = match store.funcs.get(func.0 as usize)?.kind {
-        crate::store::FuncKind::Wasm { instance, func_idx } if instance == app => func_idx,
+        crate::runtime::store::FuncKind::Wasm { instance, func_idx } if instance == app => func_idx,
         _ => inst.funcs.iter().position(|f| *f == func)? as u32,
     };
     // A woven module (JIT) has probe imports after the app's own imports.
@@ -358,7 +358,7 @@ impl Monitors {
     /// What matching needs to know about the application's module: function
     /// names (name section) and imported functions (`target_fn_*`).
     pub fn set_app(&mut self, bytes: &[u8]) {
-        self.func_names = crate::module::read_func_names(bytes);
+        self.func_names = crate::core::module::read_func_names(bytes);
         self.func_imports.clear();
         for p in wasmparser::Parser::new(0).parse_all(bytes) {
             match p {
@@ -418,8 +418,8 @@ impl Monitors {
 
     /// Each monitor's `wasm:begin` and `wasm:exit`, in order (for a standalone
     /// woven module, which calls them itself).
-    pub fn lifecycle(&self) -> crate::standalone::Lifecycle {
-        crate::standalone::Lifecycle {
+    pub fn lifecycle(&self) -> crate::monitor::standalone::Lifecycle {
+        crate::monitor::standalone::Lifecycle {
             begin: self.monitors.iter().filter_map(|m| m.begin).collect(),
             exit: self.monitors.iter().filter_map(|m| m.exit).collect(),
         }
@@ -447,7 +447,7 @@ pub struct Matcher<'a> {
     /// Bytes of `whamm_buffer` used by the current static call's strings.
     buf_used: usize,
     /// Which probe functions only test an operand against zero.
-    zero_tested: crate::inline::ZeroTested,
+    zero_tested: crate::monitor::inline::ZeroTested,
 }
 
 /// A trap in monitor code, reported with the monitor and export it came from.
@@ -1037,7 +1037,7 @@ fn category(e: &Event) -> u8 {
 
 impl Matcher<'_> {
     /// `inc` as an address, if its shape suits the interpreter's ops.
-    fn direct_inc(&mut self, inc: crate::blockcount::Inc) -> Option<crate::instrument::DirectInc> {
+    fn direct_inc(&mut self, inc: crate::monitor::blockcount::Inc) -> Option<crate::core::probe::DirectInc> {
         let delta = u32::try_from(inc.delta).ok()?;
         if !matches!(inc.width, 4 | 8) {
             return None;
@@ -1045,7 +1045,7 @@ impl Matcher<'_> {
         let mem = &mut self.store.memories[inc.mem.0 as usize].data;
         // `pure_increment` checked `ea + width` is in bounds.
         let addr = mem.as_mut_ptr().wrapping_add(inc.ea as usize) as u64;
-        Some(crate::instrument::DirectInc {
+        Some(crate::core::probe::DirectInc {
             addr,
             width: inc.width,
             delta,
@@ -1058,15 +1058,15 @@ impl Instrumenter for Matcher<'_> {
         self.mons.dynamic
     }
 
-    fn direct_increments(&mut self, calls: &[ProbeCall]) -> Option<Vec<crate::instrument::Direct>> {
-        use crate::instrument::{ArgSource, Direct};
+    fn direct_increments(&mut self, calls: &[ProbeCall]) -> Option<Vec<crate::core::probe::Direct>> {
+        use crate::core::probe::{ArgSource, Direct};
         // Dynamic probes patch ops in place: every site keeps its `Probe` op.
         if self.mons.dynamic {
             return None;
         }
         let mut out = Vec::new();
         for c in calls {
-            if let Some(incs) = crate::blockcount::pure_increment(self.store, c) {
+            if let Some(incs) = crate::monitor::blockcount::pure_increment(self.store, c) {
                 for inc in incs {
                     out.push(Direct::Inc(self.direct_inc(inc)?));
                 }
@@ -1077,7 +1077,7 @@ impl Instrumenter for Matcher<'_> {
             let mut one = |v: u64| {
                 let mut cv = c.clone();
                 cv.args[p] = ArgSource::Const(v);
-                match crate::blockcount::pure_increment(self.store, &cv)?.as_slice() {
+                match crate::monitor::blockcount::pure_increment(self.store, &cv)?.as_slice() {
                     [inc] => self.direct_inc(*inc),
                     _ => None,
                 }

@@ -10,10 +10,10 @@
 
 use super::code::*;
 use super::exec::{CodeRef, Frame};
-use crate::error::TrapKind;
-use crate::instrument::DirectInc;
-use crate::store::{FuncKind, GlobalInst, MemoryInst};
-use crate::types::{GlobalAddr, MemAddr};
+use crate::core::error::TrapKind;
+use crate::core::probe::DirectInc;
+use crate::runtime::store::{FuncKind, GlobalInst, MemoryInst};
+use crate::core::types::{GlobalAddr, MemAddr};
 
 /// A value stack slot address. Arithmetic is wrapping pointer arithmetic
 /// (safe); only `rd!`/`wr!`/`copy_slots!` dereference, under the invariant
@@ -109,9 +109,9 @@ pub(super) struct Regs {
     pub(super) hot_calls: bool,
     /// The store's tables and functions, the instance's table addresses and
     /// interned type ids (for `call_indirect`).
-    pub(super) tables: *const crate::store::TableInst,
-    pub(super) inst_tables: *const crate::types::TableAddr,
-    pub(super) funcs: *const crate::store::FuncInst,
+    pub(super) tables: *const crate::runtime::store::TableInst,
+    pub(super) inst_tables: *const crate::core::types::TableAddr,
+    pub(super) funcs: *const crate::runtime::store::FuncInst,
     pub(super) type_ids: *const u32,
     /// The instance's module's code, by defined-function index, and its number
     /// of imported functions.

@@ -18,9 +18,9 @@ use cranelift_wasm::{
 };
 
 use super::libcalls;
-use super::vm::{self, VmLayout};
-use crate::module::Module;
-use crate::types::{FuncType, ValType};
+use crate::runtime::vm::{self, VmLayout};
+use crate::core::module::Module;
+use crate::core::types::{FuncType, ValType};
 
 /// Trap codes beyond Cranelift's own.
 pub const TRAP_HOST: TrapCode = TrapCode::User(1);
@@ -361,10 +361,10 @@ impl FuncEnvironment for Env<'_> {
         let flags = MemFlags::trusted();
         let sc = builder
             .ins()
-            .load(I64, flags, vmctx, crate::jit::vm::STORE_CTX);
+            .load(I64, flags, vmctx, crate::runtime::vm::STORE_CTX);
         let buf = builder
             .ins()
-            .load(I64, flags, sc, crate::jit::vm::STORE_CTX_OSR_LOCALS);
+            .load(I64, flags, sc, crate::runtime::vm::STORE_CTX_OSR_LOCALS);
         for (i, t) in osr.local_types.iter().enumerate() {
             let v = builder
                 .ins()
@@ -446,7 +446,7 @@ impl FuncEnvironment for Env<'_> {
             offset_guard_size: if self.bounds_checks {
                 0
             } else {
-                (crate::linear_memory::RESERVATION as u64) - (1 << 32)
+                (crate::runtime::linear_memory::RESERVATION as u64) - (1 << 32)
             },
             style,
             index_type: I32,
@@ -906,17 +906,17 @@ impl FuncEnvironment for Env<'_> {
     }
 }
 
-fn memory_type(m: &Module, i: u32) -> crate::types::MemoryType {
+fn memory_type(m: &Module, i: u32) -> crate::core::types::MemoryType {
     let imported = m.imports.iter().filter_map(|imp| match &imp.desc {
-        crate::module::ImportDesc::Memory(t) => Some(*t),
+        crate::core::module::ImportDesc::Memory(t) => Some(*t),
         _ => None,
     });
     nth_declared(imported, m.memories.iter().copied(), i)
 }
 
-fn table_type(m: &Module, i: u32) -> crate::types::TableType {
+fn table_type(m: &Module, i: u32) -> crate::core::types::TableType {
     let imported = m.imports.iter().filter_map(|imp| match &imp.desc {
-        crate::module::ImportDesc::Table(t) => Some(*t),
+        crate::core::module::ImportDesc::Table(t) => Some(*t),
         _ => None,
     });
     nth_declared(imported, m.tables.iter().map(|t| t.ty), i)

@@ -18,16 +18,16 @@
 //! engine binds to monitor functions.
 //!
 //! Block counters (with inlining, `InlineConfig::block_counts`; see
-//! [`crate::blockcount`]): probes that are pure counter increments are not
+//! [`crate::monitor::blockcount`]): probes that are pure counter increments are not
 //! emitted at their sites; each straight-line block with at least two of them
 //! increments one counter (a mutable i64 global appended to the woven module's
 //! globals) at its entry instead. The counts reach the monitors' memories
 //! through fold functions appended after the app's functions, the first of
-//! them exported as [`crate::blockcount::FOLD_EXPORT`] (`wizeng:fold`,
+//! them exported as [`crate::monitor::blockcount::FOLD_EXPORT`] (`wizeng:fold`,
 //! `[] -> []`). No probe of the woven code can read a counted memory (see
 //! `blockcount::countable`). **Whoever runs a woven module must call `wizeng:fold`
 //! before a monitor's `wasm:exit`** (the engine does it in
-//! [`crate::blockcount::BlockCounters::settle`], which also corrects a block
+//! [`crate::monitor::blockcount::BlockCounters::settle`], which also corrects a block
 //! left partly executed by a trap, from `Woven::counters`). A module with a
 //! start function gets no block counters (the fold could not be called if it
 //! trapped during instantiation).
@@ -38,12 +38,12 @@ use wasm_encoder::reencode::{Reencode, RoundtripReencoder};
 use wasm_encoder::{Encode, Instruction};
 use wasmparser::Operator;
 
-use crate::blockcount::{self, BlockCounters, Ev, FuncBlocks};
-use crate::error::LoadError;
-use crate::inline::{FrameOp, FrameUse, FrameUses, Intrinsic};
-use crate::instrument::{ArgSource, Instrumenter, ProbeCall, Site, When};
-use crate::module::Module;
-use crate::types::{FuncAddr, FuncType, ValType};
+use crate::monitor::blockcount::{self, BlockCounters, Ev, FuncBlocks};
+use crate::core::error::LoadError;
+use crate::monitor::inline::{FrameOp, FrameUse, FrameUses, Intrinsic};
+use crate::core::probe::{ArgSource, Instrumenter, ProbeCall, Site, When};
+use crate::core::module::Module;
+use crate::core::types::{FuncAddr, FuncType, ValType};
 
 /// Module name of the probe imports of a woven module.
 pub const PROBE_MODULE: &str = "wizeng:probe";
@@ -129,10 +129,10 @@ impl Plan {
     pub fn frames_need_interpreter(
         &self,
         m: &Module,
-        store: &crate::store::Store,
-        cfg: &crate::inline::InlineConfig,
+        store: &crate::runtime::store::Store,
+        cfg: &crate::monitor::inline::InlineConfig,
     ) -> bool {
-        let mut uses: HashMap<(FuncAddr, u32), Option<crate::inline::FrameUses>> = HashMap::new();
+        let mut uses: HashMap<(FuncAddr, u32), Option<crate::monitor::inline::FrameUses>> = HashMap::new();
         let mut needs = |f: u32, c: &ProbeCall, stack: Option<&SiteStack>| -> bool {
             let Some(p) = c.args.iter().position(|a| *a == ArgSource::Frame) else {
                 return false;
@@ -141,7 +141,7 @@ impl Plan {
                 return true;
             }
             let fu = uses.entry((c.func, p as u32)).or_insert_with(|| {
-                crate::inline::frame_uses_if_inlinable(store, c.func, p as u32, cfg)
+                crate::monitor::inline::frame_uses_if_inlinable(store, c.func, p as u32, cfg)
             });
             let (Some(fu), Some(stack)) = (fu, stack) else {
                 return true;
@@ -285,8 +285,8 @@ pub struct Woven {
     pub origin: Origin,
     /// Imports of module [`PROBE_MODULE`] to define: name and what it is bound to
     /// (monitor functions, and the memories/globals inlined monitor code uses).
-    pub imports: Vec<(String, crate::types::Extern)>,
-    pub stats: crate::inline::InlineStats,
+    pub imports: Vec<(String, crate::core::types::Extern)>,
+    pub stats: crate::monitor::inline::InlineStats,
     /// Block counters; before a monitor's `wasm:exit`, call
     /// [`BlockCounters::settle`] (or, outside this engine, the export
     /// [`blockcount::FOLD_EXPORT`]).
@@ -342,8 +342,8 @@ pub struct InlinedFrom {
 /// Indices of everything added to the woven module.
 struct Added {
     func_idx: HashMap<FuncAddr, u32>,
-    mem_idx: HashMap<crate::types::MemAddr, u32>,
-    global_idx: HashMap<crate::types::GlobalAddr, u32>,
+    mem_idx: HashMap<crate::core::types::MemAddr, u32>,
+    global_idx: HashMap<crate::core::types::GlobalAddr, u32>,
     /// Monitor functions inlined at probe sites.
     inline: std::collections::HashSet<FuncAddr>,
     /// How inlined probe functions use their frame handle param, by (function, param).
@@ -397,7 +397,7 @@ fn remap_memarg<'a>(i: Instruction<'a>, m: wasm_encoder::MemArg) -> Instruction<
 
 fn err(msg: impl std::fmt::Display) -> LoadError {
     LoadError {
-        kind: crate::error::LoadErrorKind::MonitorBind,
+        kind: crate::core::error::LoadErrorKind::MonitorBind,
         offset: None,
         message: format!("weaving: {msg}"),
     }
@@ -414,8 +414,8 @@ struct Body<'p> {
     probe_calls: Vec<(u32, std::rc::Rc<str>)>,
     added: &'p Added,
     header_len: u32,
-    store: &'p crate::store::Store,
-    cfg: &'p crate::inline::InlineConfig,
+    store: &'p crate::runtime::store::Store,
+    cfg: &'p crate::monitor::inline::InlineConfig,
     /// App locals used for each (inlined function, depth)'s locals.
     inline_locals: HashMap<(FuncAddr, u32), Vec<u32>>,
     /// (woven pc, where the inlined instruction came from).
@@ -435,7 +435,7 @@ struct Body<'p> {
     frame_uses: Option<&'p FrameUses>,
     /// Which probe functions only test an operand against zero (shared by
     /// the module's functions).
-    zero_tested: &'p mut crate::inline::ZeroTested,
+    zero_tested: &'p mut crate::monitor::inline::ZeroTested,
     /// Probe calls inlined twice under a test of their operand.
     specialized: u64,
 }
@@ -473,7 +473,7 @@ impl<'p> Body<'p> {
         drop_results: bool,
     ) -> Result<(), LoadError> {
         let store = self.store;
-        let crate::store::FuncKind::Wasm { instance, func_idx } = store.funcs[addr.0 as usize].kind
+        let crate::runtime::store::FuncKind::Wasm { instance, func_idx } = store.funcs[addr.0 as usize].kind
         else {
             return Err(err("inlining a host function"));
         };
@@ -606,7 +606,7 @@ impl<'p> Body<'p> {
                 }),
                 _ => {
                     let mut inst = rt.instruction(op.clone()).map_err(err)?;
-                    if let Some(ma) = crate::inline::memarg_of(&op) {
+                    if let Some(ma) = crate::monitor::inline::memarg_of(&op) {
                         let target = self.added.mem_idx[&idata.memories[ma.memory as usize]];
                         let mut ma2 = rt.mem_arg(ma);
                         ma2.memory_index = target;
@@ -778,10 +778,10 @@ impl<'p> Body<'p> {
 pub fn weave(
     m: &Module,
     plan: &Plan,
-    store: &crate::store::Store,
-    cfg: &crate::inline::InlineConfig,
+    store: &crate::runtime::store::Store,
+    cfg: &crate::monitor::inline::InlineConfig,
 ) -> Result<Woven, LoadError> {
-    use crate::inline::{analyse, InlineStats, Needs};
+    use crate::monitor::inline::{analyse, InlineStats, Needs};
     // Probe targets in a deterministic order (by function, then pc).
     let mut targets: Vec<FuncAddr> = Vec::new();
     let mut fids: Vec<&u32> = plan.funcs.keys().collect();
@@ -853,7 +853,7 @@ pub fn weave(
             continue;
         };
         if inline.contains(&c.func) && !frame_uses.contains_key(&(c.func, p as u32)) {
-            if let Some(u) = crate::inline::frame_uses(store, c.func, p as u32) {
+            if let Some(u) = crate::monitor::inline::frame_uses(store, c.func, p as u32) {
                 frame_uses.insert((c.func, p as u32), u);
             }
         }
@@ -881,7 +881,7 @@ pub fn weave(
             }
         }
     }
-    let mut counted_mems: Vec<crate::types::MemAddr> = counters
+    let mut counted_mems: Vec<crate::core::types::MemAddr> = counters
         .blocks
         .iter()
         .flat_map(|b| b.sites.iter().flat_map(|s| s.1.iter().map(|i| i.mem)))
@@ -944,7 +944,7 @@ pub fn weave(
     let n_mem_imports = m
         .imports
         .iter()
-        .filter(|i| matches!(i.desc, crate::module::ImportDesc::Memory(_)))
+        .filter(|i| matches!(i.desc, crate::core::module::ImportDesc::Memory(_)))
         .count() as u32;
     let n_global_imports = m.num_imported_globals;
     let added = Added {
@@ -1008,17 +1008,17 @@ pub fn weave(
             out.section(&es);
         }
     };
-    let mut imports: Vec<(String, crate::types::Extern)> = Vec::new();
+    let mut imports: Vec<(String, crate::core::types::Extern)> = Vec::new();
     let mut import_entities: Vec<(String, wasm_encoder::EntityType)> = Vec::new();
     for (j, f) in added_funcs.iter().enumerate() {
-        imports.push((format!("p{j}"), crate::types::Extern::Func(*f)));
+        imports.push((format!("p{j}"), crate::core::types::Extern::Func(*f)));
         import_entities.push((
             format!("p{j}"),
             wasm_encoder::EntityType::Function(orig_types + j as u32),
         ));
     }
     for (j, a) in needs.memories.iter().enumerate() {
-        imports.push((format!("m{j}"), crate::types::Extern::Memory(*a)));
+        imports.push((format!("m{j}"), crate::core::types::Extern::Memory(*a)));
         let pages = store.memory(*a).pages();
         import_entities.push((
             format!("m{j}"),
@@ -1032,7 +1032,7 @@ pub fn weave(
         ));
     }
     for (j, a) in needs.globals.iter().enumerate() {
-        imports.push((format!("g{j}"), crate::types::Extern::Global(*a)));
+        imports.push((format!("g{j}"), crate::core::types::Extern::Global(*a)));
         let gt = store.globals[a.0 as usize].ty;
         import_entities.push((
             format!("g{j}"),
@@ -1056,7 +1056,7 @@ pub fn weave(
     let mut calls_all: Vec<Vec<(u32, std::rc::Rc<str>)>> = Vec::new();
     let mut inlined_all: Vec<Vec<(u32, InlinedFrom)>> = Vec::new();
     let mut def = 0u32;
-    let mut zero_tested = crate::inline::ZeroTested::default();
+    let mut zero_tested = crate::monitor::inline::ZeroTested::default();
     let mut saw_imports = false;
     let mut code_sec: Option<wasm_encoder::CodeSection> = None;
     let parser = wasmparser::Parser::new(0);

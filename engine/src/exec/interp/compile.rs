@@ -8,9 +8,9 @@ use wasmparser::{BlockType, FrameKind, FuncValidator, FunctionBody, Operator, Va
 
 use super::code::*;
 use super::fused::{jump_target_mut, F64Bin, Form, I32Bin};
-use crate::error::LoadError;
-use crate::instrument::{Direct, Instrumenter, ProbeCall, Site, When};
-use crate::types::FuncType;
+use crate::core::error::LoadError;
+use crate::core::probe::{Direct, Instrumenter, ProbeCall, Site, When};
+use crate::core::types::FuncType;
 
 /// What the translator needs to know about the module.
 pub(crate) struct ModuleCtx<'a> {
@@ -613,7 +613,7 @@ pub(crate) fn translate(
     let num_locals = v.len_locals();
     let local_types = (0..num_locals)
         .filter_map(|i| v.get_local_type(i))
-        .map(crate::types::ValType::from_wasmparser)
+        .map(crate::core::types::ValType::from_wasmparser)
         .collect();
     let mut t = Translator {
         ctx,
@@ -1032,7 +1032,7 @@ fn translate_op(
                 }
             } else {
                 return Err(LoadError {
-                    kind: crate::error::LoadErrorKind::Unsupported,
+                    kind: crate::core::error::LoadErrorKind::Unsupported,
                     offset: Some(t.body_start + t.cur_pc as usize),
                     message: format!("unsupported instruction {op:?}"),
                 });

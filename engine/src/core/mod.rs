@@ -1,0 +1,12 @@
+//! Layer 1, core: what a module *is*, independent of how it runs.
+//!
+//! Types and values, typed errors, the decoded and validated module (with each
+//! body's original bytes, so probes can name `(fid, pc)` in it), provenance maps
+//! from rewritten code back to original sites, and the tier-independent probe
+//! interface ([`probe`]) through which the execution tiers learn about
+//! instrumentation. Nothing here depends on another layer.
+
+pub mod error;
+pub mod module;
+pub mod probe;
+pub mod types;

@@ -1,0 +1,16 @@
+//! Layer 4, the monitor subsystem: monitors are Wasm modules beside the app.
+//!
+//! [`matcher`] loads monitors, parses their probe rules and binds them at each
+//! site of the app (static predicates and calls run here); [`weave`] and
+//! [`inline`] turn a match into instrumented code for the compiled tiers;
+//! [`blockcount`] counts straight-line blocks once; [`frames`] and [`dyninstr`]
+//! are the frame-accessor and dynamic-probe imports; [`standalone`] writes an
+//! instrumented app and its monitors as one module. Depends on every layer below.
+
+pub mod blockcount;
+pub mod dyninstr;
+pub mod frames;
+pub mod inline;
+pub mod matcher;
+pub mod standalone;
+pub mod weave;
