@@ -8,5 +8,7 @@
 
 pub mod error;
 pub mod module;
+pub mod operators;
 pub mod probe;
+pub mod provenance;
 pub mod types;

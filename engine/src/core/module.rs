@@ -4,11 +4,15 @@
 //! always identified by (function index, byte offset in the original body): the
 //! monitor ABI's `pc`, where the body starts at its local declarations.
 
+use std::any::Any;
 use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::Arc;
 
-use wasmparser::{Operator, Parser, Payload, Validator, WasmFeatures};
+use wasmparser::{
+    FuncValidator, FunctionBody, Operator, Parser, Payload, Validator, ValidatorResources,
+    WasmFeatures,
+};
 
 use crate::core::error::{LoadError, LoadErrorKind};
 use crate::core::types::*;
@@ -151,9 +155,10 @@ pub struct FuncBody {
     pub code_start: u32,
 }
 
-/// A decoded, validated module.
+/// What a module declares: everything decoded from the binary, shared read-only
+/// by every layer (and by JIT compile threads: it is `Sync`).
 #[derive(Debug)]
-pub struct Module {
+pub struct ModuleInfo {
     /// The original binary.
     pub bytes: Arc<[u8]>,
     pub types: Vec<FuncType>,
@@ -178,10 +183,8 @@ pub struct Module {
     pub func_names: HashMap<u32, String>,
     /// Module name from the name section, if any.
     pub name: Option<String>,
-    /// Interpreter code of each defined function (translated while validating).
-    pub code: Vec<Arc<crate::exec::interp::code::Compiled>>,
     /// For a woven module: where its code came from (original fids and pcs).
-    pub origin: Option<crate::monitor::weave::Origin>,
+    pub origin: Option<crate::core::provenance::Origin>,
     /// Compiled tiers (but dyn) may keep the values of the globals this module
     /// defines and does not export in its instance's vmctx, where the store
     /// cannot see them (`jit::layout_of`; read them with `jit::global_slot`).
@@ -191,64 +194,66 @@ pub struct Module {
     pub private_globals_in_vmctx: bool,
 }
 
+/// A decoded, validated module with the code an execution tier translated from
+/// it in the same pass ([`BodyTranslator`]). Dereferences to its [`ModuleInfo`].
+pub struct Module {
+    info: ModuleInfo,
+    /// The translator's product (the interpreter's code for every defined
+    /// function), opaque to this layer; the tier that made it reads it back.
+    code: Box<dyn Any>,
+}
+
+impl std::fmt::Debug for Module {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.info.fmt(f)
+    }
+}
+
+impl std::ops::Deref for Module {
+    type Target = ModuleInfo;
+    fn deref(&self) -> &ModuleInfo {
+        &self.info
+    }
+}
+
+impl std::ops::DerefMut for Module {
+    fn deref_mut(&mut self) -> &mut ModuleInfo {
+        &mut self.info
+    }
+}
+
+/// What a translator sees of the module while its bodies are validated.
+pub struct BodyCtx<'a> {
+    pub types: &'a [FuncType],
+    /// Type index of every function in the function index space.
+    pub func_types: &'a [u32],
+    pub features: WasmFeatures,
+}
+
+/// Translates each function body while the loader validates it (one pass over
+/// the binary): the execution tier's half of loading. The loader calls
+/// [`BodyTranslator::body`] for every defined function in order, then keeps
+/// what [`BodyTranslator::finish`] returns in the [`Module`].
+pub trait BodyTranslator {
+    fn body(
+        &mut self,
+        ctx: &BodyCtx<'_>,
+        validator: &mut FuncValidator<ValidatorResources>,
+        body: &FunctionBody<'_>,
+    ) -> Result<(), LoadError>;
+    fn finish(&mut self) -> Box<dyn Any>;
+}
+
 impl Module {
-    /// Decode and validate a binary module.
-    pub fn new(bytes: &[u8]) -> Result<Module, LoadError> {
-        Module::new_with_features(bytes, supported_features())
-    }
-
-    /// Decode and validate with a subset of the supported features (e.g. to
-    /// check a module against an older version of the standard).
-    pub fn new_with_features(bytes: &[u8], features: WasmFeatures) -> Result<Module, LoadError> {
-        Module::load(bytes, features, None, false)
-    }
-
-    /// Decode and validate for running in `tier` (the dyn tier's interpreter
-    /// code counts loop iterations; other tiers get the same as `new`).
-    pub fn new_for_tier(bytes: &[u8], tier: crate::runtime::store::Tier) -> Result<Module, LoadError> {
-        Module::new_with_features_for_tier(bytes, supported_features(), tier)
-    }
-
-    /// `new_with_features` for running in `tier` (see `new_for_tier`).
-    pub fn new_with_features_for_tier(
+    /// Decode and validate `bytes` with `features` (intersected with the
+    /// supported ones), translating every body with `translator`.
+    pub fn decode(
         bytes: &[u8],
         features: WasmFeatures,
-        tier: crate::runtime::store::Tier,
+        translator: &mut dyn BodyTranslator,
     ) -> Result<Module, LoadError> {
-        Module::load(bytes, features, None, tier == crate::runtime::store::Tier::Dyn)
-    }
-
-    /// Decode, validate and translate, asking `instr` for the probes of every
-    /// site (monitor matching happens here, in the same pass).
-    pub fn new_instrumented(
-        bytes: &[u8],
-        instr: &mut dyn crate::core::probe::Instrumenter,
-    ) -> Result<Module, LoadError> {
-        Module::load(bytes, supported_features(), Some(instr), false)
-    }
-
-    /// `new_instrumented` for running in `tier` (see `new_for_tier`).
-    pub fn new_instrumented_for_tier(
-        bytes: &[u8],
-        instr: &mut dyn crate::core::probe::Instrumenter,
-        tier: crate::runtime::store::Tier,
-    ) -> Result<Module, LoadError> {
-        Module::load(
-            bytes,
-            supported_features(),
-            Some(instr),
-            tier == crate::runtime::store::Tier::Dyn,
-        )
-    }
-
-    fn load(
-        bytes: &[u8],
-        features: WasmFeatures,
-        instr: Option<&mut (dyn crate::core::probe::Instrumenter + '_)>,
-        osr: bool,
-    ) -> Result<Module, LoadError> {
-        match parse(bytes, features & supported_features(), instr, osr) {
-            Ok(m) => Ok(m),
+        match parse(bytes, features & supported_features(), translator) {
+            Ok(info) => Ok(Module { info, code: translator.finish() }),
             Err(e)
                 if matches!(
                     e.kind,
@@ -261,16 +266,17 @@ impl Module {
         }
     }
 
-    /// Read a module from a file: binary, or text if it parses as `.wat`.
-    pub fn from_file(path: &std::path::Path) -> Result<Module, LoadError> {
-        Module::new(&read_binary(path)?)
+    /// The translator's product, if `T` is its type.
+    pub fn code<T: Any>(&self) -> Option<&T> {
+        self.code.downcast_ref()
     }
 
-    /// Accepts either a binary module or the text format.
-    pub fn from_bytes_or_text(bytes: &[u8]) -> Result<Module, LoadError> {
-        Module::new(&to_binary(bytes)?)
+    pub fn info(&self) -> &ModuleInfo {
+        &self.info
     }
+}
 
+impl ModuleInfo {
     pub fn num_funcs(&self) -> u32 {
         self.func_types.len() as u32
     }
@@ -490,10 +496,9 @@ pub(crate) fn const_expr(e: &wasmparser::ConstExpr<'_>) -> Result<ConstExpr, Loa
 fn parse(
     bytes: &[u8],
     features: WasmFeatures,
-    mut instr: Option<&mut (dyn crate::core::probe::Instrumenter + '_)>,
-    osr: bool,
-) -> Result<Module, LoadError> {
-    let mut m = Module {
+    translator: &mut dyn BodyTranslator,
+) -> Result<ModuleInfo, LoadError> {
+    let mut m = ModuleInfo {
         bytes: Arc::from(bytes),
         types: Vec::new(),
         imports: Vec::new(),
@@ -512,7 +517,6 @@ fn parse(
         bodies: Vec::new(),
         func_names: HashMap::new(),
         name: None,
-        code: Vec::new(),
         origin: None,
         private_globals_in_vmctx: false,
     };
@@ -522,15 +526,8 @@ fn parse(
         let payload = payload?;
         if let wasmparser::ValidPayload::Func(func, body) = validator.payload(&payload)? {
             let mut fv = func.into_validator(std::mem::take(&mut allocs));
-            let ctx = crate::exec::interp::compile::ModuleCtx {
-                types: &m.types,
-                func_types: &m.func_types,
-                features,
-                osr,
-            };
-            let compiled =
-                crate::exec::interp::compile::translate(&mut fv, &body, &ctx, instr.as_deref_mut())?;
-            m.code.push(Arc::new(compiled));
+            let ctx = BodyCtx { types: &m.types, func_types: &m.func_types, features };
+            translator.body(&ctx, &mut fv, &body)?;
             allocs = fv.into_allocations();
         }
         match payload {
@@ -723,7 +720,7 @@ fn parse(
     Ok(m)
 }
 
-fn read_names(names: wasmparser::NameSectionReader<'_>, m: &mut Module) -> wasmparser::Result<()> {
+fn read_names(names: wasmparser::NameSectionReader<'_>, m: &mut ModuleInfo) -> wasmparser::Result<()> {
     for n in names {
         match n? {
             wasmparser::Name::Module { name, .. } => m.name = Some(name.to_string()),

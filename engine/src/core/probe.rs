@@ -31,7 +31,7 @@ pub struct ProbeCall {
     pub types: Vec<ValType>,
     pub args: Vec<ArgSource>,
     /// For messages: which monitor and export this came from.
-    pub origin: std::rc::Rc<str>,
+    pub origin: std::sync::Arc<str>,
     /// With a `frame` arg: the types of the frame's operands, top first.
     pub operand_types: Option<std::sync::Arc<[ValType]>>,
 }

@@ -8,3 +8,8 @@
 
 pub mod interp;
 pub mod jit;
+pub(crate) mod tiering;
+
+mod api;
+
+pub(crate) use api::{state, state_mut};

@@ -352,7 +352,7 @@ fn eval(
             }
             _ => {
                 let (width, is_store) = width_of(&op)?;
-                let ma = crate::monitor::inline::memarg_of(&op)?;
+                let ma = crate::core::operators::memarg_of(&op)?;
                 let mem = *idata.memories.get(ma.memory as usize)?;
                 let value = if is_store { Some(stack.pop()?) } else { None };
                 let Av::Const(a) = stack.pop()? else {

@@ -10,6 +10,7 @@
 //! their caller's instance). `return` becomes a branch to a wrapper block. Static arguments
 //! arrive as constants, which Cranelift then folds.
 
+pub use crate::core::operators::memarg_of;
 use std::collections::{BTreeMap, HashMap};
 
 use wasmparser::Operator;
@@ -197,35 +198,6 @@ pub fn memory_of(op: &Operator<'_>) -> Option<Vec<u32>> {
     })
 }
 
-pub fn memarg_of(op: &Operator<'_>) -> Option<wasmparser::MemArg> {
-    use Operator as O;
-    match op {
-        O::I32Load { memarg }
-        | O::I64Load { memarg }
-        | O::F32Load { memarg }
-        | O::F64Load { memarg }
-        | O::I32Load8S { memarg }
-        | O::I32Load8U { memarg }
-        | O::I32Load16S { memarg }
-        | O::I32Load16U { memarg }
-        | O::I64Load8S { memarg }
-        | O::I64Load8U { memarg }
-        | O::I64Load16S { memarg }
-        | O::I64Load16U { memarg }
-        | O::I64Load32S { memarg }
-        | O::I64Load32U { memarg }
-        | O::I32Store { memarg }
-        | O::I64Store { memarg }
-        | O::F32Store { memarg }
-        | O::F64Store { memarg }
-        | O::I32Store8 { memarg }
-        | O::I32Store16 { memarg }
-        | O::I64Store8 { memarg }
-        | O::I64Store16 { memarg }
-        | O::I64Store32 { memarg } => Some(*memarg),
-        _ => None,
-    }
-}
 
 /// A `wizeng:frame_accessor` function (ABI B1) that inlined code can turn
 /// into a direct access of the probed frame (an intrinsic).

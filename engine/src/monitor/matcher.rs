@@ -55,9 +55,9 @@ pub fn parse_monitor_list(s: &str) -> Vec<MonitorSpec> {
 pub struct MonitorError(pub String);
 
 struct Rule {
-    export: Rc<str>,
+    export: std::sync::Arc<str>,
     /// `monitor NAME: \`EXPORT\``, for messages (`ProbeCall::origin`).
-    origin: Rc<str>,
+    origin: std::sync::Arc<str>,
     pattern: Rc<Pattern>,
     func: FuncAddr,
     ty: Rc<FuncType>,

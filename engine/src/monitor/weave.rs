@@ -34,6 +34,8 @@
 
 use std::collections::HashMap;
 
+pub use crate::core::provenance::{InlinedFrom, Origin};
+
 use wasm_encoder::reencode::{Reencode, RoundtripReencoder};
 use wasm_encoder::{Encode, Instruction};
 use wasmparser::Operator;
@@ -148,7 +150,7 @@ impl Plan {
             };
             let Some(code) = f
                 .checked_sub(m.num_imported_funcs)
-                .and_then(|d| m.code.get(d as usize))
+                .and_then(|d| crate::exec::interp::load::module_code(m).get(d as usize))
             else {
                 return true;
             };
@@ -218,68 +220,6 @@ impl Instrumenter for Recorder<'_> {
     }
 }
 
-/// Where each woven instruction came from.
-#[derive(Default, Debug)]
-pub struct Origin {
-    /// Imports of the original module.
-    pub orig_imports: u32,
-    /// Probe imports added.
-    pub shift: u32,
-    /// Per defined function: (woven pc, original pc), sorted by woven pc.
-    pub pcs: Vec<Vec<(u32, u32)>>,
-    /// Per defined function: woven pc of each probe `call`, and which monitor
-    /// export it calls (for trap messages).
-    pub probe_calls: Vec<Vec<(u32, std::rc::Rc<str>)>>,
-    /// Per defined function: woven pc of each inlined monitor instruction and
-    /// where it came from, sorted.
-    pub inlined: Vec<Vec<(u32, InlinedFrom)>>,
-}
-
-impl Origin {
-    /// Original function index of a woven one.
-    pub fn func(&self, woven: u32) -> u32 {
-        if woven >= self.orig_imports + self.shift {
-            woven - self.shift
-        } else {
-            woven
-        }
-    }
-    /// The monitor export called by the probe `call` at this woven pc, if any.
-    pub fn probe_call(&self, woven_func: u32, woven_pc: u32) -> Option<&std::rc::Rc<str>> {
-        let d = woven_func.checked_sub(self.orig_imports + self.shift)?;
-        self.probe_calls
-            .get(d as usize)?
-            .iter()
-            .find(|(w, _)| *w == woven_pc)
-            .map(|(_, o)| o)
-    }
-
-    /// The inlined monitor instruction at this woven pc, if any.
-    pub fn inlined_at(&self, woven_func: u32, woven_pc: u32) -> Option<&InlinedFrom> {
-        let d = woven_func.checked_sub(self.orig_imports + self.shift)?;
-        let t = self.inlined.get(d as usize)?;
-        t.binary_search_by_key(&woven_pc, |(w, _)| *w)
-            .ok()
-            .map(|i| &t[i].1)
-    }
-
-    /// Original pc of a woven pc in woven function `woven_func`.
-    pub fn pc(&self, woven_func: u32, woven_pc: u32) -> u32 {
-        let Some(d) = woven_func.checked_sub(self.orig_imports + self.shift) else {
-            return woven_pc;
-        };
-        let Some(t) = self.pcs.get(d as usize) else {
-            return woven_pc;
-        };
-        let i = t.partition_point(|(w, _)| *w <= woven_pc);
-        if i == 0 {
-            0
-        } else {
-            t[i - 1].1
-        }
-    }
-}
-
 pub struct Woven {
     pub bytes: Vec<u8>,
     pub origin: Origin,
@@ -326,17 +266,6 @@ impl Reencode for Weaver {
             g
         }
     }
-}
-
-/// Where inlined monitor code came from, for trap messages.
-#[derive(Debug, Clone)]
-pub struct InlinedFrom {
-    /// The probe (monitor and export).
-    pub origin: std::rc::Rc<str>,
-    /// The inlined monitor function and the pc in it.
-    pub func: u32,
-    pub func_name: std::rc::Rc<str>,
-    pub pc: u32,
 }
 
 /// Indices of everything added to the woven module.
@@ -411,7 +340,7 @@ struct Body<'p> {
     num_params: u32,
     scratch: HashMap<(ValType, u32), u32>,
     pcs: Vec<(u32, u32)>,
-    probe_calls: Vec<(u32, std::rc::Rc<str>)>,
+    probe_calls: Vec<(u32, std::sync::Arc<str>)>,
     added: &'p Added,
     header_len: u32,
     store: &'p crate::runtime::store::Store,
@@ -469,7 +398,7 @@ impl<'p> Body<'p> {
         &mut self,
         addr: FuncAddr,
         depth: u32,
-        origin: &std::rc::Rc<str>,
+        origin: &std::sync::Arc<str>,
         drop_results: bool,
     ) -> Result<(), LoadError> {
         let store = self.store;
@@ -480,7 +409,7 @@ impl<'p> Body<'p> {
         let idata = store.instance(instance);
         let mm = idata.module.clone();
         let fty = mm.func_type(func_idx).clone();
-        let fname: std::rc::Rc<str> = mm.func_name(func_idx).into();
+        let fname: std::sync::Arc<str> = mm.func_name(func_idx).into();
         let mbody = mm.body(func_idx);
         let mut ltypes: Vec<ValType> = fty.params.to_vec();
         ltypes.extend(mbody.locals.iter().copied());
@@ -606,7 +535,7 @@ impl<'p> Body<'p> {
                 }),
                 _ => {
                     let mut inst = rt.instruction(op.clone()).map_err(err)?;
-                    if let Some(ma) = crate::monitor::inline::memarg_of(&op) {
+                    if let Some(ma) = crate::core::operators::memarg_of(&op) {
                         let target = self.added.mem_idx[&idata.memories[ma.memory as usize]];
                         let mut ma2 = rt.mem_arg(ma);
                         ma2.memory_index = target;
@@ -1053,7 +982,7 @@ pub fn weave(
     };
     let mut out = wasm_encoder::Module::new();
     let mut pcs_all: Vec<Vec<(u32, u32)>> = Vec::new();
-    let mut calls_all: Vec<Vec<(u32, std::rc::Rc<str>)>> = Vec::new();
+    let mut calls_all: Vec<Vec<(u32, std::sync::Arc<str>)>> = Vec::new();
     let mut inlined_all: Vec<Vec<(u32, InlinedFrom)>> = Vec::new();
     let mut def = 0u32;
     let mut zero_tested = crate::monitor::inline::ZeroTested::default();

@@ -5,12 +5,12 @@
 //! several modules (an application, its monitors, their libraries) can share one
 //! store while each instance only reaches what its own index spaces name.
 
+use std::any::Any;
 use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::Arc;
 
 use crate::core::error::*;
-use crate::exec::interp;
 use crate::core::module::*;
 use crate::core::types::*;
 
@@ -150,7 +150,8 @@ pub struct InstanceData {
     pub exports: HashMap<String, Extern>,
     /// JIT: the instance's vmctx block and compiled code (jit tiers only).
     pub(crate) vmctx: Option<Box<[u64]>>,
-    pub(crate) jit_code: Option<Rc<crate::exec::jit::JitCode>>,
+    /// The compiled tier's code for this instance (opaque here, see `Store::tiers`).
+    pub(crate) jit_code: Option<Rc<dyn Any>>,
 }
 
 /// Which tier runs Wasm code.
@@ -204,29 +205,21 @@ pub struct Store {
     pub config: Config,
     /// Current host re-entrancy depth (host -> wasm -> host ...).
     pub(crate) depth: usize,
-    /// The call chain published by a suspended interpreter while a probe that
-    /// takes `frame` runs (see `frames.rs`).
-    pub(crate) frame_view: Option<crate::monitor::frames::FrameView>,
     /// Last activation serial handed out (frame identity for accessors).
     pub(crate) last_serial: u32,
-    /// Dynamic probe sites (`whamm:dyninstr`).
-    pub(crate) dyn_probes: crate::monitor::dyninstr::DynProbes,
     /// The application instance dynamic probes attach to.
     pub(crate) app: Option<InstanceId>,
     /// Store-wide view for JIT code (boxed: vmctx blocks point to it).
     pub(crate) vm_store: Box<crate::runtime::vm::VMStoreCtx>,
     /// How JIT code calls each function, by address (see `jit::vm`).
     pub(crate) funcrefs: Vec<crate::runtime::vm::VMFuncRef>,
-    /// JIT state: trampolines, compiled modules, host contexts.
-    pub(crate) jit: crate::exec::jit::StoreJit,
+    /// What the execution tiers keep per store (the JIT's code and counters,
+    /// the interpreter's published frames and dynamic probe sites). Made by the
+    /// tier layer when it creates the store (`exec::Store::new`) and only read
+    /// back by it (`exec::state`): the runtime does not depend on the tiers.
+    pub(crate) tiers: Box<dyn Any>,
     /// Value stacks kept for reuse by later invocations.
     pub(crate) stacks: Vec<Vec<u64>>,
-}
-
-impl Default for Store {
-    fn default() -> Self {
-        Store::new(Config::default())
-    }
 }
 
 /// What a host function sees of its caller.
@@ -270,14 +263,11 @@ impl<'a> Caller<'a> {
         Ok(&mut self.store.memories[m.0 as usize].data)
     }
 
-    /// Call a function of the store from a host function.
-    pub fn call(&mut self, f: FuncAddr, args: &[Value]) -> Result<Vec<Value>, Trap> {
-        self.store.invoke(f, args)
-    }
 }
 
 impl Store {
-    pub fn new(config: Config) -> Store {
+    /// A store whose tiers keep `tiers` (see the field).
+    pub(crate) fn with_tiers(config: Config, tiers: Box<dyn Any>) -> Store {
         Store {
             funcs: Vec::new(),
             memories: Vec::new(),
@@ -295,10 +285,8 @@ impl Store {
                 osr_locals: std::ptr::null(),
             }),
             funcrefs: Vec::new(),
-            jit: Default::default(),
-            dyn_probes: Default::default(),
+            tiers,
             app: None,
-            frame_view: None,
             last_serial: 0,
         }
     }
@@ -362,27 +350,6 @@ impl Store {
         GlobalAddr(self.globals.len() as u32 - 1)
     }
 
-    /// Append one line per compiled function to this perf map file.
-    pub fn set_perf_map(&mut self, f: std::fs::File) {
-        self.jit.profiling.perf_map = Some(f);
-    }
-
-    /// Write a jitdump file (`/tmp/jit-<pid>.dump`) for `perf inject --jit`.
-    pub fn enable_jitdump(&mut self) -> std::io::Result<()> {
-        self.jit.profiling.jitdump = Some(crate::exec::jit::profiling::JitDump::create()?);
-        Ok(())
-    }
-
-    /// Time spent compiling with the JIT so far.
-    /// Dyn tier: functions compiled and loop entries (OSR) compiled so far.
-    pub fn dyn_stats(&self) -> (usize, usize) {
-        (self.jit.dyn_compiled, self.jit.osr_entries)
-    }
-
-    pub fn jit_compile_time(&self) -> std::time::Duration {
-        self.jit.compile_time
-    }
-
     /// Name the application instance (the target of dynamic probes).
     pub fn set_app(&mut self, app: InstanceId) {
         self.app = Some(app);
@@ -424,23 +391,6 @@ impl Store {
         }
     }
 
-    /// Call a function with arguments; returns its results.
-    pub fn invoke(&mut self, f: FuncAddr, args: &[Value]) -> Result<Vec<Value>, Trap> {
-        let ty = &self.funcs[f.0 as usize].ty;
-        if args.len() != ty.params.len()
-            || args.iter().zip(ty.params.iter()).any(|(a, t)| a.ty() != *t)
-        {
-            return Err(Trap::host(format!(
-                "wrong arguments for a function of type {ty}"
-            )));
-        }
-        if crate::exec::jit::is_compiled(self, f) {
-            crate::exec::jit::invoke(self, f, args)
-        } else {
-            interp::invoke(self, f, args)
-        }
-    }
-
     /// Describe a function for messages: `name (func N)` with the module's name section.
     pub fn describe_func(&self, f: FuncAddr) -> String {
         match &self.funcs[f.0 as usize].kind {
@@ -452,11 +402,16 @@ impl Store {
         }
     }
 
-    /// Instantiate a module with resolved imports (in the module's import order).
-    pub fn instantiate_with(
+    /// Instantiate a module with resolved imports (in the module's import
+    /// order), up to but not including its start function: allocate its
+    /// entities, call `prepare` (the tiers compile its code), then initialise
+    /// the active segments. The tier layer's `Store::instantiate_with` runs the
+    /// start function after this.
+    pub(crate) fn instantiate_parts(
         &mut self,
         module: &Arc<Module>,
         imports: &[Extern],
+        prepare: &mut dyn FnMut(&mut Store, InstanceId) -> Result<(), Trap>,
     ) -> Result<InstanceId, InstantiateError> {
         let id = InstanceId(self.instances.len() as u32);
         let type_ids: Vec<u32> = module.types.iter().map(|t| self.intern_type(t)).collect();
@@ -540,10 +495,7 @@ impl Store {
         self.instances.push(inst);
         // Compiled before segments are initialised: a failed instantiation can
         // leave its functions in an imported table, where they stay callable.
-        if self.config.tier != Tier::Int {
-            crate::exec::jit::prepare_instance(self, id)
-                .map_err(|e| Trap::host(format!("JIT compilation failed: {e}")))?;
-        }
+        prepare(self, id)?;
 
         // Active element segments, then active data segments, in order; a failure
         // traps but leaves earlier writes in place (the spec's semantics).
@@ -578,10 +530,6 @@ impl Store {
                 mem.data[off as usize..off as usize + bytes.len()].copy_from_slice(bytes);
                 self.instances[id.0 as usize].data_dropped[i] = true;
             }
-        }
-        if let Some(s) = module.start {
-            let f = self.instances[id.0 as usize].funcs[s as usize];
-            self.invoke(f, &[])?;
         }
         Ok(id)
     }
@@ -684,14 +632,6 @@ impl Linker {
         Ok(out)
     }
 
-    pub fn instantiate(
-        &self,
-        store: &mut Store,
-        module: &Arc<Module>,
-    ) -> Result<InstanceId, InstantiateError> {
-        let imports = self.resolve(store, module)?;
-        store.instantiate_with(module, &imports)
-    }
 }
 
 fn limits_match(actual_min: u64, actual_max: Option<u64>, want: &Limits) -> bool {

@@ -6,12 +6,12 @@
 //! recurse on the host stack: activations are kept in an explicit frame list, so
 //! deep recursion ends in a `call stack exhausted` trap, never a host overflow.
 
-use std::sync::Arc;
+use std::rc::Rc;
 
 use super::code::*;
 use super::hot::{self, Exit, Regs, Slot};
 use crate::core::error::{Trap, TrapKind, TrapSite};
-use crate::monitor::frames::{FrameInfo, FrameView};
+use super::frames::{FrameInfo, FrameView};
 use crate::core::probe::ArgSource;
 use crate::runtime::store::{Caller, FuncKind, Store};
 use crate::core::types::{FuncAddr, Value};
@@ -23,7 +23,7 @@ const MAX_REENTRY: usize = 256;
 /// execution without reference counting (a call and its return used to pay
 /// two atomic operations on the `Arc`).
 ///
-/// Invariant: the pointer comes from an `Arc<Compiled>` in some
+/// Invariant: the pointer comes from an `Rc<Compiled>` in some
 /// `Module::code`, which is never changed after loading; the module is kept
 /// alive by its instance, and no instance is dropped while its store runs
 /// code. So the pointee outlives every `CodeRef` made during an execution.
@@ -31,17 +31,17 @@ const MAX_REENTRY: usize = 256;
 pub(super) struct CodeRef(pub(super) *const Compiled);
 
 impl CodeRef {
-    fn of(code: &Arc<Compiled>) -> CodeRef {
-        CodeRef(Arc::as_ptr(code))
+    fn of(code: &Rc<Compiled>) -> CodeRef {
+        CodeRef(Rc::as_ptr(code))
     }
 
     /// An owning handle (for frame views that outlive this borrow's scope).
-    fn to_arc(self) -> Arc<Compiled> {
+    fn to_rc(self) -> Rc<Compiled> {
         // SAFETY: the pointer came from `Arc::as_ptr` of a live `Arc` (invariant
         // above), so adding a strong count and rebuilding an `Arc` is sound.
         unsafe {
-            Arc::increment_strong_count(self.0);
-            Arc::from_raw(self.0)
+            Rc::increment_strong_count(self.0);
+            Rc::from_raw(self.0)
         }
     }
 }
@@ -195,7 +195,7 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
     };
     let mut code: CodeRef = {
         let m = &store.instances[inst].module;
-        CodeRef::of(&m.code[(entry_idx - m.num_imported_funcs) as usize])
+        CodeRef::of(super::load::func_code(m, entry_idx))
     };
     let mut frames: Vec<Frame> = Vec::new();
     let operand_base = code.operand_base();
@@ -334,7 +334,7 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                 // host functions and compiled code are called through the store.
                 let jit_callee = store.config.tier != crate::runtime::store::Tier::Int
                     && matches!(store.funcs[faddr].kind, FuncKind::Wasm { .. })
-                    && crate::exec::jit::use_compiled(store, crate::core::types::FuncAddr(faddr as u32));
+                    && crate::exec::tiering::use_compiled(store, crate::core::types::FuncAddr(faddr as u32));
                 let callee_info = match &store.funcs[faddr].kind {
                     FuncKind::Wasm { .. } if jit_callee => Err(None),
                     FuncKind::Wasm { instance, func_idx } => {
@@ -342,7 +342,7 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                         let m = &store.instances[ci].module;
                         Ok((
                             ci,
-                            CodeRef::of(&m.code[(*func_idx - m.num_imported_funcs) as usize]),
+                            CodeRef::of(super::load::func_code(m, *func_idx)),
                         ))
                     }
                     FuncKind::Host(h) => Err(Some(h.clone())),
@@ -510,7 +510,7 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                 last_serial: store.last_serial,
                 inst,
                 hot_calls: store.config.tier == crate::runtime::store::Tier::Int,
-                mod_code: store.instances[inst].module.code.as_ptr(),
+                mod_code: super::load::module_code(&store.instances[inst].module).as_ptr(),
                 tables: store.tables.as_ptr(),
                 inst_tables: store.instances[inst].tables.as_ptr(),
                 funcs: store.funcs.as_ptr(),
@@ -607,7 +607,7 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                     let n = n.wrapping_add(1);
                     // SAFETY: ip - 1 is the op being executed (in bounds).
                     unsafe { (*ip.wrapping_sub(1)).set(Op::LoopHead(n)) };
-                    if n == store.config.dyn_threshold {
+                    if crate::exec::tiering::loop_is_hot(store, n) {
                         let nl = code.num_locals as usize;
                         // SAFETY: the frame's locals are fp..fp+num_locals, in the stack.
                         let locals = unsafe { std::slice::from_raw_parts(fp.0, nl) };
@@ -629,7 +629,7 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                 }
                 Op::DynProbe(k) => {
                     let (list, original) = {
-                        let site = &store.dyn_probes.sites[k as usize];
+                        let site = &crate::exec::state(store).dyn_sites.sites[k as usize];
                         (site.probes.clone(), site.original)
                     };
                     // B3: the list is a snapshot; probes inserted now fire next time,
@@ -663,7 +663,7 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                                 store.funcs[call.func.0 as usize].kind,
                                 FuncKind::Wasm { .. }
                             )
-                            && !crate::exec::jit::is_compiled(store, call.func)
+                            && !crate::exec::tiering::is_compiled(store, call.func)
                         {
                             let mut slots = [0u64; 8];
                             for (s, (t, a)) in
@@ -693,7 +693,7 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                                         serial: fr.serial,
                                         fp: fr.fp - base,
                                         top,
-                                        code: fr.code.to_arc(),
+                                        code: fr.code.to_rc(),
                                         pc,
                                         operand_types: None,
                                     });
@@ -703,7 +703,7 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                                     serial,
                                     fp: fp - base,
                                     top: sp - base,
-                                    code: code.to_arc(),
+                                    code: code.to_rc(),
                                     pc,
                                     operand_types: call.operand_types.clone(),
                                 });
@@ -712,13 +712,13 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
                                     len: slen,
                                     frames: chain,
                                 };
-                                Some(store.frame_view.replace(view))
+                                Some(crate::exec::state_mut(store).frame_view.replace(view))
                             } else {
                                 None
                             };
                             let r = store.invoke(call.func, &args).map(drop);
                             if let Some(prev) = prev_view {
-                                store.frame_view = prev;
+                                crate::exec::state_mut(store).frame_view = prev;
                             }
                             r
                         };

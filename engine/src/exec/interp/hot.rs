@@ -115,7 +115,7 @@ pub(super) struct Regs {
     pub(super) type_ids: *const u32,
     /// The instance's module's code, by defined-function index, and its number
     /// of imported functions.
-    pub(super) mod_code: *const std::sync::Arc<Compiled>,
+    pub(super) mod_code: *const std::rc::Rc<Compiled>,
     pub(super) num_imported: u32,
     /// `Config::dyn_threshold`: a `LoopHead` reaching it goes to `exec.rs`.
     pub(super) dyn_threshold: u32,

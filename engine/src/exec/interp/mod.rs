@@ -7,6 +7,9 @@ pub(crate) mod compile;
 mod exec;
 mod fused;
 mod hot;
+pub(crate) mod dynsites;
+pub(crate) mod frames;
+pub(crate) mod load;
 
 pub(crate) use exec::invoke;
 #[cfg(feature = "op-stats")]

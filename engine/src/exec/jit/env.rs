@@ -19,7 +19,7 @@ use cranelift_wasm::{
 
 use super::libcalls;
 use crate::runtime::vm::{self, VmLayout};
-use crate::core::module::Module;
+use crate::core::module::ModuleInfo as Module;
 use crate::core::types::{FuncType, ValType};
 
 /// Trap codes beyond Cranelift's own.

@@ -157,7 +157,7 @@ pub extern "C" fn host_call(host: *const HostCtx, caller_vmctx: *const u64, args
             0
         }
         Err(t) => {
-            store.jit.pending_trap = Some(t);
+            crate::exec::state_mut(store).jit.pending_trap = Some(t);
             1
         }
     }

@@ -53,9 +53,9 @@ pub struct FuncInfo {
     /// Start of the function body in the module (pc 0).
     pub body_start: u32,
     /// Code ranges of woven probe calls: (start, end, monitor export).
-    pub probe_calls: Vec<(u32, u32, std::rc::Rc<str>)>,
+    pub probe_calls: Vec<(u32, u32, std::sync::Arc<str>)>,
     /// Code ranges of inlined monitor code and where it came from.
-    pub inlined: Vec<(u32, u32, crate::monitor::weave::InlinedFrom)>,
+    pub inlined: Vec<(u32, u32, crate::core::provenance::InlinedFrom)>,
     /// The original body (from its local declarations), to locate the memory
     /// access behind a guard-page fault (not for woven modules).
     pub body: Option<std::sync::Arc<[u8]>>,
@@ -129,9 +129,6 @@ pub struct StoreJit {
     lazy_code: Vec<Rc<JitCode>>,
     /// Store addresses of the functions already compiled lazily.
     lazy_done: std::collections::HashSet<u32>,
-    /// Dyn tier: calls of each function (by store address) so far, or
-    /// `DYN_COMPILED` / `DYN_NEVER`.
-    dyn_calls: Vec<u32>,
     /// Dyn tier: OSR entries by (instance, function index, loop pc); `None`
     /// if the loop cannot be entered.
     osr_code: HashMap<(u32, u32, u32), Option<Rc<JitCode>>>,
@@ -140,8 +137,6 @@ pub struct StoreJit {
     pub osr_entries: usize,
 }
 
-const DYN_COMPILED: u32 = u32::MAX;
-const DYN_NEVER: u32 = u32::MAX - 1;
 
 thread_local! {
     static ISA: RefCell<Option<cranelift_codegen::isa::OwnedTargetIsa>> = const { RefCell::new(None) };
@@ -215,11 +210,16 @@ fn inline_globals(tier: crate::runtime::store::Tier) -> bool {
     tier != crate::runtime::store::Tier::Dyn
 }
 
+/// The JIT code of an instance, if it was prepared for a compiled tier.
+fn jit_code(idata: &crate::runtime::store::InstanceData) -> Option<&JitCode> {
+    idata.jit_code.as_ref()?.downcast_ref()
+}
+
 /// The current value of global `idx` of JIT-prepared instance `inst` (the
 /// vmctx holds it when the layout inlines it, else the store).
 pub(crate) fn global_slot(store: &Store, inst: InstanceId, idx: u32) -> u64 {
     let idata = store.instance(inst);
-    if let (Some(code), Some(vmctx)) = (idata.jit_code.as_ref(), idata.vmctx.as_ref()) {
+    if let (Some(code), Some(vmctx)) = (jit_code(idata), idata.vmctx.as_ref()) {
         if code.layout.is_inline_global(idx) {
             return vmctx[code.layout.global(idx) as usize / 8];
         }
@@ -317,7 +317,7 @@ fn compile_with(
         _ => None,
     };
     let osr = osr_body.as_ref().zip(jobs.first()).map(|(o, j)| {
-        let c = &m.code[(j.idx - m.num_imported_funcs) as usize];
+        let c = crate::exec::interp::load::func_code(m, j.idx);
         (o, c.local_types.clone())
     });
     let shared = Shared {
@@ -479,8 +479,10 @@ struct Done {
 }
 
 /// What compile threads share: the module and its layout, read only.
+/// `Sync` by construction: [`ModuleInfo`] is the module's plain data (the
+/// interpreter code, with its op cells, stays behind on the calling thread).
 struct Shared<'a> {
-    module: &'a Module,
+    module: &'a crate::core::module::ModuleInfo,
     layout: &'a VmLayout,
     ids: &'a [FuncId],
     config: cranelift_codegen::isa::TargetFrontendConfig,
@@ -488,13 +490,6 @@ struct Shared<'a> {
     osr: Option<(&'a osr::OsrBody, &'a [crate::core::types::ValType])>,
 }
 
-// SAFETY: compile threads only read the module's plain data (types, imports,
-// memories, tables, globals, bytes, names). They never touch what makes
-// `Module` !Sync: the interpreter code's op cells (`Module::code`, only its
-// immutable `local_types` are read, and only on the calling thread through
-// `Shared::osr`) and the `Rc`s of a woven module's `origin` (used only on the
-// calling thread, after the threads have joined).
-unsafe impl Sync for Shared<'_> {}
 
 /// Functions compiled per thread before spreading a compile over threads
 /// (`WIZENG_COMPILE_THREADS=N` sets the number of threads, 1 = sequential).
@@ -819,12 +814,12 @@ fn code_for(store: &Store, inst: InstanceId) -> Result<Rc<JitCode>, String> {
 /// functions' entry points.
 pub(crate) fn prepare_instance(store: &mut Store, id: InstanceId) -> Result<(), String> {
     let code = code_for(store, id)?;
-    store.jit.compile_time += code.compile_time;
-    store.jit.profiling.announce(&code.infos);
+    crate::exec::state_mut(store).jit.compile_time += code.compile_time;
+    crate::exec::state_mut(store).jit.profiling.announce(&code.infos);
     let m = store.instance(id).module.clone();
     for (ti, _) in m.types.iter().enumerate() {
         let tid = store.instance(id).type_ids[ti];
-        store
+        crate::exec::state_mut(store)
             .jit
             .tramps
             .entry(tid)
@@ -872,7 +867,7 @@ pub(crate) fn prepare_instance(store: &mut Store, id: InstanceId) -> Result<(), 
             let fr = &mut store.funcrefs[a.0 as usize];
             fr.code = code.lazy_stubs[ti];
             fr.vmctx = &*ctx as *const libcalls::HostCtx as *mut u8;
-            store.jit.host_ctxs.push(ctx);
+            crate::exec::state_mut(store).jit.host_ctxs.push(ctx);
         } else {
             let fr = &mut store.funcrefs[a.0 as usize];
             fr.code = code.funcs[k - nimp];
@@ -909,10 +904,10 @@ extern "C" fn lazy_call(
     // JIT code is running in, reached only while `invoke` holds the store).
     let (store, func) = unsafe { (&mut *(*(*ctx).store_ctx).store, FuncAddr((*ctx).func)) };
     // Dyn tier: interpret the function until it is hot.
-    let interpret = store.config.tier == crate::runtime::store::Tier::Dyn && !dyn_hot(store, func);
+    let interpret = store.config.tier == crate::runtime::store::Tier::Dyn && !crate::exec::tiering::call_is_hot(store, func);
     if !interpret {
         if let Err(e) = compile_lazily(store, func) {
-            store.jit.pending_trap = Some(Trap::host(format!("JIT compilation failed: {e}")));
+            crate::exec::state_mut(store).jit.pending_trap = Some(Trap::host(format!("JIT compilation failed: {e}")));
             return 1;
         }
     }
@@ -940,39 +935,37 @@ extern "C" fn lazy_call(
             0
         }
         Err(t) => {
-            store.jit.pending_trap = Some(t);
+            crate::exec::state_mut(store).jit.pending_trap = Some(t);
             1
         }
     }
 }
 
 /// Compile one function of a lazily compiled instance and publish its code.
-fn compile_lazily(store: &mut Store, func: FuncAddr) -> Result<(), String> {
+pub(crate) fn compile_lazily(store: &mut Store, func: FuncAddr) -> Result<(), String> {
     let FuncKind::Wasm { instance, func_idx } = store.funcs[func.0 as usize].kind else {
         return Ok(());
     };
-    if store.jit.lazy_done.contains(&func.0) {
+    if crate::exec::state_mut(store).jit.lazy_done.contains(&func.0) {
         return Ok(());
     }
     if store.config.tier == crate::runtime::store::Tier::Dyn {
-        store.jit.dyn_compiled += 1;
+        crate::exec::state_mut(store).jit.dyn_compiled += 1;
     }
     let idata = store.instance(instance);
     let Some(vmctx) = idata.vmctx.as_ref() else {
         return Err("instance has no vmctx".into());
     };
     let vmctx_ptr = vmctx.as_ptr() as *mut u8;
-    let layout = idata
-        .jit_code
-        .as_ref()
+    let layout = jit_code(idata)
         .map(|c| c.layout.clone())
         .ok_or("instance has no JIT code")?;
     let m = idata.module.clone();
     // The instance's layout, whatever the store's tier is now (a woven app in
     // dyn switches it to lazy after the monitors were prepared).
     let code = compile(&m, Some(func_idx), layout.inline_globals.contains(&true))?;
-    store.jit.compile_time += code.compile_time;
-    store.jit.profiling.announce(&code.infos);
+    crate::exec::state_mut(store).jit.compile_time += code.compile_time;
+    crate::exec::state_mut(store).jit.profiling.announce(&code.infos);
     let p = code.funcs[0];
     let fr = &mut store.funcrefs[func.0 as usize];
     fr.code = p;
@@ -983,52 +976,10 @@ fn compile_lazily(store: &mut Store, func: FuncAddr) -> Result<(), String> {
         v[o + 1] = p as u64;
         v[o + 2] = vmctx_ptr as u64;
     }
-    store.jit.lazy_code.push(Rc::new(code));
-    store.jit.lazy_done.insert(func.0);
-    dyn_mark(store, func, DYN_COMPILED);
+    crate::exec::state_mut(store).jit.lazy_code.push(Rc::new(code));
+    crate::exec::state_mut(store).jit.lazy_done.insert(func.0);
+    crate::exec::tiering::mark(store, func, crate::exec::tiering::COMPILED);
     Ok(())
-}
-
-fn dyn_mark(store: &mut Store, f: FuncAddr, v: u32) {
-    let c = &mut store.jit.dyn_calls;
-    if c.len() <= f.0 as usize {
-        c.resize(f.0 as usize + 1, 0);
-    }
-    c[f.0 as usize] = v;
-}
-
-/// Dyn tier: count a call of `f` (a Wasm function of a JIT-prepared instance)
-/// and compile it once it is hot; whether it now has compiled code.
-fn dyn_hot(store: &mut Store, f: FuncAddr) -> bool {
-    let i = f.0 as usize;
-    if store.jit.dyn_calls.len() <= i {
-        store.jit.dyn_calls.resize(i + 1, 0);
-    }
-    let c = store.jit.dyn_calls[i];
-    match c {
-        DYN_COMPILED => return true,
-        DYN_NEVER => return false,
-        _ => {}
-    }
-    store.jit.dyn_calls[i] = c + 1;
-    if c + 1 < store.config.dyn_threshold {
-        return false;
-    }
-    if compile_lazily(store, f).is_err() {
-        // Stays interpreted (the interpreter ran it so far and will go on).
-        dyn_mark(store, f, DYN_NEVER);
-        return false;
-    }
-    true
-}
-
-/// The interpreter is about to call Wasm function `f`: whether to call its
-/// compiled code instead (jit, lazy: whenever it has code; dyn: once hot).
-pub(crate) fn use_compiled(store: &mut Store, f: FuncAddr) -> bool {
-    if store.funcrefs[f.0 as usize].code.is_null() {
-        return false;
-    }
-    store.config.tier != crate::runtime::store::Tier::Dyn || dyn_hot(store, f)
 }
 
 /// Dyn tier: the interpreter's loop at op `op_index` of `code` (instance
@@ -1057,28 +1008,22 @@ pub(crate) fn osr_enter(
     let faddr = idata.funcs[func_idx as usize];
     let pc = code.pcs.get(op_index).copied().unwrap_or(u32::MAX);
     let key = (inst as u32, func_idx, pc);
-    let entry = match store.jit.osr_code.get(&key) {
+    let m = idata.module.clone();
+    let entry = match crate::exec::state(store).jit.osr_code.get(&key) {
         Some(e) => e.clone(),
         None => {
-            let m = idata.module.clone();
             let e = compile_osr(&m, func_idx, pc).ok().map(Rc::new);
             if let Some(c) = &e {
-                store.jit.compile_time += c.compile_time;
-                store.jit.profiling.announce(&c.infos);
-                store.jit.osr_entries += 1;
+                crate::exec::state_mut(store).jit.compile_time += c.compile_time;
+                crate::exec::state_mut(store).jit.profiling.announce(&c.infos);
+                crate::exec::state_mut(store).jit.osr_entries += 1;
             }
-            store.jit.osr_code.insert(key, e.clone());
+            crate::exec::state_mut(store).jit.osr_code.insert(key, e.clone());
             e
         }
     };
     // Later calls run compiled (if the function compiles).
-    let calls = store.jit.dyn_calls.get(faddr.0 as usize).copied();
-    if calls != Some(DYN_COMPILED)
-        && calls != Some(DYN_NEVER)
-        && compile_lazily(store, faddr).is_err()
-    {
-        dyn_mark(store, faddr, DYN_NEVER);
-    }
+    crate::exec::tiering::settle(store, faddr);
     let Some(entry) = entry else {
         return Ok(None);
     };
@@ -1099,33 +1044,25 @@ pub(crate) fn osr_enter(
 
 /// Give host functions (that have no code yet) their trampoline and context.
 fn fill_funcrefs(store: &mut Store, all: bool) {
-    let from = if all { 0 } else { store.jit.filled };
+    let from = if all { 0 } else { crate::exec::state(store).jit.filled };
     let sc = &mut *store.vm_store as *mut vm::VMStoreCtx;
     for a in from..store.funcs.len() {
         if !store.funcrefs[a].code.is_null() {
             continue;
         }
         if let FuncKind::Host(_) = store.funcs[a].kind {
-            if let Some((h, _)) = store.jit.tramps.get(&store.funcs[a].type_id) {
+            if let Some((h, _)) = crate::exec::state(store).jit.tramps.get(&store.funcs[a].type_id).copied() {
                 let ctx = Box::new(libcalls::HostCtx {
                     store_ctx: sc,
                     func: a as u32,
                 });
-                store.funcrefs[a].code = *h;
+                store.funcrefs[a].code = h;
                 store.funcrefs[a].vmctx = &*ctx as *const libcalls::HostCtx as *mut u8;
-                store.jit.host_ctxs.push(ctx);
+                crate::exec::state_mut(store).jit.host_ctxs.push(ctx);
             }
         }
     }
-    store.jit.filled = store.funcs.len();
-}
-
-/// Whether `f` has compiled code (dyn tier: not just its interpreting stub).
-pub(crate) fn is_compiled(store: &Store, f: FuncAddr) -> bool {
-    matches!(store.funcs[f.0 as usize].kind, FuncKind::Wasm { .. })
-        && !store.funcrefs[f.0 as usize].code.is_null()
-        && (store.config.tier != crate::runtime::store::Tier::Dyn
-            || store.jit.dyn_calls.get(f.0 as usize) == Some(&DYN_COMPILED))
+    crate::exec::state_mut(store).jit.filled = store.funcs.len();
 }
 
 #[repr(C)]
@@ -1169,7 +1106,7 @@ fn invoke_code(
     fill_funcrefs(store, false);
     let fi = &store.funcs[f.0 as usize];
     let ty = fi.ty.clone();
-    let tramp = store
+    let tramp = crate::exec::state(store)
         .jit
         .tramps
         .get(&fi.type_id)
@@ -1265,7 +1202,7 @@ fn faulting_access(body: &[u8], at: u32) -> Option<u32> {
         {
             return Some(off);
         }
-        if crate::monitor::inline::memarg_of(&op).is_some() {
+        if crate::core::operators::memarg_of(&op).is_some() {
             last = Some(off);
         } else if matches!(
             op,
@@ -1325,7 +1262,7 @@ fn trap_at(store: &mut Store, pc: usize, rets: &[usize]) -> Trap {
         }
         Some(c) if c == env::TRAP_UNDEFINED_ELEMENT => TrapKind::UndefinedElement,
         Some(c) if c == env::TRAP_HOST => {
-            let mut t = store
+            let mut t = crate::exec::state_mut(store)
                 .jit
                 .pending_trap
                 .take()

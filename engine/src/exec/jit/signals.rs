@@ -36,8 +36,8 @@ struct Range {
     traps: Vec<(u32, TrapCode)>,
     srclocs: Vec<(u32, u32, u32)>,
     body_start: u32,
-    probe_calls: Vec<(u32, u32, std::rc::Rc<str>)>,
-    inlined: Vec<(u32, u32, crate::monitor::weave::InlinedFrom)>,
+    probe_calls: Vec<(u32, u32, std::sync::Arc<str>)>,
+    inlined: Vec<(u32, u32, crate::core::provenance::InlinedFrom)>,
     body: Option<std::sync::Arc<[u8]>>,
 }
 
@@ -128,7 +128,7 @@ pub(crate) fn body_at(pc: usize) -> Option<std::sync::Arc<[u8]>> {
 }
 
 /// If `pc` is inlined monitor code: where it came from and the probed site.
-pub(crate) fn inlined_at(pc: usize) -> Option<(crate::monitor::weave::InlinedFrom, crate::core::error::TrapSite)> {
+pub(crate) fn inlined_at(pc: usize) -> Option<(crate::core::provenance::InlinedFrom, crate::core::error::TrapSite)> {
     with_range(pc, |x, off| {
         let (_, _, from) = x.inlined.iter().find(|c| c.0 <= off && off < c.1)?;
         Some((from.clone(), site_of(x, off)?))
@@ -136,7 +136,7 @@ pub(crate) fn inlined_at(pc: usize) -> Option<(crate::monitor::weave::InlinedFro
 }
 
 /// If `pc` is a woven probe call: the monitor export and the probed site.
-pub(crate) fn probe_call_at(pc: usize) -> Option<(std::rc::Rc<str>, crate::core::error::TrapSite)> {
+pub(crate) fn probe_call_at(pc: usize) -> Option<(std::sync::Arc<str>, crate::core::error::TrapSite)> {
     with_range(pc, |x, off| {
         let (_, _, origin) = x.probe_calls.iter().find(|c| c.0 <= off && off < c.1)?;
         Some((origin.clone(), site_of(x, off)?))

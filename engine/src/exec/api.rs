@@ -1,0 +1,129 @@
+//! The operations that run code, as methods of the runtime's types: creating
+//! a store with the tiers' state, calling a function, instantiating (which
+//! compiles and runs the start function), and the JIT's statistics. The
+//! runtime defines the data; these methods live here because running code is
+//! this layer's job.
+
+use std::sync::Arc;
+
+use super::interp::{dynsites::DynSites, frames::FrameView};
+use super::jit;
+use crate::core::error::{InstantiateError, Trap};
+use crate::core::module::Module;
+use crate::core::types::{Extern, FuncAddr, InstanceId, Value};
+use crate::runtime::store::{Caller, Config, Linker, Store, Tier};
+
+/// What the tiers keep per store (`Store::tiers`).
+#[derive(Default)]
+pub(crate) struct TierState {
+    /// JIT state: trampolines, compiled modules, host contexts, counters.
+    pub jit: jit::StoreJit,
+    /// The call chain published by a suspended interpreter while a probe that
+    /// takes `frame` runs.
+    pub frame_view: Option<FrameView>,
+    /// Dynamic probe sites patched into interpreter code.
+    pub dyn_sites: DynSites,
+    /// The dyn tier's call counts (`tiering.rs`).
+    pub counts: super::tiering::Counts,
+}
+
+/// The tiers' state of `store`. Every store is made by [`Store::new`], which
+/// puts a [`TierState`] there, so the downcast cannot fail.
+pub(crate) fn state(store: &Store) -> &TierState {
+    store.tiers.downcast_ref().expect("stores are created with TierState")
+}
+
+pub(crate) fn state_mut(store: &mut Store) -> &mut TierState {
+    store.tiers.downcast_mut().expect("stores are created with TierState")
+}
+
+impl Default for Store {
+    fn default() -> Self {
+        Store::new(Config::default())
+    }
+}
+
+impl Store {
+    pub fn new(config: Config) -> Store {
+        Store::with_tiers(config, Box::<TierState>::default())
+    }
+
+    /// Call a function with arguments; returns its results.
+    pub fn invoke(&mut self, f: FuncAddr, args: &[Value]) -> Result<Vec<Value>, Trap> {
+        let ty = self.func_type(f);
+        if args.len() != ty.params.len()
+            || args.iter().zip(ty.params.iter()).any(|(a, t)| a.ty() != *t)
+        {
+            return Err(Trap::host(format!("wrong arguments for a function of type {ty}")));
+        }
+        if super::tiering::is_compiled(self, f) {
+            jit::invoke(self, f, args)
+        } else {
+            super::interp::invoke(self, f, args)
+        }
+    }
+
+    /// Instantiate a module with resolved imports (in the module's import
+    /// order): allocate, compile (tiers other than the interpreter), initialise
+    /// segments, run the start function.
+    pub fn instantiate_with(
+        &mut self,
+        module: &Arc<Module>,
+        imports: &[Extern],
+    ) -> Result<InstanceId, InstantiateError> {
+        let tier = self.config.tier;
+        let id = self.instantiate_parts(module, imports, &mut |store, id| {
+            if tier == Tier::Int {
+                return Ok(());
+            }
+            jit::prepare_instance(store, id)
+                .map_err(|e| Trap::host(format!("JIT compilation failed: {e}")))
+        })?;
+        if let Some(s) = module.start {
+            let f = self.instance(id).funcs[s as usize];
+            self.invoke(f, &[])?;
+        }
+        Ok(id)
+    }
+
+    /// Append one line per compiled function to this perf map file.
+    pub fn set_perf_map(&mut self, f: std::fs::File) {
+        state_mut(self).jit.profiling.perf_map = Some(f);
+    }
+
+    /// Write a jitdump file (`/tmp/jit-<pid>.dump`) for `perf inject --jit`.
+    pub fn enable_jitdump(&mut self) -> std::io::Result<()> {
+        state_mut(self).jit.profiling.jitdump = Some(jit::profiling::JitDump::create()?);
+        Ok(())
+    }
+
+    /// Dyn tier: functions compiled and loop entries (OSR) compiled so far.
+    pub fn dyn_stats(&self) -> (usize, usize) {
+        let j = &state(self).jit;
+        (j.dyn_compiled, j.osr_entries)
+    }
+
+    /// Time spent compiling with the JIT so far.
+    pub fn jit_compile_time(&self) -> std::time::Duration {
+        state(self).jit.compile_time
+    }
+}
+
+impl Caller<'_> {
+    /// Call a function of the store from a host function.
+    pub fn call(&mut self, f: FuncAddr, args: &[Value]) -> Result<Vec<Value>, Trap> {
+        self.store.invoke(f, args)
+    }
+}
+
+impl Linker {
+    /// Resolve `module`'s imports by name and instantiate it.
+    pub fn instantiate(
+        &self,
+        store: &mut Store,
+        module: &Arc<Module>,
+    ) -> Result<InstanceId, InstantiateError> {
+        let imports = self.resolve(store, module)?;
+        store.instantiate_with(module, &imports)
+    }
+}

@@ -1,0 +1,94 @@
+//! Dynamic probe sites in interpreter code (the mechanism behind the monitor
+//! subsystem's `whamm:dyninstr` imports, `monitor/dyninstr.rs`).
+//!
+//! Attaching a probe to an instruction replaces its first op in place by a
+//! `DynProbe` op (ops are cells), so it takes effect at the next occurrence,
+//! also in frames already running; the site keeps the replaced op, runs it
+//! after its probes, and restores it when its last probe is detached. The probe
+//! list is shared (`Rc`) so the interpreter can fire a snapshot of it.
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use super::code::{Compiled, Op};
+use crate::core::types::FuncAddr;
+
+/// First dynamic probe id (static `probe_id`s are small numbers).
+const FIRST_ID: i32 = 0x10000;
+
+#[derive(Clone)]
+pub(crate) struct DynProbe {
+    pub id: i32,
+    pub func: FuncAddr,
+}
+
+pub(crate) struct DynSite {
+    code: Rc<Compiled>,
+    op_index: usize,
+    pub original: Op,
+    pub probes: Rc<Vec<DynProbe>>,
+}
+
+#[derive(Default)]
+pub(crate) struct DynSites {
+    pub sites: Vec<DynSite>,
+    /// Site by (function index, pc).
+    index: HashMap<(u32, u32), usize>,
+    /// Site by probe id.
+    ids: HashMap<i32, usize>,
+    next_id: i32,
+}
+
+/// The first op of the instruction at `pc` that is not a static probe.
+fn op_index_at(code: &Compiled, pc: u32) -> Option<usize> {
+    let start = code.pcs.partition_point(|&p| p < pc);
+    (start..code.pcs.len())
+        .take_while(|&i| code.pcs[i] == pc)
+        .find(|&i| !matches!(code.ops[i].get(), Op::Probe(_)))
+}
+
+impl DynSites {
+    /// Attach `func` at `(fid, pc)` of `code` (function `fid`'s code); its new
+    /// probe id, or None if no instruction starts at `pc`.
+    pub(crate) fn attach(
+        &mut self,
+        code: Rc<Compiled>,
+        fid: u32,
+        pc: u32,
+        func: FuncAddr,
+    ) -> Option<i32> {
+        let site = match self.index.get(&(fid, pc)) {
+            Some(&s) => s,
+            None => {
+                let op_index = op_index_at(&code, pc)?;
+                let original = code.ops[op_index].get();
+                self.sites.push(DynSite { code, op_index, original, probes: Rc::default() });
+                self.index.insert((fid, pc), self.sites.len() - 1);
+                self.sites.len() - 1
+            }
+        };
+        if self.next_id == 0 {
+            self.next_id = FIRST_ID;
+        }
+        let id = self.next_id;
+        self.next_id += 1;
+        let s = &mut self.sites[site];
+        Rc::make_mut(&mut s.probes).push(DynProbe { id, func });
+        s.code.ops[s.op_index].set(Op::DynProbe(site as u32));
+        self.ids.insert(id, site);
+        Some(id)
+    }
+
+    /// Detach probe `id` (unknown ids are ignored); the site's op is restored
+    /// when it has no probe left.
+    pub(crate) fn detach(&mut self, id: i32) {
+        let Some(site) = self.ids.remove(&id) else {
+            return;
+        };
+        let s = &mut self.sites[site];
+        Rc::make_mut(&mut s.probes).retain(|p| p.id != id);
+        if s.probes.is_empty() {
+            s.code.ops[s.op_index].set(s.original);
+        }
+    }
+}
