@@ -1,0 +1,198 @@
+//! The middle and back end: checked AST -> one monitor module.
+//!
+//! See docs/whamm-backend.md for the module layout, the export and parameter
+//! conventions, and the value representation. In short:
+//!
+//! * every scalar is one Wasm value (`u8..i32`, `bool`, `str`, maps: i32;
+//!   `u64`/`i64`: i64; floats as such), tuples are flattened into several
+//!   values (multi-value), strings are pointers to `[len][bytes]`, maps are
+//!   pointers to the runtime hash table of `rt.wat`;
+//! * in memory (map keys/values, per-site records) each scalar leaf takes 8
+//!   bytes;
+//! * each matched (event, mode) of a probe is one export; matches whose code
+//!   would be identical share one function.
+//!
+//! The parts, in pipeline order:
+//!
+//! * [`layout`]: the module's imports, globals, user functions, start
+//!   function, `wasm:begin`/`wasm:exit` hooks and memory exports;
+//! * [`plan`]: per probe, the predicate split, the bound variables each
+//!   part reads and the site-record layout; per match, how bound variables
+//!   are read; grouping of matches with identical code;
+//! * [`probe`]: a probe's predicate, body and allocator functions and its
+//!   exports;
+//! * [`bound`]: bound variables: ABI parameters, derived values, constants;
+//! * [`stmt`], [`expr`], [`places`], [`arith`], [`fold`]: lowering of
+//!   statements, expressions, places, operators and constant folding;
+//! * [`print`], [`report`]: printing and the default CSV report;
+//! * [`repr`], [`fn_cx`], [`walk`]: the value representation, the
+//!   per-function context, and walks over the AST.
+
+mod arith;
+mod bound;
+mod expr;
+mod fn_cx;
+mod fold;
+mod layout;
+mod places;
+mod plan;
+mod print;
+mod probe;
+mod repr;
+mod report;
+mod stmt;
+mod walk;
+
+pub use fold::Const;
+pub use repr::type_name;
+
+use crate::ast::*;
+use crate::check::CheckResult;
+use crate::diag::Diag;
+use crate::span::Span;
+use crate::types::Type;
+use crate::wasm::{self, ModB};
+use repr::Var;
+use report::{ProbeSites, ReportVar};
+use std::collections::{BTreeSet, HashMap};
+use wasm_encoder::ValType as VT;
+
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Restrict the output to monitor ABI Part A.
+    pub portable: bool,
+    /// Signatures of the monitor libraries given with `--lib`.
+    pub libs: crate::libs::Libs,
+}
+
+const SCRATCH_SIZE: u32 = 4096;
+
+/// The state of one compilation.
+struct Cg<'a> {
+    m: ModB,
+    checked: &'a CheckResult,
+    diags: Vec<Diag>,
+    globals: HashMap<String, Var>,
+    global_order: Vec<String>,
+    export_names: std::collections::HashSet<String>,
+    fns: HashMap<String, u32>,
+    fn_sigs: HashMap<String, (Vec<Type>, Type)>,
+    libs: HashMap<(String, String), u32>,
+    libraries: BTreeSet<String>,
+    print_fns: HashMap<(Type, bool), u32>,
+    cmp_fns: HashMap<Type, u32>,
+    scratch: u32,
+    zero: u32,
+    reports: Vec<ReportVar>,
+    sites: Vec<ProbeSites>,
+    counter: u32,
+    opts: Options,
+    /// Function index of the `wizeng:app.table_fid` import, if imported.
+    app_table_fid: Option<u32>,
+    /// The event catalogue of the target (site-dependent variable types).
+    cat: crate::catalog::AbiCatalog,
+}
+
+/// Compile a checked script to a monitor module (validated), or return
+/// every diagnostic.
+pub fn compile(
+    script: &Script,
+    checked: &CheckResult,
+    opts: &Options,
+) -> Result<Vec<u8>, Vec<Diag>> {
+    let libraries: BTreeSet<String> = checked.libraries.iter().cloned().collect();
+    let mut diags = vec![];
+    let mut lib_imports = layout::library_imports(script, checked, opts, &libraries, &mut diags);
+    // `resolved_fid` reads the app's table through `wizeng:app` (Part B).
+    let uses_resolved = checked
+        .probes
+        .iter()
+        .any(|p| p.used_bound.contains_key("resolved_fid"));
+    let mut app_table_fid = None;
+    if uses_resolved && !opts.portable {
+        app_table_fid = Some(4 + lib_imports.len() as u32);
+        lib_imports.push((
+            monitor_abi::imports::MODULE_APP.into(),
+            "table_fid".into(),
+            vec![VT::I32, VT::I32],
+            vec![VT::I32],
+        ));
+    }
+    let m = ModB::new(&lib_imports);
+    let mut libs = HashMap::new();
+    for (i, (l, n, _, _)) in lib_imports.iter().enumerate() {
+        libs.insert((l.clone(), n.clone()), 4 + i as u32);
+    }
+    let mut cg = Cg {
+        m,
+        checked,
+        diags,
+        globals: HashMap::new(),
+        global_order: vec![],
+        export_names: Default::default(),
+        fns: HashMap::new(),
+        fn_sigs: HashMap::new(),
+        libs,
+        libraries,
+        print_fns: HashMap::new(),
+        cmp_fns: HashMap::new(),
+        scratch: 0,
+        zero: 0,
+        reports: vec![],
+        sites: vec![],
+        counter: 0,
+        opts: opts.clone(),
+        app_table_fid,
+        cat: if opts.portable {
+            crate::catalog::AbiCatalog::portable()
+        } else {
+            crate::catalog::AbiCatalog::engine()
+        },
+    };
+    cg.scratch = cg.m.static_alloc(SCRATCH_SIZE);
+    cg.zero = cg.m.static_alloc(SCRATCH_SIZE);
+    cg.run(script);
+    if !cg.diags.is_empty() {
+        return Err(cg.diags);
+    }
+    let bytes = cg.m.finish(0);
+    check_output(&bytes, opts.portable)?;
+    Ok(bytes)
+}
+
+/// The emitted module must validate, and a portable one must import
+/// nothing outside monitor ABI Part A.
+fn check_output(bytes: &[u8], portable: bool) -> Result<(), Vec<Diag>> {
+    let ice = |msg: String| vec![Diag::error(msg, Span::default())];
+    if let Err(e) = wasm::validate(bytes) {
+        return Err(ice(format!(
+            "internal compiler error: the emitted module does not validate: {e}"
+        )));
+    }
+    if !portable {
+        return Ok(());
+    }
+    for imp in wasmparser::Parser::new(0).parse_all(bytes) {
+        if let Ok(wasmparser::Payload::ImportSection(r)) = imp {
+            for i in r.into_iter().flatten() {
+                if !monitor_abi::imports::is_portable_import(i.module, i.name) {
+                    return Err(ice(format!(
+                        "internal compiler error: portable module imports {}.{}",
+                        i.module, i.name
+                    )));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+impl Cg<'_> {
+    fn err(&mut self, d: Diag) {
+        self.diags.push(d);
+    }
+
+    fn ty(&self, e: &Expr) -> Type {
+        self.checked.type_of(e)
+    }
+}

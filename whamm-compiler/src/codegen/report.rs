@@ -1,0 +1,148 @@
+//! The report: `report` variables (global and per-site) and the default
+//! `wasm:exit` report, a CSV flush of every one of them.
+
+use super::fn_cx::FnCx;
+use super::repr::*;
+use super::Cg;
+use crate::types::Type;
+use wasm_encoder::{BlockType, Instruction as I, ValType as VT};
+
+/// A global `report` variable.
+#[allow(dead_code)]
+pub(super) struct ReportVar {
+    pub(super) name: String,
+    pub(super) ty: Type,
+    /// global: (id, loc); per-site: probe index + record offset
+    pub(super) global: Option<(u32, Loc)>,
+    pub(super) site: Option<(usize, u32)>,
+}
+
+/// The site records of one probe: a linked list from `head` to `tail`
+/// (globals), and the `report` variables in each record (name, type,
+/// offset).
+#[allow(dead_code)]
+pub(super) struct ProbeSites {
+    pub(super) head: u32,
+    pub(super) tail: u32,
+    pub(super) report: Vec<(String, Type, u32)>,
+}
+
+const CSV_HEADER: &str = "\n================================= REPORT CSV FLUSH ====================================\nid, id_type, name, whamm_type, wasm_type, script_id, fname, fid, pc, probe_id, value(s)\n";
+
+impl Cg<'_> {
+    pub(super) fn default_report(&mut self, cx: &mut FnCx) {
+        self.puts_const(cx, CSV_HEADER);
+        // 1. per-site scalars, 2. global scalars, 3. maps (global, then per-site)
+        for pass in 0..3 {
+            if pass == 1 || pass == 2 {
+                self.report_globals(cx, pass == 2);
+            }
+            if pass == 0 || pass == 2 {
+                for si in 0..self.sites.len() {
+                    self.report_sites(cx, si, pass == 2);
+                }
+            }
+        }
+    }
+
+    /// One row per global `report` variable: the maps or the scalars.
+    fn report_globals(&mut self, cx: &mut FnCx, maps: bool) {
+        let reports: Vec<(String, Type, u32, Loc)> = self
+            .reports
+            .iter()
+            .filter_map(|r| {
+                r.global
+                    .clone()
+                    .map(|(id, loc)| (r.name.clone(), r.ty.clone(), id, loc))
+            })
+            .collect();
+        for (name, ty, id, loc) in reports {
+            if matches!(ty, Type::Map(..)) != maps {
+                continue;
+            }
+            let kind = if maps { "map_id" } else { "global_id" };
+            self.puts_const(
+                cx,
+                &format!(
+                    "{id}, {kind}, {name}, {}, {}, script0, , , , , ",
+                    type_name(&ty),
+                    wasm_type_name(&ty)
+                ),
+            );
+            self.load(cx, &ty, &loc);
+            self.print_value(cx, &ty, false);
+            self.puts_const(cx, "\n");
+        }
+    }
+
+    /// One row per site of probe `si` and per-site `report` variable (the
+    /// maps or the scalars): a loop over the probe's site records.
+    fn report_sites(&mut self, cx: &mut FnCx, si: usize, maps: bool) {
+        let vars: Vec<(String, Type, u32)> = self.sites[si]
+            .report
+            .iter()
+            .filter(|v| matches!(v.1, Type::Map(..)) == maps)
+            .cloned()
+            .collect();
+        if vars.is_empty() {
+            return;
+        }
+        let rec = cx.local(VT::I32);
+        cx.e(I::GlobalGet(self.sites[si].head));
+        cx.e(I::LocalSet(rec));
+        cx.e(I::Block(BlockType::Empty));
+        cx.e(I::Loop(BlockType::Empty));
+        cx.e(I::LocalGet(rec));
+        cx.e(I::I32Eqz);
+        cx.e(I::BrIf(1));
+        for (name, ty, off) in &vars {
+            self.report_site_var(cx, rec, name, ty, *off, maps);
+        }
+        cx.e(I::LocalGet(rec));
+        cx.e(I::I32Load(mem8(0, 2)));
+        cx.e(I::LocalSet(rec));
+        cx.e(I::Br(0));
+        cx.e(I::End);
+        cx.e(I::End);
+    }
+
+    /// The row of one per-site variable of the record in local `rec`.
+    fn report_site_var(
+        &mut self,
+        cx: &mut FnCx,
+        rec: u32,
+        name: &str,
+        ty: &Type,
+        off: u32,
+        map: bool,
+    ) {
+        let kind = if map { "map_id" } else { "memaddr" };
+        cx.e(I::LocalGet(rec));
+        cx.e(I::I32Const(off as i32));
+        cx.e(I::I32Add);
+        self.print_value(cx, &Type::U32, false);
+        self.puts_const(
+            cx,
+            &format!(
+                ", {kind}, {name}, {}, {}, script0, ",
+                type_name(ty),
+                wasm_type_name(ty)
+            ),
+        );
+        // fname, fid, pc, probe_id from the record header
+        for (o, t) in [
+            (12u32, Type::Str),
+            (4, Type::U32),
+            (8, Type::U32),
+            (16, Type::Str),
+        ] {
+            cx.e(I::LocalGet(rec));
+            cx.e(I::I32Load(mem8(o, 2)));
+            self.print_value(cx, &t, false);
+            self.puts_const(cx, ", ");
+        }
+        self.load(cx, ty, &Loc::Mem(Base::Local(rec), off));
+        self.print_value(cx, ty, false);
+        self.puts_const(cx, "\n");
+    }
+}
