@@ -14,6 +14,14 @@ pub struct Script {
     pub items: Vec<Item>,
 }
 
+/// A script is dropped without recursion: it may nest more deeply than a
+/// recursive drop could handle on an ordinary stack (see [`crate::nesting`]).
+impl Drop for Script {
+    fn drop(&mut self) {
+        crate::nesting::dismantle_items(std::mem::take(&mut self.items));
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum Item {
     /// `use NAME;`

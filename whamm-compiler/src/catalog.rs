@@ -12,8 +12,8 @@ use crate::types::Type;
 /// with modes `["before","after","alt"]`, or `["wasm","begin"]` without modes.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Event {
-    pub parts: std::rc::Rc<[String]>,
-    pub modes: std::rc::Rc<[String]>,
+    pub parts: std::sync::Arc<[String]>,
+    pub modes: std::sync::Arc<[String]>,
     /// Catalogue-private identity (e.g. an opcode index).
     pub key: usize,
     pub doc: String,
@@ -118,7 +118,9 @@ pub struct BoundVar {
     pub doc: String,
 }
 
-pub trait EventCatalog {
+/// `Sync`: the compiler runs on a thread of its own (see
+/// [`crate::on_compiler_stack`]) and borrows the catalogue there.
+pub trait EventCatalog: Sync {
     /// Every event the catalogue knows.
     fn events(&self) -> &[Event];
     /// Look up one bound variable (`fid`, `arg0`, `imm1`, `local3`, ...) of

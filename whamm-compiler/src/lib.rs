@@ -5,6 +5,13 @@
 //! error recovery) -> [`ast`] -> [`check`] (scopes, types, probe rules
 //! expanded by [`rules`] against an [`catalog::EventCatalog`]) ->
 //! diagnostics rendered by [`diag`].
+//!
+//! The passes after the parser are recursive, so the entry points
+//! ([`front_end`], [`front_end_with_libs`], [`build`]) run them on a thread
+//! with a large stack ([`on_compiler_stack`]); [`nesting`] reports scripts
+//! nested more deeply than that stack covers.
+
+#![forbid(unsafe_code)]
 
 pub mod ast;
 pub mod catalog;
@@ -13,6 +20,7 @@ pub mod codegen;
 pub mod diag;
 pub mod lexer;
 pub mod libs;
+pub mod nesting;
 pub mod parser;
 pub mod rules;
 pub mod span;
@@ -44,6 +52,28 @@ pub fn front_end(src: &str, cat: &dyn EventCatalog) -> FrontEnd {
 /// [`front_end`] with the signatures of monitor libraries (`--lib`): calls
 /// of those libraries are type-checked against them.
 pub fn front_end_with_libs(src: &str, cat: &dyn EventCatalog, libs: &libs::Libs) -> FrontEnd {
+    on_compiler_stack(|| run_front_end(src, cat, libs))
+}
+
+/// The stack of the compiler's thread. Enough for every script within
+/// [`nesting::MAX_DEPTH`], in debug builds too; only touched pages are used.
+pub const COMPILER_STACK: usize = 1 << 30;
+
+/// Run `f` on a thread with a [`COMPILER_STACK`]-sized stack (the recursive
+/// passes need it for deeply nested scripts), and wait for it. A panic in
+/// `f` is resumed on the calling thread.
+pub fn on_compiler_stack<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    std::thread::scope(|s| {
+        let h = std::thread::Builder::new()
+            .name("whamm-compiler".into())
+            .stack_size(COMPILER_STACK)
+            .spawn_scoped(s, f)
+            .unwrap_or_else(|e| panic!("cannot start the compiler thread: {e}"));
+        h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))
+    })
+}
+
+fn run_front_end(src: &str, cat: &dyn EventCatalog, libs: &libs::Libs) -> FrontEnd {
     let (script, mut diags) = parser::parse(src);
     // Semantic errors on a line that already has a syntax error are almost
     // always consequences of it (a half-parsed statement): drop them.
@@ -72,12 +102,16 @@ pub fn front_end_with_libs(src: &str, cat: &dyn EventCatalog, libs: &libs::Libs)
 /// Compile a script to a monitor module: front end, then [`codegen`].
 /// Returns the module bytes (validated), or every diagnostic.
 pub fn build(src: &str, opts: &codegen::Options) -> Result<(Vec<u8>, Vec<Diag>), Vec<Diag>> {
+    on_compiler_stack(|| run_build(src, opts))
+}
+
+fn run_build(src: &str, opts: &codegen::Options) -> Result<(Vec<u8>, Vec<Diag>), Vec<Diag>> {
     let cat: Box<dyn EventCatalog> = if opts.portable {
         Box::new(catalog::AbiCatalog::portable())
     } else {
         catalog::default_catalog()
     };
-    let fe = front_end_with_libs(src, cat.as_ref(), &opts.libs);
+    let fe = run_front_end(src, cat.as_ref(), &opts.libs);
     if fe.has_errors() {
         return Err(fe.diags);
     }

@@ -1,5 +1,7 @@
 //! `whamm`: the probe-script compiler's command line.
 
+#![forbid(unsafe_code)]
+
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -251,6 +251,7 @@ pub fn parse(src: &str) -> (Script, Vec<Diag>) {
         }
     };
     let mut script = script;
+    crate::nesting::limit(&mut script, &mut diags);
     salvage_decls(src, &mut script);
     dedup(&mut diags);
     (script, diags)

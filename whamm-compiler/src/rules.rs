@@ -286,7 +286,7 @@ pub fn expand(rule: &Rule, cat: &dyn EventCatalog, diags: &mut Vec<Diag>) -> Vec
     // For a helpful message when nothing matches.
     let mut best_prefix = 0usize;
     let mut names_matched: Vec<&Event> = vec![];
-    let mut prev_parts: std::rc::Rc<[String]> = Vec::new().into();
+    let mut prev_parts: std::sync::Arc<[String]> = Vec::new().into();
     let mut prev_hits = [false; 2];
     for ev in events {
         let name_parts = ev.parts.len();
