@@ -976,81 +976,10 @@ impl<'a> Checker<'a> {
             },
             ExprKind::Bool(_) => Type::Bool,
             ExprKind::Str(_) => Type::Str,
-            ExprKind::Var(n) => {
-                if let Some(v) = self.lookup_var(n) {
-                    return v.ty;
-                }
-                if let Some(t) = self.bound(n, e.span) {
-                    return t;
-                }
-                if self.globals.contains_key(n) && self.ctx == Ctx::TopLevel {
-                    let decl = self.globals[n].span;
-                    self.err(
-                        Diag::error(
-                            format!("global `{n}` is used before its declaration"),
-                            e.span,
-                        )
-                        .with_secondary(decl, "declared here"),
-                    );
-                    return Type::Error;
-                }
-                let mut d = Diag::error(format!("unknown variable `{n}`"), e.span)
-                    .with_label("not found in this scope");
-                if self.fns.contains_key(n) || BUILTINS.contains(&n.as_str()) {
-                    d = d.with_note(format!("`{n}` is a function; call it with `{n}(...)`"));
-                } else if self.libs.contains_key(n) {
-                    d = d.with_note(format!(
-                        "`{n}` is a library; call its functions with `{n}.f(...)`"
-                    ));
-                } else if self.ctx == Ctx::Func && self.is_any_bound_name(n) {
-                    d = d.with_note("bound variables are only available in probes; pass it to the function as an argument");
-                } else if let Some(note) = self.operand_note(n) {
-                    d = d.with_note(note);
-                } else if let Some(s) = self.similar(n) {
-                    d = d.with_note(format!("did you mean `{s}`?"));
-                }
-                self.err(d);
-                Type::Error
-            }
-            ExprKind::Unary(op, inner) => {
-                let t = self.expr(inner, want);
-                match op {
-                    UnOp::Not if t == Type::Bool || t.is_error() => Type::Bool,
-                    UnOp::BitNot if t.is_int() || t.is_error() => t,
-                    UnOp::Neg if t.is_numeric() || t.is_error() => t,
-                    _ => {
-                        let (sym, need) = match op {
-                            UnOp::Not => ("!", "bool"),
-                            UnOp::BitNot => ("~", "an integer"),
-                            UnOp::Neg => ("-", "a number"),
-                        };
-                        self.err(
-                            Diag::error(format!("`{sym}` needs {need}, found {t}"), inner.span)
-                                .with_label(format!("has type {t}")),
-                        );
-                        Type::Error
-                    }
-                }
-            }
+            ExprKind::Var(n) => self.var_type(n, e.span),
+            ExprKind::Unary(op, inner) => self.unary(*op, inner, want),
             ExprKind::Binary(op, a, b) => self.binary(*op, a, b, e.span, want),
-            ExprKind::Ternary(c, a, b) => {
-                self.expect(c, &Type::Bool, "a `?:` condition");
-                let (ta, tb) = self.pair(a, b, want);
-                match Type::join(&ta, &tb) {
-                    Some(t) => t,
-                    None => {
-                        self.err(
-                            Diag::error(
-                                format!("the arms of `?:` have incompatible types {ta} and {tb}"),
-                                a.span.to(b.span),
-                            )
-                            .with_secondary(a.span, ta.to_string())
-                            .with_secondary(b.span, tb.to_string()),
-                        );
-                        Type::Error
-                    }
-                }
-            }
+            ExprKind::Ternary(c, a, b) => self.ternary(c, a, b, want),
             ExprKind::Cast(inner, t) => {
                 self.check_type_expr(t);
                 let from = self.expr(inner, None);
@@ -1083,30 +1012,7 @@ impl<'a> Checker<'a> {
                 }
                 self.expr(inner, want)
             }
-            ExprKind::Index(base, key) => {
-                let bt = self.expr(base, None);
-                match bt {
-                    Type::Map(k, v) => {
-                        self.expect(key, &k, "the map key");
-                        *v
-                    }
-                    Type::Error => {
-                        self.expr(key, None);
-                        Type::Error
-                    }
-                    other => {
-                        self.expr(key, None);
-                        self.err(
-                            Diag::error(
-                                format!("cannot index into a value of type {other}"),
-                                base.span,
-                            )
-                            .with_label("only maps can be indexed"),
-                        );
-                        Type::Error
-                    }
-                }
-            }
+            ExprKind::Index(base, key) => self.index(base, key),
             ExprKind::Field(base, idx, span) => {
                 let bt = self.expr(base, None);
                 self.field_type(&bt, *idx, *span).unwrap_or(Type::Error)
@@ -1125,6 +1031,110 @@ impl<'a> Checker<'a> {
                         .map(|(i, w)| self.expr(i, w))
                         .collect(),
                 )
+            }
+        }
+    }
+
+    /// A variable: local, bound or global; else an error with a hint.
+    fn var_type(&mut self, n: &str, span: Span) -> Type {
+        if let Some(v) = self.lookup_var(n) {
+            return v.ty;
+        }
+        if let Some(t) = self.bound(n, span) {
+            return t;
+        }
+        if self.globals.contains_key(n) && self.ctx == Ctx::TopLevel {
+            let decl = self.globals[n].span;
+            self.err(
+                Diag::error(
+                    format!("global `{n}` is used before its declaration"),
+                    span,
+                )
+                .with_secondary(decl, "declared here"),
+            );
+            return Type::Error;
+        }
+        let mut d = Diag::error(format!("unknown variable `{n}`"), span)
+            .with_label("not found in this scope");
+        if self.fns.contains_key(n) || BUILTINS.contains(&n) {
+            d = d.with_note(format!("`{n}` is a function; call it with `{n}(...)`"));
+        } else if self.libs.contains_key(n) {
+            d = d.with_note(format!(
+                "`{n}` is a library; call its functions with `{n}.f(...)`"
+            ));
+        } else if self.ctx == Ctx::Func && self.is_any_bound_name(n) {
+            d = d.with_note("bound variables are only available in probes; pass it to the function as an argument");
+        } else if let Some(note) = self.operand_note(n) {
+            d = d.with_note(note);
+        } else if let Some(s) = self.similar(n) {
+            d = d.with_note(format!("did you mean `{s}`?"));
+        }
+        self.err(d);
+        Type::Error
+    }
+
+    fn unary(&mut self, op: UnOp, inner: &Expr, want: Option<&Type>) -> Type {
+        let t = self.expr(inner, want);
+        match op {
+            UnOp::Not if t == Type::Bool || t.is_error() => Type::Bool,
+            UnOp::BitNot if t.is_int() || t.is_error() => t,
+            UnOp::Neg if t.is_numeric() || t.is_error() => t,
+            _ => {
+                let (sym, need) = match op {
+                    UnOp::Not => ("!", "bool"),
+                    UnOp::BitNot => ("~", "an integer"),
+                    UnOp::Neg => ("-", "a number"),
+                };
+                self.err(
+                    Diag::error(format!("`{sym}` needs {need}, found {t}"), inner.span)
+                        .with_label(format!("has type {t}")),
+                );
+                Type::Error
+            }
+        }
+    }
+
+    fn ternary(&mut self, c: &Expr, a: &Expr, b: &Expr, want: Option<&Type>) -> Type {
+        self.expect(c, &Type::Bool, "a `?:` condition");
+        let (ta, tb) = self.pair(a, b, want);
+        match Type::join(&ta, &tb) {
+            Some(t) => t,
+            None => {
+                self.err(
+                    Diag::error(
+                        format!("the arms of `?:` have incompatible types {ta} and {tb}"),
+                        a.span.to(b.span),
+                    )
+                    .with_secondary(a.span, ta.to_string())
+                    .with_secondary(b.span, tb.to_string()),
+                );
+                Type::Error
+            }
+        }
+    }
+
+    /// `base[key]`: only maps can be indexed.
+    fn index(&mut self, base: &Expr, key: &Expr) -> Type {
+        let bt = self.expr(base, None);
+        match bt {
+            Type::Map(k, v) => {
+                self.expect(key, &k, "the map key");
+                *v
+            }
+            Type::Error => {
+                self.expr(key, None);
+                Type::Error
+            }
+            other => {
+                self.expr(key, None);
+                self.err(
+                    Diag::error(
+                        format!("cannot index into a value of type {other}"),
+                        base.span,
+                    )
+                    .with_label("only maps can be indexed"),
+                );
+                Type::Error
             }
         }
     }
