@@ -14,7 +14,7 @@
 #   NO_NICE=1               don't run the engines under `nice`
 #   METRIC=wall|cpu         time measured (default wall; cpu = user+sys, steadier on a busy machine)
 #   JSON=file               also write the results as JSON
-#   VENV=/work/main/.venv   Python venv (gets wasure==0.9, wasmtime, pywasm3)
+#   VENV=<repo>/.venv       Python venv (gets wasure==0.9, wasmtime, pywasm3)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -14,7 +14,7 @@
 #   NO_NICE=1               don't run the engines under `nice`
 #   JSON=file               also write the results as JSON
 #   DYN=1                   also time wizeng --mode=dyn (total time vs the JIT's total)
-#   VENV=/work/main/.venv   Python venv (gets wasure==0.9, wasmtime)
+#   VENV=<repo>/.venv       Python venv (gets wasure==0.9, wasmtime)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -31,7 +31,7 @@
 #   TIMEOUT=600             per-run timeout, seconds
 #   NO_NICE=1               don't run under `nice`
 #   JSON=file               also write the results as JSON
-#   VENV=/work/main/.venv   Python venv (gets wasure==0.9, wasmtime)
+#   VENV=<repo>/.venv       Python venv (gets wasure==0.9, wasmtime)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -14,7 +14,7 @@
 #                           built with `cargo build --release -p wizeng` if missing)
 #   TIMEOUT=600             per-program timeout in seconds (each engine)
 #   SUITES=polybench,ostrich,libsodium,coremark,dhrystone
-#   VENV=/work/main/.venv   Python venv (created, with wasure==0.9 + wasmtime)
+#   VENV=<repo>/.venv       Python venv (created, with wasure==0.9 + wasmtime)
 #   REF_CACHE=DIR           cache Wasmtime reference outputs (default
 #                           target/real-programs-ref; REF_CACHE= disables)
 #   SKIP=REGEX              leave out programs whose "suite/name" matches (default

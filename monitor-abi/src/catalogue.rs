@@ -1,5 +1,5 @@
-//! The event catalogue of the probe language (`.mm` scripts, probe-language
-//! L3/L5): providers, packages, events, modes and bound variables, with which
+//! The event catalogue of the probe language (`.mm` scripts,
+//! `docs/probe-language.md#probe-rules` and `#bound-variables`): providers, packages, events, modes and bound variables, with which
 //! modes each compilation target supports.
 //!
 //! It is data ([`catalogue`]) plus small query helpers; rule globbing is left
@@ -314,7 +314,7 @@ const fn family(name: &'static str, ty: VarType, timing: Timing) -> BoundVar {
 const S: Timing = Timing::Static;
 const D: Timing = Timing::Dynamic;
 
-/// Variables bound in every probe (L5).
+/// Variables bound in every probe.
 pub const COMMON_VARS: &[BoundVar] = &[
     var("fid", LangType::U32, S),
     var("pc", LangType::U32, S),
@@ -324,7 +324,7 @@ pub const COMMON_VARS: &[BoundVar] = &[
     family("local", VarType::Local, D),
 ];
 
-/// Variables bound in every opcode probe (L5).
+/// Variables bound in every opcode probe.
 pub const OPCODE_VARS: &[BoundVar] = &[
     var("opname", LangType::Str, S),
     var("category_name", LangType::Str, S),
@@ -397,7 +397,7 @@ fn opcode_spec(op: Opcode) -> EventSpec {
         });
     }
     let mut vars: Vec<BoundVar> = COMMON_VARS.iter().chain(OPCODE_VARS).copied().collect();
-    // B2: an `:after` probe receives the instruction's results.
+    // Part B: an `:after` probe receives the instruction's results.
     vars.push(BoundVar {
         only_mode: Some(ProbeMode::After),
         ..family("res", VarType::Result, D)

@@ -1,4 +1,4 @@
-//! Imports the engine provides to monitors (monitor ABI A6 and B1).
+//! Imports the engine provides to monitors (`docs/monitor-abi.md#provided-imports`).
 //!
 //! The engine binds every entry of [`PROVIDED_IMPORTS`]; the compiler's
 //! `--portable` check asserts that a module imports only entries whose
@@ -6,20 +6,21 @@
 
 use crate::valtype::ValType::{self, ExternRef, FuncRef, F32, F64, I32, I64};
 
-/// Module `wizeng` (A6).
+/// Module `wizeng` (Part A).
 pub const MODULE_WIZENG: &str = "wizeng";
-/// Module `whamm:dyninstr` (A6).
+/// Module `whamm:dyninstr` (Part A).
 pub const MODULE_DYNINSTR: &str = "whamm:dyninstr";
-/// Module `wizeng:frame_accessor` (B1).
+/// Module `wizeng:frame_accessor` (Part B).
 pub const MODULE_FRAME_ACCESSOR: &str = "wizeng:frame_accessor";
 /// Module `wizeng:app` (Part B): read-only facts about the application's state.
 pub const MODULE_APP: &str = "wizeng:app";
 
-/// Exported memory the engine writes `opname`/`fname` strings into (A4).
+/// Exported memory the engine writes `opname`/`fname` strings into
+/// (`docs/monitor-abi.md#whamm_buffer`).
 pub const EXPORT_WHAMM_BUFFER: &str = "whamm_buffer";
-/// Exported i32 global: address in [`EXPORT_WHAMM_BUFFER`] to write at (A4).
+/// Exported i32 global: address in [`EXPORT_WHAMM_BUFFER`] to write at.
 pub const EXPORT_WHAMM_BUFFER_START: &str = "whamm_buffer:start";
-/// Exported i32 global: maximum number of bytes to write (A4).
+/// Exported i32 global: maximum number of bytes to write.
 pub const EXPORT_WHAMM_BUFFER_MAX: &str = "whamm_buffer:max";
 
 /// Which part of the ABI a provided import belongs to.

@@ -2,20 +2,21 @@
 //!
 //! A *monitor* is a core Wasm module that instruments an application. This
 //! crate is the one place that defines how the engine reads a monitor and how
-//! the compiler writes one (`/work/shared/reference/monitor-abi.md`, Parts A
+//! the compiler writes one (`docs/monitor-abi.md` in the repository, Parts A
 //! and B), plus the event catalogue of the probe-script language
-//! (`probe-language.md`, L3/L5). It has no engine or compiler logic.
+//! (`docs/probe-language.md`, rules and bound variables). It has no engine
+//! or compiler logic.
 //!
 //! ## Module map
 //!
-//! | module | contents | ABI |
+//! | module | contents | `docs/monitor-abi.md` |
 //! |---|---|---|
-//! | [`pattern`] | export-name grammar: [`parse_export_name`] → [`ExportMeaning`] (probe [`Pattern`], `wasm:exit`, `wasm:begin`, not-a-probe) or a [`PatternError`] with a byte column (syntax vs. ignorable unknown event/opcode); [`render_caret`]; canonical `Display` | A2, A3, B2 |
-//! | [`params`] | per-[`Param`] rules ([`Param::info`]: static/dynamic, where allowed, Wasm binding); [`validate_pattern`]; per-site [`check_param_at_site`]; the Part B params (`opidx`, `default_target`, `targets`, `target_fn_*`, `argtyN`, `localtyN`: [`Param::is_part_b`], [`type_code`]) | A4, A5, B |
-//! | [`opcode`] | [`Opcode`] ids and mnemonics derived from `wasmparser::for_each_operator!`; [`opcode_of`]; [`flatten_immediates`] (`immN`); [`Category`] | A3, A4 |
-//! | [`stack`] | operand/result types per instruction ([`stack_effect`] with a [`TypeResolver`]) for `argN` | A4 |
-//! | [`catalogue`](mod@catalogue) | probe-language events, modes, bound variables and target support | L3, L5 |
-//! | [`imports`] | provided import modules/functions with exact signatures and Part A/B (`wizeng:app.table_fid` is a Part B addition) | A6, B1 |
+//! | [`pattern`] | export-name grammar: [`parse_export_name`] → [`ExportMeaning`] (probe [`Pattern`], `wasm:exit`, `wasm:begin`, not-a-probe) or a [`PatternError`] with a byte column (syntax vs. ignorable unknown event/opcode); [`render_caret`]; canonical `Display` | `#export-names` |
+//! | [`params`] | per-[`Param`] rules ([`Param::info`]: static/dynamic, where allowed, Wasm binding); [`validate_pattern`]; per-site [`check_param_at_site`]; the Part B params (`opidx`, `default_target`, `targets`, `target_fn_*`, `argtyN`, `localtyN`: [`Param::is_part_b`], [`type_code`]) | `#parameters`, `#static-calls` |
+//! | [`opcode`] | [`Opcode`] ids and mnemonics derived from `wasmparser::for_each_operator!`; [`opcode_of`]; [`flatten_immediates`] (`immN`); [`Category`] | `#events`, `#immediates` |
+//! | [`stack`] | operand/result types per instruction ([`stack_effect`] with a [`TypeResolver`]) for `argN` | `#parameters` |
+//! | [`catalogue`](mod@catalogue) | probe-language events, modes, bound variables and target support | `docs/probe-language.md#probe-rules`, `#bound-variables` |
+//! | [`imports`] | provided import modules/functions with exact signatures and Part A/B (`wizeng:app.table_fid` is a Part B addition) | `#provided-imports` |
 //! | [`valtype`] | the ABI's small [`ValType`] and typed [`ConstValue`] | — |
 //!
 //! ## Example

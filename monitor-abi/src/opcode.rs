@@ -514,7 +514,8 @@ pub fn opcode_of(op: &wasmparser::Operator<'_>) -> Opcode {
     Opcode(canonical)
 }
 
-/// The immediates of `op`, flattened per monitor ABI A4 (`immN`).
+/// The immediates of `op`, flattened for `immN`
+/// (`docs/monitor-abi.md#immediates`).
 ///
 /// * integers and every index (local, global, function, type, table, memory,
 ///   label, data, elem, tag, field, lane) are one `i32` each, in binary order;

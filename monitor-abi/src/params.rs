@@ -1,4 +1,4 @@
-//! Parameter kinds (monitor ABI A4/A5): static vs dynamic, where each param is
+//! Parameter kinds (`docs/monitor-abi.md#parameters`): static vs dynamic, where each param is
 //! allowed, the Wasm types it binds to, and validation of parsed patterns.
 
 use thiserror::Error;
@@ -38,7 +38,7 @@ pub struct ParamInfo {
     pub timing: Timing,
     /// Allowed directly in a probe's parameter list.
     pub in_probe: bool,
-    /// Allowed inside a static call (predicate or call param), A5.
+    /// Allowed inside a static call (predicate or call param).
     pub in_static_call: bool,
     /// What it binds to.
     pub binding: Binding,
@@ -235,7 +235,8 @@ pub enum ParamError {
     },
 }
 
-/// Checks placement rules for every parameter of `pattern` (A4, A5) and
+/// Checks placement rules for every parameter of `pattern`
+/// (`docs/monitor-abi.md#where-parameters-are-allowed`) and
 /// event applicability that is known without looking at a site:
 ///
 /// * `argN`, `localN`, `frame` and nested calls are errors inside static calls;
@@ -313,7 +314,8 @@ fn check_event(p: &Param, event: &Event, errs: &mut Vec<ParamError>) {
     }
 }
 
-/// What a parameter means at one concrete site (A4's "error" vs "no match").
+/// What a parameter means at one concrete site: "error" vs "no match"
+/// (`docs/monitor-abi.md#site-rules`).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum SiteCheck {
     /// The parameter can be bound here.
@@ -339,7 +341,8 @@ pub struct SiteFacts {
     pub is_block_end: bool,
 }
 
-/// Decides whether `param` can be bound at a site (A4): `argN` beyond the
+/// Decides whether `param` can be bound at a site
+/// (`docs/monitor-abi.md#site-rules`): `argN` beyond the
 /// operands is no match for `call`/`call_indirect` (and their tail/ref
 /// variants), an error otherwise; `immN` beyond the immediates is no match
 /// for `br_table`, error otherwise; `localN` out of range is no match;

@@ -1,10 +1,10 @@
-//! The probe export-name grammar (monitor ABI A2–A5, B2).
+//! The probe export-name grammar (`docs/monitor-abi.md#export-names`).
 //!
 //! ```text
 //! pattern := "wasm:" event ws [ "/" ws call ws "/" ] ws [ "(" [ param { "," param } ] ")" ]
 //! event   := "opcode:*" [mode] | "opcode:" MNEMONIC [mode] | "func:entry" | "func:exit"
 //!          | "block:start" | "block:end"
-//! mode    := ":after" | ":before"                       (B2; ":before" is the default)
+//! mode    := ":after" | ":before"                       (":after" is Part B; ":before" is the default)
 //! call    := IDENT "(" [ param { "," param } ] ")"        IDENT := [A-Za-z0-9_$]+
 //! param   := ws ( "pc" | "fid" | "frame" | "probe_id" | "opname" | "fname"
 //!          | "num_targets" | "offset" | "instr_count" | "at_func_end"
@@ -16,7 +16,7 @@
 //! The params of the last two lines are this project's Part B additions
 //! (see [`crate::params`] for what they bind).
 //!
-//! plus the special names `wasm:exit` and `wasm:begin` (B2).
+//! plus the special names `wasm:exit` and `wasm:begin` (Part B).
 //!
 //! Decisions where the ABI is silent (also in the crate docs):
 //! * `ws` is any run of ASCII space, tab, CR or LF. Whitespace is also accepted
@@ -40,7 +40,7 @@ use thiserror::Error;
 use crate::opcode::Opcode;
 
 /// Whether an opcode probe fires before the instruction or after it
-/// completed normally (B2 `:after`).
+/// completed normally (`:after`, Part B).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Mode {
     /// Before the instruction executes (the default).
@@ -78,7 +78,8 @@ pub enum Event {
     BlockEnd,
 }
 
-/// A static call `IDENT(params)`, evaluated at match time (A5).
+/// A static call `IDENT(params)`, evaluated at match time
+/// (`docs/monitor-abi.md#static-calls`).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct StaticCall {
     /// The export name of the called monitor function (verbatim, incl. `$`).
@@ -87,7 +88,7 @@ pub struct StaticCall {
     pub params: Vec<Param>,
 }
 
-/// One parameter of a probe or static call (A4).
+/// One parameter of a probe or static call (`docs/monitor-abi.md#parameters`).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Param {
     /// `pc`
@@ -149,7 +150,7 @@ pub struct Pattern {
     pub params: Vec<Param>,
 }
 
-/// What an export name means to the engine (A2, B2).
+/// What an export name means to the engine (`docs/monitor-abi.md#export-names`).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum ExportMeaning {
     /// A probe rule.
@@ -200,7 +201,7 @@ impl PatternError {
     }
 
     /// True for unknown events / opcodes, which the engine ignores silently
-    /// (A2); false for syntax errors, which are warnings (or fatal).
+    /// (`docs/monitor-abi.md#grammar`); false for syntax errors, which are warnings (or fatal).
     pub fn is_ignorable(&self) -> bool {
         !matches!(self.kind, PatternErrorKind::Syntax(_))
     }

@@ -309,7 +309,7 @@ fn catalogue_contents() {
         find_event("end", None).and_then(|e| e.abi_hook(None)),
         Some(AbiHook::Exit)
     );
-    // B2: every opcode has `resN` in mode `after` (and only there).
+    // Part B: every opcode has `resN` in mode `after` (and only there).
     for e in cat.iter().filter(|e| e.package == "opcode") {
         let res = e.var("res0").expect("resN");
         assert_eq!(
