@@ -1046,11 +1046,8 @@ impl<'a> Checker<'a> {
         if self.globals.contains_key(n) && self.ctx == Ctx::TopLevel {
             let decl = self.globals[n].span;
             self.err(
-                Diag::error(
-                    format!("global `{n}` is used before its declaration"),
-                    span,
-                )
-                .with_secondary(decl, "declared here"),
+                Diag::error(format!("global `{n}` is used before its declaration"), span)
+                    .with_secondary(decl, "declared here"),
             );
             return Type::Error;
         }

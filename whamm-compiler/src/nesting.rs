@@ -124,9 +124,7 @@ fn push_block<'a>(work: &mut Vec<(Node<'a>, usize)>, b: &'a mut Block, depth: us
 fn push_expr_children<'a>(work: &mut Vec<(Node<'a>, usize)>, e: &'a mut Expr, depth: usize) {
     let mut children: Vec<&'a mut Expr> = vec![];
     match &mut e.kind {
-        ExprKind::Unary(_, a) | ExprKind::Static(a) | ExprKind::Field(a, _, _) => {
-            children.push(a)
-        }
+        ExprKind::Unary(_, a) | ExprKind::Static(a) | ExprKind::Field(a, _, _) => children.push(a),
         ExprKind::Cast(a, t) => {
             children.push(a);
             work.push((Node::Type(t), depth));

@@ -32,7 +32,10 @@ fn ok_scripts() -> Vec<(&'static str, String)> {
     vec![
         ("sum of literals", body(chain("1", " + ", TERMS))),
         ("sum of variables", body(chain("x", " + ", TERMS))),
-        ("mixed sum", body(format!("x + {}", chain("1", " + ", TERMS)))),
+        (
+            "mixed sum",
+            body(format!("x + {}", chain("1", " + ", TERMS))),
+        ),
         ("nested parentheses", body(right_nested(TERMS))),
         (
             "redundant parentheses",
@@ -140,11 +143,7 @@ fn too_deep_scripts() -> Vec<(&'static str, String)> {
         ),
         (
             "nested types",
-            format!(
-                "var t: {}u32{};\n",
-                "map<u32, ".repeat(n),
-                ">".repeat(n)
-            ),
+            format!("var t: {}u32{};\n", "map<u32, ".repeat(n), ">".repeat(n)),
         ),
     ]
 }

@@ -217,7 +217,6 @@ impl Cg<'_> {
             _ => {}
         }
     }
-
 }
 
 /// The instruction of an integer operator: `wide` for i64, `s` for the

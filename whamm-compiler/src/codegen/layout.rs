@@ -4,8 +4,8 @@
 //! `whamm_buffer` exports.
 
 use super::fn_cx::FnCx;
-use super::repr::*;
 use super::report::ReportVar;
+use super::repr::*;
 use super::walk::visit_exprs;
 use super::Cg;
 use crate::ast::*;
@@ -311,7 +311,10 @@ impl Cg<'_> {
             0,
         );
         for (value, name) in [
-            (wasm::BUF_START, monitor_abi::imports::EXPORT_WHAMM_BUFFER_START),
+            (
+                wasm::BUF_START,
+                monitor_abi::imports::EXPORT_WHAMM_BUFFER_START,
+            ),
             (wasm::BUF_MAX, monitor_abi::imports::EXPORT_WHAMM_BUFFER_MAX),
         ] {
             let s = self

@@ -38,8 +38,8 @@ mod places;
 mod plan;
 mod print;
 mod probe;
-mod repr;
 mod report;
+mod repr;
 mod stmt;
 mod walk;
 
@@ -52,8 +52,8 @@ use crate::diag::Diag;
 use crate::span::Span;
 use crate::types::Type;
 use crate::wasm::{self, ModB};
-use repr::Var;
 use report::{ProbeSites, ReportVar};
+use repr::Var;
 use std::collections::{BTreeSet, HashMap};
 use wasm_encoder::ValType as VT;
 

@@ -144,7 +144,6 @@ impl Cg<'_> {
         }
     }
 
-
     /// Allocate the (possibly nested in tuples) maps of a variable.
     pub(super) fn init_maps(&mut self, cx: &mut FnCx, t: &Type, loc: &Loc) {
         for (i, lt) in leaves(t).iter().enumerate() {
@@ -157,7 +156,6 @@ impl Cg<'_> {
             }
         }
     }
-
 
     /// A place reachable without side effects (variables and their fields).
     pub(super) fn pure_place(&self, cx: &FnCx, e: &Expr) -> Option<Loc> {

@@ -67,7 +67,11 @@ pub(super) struct MatchPlan {
 }
 
 impl MatchPlan {
-    pub(super) fn env<'u>(&self, used: &'u HashMap<String, BoundInfo>, portable: bool) -> BoundEnv<'u> {
+    pub(super) fn env<'u>(
+        &self,
+        used: &'u HashMap<String, BoundInfo>,
+        portable: bool,
+    ) -> BoundEnv<'u> {
         BoundEnv {
             spec: self.spec,
             after: self.after,
@@ -287,7 +291,13 @@ impl<'a> Cg<'a> {
         };
         let after = mode == Some(monitor_abi::ProbeMode::After);
         if after && self.opts.portable {
-            self.err(Diag::error(format!("mode `after` of `{}` needs monitor ABI Part B; not available with --portable", m.event.name()), p.rule_span));
+            self.err(Diag::error(
+                format!(
+                    "mode `after` of `{}` needs monitor ABI Part B; not available with --portable",
+                    m.event.name()
+                ),
+                p.rule_span,
+            ));
             return None;
         }
         let env = BoundEnv {

@@ -257,5 +257,4 @@ impl Cg<'_> {
         self.m.define(f, cx.finish());
         f
     }
-
 }

@@ -114,7 +114,12 @@ impl Cg<'_> {
         }
     }
 
-    pub(super) fn if_chain(&mut self, cx: &mut FnCx, branches: &[(Expr, Block)], else_block: Option<&Block>) {
+    pub(super) fn if_chain(
+        &mut self,
+        cx: &mut FnCx,
+        branches: &[(Expr, Block)],
+        else_block: Option<&Block>,
+    ) {
         let Some(((c, b), rest)) = branches.split_first() else {
             if let Some(e) = else_block {
                 self.block(cx, e);
@@ -138,7 +143,13 @@ impl Cg<'_> {
         cx.e(I::End);
     }
 
-    pub(super) fn loop_(&mut self, cx: &mut FnCx, cond: Option<&Expr>, step: Option<&Stmt>, body: &Block) {
+    pub(super) fn loop_(
+        &mut self,
+        cx: &mut FnCx,
+        cond: Option<&Expr>,
+        step: Option<&Stmt>,
+        body: &Block,
+    ) {
         cx.e(I::Block(BlockType::Empty));
         cx.labels.push(Label::Break);
         cx.e(I::Loop(BlockType::Empty));

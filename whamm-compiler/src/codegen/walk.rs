@@ -138,7 +138,11 @@ pub(super) fn block_vars(b: &Block, out: &mut BTreeSet<String>) {
 /// variables, operators and string methods on those, and `@static` library
 /// calls whose arguments are themselves match-time. Not: globals, locals,
 /// maps, user functions, run-time library calls.
-pub(super) fn match_time(e: &Expr, used: &HashMap<String, BoundInfo>, libs: &BTreeSet<String>) -> bool {
+pub(super) fn match_time(
+    e: &Expr,
+    used: &HashMap<String, BoundInfo>,
+    libs: &BTreeSet<String>,
+) -> bool {
     let mt = |x: &Expr| match_time(x, used, libs);
     match &e.kind {
         ExprKind::Var(n) => used.get(n).is_some_and(|b| b.is_static),
@@ -215,4 +219,3 @@ pub(super) fn first_use_span(b: &Block, pred: Option<&Expr>, name: &str) -> Opti
     });
     span
 }
-
