@@ -89,8 +89,26 @@ fn mode_args(mode: &str) -> Vec<String> {
     v
 }
 
+/// Whether `BLESS` asks to rewrite expectations: `1` (or any value but empty
+/// and `0`), so that `BLESS=0` checks as if it were unset.
+fn bless_requested(value: Option<&str>) -> bool {
+    value.is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+fn bless() -> bool {
+    bless_requested(std::env::var("BLESS").ok().as_deref())
+}
+
+#[test]
+fn bless_zero_checks() {
+    assert!(!bless_requested(Some("0")));
+    assert!(!bless_requested(Some("")));
+    assert!(!bless_requested(None));
+    assert!(bless_requested(Some("1")));
+}
+
 fn check(expected_path: &Path, got: &str, name: &str, failed: &mut Vec<String>) {
-    if std::env::var_os("BLESS").is_some() {
+    if bless() {
         std::fs::write(expected_path, got).unwrap();
         return;
     }
@@ -153,7 +171,7 @@ fn monitor_cases() {
 fn cli_cases() {
     let root = repo_root();
     let dir = root.join("tests/cli");
-    let bless = std::env::var_os("BLESS").is_some();
+    let bless = bless();
     let cases = case_files(&dir, &["wat", "wasm"], 20);
     let mut failed = Vec::new();
     for case in &cases {

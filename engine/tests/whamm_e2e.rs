@@ -138,7 +138,7 @@ fn run_engine(mode: &str, wasm: &Path, libs: &[PathBuf], app: &Path) -> std::pro
 
 #[test]
 fn end_to_end() {
-    let bless = std::env::var_os("BLESS").is_some();
+    let bless = std::env::var("BLESS").is_ok_and(|v| !v.is_empty() && v != "0");
     let modes = std::env::var("WIZENG_MODES").unwrap_or_else(|_| "int,jit".into());
     let modes: Vec<&str> = modes.split(',').filter(|m| !m.is_empty()).collect();
     assert!(!modes.is_empty(), "WIZENG_MODES names no mode");

@@ -412,6 +412,11 @@ impl Monitors {
         Ok(())
     }
 
+    /// The monitors' instances, in load order.
+    pub fn instances(&self) -> Vec<InstanceId> {
+        self.monitors.iter().map(|m| m.instance).collect()
+    }
+
     pub fn is_empty(&self) -> bool {
         self.monitors.is_empty()
     }

@@ -5,12 +5,14 @@
 //! [`inline`] turn a match into instrumented code for the compiled tiers;
 //! [`blockcount`] counts straight-line blocks once; [`frames`] and [`dyninstr`]
 //! are the frame-accessor and dynamic-probe imports; [`standalone`] writes an
-//! instrumented app and its monitors as one module. Depends on every layer below.
+//! instrumented app and its monitors as one module; [`session`] runs an app
+//! with its monitors from loading to `wasm:exit` (what the CLI does). Depends on every layer below.
 
 pub mod blockcount;
 pub mod dyninstr;
 pub mod frames;
 pub mod inline;
 pub mod matcher;
+pub mod session;
 pub mod standalone;
 pub mod weave;

@@ -364,9 +364,12 @@ fn compile_with(
                 (a, b, m.origin.as_ref().map_or(pc, |o| o.pc(idx, pc)))
             })
             .collect();
+        // A woven function is named as the original: its name-section entry
+        // (re-indexed by the weaver), else `func[N]` with the original index.
+        let orig_idx = m.origin.as_ref().map_or(idx, |o| o.func(idx));
         let info = FuncInfo {
-            func_idx: Some(m.origin.as_ref().map_or(idx, |o| o.func(idx))),
-            name: m.func_name(idx),
+            func_idx: Some(orig_idx),
+            name: m.func_names.get(&idx).cloned().unwrap_or_else(|| format!("func[{orig_idx}]")),
             start: 0,
             len: d.code.len(),
             traps: d.traps,

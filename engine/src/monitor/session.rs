@@ -1,0 +1,370 @@
+//! Monitored execution as a library: an application with its monitors in one
+//! store, from loading to the monitors' `wasm:exit`.
+//!
+//! [`Session`] is the pipeline the `wizeng` command runs, for embedders and
+//! tests: create it with a [`SessionConfig`] and a WASI context, load monitors
+//! ([`Session::load_monitors`]: instantiated first, their start functions run),
+//! load the app ([`Session::load_app`]: matched against the monitors' rules
+//! while it is validated; for compiled tiers, woven), [`Session::instantiate`]
+//! it, run an export with [`Session::run`], and end with [`Session::finish`],
+//! which folds block counts into the monitors and calls their `wasm:exit`.
+//!
+//! ```
+//! use wizeng::monitor::session::{Session, SessionConfig};
+//! use wizeng::wasi::{CaptureBuffer, WasiCtx};
+//!
+//! // A monitor counting `i32.add` executions, and an app that adds twice.
+//! let monitor = wat::parse_str(r#"(module
+//!     (global $n (mut i32) (i32.const 0))
+//!     (func (export "wasm:opcode:i32.add") (global.set $n (i32.add (global.get $n) (i32.const 1))))
+//!     (func (export "count") (result i32) (global.get $n)))"#).unwrap();
+//! let app = wat::parse_str(r#"(module
+//!     (func (export "run") (result i32)
+//!         (i32.add (i32.add (i32.const 1) (i32.const 2)) (i32.const 3))))"#).unwrap();
+//!
+//! let dir = std::env::temp_dir().join(format!("wizeng-doc-{}", std::process::id()));
+//! std::fs::create_dir_all(&dir).unwrap();
+//! let mon_path = dir.join("count.wasm");
+//! std::fs::write(&mon_path, &monitor).unwrap();
+//!
+//! let out = CaptureBuffer::new();
+//! let mut s = Session::new(SessionConfig::default(), WasiCtx::new().capture_stdout(&out));
+//! s.load_monitors(&mon_path.display().to_string()).unwrap();
+//! s.load_app(&app).unwrap();
+//! let inst = s.instantiate().unwrap();
+//! let run = s.store().export_func(inst, "run").unwrap();
+//! s.begin().unwrap();
+//! let result = s.run(run, &[]);
+//! s.finish(&result).unwrap();
+//! assert_eq!(result.unwrap(), [wizeng::Value::I32(6)]);
+//!
+//! let mon = s.monitor_instances()[0];
+//! let count = s.store().export_func(mon, "count").unwrap();
+//! assert_eq!(s.store_mut().invoke(count, &[]).unwrap(), [wizeng::Value::I32(2)]);
+//! # std::fs::remove_dir_all(&dir).unwrap();
+//! ```
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crate::core::error::{InstantiateError, LoadError, LoadErrorKind, Trap};
+use crate::core::module::Module;
+use crate::core::types::{FuncAddr, InstanceId, Value};
+use crate::monitor::blockcount::BlockCounters;
+use crate::monitor::inline::{InlineConfig, InlineStats};
+use crate::monitor::matcher::{self, Monitors};
+use crate::monitor::{dyninstr, frames, standalone, weave};
+use crate::runtime::store::{Config, Linker, Store, Tier};
+use crate::runtime::wasi::{self, WasiCtx};
+
+/// How a session runs the app.
+#[derive(Clone, Debug)]
+pub struct SessionConfig {
+    /// The tier, its limits and the dyn tier's threshold.
+    pub engine: Config,
+    /// Inlining, block counting and specialisation of probes in woven code.
+    pub inline: InlineConfig,
+    /// Monitor warnings are errors.
+    pub fatal: bool,
+}
+
+impl Default for SessionConfig {
+    fn default() -> Self {
+        SessionConfig { engine: Config::default(), inline: InlineConfig::default(), fatal: false }
+    }
+}
+
+/// Why a session could not go on. [`SessionError::exit_status`] is the
+/// `wizeng` command's documented exit status for each.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    /// A monitor could not be loaded or one of its rules could not be bound.
+    #[error("{0}")]
+    Monitor(String),
+    /// The app could not be read, decoded or validated, or a rule failed to
+    /// bind at one of its sites.
+    #[error("{0}")]
+    Load(#[from] LoadError),
+    /// The app's imports could not be resolved.
+    #[error("link error: {0}")]
+    Link(crate::core::error::LinkError),
+    /// The app trapped while it was instantiated (segments, start function).
+    #[error("trap during instantiation: {0}")]
+    Instantiate(Trap),
+    /// A call out of order: e.g. instantiating before an app was loaded.
+    #[error("{0}")]
+    Usage(&'static str),
+}
+
+impl SessionError {
+    /// The `wizeng` command's exit status for this error (README, `docs/monitor-abi.md`).
+    pub fn exit_status(&self) -> u8 {
+        match self {
+            SessionError::Monitor(_) => 3,
+            SessionError::Load(e) if e.kind == LoadErrorKind::MonitorBind => 3,
+            SessionError::Load(_) => 125,
+            SessionError::Link(_) => 126,
+            SessionError::Instantiate(_) => 134,
+            SessionError::Usage(_) => 2,
+        }
+    }
+}
+
+/// What a session measured and decided, for `--metrics`.
+#[derive(Clone, Debug, Default)]
+pub struct SessionMetrics {
+    /// Reading, decoding, validating, matching and weaving the app.
+    pub load: Duration,
+    /// Why a compiled tier runs the app in the interpreter, if it does.
+    pub interpreted: Option<&'static str>,
+    /// What the weaver inlined (compiled tiers with monitors).
+    pub inline: Option<InlineStats>,
+}
+
+/// An application and its monitors in one store (see the module docs).
+pub struct Session {
+    store: Store,
+    /// The app's imports: WASI, exposed host modules, woven probe imports.
+    linker: Linker,
+    wasi: Rc<RefCell<WasiCtx>>,
+    config: SessionConfig,
+    monitors: Option<Monitors>,
+    module: Option<Arc<Module>>,
+    /// The tier the app's code runs in (the interpreter when monitors need
+    /// frames or dynamic probes; lazy for woven code in dyn).
+    app_tier: Tier,
+    app: Option<InstanceId>,
+    counters: Option<BlockCounters>,
+    /// Where the app trapped, for exact block counts.
+    trap_site: Option<(u32, u32)>,
+    metrics: SessionMetrics,
+}
+
+impl Session {
+    /// A store with WASI preview1 (from `wasi`) for the app.
+    pub fn new(config: SessionConfig, wasi: WasiCtx) -> Session {
+        let mut store = Store::new(config.engine.clone());
+        let mut linker = Linker::new();
+        let wasi = Rc::new(RefCell::new(wasi));
+        wasi::add_to_linker(&mut linker, &mut store, wasi.clone());
+        Session {
+            app_tier: config.engine.tier,
+            store,
+            linker,
+            wasi,
+            config,
+            monitors: None,
+            module: None,
+            app: None,
+            counters: None,
+            trap_site: None,
+            metrics: SessionMetrics::default(),
+        }
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    pub fn store_mut(&mut self) -> &mut Store {
+        &mut self.store
+    }
+
+    /// The app's linker (define more imports before [`Session::instantiate`]).
+    pub fn linker_mut(&mut self) -> &mut Linker {
+        &mut self.linker
+    }
+
+    /// The WASI context (to flush the app's buffered output).
+    pub fn wasi(&self) -> &Rc<RefCell<WasiCtx>> {
+        &self.wasi
+    }
+
+    /// Give the app the engine's own host module (`--expose=wizeng`).
+    pub fn expose_wizeng(&mut self) {
+        matcher::define_wizeng_imports(&mut self.linker, &mut self.store, self.wasi.clone());
+    }
+
+    /// Load and instantiate the monitors of a `--monitors` list
+    /// (`M1[+lib.wasm...][,M2...]`). An empty list loads none.
+    pub fn load_monitors(&mut self, list: &str) -> Result<(), SessionError> {
+        let specs = matcher::parse_monitor_list(list);
+        if specs.is_empty() {
+            return Ok(());
+        }
+        let mut mon_linker = Linker::new();
+        matcher::define_wizeng_imports(&mut mon_linker, &mut self.store, self.wasi.clone());
+        frames::define_frame_accessor(&mut mon_linker, &mut self.store);
+        dyninstr::define_dyninstr(&mut mon_linker, &mut self.store);
+        let m = Monitors::load(&mut self.store, &specs, &mon_linker, self.config.fatal)
+            .map_err(|e| SessionError::Monitor(e.to_string()))?;
+        self.monitors = Some(m);
+        Ok(())
+    }
+
+    /// Whether monitors are loaded.
+    pub fn has_monitors(&self) -> bool {
+        self.monitors.is_some()
+    }
+
+    /// The monitors' instances, in `--monitors` order.
+    pub fn monitor_instances(&self) -> Vec<InstanceId> {
+        self.monitors.as_ref().map(|m| m.instances()).unwrap_or_default()
+    }
+
+    /// Decode and validate the app, matching the monitors' rules at every
+    /// site; for compiled tiers, weave the match into its code.
+    pub fn load_app(&mut self, bytes: &[u8]) -> Result<(), SessionError> {
+        let t0 = Instant::now();
+        let tier = self.config.engine.tier;
+        let module = match self.monitors.as_mut() {
+            None => Module::new_for_tier(bytes, tier)?,
+            Some(m) if tier == Tier::Int => {
+                m.set_app(bytes);
+                Module::new_instrumented(bytes, &mut m.matcher(&mut self.store))?
+            }
+            Some(_) => self.load_woven(bytes)?,
+        };
+        let mut module = module;
+        // The app's unexported globals are its own (monitors' are not: woven
+        // code imports them): compiled code may keep them in the vmctx.
+        module.private_globals_in_vmctx = true;
+        self.module = Some(Arc::new(module));
+        self.metrics.load = t0.elapsed();
+        Ok(())
+    }
+
+    /// Match for a compiled tier: weave, or fall back to the interpreter when
+    /// the monitors need it (dynamic probes, frame accessors beyond intrinsics).
+    fn load_woven(&mut self, bytes: &[u8]) -> Result<Module, SessionError> {
+        let tier = self.config.engine.tier;
+        let (orig, plan, dynamic) = self.match_app(bytes)?;
+        if plan.is_empty()
+            || dynamic
+            || plan.frames_need_interpreter(&orig, &self.store, &self.config.inline)
+        {
+            if dynamic || !plan.is_empty() {
+                self.app_tier = Tier::Int;
+                self.metrics.interpreted = Some(match dynamic {
+                    true => "a monitor inserts probes at run time",
+                    false => "probes access frames other than through intrinsics",
+                });
+            }
+            return Ok(orig);
+        }
+        // Woven code (probe calls, inlined monitor code, block counters)
+        // relies on the JIT's trap attribution, so in the dyn tier it is
+        // compiled on first call, as in lazy.
+        if tier == Tier::Dyn {
+            self.app_tier = Tier::Lazy;
+        }
+        let w = weave::weave(&orig, &plan, &self.store, &self.config.inline)?;
+        for (name, e) in &w.imports {
+            self.linker.define(weave::PROBE_MODULE, name, *e);
+        }
+        self.metrics.inline = Some(w.stats.clone());
+        self.counters = Some(w.counters);
+        let mut wm = Module::new(&w.bytes).map_err(|e| LoadError {
+            message: format!("woven module does not validate: {}", e.message),
+            ..e
+        })?;
+        wm.origin = Some(w.origin);
+        Ok(wm)
+    }
+
+    /// Load the app matching it against the monitors, recording the plan.
+    fn match_app(&mut self, bytes: &[u8]) -> Result<(Module, weave::Plan, bool), SessionError> {
+        let tier = self.config.engine.tier;
+        let m = self.monitors.as_mut().ok_or(SessionError::Usage("no monitors loaded"))?;
+        m.set_app(bytes);
+        let dynamic = m.dynamic;
+        let mut matcher = m.matcher(&mut self.store);
+        let mut rec = weave::Recorder { inner: &mut matcher, plan: Default::default() };
+        let orig = Module::new_instrumented_for_tier(bytes, &mut rec, tier)?;
+        Ok((orig, rec.plan, dynamic))
+    }
+
+    /// The app with the monitors' probes woven in and the monitors merged
+    /// into one standalone module (`--emit-woven`); nothing runs.
+    pub fn emit_woven(&mut self, bytes: &[u8]) -> Result<Vec<u8>, SessionError> {
+        if self.monitors.is_none() {
+            return Err(SessionError::Usage(
+                "--emit-woven needs at least one monitor (--monitors=...)",
+            ));
+        }
+        let (orig, plan, dynamic) = self.match_app(bytes)?;
+        let m = self.monitors.as_ref().expect("checked above");
+        let life = m.lifecycle();
+        Ok(standalone::emit(&orig, &plan, &self.store, &self.config.inline, dynamic, &life)?)
+    }
+
+    /// Instantiate the loaded app (its start function runs) and make it the
+    /// target of dynamic probes.
+    pub fn instantiate(&mut self) -> Result<InstanceId, SessionError> {
+        let module =
+            self.module.clone().ok_or(SessionError::Usage("instantiate before load_app"))?;
+        let tier = self.config.engine.tier;
+        self.store.config.tier = self.app_tier;
+        let inst = self.linker.instantiate(&mut self.store, &module);
+        // An app interpreted for its monitors' sake still calls compiled
+        // monitors; a woven app in dyn runs as lazy (monitors included).
+        if self.app_tier == Tier::Int {
+            self.store.config.tier = tier;
+        }
+        let inst = inst.map_err(|e| match e {
+            InstantiateError::Link(e) => SessionError::Link(e),
+            InstantiateError::Trap(t) => SessionError::Instantiate(t),
+        })?;
+        self.store.set_app(inst);
+        self.app = Some(inst);
+        Ok(inst)
+    }
+
+    /// Run the monitors' `wasm:begin` probes.
+    pub fn begin(&mut self) -> Result<(), Trap> {
+        match &self.monitors {
+            Some(m) => m.begin(&mut self.store),
+            None => Ok(()),
+        }
+    }
+
+    /// Call a function of the app (or any store function).
+    pub fn run(&mut self, f: FuncAddr, args: &[Value]) -> Result<Vec<Value>, Trap> {
+        let r = self.store.invoke(f, args);
+        if let Err(t) = &r {
+            self.trap_site = BlockCounters::trap_site(t);
+        }
+        r
+    }
+
+    /// After the app ended (`result`: how; a trap or `proc_exit` included):
+    /// fold block counts into the monitors' state, then run their `wasm:exit`.
+    /// A trap while folding is reported on stderr and the exit probes still run.
+    pub fn finish<T>(&mut self, result: &Result<T, Trap>) -> Result<(), Trap> {
+        let _ = result;
+        let _ = self.wasi.borrow_mut().flush();
+        if let (Some(c), Some(app)) = (&self.counters, self.app) {
+            if let Err(t) = c.settle(&mut self.store, app, self.trap_site) {
+                eprintln!("wizeng: trap: {t}");
+            }
+        }
+        let r = match &self.monitors {
+            Some(m) => m.exit(&mut self.store),
+            None => Ok(()),
+        };
+        let _ = self.wasi.borrow_mut().flush();
+        r
+    }
+
+    /// Load time, tier decisions and inlining statistics.
+    pub fn metrics(&self) -> &SessionMetrics {
+        &self.metrics
+    }
+
+    /// The monitors' own counters (sites, calls, direct increments).
+    pub fn monitor_stats(&self) -> Option<&matcher::MonitorStats> {
+        self.monitors.as_ref().map(|m| &m.stats)
+    }
+}
