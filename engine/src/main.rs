@@ -295,7 +295,7 @@ fn run_app(cli: &Cli, s: &mut Session, t_load: std::time::Duration) -> Result<Ex
         );
         // On a shared machine, the run's CPU time varies less than its wall time.
         eprintln!("wizeng: metrics: run cpu {:.3} ms", run_cpu.as_secs_f64() * 1e3);
-        if store.config.tier == wizeng::Tier::Dyn {
+        if store.config().tier == wizeng::Tier::Dyn {
             let (funcs, osr) = store.dyn_stats();
             eprintln!(
                 "wizeng: metrics: dyn tier compiled {funcs} functions and {osr} loop entries (OSR)"

@@ -452,7 +452,7 @@ impl Runner {
     /// A module's unexported globals are its own here (as the CLI's app), so
     /// compiled tiers keep them in the vmctx (`Module::private_globals_in_vmctx`).
     fn load_bytes(&self, bytes: &[u8]) -> Result<Module, wizeng::LoadError> {
-        Module::new_with_features_for_tier(bytes, self.features, self.store.config.tier).map(
+        Module::new_with_features_for_tier(bytes, self.features, self.store.config().tier).map(
             |mut m| {
                 m.private_globals_in_vmctx = true;
                 m

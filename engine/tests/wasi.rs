@@ -173,7 +173,7 @@ impl Run {
 
     fn mem(&mut self) -> &mut [u8] {
         match self.store.export(self.inst, "memory") {
-            Some(Extern::Memory(m)) => &mut self.store.memory_mut(m).data,
+            Some(Extern::Memory(m)) => self.store.memory_mut(m).data_mut(),
             _ => panic!("no memory export"),
         }
     }

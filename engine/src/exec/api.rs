@@ -50,11 +50,17 @@ impl Store {
 
     /// Call a function with arguments; returns its results.
     pub fn invoke(&mut self, f: FuncAddr, args: &[Value]) -> Result<Vec<Value>, Trap> {
+        if f.0 as usize >= self.funcs.len() {
+            return Err(Trap::host(format!("function {} is not in this store", f.0)));
+        }
         let ty = self.func_type(f);
         if args.len() != ty.params.len()
             || args.iter().zip(ty.params.iter()).any(|(a, t)| a.ty() != *t)
         {
             return Err(Trap::host(format!("wrong arguments for a function of type {ty}")));
+        }
+        for a in args {
+            self.check_value(a)?;
         }
         if super::tiering::is_compiled(self, f) {
             jit::invoke(self, f, args)

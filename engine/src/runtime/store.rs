@@ -36,9 +36,9 @@ pub(crate) struct FuncInst {
 
 pub struct MemoryInst {
     /// The accessible bytes (a guard-page reservation, see `linear_memory.rs`).
-    pub data: crate::runtime::linear_memory::LinearMemory,
-    pub max_pages: u64,
-    pub ty: MemoryType,
+    pub(crate) data: crate::runtime::linear_memory::LinearMemory,
+    pub(crate) max_pages: u64,
+    pub(crate) ty: MemoryType,
     /// What JIT code sees: base and length, kept equal to `data`'s.
     pub(crate) vm: Box<crate::runtime::vm::VMMemory>,
 }
@@ -69,6 +69,18 @@ impl MemoryInst {
     pub fn pages(&self) -> u64 {
         (self.data.len() / PAGE_SIZE) as u64
     }
+    /// The memory's bytes.
+    pub fn data(&self) -> &[u8] {
+        &self.data
+    }
+    /// The memory's bytes, to write. Their length (and base) can only change
+    /// through [`MemoryInst::grow`], which keeps compiled code's view in sync.
+    pub fn data_mut(&mut self) -> &mut [u8] {
+        &mut self.data
+    }
+    pub fn ty(&self) -> MemoryType {
+        self.ty
+    }
     /// Grow by `delta` pages; returns the old size in pages or -1.
     pub fn grow(&mut self, delta: u64) -> i64 {
         let old = self.pages();
@@ -87,9 +99,9 @@ impl MemoryInst {
 
 pub struct TableInst {
     /// Reference slots: 0 is null, otherwise address + 1.
-    pub elems: Vec<u64>,
-    pub max: Option<u64>,
-    pub ty: TableType,
+    pub(crate) elems: Vec<u64>,
+    pub(crate) max: Option<u64>,
+    pub(crate) ty: TableType,
     /// What JIT code sees, kept equal to `elems`.
     pub(crate) vm: Box<crate::runtime::vm::VMTable>,
 }
@@ -112,7 +124,15 @@ impl TableInst {
         self.vm.base = self.elems.as_mut_ptr();
         self.vm.len = self.elems.len() as u64;
     }
-    pub fn grow(&mut self, delta: u64, init: u64) -> i64 {
+    /// The reference slots (0 is null, otherwise a store address + 1); read
+    /// only: a slot written from outside could name a function that does not exist.
+    pub fn elems(&self) -> &[u64] {
+        &self.elems
+    }
+    pub fn ty(&self) -> TableType {
+        self.ty
+    }
+    pub(crate) fn grow(&mut self, delta: u64, init: u64) -> i64 {
         let old = self.elems.len() as u64;
         let limit = self.max.unwrap_or(u32::MAX as u64).min(u32::MAX as u64);
         match old.checked_add(delta) {
@@ -130,8 +150,8 @@ impl TableInst {
 }
 
 pub struct GlobalInst {
-    pub value: u64,
-    pub ty: GlobalType,
+    pub(crate) value: u64,
+    pub(crate) ty: GlobalType,
 }
 
 /// An instantiated module: its index spaces mapped to store addresses.
@@ -196,13 +216,13 @@ impl Default for Config {
 /// The store: owner of every runtime entity.
 pub struct Store {
     pub(crate) funcs: Vec<FuncInst>,
-    pub memories: Vec<MemoryInst>,
-    pub tables: Vec<TableInst>,
+    pub(crate) memories: Vec<MemoryInst>,
+    pub(crate) tables: Vec<TableInst>,
     /// Boxed: JIT code holds pointers to each global's storage.
-    pub globals: Vec<Box<GlobalInst>>,
+    pub(crate) globals: Vec<Box<GlobalInst>>,
     pub(crate) instances: Vec<InstanceData>,
     type_ids: HashMap<FuncType, u32>,
-    pub config: Config,
+    pub(crate) config: Config,
     /// Current host re-entrancy depth (host -> wasm -> host ...).
     pub(crate) depth: usize,
     /// Last activation serial handed out (frame identity for accessors).
@@ -297,8 +317,26 @@ impl Store {
     }
 
     /// Add a host function to the store.
+    /// Add a host function. Its results are checked after every call: each
+    /// must have the declared type, and a function reference must name a
+    /// function of this store (compiled code indexes the store's functions by
+    /// it without a check), else the call traps.
     pub fn add_host_func(&mut self, ty: FuncType, f: HostFn) -> FuncAddr {
         let type_id = self.intern_type(&ty);
+        let want = ty.results.clone();
+        let f: HostFn = Rc::new(move |c: &mut Caller<'_>, args: &[Value], res: &mut [Value]| {
+            f(c, args, res)?;
+            for (v, t) in res.iter().zip(want.iter()) {
+                if v.ty() != *t {
+                    return Err(Trap::host(format!(
+                        "host function returned a {} where its type says {t}",
+                        v.ty()
+                    )));
+                }
+                c.store.check_value(v)?;
+            }
+            Ok(())
+        });
         self.push_func(FuncInst {
             ty,
             type_id,
@@ -364,8 +402,47 @@ impl Store {
         Value::from_slot(gi.ty.ty, gi.value)
     }
 
-    pub fn set_global_value(&mut self, g: GlobalAddr, v: Value) {
+    /// Set a global's value; it must have the global's type and, if it is a
+    /// function reference, name a function of this store.
+    pub fn set_global_value(&mut self, g: GlobalAddr, v: Value) -> Result<(), Trap> {
+        let gi = &self.globals[g.0 as usize];
+        if v.ty() != gi.ty.ty {
+            return Err(Trap::host(format!("a {} value for a {} global", v.ty(), gi.ty.ty)));
+        }
+        self.check_value(&v)?;
         self.globals[g.0 as usize].value = v.to_slot();
+        Ok(())
+    }
+
+    /// A value from outside (the embedder, a host function) may enter this
+    /// store: a function reference must name one of its functions.
+    pub(crate) fn check_value(&self, v: &Value) -> Result<(), Trap> {
+        match v {
+            Value::FuncRef(Some(f)) if f.0 as usize >= self.funcs.len() => {
+                Err(Trap::host(format!("function reference {} is not in this store", f.0)))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Execution settings (change them by making a new store).
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Every memory of the store, by address.
+    pub fn memories(&self) -> &[MemoryInst] {
+        &self.memories
+    }
+
+    /// Number of globals in the store (addresses `0..n`).
+    pub fn num_globals(&self) -> usize {
+        self.globals.len()
+    }
+
+    /// Every table of the store, by address.
+    pub fn tables(&self) -> &[TableInst] {
+        &self.tables
     }
 
     pub fn memory(&self, m: MemAddr) -> &MemoryInst {

@@ -257,7 +257,7 @@ pub fn run_tier(module: &Arc<Module>, tier: Tier, fuel_global: u32) -> Run {
                     .map(|(k, t)| arg(*t, round * 5 + k + e.index as usize, &funcs))
                     .collect();
                 if let Some(g) = fuel {
-                    store.set_global_value(g, Value::I32(FUEL as i32));
+                    store.set_global_value(g, Value::I32(FUEL as i32)).expect("fuel is an i32 global");
                 }
                 let r = store.invoke(f, &args);
                 run.calls.push((e.name.clone(), r));
@@ -265,13 +265,11 @@ pub fn run_tier(module: &Arc<Module>, tier: Tier, fuel_global: u32) -> Run {
         }
     }
     run.host_calls = log.borrow().clone();
-    run.memories = store.memories.iter().map(|m| m.data.to_vec()).collect();
-    run.globals = store
-        .globals
-        .iter()
-        .map(|g| Value::from_slot(g.ty.ty, g.value))
+    run.memories = store.memories().iter().map(|m| m.data().to_vec()).collect();
+    run.globals = (0..store.num_globals())
+        .map(|g| store.global_value(wizeng::GlobalAddr(g as u32)))
         .collect();
-    run.tables = store.tables.iter().map(|t| t.elems.clone()).collect();
+    run.tables = store.tables().iter().map(|t| t.elems().to_vec()).collect();
     run.dyn_stats = store.dyn_stats();
     run
 }

@@ -1,7 +1,9 @@
 //! Runtime functions JIT code calls (SystemV ABI). Each receives the calling
 //! instance's vmctx and reaches the store through it.
 //!
-//! Safety: these are only called by JIT code, which only runs inside
+//! Safety: every function here is `unsafe` and crate-private: its caller
+//! must pass a live vmctx (or `HostCtx`) of this store. They are only called by
+//! JIT code, which only runs inside
 //! `jit::invoke`; that function holds the only `&mut Store` and has stored a
 //! pointer to it in the vmctx's store context before entering JIT code, and
 //! does not use its reference until JIT code returns. So dereferencing the
@@ -20,7 +22,7 @@ unsafe fn ctx<'a>(vmctx: *const u64) -> (&'a mut Store, usize) {
     }
 }
 
-pub extern "C" fn memory_grow(vmctx: *const u64, mem: u32, delta: u32) -> i32 {
+pub(crate) unsafe extern "C" fn memory_grow(vmctx: *const u64, mem: u32, delta: u32) -> i32 {
     let (store, inst) = unsafe { ctx(vmctx) };
     let m = store.instances[inst].memories[mem as usize].0 as usize;
     store.memories[m].grow(delta as u64) as i32
@@ -29,7 +31,7 @@ pub extern "C" fn memory_grow(vmctx: *const u64, mem: u32, delta: u32) -> i32 {
 // Bulk operations (`crate::runtime::bulk`, shared with the interpreter): non-zero
 // (a trap of the op's kind, raised by the caller) when out of bounds.
 
-pub extern "C" fn memory_copy(
+pub(crate) unsafe extern "C" fn memory_copy(
     vmctx: *const u64,
     dst_mem: u32,
     src_mem: u32,
@@ -43,12 +45,12 @@ pub extern "C" fn memory_copy(
         .is_err() as i32
 }
 
-pub extern "C" fn memory_fill(vmctx: *const u64, mem: u32, dst: u32, val: u32, len: u32) -> i32 {
+pub(crate) unsafe extern "C" fn memory_fill(vmctx: *const u64, mem: u32, dst: u32, val: u32, len: u32) -> i32 {
     let (store, inst) = unsafe { ctx(vmctx) };
     store.memory_fill(inst, mem, dst, val as u8, len).is_err() as i32
 }
 
-pub extern "C" fn memory_init(
+pub(crate) unsafe extern "C" fn memory_init(
     vmctx: *const u64,
     mem: u32,
     seg: u32,
@@ -60,18 +62,18 @@ pub extern "C" fn memory_init(
     store.memory_init(inst, mem, seg, dst, src, len).is_err() as i32
 }
 
-pub extern "C" fn data_drop(vmctx: *const u64, seg: u32) {
+pub(crate) unsafe extern "C" fn data_drop(vmctx: *const u64, seg: u32) {
     let (store, inst) = unsafe { ctx(vmctx) };
     store.data_drop(inst, seg);
 }
 
-pub extern "C" fn table_grow(vmctx: *const u64, table: u32, delta: u32, init: u64) -> i32 {
+pub(crate) unsafe extern "C" fn table_grow(vmctx: *const u64, table: u32, delta: u32, init: u64) -> i32 {
     let (store, inst) = unsafe { ctx(vmctx) };
     let t = store.instances[inst].tables[table as usize].0 as usize;
     store.tables[t].grow(delta as u64, init) as i32
 }
 
-pub extern "C" fn table_copy(
+pub(crate) unsafe extern "C" fn table_copy(
     vmctx: *const u64,
     dst_t: u32,
     src_t: u32,
@@ -83,12 +85,12 @@ pub extern "C" fn table_copy(
     store.table_copy(inst, dst_t, src_t, dst, src, len).is_err() as i32
 }
 
-pub extern "C" fn table_fill(vmctx: *const u64, table: u32, dst: u32, val: u64, len: u32) -> i32 {
+pub(crate) unsafe extern "C" fn table_fill(vmctx: *const u64, table: u32, dst: u32, val: u64, len: u32) -> i32 {
     let (store, inst) = unsafe { ctx(vmctx) };
     store.table_fill(inst, table, dst, val, len).is_err() as i32
 }
 
-pub extern "C" fn table_init(
+pub(crate) unsafe extern "C" fn table_init(
     vmctx: *const u64,
     table: u32,
     seg: u32,
@@ -100,21 +102,21 @@ pub extern "C" fn table_init(
     store.table_init(inst, table, seg, dst, src, len).is_err() as i32
 }
 
-pub extern "C" fn elem_drop(vmctx: *const u64, seg: u32) {
+pub(crate) unsafe extern "C" fn elem_drop(vmctx: *const u64, seg: u32) {
     let (store, inst) = unsafe { ctx(vmctx) };
     store.elem_drop(inst, seg);
 }
 
 /// The callee vmctx of a host function called from JIT code.
 #[repr(C)]
-pub struct HostCtx {
+pub(crate) struct HostCtx {
     pub store_ctx: *mut VMStoreCtx,
     pub func: u32,
 }
 
 /// Called by host trampolines: arguments and results live in `args` (slots).
 /// Returns 0, or 1 after storing the trap in the store (the trampoline then traps).
-pub extern "C" fn host_call(host: *const HostCtx, caller_vmctx: *const u64, args: *mut u64) -> i32 {
+pub(crate) unsafe extern "C" fn host_call(host: *const HostCtx, caller_vmctx: *const u64, args: *mut u64) -> i32 {
     // SAFETY: `host` is a live HostCtx owned by the store; see the module comment.
     let (store, func) = unsafe { (&mut *(*(*host).store_ctx).store, (*host).func as usize) };
     let caller = if caller_vmctx.is_null() {

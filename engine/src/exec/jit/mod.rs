@@ -13,11 +13,11 @@
 //! imports and `call_indirect` through (code, vmctx) pairs, host functions through
 //! per-signature trampolines.
 
-pub mod env;
-pub mod libcalls;
-pub mod osr;
+pub(crate) mod env;
+pub(crate) mod libcalls;
+pub(crate) mod osr;
 pub mod profiling;
-pub mod signals;
+pub(crate) mod signals;
 
 
 use std::cell::RefCell;

@@ -1,0 +1,91 @@
+//! Safe code cannot make compiled code read outside the store: a function
+//! reference that enters a store from outside (an argument of `invoke`, a
+//! global set by the embedder, a host function's result) must name one of the
+//! store's functions, else it is refused with a trap. Compiled code indexes
+//! the store's function table by such a reference without a check, so before
+//! these checks each case below read out of bounds in the JIT tiers.
+
+use std::rc::Rc;
+use std::sync::Arc;
+
+use wizeng::{Config, FuncAddr, FuncType, Linker, Module, Store, Tier, Value, ValType};
+
+const APP: &str = r#"(module
+  (import "host" "forge" (func $forge (result funcref)))
+  (type $v (func (result i32)))
+  (table $t 1 funcref)
+  (global $g (export "g") (mut funcref) (ref.null func))
+  (func (export "call_arg") (param funcref) (result i32)
+    (table.set $t (i32.const 0) (local.get 0))
+    (call_indirect $t (type $v) (i32.const 0)))
+  (func (export "call_global") (result i32)
+    (table.set $t (i32.const 0) (global.get $g))
+    (call_indirect $t (type $v) (i32.const 0)))
+  (func (export "call_host") (result i32)
+    (table.set $t (i32.const 0) (call $forge))
+    (call_indirect $t (type $v) (i32.const 0))))"#;
+
+const FORGED: FuncAddr = FuncAddr(1_000_000);
+
+fn instantiate(tier: Tier) -> (Store, wizeng::InstanceId) {
+    let mut store = Store::new(Config { tier, ..Default::default() });
+    let mut linker = Linker::new();
+    let forge = store.add_host_func(
+        FuncType::new([], [ValType::FuncRef]),
+        Rc::new(|_, _, res| {
+            res[0] = Value::FuncRef(Some(FORGED));
+            Ok(())
+        }),
+    );
+    linker.define("host", "forge", wizeng::Extern::Func(forge));
+    let module = Arc::new(Module::new(&wat::parse_str(APP).unwrap()).unwrap());
+    let inst = linker.instantiate(&mut store, &module).unwrap();
+    (store, inst)
+}
+
+fn tiers() -> [Tier; 4] {
+    [Tier::Int, Tier::Jit, Tier::Lazy, Tier::Dyn]
+}
+
+#[test]
+fn forged_reference_arguments_are_refused() {
+    for tier in tiers() {
+        let (mut store, inst) = instantiate(tier);
+        let f = store.export_func(inst, "call_arg").unwrap();
+        let err = store.invoke(f, &[Value::FuncRef(Some(FORGED))]).unwrap_err();
+        assert!(err.to_string().contains("not in this store"), "{tier:?}: {err}");
+    }
+}
+
+#[test]
+fn forged_reference_globals_are_refused() {
+    for tier in tiers() {
+        let (mut store, inst) = instantiate(tier);
+        let Some(wizeng::Extern::Global(g)) = store.export(inst, "g") else { panic!("no global") };
+        let err = store.set_global_value(g, Value::FuncRef(Some(FORGED))).unwrap_err();
+        assert!(err.to_string().contains("not in this store"), "{tier:?}: {err}");
+        let err = store.set_global_value(g, Value::I32(1)).unwrap_err();
+        assert!(err.to_string().contains("global"), "{tier:?}: {err}");
+        let f = store.export_func(inst, "call_global").unwrap();
+        // Still null: the call traps on the null element, as Wasm says.
+        let err = store.invoke(f, &[]).unwrap_err();
+        assert!(!err.to_string().contains("not in this store"), "{tier:?}: {err}");
+    }
+}
+
+#[test]
+fn forged_reference_host_results_trap() {
+    for tier in tiers() {
+        let (mut store, inst) = instantiate(tier);
+        let f = store.export_func(inst, "call_host").unwrap();
+        let err = store.invoke(f, &[]).unwrap_err();
+        assert!(err.to_string().contains("not in this store"), "{tier:?}: {err}");
+    }
+}
+
+#[test]
+fn unknown_function_addresses_are_refused() {
+    let (mut store, _) = instantiate(Tier::Jit);
+    let err = store.invoke(FORGED, &[]).unwrap_err();
+    assert!(err.to_string().contains("not in this store"), "{err}");
+}
