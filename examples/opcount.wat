@@ -7,7 +7,7 @@
   (import "wizeng" "puti" (func $puti (param i32)))
   (import "wizeng" "putc" (func $putc (param i32)))
   (memory (export "memory") 2)
-  ;; engine-written opcode names land here (whamm_buffer, ABI A4)
+  ;; engine-written opcode names land here (whamm_buffer, docs/monitor-abi.md#whamm_buffer)
   (memory (export "whamm_buffer") 1)
   (global (export "whamm_buffer:start") i32 (i32.const 0))
   (global (export "whamm_buffer:max") i32 (i32.const 64))

@@ -222,7 +222,7 @@ impl Expr {
     }
 
     /// `-e` spanning `lo..hi`. A leading `-` on a literal is part of the
-    /// literal (L1), also when a cast follows: `-1.0 as u64` is
+    /// literal (docs/probe-language.md#lexical-structure), also when a cast follows: `-1.0 as u64` is
     /// `(-1.0) as u64` (the literal binds before the postfix `as`).
     pub fn negate(e: Expr, lo: usize, hi: usize) -> Expr {
         fn lit(e: &mut Expr, lo: usize) -> bool {

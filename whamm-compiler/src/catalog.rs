@@ -1,6 +1,6 @@
 //! The interface through which the front end sees the event catalogue
 //! (which events exist, their modes, and their bound variables with types and
-//! static-ness, L5). The catalogue itself lives in the `monitor-abi` crate;
+//! static-ness, docs/probe-language.md#bound-variables). The catalogue itself lives in the `monitor-abi` crate;
 //! this module only defines the small trait the checker and `whamm info` call
 //! through, so that the compiler never carries its own copy of it.
 //!
@@ -128,7 +128,7 @@ pub trait EventCatalog: Sync {
     fn bound_var(&self, event: &Event, mode: Option<&str>, name: &str) -> Option<BoundVar>;
     /// All bound variables, for listings; families appear once (`argN`).
     fn bound_vars(&self, event: &Event, mode: Option<&str>) -> Vec<BoundVar>;
-    /// Whether the compilation target can honour `mode` of `event` (X7).
+    /// Whether the compilation target can honour `mode` of `event` (docs/probe-language.md#modes).
     fn mode_supported(&self, event: &Event, mode: Option<&str>) -> bool;
     /// The target's name in diagnostics.
     fn target_name(&self) -> &'static str {
@@ -225,7 +225,7 @@ fn convert_var(
     use monitor_abi::catalogue::VarType as V;
     let ty = match &v.ty {
         V::Lang(t) => VarType::Known(lang_type(t)),
-        // ABI A4: immediates are i32, except the value of a typed constant.
+        // docs/monitor-abi.md#parameters: immediates are i32, except the value of a typed constant.
         V::Immediate => match spec.event {
             Some("i64.const") => VarType::Known(Type::I64),
             Some("f32.const") => VarType::Known(Type::F32),
@@ -250,7 +250,7 @@ impl EventCatalog for AbiCatalog {
     fn target_name(&self) -> &'static str {
         match self.target {
             monitor_abi::Target::Engine => "engine",
-            monitor_abi::Target::Portable => "portable (ABI Part A)",
+            monitor_abi::Target::Portable => "portable (ABI Part A, docs/monitor-abi.md#part-a)",
         }
     }
 
@@ -263,7 +263,7 @@ impl EventCatalog for AbiCatalog {
         // Operands and results of an instruction with a context-free stack
         // effect have known types, and exist only up to its operand/result
         // count. `resN` (the results, mode `after`) exists for every opcode
-        // (the catalogue's, monitor ABI B2: `:after` probes receive results).
+        // (the catalogue's, docs/monitor-abi.md#events: `:after` probes receive results).
         if let (Some(op), Some(n)) = (
             spec.opcode,
             indexed(name, "arg").or_else(|| indexed(name, "res")),

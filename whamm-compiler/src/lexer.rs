@@ -1,4 +1,4 @@
-//! The lexer (L1), built with `logos`, plus a thin wrapper that handles the
+//! The lexer (docs/probe-language.md#lexical-structure), built with `logos`, plus a thin wrapper that handles the
 //! two context-sensitive bits of the language:
 //!
 //! * **Probe rules.** `wasm:opcode:*load*|*store*:before` is not a sequence of
@@ -97,7 +97,7 @@ fn string_lit(lex: &mut logos::Lexer<Tok>) -> Result<String, LexError> {
     unescape(&slice[1..slice.len() - 1])
 }
 
-/// Decode the escapes of L1 inside a string literal body.
+/// Decode the escapes (docs/probe-language.md#lexical-structure) inside a string literal body.
 pub fn unescape(body: &str) -> Result<String, LexError> {
     let mut out = String::new();
     let mut it = body.chars().peekable();

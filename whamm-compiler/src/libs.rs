@@ -2,7 +2,7 @@
 //! function exports of a library module, as language types, so calls
 //! `NAME.f(...)` are type-checked against them and imported with the
 //! library's exact signatures. At run time the library is linked with
-//! `wizeng --monitors=mon.wasm+path.wasm` (monitor ABI A6).
+//! `wizeng --monitors=mon.wasm+path.wasm` (docs/monitor-abi.md#libraries).
 
 use std::collections::HashMap;
 

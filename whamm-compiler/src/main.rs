@@ -39,8 +39,8 @@ enum Cmd {
         /// Write the module in the text format instead of binary.
         #[arg(long)]
         emit_wat: bool,
-        /// Use only monitor ABI Part A (runs on any Part A engine); constructs
-        /// that need Part B are errors.
+        /// Use only monitor ABI Part A (docs/monitor-abi.md#part-a; runs on any Part A
+        /// engine); constructs that need Part B (docs/monitor-abi.md#part-b) are errors.
         #[arg(long)]
         portable: bool,
         /// `NAME=path.wasm`: the monitor library a `use NAME;` refers to

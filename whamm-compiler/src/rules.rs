@@ -1,4 +1,4 @@
-//! Probe rules (L3): parsing `provider:package:event:mode` with globs and
+//! Probe rules (docs/probe-language.md#probe-rules): parsing `provider:package:event:mode` with globs and
 //! type bounds, and expanding them against the event catalogue.
 //!
 //! Glob syntax per part: `*` (any run), `?` (any one char), `[abc]`,

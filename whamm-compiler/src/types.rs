@@ -1,4 +1,4 @@
-//! Types of the probe language (L4) and the implicit-conversion rules.
+//! Types of the probe language (docs/probe-language.md#types-and-conversions) and the implicit-conversion rules.
 //! The rules are documented in docs/probe-language-decisions.md.
 
 use std::fmt;

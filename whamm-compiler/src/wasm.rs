@@ -11,7 +11,7 @@ use wasm_encoder::{
 pub const RT_WASM: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/rt.wasm"));
 
 /// Where the engine writes the string params of a static call (`opname`,
-/// `fname`, `targets`, `target_fn_*`; ABI A4 and Part B), all of one call
+/// `fname`, `targets`, `target_fn_*`; docs/monitor-abi.md#parameters), all of one call
 /// together at most `BUF_MAX` bytes.
 pub const BUF_START: u32 = 1024;
 pub const BUF_MAX: u32 = 65536;

@@ -24,7 +24,7 @@ fn scripts() -> Vec<PathBuf> {
 
 #[test]
 fn snapshots() {
-    let bless = std::env::var_os("BLESS").is_some();
+    let bless = std::env::var("BLESS").is_ok_and(|v| !v.is_empty() && v != "0");
     let cat = default_catalog();
     let mut failures = vec![];
     let files = scripts();

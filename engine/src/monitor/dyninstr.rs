@@ -1,4 +1,4 @@
-//! Dynamic probes (`whamm:dyninstr`, monitor ABI A6 + B3).
+//! Dynamic probes (`whamm:dyninstr`, docs/monitor-abi.md#dynamic-probes).
 //!
 //! `insert_new_probe(fid, pc, f)` attaches `f` (no params, no results) to an
 //! instruction of the application. In the interpreter, the instruction's first

@@ -1,4 +1,4 @@
-//! Frame accessors (monitor ABI B1): `wizeng:frame_accessor` imports that let
+//! Frame accessors (docs/monitor-abi.md#frame-accessors): `wizeng:frame_accessor` imports that let
 //! a probe read and modify the frame it fires in, and its callers.
 //!
 //! A frame handle is an externref whose value is the activation's serial

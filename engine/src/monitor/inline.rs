@@ -199,7 +199,7 @@ pub fn memory_of(op: &Operator<'_>) -> Option<Vec<u32>> {
 }
 
 
-/// A `wizeng:frame_accessor` function (ABI B1) that inlined code can turn
+/// A `wizeng:frame_accessor` function (docs/monitor-abi.md#frame-accessors) that inlined code can turn
 /// into a direct access of the probed frame (an intrinsic).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FrameOp {

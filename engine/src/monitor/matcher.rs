@@ -1,6 +1,6 @@
 //! Monitors: Wasm modules instantiated beside the application, in their own
 //! instances (own memories, globals, tables), whose probe exports are matched
-//! against the application's code at load time (monitor ABI Part A + B).
+//! against the application's code at load time (docs/monitor-abi.md#part-a-and-part-b).
 //!
 //! Flow: [`Monitors::load`] instantiates each monitor (and its `+lib`
 //! libraries; start functions run), parses its export names; the application
@@ -105,7 +105,7 @@ pub struct MonitorStats {
     pub direct_sites: u64,
 }
 
-/// Define the `wizeng` module (ABI A6) in a linker. Output goes through the
+/// Define the `wizeng` module (docs/monitor-abi.md#output-and-time) in a linker. Output goes through the
 /// WASI context's stdout so app and monitor output interleave correctly.
 pub fn define_wizeng_imports(linker: &mut Linker, store: &mut Store, out: Rc<RefCell<WasiCtx>>) {
     let i32t = ValType::I32;
@@ -211,7 +211,7 @@ fn abi_type(t: ValType) -> monitor_abi::ValType {
     }
 }
 
-/// Define the `wizeng:app` module (monitor ABI Part B, docs/whamm-backend.md):
+/// Define the `wizeng:app` module (docs/monitor-abi.md#application-queries):
 /// `table_fid(table, index) -> fid` reads the application's table (the
 /// instance named by [`Store::set_app`]); -1 for a null entry, an index out of
 /// bounds, a function that is not the app's own or imported by it, or before

@@ -195,7 +195,7 @@ impl BoundEnv<'_> {
         );
         if part_b && self.portable {
             return Err(format!(
-                "`{name}` needs monitor ABI Part B; not available with --portable"
+                "`{name}` needs monitor ABI Part B (docs/monitor-abi.md#part-b); not available with --portable"
             ));
         }
         Ok(match name {

@@ -59,7 +59,7 @@ use wasm_encoder::ValType as VT;
 
 #[derive(Clone, Debug, Default)]
 pub struct Options {
-    /// Restrict the output to monitor ABI Part A.
+    /// Restrict the output to monitor ABI Part A (docs/monitor-abi.md#part-a).
     pub portable: bool,
     /// Signatures of the monitor libraries given with `--lib`.
     pub libs: crate::libs::Libs,
@@ -161,7 +161,7 @@ pub fn compile(
 }
 
 /// The emitted module must validate, and a portable one must import
-/// nothing outside monitor ABI Part A.
+/// nothing outside monitor ABI Part A (docs/monitor-abi.md#part-a).
 fn check_output(bytes: &[u8], portable: bool) -> Result<(), Vec<Diag>> {
     let ice = |msg: String| vec![Diag::error(msg, Span::default())];
     if let Err(e) = wasm::validate(bytes) {

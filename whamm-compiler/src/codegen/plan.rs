@@ -293,7 +293,7 @@ impl<'a> Cg<'a> {
         if after && self.opts.portable {
             self.err(Diag::error(
                 format!(
-                    "mode `after` of `{}` needs monitor ABI Part B; not available with --portable",
+                    "mode `after` of `{}` needs monitor ABI Part B (docs/monitor-abi.md#part-b); not available with --portable",
                     m.event.name()
                 ),
                 p.rule_span,
@@ -400,7 +400,7 @@ impl<'a> Cg<'a> {
         (!dead).then_some(static_conj)
     }
 
-    /// Type guards (ABI Part B `argtyN`/`localtyN`): a variable whose type
+    /// Type guards (docs/monitor-abi.md#part-b `argtyN`/`localtyN`): a variable whose type
     /// depends on the site and that a type bound fixed is only bound where
     /// it has that type; elsewhere the predicate says no.
     fn type_guards(&self, info: &ProbeInfo, m: &Match) -> BTreeMap<PKey, i32> {

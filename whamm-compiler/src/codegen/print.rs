@@ -79,7 +79,7 @@ impl Cg<'_> {
         }
     }
 
-    /// Print the value of type t on the stack (report formatting, L6).
+    /// Print the value of type t on the stack (docs/probe-language.md#report-format).
     pub(super) fn print_value(&mut self, cx: &mut FnCx, t: &Type, key_style: bool) {
         match t {
             Type::U8 | Type::U16 | Type::U32 => {
