@@ -1,0 +1,206 @@
+#!/usr/bin/env python3
+"""Run upstream whamm's conformance scripts through `whamm build` + `wizeng`.
+
+Driven by scripts/whamm-suite.sh; see scripts/README.md.  Takes the `tests`
+folder of a checkout of whamm (ejrgilbert/whamm).  Each script
+`scripts/{core_suite,paper_eval}/GROUP/NAME.mm` comes with
+`GROUP/app/NAME.mm.app` (the app's path, relative to the checkout's root),
+optionally `GROUP/libs/NAME.mm.libs` (lines `lib=path` or
+`lib(module)=path`) and `GROUP/expected/{wei,rewriting}/NAME.mm.exp`, the
+output of whamm's two targets.  For each script: compile it with our
+compiler, run the app under wizeng with the monitor, and compare the output
+with each expected output.  Report rows (the lines after a `id, id_type,
+name, ...` header) are compared as a multiset of their value columns: the
+`id` and `probe_id` columns name things the way one implementation does and
+are left out.  Every other line is compared in order, after trimming.
+
+Prints one line per script (`pass`, `compile error`, `run error`,
+`differs`, each with a short reason) and `N passed, N failed`; exits 1 if
+anything failed.
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+SUITES = ("core_suite", "paper_eval")
+# Libraries the engine provides itself (`NAME(MODULE)=path` in a .libs file).
+ENGINE_MODULES = {"whamm:dyninstr"}
+ROW_TYPES = {"memaddr", "global_id", "map_id", "local_id"}
+
+
+def scripts(tests):
+    out = []
+    for suite in SUITES:
+        base = os.path.join(tests, "scripts", suite)
+        for group in sorted(os.listdir(base)):
+            gdir = os.path.join(base, group)
+            if not os.path.isdir(gdir):
+                continue
+            for f in sorted(os.listdir(gdir)):
+                if f.endswith(".mm") and os.path.isfile(os.path.join(gdir, f)):
+                    out.append((f"{suite}/{group}/{f}", gdir, f))
+    return out
+
+
+def parse_libs(path):
+    """[(name, module, path)] from a .libs file."""
+    libs = []
+    if not os.path.exists(path):
+        return libs
+    for line in open(path):
+        line = line.strip()
+        if not line:
+            continue
+        name, _, p = line.partition("=")
+        m = re.fullmatch(r"([^()]+)\(([^()]+)\)", name)
+        if m:
+            libs.append((m.group(1), m.group(2), p))
+        else:
+            libs.append((name, name, p))
+    return libs
+
+
+def split_output(text):
+    """(other lines, sorted report-row keys)."""
+    lines = [l.rstrip() for l in text.strip().splitlines()]
+    other, rows = [], []
+    in_csv = False
+    for l in lines:
+        if l.startswith("id, id_type, name"):
+            in_csv = True
+            other.append(l)
+            continue
+        if in_csv:
+            cols = [c.strip() for c in l.split(",", 10)]
+            if len(cols) == 11 and cols[1] in ROW_TYPES:
+                # leave out id (0) and probe_id (9)
+                rows.append(tuple(cols[1:9] + cols[10:]))
+                continue
+            in_csv = False
+        other.append(l.strip())
+    return other, sorted(rows)
+
+
+def compare(actual, expected):
+    """None if equal, else a short reason."""
+    a_other, a_rows = split_output(actual)
+    e_other, e_rows = split_output(expected)
+    for i, (a, e) in enumerate(zip(a_other, e_other)):
+        if a != e:
+            return f"line {i + 1}: got {a[:70]!r}, expected {e[:70]!r}"
+    if len(a_other) != len(e_other):
+        n = min(len(a_other), len(e_other))
+        if len(a_other) > n:
+            return f"extra line {a_other[n][:70]!r}"
+        return f"missing line {e_other[n][:70]!r}"
+    if a_rows != e_rows:
+        a_set, e_set = set(a_rows), set(e_rows)
+        missing = [r for r in e_rows if r not in a_set]
+        extra = [r for r in a_rows if r not in e_set]
+        msg = f"report rows: {len(a_rows)} vs {len(e_rows)} expected"
+        if missing:
+            msg += f"; missing e.g. {', '.join(missing[0])[:90]}"
+        if extra:
+            msg += f"; unexpected e.g. {', '.join(extra[0])[:90]}"
+        return msg
+    return None
+
+
+def first_error(text):
+    for l in text.splitlines():
+        l = l.strip()
+        if l.startswith("error"):
+            return l[:140]
+    for l in text.splitlines():
+        if l.strip():
+            return l.strip()[:140]
+    return "(no output)"
+
+
+def run_one(args, root, gdir, name, work):
+    app_file = os.path.join(gdir, "app", name + ".app")
+    if not os.path.exists(app_file):
+        return "run error", "no app file"
+    app = os.path.join(root, open(app_file).read().strip())
+    libs = parse_libs(os.path.join(gdir, "libs", name + ".libs"))
+    exps = []
+    for target in ("wei", "rewriting"):
+        p = os.path.join(gdir, "expected", target, name + ".exp")
+        if os.path.exists(p):
+            exps.append((target, open(p, errors="replace").read()))
+    if not exps:
+        return "run error", "no expected output"
+
+    mon = os.path.join(work, "mon.wasm")
+    cmd = [args.whamm, "build", os.path.join(gdir, name), "-o", mon]
+    chain = []
+    for lib, module, path in libs:
+        if module in ENGINE_MODULES:
+            continue
+        # the engine names a library module after its file name
+        dst = os.path.join(work, module + ".wasm")
+        shutil.copyfile(os.path.join(root, path), dst)
+        cmd += ["--lib", f"{lib}={dst}"]
+        chain.append(dst)
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
+    except subprocess.TimeoutExpired:
+        return "compile error", "timeout"
+    if r.returncode != 0:
+        return "compile error", first_error(r.stderr + r.stdout)
+
+    run = [args.wizeng, f"--mode={args.mode}", "--monitors=" + "+".join([mon] + chain), app]
+    try:
+        r = subprocess.run(run, capture_output=True, timeout=args.timeout, cwd=root)
+    except subprocess.TimeoutExpired:
+        return "run error", "timeout"
+    out = r.stdout.decode(errors="replace")
+    if r.returncode != 0:
+        return "run error", f"exit {r.returncode}: " + first_error(r.stderr.decode(errors="replace"))
+    reasons = []
+    for target, exp in exps:
+        why = compare(out, exp)
+        if why is None:
+            return "pass", f"({target})"
+        reasons.append(f"{target}: {why}")
+    if args.keep:
+        with open(os.path.join(args.keep, name + ".out"), "w") as f:
+            f.write(out)
+    return "differs", reasons[0]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("tests", help="the tests folder of a whamm checkout")
+    ap.add_argument("--whamm", required=True)
+    ap.add_argument("--wizeng", required=True)
+    ap.add_argument("--mode", default="jit")
+    ap.add_argument("--timeout", type=int, default=120)
+    ap.add_argument("--keep", help="write differing outputs into this folder")
+    ap.add_argument("--filter", default="")
+    args = ap.parse_args()
+    tests = os.path.abspath(args.tests)
+    root = os.path.dirname(tests)
+    if args.keep:
+        os.makedirs(args.keep, exist_ok=True)
+    passed = failed = 0
+    for rel, gdir, name in scripts(tests):
+        if args.filter and not re.search(args.filter, rel):
+            continue
+        with tempfile.TemporaryDirectory(prefix="whamm-suite-") as work:
+            status, why = run_one(args, root, gdir, name, work)
+        print(f"{status:13} {rel}  {why}", flush=True)
+        if status == "pass":
+            passed += 1
+        else:
+            failed += 1
+    print(f"{passed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
