@@ -32,6 +32,8 @@ struct Cli {
     /// Execution tier: dyn (interpret, compile hot functions and enter hot
     /// loops in compiled code; the default), jit (compile everything first),
     /// lazy (compile each function on its first call) or int (interpreter).
+    /// The JIT is built for x86-64 Linux only; elsewhere dyn interprets and
+    /// jit/lazy are refused.
     #[arg(long, default_value = "dyn")]
     mode: String,
     /// Dyn tier: compile a function at its N-th call, enter a loop's compiled
@@ -184,6 +186,14 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
 fn session_config(cli: &Cli) -> Result<SessionConfig, Failure> {
     let tier = match cli.mode.as_str() {
         "int" => wizeng::Tier::Int,
+        // Without the JIT (targets other than x86-64 Linux), dyn interprets.
+        "dyn" if !wizeng::jit::AVAILABLE => wizeng::Tier::Int,
+        "jit" | "lazy" if !wizeng::jit::AVAILABLE => {
+            return Err(Failure(
+                status::USAGE,
+                anyhow!("--mode={}: this build has no JIT (x86-64 Linux only); use --mode=int", cli.mode),
+            ))
+        }
         "jit" => wizeng::Tier::Jit,
         "lazy" => wizeng::Tier::Lazy,
         "dyn" => wizeng::Tier::Dyn,

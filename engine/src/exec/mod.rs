@@ -7,6 +7,10 @@
 //! [`crate::core`] and [`crate::runtime`].
 
 pub mod interp;
+#[cfg(wizeng_jit)]
+pub mod jit;
+#[cfg(not(wizeng_jit))]
+#[path = "jit_unavailable.rs"]
 pub mod jit;
 pub(crate) mod tiering;
 

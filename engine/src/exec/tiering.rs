@@ -84,6 +84,7 @@ pub(crate) fn loop_is_hot(store: &Store, n: u32) -> bool {
     n == store.config.dyn_threshold
 }
 
+#[cfg_attr(not(wizeng_jit), allow(dead_code))]
 /// After an OSR entry into `f`: compile the function itself for its later
 /// calls, unless that was decided already.
 pub(crate) fn settle(store: &mut Store, f: FuncAddr) {

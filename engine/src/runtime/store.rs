@@ -169,8 +169,10 @@ pub struct InstanceData {
     pub data_dropped: Vec<bool>,
     pub exports: HashMap<String, Extern>,
     /// JIT: the instance's vmctx block and compiled code (jit tiers only).
+    #[cfg_attr(not(wizeng_jit), allow(dead_code))]
     pub(crate) vmctx: Option<Box<[u64]>>,
     /// The compiled tier's code for this instance (opaque here, see `Store::tiers`).
+    #[cfg_attr(not(wizeng_jit), allow(dead_code))]
     pub(crate) jit_code: Option<Rc<dyn Any>>,
 }
 

@@ -13,6 +13,9 @@
 //! imports and `call_indirect` through (code, vmctx) pairs, host functions through
 //! per-signature trampolines.
 
+/// Whether this build has the JIT tiers (x86-64 Linux).
+pub const AVAILABLE: bool = true;
+
 pub(crate) mod env;
 pub(crate) mod libcalls;
 pub(crate) mod osr;

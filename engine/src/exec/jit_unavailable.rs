@@ -1,0 +1,70 @@
+//! The JIT's interface on targets it does not support (it needs Cranelift's
+//! code generator and our trap handling, written for x86-64 Linux): the same
+//! functions, so the rest of the engine builds unchanged, none of which ever
+//! produces compiled code. Every function keeps a null code pointer, so the
+//! tiering policy never calls compiled code; `Tier::Jit`/`Lazy` instantiation
+//! fails with a clear message and the CLI's default mode is the interpreter.
+
+use crate::core::error::Trap;
+use crate::core::types::{FuncAddr, InstanceId, Value};
+use crate::runtime::store::Store;
+
+/// Whether this build has the JIT tiers.
+pub const AVAILABLE: bool = false;
+
+const WHY: &str = "the JIT is not available on this target (x86-64 Linux only); use --mode=int";
+
+/// Counters the CLI reports; they stay zero.
+#[derive(Default)]
+pub(crate) struct StoreJit {
+    pub compile_time: std::time::Duration,
+    pub profiling: profiling::Profiling,
+    pub dyn_compiled: usize,
+    pub osr_entries: usize,
+}
+
+pub(crate) mod profiling {
+    /// Perf map and jitdump output: nothing is compiled, so nothing is written.
+    #[derive(Default)]
+    pub struct Profiling {
+        pub perf_map: Option<std::fs::File>,
+        pub jitdump: Option<JitDump>,
+    }
+
+    pub struct JitDump;
+
+    impl JitDump {
+        pub fn create() -> std::io::Result<JitDump> {
+            Err(std::io::Error::new(std::io::ErrorKind::Unsupported, super::WHY))
+        }
+    }
+}
+
+pub(crate) fn prepare_instance(_: &mut Store, _: InstanceId) -> Result<(), String> {
+    Err(WHY.into())
+}
+
+pub(crate) fn compile_lazily(_: &mut Store, _: FuncAddr) -> Result<(), String> {
+    Err(WHY.into())
+}
+
+pub(crate) fn osr_enter(
+    _: &mut Store,
+    _: usize,
+    _: &crate::exec::interp::code::Compiled,
+    _: usize,
+    _: &[u64],
+) -> Result<Option<Vec<Value>>, Trap> {
+    Ok(None)
+}
+
+/// Never called: no function has compiled code here.
+pub(crate) fn invoke(_: &mut Store, _: FuncAddr, _: &[Value]) -> Result<Vec<Value>, Trap> {
+    Err(Trap::host(WHY))
+}
+
+/// Globals always live in the store here.
+pub(crate) fn global_slot(store: &Store, inst: InstanceId, idx: u32) -> u64 {
+    let idata = store.instance(inst);
+    store.globals[idata.globals[idx as usize].0 as usize].value
+}
