@@ -1152,6 +1152,9 @@ fn invoke_code(
 /// (innermost first), to name the calling site of a failed host call and the
 /// probe a trapping monitor function was called from.
 fn trap_from_pc(store: &mut Store, pc: usize, rets: &[usize]) -> Trap {
+    // A host function's (or the lazy stub's) trap that names its own site
+    // (e.g. deep inside a monitor function compiled on first call) keeps it.
+    let host_site = crate::exec::state(store).jit.pending_trap.as_ref().is_some_and(|t| t.site.is_some());
     let mut t = trap_at(store, pc, rets);
     if t.exit_code().is_some() {
         return t;
@@ -1162,7 +1165,7 @@ fn trap_from_pc(store: &mut Store, pc: usize, rets: &[usize]) -> Trap {
     let addrs = std::iter::once(pc).chain(rets.iter().map(|r| r - 1));
     for (k, a) in addrs.enumerate() {
         if let Some((from, site)) = signals::inlined_at(a) {
-            if k == 0 || (k == 1 && host) {
+            if !host_site && (k == 0 || (k == 1 && host)) {
                 t.site = Some(TrapSite {
                     func: from.func,
                     func_name: from.func_name.to_string(),

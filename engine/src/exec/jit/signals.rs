@@ -42,6 +42,8 @@ struct Range {
 }
 
 const MAX_RETS: usize = 64;
+/// Of which the innermost frames (the rest are the outermost ones).
+const INNER: usize = 48;
 
 thread_local! {
     static JMP_BUF: Cell<*mut std::ffi::c_void> = const { Cell::new(std::ptr::null_mut()) };
@@ -180,19 +182,34 @@ extern "C" fn handler(sig: libc::c_int, _info: *mut libc::siginfo_t, uctx: *mut 
         let (lo, hi) = STACK_RANGE.with(|s| s.get());
         let _ = TRAP_RETS.try_with(|r| {
             if let Ok(mut r) = r.try_borrow_mut() {
+                // The innermost INNER frames, then (deep stacks: a runaway
+                // recursion) the outermost MAX_RETS - INNER ones, where the
+                // call from the app into a monitor is.
                 let mut n = 0;
-                while n < MAX_RETS && fp >= lo && fp + 16 <= hi && fp % 8 == 0 {
+                let mut outer = 0usize;
+                while fp >= lo && fp + 16 <= hi && fp % 8 == 0 {
                     // SAFETY: `fp` and `fp + 8` are inside the thread's stack.
                     let (next, ret) =
                         unsafe { (*(fp as *const usize), *((fp + 8) as *const usize)) };
-                    r.0[n] = ret;
-                    n += 1;
+                    if n < INNER {
+                        r.0[n] = ret;
+                        n += 1;
+                    } else {
+                        r.0[INNER + outer % (MAX_RETS - INNER)] = ret;
+                        outer += 1;
+                    }
                     if !in_jit_code(ret) || next <= fp {
                         break;
                     }
                     fp = next;
                 }
-                r.1 = n;
+                // Put the outer ring in order (innermost first), in place.
+                let ring = &mut r.0[INNER..];
+                let len = outer.min(ring.len());
+                if outer > ring.len() {
+                    ring.rotate_left(outer % ring.len());
+                }
+                r.1 = n + len;
             }
         });
         // SAFETY: `buf` is the jump buffer of the innermost active `catch_traps`
