@@ -64,9 +64,31 @@ def parse_libs(path):
     return libs
 
 
+def split_columns(line):
+    """Split a report row at `, ` outside brackets (a type like
+    `(i32, (i32, i32))` or `map<u32, u32>` holds `, `)."""
+    cols, cur, depth = [], "", 0
+    i = 0
+    while i < len(line):
+        c = line[i]
+        if c in "(<" and len(cols) < 10:
+            depth += 1
+        elif c in ")>" and len(cols) < 10 and depth > 0 and not (c == ">" and line[i - 1] == "-"):
+            depth -= 1
+        if c == "," and depth == 0 and len(cols) < 10:
+            cols.append(cur.strip())
+            cur = ""
+            i += 1
+            continue
+        cur += c
+        i += 1
+    cols.append(cur.strip())
+    return cols
+
+
 def split_output(text):
-    """(other lines, sorted report-row keys)."""
-    lines = [l.rstrip() for l in text.strip().splitlines()]
+    """(other lines, sorted report-row keys); blank lines are left out."""
+    lines = [l.rstrip() for l in text.strip().splitlines() if l.strip()]
     other, rows = [], []
     in_csv = False
     for l in lines:
@@ -75,7 +97,7 @@ def split_output(text):
             other.append(l)
             continue
         if in_csv:
-            cols = [c.strip() for c in l.split(",", 10)]
+            cols = split_columns(l)
             if len(cols) == 11 and cols[1] in ROW_TYPES:
                 # leave out id (0) and probe_id (9)
                 rows.append(tuple(cols[1:9] + cols[10:]))

@@ -912,10 +912,11 @@ impl<'a> Checker<'a> {
 
     // ----------------------------------------------------------- expressions
 
-    /// Check `e` against `want` with implicit widening.
+    /// Check `e` against `want` with the implicit conversions of a stored
+    /// value ([`Type::assignable_to`]).
     fn expect(&mut self, e: &Expr, want: &Type, what: &str) -> Type {
         let t = self.expr(e, Some(want));
-        if !t.widens_to(want) {
+        if !t.assignable_to(want) {
             let mut d = Diag::error(
                 format!("type mismatch: {what} must be {want}, found {t}"),
                 e.span,
@@ -935,12 +936,16 @@ impl<'a> Checker<'a> {
                 return w.clone();
             }
             if let Some((lo, hi)) = w.int_range() {
+                // As in whamm, a literal stands for its bit pattern in the
+                // wanted width: `-1` as a `u8` is 255, `0xFFFF0000` as an
+                // `i32` is negative (docs/probe-language.md#types-and-conversions).
+                let (lo, hi) = (lo.min(-(1i128 << (w.bits() - 1))), hi.max((1i128 << w.bits()) - 1));
                 if v >= lo && v <= hi {
                     return w.clone();
                 }
                 self.err(
                     Diag::error(format!("integer literal {v} is out of range for {w}"), span)
-                        .with_label(format!("{w} holds {lo}..={hi}")),
+                        .with_label(format!("a {w} literal is {lo}..={hi} (its {}-bit pattern)", w.bits())),
                 );
                 return Type::Error;
             }

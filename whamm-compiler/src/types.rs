@@ -105,6 +105,24 @@ impl Type {
         }
     }
 
+    /// Whether a value of type `self` may be stored where `to` is expected
+    /// (an initialiser, an assignment, a map key or tuple key, an argument,
+    /// a returned value): every lossless conversion ([`Type::widens_to`]),
+    /// and, as whamm allows, any integer to any integer (the value wraps as
+    /// with `as`), element by element in tuples.
+    pub fn assignable_to(&self, to: &Type) -> bool {
+        if self.widens_to(to) {
+            return true;
+        }
+        match (self, to) {
+            (a, b) if a.is_int() && b.is_int() => true,
+            (Type::Tuple(a), Type::Tuple(b)) => {
+                a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.assignable_to(y))
+            }
+            _ => false,
+        }
+    }
+
     /// The smallest type both convert to implicitly, if any (for binary
     /// operators and the arms of `?:`).
     pub fn join(a: &Type, b: &Type) -> Option<Type> {
@@ -147,11 +165,11 @@ impl Type {
         match (self, to) {
             (a, b) if a.is_numeric() && b.is_numeric() => true,
             (Type::Bool, b) if b.is_int() => true,
-            (a, Type::Bool) if a.is_int() => true,
+            (a, Type::Bool) if a.is_numeric() => true,
             (Type::Tuple(a), Type::Tuple(b)) => {
                 a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.can_cast_to(y))
             }
-            // float <-> bool, str, maps: no cast
+            // bool -> float, str, maps: no cast
             _ => false,
         }
     }

@@ -135,6 +135,15 @@ impl Cg<'_> {
                     self.convert(cx, f, t);
                 }
             }
+            // a float is true unless it equals 0 (NaN is true), as in whamm
+            (Type::F32, Type::Bool) => {
+                cx.e(I::F32Const(0.0.into()));
+                cx.e(I::F32Ne);
+            }
+            (Type::F64, Type::Bool) => {
+                cx.e(I::F64Const(0.0.into()));
+                cx.e(I::F64Ne);
+            }
             (f, Type::Bool) if f.is_int() => {
                 if vt(f) == VT::I64 {
                     cx.e(I::I64Eqz);

@@ -31,6 +31,31 @@ const CSV_HEADER: &str = "\n================================= REPORT CSV FLUSH =
 
 impl Cg<'_> {
     pub(super) fn default_report(&mut self, cx: &mut FnCx) {
+        // As whamm: nothing at all when there is no row to print (only
+        // per-site `report` variables, and no site was matched).
+        let has_globals = self.reports.iter().any(|r| r.global.is_some());
+        let heads: Vec<u32> = self
+            .sites
+            .iter()
+            .filter(|s| !s.report.is_empty())
+            .map(|s| s.head)
+            .collect();
+        let guarded = !has_globals;
+        if guarded {
+            cx.e(I::I32Const(0));
+            for h in &heads {
+                cx.e(I::GlobalGet(*h));
+                cx.e(I::I32Or);
+            }
+            cx.e(I::If(BlockType::Empty));
+        }
+        self.default_report_rows(cx);
+        if guarded {
+            cx.e(I::End);
+        }
+    }
+
+    fn default_report_rows(&mut self, cx: &mut FnCx) {
         self.puts_const(cx, CSV_HEADER);
         // 1. per-site scalars, 2. global scalars, 3. maps (global, then per-site)
         for pass in 0..3 {
@@ -116,7 +141,9 @@ impl Cg<'_> {
         off: u32,
         map: bool,
     ) {
-        let kind = if map { "map_id" } else { "memaddr" };
+        // whamm: every per-site variable, maps included, is a `memaddr` row
+        let _ = map;
+        let kind = "memaddr";
         cx.e(I::LocalGet(rec));
         cx.e(I::I32Const(off as i32));
         cx.e(I::I32Add);

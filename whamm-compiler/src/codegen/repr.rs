@@ -70,15 +70,29 @@ pub fn type_name(t: &Type) -> String {
     }
 }
 
-pub(super) fn wasm_type_name(t: &Type) -> &'static str {
-    match t {
-        Type::Tuple(_) | Type::Map(..) | Type::Str => "i32",
-        t => match vt(t) {
-            VT::I64 => "i64",
-            VT::F32 => "f32",
-            VT::F64 => "f64",
-            _ => "i32",
-        },
+/// The report's `wasm_type` column, as whamm writes it: the Wasm types of
+/// the value's representation, `(i32; i32)` for a string (address and
+/// length), a tuple's flattened elements, `i32` for a map (its id).
+pub(super) fn wasm_type_name(t: &Type) -> String {
+    fn flat(t: &Type, out: &mut Vec<&'static str>) {
+        match t {
+            Type::Tuple(ts) => ts.iter().for_each(|t| flat(t, out)),
+            Type::Str => out.extend(["i32", "i32"]),
+            Type::Map(..) => out.push("i32"),
+            t => out.push(match vt(t) {
+                VT::I64 => "i64",
+                VT::F32 => "f32",
+                VT::F64 => "f64",
+                _ => "i32",
+            }),
+        }
+    }
+    let mut v = vec![];
+    flat(t, &mut v);
+    if v.len() == 1 {
+        v[0].to_string()
+    } else {
+        format!("({})", v.join("; "))
     }
 }
 
