@@ -28,12 +28,15 @@ fn interpreter_handlers_dispatch_by_jump() {
     let mut bad = Vec::new();
     let mut current: Option<String> = None;
     for line in text.lines() {
-        // A symbol header: `0000000000265520 <wizeng::exec::interp::hot::h_F64Add3>:`
+        // A symbol header: `0000000000265520 <wizeng::exec::interp::hot::floats::h_F64Add3>`
+        // (handlers are in one module per group under `hot`; `h_cold` is in `hot`).
         if let Some(start) = line.find(" <") {
             if line.ends_with(">:") {
                 let name = &line[start + 2..line.len() - 2];
                 current = name
-                    .strip_prefix("wizeng::exec::interp::hot::h_")
+                    .strip_prefix("wizeng::exec::interp::hot::")
+                    .map(|rest| rest.rsplit_once("::").map_or(rest, |(_, f)| f))
+                    .and_then(|f| f.strip_prefix("h_"))
                     .map(|n| n.to_string());
                 if current.is_some() {
                     handlers += 1;
