@@ -18,7 +18,7 @@ use crate::core::error::{LoadError, LoadErrorKind};
 use crate::core::types::*;
 
 /// The Wasm features the engine executes. Anything else is rejected at load time
-/// with an "unsupported: <feature>" error.
+/// with an `unsupported: <feature>` error.
 pub fn supported_features() -> WasmFeatures {
     WasmFeatures::MUTABLE_GLOBAL
         | WasmFeatures::SATURATING_FLOAT_TO_INT
@@ -139,14 +139,14 @@ pub enum DataMode {
 #[derive(Clone, Debug)]
 pub struct DataSegment {
     pub mode: DataMode,
-    /// Range of the bytes in [`Module::bytes`].
+    /// Range of the bytes in [`ModuleInfo::bytes`].
     pub range: Range<usize>,
 }
 
 /// A function defined by the module (not imported).
 #[derive(Clone, Debug)]
 pub struct FuncBody {
-    /// Range of the body in [`Module::bytes`], starting at the local declarations
+    /// Range of the body in [`ModuleInfo::bytes`], starting at the local declarations
     /// (pc 0 of the monitor ABI) and ending after the final `end`.
     pub range: Range<usize>,
     /// Declared locals, expanded (parameters not included).

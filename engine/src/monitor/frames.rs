@@ -3,7 +3,7 @@
 //!
 //! A frame handle is an externref whose value is the activation's serial
 //! number. While a probe that takes `frame` runs, the interpreter is suspended
-//! and publishes a [`FrameView`] of its call chain in the store; accessor calls
+//! and publishes a `FrameView` (`exec::interp::frames`) of its call chain in the store; accessor calls
 //! resolve a handle against the published view. A handle whose activation is
 //! not in the view has returned: every call with it traps ("frame accessor used
 //! after its frame returned"), never reading another frame.

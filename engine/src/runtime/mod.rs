@@ -1,7 +1,7 @@
 //! Layer 2, runtime: the store and everything a running instance owns.
 //!
 //! Functions, memories, tables, globals and instances live in the [`store`]'s
-//! arenas; [`linear_memory`] reserves each memory with guard pages; [`bulk`] is
+//! arenas; [`linear_memory`] reserves each memory with guard pages; `bulk` is
 //! the one implementation of the bulk memory and table operations; [`vm`] is the
 //! layout of the views compiled code reads (kept in sync by the store); [`wasi`]
 //! provides WASI preview1 as host functions. Depends only on [`crate::core`].

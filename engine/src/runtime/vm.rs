@@ -77,7 +77,7 @@ pub struct VmLayout {
     /// from JIT code, as a Wasmtime vmctx global) instead of behind a pointer
     /// to the store's `GlobalInst`. Only globals no one but this instance's
     /// compiled code can reach (see `jit::layout_of`); the store's copy keeps
-    /// the initial value, [`crate::exec::jit::global_slot`] reads the live one.
+    /// the initial value, `exec::jit::global_slot` reads the live one.
     pub inline_globals: Vec<bool>,
 }
 

@@ -14,18 +14,18 @@
 //!
 //! The parts, in pipeline order:
 //!
-//! * [`layout`]: the module's imports, globals, user functions, start
+//! * `layout`: the module's imports, globals, user functions, start
 //!   function, `wasm:begin`/`wasm:exit` hooks and memory exports;
-//! * [`plan`]: per probe, the predicate split, the bound variables each
+//! * `plan`: per probe, the predicate split, the bound variables each
 //!   part reads and the site-record layout; per match, how bound variables
 //!   are read; grouping of matches with identical code;
-//! * [`probe`]: a probe's predicate, body and allocator functions and its
+//! * `probe`: a probe's predicate, body and allocator functions and its
 //!   exports;
-//! * [`bound`]: bound variables: ABI parameters, derived values, constants;
-//! * [`stmt`], [`expr`], [`places`], [`arith`], [`fold`]: lowering of
+//! * `bound`: bound variables: ABI parameters, derived values, constants;
+//! * `stmt`, `expr`, `places`, `arith`, `fold`: lowering of
 //!   statements, expressions, places, operators and constant folding;
-//! * [`print`], [`report`]: printing and the default CSV report;
-//! * [`repr`], [`fn_cx`], [`walk`]: the value representation, the
+//! * `print`, `report`: printing and the default CSV report;
+//! * `repr`, `fn_cx`, `walk`: the value representation, the
 //!   per-function context, and walks over the AST.
 
 mod arith;
