@@ -86,6 +86,16 @@ fn run_front_end(src: &str, cat: &dyn EventCatalog, libs: &libs::Libs) -> FrontE
     let syntax_lines: std::collections::HashSet<usize> =
         diags.iter().map(|d| line_of(d.span.lo)).collect();
     let mut semantic = vec![];
+    // `use whamm_core;` without `--lib whamm_core=...`: whamm's core library,
+    // provided by the monitor itself (docs/probe-language.md#libraries).
+    let mut with_core;
+    let libs = if libs.contains_key(libs::CORE) {
+        libs
+    } else {
+        with_core = libs.clone();
+        with_core.insert(libs::CORE.to_string(), libs::core_library());
+        &with_core
+    };
     let checked = check::check_with_libs(&script, cat, libs, &mut semantic);
     diags.extend(
         semantic

@@ -30,6 +30,29 @@ impl LibFn {
 /// Library name -> exported function name -> signature.
 pub type Libs = HashMap<String, HashMap<String, LibFn>>;
 
+/// whamm's core library, which `use whamm_core;` names: unless `--lib
+/// whamm_core=...` gives another module, the compiler provides these
+/// functions inside the monitor (docs/probe-language.md#libraries).
+pub const CORE: &str = "whamm_core";
+
+/// The signatures of the built-in [`CORE`] functions.
+pub fn core_library() -> HashMap<String, LibFn> {
+    let f = |params: &[Type], results: &[Type]| LibFn {
+        params: params.to_vec(),
+        results: results.to_vec(),
+    };
+    [
+        ("mem_alloc", f(&[Type::I32], &[Type::I32])),
+        ("mem_free", f(&[Type::I32], &[])),
+        ("puts", f(&[Type::I32, Type::I32], &[])),
+        ("putc", f(&[Type::I32], &[])),
+        ("print_map_as_csv", f(&[Type::I32], &[])),
+    ]
+    .into_iter()
+    .map(|(n, f)| (n.to_string(), f))
+    .collect()
+}
+
 /// Why a library could not be read.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum LibError {

@@ -191,6 +191,9 @@ impl Cg<'_> {
     fn method(&mut self, cx: &mut FnCx, recv: &Expr, name: &Ident, args: &[Expr]) {
         if let ExprKind::Var(lib) = &recv.kind {
             if self.libraries.contains(lib) && self.var(cx, lib).is_none() {
+                if Cg::builtin_core(&self.opts, lib) {
+                    return self.core_call(cx, name, args);
+                }
                 let Some(idx) = self.libs.get(&(lib.clone(), name.name.clone())).copied() else {
                     return;
                 };
@@ -212,6 +215,91 @@ impl Cg<'_> {
             _ => "str_contains",
         };
         cx.e(I::Call(self.m.rt(f)));
+    }
+
+    /// Whether `lib` is whamm's core library provided by the monitor itself.
+    pub(super) fn builtin_core(opts: &super::Options, lib: &str) -> bool {
+        lib == crate::libs::CORE && !opts.libs.contains_key(lib)
+    }
+
+    /// A call of the built-in `whamm_core` (docs/probe-language.md#libraries):
+    /// its allocator is the monitor's heap, its output the engine's stdout.
+    fn core_call(&mut self, cx: &mut FnCx, name: &Ident, args: &[Expr]) {
+        let sig = crate::libs::core_library();
+        let Some(f) = sig.get(&name.name) else {
+            return;
+        };
+        if name.name == "print_map_as_csv" {
+            let n = match args.first().and_then(|a| self.fold(cx, a)) {
+                Some(Const::Int(n)) => n,
+                _ => {
+                    self.err(Diag::error(
+                        "`whamm_core.print_map_as_csv` needs a constant map id",
+                        args.first().map_or(name.span, |a| a.span),
+                    ));
+                    return;
+                }
+            };
+            return self.print_map_as_csv(cx, n, name.span);
+        }
+        for (a, p) in args.iter().zip(&f.params) {
+            self.expr_to(cx, a, p);
+        }
+        match name.name.as_str() {
+            "mem_alloc" => cx.e(I::Call(self.m.rt("alloc"))),
+            "mem_free" => cx.e(I::Drop),
+            "puts" => cx.e(I::Call(self.m.rt("puts"))),
+            _ => cx.e(I::Call(self.m.rt("putc"))),
+        }
+    }
+
+    /// `whamm_core.print_map_as_csv(N)`: the N-th map global of the script
+    /// (in declaration order), as whamm prints it: a header naming the key
+    /// and value types, then one `key, value` line per entry, by key.
+    fn print_map_as_csv(&mut self, cx: &mut FnCx, n: i128, span: crate::span::Span) {
+        let maps: Vec<(Type, Loc)> = self
+            .global_order
+            .iter()
+            .filter_map(|g| self.globals.get(g))
+            .filter(|v| matches!(v.ty, Type::Map(..)))
+            .map(|v| (v.ty.clone(), v.loc.clone()))
+            .collect();
+        let Some((ty, loc)) = usize::try_from(n).ok().and_then(|i| maps.get(i).cloned()) else {
+            self.err(Diag::error(
+                format!("no map with id {n}: the script declares {} global map(s)", maps.len()),
+                span,
+            ));
+            return;
+        };
+        let Type::Map(kt, vt) = &ty else { return };
+        fn core_name(t: &Type) -> String {
+            match t {
+                Type::Tuple(ts) => format!(
+                    "({})",
+                    ts.iter().map(core_name).collect::<Vec<_>>().join(",")
+                ),
+                Type::Bool => "bool".into(),
+                Type::Str => "string".into(),
+                Type::Map(..) => "map".into(),
+                t => wasm_type_name(t),
+            }
+        }
+        self.puts_const(cx, &format!("== map{n} CSV FLUSH ==\n"));
+        // an empty map: `empty map` instead of the header and the lines
+        self.load(cx, &ty, &loc);
+        cx.e(I::Call(self.m.rt("map_count")));
+        cx.e(I::I32Eqz);
+        cx.e(I::If(BlockType::Empty));
+        self.puts_const(cx, "empty map\n");
+        cx.e(I::Else);
+        self.puts_const(
+            cx,
+            &format!("key ({}), val ({})\n", core_name(kt), core_name(vt)),
+        );
+        cx.e(I::End);
+        self.load(cx, &ty, &loc);
+        let f = self.print_map_csv_fn(kt, vt);
+        cx.e(I::Call(f));
     }
 
     /// `m[k]`: the entry's value, or the zero value when absent.

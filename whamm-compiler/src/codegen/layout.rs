@@ -40,7 +40,7 @@ pub(super) fn library_imports(
         let ExprKind::Var(lib) = &recv.kind else {
             return;
         };
-        if !libraries.contains(lib) {
+        if !libraries.contains(lib) || Cg::builtin_core(opts, lib) {
             return;
         }
         let sig = opts.libs.get(lib).and_then(|l| l.get(&name.name));

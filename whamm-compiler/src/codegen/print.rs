@@ -122,7 +122,7 @@ impl Cg<'_> {
         let mut cx = FnCx::new(&params, None);
         match t {
             Type::Tuple(ts) => self.print_tuple(&mut cx, ts, key_style),
-            Type::Map(kt, v) => self.print_map(&mut cx, kt, v),
+            Type::Map(kt, v) => self.print_map(&mut cx, kt, v, false),
             _ => {}
         }
         self.m.define(f, cx.finish());
@@ -146,9 +146,19 @@ impl Cg<'_> {
         self.puts_const(cx, ")");
     }
 
+    /// The printer of a map as `whamm_core.print_map_as_csv` prints it.
+    pub(super) fn print_map_csv_fn(&mut self, kt: &Type, v: &Type) -> u32 {
+        let f = self.m.declare(&[VT::I32], &[]);
+        let mut cx = FnCx::new(&[VT::I32], None);
+        self.print_map(&mut cx, kt, v, true);
+        self.m.define(f, cx.finish());
+        f
+    }
+
     /// The entries sorted by key (key, arrow, value; separated by `;`), or
-    /// the empty-map text; the map is parameter 0.
-    fn print_map(&mut self, cx: &mut FnCx, kt: &Type, v: &Type) {
+    /// the empty-map text; the map is parameter 0. `csv`: one `key, value`
+    /// line per entry, nothing for an empty map.
+    fn print_map(&mut self, cx: &mut FnCx, kt: &Type, v: &Type, csv: bool) {
         let (saved, arr, n, i, e) = (
             cx.local(VT::I32),
             cx.local(VT::I32),
@@ -163,9 +173,11 @@ impl Cg<'_> {
         cx.e(I::LocalTee(n));
         cx.e(I::I32Eqz);
         cx.e(I::If(BlockType::Empty));
-        cx.e(I::I32Const(wasm::RT_EMPTY_MAP.0 as i32));
-        cx.e(I::I32Const(wasm::RT_EMPTY_MAP.1 as i32));
-        cx.e(I::Call(self.m.rt("puts")));
+        if !csv {
+            cx.e(I::I32Const(wasm::RT_EMPTY_MAP.0 as i32));
+            cx.e(I::I32Const(wasm::RT_EMPTY_MAP.1 as i32));
+            cx.e(I::Call(self.m.rt("puts")));
+        }
         cx.e(I::Return);
         cx.e(I::End);
         cx.e(I::LocalGet(0));
@@ -183,10 +195,12 @@ impl Cg<'_> {
         cx.e(I::LocalGet(n));
         cx.e(I::I32GeU);
         cx.e(I::BrIf(1));
-        cx.e(I::LocalGet(i));
-        cx.e(I::If(BlockType::Empty));
-        self.puts_const(cx, ";");
-        cx.e(I::End);
+        if !csv {
+            cx.e(I::LocalGet(i));
+            cx.e(I::If(BlockType::Empty));
+            self.puts_const(cx, ";");
+            cx.e(I::End);
+        }
         cx.e(I::LocalGet(arr));
         cx.e(I::LocalGet(i));
         cx.e(I::I32Const(2));
@@ -196,11 +210,18 @@ impl Cg<'_> {
         cx.e(I::LocalSet(e));
         self.load(cx, kt, &Loc::Mem(Base::Local(e), 8));
         self.print_value(cx, kt, true);
-        cx.e(I::I32Const(wasm::RT_ARROW.0 as i32));
-        cx.e(I::I32Const(wasm::RT_ARROW.1 as i32));
-        cx.e(I::Call(self.m.rt("puts")));
+        if csv {
+            self.puts_const(cx, ", ");
+        } else {
+            cx.e(I::I32Const(wasm::RT_ARROW.0 as i32));
+            cx.e(I::I32Const(wasm::RT_ARROW.1 as i32));
+            cx.e(I::Call(self.m.rt("puts")));
+        }
         self.load(cx, v, &Loc::Mem(Base::Local(e), 8 + 8 * nleaves(kt)));
         self.print_value(cx, v, false);
+        if csv {
+            self.puts_const(cx, "\n");
+        }
         cx.e(I::LocalGet(i));
         cx.e(I::I32Const(1));
         cx.e(I::I32Add);
