@@ -4,9 +4,11 @@
 
 pub mod code;
 pub(crate) mod compile;
+mod cold_ops;
 mod exec;
 mod fused;
 mod hot;
+mod probes;
 pub(crate) mod dynsites;
 pub(crate) mod frames;
 pub(crate) mod load;

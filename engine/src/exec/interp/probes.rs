@@ -1,0 +1,126 @@
+//! Probe firing in the interpreter: static probe sites (`Op::Probe`, with
+//! the frame view published to frame accessors while a probe that reads
+//! operands runs) and dynamic probe sites (`Op::DynProbe`).
+
+use super::exec::{invoke_probe, Interp};
+use super::frames::{FrameInfo, FrameView};
+use crate::core::error::Trap;
+use crate::core::probe::{ArgSource, ProbeCall};
+use crate::core::types::Value;
+use crate::runtime::store::FuncKind;
+
+use super::code::Op;
+
+impl Interp<'_> {
+    /// Fires the probes of static probe site `k` of the running function.
+    #[inline(never)]
+    pub(super) fn fire_probes(&mut self, k: u32) -> Result<(), Trap> {
+        let c = self.code;
+        for call in &c.probes[k as usize] {
+            // An interpreted Wasm function without a frame handle:
+            // its argument slots as they are.
+            let r = if call.args.len() <= 8
+                && call.operand_types.is_none()
+                && matches!(
+                    self.store.funcs[call.func.0 as usize].kind,
+                    FuncKind::Wasm { .. }
+                )
+                && !crate::exec::tiering::is_compiled(self.store, call.func)
+            {
+                let mut slots = [0u64; 8];
+                for (s, (t, a)) in slots.iter_mut().zip(call.types.iter().zip(&call.args)) {
+                    *s = Value::from_slot(*t, self.arg_slot(a)).to_slot();
+                }
+                invoke_probe(self.store, call.func, &slots[..call.args.len()])
+            } else {
+                let args: Vec<Value> = call
+                    .types
+                    .iter()
+                    .zip(&call.args)
+                    .map(|(t, a)| Value::from_slot(*t, self.arg_slot(a)))
+                    .collect();
+                let prev_view = if call.operand_types.is_some() {
+                    let view = self.frame_view(call);
+                    Some(crate::exec::state_mut(self.store).frame_view.replace(view))
+                } else {
+                    None
+                };
+                let r = self.store.invoke(call.func, &args).map(drop);
+                if let Some(prev) = prev_view {
+                    crate::exec::state_mut(self.store).frame_view = prev;
+                }
+                r
+            };
+            if let Err(t) = r {
+                return Err(self.probe_trapped(&call.origin, t));
+            }
+        }
+        // A probe call may have grown memories.
+        self.refresh_mem();
+        Ok(())
+    }
+
+    /// A probe argument's slot (a frame handle as its `externref` slot).
+    #[inline]
+    fn arg_slot(&self, a: &ArgSource) -> u64 {
+        match a {
+            ArgSource::Const(v) => *v,
+            ArgSource::Operand(n) => self.rd(self.sp - 1 - *n as usize),
+            ArgSource::Local(n) => self.rd(self.fp + *n as usize),
+            ArgSource::Frame => Value::ExternRef(Some(self.serial)).to_slot(),
+        }
+    }
+
+    /// The frames of this execution, for frame accessors while `call` (which
+    /// reads the operands of the probed op) runs.
+    fn frame_view(&self, call: &ProbeCall) -> FrameView {
+        let (frames, base) = (&self.frames, self.base);
+        let mut chain = Vec::with_capacity(frames.len() + 1);
+        for (i, fr) in frames.iter().enumerate() {
+            let top = frames.get(i + 1).map_or(self.fp, |n| n.fp) - base;
+            let pc = fr.code.pcs.get(fr.ip.wrapping_sub(1)).copied().unwrap_or(0);
+            chain.push(FrameInfo {
+                serial: fr.serial,
+                fp: fr.fp - base,
+                top,
+                code: fr.code.to_rc(),
+                pc,
+                operand_types: None,
+            });
+        }
+        let pc = self.code.pcs[self.ip_index() - 1];
+        chain.push(FrameInfo {
+            serial: self.serial,
+            fp: self.fp - base,
+            top: self.sp - base,
+            code: self.code.to_rc(),
+            pc,
+            operand_types: call.operand_types.clone(),
+        });
+        FrameView {
+            stack: base.0,
+            len: self.slen,
+            frames: chain,
+        }
+    }
+
+    /// Fires the probes of dynamic probe site `k`; returns the op the site
+    /// replaced (to execute next).
+    #[inline(never)]
+    pub(super) fn dyn_probe(&mut self, k: u32) -> Result<Op, Trap> {
+        let (list, original) = {
+            let site = &crate::exec::state(self.store).dyn_sites.sites[k as usize];
+            (site.probes.clone(), site.original)
+        };
+        // B3: the list is a snapshot; probes inserted now fire next time,
+        // removed ones still fire this time.
+        for p in list.iter() {
+            if let Err(t) = self.store.invoke(p.func, &[]) {
+                let what = format!("dynamic probe {}", p.id);
+                return Err(self.probe_trapped(&what, t));
+            }
+        }
+        self.refresh_mem();
+        Ok(original)
+    }
+}
