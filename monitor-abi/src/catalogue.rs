@@ -321,6 +321,7 @@ pub const COMMON_VARS: &[BoundVar] = &[
     var("fname", LangType::Str, S),
     var("opidx", LangType::U32, S),
     var("at_func_end", LangType::Bool, S),
+    var("probe_id", LangType::U32, S),
     family("local", VarType::Local, D),
 ];
 

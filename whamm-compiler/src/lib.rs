@@ -88,14 +88,14 @@ fn run_front_end(src: &str, cat: &dyn EventCatalog, libs: &libs::Libs) -> FrontE
     let mut semantic = vec![];
     // `use whamm_core;` without `--lib whamm_core=...`: whamm's core library,
     // provided by the monitor itself (docs/probe-language.md#libraries).
-    let mut with_core;
-    let libs = if libs.contains_key(libs::CORE) {
-        libs
-    } else {
-        with_core = libs.clone();
-        with_core.insert(libs::CORE.to_string(), libs::core_library());
-        &with_core
-    };
+    let mut with_core = libs.clone();
+    with_core
+        .entry(libs::CORE.to_string())
+        .or_insert_with(libs::core_library);
+    with_core
+        .entry(libs::DYNINSTR.to_string())
+        .or_insert_with(libs::dyninstr_library);
+    let libs = &with_core;
     let checked = check::check_with_libs(&script, cat, libs, &mut semantic);
     diags.extend(
         semantic

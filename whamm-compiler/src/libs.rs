@@ -35,6 +35,25 @@ pub type Libs = HashMap<String, HashMap<String, LibFn>>;
 /// functions inside the monitor (docs/probe-language.md#libraries).
 pub const CORE: &str = "whamm_core";
 
+/// `use dyninstr;` without `--lib dyninstr=...` names the engine's dynamic
+/// probe module (docs/monitor-abi.md#dynamic-probes), as whamm's
+/// `dyninstr(whamm:dyninstr)` library mapping does.
+pub const DYNINSTR: &str = "dyninstr";
+pub const DYNINSTR_MODULE: &str = "whamm:dyninstr";
+
+/// The signatures of [`DYNINSTR`]'s functions.
+pub fn dyninstr_library() -> HashMap<String, LibFn> {
+    let mut m = HashMap::new();
+    m.insert(
+        "remove_probe".to_string(),
+        LibFn {
+            params: vec![Type::I32],
+            results: vec![],
+        },
+    );
+    m
+}
+
 /// The signatures of the built-in [`CORE`] functions.
 pub fn core_library() -> HashMap<String, LibFn> {
     let f = |params: &[Type], results: &[Type]| LibFn {

@@ -42,6 +42,7 @@ pub(super) enum PKey {
     Fid,
     Pc,
     AtFuncEnd,
+    ProbeId,
     NumTargets,
     InstrCount,
     Offset,
@@ -65,6 +66,7 @@ impl PKey {
             PKey::Fid => Param::Fid,
             PKey::Pc => Param::Pc,
             PKey::AtFuncEnd => Param::AtFuncEnd,
+            PKey::ProbeId => Param::ProbeId,
             PKey::NumTargets => Param::NumTargets,
             PKey::InstrCount => Param::InstrCount,
             PKey::Offset => Param::Offset,
@@ -151,6 +153,7 @@ impl BoundEnv<'_> {
             | PKey::NumTargets
             | PKey::InstrCount
             | PKey::Opidx
+            | PKey::ProbeId
             | PKey::DefaultTarget
             | PKey::ArgTy(_)
             | PKey::LocalTy(_) => Type::U32,
@@ -202,6 +205,7 @@ impl BoundEnv<'_> {
             "fid" => Access::P(PKey::Fid),
             "pc" => Access::P(PKey::Pc),
             "at_func_end" => Access::P(PKey::AtFuncEnd),
+            "probe_id" => Access::P(PKey::ProbeId),
             "num_targets" => Access::P(PKey::NumTargets),
             "instr_count" => Access::P(PKey::InstrCount),
             "offset" => Access::P(PKey::Offset),

@@ -118,7 +118,19 @@ pub fn compile(
             vec![VT::I32],
         ));
     }
-    let m = ModB::new(&lib_imports);
+    // `use dyninstr;` without `--lib`: the engine's `whamm:dyninstr`
+    let module_imports: Vec<layout::Import> = lib_imports
+        .iter()
+        .map(|(l, n, p, r)| {
+            let module = if l == crate::libs::DYNINSTR && !opts.libs.contains_key(l) {
+                crate::libs::DYNINSTR_MODULE.to_string()
+            } else {
+                l.clone()
+            };
+            (module, n.clone(), p.clone(), r.clone())
+        })
+        .collect();
+    let m = ModB::new(&module_imports);
     let mut libs = HashMap::new();
     for (i, (l, n, _, _)) in lib_imports.iter().enumerate() {
         libs.insert((l.clone(), n.clone()), 4 + i as u32);

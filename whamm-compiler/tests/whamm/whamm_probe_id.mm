@@ -1,0 +1,13 @@
+// `probe_id` (a small static id per site) and `use dyninstr;` without
+// `--lib`, which names the engine's `whamm:dyninstr` module. Static probe
+// ids are not dynamic probe ids, so remove_probe ignores them and the probe
+// keeps firing (docs/monitor-abi.md#dynamic-probes).
+use dyninstr;
+
+wasm:opcode:br_if:before {
+    report unshared var fired: u32;
+    report unshared var id_seen: bool;
+    fired++;
+    id_seen = probe_id < 1000;
+    dyninstr.remove_probe(probe_id);
+}
