@@ -1,0 +1,208 @@
+//! Per-site emission: the code woven at one site of a function (its top
+//! operands saved in scratch locals, then each probe's arguments and a call
+//! or the inlined probe function, see [`super::inlined`]), into a [`Body`].
+
+use std::collections::HashMap;
+
+use wasm_encoder::{Encode, Instruction};
+
+use super::collect::Added;
+use super::plan::SiteStack;
+use super::{enc_val, err, InlinedFrom};
+use crate::core::error::LoadError;
+use crate::core::probe::{ArgSource, ProbeCall};
+use crate::core::types::{FuncAddr, ValType};
+use crate::monitor::inline::FrameUses;
+
+/// Emits one function's body.
+pub(super) struct Body<'p> {
+    pub(super) code: Vec<u8>,
+    /// Declared locals (original first, then scratch).
+    pub(super) locals: Vec<ValType>,
+    pub(super) num_params: u32,
+    pub(super) scratch: HashMap<(ValType, u32), u32>,
+    pub(super) pcs: Vec<(u32, u32)>,
+    pub(super) probe_calls: Vec<(u32, std::sync::Arc<str>)>,
+    pub(super) added: &'p Added,
+    pub(super) header_len: u32,
+    pub(super) store: &'p crate::runtime::store::Store,
+    pub(super) cfg: &'p crate::monitor::inline::InlineConfig,
+    /// App locals used for each (inlined function, depth)'s locals.
+    pub(super) inline_locals: HashMap<(FuncAddr, u32), Vec<u32>>,
+    /// (woven pc, where the inlined instruction came from).
+    pub(super) inlined: Vec<(u32, InlinedFrom)>,
+    /// The original pc of the site being woven.
+    pub(super) site_pc: u32,
+    /// The original index of the function being woven.
+    pub(super) site_fid: u32,
+    /// Params and locals of the function being woven (before any added).
+    pub(super) num_locals: u32,
+    /// The operand height at the site being woven (`SiteStack::height`).
+    pub(super) site_height: u32,
+    /// The scratch locals the site's top operands are saved in while its
+    /// probes run (top first).
+    pub(super) saved: Vec<u32>,
+    /// How the probe function being inlined (depth 0) uses its frame handle.
+    pub(super) frame_uses: Option<&'p FrameUses>,
+    /// Which probe functions only test an operand against zero (shared by
+    /// the module's functions).
+    pub(super) zero_tested: &'p mut crate::monitor::inline::ZeroTested,
+    /// Probe calls inlined twice under a test of their operand.
+    pub(super) specialized: u64,
+}
+
+impl<'p> Body<'p> {
+    pub(super) fn ins(&mut self, i: &Instruction<'_>) {
+        i.encode(&mut self.code);
+    }
+
+    fn scratch(&mut self, t: ValType, k: u32) -> u32 {
+        if let Some(l) = self.scratch.get(&(t, k)) {
+            return *l;
+        }
+        self.locals.push(t);
+        let l = self.num_params + self.locals.len() as u32 - 1;
+        self.scratch.insert((t, k), l);
+        l
+    }
+
+    pub(super) fn block_type(&self, results: &[ValType]) -> wasm_encoder::BlockType {
+        match results.len() {
+            0 => wasm_encoder::BlockType::Empty,
+            1 => wasm_encoder::BlockType::Result(enc_val(results[0])),
+            _ => wasm_encoder::BlockType::FunctionType(self.added.result_types[results]),
+        }
+    }
+
+    /// The frame uses of call `c` if it is inlined and takes `frame`.
+    fn frame_uses_of(&self, c: &ProbeCall) -> Option<&'p FrameUses> {
+        let p = c.args.iter().position(|a| *a == ArgSource::Frame)?;
+        self.added.frame_uses.get(&(c.func, p as u32))
+    }
+
+    /// Calls for one site. The top operands the probes read (`argN`, or
+    /// operand accesses of inlined code) are saved in scratch locals first
+    /// and pushed back after the last probe, so probes see what earlier ones
+    /// wrote with `set_operand_T`, as in the interpreter.
+    pub(super) fn probes(
+        &mut self,
+        calls: &[ProbeCall],
+        stack: Option<&SiteStack>,
+    ) -> Result<(), LoadError> {
+        if calls.is_empty() {
+            return Ok(());
+        }
+        let depth = calls
+            .iter()
+            .flat_map(|c| {
+                let args = c.args.iter().filter_map(|a| match a {
+                    ArgSource::Operand(n) => Some(*n + 1),
+                    _ => None,
+                });
+                args.chain(self.frame_uses_of(c).map(|f| f.operand_depth()))
+            })
+            .max()
+            .unwrap_or(0);
+        self.saved.clear();
+        self.site_height = stack.map_or(0, |s| s.height);
+        if depth > 0 {
+            let stack = stack.ok_or_else(|| err("operand types unknown at a probe site"))?;
+            for k in 0..depth {
+                let t = *stack
+                    .types
+                    .get(k as usize)
+                    .ok_or_else(|| err("operand below the frame's stack"))?;
+                let l = self.scratch(t, k);
+                self.saved.push(l);
+                self.ins(&Instruction::LocalSet(l));
+            }
+        }
+        for c in calls {
+            match self.zero_tested_operand(c) {
+                // The probe only tests this operand against zero: inline it
+                // twice, with 1 and with 0, under a test of the operand; each
+                // copy folds to constants (e.g. a fixed counter address).
+                Some((i, n)) => {
+                    self.specialized += 1;
+                    self.ins(&Instruction::LocalGet(self.saved[n as usize]));
+                    self.ins(&Instruction::If(wasm_encoder::BlockType::Empty));
+                    self.call(c, Some((i, 1)))?;
+                    self.ins(&Instruction::Else);
+                    self.call(c, Some((i, 0)))?;
+                    self.ins(&Instruction::End);
+                }
+                None => self.call(c, None)?,
+            }
+        }
+        for k in (0..self.saved.len()).rev() {
+            self.ins(&Instruction::LocalGet(self.saved[k]));
+        }
+        Ok(())
+    }
+
+    /// The probe call `c`: its arguments (argument `fixed.0` replaced by the
+    /// constant `fixed.1`), then the inlined function or a call.
+    fn call(&mut self, c: &ProbeCall, fixed: Option<(usize, i32)>) -> Result<(), LoadError> {
+        for (k, (a, t)) in c.args.iter().zip(&c.types).enumerate() {
+            if let Some((_, v)) = fixed.filter(|(i, _)| *i == k) {
+                self.ins(&Instruction::I32Const(v));
+                continue;
+            }
+            match a {
+                ArgSource::Const(v) => match t {
+                    ValType::I32 => self.ins(&Instruction::I32Const(*v as u32 as i32)),
+                    ValType::I64 => self.ins(&Instruction::I64Const(*v as i64)),
+                    ValType::F32 => self.ins(&Instruction::F32Const(f32::from_bits(*v as u32))),
+                    ValType::F64 => self.ins(&Instruction::F64Const(f64::from_bits(*v))),
+                    _ => return Err(err(format!("cannot pass a constant of type {t}"))),
+                },
+                ArgSource::Operand(n) => self.ins(&Instruction::LocalGet(self.saved[*n as usize])),
+                ArgSource::Local(n) => self.ins(&Instruction::LocalGet(*n)),
+                // Inlined, every use of the handle is an intrinsic
+                // (`Plan::frames_need_interpreter`): no frame is materialised.
+                ArgSource::Frame if self.frame_uses_of(c).is_some() => {
+                    self.ins(&Instruction::RefNull(wasm_encoder::HeapType::Abstract {
+                        shared: false,
+                        ty: wasm_encoder::AbstractHeapType::Extern,
+                    }))
+                }
+                ArgSource::Frame => {
+                    return Err(err(
+                        "a probe that takes `frame` and is not inlined needs the interpreter",
+                    ))
+                }
+            }
+        }
+        if self.added.inline.contains(&c.func) {
+            self.frame_uses = self.frame_uses_of(c);
+            let r = self.inline(c.func, 0, &c.origin, true);
+            self.frame_uses = None;
+            r?;
+        } else {
+            let idx = self.added.func_idx[&c.func];
+            self.probe_calls
+                .push((self.code.len() as u32, c.origin.clone()));
+            self.ins(&Instruction::Call(idx));
+            let nres = self.store.func_type(c.func).results.len();
+            for _ in 0..nres {
+                self.ins(&Instruction::Drop);
+            }
+        }
+        Ok(())
+    }
+
+    /// For an inlined probe call without frame intrinsics: (argument index,
+    /// operand) of an `i32` operand argument its function only tests against
+    /// zero, with some test's result used as a value
+    /// (`inline::zero_tested_param`).
+    fn zero_tested_operand(&mut self, c: &ProbeCall) -> Option<(usize, u32)> {
+        if !self.cfg.specialize
+            || !self.added.inline.contains(&c.func)
+            || self.frame_uses_of(c).is_some()
+        {
+            return None;
+        }
+        let (i, n, data) = self.zero_tested.of(self.store, c)?;
+        data.then_some((i, n))
+    }
+}

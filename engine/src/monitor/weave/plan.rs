@@ -1,0 +1,184 @@
+//! The match result to weave: per function, the probe calls at each site and
+//! the operand stack where probes read it ([`Plan`]), recorded by [`Recorder`]
+//! while the matcher runs.
+
+use std::collections::HashMap;
+
+use wasmparser::Operator;
+
+use crate::core::error::LoadError;
+use crate::core::module::Module;
+use crate::core::probe::{ArgSource, Instrumenter, ProbeCall, Site, When};
+use crate::core::types::{FuncAddr, ValType};
+use crate::monitor::inline::{FrameOp, FrameUse};
+
+/// Probes of one function.
+#[derive(Default)]
+pub struct FuncPlan {
+    pub entry: Vec<ProbeCall>,
+    pub before: HashMap<u32, Vec<ProbeCall>>,
+    pub after: HashMap<u32, Vec<ProbeCall>>,
+    /// The operand stack at sites whose probes read operands or take `frame`,
+    /// by (pc, after); the entry site is (0, false).
+    pub stacks: HashMap<(u32, bool), SiteStack>,
+}
+
+/// The operand stack of the probed frame at a site, from validation.
+#[derive(Clone, Debug, Default)]
+pub struct SiteStack {
+    /// Operand types, top first (up to the first unknown one).
+    pub types: Vec<ValType>,
+    /// Operand height of the frame: what `get_num_operands` returns there.
+    pub height: u32,
+    /// How many operands from the top the woven code at the site can pop and
+    /// push back (those of the innermost block it is in).
+    pub accessible: u32,
+}
+
+impl SiteStack {
+    fn at(site: &Site<'_, '_>, when: When) -> SiteStack {
+        let v = site.validator;
+        let types = (0..v.operand_stack_height())
+            .map_while(|d| {
+                v.get_operand_type(d as usize)
+                    .flatten()
+                    .map(ValType::from_wasmparser)
+            })
+            .collect();
+        let height = v.operand_stack_height();
+        let block = v.get_control_frame(0).map_or(0, |f| f.height as u32);
+        let mut accessible = height.saturating_sub(block);
+        // Probes at a `loop` are woven inside it (see `blockcount::layout`),
+        // where only the loop's params could be reached: none are used.
+        if when == When::Before && matches!(site.op, Some(Operator::Loop { .. })) {
+            accessible = 0;
+        }
+        SiteStack {
+            types,
+            height,
+            accessible,
+        }
+    }
+
+    /// Whether inlined code at this site can access the frame this way with
+    /// the ABI's semantics (else the accessor would trap, or its operand is out
+    /// of the woven code's reach).
+    fn allows(&self, u: FrameUse, local_types: &[ValType]) -> bool {
+        let i = u.index as usize;
+        match u.op {
+            FrameOp::Pc | FrameOp::Fid | FrameOp::NumLocals | FrameOp::NumOperands => true,
+            FrameOp::Local { ty, .. } => local_types.get(i) == Some(&ty),
+            FrameOp::Operand { ty, .. } => {
+                u.index < self.accessible && self.types.get(i) == Some(&ty)
+            }
+        }
+    }
+}
+
+/// The match result of a whole module, by function index.
+#[derive(Default)]
+pub struct Plan {
+    pub funcs: HashMap<u32, FuncPlan>,
+}
+
+impl Plan {
+    pub fn is_empty(&self) -> bool {
+        self.funcs.is_empty()
+    }
+    /// Whether some probe needs a materialised frame, so the app must run in
+    /// the interpreter: it takes `frame` and is not inlined with every use of
+    /// the handle an intrinsic (`inline::frame_uses`) that is valid at every
+    /// site of that probe (locals and operands of the accessed type,
+    /// operands within the woven code's reach: `SiteStack::allows`).
+    pub fn frames_need_interpreter(
+        &self,
+        m: &Module,
+        store: &crate::runtime::store::Store,
+        cfg: &crate::monitor::inline::InlineConfig,
+    ) -> bool {
+        let mut uses: HashMap<(FuncAddr, u32), Option<crate::monitor::inline::FrameUses>> =
+            HashMap::new();
+        let mut needs = |f: u32, c: &ProbeCall, stack: Option<&SiteStack>| -> bool {
+            let Some(p) = c.args.iter().position(|a| *a == ArgSource::Frame) else {
+                return false;
+            };
+            if !cfg.enabled || c.args.iter().filter(|a| **a == ArgSource::Frame).count() > 1 {
+                return true;
+            }
+            let fu = uses.entry((c.func, p as u32)).or_insert_with(|| {
+                crate::monitor::inline::frame_uses_if_inlinable(store, c.func, p as u32, cfg)
+            });
+            let (Some(fu), Some(stack)) = (fu, stack) else {
+                return true;
+            };
+            let Some(code) = f
+                .checked_sub(m.num_imported_funcs)
+                .and_then(|d| crate::exec::interp::load::module_code(m).get(d as usize))
+            else {
+                return true;
+            };
+            !fu.uses().all(|u| stack.allows(u, &code.local_types))
+        };
+        self.funcs.iter().any(|(f, fp)| {
+            let site = |pc: u32, after: bool| fp.stacks.get(&(pc, after));
+            fp.entry.iter().any(|c| needs(*f, c, site(0, false)))
+                || fp
+                    .before
+                    .iter()
+                    .any(|(pc, cs)| cs.iter().any(|c| needs(*f, c, site(*pc, false))))
+                || fp
+                    .after
+                    .iter()
+                    .any(|(pc, cs)| cs.iter().any(|c| needs(*f, c, site(*pc, true))))
+        })
+    }
+}
+
+/// Records the probes an inner instrumenter attaches.
+pub struct Recorder<'a> {
+    pub inner: &'a mut dyn Instrumenter,
+    pub plan: Plan,
+}
+
+impl Instrumenter for Recorder<'_> {
+    fn begin_function(
+        &mut self,
+        func_idx: u32,
+        body: &[u8],
+        body_offset: usize,
+    ) -> Result<(), LoadError> {
+        self.inner.begin_function(func_idx, body, body_offset)
+    }
+    fn dynamic(&self) -> bool {
+        self.inner.dynamic()
+    }
+    fn probes(&mut self, when: When, site: &Site<'_, '_>) -> Result<Vec<ProbeCall>, LoadError> {
+        let calls = self.inner.probes(when, site)?;
+        if !calls.is_empty() {
+            let fp = self.plan.funcs.entry(site.func_idx).or_default();
+            let needs_stack = calls.iter().any(|c| {
+                c.args
+                    .iter()
+                    .any(|a| matches!(a, ArgSource::Operand(_) | ArgSource::Frame))
+            });
+            if needs_stack {
+                fp.stacks
+                    .insert((site.pc, when == When::After), SiteStack::at(site, when));
+            }
+            match when {
+                When::Entry => fp.entry.extend(calls.iter().cloned()),
+                When::Before => fp
+                    .before
+                    .entry(site.pc)
+                    .or_default()
+                    .extend(calls.iter().cloned()),
+                When::After => fp
+                    .after
+                    .entry(site.pc)
+                    .or_default()
+                    .extend(calls.iter().cloned()),
+            }
+        }
+        Ok(calls)
+    }
+}
