@@ -38,12 +38,12 @@
 
 //!
 //! The merge, step by step (each step in its own file):
-//! [`parts`] decodes the sections of the woven app and of every instance;
-//! [`remap`] binds the app's imports, numbers every entity of the merged
-//! module and builds each source module's index map; [`shims`] implements the
-//! provided `wizeng` imports in Wasm (on WASI); [`lifecycle`] wraps the entry
-//! point and `proc_exit` with the begin and exit hooks; [`encode`] writes the
-//! sections, with the monitors' state from [`snapshot`]. [`builder`] collects
+//! `parts` decodes the sections of the woven app and of every instance;
+//! `remap` binds the app's imports, numbers every entity of the merged
+//! module and builds each source module's index map; `shims` implements the
+//! provided `wizeng` imports in Wasm (on WASI); `lifecycle` wraps the entry
+//! point and `proc_exit` with the begin and exit hooks; `encode` writes the
+//! sections, with the monitors' state from `snapshot`. `builder` collects
 //! the types, imports and helper functions the merge adds.
 
 use std::collections::HashMap;

@@ -32,7 +32,7 @@
 //! start function gets no block counters (the fold could not be called if it
 //! trapped during instantiation).
 //!
-//! The weave, step by step: [`plan`] holds the match result; `collect`
+//! The weave, step by step: `plan` holds the match result; `collect`
 //! decides what is added (probe calls in order, inlining, frame intrinsics,
 //! the layout of added imports, types and fold functions); `counters` plans
 //! the block counters and their sections; `imports` writes the probe imports
@@ -73,7 +73,7 @@ pub struct Woven {
     pub stats: InlineStats,
     /// Block counters; before a monitor's `wasm:exit`, call
     /// [`BlockCounters::settle`] (or, outside this engine, the export
-    /// [`blockcount::FOLD_EXPORT`]).
+    /// [`crate::monitor::blockcount::FOLD_EXPORT`]).
     pub counters: BlockCounters,
 }
 
