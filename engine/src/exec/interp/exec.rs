@@ -53,7 +53,7 @@ impl std::ops::Deref for CodeRef {
     }
 }
 
-/// A suspended caller. `Copy`: `hot.rs` pushes and pops frames in the
+/// A suspended caller. `Copy`: `hot` pushes and pops frames in the
 /// `Vec`'s buffer directly (`Regs::frames`).
 #[derive(Clone, Copy)]
 pub(super) struct Frame {
@@ -236,7 +236,7 @@ pub(super) enum Flow {
 /// never lets an op pop below the frame's operand base.
 pub(super) struct Interp<'s> {
     pub(super) store: &'s mut Store,
-    /// Suspended callers (`hot.rs` pushes and pops here too, see `Regs::frames`).
+    /// Suspended callers (`hot` pushes and pops here too, see `Regs::frames`).
     pub(super) frames: Vec<Frame>,
     max_depth: usize,
     /// The running activation's instance.
@@ -425,13 +425,13 @@ impl<'s> Interp<'s> {
         let exit = unsafe { hot::run(&mut regs, std::ptr::addr_of_mut!(*op).cast_const()) };
         self.ip = regs.ip;
         self.sp = regs.sp;
-        // Calls and returns within the instance may have run in `hot.rs`.
+        // Calls and returns within the instance may have run in `hot`.
         self.fp = regs.fp;
         self.code = CodeRef(regs.code);
         self.ops = regs.ops;
         self.serial = regs.serial;
         self.store.last_serial = regs.last_serial;
-        // SAFETY: `hot.rs` wrote frames `..nframes` in the buffer (within its
+        // SAFETY: `hot` wrote frames `..nframes` in the buffer (within its
         // capacity, `max_frames`); `Frame` is `Copy`.
         unsafe { self.frames.set_len(regs.nframes) };
         match exit {

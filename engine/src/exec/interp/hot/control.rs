@@ -50,7 +50,7 @@ handlers! {
                 unsafe { *(opp as *mut Op) = Op::LoopHead(n.wrapping_add(1)) };
             },
     // A call of one of the instance's own functions: push the caller's frame
-    // here (as `exec.rs`'s `do_call!` does); anything else goes to `exec.rs`.
+    // here (as `exec.rs`'s `Interp::enter_callee` does); anything else goes to `exec.rs`.
     h_Call: Op::Call(f) => {
                 if !r.hot_calls || f < r.num_imported {
                     cold!();

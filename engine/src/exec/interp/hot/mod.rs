@@ -436,7 +436,7 @@ macro_rules! wild_field {
 /// Defines, for one group of ops:
 /// * one handler function per arm (`h_Name: pattern => body`, the pattern an
 ///   alternation of `Op::Variant`, `Op::Variant(bindings)` or
-///   `Op::Variant { fields }`), see [`handler_fn!`];
+///   `Op::Variant { fields }`), see `handler_fn!`;
 /// * `HANDLERS`: each variant an arm matches, as a sample value (built from
 ///   the pattern with [`Zero`]), with the arm's handler; [`TABLE`] is built
 ///   from these;
@@ -484,7 +484,7 @@ macro_rules! handlers {
     };
 }
 
-/// One handler of [`handlers!`]: the prelude (the state, the helper macros
+/// One handler of `handlers!`: the prelude (the state, the helper macros
 /// the bodies use), the arm's body, then the dispatch of the next op.
 /// `$s_*` are the state names of the invocation (see [`handlers!`]); the
 /// other locals (`ops`, `base`, `slen`, `mem_base`, `mem_len`, `next`) are
@@ -554,7 +554,7 @@ macro_rules! handler_fn {
             }
             // Call `$callee` (a function of this instance) whose arguments are below
             // the top `$skip` operands (the table index of `call_indirect`): push the
-            // caller's frame here, as `exec.rs`'s `do_call!` does.
+            // caller's frame here, as `exec.rs`'s `Interp::enter_callee` does.
             macro_rules! enter {
                 ($callee:expr, $skip:expr) => {{
                     let callee: &Compiled = $callee;
