@@ -22,8 +22,9 @@ pub struct BrTarget {
 }
 
 /// `repr(u16)`: the interpreter dispatches on the tag (`hot::tag`). Every
-/// payload is made of integers, and `LoopHead` stays the last variant (the
-/// handler table is built from the tags up to its).
+/// payload is made of integers; the handler table is built at compile time
+/// from one sample value of each variant (`hot/mod.rs`), and a variant that no
+/// handler group or the cold-op list names does not compile.
 #[derive(Copy, Clone, Debug, PartialEq)]
 #[repr(u16)]
 pub enum Op {
