@@ -72,7 +72,11 @@ pub(crate) fn use_compiled(store: &mut Store, f: FuncAddr) -> bool {
 }
 
 /// Whether `f` has compiled code (dyn tier: not just its interpreting stub).
+#[inline]
 pub(crate) fn is_compiled(store: &Store, f: FuncAddr) -> bool {
+    if store.config.tier == Tier::Int {
+        return false;
+    }
     matches!(store.funcs[f.0 as usize].kind, FuncKind::Wasm { .. })
         && !store.funcrefs[f.0 as usize].code.is_null()
         && (store.config.tier != Tier::Dyn || super::state(store).counts.get(f) == COMPILED)

@@ -262,6 +262,11 @@ pub(super) struct Interp<'s> {
     mem_len: u64,
     /// The running activation's serial (frame accessor identity).
     pub(super) serial: u32,
+    /// The code array of instance `mod_code_inst`'s module (for `Regs`),
+    /// looked up again only when the running instance changes. Valid while
+    /// the module is, as `CodeRef` (invariant there).
+    mod_code: *const Rc<Compiled>,
+    mod_code_inst: usize,
 }
 
 impl<'s> Interp<'s> {
@@ -302,6 +307,8 @@ impl<'s> Interp<'s> {
             mem_base: std::ptr::null_mut(),
             mem_len: 0,
             serial,
+            mod_code: std::ptr::null(),
+            mod_code_inst: usize::MAX,
         };
         ex.refresh_mem();
         Ok(ex)
@@ -412,7 +419,13 @@ impl<'s> Interp<'s> {
             last_serial: store.last_serial,
             inst: self.inst,
             hot_calls: store.config.tier == crate::runtime::store::Tier::Int,
-            mod_code: super::load::module_code(&inst.module).as_ptr(),
+            mod_code: {
+                if self.mod_code_inst != self.inst {
+                    self.mod_code = super::load::module_code(&inst.module).as_ptr();
+                    self.mod_code_inst = self.inst;
+                }
+                self.mod_code
+            },
             tables: store.tables.as_ptr(),
             inst_tables: inst.tables.as_ptr(),
             funcs: store.funcs.as_ptr(),

@@ -13,7 +13,7 @@ use super::code::Op;
 
 impl Interp<'_> {
     /// Fires the probes of static probe site `k` of the running function.
-    #[inline(never)]
+    #[inline]
     pub(super) fn fire_probes(&mut self, k: u32) -> Result<(), Trap> {
         let c = self.code;
         for call in &c.probes[k as usize] {
