@@ -1,0 +1,98 @@
+//! The library entry point for monitored execution: `Session` gives the same
+//! monitor results in every tier, reports monitor traps as the CLI does, and
+//! maps its errors to the documented exit statuses.
+
+use std::path::PathBuf;
+
+use wizeng::monitor::session::{Session, SessionConfig, SessionError};
+use wizeng::wasi::{CaptureBuffer, WasiCtx};
+use wizeng::{Config, Tier, Value};
+
+/// Counts `i32.add` per site (`pc`) and in total; `total` reads the sum.
+const MONITOR: &str = r#"(module
+  (global $n (mut i32) (i32.const 0))
+  (func (export "wasm:opcode:i32.add") (global.set $n (i32.add (global.get $n) (i32.const 1))))
+  (func (export "total") (result i32) (global.get $n)))"#;
+
+/// Sums 0..n with one `i32.add` per iteration plus one for the counter.
+const APP: &str = r#"(module
+  (func (export "sum") (param $n i32) (result i32) (local $i i32) (local $s i32)
+    (block $done
+      (loop $l
+        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+        (local.set $s (i32.add (local.get $s) (local.get $i)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $l)))
+    (local.get $s)))"#;
+
+fn write_monitor(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("wizeng-session-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, wat::parse_str(text).unwrap()).unwrap();
+    path
+}
+
+fn session(tier: Tier) -> Session {
+    let config = SessionConfig {
+        engine: Config { tier, dyn_threshold: 2, ..Default::default() },
+        ..Default::default()
+    };
+    Session::new(config, WasiCtx::new().capture_stdout(&CaptureBuffer::new()))
+}
+
+#[test]
+fn counts_agree_in_every_tier() {
+    let mon = write_monitor("count.wasm", MONITOR);
+    for tier in [Tier::Int, Tier::Jit, Tier::Lazy, Tier::Dyn] {
+        let mut s = session(tier);
+        s.load_monitors(&mon.display().to_string()).unwrap();
+        s.load_app(&wat::parse_str(APP).unwrap()).unwrap();
+        let inst = s.instantiate().unwrap();
+        let sum = s.store().export_func(inst, "sum").unwrap();
+        s.begin().unwrap();
+        let r = s.run(sum, &[Value::I32(100)]);
+        s.finish(&r).unwrap();
+        assert_eq!(r.unwrap(), [Value::I32(4950)], "{tier:?}");
+        let m = s.monitor_instances()[0];
+        let total = s.store().export_func(m, "total").unwrap();
+        let n = s.store_mut().invoke(total, &[]).unwrap();
+        assert_eq!(n, [Value::I32(200)], "{tier:?}: two adds per iteration");
+    }
+}
+
+#[test]
+fn a_trapping_probe_names_the_monitor_in_every_tier() {
+    let mon = write_monitor(
+        "trap.wasm",
+        r#"(module (func (export "wasm:opcode:i32.add") unreachable))"#,
+    );
+    for tier in [Tier::Int, Tier::Jit, Tier::Lazy, Tier::Dyn] {
+        let mut s = session(tier);
+        s.load_monitors(&mon.display().to_string()).unwrap();
+        s.load_app(&wat::parse_str(APP).unwrap()).unwrap();
+        let inst = s.instantiate().unwrap();
+        let sum = s.store().export_func(inst, "sum").unwrap();
+        let err = s.run(sum, &[Value::I32(3)]).unwrap_err().to_string();
+        assert!(err.starts_with("monitor ") && err.contains("`wasm:opcode:i32.add` trapped"), "{tier:?}: {err}");
+    }
+}
+
+#[test]
+fn errors_carry_their_exit_status() {
+    let mut s = session(Tier::Int);
+    let err = s.instantiate().unwrap_err();
+    assert!(matches!(err, SessionError::Usage(_)));
+    assert_eq!(err.exit_status(), 2);
+
+    let err = s.load_app(b"\0asm\x02\0\0\0").unwrap_err();
+    assert_eq!(err.exit_status(), 125, "{err}");
+
+    let err = s.load_monitors("/nonexistent/monitor.wasm").unwrap_err();
+    assert_eq!(err.exit_status(), 3, "{err}");
+
+    let mut s = session(Tier::Int);
+    s.load_app(&wat::parse_str(r#"(module (import "nowhere" "f" (func)))"#).unwrap()).unwrap();
+    let err = s.instantiate().unwrap_err();
+    assert_eq!(err.exit_status(), 126, "{err}");
+}
