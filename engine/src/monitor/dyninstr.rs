@@ -12,29 +12,49 @@
 use crate::runtime::store::{Linker, Store};
 use crate::core::types::{FuncType, InstanceId, ValType, Value};
 
-/// Error codes returned by `insert_new_probe`.
+/// Error codes returned by `insert_new_probe`, Wizard's (checked in this order).
 pub mod codes {
-    /// No application is running yet, or `fid` is not one of its defined functions.
+    /// The funcref is null.
+    pub const NULL_FUNC: i32 = -6;
+    /// No application is running yet, or `fid` is not in its function index space.
     pub const BAD_FID: i32 = -1;
+    /// `fid` is an imported function.
+    pub const IMPORTED: i32 = -2;
     /// `pc` is not the offset of an instruction of that function.
-    pub const BAD_PC: i32 = -2;
-    /// The funcref is null or not of type `() -> ()`.
-    pub const BAD_FUNC: i32 = -3;
+    pub const BAD_PC: i32 = -3;
+    /// The function has parameters.
+    pub const HAS_PARAMS: i32 = -4;
+    /// The function has results.
+    pub const HAS_RESULTS: i32 = -5;
 }
 
 fn insert(store: &mut Store, app: Option<InstanceId>, fid: i32, pc: i32, f: Value) -> i32 {
+    let func = match f {
+        Value::FuncRef(Some(a)) => a,
+        _ => return codes::NULL_FUNC,
+    };
     let Some(app) = app else {
         return codes::BAD_FID;
     };
     let module = store.instance(app).module.clone();
-    if fid < module.num_imported_funcs as i32 || fid >= module.num_funcs() as i32 {
+    if fid < 0 || fid >= module.num_funcs() as i32 {
         return codes::BAD_FID;
     }
-    let func = match f {
-        Value::FuncRef(Some(a)) if store.func_type(a) == &FuncType::default() => a,
-        _ => return codes::BAD_FUNC,
-    };
+    if fid < module.num_imported_funcs as i32 {
+        return codes::IMPORTED;
+    }
     let code = crate::exec::interp::load::func_code(&module, fid as u32).clone();
+    // The pc is checked before the function's type, as in Wizard.
+    if pc < 0 || code.pcs.binary_search(&(pc as u32)).is_err() {
+        return codes::BAD_PC;
+    }
+    let ty = store.func_type(func);
+    if !ty.params.is_empty() {
+        return codes::HAS_PARAMS;
+    }
+    if !ty.results.is_empty() {
+        return codes::HAS_RESULTS;
+    }
     let sites = &mut crate::exec::state_mut(store).dyn_sites;
     sites.attach(code, fid as u32, pc as u32, func).unwrap_or(codes::BAD_PC)
 }

@@ -195,6 +195,8 @@ impl Session {
             return Ok(());
         }
         let mut mon_linker = Linker::new();
+        // Monitors and their libraries may use WASI, as in Wizard (same context as the app's).
+        wasi::add_to_linker(&mut mon_linker, &mut self.store, self.wasi.clone());
         matcher::define_wizeng_imports(&mut mon_linker, &mut self.store, self.wasi.clone());
         frames::define_frame_accessor(&mut mon_linker, &mut self.store);
         dyninstr::define_dyninstr(&mut mon_linker, &mut self.store);

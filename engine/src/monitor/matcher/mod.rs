@@ -13,9 +13,8 @@ use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
-use std::sync::Arc;
 
-use monitor_abi::params::{Binding, SiteCheck, SiteFacts};
+use monitor_abi::params::{Binding, ParamContext, ParamError, SiteCheck, SiteFacts};
 use monitor_abi::pattern::{Event, ExportMeaning, Mode, OpcodeMatch, Param, Pattern, StaticCall};
 use monitor_abi::{ConstValue, Opcode};
 use wasmparser::{FuncValidator, Operator, ValidatorResources, WasmModuleResources};
@@ -25,7 +24,8 @@ use crate::core::probe::{ArgSource, Instrumenter, ProbeCall, Site, When};
 use crate::runtime::store::{Linker, Store};
 use crate::core::types::*;
 use crate::runtime::wasi::WasiCtx;
-use crate::Module;
+
+mod link;
 
 /// One `--monitors` item: a monitor file and its `+lib.wasm` libraries.
 #[derive(Clone, Debug, PartialEq)]
@@ -61,6 +61,11 @@ struct Rule {
     pattern: Rc<Pattern>,
     func: FuncAddr,
     ty: Rc<FuncType>,
+    /// A placement error of the pattern (docs/monitor-abi.md#where-parameters-are-allowed),
+    /// reported as a bind error at the first site the rule's event matches
+    /// (as Wizard does): `(in the predicate, message)`. An error outside the
+    /// predicate is reported only where the predicate accepts the site.
+    invalid: Option<(bool, Rc<str>)>,
 }
 
 struct LoadedMonitor {
@@ -267,24 +272,9 @@ impl Monitors {
             let name = spec.path.display().to_string();
             let mut linker = base.clone();
             define_app_imports(&mut linker, store);
-            for lib in &spec.libs {
-                let m = Module::from_file(lib)
-                    .map_err(|e| MonitorError(format!("monitor library {}: {e}", lib.display())))?;
-                let inst = linker
-                    .instantiate(store, &Arc::new(m))
-                    .map_err(|e| MonitorError(format!("monitor library {}: {e}", lib.display())))?;
-                linker.instance(store, &base_name(lib), inst);
-            }
-            let m = Module::from_file(&spec.path)
-                .map_err(|e| MonitorError(format!("monitor {name}: {e}")))?;
-            let m = Arc::new(m);
-            dynamic |= m
-                .imports
-                .iter()
-                .any(|i| i.module == monitor_abi::imports::MODULE_DYNINSTR);
-            let instance = linker
-                .instantiate(store, &m)
-                .map_err(|e| MonitorError(format!("monitor {name}: {e}")))?;
+            let (m, instance, dyn_group) =
+                link::link_group(store, &mut linker, &spec.path, &spec.libs)?;
+            dynamic |= dyn_group;
             let mut lm = LoadedMonitor {
                 name: name.clone(),
                 instance,
@@ -305,13 +295,18 @@ impl Monitors {
                     Ok(ExportMeaning::Exit) => lm.exit = Some(func),
                     Ok(ExportMeaning::Begin) => lm.begin = Some(func),
                     Ok(ExportMeaning::Probe(pattern)) => {
+                        let mut invalid = None;
                         if let Err(pe) = monitor_abi::params::check_pattern(&pattern) {
-                            let msg = format!("monitor {name}: export `{}`: {pe}", e.name);
                             if fatal {
+                                let msg = format!("monitor {name}: export `{}`: {pe}", e.name);
                                 return Err(MonitorError(msg));
                             }
-                            eprintln!("wizeng: warning: {msg}; skipped");
-                            continue;
+                            let in_pred = matches!(
+                                &pe,
+                                ParamError::DynamicInStaticCall { context: ParamContext::Predicate(_), .. }
+                                    | ParamError::NestedCall { context: ParamContext::Predicate(_), .. }
+                            );
+                            invalid = Some((in_pred, pe.to_string().into()));
                         }
                         let ty = Rc::new(store.func_type(func).clone());
                         lm.rules.push(Rule {
@@ -320,6 +315,7 @@ impl Monitors {
                             pattern: Rc::new(pattern),
                             func,
                             ty,
+                            invalid,
                         });
                     }
                     Err(pe) if pe.is_ignorable() => {}
@@ -696,14 +692,17 @@ impl Matcher<'_> {
             Some(Extern::Memory(m)) => m,
             _ => return Err("the monitor exports no `whamm_buffer` memory".into()),
         };
-        let start = match store.export(inst, monitor_abi::imports::EXPORT_WHAMM_BUFFER_START) {
-            Some(Extern::Global(g)) => store.global_value(g).i32().unwrap_or(0) as u32 as usize,
-            _ => 0,
+        // Both bounds are required (as in Wizard): a monitor that passes
+        // strings without them would write over its own data.
+        let global = |store: &Store, name: &str| match store.export(inst, name) {
+            Some(Extern::Global(g)) => match store.global_value(g) {
+                Value::I32(v) => Ok(v as u32 as usize),
+                v => Err(format!("the `{name}` global is a {}, not an i32", v.ty())),
+            },
+            _ => Err(format!("the monitor exports no `{name}` global")),
         };
-        let max = match store.export(inst, monitor_abi::imports::EXPORT_WHAMM_BUFFER_MAX) {
-            Some(Extern::Global(g)) => store.global_value(g).i32().unwrap_or(0) as u32 as usize,
-            _ => usize::MAX,
-        };
+        let start = global(store, monitor_abi::imports::EXPORT_WHAMM_BUFFER_START)?;
+        let max = global(store, monitor_abi::imports::EXPORT_WHAMM_BUFFER_MAX)?;
         let used = self.buf_used.min(max);
         let (start, max) = (start + used, max - used);
         let n = bytes.len().min(max);
@@ -863,10 +862,15 @@ impl Matcher<'_> {
             r.func,
             r.ty.clone(),
         );
+        let invalid = r.invalid.clone();
         let m_err = |s: &Self, msg: String| {
             let m = &s.mons.monitors[mi];
             s.bind_err(m, &export, site, msg)
         };
+        // A misplaced parameter in the predicate: the predicate cannot run.
+        if let Some((true, msg)) = &invalid {
+            return Err(m_err(self, msg.to_string()));
+        }
         // Parameter checks first (no match vs error), then the predicate; a
         // parameter error at a site the predicate rejects is no match (a
         // compiler's type guard may exclude exactly those sites).
@@ -906,6 +910,9 @@ impl Matcher<'_> {
         }
         if let Some(e) = param_error {
             return Err(m_err(self, e));
+        }
+        if let Some((_, msg)) = invalid {
+            return Err(m_err(self, msg.to_string()));
         }
         let mut types = Vec::new();
         let mut args = Vec::new();
