@@ -1,4 +1,5 @@
 fn main() {
+    build_monitors();
     // The interpreter's handlers tail-call each other (`interp/hot.rs`); that
     // needs LLVM's sibling-call optimisation, which runs when optimising, on
     // targets known to lower it. Elsewhere they return to a dispatch loop.
@@ -27,4 +28,54 @@ fn main() {
         .file("src/exec/jit/trap_catch.c")
         .warnings(true)
         .compile("wizeng_trap_catch");
+}
+
+/// The built-in monitors (`monitors/NAME.mm` at the repository root),
+/// compiled with our whamm compiler into `OUT_DIR/NAME.wasm`, and
+/// `OUT_DIR/builtin_monitors.rs`, the table `monitor/builtin.rs` includes:
+/// `(name, one-line help, the script's source, the module's bytes)`.
+fn build_monitors() {
+    use std::fmt::Write as _;
+    let dir = std::path::Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap()).join("../monitors");
+    let out = std::path::PathBuf::from(std::env::var("OUT_DIR").unwrap());
+    println!("cargo:rerun-if-changed={}", dir.display());
+    let mut scripts: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "mm"))
+        .collect();
+    scripts.sort();
+    let mut table = String::from("&[\n");
+    for path in scripts {
+        println!("cargo:rerun-if-changed={}", path.display());
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let src = std::fs::read_to_string(&path).unwrap();
+        let opts = whamm_compiler::codegen::Options::default();
+        let bytes = match whamm_compiler::build(&src, &opts) {
+            Ok((bytes, _)) => bytes,
+            Err(diags) => {
+                let shown = path.display().to_string();
+                panic!("{}", whamm_compiler::diag::render(&shown, &src, &diags));
+            }
+        };
+        let wasm = out.join(format!("{name}.wasm"));
+        std::fs::write(&wasm, bytes).unwrap();
+        // The help line: the first comment line, `// NAME: what it reports`.
+        let help = src
+            .lines()
+            .next()
+            .and_then(|l| l.strip_prefix("// "))
+            .and_then(|l| l.split_once(": "))
+            .map(|(_, h)| h.trim_end_matches(['.', ',']).to_string())
+            .unwrap_or_default();
+        writeln!(
+            table,
+            "    ({name:?}, {help:?}, include_str!({:?}), include_bytes!({:?})),",
+            path.canonicalize().unwrap().display(),
+            wasm.display()
+        )
+        .unwrap();
+    }
+    table.push(']');
+    std::fs::write(out.join("builtin_monitors.rs"), table).unwrap();
 }

@@ -26,6 +26,9 @@
 #                           interpreter is ~60x slower than without (2mm: 41 s)
 #   MONITORS=hotness,branches,calls   NAME: examples/NAME.wat; NAME.mm: examples/NAME.mm,
 #                           compiled with whamm (e.g. MONITORS=hotness.mm,branches.mm,calls.mm)
+#                           builtin:NAME: the built-in monitor (`--monitors=NAME{csv}`), e.g.
+#                           MONITORS=builtin:coverage,builtin:hotness,builtin:branches,builtin:calls,
+#                           builtin:loops,builtin:memory,builtin:imix
 #   SUITES=polybench,ostrich
 #   WIZENG="cmd ..."        engine command (default target/release/wizeng; built if missing)
 #   TIMEOUT=600             per-run timeout, seconds

@@ -156,7 +156,8 @@ def main():
     ap.add_argument("--suites", default="polybench,ostrich")
     ap.add_argument("--wizeng", required=True)
     ap.add_argument("--monitors", default=",".join(MONITORS),
-                    help="NAME: examples/NAME.wat; NAME.mm: examples/NAME.mm compiled with --whamm")
+                    help="NAME: examples/NAME.wat; NAME.mm: examples/NAME.mm compiled with --whamm; "
+                         "builtin:NAME: the built-in monitor NAME (monitors/NAME.mm)")
     ap.add_argument("--whamm", default=os.path.join(ROOT, "target", "release", "whamm"))
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--off-runs", type=int, default=None, help="runs of --inline=off (default: --runs)")
@@ -179,7 +180,11 @@ def main():
     mondir = tempfile.mkdtemp(prefix="bench-monitors-mm-")
     mon_path = {}
     for m in monitors + ["empty"]:
-        if m.endswith(".mm"):
+        if m.startswith("builtin:"):
+            # a built-in monitor (monitors/NAME.mm, compiled into wizeng); its CSV
+            # report, so every configuration (the woven module too) prints the same
+            mon_path[m] = m.split(":", 1)[1] + "{csv}"
+        elif m.endswith(".mm"):
             mon_path[m] = os.path.join(mondir, m + ".wasm")
             subprocess.run(shlex.split(a.whamm) + ["build", os.path.join(ROOT, "examples", m), "-o", mon_path[m]],
                            check=True)

@@ -113,13 +113,29 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(Failure(code, err)) => {
-            eprintln!("wizeng: {err:#}");
+            match err.downcast_ref::<Raw>() {
+                Some(Raw(text)) => eprint!("{text}"),
+                None => eprintln!("wizeng: {err:#}"),
+            }
             ExitCode::from(code)
         }
     }
 }
 
 struct Failure(u8, anyhow::Error);
+
+/// An error message printed as it is, without the `wizeng: ` prefix (a
+/// monitor script's compiler diagnostics).
+#[derive(Debug)]
+struct Raw(String);
+
+impl std::fmt::Display for Raw {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Raw {}
 
 fn fail(code: u8) -> impl FnOnce(anyhow::Error) -> Failure {
     move |e| Failure(code, e)
@@ -270,6 +286,8 @@ fn session_failure(cli: &Cli) -> impl Fn(SessionError) -> Failure + '_ {
         let code = e.exit_status();
         match e {
             SessionError::Monitor(m) => Failure(code, anyhow!("{m}")),
+            // Printed as `whamm check` prints them (main prints nothing more).
+            SessionError::Compile(m) => Failure(code, anyhow!(Raw(m))),
             SessionError::Usage(m) => Failure(code, anyhow!("{m}")),
             e => Failure(code, anyhow!("{}: {e}", cli.app.display())),
         }

@@ -6,13 +6,17 @@
 //! [`blockcount`] counts straight-line blocks once; [`frames`] and [`dyninstr`]
 //! are the frame-accessor and dynamic-probe imports; [`standalone`] writes an
 //! instrumented app and its monitors as one module; [`session`] runs an app
-//! with its monitors from loading to `wasm:exit` (what the CLI does). Depends on every layer below.
+//! with its monitors from loading to `wasm:exit` (what the CLI does);
+//! [`builtin`] are the monitors selected by name (`monitors/*.mm`, compiled at
+//! build time) and [`report`] renders their reports as tables. Depends on every layer below.
 
 pub mod blockcount;
+pub mod builtin;
 pub mod dyninstr;
 pub mod frames;
 pub mod inline;
 pub mod matcher;
+pub mod report;
 pub mod session;
 pub mod standalone;
 pub mod weave;

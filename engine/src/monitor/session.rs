@@ -53,9 +53,10 @@ use crate::core::error::{InstantiateError, LoadError, LoadErrorKind, Trap};
 use crate::core::module::Module;
 use crate::core::types::{FuncAddr, InstanceId, Value};
 use crate::monitor::blockcount::BlockCounters;
+use crate::monitor::builtin::{self, ReportOptions};
 use crate::monitor::inline::{InlineConfig, InlineStats};
 use crate::monitor::matcher::{self, Monitors};
-use crate::monitor::{dyninstr, frames, standalone, weave};
+use crate::monitor::{dyninstr, frames, report, standalone, weave};
 use crate::runtime::store::{Config, Linker, Store, Tier};
 use crate::runtime::wasi::{self, WasiCtx};
 
@@ -83,6 +84,10 @@ pub enum SessionError {
     /// A monitor could not be loaded or one of its rules could not be bound.
     #[error("{0}")]
     Monitor(String),
+    /// A `.mm` monitor did not compile: the diagnostics, rendered as
+    /// `whamm check` prints them (several lines, ending in a newline).
+    #[error("{0}")]
+    Compile(String),
     /// The app could not be read, decoded or validated, or a rule failed to
     /// bind at one of its sites.
     #[error("{0}")]
@@ -102,7 +107,7 @@ impl SessionError {
     /// The `wizeng` command's exit status for this error (README, `docs/monitor-abi.md`).
     pub fn exit_status(&self) -> u8 {
         match self {
-            SessionError::Monitor(_) => 3,
+            SessionError::Monitor(_) | SessionError::Compile(_) => 3,
             SessionError::Load(e) if e.kind == LoadErrorKind::MonitorBind => 3,
             SessionError::Load(_) => 125,
             SessionError::Link(_) => 126,
@@ -140,6 +145,15 @@ pub struct Session {
     /// Where the app trapped, for exact block counts.
     trap_site: Option<(u32, u32)>,
     metrics: SessionMetrics,
+    /// Per monitor (in `--monitors` order): the built-in monitor whose
+    /// report is rendered as a table, and how.
+    reports: Vec<Option<(&'static str, ReportOptions)>>,
+    /// Per monitor: how messages name it.
+    monitor_names: Vec<String>,
+    /// The app's function names (name section), for rendered reports.
+    app_names: std::collections::HashMap<u32, String>,
+    /// Temporary module files of compiled monitors and how messages name them.
+    shown_as: Vec<(String, String)>,
 }
 
 impl Session {
@@ -161,6 +175,10 @@ impl Session {
             counters: None,
             trap_site: None,
             metrics: SessionMetrics::default(),
+            reports: Vec::new(),
+            monitor_names: Vec::new(),
+            app_names: Default::default(),
+            shown_as: Vec::new(),
         }
     }
 
@@ -188,11 +206,74 @@ impl Session {
     }
 
     /// Load and instantiate the monitors of a `--monitors` list
-    /// (`M1[+lib.wasm...][,M2...]`). An empty list loads none.
+    /// (`M1[+lib.wasm...][,M2...]`). An empty list loads none. An item is a
+    /// monitor module (`.wasm`, `.wat`), a probe script (`.mm`, compiled
+    /// here with the whamm compiler, its libraries' signatures from the
+    /// `+lib` files), or a built-in monitor's name with options
+    /// (`hotness{top=10}`, [`builtin`]).
     pub fn load_monitors(&mut self, list: &str) -> Result<(), SessionError> {
-        let specs = matcher::parse_monitor_list(list);
-        if specs.is_empty() {
+        let items = builtin::parse_list(list).map_err(SessionError::Monitor)?;
+        if items.is_empty() {
             return Ok(());
+        }
+        let tmp = std::env::temp_dir().join(format!("wizeng-monitors-{}", std::process::id()));
+        let r = self.load_items(&items, &tmp);
+        let _ = std::fs::remove_dir_all(&tmp);
+        r.map_err(|e| match e {
+            SessionError::Monitor(m) => SessionError::Monitor(self.shown(m)),
+            e => e,
+        })
+    }
+
+    /// Messages name a compiled monitor as given, not by its temporary file.
+    fn shown(&self, mut msg: String) -> String {
+        for (tmp, shown) in &self.shown_as {
+            msg = msg.replace(tmp.as_str(), shown);
+        }
+        msg
+    }
+
+    fn load_items(
+        &mut self,
+        items: &[builtin::Item<'_>],
+        tmp: &std::path::Path,
+    ) -> Result<(), SessionError> {
+        let mut specs = Vec::new();
+        let write_tmp = |shown: &str, bytes: &[u8], n: usize| {
+            let dir = tmp.join(n.to_string());
+            let stem = std::path::Path::new(shown).file_stem().unwrap_or_default();
+            let path = dir.join(stem).with_extension("wasm");
+            std::fs::create_dir_all(&dir)
+                .and_then(|_| std::fs::write(&path, bytes))
+                .map_err(|e| SessionError::Monitor(format!("monitor {shown}: {}: {e}", path.display())))?;
+            Ok::<_, SessionError>(path)
+        };
+        for (n, item) in items.iter().enumerate() {
+            match item {
+                builtin::Item::Builtin(b, o) => {
+                    let path = write_tmp(b.name, b.wasm, n)?;
+                    self.shown_as.push((path.display().to_string(), b.name.to_string()));
+                    specs.push(matcher::MonitorSpec { path, libs: vec![] });
+                    self.reports.push((!o.csv).then(|| (b.name, o.clone())));
+                    self.monitor_names.push(b.name.to_string());
+                }
+                builtin::Item::Script { path, libs } => {
+                    let bytes = compile_script(path, libs)?;
+                    let tmp_path = write_tmp(path, &bytes, n)?;
+                    self.shown_as.push((tmp_path.display().to_string(), path.to_string()));
+                    let libs = libs.iter().map(std::path::PathBuf::from).collect();
+                    specs.push(matcher::MonitorSpec { path: tmp_path, libs });
+                    self.reports.push(None);
+                    self.monitor_names.push(path.to_string());
+                }
+                builtin::Item::File(item) => {
+                    for spec in matcher::parse_monitor_list(item) {
+                        self.monitor_names.push(spec.path.display().to_string());
+                        specs.push(spec);
+                        self.reports.push(None);
+                    }
+                }
+            }
         }
         let mut mon_linker = Linker::new();
         // Monitors and their libraries may use WASI, as in Wizard (same context as the app's).
@@ -220,6 +301,26 @@ impl Session {
     /// site; for compiled tiers, weave the match into its code.
     pub fn load_app(&mut self, bytes: &[u8]) -> Result<(), SessionError> {
         let t0 = Instant::now();
+        if self.reports.iter().any(Option::is_some) {
+            self.app_names = crate::core::module::read_func_names(bytes);
+        }
+        let module = self.load_app_module(bytes).map_err(|e| match e {
+            SessionError::Load(mut e) if !self.shown_as.is_empty() => {
+                e.message = self.shown(std::mem::take(&mut e.message));
+                SessionError::Load(e)
+            }
+            e => e,
+        })?;
+        let mut module = module;
+        // The app's unexported globals are its own (monitors' are not: woven
+        // code imports them): compiled code may keep them in the vmctx.
+        module.private_globals_in_vmctx = true;
+        self.module = Some(Arc::new(module));
+        self.metrics.load = t0.elapsed();
+        Ok(())
+    }
+
+    fn load_app_module(&mut self, bytes: &[u8]) -> Result<Module, SessionError> {
         let tier = self.config.engine.tier;
         let module = match self.monitors.as_mut() {
             None => Module::new_for_tier(bytes, tier)?,
@@ -229,13 +330,7 @@ impl Session {
             }
             Some(_) => self.load_woven(bytes)?,
         };
-        let mut module = module;
-        // The app's unexported globals are its own (monitors' are not: woven
-        // code imports them): compiled code may keep them in the vmctx.
-        module.private_globals_in_vmctx = true;
-        self.module = Some(Arc::new(module));
-        self.metrics.load = t0.elapsed();
-        Ok(())
+        Ok(module)
     }
 
     /// Match for a compiled tier: weave, or fall back to the interpreter when
@@ -353,11 +448,45 @@ impl Session {
             }
         }
         let r = match &self.monitors {
+            Some(_) if self.reports.iter().any(Option::is_some) => self.exit_rendering(),
             Some(m) => m.exit(&mut self.store),
             None => Ok(()),
         };
         let _ = self.wasi.borrow_mut().flush();
         r
+    }
+
+    /// Every monitor's `wasm:exit`, in order; a built-in monitor's CSV
+    /// report is captured and printed as a table ([`report::render`]).
+    fn exit_rendering(&mut self) -> Result<(), Trap> {
+        for (i, inst) in self.monitor_instances().into_iter().enumerate() {
+            let Some(crate::core::types::Extern::Func(f)) = self.store.export(inst, "wasm:exit")
+            else {
+                continue;
+            };
+            let name = match self.reports.get(i).cloned().flatten() {
+                None => {
+                    self.store.invoke(f, &[]).map_err(|t| {
+                        matcher::wrap_trap(&self.monitor_names[i], "wasm:exit", t)
+                    })?;
+                    continue;
+                }
+                Some(r) => r,
+            };
+            let buf = crate::runtime::wasi::CaptureBuffer::new();
+            let saved = self.wasi.borrow_mut().redirect_stdout(&buf);
+            let r = self.store.invoke(f, &[]);
+            self.wasi.borrow_mut().restore_stdout(saved);
+            let text = report::render(
+                name.0,
+                &buf.to_string_lossy(),
+                &report::Names(&self.app_names),
+                &name.1,
+            );
+            let _ = self.wasi.borrow_mut().write_stdout(text.as_bytes());
+            r.map_err(|t| matcher::wrap_trap(name.0, "wasm:exit", t))?;
+        }
+        Ok(())
     }
 
     /// Load time, tier decisions and inlining statistics.
@@ -368,5 +497,38 @@ impl Session {
     /// The monitors' own counters (sites, calls, direct increments).
     pub fn monitor_stats(&self) -> Option<&matcher::MonitorStats> {
         self.monitors.as_ref().map(|m| &m.stats)
+    }
+}
+
+/// Compile a `.mm` monitor with the whamm compiler (the monitor libraries'
+/// signatures from `libs`, each named by its file's base name). Errors are
+/// rendered as `whamm check` prints them; warnings go to stderr.
+fn compile_script(path: &str, libs: &[&str]) -> Result<Vec<u8>, SessionError> {
+    let src = std::fs::read(path)
+        .map_err(|e| SessionError::Compile(format!("error: cannot read {path}: {e}\n")))?;
+    let src = String::from_utf8_lossy(&src).into_owned();
+    let mut opts = whamm_compiler::codegen::Options::default();
+    for lib in libs {
+        let p = std::path::Path::new(lib);
+        let name = p.file_stem().unwrap_or_default().to_string_lossy().into_owned();
+        let sigs = std::fs::read(p)
+            .map_err(|e| e.to_string())
+            .and_then(|b| whamm_compiler::libs::read_library(&b).map_err(|e| e.to_string()))
+            .map_err(|e| SessionError::Monitor(format!("monitor library {lib}: {e}")))?;
+        opts.libs.insert(name, sigs);
+    }
+    match whamm_compiler::build(&src, &opts) {
+        Ok((bytes, warnings)) => {
+            eprint!("{}", whamm_compiler::diag::render(path, &src, &warnings));
+            Ok(bytes)
+        }
+        Err(diags) => {
+            let n = diags.iter().filter(|d| d.is_error()).count();
+            Err(SessionError::Compile(format!(
+                "{}error: {path} failed with {n} error{}\n",
+                whamm_compiler::diag::render(path, &src, &diags),
+                if n == 1 { "" } else { "s" }
+            )))
+        }
     }
 }

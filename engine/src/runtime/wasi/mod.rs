@@ -73,6 +73,9 @@ impl CaptureBuffer {
     }
 }
 
+/// Where stdout went before [`WasiCtx::redirect_stdout`].
+pub struct SavedStdout(Output, bool);
+
 enum Input {
     Inherit,
     Bytes(io::Cursor<Vec<u8>>),
@@ -247,6 +250,21 @@ impl WasiCtx {
         self.stderr = Output::Capture(buf.clone());
         self.stderr_tty = false;
         self
+    }
+
+    /// Send the guest's stdout into `buf` from now on (what is buffered is
+    /// written out first); [`WasiCtx::restore_stdout`] undoes it. The
+    /// session captures a built-in monitor's report this way.
+    pub fn redirect_stdout(&mut self, buf: &CaptureBuffer) -> SavedStdout {
+        let _ = self.flush();
+        let old = std::mem::replace(&mut self.stdout, Output::Capture(buf.clone()));
+        SavedStdout(old, std::mem::replace(&mut self.stdout_tty, false))
+    }
+
+    /// Send stdout where it went before [`WasiCtx::redirect_stdout`].
+    pub fn restore_stdout(&mut self, saved: SavedStdout) {
+        self.stdout = saved.0;
+        self.stdout_tty = saved.1;
     }
 
     /// Write out buffered stdout. Called by `proc_exit`, `fd_close(1)`, before

@@ -1,0 +1,443 @@
+//! Reports people read: the built-in monitors' whamm CSV reports
+//! (docs/probe-language.md#report-format) turned into aligned tables, with
+//! function names from the app's name section.
+//!
+//! The monitor itself prints the CSV at `wasm:exit`; the session captures
+//! it and hands it to [`render`] with the monitor's name, the app's function
+//! names and the report options. Rows: one per site and report variable;
+//! a site is `(fid, pc, probe)`, and its variables are collected into one
+//! [`Site`].
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write as _;
+
+use crate::monitor::builtin::ReportOptions;
+
+/// One matched site of a monitor and its report variables.
+#[derive(Debug, Default)]
+pub struct Site {
+    pub fid: u32,
+    pub pc: u32,
+    /// The matched event: an opcode mnemonic (`i32.add`), or `block:start`.
+    pub event: String,
+    pub vars: BTreeMap<String, String>,
+}
+
+impl Site {
+    fn num(&self, var: &str) -> u64 {
+        self.vars.get(var).and_then(|v| v.parse().ok()).unwrap_or(0)
+    }
+    /// A map variable (`k->v;k->v`, or `empty map`) as (key, count) pairs.
+    fn map(&self, var: &str) -> Vec<(i64, u64)> {
+        let Some(v) = self.vars.get(var) else { return vec![] };
+        v.split(';')
+            .filter_map(|kv| {
+                let (k, v) = kv.split_once("->")?;
+                Some((k.trim().parse().ok()?, v.trim().parse().ok()?))
+            })
+            .collect()
+    }
+}
+
+/// Parse a whamm CSV report: the per-site rows, in order of first appearance,
+/// and every other line of the output (the script's own prints), verbatim.
+pub fn parse(csv: &str) -> (Vec<Site>, String) {
+    let mut sites: Vec<Site> = Vec::new();
+    let mut index: HashMap<(u32, u32, String), usize> = HashMap::new();
+    let mut other = String::new();
+    let mut in_report = false;
+    for line in csv.lines() {
+        if line.contains("REPORT CSV FLUSH") {
+            // The report's header starts with an empty line.
+            if other.ends_with("\n\n") || other == "\n" {
+                other.pop();
+            }
+            in_report = true;
+            continue;
+        }
+        if in_report && line.starts_with("id, id_type,") {
+            continue;
+        }
+        let row = in_report.then(|| parse_row(line)).flatten();
+        let Some((name, fid, pc, probe, value)) = row else {
+            if !(in_report && line.is_empty()) {
+                other.push_str(line);
+                other.push('\n');
+            }
+            continue;
+        };
+        let key = (fid, pc, probe.to_string());
+        let i = *index.entry(key).or_insert_with(|| {
+            let event = probe.split_once('_').map_or(probe, |(_, r)| r);
+            let event = event.strip_prefix("wasm:").unwrap_or(event);
+            let event = event.strip_prefix("opcode:").unwrap_or(event);
+            let event = event.strip_suffix(":before").unwrap_or(event);
+            sites.push(Site { fid, pc, event: event.to_string(), ..Default::default() });
+            sites.len() - 1
+        });
+        sites[i].vars.insert(name.to_string(), value.to_string());
+    }
+    (sites, other)
+}
+
+/// `(name, fid, pc, probe_id, value)` of a per-site row.
+fn parse_row(line: &str) -> Option<(&str, u32, u32, &str, &str)> {
+    // id, id_type, name, whamm_type, wasm_type, script_id, | fname, fid, pc, probe_id, value
+    let mut left = line.splitn(7, ", ");
+    let _id = left.next()?;
+    if left.next()? != "memaddr" {
+        return None;
+    }
+    let name = left.next()?;
+    let (_, _, _) = (left.next()?, left.next()?, left.next()?);
+    let rest = left.next()?;
+    let mut right = rest.rsplitn(5, ", ");
+    let value = right.next()?;
+    let probe = right.next()?;
+    let pc = right.next()?.parse().ok()?;
+    let fid = right.next()?.parse().ok()?;
+    Some((name, fid, pc, probe, value))
+}
+
+/// Function names for reports.
+pub struct Names<'a>(pub &'a HashMap<u32, String>);
+
+impl Names<'_> {
+    pub fn get(&self, fid: u32) -> String {
+        match self.0.get(&fid) {
+            Some(n) => n.clone(),
+            None => format!("func[{fid}]"),
+        }
+    }
+}
+
+/// Render the report of built-in monitor `monitor` from its captured output.
+pub fn render(monitor: &str, output: &str, names: &Names, o: &ReportOptions) -> String {
+    let (mut sites, other) = parse(output);
+    sites.retain(|s| o.wants(&names.get(s.fid)));
+    let mut out = other;
+    let body = match monitor {
+        "coverage" => coverage(&sites, names),
+        "hotness" => hotness(&sites, names, o),
+        "branches" => branches(&sites, names, o),
+        "calls" => calls(&sites, names, o),
+        "loops" => loops(&sites, names, o),
+        "memory" => memory(&sites, names, o),
+        "imix" => imix(&sites),
+        _ => return output.to_string(),
+    };
+    let _ = writeln!(out, "--- {monitor} ---");
+    out.push_str(&body);
+    out
+}
+
+/// An aligned table: a header row, then rows; columns whose header starts
+/// with `>` are right-aligned (the `>` is not printed).
+fn table(header: &[&str], rows: &[Vec<String>]) -> String {
+    let right: Vec<bool> = header.iter().map(|h| h.starts_with('>')).collect();
+    let header: Vec<String> = header.iter().map(|h| h.trim_start_matches('>').to_string()).collect();
+    let mut width: Vec<usize> = header.iter().map(|h| h.len()).collect();
+    for r in rows {
+        for (i, c) in r.iter().enumerate() {
+            width[i] = width[i].max(c.chars().count());
+        }
+    }
+    let mut out = String::new();
+    for r in std::iter::once(&header).chain(rows) {
+        let mut line = String::new();
+        for (i, c) in r.iter().enumerate() {
+            let pad = width[i] - c.chars().count();
+            let last = i + 1 == r.len();
+            if i > 0 {
+                line.push_str("  ");
+            }
+            if right[i] {
+                line.extend(std::iter::repeat(' ').take(pad));
+                line.push_str(c);
+            } else {
+                line.push_str(c);
+                if !last {
+                    line.extend(std::iter::repeat(' ').take(pad));
+                }
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+fn pct(part: u64, whole: u64) -> String {
+    if whole == 0 {
+        return "-".into();
+    }
+    format!("{:.1}%", part as f64 * 100.0 / whole as f64)
+}
+
+/// Rows ranked by `key` (descending, then in code order), zero rows dropped
+/// unless asked for, at most `limit`; and a line saying what was left out.
+fn ranked<'a>(
+    mut v: Vec<(&'a Site, u64)>,
+    o: &ReportOptions,
+    what: &str,
+) -> (Vec<(&'a Site, u64)>, String) {
+    let total = v.len();
+    if !o.zero {
+        v.retain(|(_, n)| *n > 0);
+    }
+    let zero = total - v.len();
+    v.sort_by(|a, b| b.1.cmp(&a.1).then((a.0.fid, a.0.pc).cmp(&(b.0.fid, b.0.pc))));
+    let shown = v.len().min(o.limit());
+    let mut note = format!("{total} {what}");
+    if zero > 0 {
+        let _ = write!(note, ", {zero} never ran");
+    }
+    if shown < v.len() {
+        let _ = write!(note, "; top {shown} shown (top=N for more, top=0 for all)");
+    }
+    v.truncate(shown);
+    (v, note + "\n")
+}
+
+fn coverage(sites: &[Site], names: &Names) -> String {
+    // fid -> (instrs covered, instrs, blocks covered, blocks)
+    let mut per: BTreeMap<u32, [u64; 4]> = BTreeMap::new();
+    for s in sites {
+        let e = per.entry(s.fid).or_default();
+        if s.event == "block:start" {
+            e[3] += 1;
+            e[2] += (s.num("block") > 0) as u64;
+        } else {
+            e[1] += 1;
+            e[0] += (s.num("count") > 0) as u64;
+        }
+    }
+    let mut rows = Vec::new();
+    let mut t = [0u64; 4];
+    for (fid, c) in &per {
+        for i in 0..4 {
+            t[i] += c[i];
+        }
+        rows.push(vec![
+            names.get(*fid),
+            format!("{}/{}", c[0], c[1]),
+            pct(c[0], c[1]),
+            format!("{}/{}", c[2], c[3]),
+            pct(c[2], c[3]),
+        ]);
+    }
+    let mut out = table(&["function", ">instructions", ">", ">blocks", ">"], &rows);
+    let _ = writeln!(out, "instruction coverage: {} / {} ({})", t[0], t[1], pct(t[0], t[1]));
+    let _ = writeln!(out, "block coverage: {} / {} ({})", t[2], t[3], pct(t[2], t[3]));
+    out
+}
+
+fn hotness(sites: &[Site], names: &Names, o: &ReportOptions) -> String {
+    let total: u64 = sites.iter().map(|s| s.num("count")).sum();
+    let v = sites.iter().map(|s| (s, s.num("count"))).collect();
+    let (v, note) = ranked(v, o, "instruction sites");
+    let rows: Vec<Vec<String>> = v
+        .iter()
+        .map(|(s, n)| {
+            vec![n.to_string(), pct(*n, total), names.get(s.fid), format!("+{}", s.pc), s.event.clone()]
+        })
+        .collect();
+    let mut out = table(&[">count", ">share", "function", ">pc", "instruction"], &rows);
+    let _ = write!(out, "{total} instructions executed; {note}");
+    out
+}
+
+fn branches(sites: &[Site], names: &Names, o: &ReportOptions) -> String {
+    let v = sites
+        .iter()
+        .map(|s| {
+            let n = match s.event.as_str() {
+                "br_table" => s.map("index").iter().map(|(_, n)| n).sum(),
+                "select" => s.num("first") + s.num("second"),
+                _ => s.num("taken") + s.num("not_taken"),
+            };
+            (s, n)
+        })
+        .collect();
+    let (v, note) = ranked(v, o, "branch sites");
+    let rows: Vec<Vec<String>> = v
+        .iter()
+        .map(|(s, n)| {
+            let outcomes = match s.event.as_str() {
+                "br_table" => s
+                    .map("index")
+                    .iter()
+                    .map(|(k, n)| format!("[{k}]: {n}"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                "select" => format!("first {}, second {}", s.num("first"), s.num("second")),
+                _ => format!("taken {}, not taken {}", s.num("taken"), s.num("not_taken")),
+            };
+            vec![names.get(s.fid), format!("+{}", s.pc), s.event.clone(), n.to_string(), outcomes]
+        })
+        .collect();
+    let mut out = table(&["function", ">pc", "instruction", ">executed", "outcomes"], &rows);
+    out.push_str(&note);
+    out
+}
+
+fn calls(sites: &[Site], names: &Names, o: &ReportOptions) -> String {
+    // (caller, callee or -1, indirect) -> (count, sites)
+    let mut edges: BTreeMap<(u32, i64, bool), (u64, u32)> = BTreeMap::new();
+    for s in sites {
+        if s.vars.contains_key("callees") {
+            let m = s.map("callees");
+            for (callee, n) in m {
+                let e = edges.entry((s.fid, callee, true)).or_default();
+                e.0 += n;
+                e.1 += 1;
+            }
+        } else {
+            let e = edges.entry((s.fid, s.num("callee") as i64, false)).or_default();
+            e.0 += s.num("count");
+            e.1 += 1;
+        }
+    }
+    let total: u64 = edges.values().map(|e| e.0).sum();
+    let mut v: Vec<_> = edges.into_iter().collect();
+    let n_edges = v.len();
+    if !o.zero {
+        v.retain(|(_, (n, _))| *n > 0);
+    }
+    let never = n_edges - v.len();
+    v.sort_by(|a, b| b.1 .0.cmp(&a.1 .0).then(a.0.cmp(&b.0)));
+    let shown = v.len().min(o.limit());
+    let rows: Vec<Vec<String>> = v[..shown]
+        .iter()
+        .map(|((caller, callee, indirect), (n, sites))| {
+            let callee = match *callee {
+                -1 => "(null or foreign)".to_string(),
+                c => names.get(c as u32),
+            };
+            vec![
+                n.to_string(),
+                names.get(*caller),
+                callee,
+                if *indirect { "indirect" } else { "direct" }.to_string(),
+                sites.to_string(),
+            ]
+        })
+        .collect();
+    let mut out = table(&[">calls", "caller", "callee", "kind", ">sites"], &rows);
+    let _ = write!(out, "{total} calls over {n_edges} caller-callee edges");
+    if never > 0 {
+        let _ = write!(out, ", {never} never taken");
+    }
+    if shown < v.len() {
+        let _ = write!(out, "; top {shown} shown (top=N for more, top=0 for all)");
+    }
+    out.push('\n');
+    out
+}
+
+fn loops(sites: &[Site], names: &Names, o: &ReportOptions) -> String {
+    let v = sites.iter().map(|s| (s, s.num("iterations"))).collect();
+    let (v, note) = ranked(v, o, "loops");
+    let rows: Vec<Vec<String>> = v
+        .iter()
+        .map(|(s, n)| vec![n.to_string(), names.get(s.fid), format!("+{}", s.pc)])
+        .collect();
+    let mut out = table(&[">iterations", "function", ">pc"], &rows);
+    out.push_str(&note);
+    out
+}
+
+fn memory(sites: &[Site], names: &Names, o: &ReportOptions) -> String {
+    let (mut loads, mut stores, mut lbytes, mut sbytes) = (0u64, 0u64, 0u64, 0u64);
+    let (mut lo, mut hi) = (u64::MAX, 0u64);
+    for s in sites {
+        let (n, size) = (s.num("count"), s.num("size"));
+        if s.vars.get("write").is_some_and(|w| w == "true") {
+            stores += n;
+            sbytes += n * size;
+        } else {
+            loads += n;
+            lbytes += n * size;
+        }
+        if n > 0 {
+            lo = lo.min(s.num("lo"));
+            hi = hi.max(s.num("hi") + size.max(1) - 1);
+        }
+    }
+    let v = sites.iter().map(|s| (s, s.num("count"))).collect();
+    let (v, note) = ranked(v, o, "access sites");
+    let rows: Vec<Vec<String>> = v
+        .iter()
+        .map(|(s, n)| {
+            let size = s.num("size");
+            let range = match n {
+                0 => "-".to_string(),
+                _ => format!("{:#x}..{:#x}", s.num("lo"), s.num("hi") + size.max(1) - 1),
+            };
+            vec![
+                n.to_string(),
+                (n * size).to_string(),
+                names.get(s.fid),
+                format!("+{}", s.pc),
+                s.event.clone(),
+                range,
+            ]
+        })
+        .collect();
+    let mut out =
+        table(&[">accesses", ">bytes", "function", ">pc", "instruction", "addresses"], &rows);
+    out.push_str(&note);
+    let _ = writeln!(out, "loads: {loads} ({lbytes} bytes), stores: {stores} ({sbytes} bytes)");
+    if lo <= hi {
+        let _ = writeln!(out, "addresses touched: {lo:#x}..{hi:#x}");
+    }
+    out
+}
+
+fn imix(sites: &[Site]) -> String {
+    let mut cats: BTreeMap<&'static str, (u64, u64)> = BTreeMap::new();
+    let mut ops: BTreeMap<&str, (u64, u64)> = BTreeMap::new();
+    let mut total = 0;
+    for s in sites {
+        let n = s.num("count");
+        total += n;
+        let cat = monitor_abi::opcode::Opcode::from_mnemonic(&s.event)
+            .map_or("other", |op| op.category_name());
+        let c = cats.entry(cat).or_default();
+        c.0 += n;
+        c.1 += 1;
+        let c = ops.entry(s.event.as_str()).or_default();
+        c.0 += n;
+        c.1 += 1;
+    }
+    let mut cats: Vec<_> = cats.into_iter().collect();
+    cats.sort_by(|a, b| b.1 .0.cmp(&a.1 .0).then(a.0.cmp(b.0)));
+    let rows: Vec<Vec<String>> = cats
+        .iter()
+        .map(|(c, (n, k))| vec![c.to_string(), n.to_string(), pct(*n, total), k.to_string()])
+        .collect();
+    let mut out = table(&["category", ">executed", ">share", ">sites"], &rows);
+    let _ = writeln!(out, "{total} instructions executed");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_and_tables() {
+        let csv = "hello\n\n==== REPORT CSV FLUSH ====\n\
+            id, id_type, name, whamm_type, wasm_type, script_id, fname, fid, pc, probe_id, value(s)\n\
+            1, memaddr, count, u64, i64, script0, a, b, 5, 3, 0_wasm:opcode:i32.add:before, 7\n\
+            2, memaddr, index, map<u32,u64>, i32, script0, , 5, 9, 0_wasm:opcode:br_table:before, 0->2;3->1\n";
+        let (sites, other) = parse(csv);
+        assert_eq!(other, "hello\n");
+        assert_eq!(sites.len(), 2);
+        assert_eq!((sites[0].fid, sites[0].pc, sites[0].event.as_str()), (5, 3, "i32.add"));
+        assert_eq!(sites[0].num("count"), 7);
+        assert_eq!(sites[1].map("index"), vec![(0, 2), (3, 1)]);
+        let t = table(&["a", ">n"], &[vec!["xyz".into(), "1".into()], vec!["q".into(), "100".into()]]);
+        assert_eq!(t, "a      n\nxyz    1\nq    100\n");
+    }
+}
