@@ -965,18 +965,19 @@ const fn every_op_has_one_entry(op: &Op) {
 mod tests {
     use super::*;
 
-    /// Every sample dispatches to its group's handler, every cold op to `h_cold`.
+    /// Every variant has exactly one sample (a handler group's or the cold
+    /// list's), so the table built from them covers every tag. (Handlers are
+    /// not compared by address: Rust does not promise one address per
+    /// function, and an optimised build may give the same handler two.)
     #[test]
-    fn table_maps_each_op_to_its_handler() {
+    fn table_covers_every_op_once() {
         let mut tags = Vec::new();
         for group in GROUPS {
-            for (op, h) in group {
-                assert_eq!(handler_of(op) as usize, *h as usize, "{op:?}");
+            for (op, _) in group {
                 tags.push(tag(op));
             }
         }
         for op in COLD {
-            assert_eq!(handler_of(op) as usize, h_cold as Handler as usize, "{op:?}");
             tags.push(tag(op));
         }
         // Tags are declaration indices: one sample per variant covers `0..n`.
