@@ -87,6 +87,11 @@ pub struct Site<'a, 'v> {
     pub at_func_end: bool,
     /// Index of the instruction in the function (0-based).
     pub instr_index: u32,
+    /// Whether the instruction can execute. Instrumenters see every
+    /// instruction, also unreachable ones (whose static calls still run at
+    /// match time, as in Wizard), but probes returned for an unreached one
+    /// are never attached.
+    pub reached: bool,
 }
 
 /// Decides the probes of every site of a module while it is translated.

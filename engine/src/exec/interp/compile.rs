@@ -662,6 +662,7 @@ pub(crate) fn translate(
                     validator: v,
                     at_func_end: false,
                     instr_index: 0,
+                    reached: true,
                 };
                 let calls = ins.probes(When::Entry, &site)?;
                 let pc = t.cur_pc;
@@ -685,17 +686,20 @@ pub(crate) fn translate(
                 && t.ctls
                     .last()
                     .is_some_and(|c| !c.fixups.is_empty() || c.if_jump.is_some()));
-        if reached {
-            if let Some(ins) = instr.as_deref_mut() {
-                let site = Site {
-                    func_idx,
-                    pc: t.cur_pc,
-                    op: Some(&op),
-                    validator: v,
-                    at_func_end,
-                    instr_index,
-                };
-                let calls = ins.probes(When::Before, &site)?;
+        // Every instruction is a site, as in Wizard (static calls run at
+        // unreachable ones too); only reached ones get probes.
+        if let Some(ins) = instr.as_deref_mut() {
+            let site = Site {
+                func_idx,
+                pc: t.cur_pc,
+                op: Some(&op),
+                validator: v,
+                at_func_end,
+                instr_index,
+                reached,
+            };
+            let calls = ins.probes(When::Before, &site)?;
+            if reached {
                 t.emit_probes(calls, ins);
             }
         }
@@ -745,6 +749,7 @@ pub(crate) fn translate(
                     validator: v,
                     at_func_end,
                     instr_index,
+                    reached: true,
                 };
                 let calls = ins.probes(When::After, &site)?;
                 t.emit_probes(calls, ins);

@@ -640,6 +640,8 @@ struct SiteInfo<'a> {
     instr_count: Option<u32>,
     /// Index of the instruction in its function.
     instr_index: u32,
+    /// Whether the instruction can execute (see `Site::reached`).
+    reached: bool,
 }
 
 impl SiteInfo<'_> {
@@ -922,6 +924,11 @@ impl Matcher<'_> {
                     let Param::Arg(n) = p else { unreachable!() };
                     let t = site.operand_types.get(*n as usize).copied();
                     let Some(t) = t else {
+                        // Unreachable code: operand types are unknown there, and
+                        // the probe would never fire.
+                        if !site.reached {
+                            return Ok(Bound::NoMatch);
+                        }
                         return Err(m_err(
                             self,
                             format!(
@@ -1175,6 +1182,7 @@ impl Instrumenter for Matcher<'_> {
             at_func_end: site.at_func_end,
             instr_count: self.mons.blocks.ends.get(&site.instr_index).copied(),
             instr_index: site.instr_index,
+            reached: site.reached,
         };
         let mut out = Vec::new();
         for mi in 0..self.mons.monitors.len() {
@@ -1196,6 +1204,10 @@ impl Instrumenter for Matcher<'_> {
                     out.push(c);
                 }
             }
+        }
+        if !info.reached {
+            // Static calls ran (as in Wizard); the probes would never fire.
+            out.clear();
         }
         if !out.is_empty() {
             self.mons.stats.sites += 1;

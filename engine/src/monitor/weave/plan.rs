@@ -154,7 +154,8 @@ impl Instrumenter for Recorder<'_> {
     }
     fn probes(&mut self, when: When, site: &Site<'_, '_>) -> Result<Vec<ProbeCall>, LoadError> {
         let calls = self.inner.probes(when, site)?;
-        if !calls.is_empty() {
+        // An unreached instruction gets no probes (the translator drops them too).
+        if !calls.is_empty() && site.reached {
             let fp = self.plan.funcs.entry(site.func_idx).or_default();
             let needs_stack = calls.iter().any(|c| {
                 c.args
