@@ -26,6 +26,7 @@ use crate::core::types::*;
 use crate::runtime::wasi::WasiCtx;
 
 mod link;
+mod reflect;
 
 /// One `--monitors` item: a monitor file and its `+lib.wasm` libraries.
 #[derive(Clone, Debug, PartialEq)]
@@ -272,6 +273,7 @@ impl Monitors {
             let name = spec.path.display().to_string();
             let mut linker = base.clone();
             define_app_imports(&mut linker, store);
+            reflect::define_reflect(&mut linker, store);
             let (m, instance, dyn_group) =
                 link::link_group(store, &mut linker, &spec.path, &spec.libs)?;
             dynamic |= dyn_group;
