@@ -347,7 +347,8 @@ fn run_app(cli: &Cli, s: &mut Session, t_load: std::time::Duration) -> Result<Ex
 }
 
 /// The function to run and its arguments: `--invoke=NAME ARGS...`, else
-/// `_start` or `main` without arguments.
+/// the first function export named `_start` or `main` (export order, as
+/// Wizard picks it) without arguments.
 fn entry_point(
     cli: &Cli,
     store: &Store,
@@ -355,8 +356,12 @@ fn entry_point(
 ) -> Result<(wizeng::FuncAddr, Vec<Value>), Failure> {
     let Some(name) = &cli.invoke else {
         let f = store
-            .export_func(inst, "_start")
-            .or_else(|| store.export_func(inst, "main"))
+            .instance(inst)
+            .module
+            .exports
+            .iter()
+            .filter(|e| e.name == "_start" || e.name == "main")
+            .find_map(|e| store.export_func(inst, &e.name))
             .ok_or_else(|| {
                 Failure(
                     status::USAGE,
