@@ -36,7 +36,8 @@ fn main() {
 /// `(name, one-line help, the script's source, the module's bytes)`.
 fn build_monitors() {
     use std::fmt::Write as _;
-    let dir = std::path::Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap()).join("../monitors");
+    let dir =
+        std::path::Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap()).join("../monitors");
     let out = std::path::PathBuf::from(std::env::var("OUT_DIR").unwrap());
     println!("cargo:rerun-if-changed={}", dir.display());
     let mut scripts: Vec<_> = std::fs::read_dir(&dir)

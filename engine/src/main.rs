@@ -6,8 +6,8 @@ use std::process::ExitCode;
 use anyhow::{anyhow, bail, Context};
 use clap::Parser;
 
-use wizeng::wasi::WasiCtx;
 use wizeng::monitor::session::{Session, SessionConfig, SessionError};
+use wizeng::wasi::WasiCtx;
 use wizeng::{Store, Trap, Value};
 
 /// Exit statuses of the engine itself (the app's own status is passed through).
@@ -163,7 +163,8 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
     }
     // Monitors are instantiated first (their start functions run), then matched
     // against the app while it is validated and translated.
-    s.load_monitors(cli.monitors.as_deref().unwrap_or("")).map_err(session_failure(&cli))?;
+    s.load_monitors(cli.monitors.as_deref().unwrap_or(""))
+        .map_err(session_failure(&cli))?;
     let bytes = wizeng::module::read_binary(&cli.app)
         .map_err(|e| Failure(status::LOAD, anyhow!("{}: {e}", cli.app.display())))?;
     if let Some(path) = &cli.emit_woven {
@@ -207,7 +208,10 @@ fn session_config(cli: &Cli) -> Result<SessionConfig, Failure> {
         "jit" | "lazy" if !wizeng::jit::AVAILABLE => {
             return Err(Failure(
                 status::USAGE,
-                anyhow!("--mode={}: this build has no JIT (x86-64 Linux only); use --mode=int", cli.mode),
+                anyhow!(
+                    "--mode={}: this build has no JIT (x86-64 Linux only); use --mode=int",
+                    cli.mode
+                ),
             ))
         }
         "jit" => wizeng::Tier::Jit,
@@ -322,7 +326,10 @@ fn run_app(cli: &Cli, s: &mut Session, t_load: std::time::Duration) -> Result<Ex
             t1.elapsed().as_secs_f64() * 1e3
         );
         // On a shared machine, the run's CPU time varies less than its wall time.
-        eprintln!("wizeng: metrics: run cpu {:.3} ms", run_cpu.as_secs_f64() * 1e3);
+        eprintln!(
+            "wizeng: metrics: run cpu {:.3} ms",
+            run_cpu.as_secs_f64() * 1e3
+        );
         if store.config().tier == wizeng::Tier::Dyn {
             let (funcs, osr) = store.dyn_stats();
             eprintln!(
@@ -411,7 +418,9 @@ fn entry_point(
 
 /// `--metrics` lines about monitors: sites, direct increments, inlining.
 fn print_monitor_metrics(s: &Session) {
-    let Some(stats) = s.monitor_stats() else { return };
+    let Some(stats) = s.monitor_stats() else {
+        return;
+    };
     eprintln!(
         "wizeng: metrics: probes attached at {} sites, {} calls",
         stats.sites, stats.calls
@@ -432,7 +441,11 @@ fn print_monitor_metrics(s: &Session) {
             "wizeng: metrics: probe calls inlined {}, called {}{}",
             st.inlined,
             st.called,
-            if why.is_empty() { String::new() } else { format!(" ({})", why.join(", ")) }
+            if why.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", why.join(", "))
+            }
         );
         eprintln!(
             "wizeng: metrics: block counters {}, counting {} probes at {} sites",

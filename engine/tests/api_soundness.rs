@@ -8,7 +8,7 @@
 use std::rc::Rc;
 use std::sync::Arc;
 
-use wizeng::{Config, FuncAddr, FuncType, Linker, Module, Store, Tier, Value, ValType};
+use wizeng::{Config, FuncAddr, FuncType, Linker, Module, Store, Tier, ValType, Value};
 
 const APP: &str = r#"(module
   (import "host" "forge" (func $forge (result funcref)))
@@ -28,7 +28,10 @@ const APP: &str = r#"(module
 const FORGED: FuncAddr = FuncAddr(1_000_000);
 
 fn instantiate(tier: Tier) -> (Store, wizeng::InstanceId) {
-    let mut store = Store::new(Config { tier, ..Default::default() });
+    let mut store = Store::new(Config {
+        tier,
+        ..Default::default()
+    });
     let mut linker = Linker::new();
     let forge = store.add_host_func(
         FuncType::new([], [ValType::FuncRef]),
@@ -52,8 +55,13 @@ fn forged_reference_arguments_are_refused() {
     for tier in tiers() {
         let (mut store, inst) = instantiate(tier);
         let f = store.export_func(inst, "call_arg").unwrap();
-        let err = store.invoke(f, &[Value::FuncRef(Some(FORGED))]).unwrap_err();
-        assert!(err.to_string().contains("not in this store"), "{tier:?}: {err}");
+        let err = store
+            .invoke(f, &[Value::FuncRef(Some(FORGED))])
+            .unwrap_err();
+        assert!(
+            err.to_string().contains("not in this store"),
+            "{tier:?}: {err}"
+        );
     }
 }
 
@@ -61,15 +69,25 @@ fn forged_reference_arguments_are_refused() {
 fn forged_reference_globals_are_refused() {
     for tier in tiers() {
         let (mut store, inst) = instantiate(tier);
-        let Some(wizeng::Extern::Global(g)) = store.export(inst, "g") else { panic!("no global") };
-        let err = store.set_global_value(g, Value::FuncRef(Some(FORGED))).unwrap_err();
-        assert!(err.to_string().contains("not in this store"), "{tier:?}: {err}");
+        let Some(wizeng::Extern::Global(g)) = store.export(inst, "g") else {
+            panic!("no global")
+        };
+        let err = store
+            .set_global_value(g, Value::FuncRef(Some(FORGED)))
+            .unwrap_err();
+        assert!(
+            err.to_string().contains("not in this store"),
+            "{tier:?}: {err}"
+        );
         let err = store.set_global_value(g, Value::I32(1)).unwrap_err();
         assert!(err.to_string().contains("global"), "{tier:?}: {err}");
         let f = store.export_func(inst, "call_global").unwrap();
         // Still null: the call traps on the null element, as Wasm says.
         let err = store.invoke(f, &[]).unwrap_err();
-        assert!(!err.to_string().contains("not in this store"), "{tier:?}: {err}");
+        assert!(
+            !err.to_string().contains("not in this store"),
+            "{tier:?}: {err}"
+        );
     }
 }
 
@@ -79,7 +97,10 @@ fn forged_reference_host_results_trap() {
         let (mut store, inst) = instantiate(tier);
         let f = store.export_func(inst, "call_host").unwrap();
         let err = store.invoke(f, &[]).unwrap_err();
-        assert!(err.to_string().contains("not in this store"), "{tier:?}: {err}");
+        assert!(
+            err.to_string().contains("not in this store"),
+            "{tier:?}: {err}"
+        );
     }
 }
 

@@ -25,7 +25,9 @@ fn run(mode: &str, args: &[&str]) -> String {
         "stdout:\n{}stderr:\n{}status: {}\n",
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr),
-        out.status.code().map_or("signal".to_string(), |c| c.to_string())
+        out.status
+            .code()
+            .map_or("signal".to_string(), |c| c.to_string())
     )
 }
 
@@ -37,7 +39,10 @@ fn builtin_monitor_cases() {
     let cases = std::fs::read_to_string(dir().join("cases.txt")).unwrap();
     let mut failures = Vec::new();
     let mut n = 0;
-    for line in cases.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
+    for line in cases
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+    {
         let (name, args) = line.split_once(':').expect("NAME: ARGS");
         let args: Vec<&str> = args.split_whitespace().collect();
         let expected_path = dir().join(format!("{name}.expected"));

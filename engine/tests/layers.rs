@@ -63,10 +63,14 @@ fn crate_refs(src: &str) -> Vec<(usize, String)> {
         let mut rest = code;
         while let Some(i) = rest.find("crate::") {
             let after = &rest[i + "crate::".len()..];
-            let seg: String =
-                after.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
-            let preceded_by_ident =
-                rest[..i].chars().last().is_some_and(|c| c.is_ascii_alphanumeric() || c == '_');
+            let seg: String = after
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            let preceded_by_ident = rest[..i]
+                .chars()
+                .last()
+                .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_');
             if !seg.is_empty() && !preceded_by_ident {
                 refs.push((n + 1, seg));
             }
@@ -102,8 +106,15 @@ fn layers_depend_one_way() {
             }
         }
     }
-    assert!(checked > 30, "expected the layered source tree, found {checked} files");
-    assert!(violations.is_empty(), "upward dependencies:\n{}", violations.join("\n"));
+    assert!(
+        checked > 30,
+        "expected the layered source tree, found {checked} files"
+    );
+    assert!(
+        violations.is_empty(),
+        "upward dependencies:\n{}",
+        violations.join("\n")
+    );
 }
 
 #[test]

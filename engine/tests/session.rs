@@ -35,7 +35,11 @@ fn write_monitor(name: &str, text: &str) -> PathBuf {
 
 fn session(tier: Tier) -> Session {
     let config = SessionConfig {
-        engine: Config { tier, dyn_threshold: 2, ..Default::default() },
+        engine: Config {
+            tier,
+            dyn_threshold: 2,
+            ..Default::default()
+        },
         ..Default::default()
     };
     Session::new(config, WasiCtx::new().capture_stdout(&CaptureBuffer::new()))
@@ -74,7 +78,10 @@ fn a_trapping_probe_names_the_monitor_in_every_tier() {
         let inst = s.instantiate().unwrap();
         let sum = s.store().export_func(inst, "sum").unwrap();
         let err = s.run(sum, &[Value::I32(3)]).unwrap_err().to_string();
-        assert!(err.starts_with("monitor ") && err.contains("`wasm:opcode:i32.add` trapped"), "{tier:?}: {err}");
+        assert!(
+            err.starts_with("monitor ") && err.contains("`wasm:opcode:i32.add` trapped"),
+            "{tier:?}: {err}"
+        );
     }
 }
 
@@ -92,7 +99,8 @@ fn errors_carry_their_exit_status() {
     assert_eq!(err.exit_status(), 3, "{err}");
 
     let mut s = session(Tier::Int);
-    s.load_app(&wat::parse_str(r#"(module (import "nowhere" "f" (func)))"#).unwrap()).unwrap();
+    s.load_app(&wat::parse_str(r#"(module (import "nowhere" "f" (func)))"#).unwrap())
+        .unwrap();
     let err = s.instantiate().unwrap_err();
     assert_eq!(err.exit_status(), 126, "{err}");
 }

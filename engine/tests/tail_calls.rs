@@ -20,7 +20,10 @@ fn interpreter_handlers_dispatch_by_jump() {
         .output()
     {
         Ok(o) if o.status.success() => o,
-        Ok(o) => panic!("objdump -d {exe} failed: {}", String::from_utf8_lossy(&o.stderr)),
+        Ok(o) => panic!(
+            "objdump -d {exe} failed: {}",
+            String::from_utf8_lossy(&o.stderr)
+        ),
         Err(e) => panic!("objdump is needed for this check (apt-get install binutils): {e}"),
     };
     let text = String::from_utf8_lossy(&out.stdout);

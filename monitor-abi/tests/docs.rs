@@ -13,11 +13,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
 /// Split so that this file does not match itself.
-const FORBIDDEN: &[(&str, &str)] = &[
-    ("..", "/shared/"),
-    ("shared/", "reference"),
-    ("/wo", "rk/"),
-];
+const FORBIDDEN: &[(&str, &str)] = &[("..", "/shared/"), ("shared/", "reference"), ("/wo", "rk/")];
 
 /// The normative documents, relative to the repository root.
 const DOCS: &[&str] = &["docs/monitor-abi.md", "docs/probe-language.md"];
@@ -31,7 +27,10 @@ fn repo_root() -> PathBuf {
 
 /// Directories that hold build output, VCS data or local tool state.
 fn skipped_dir(name: &str) -> bool {
-    matches!(name, "target" | ".git" | ".venv" | "__pycache__" | "node_modules")
+    matches!(
+        name,
+        "target" | ".git" | ".venv" | "__pycache__" | "node_modules"
+    )
 }
 
 /// Every text file (valid UTF-8 without NUL bytes) under `dir`.
@@ -193,19 +192,33 @@ fn doc_anchors_resolve() {
     let docs: Vec<(&str, String, HashSet<String>)> = DOCS
         .iter()
         .map(|d| {
-            let text = std::fs::read_to_string(root.join(d))
-                .unwrap_or_else(|e| panic!("{d}: {e}"));
+            let text = std::fs::read_to_string(root.join(d)).unwrap_or_else(|e| panic!("{d}: {e}"));
             let a = anchors(&text);
             (*d, text, a)
         })
         .collect();
     // Anchors that diagnostics and other documents rely on.
     let required: &[(&str, &[&str])] = &[
-        ("docs/monitor-abi.md", &["part-a", "part-b", "bind-errors", "exit-statuses", "differences-from-wizard"]),
-        ("docs/probe-language.md", &["targets", "report-format", "differences-from-whamm"]),
+        (
+            "docs/monitor-abi.md",
+            &[
+                "part-a",
+                "part-b",
+                "bind-errors",
+                "exit-statuses",
+                "differences-from-wizard",
+            ],
+        ),
+        (
+            "docs/probe-language.md",
+            &["targets", "report-format", "differences-from-whamm"],
+        ),
     ];
     for (d, must) in required {
-        let (_, _, a) = docs.iter().find(|(x, _, _)| x == d).expect("a listed document");
+        let (_, _, a) = docs
+            .iter()
+            .find(|(x, _, _)| x == d)
+            .expect("a listed document");
         for m in must.iter().filter(|m| !a.contains(**m)) {
             bad.push(format!("{d}: no heading for #{m}"));
         }
@@ -242,7 +255,10 @@ fn doc_anchors_resolve() {
 fn slugs_follow_github() {
     assert_eq!(slug(" Part B"), "part-b");
     assert_eq!(slug(" `whamm_buffer`"), "whamm_buffer");
-    assert_eq!(slug(" Not yet identical (issue #16)"), "not-yet-identical-issue-16");
+    assert_eq!(
+        slug(" Not yet identical (issue #16)"),
+        "not-yet-identical-issue-16"
+    );
     assert_eq!(slug(" Begin, end and report"), "begin-end-and-report");
     assert_eq!(slug(" See [the ABI](x.md) now"), "see-the-abi-now");
     let a = anchors("# A\n## A\n```\n# not a heading\n```\n### B c\n");

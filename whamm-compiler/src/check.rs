@@ -939,13 +939,19 @@ impl<'a> Checker<'a> {
                 // As in whamm, a literal stands for its bit pattern in the
                 // wanted width: `-1` as a `u8` is 255, `0xFFFF0000` as an
                 // `i32` is negative (docs/probe-language.md#types-and-conversions).
-                let (lo, hi) = (lo.min(-(1i128 << (w.bits() - 1))), hi.max((1i128 << w.bits()) - 1));
+                let (lo, hi) = (
+                    lo.min(-(1i128 << (w.bits() - 1))),
+                    hi.max((1i128 << w.bits()) - 1),
+                );
                 if v >= lo && v <= hi {
                     return w.clone();
                 }
                 self.err(
                     Diag::error(format!("integer literal {v} is out of range for {w}"), span)
-                        .with_label(format!("a {w} literal is {lo}..={hi} (its {}-bit pattern)", w.bits())),
+                        .with_label(format!(
+                            "a {w} literal is {lo}..={hi} (its {}-bit pattern)",
+                            w.bits()
+                        )),
                 );
                 return Type::Error;
             }

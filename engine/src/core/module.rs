@@ -253,7 +253,10 @@ impl Module {
         translator: &mut dyn BodyTranslator,
     ) -> Result<Module, LoadError> {
         match parse(bytes, features & supported_features(), translator) {
-            Ok(info) => Ok(Module { info, code: translator.finish() }),
+            Ok(info) => Ok(Module {
+                info,
+                code: translator.finish(),
+            }),
             Err(e)
                 if matches!(
                     e.kind,
@@ -526,7 +529,11 @@ fn parse(
         let payload = payload?;
         if let wasmparser::ValidPayload::Func(func, body) = validator.payload(&payload)? {
             let mut fv = func.into_validator(std::mem::take(&mut allocs));
-            let ctx = BodyCtx { types: &m.types, func_types: &m.func_types, features };
+            let ctx = BodyCtx {
+                types: &m.types,
+                func_types: &m.func_types,
+                features,
+            };
             translator.body(&ctx, &mut fv, &body)?;
             allocs = fv.into_allocations();
         }
@@ -720,7 +727,10 @@ fn parse(
     Ok(m)
 }
 
-fn read_names(names: wasmparser::NameSectionReader<'_>, m: &mut ModuleInfo) -> wasmparser::Result<()> {
+fn read_names(
+    names: wasmparser::NameSectionReader<'_>,
+    m: &mut ModuleInfo,
+) -> wasmparser::Result<()> {
     for n in names {
         match n? {
             wasmparser::Name::Module { name, .. } => m.name = Some(name.to_string()),

@@ -80,4 +80,3 @@ pub struct InlinedFrom {
     pub func_name: Arc<str>,
     pub pc: u32,
 }
-

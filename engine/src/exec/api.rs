@@ -30,11 +30,17 @@ pub(crate) struct TierState {
 /// The tiers' state of `store`. Every store is made by [`Store::new`], which
 /// puts a [`TierState`] there, so the downcast cannot fail.
 pub(crate) fn state(store: &Store) -> &TierState {
-    store.tiers.downcast_ref().expect("stores are created with TierState")
+    store
+        .tiers
+        .downcast_ref()
+        .expect("stores are created with TierState")
 }
 
 pub(crate) fn state_mut(store: &mut Store) -> &mut TierState {
-    store.tiers.downcast_mut().expect("stores are created with TierState")
+    store
+        .tiers
+        .downcast_mut()
+        .expect("stores are created with TierState")
 }
 
 impl Default for Store {
@@ -57,7 +63,9 @@ impl Store {
         if args.len() != ty.params.len()
             || args.iter().zip(ty.params.iter()).any(|(a, t)| a.ty() != *t)
         {
-            return Err(Trap::host(format!("wrong arguments for a function of type {ty}")));
+            return Err(Trap::host(format!(
+                "wrong arguments for a function of type {ty}"
+            )));
         }
         for a in args {
             self.check_value(a)?;

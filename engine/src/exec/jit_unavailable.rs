@@ -35,7 +35,10 @@ pub(crate) mod profiling {
 
     impl JitDump {
         pub fn create() -> std::io::Result<JitDump> {
-            Err(std::io::Error::new(std::io::ErrorKind::Unsupported, super::WHY))
+            Err(std::io::Error::new(
+                std::io::ErrorKind::Unsupported,
+                super::WHY,
+            ))
         }
     }
 }

@@ -34,8 +34,8 @@ use std::collections::{HashMap, HashSet};
 use wasmparser::Operator;
 
 use crate::core::probe::{ArgSource, ProbeCall, When};
-use crate::runtime::store::{FuncKind, Store};
 use crate::core::types::{InstanceId, MemAddr, ValType};
+use crate::runtime::store::{FuncKind, Store};
 
 /// Export of the woven module that folds every block counter into the
 /// monitors' memories (no params, no results). Whoever runs a woven module

@@ -30,7 +30,12 @@ pub struct Builtin {
 
 /// Every built-in monitor, by name.
 pub fn all() -> impl Iterator<Item = Builtin> {
-    TABLE.iter().map(|&(name, help, source, wasm)| Builtin { name, help, source, wasm })
+    TABLE.iter().map(|&(name, help, source, wasm)| Builtin {
+        name,
+        help,
+        source,
+        wasm,
+    })
 }
 
 /// The built-in monitor called `name`.
@@ -64,7 +69,11 @@ impl ReportOptions {
     /// Parse the text between `{` and `}`: options separated by `,` or `;`.
     pub fn parse(monitor: &str, text: &str) -> Result<ReportOptions, String> {
         let mut o = ReportOptions::default();
-        for opt in text.split([',', ';']).map(str::trim).filter(|s| !s.is_empty()) {
+        for opt in text
+            .split([',', ';'])
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+        {
             let (key, value) = match opt.split_once('=') {
                 Some((k, v)) => (k.trim(), Some(v.trim())),
                 None => (opt, None),
@@ -99,7 +108,9 @@ impl ReportOptions {
 
     /// Whether a function name passes the filter.
     pub fn wants(&self, func: &str) -> bool {
-        self.filter.as_deref().map_or(true, |g| glob(g.as_bytes(), func.as_bytes()))
+        self.filter
+            .as_deref()
+            .map_or(true, |g| glob(g.as_bytes(), func.as_bytes()))
     }
 }
 
@@ -141,7 +152,10 @@ pub fn parse_list(list: &str) -> Result<Vec<Item<'_>>, String> {
     let mut items = Vec::new();
     let mut depth = 0u32;
     let mut start = 0;
-    for (i, c) in list.char_indices().chain(std::iter::once((list.len(), ','))) {
+    for (i, c) in list
+        .char_indices()
+        .chain(std::iter::once((list.len(), ',')))
+    {
         match c {
             '{' => depth += 1,
             '}' => depth = depth.saturating_sub(1),
@@ -169,7 +183,10 @@ fn classify(item: &str) -> Result<Item<'_>, String> {
     let mut parts = item.split('+');
     let first = parts.next().unwrap_or_default();
     if first.ends_with(".mm") {
-        return Ok(Item::Script { path: first, libs: parts.collect() });
+        return Ok(Item::Script {
+            path: first,
+            libs: parts.collect(),
+        });
     }
     let bare = !first.contains(['.', '/']) && !std::path::Path::new(first).exists();
     if bare && first == item {
@@ -204,10 +221,18 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert_eq!(items[1], Item::File("x.wasm+l.wasm"));
-        assert_eq!(items[2], Item::Script { path: "t.mm", libs: vec!["a.wasm"] });
+        assert_eq!(
+            items[2],
+            Item::Script {
+                path: "t.mm",
+                libs: vec!["a.wasm"]
+            }
+        );
         let e = parse_list("nosuch").unwrap_err();
         assert!(e.contains("coverage") && e.contains("hotness"), "{e}");
-        assert!(parse_list("hotness{bogus}").unwrap_err().contains("unknown option"));
+        assert!(parse_list("hotness{bogus}")
+            .unwrap_err()
+            .contains("unknown option"));
     }
 
     #[test]

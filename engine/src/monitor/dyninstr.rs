@@ -8,9 +8,8 @@
 //! replaced op: insertion order is firing order; a probe inserted while the site
 //! fires does not fire this time; a removed one still fires this time only.
 
-
-use crate::runtime::store::{Linker, Store};
 use crate::core::types::{FuncType, InstanceId, ValType, Value};
+use crate::runtime::store::{Linker, Store};
 
 /// Error codes returned by `insert_new_probe`, Wizard's (checked in this order).
 pub mod codes {
@@ -56,7 +55,9 @@ fn insert(store: &mut Store, app: Option<InstanceId>, fid: i32, pc: i32, f: Valu
         return codes::HAS_RESULTS;
     }
     let sites = &mut crate::exec::state_mut(store).dyn_sites;
-    sites.attach(code, fid as u32, pc as u32, func).unwrap_or(codes::BAD_PC)
+    sites
+        .attach(code, fid as u32, pc as u32, func)
+        .unwrap_or(codes::BAD_PC)
 }
 
 fn remove(store: &mut Store, id: i32) {

@@ -8,11 +8,10 @@
 //! not in the view has returned: every call with it traps ("frame accessor used
 //! after its frame returned"), never reading another frame.
 
-
 use crate::core::error::Trap;
+use crate::core::types::{FuncType, ValType, Value};
 use crate::exec::interp::frames::{FrameInfo, FrameView};
 use crate::runtime::store::{Caller, Linker, Store};
-use crate::core::types::{FuncType, ValType, Value};
 
 fn view<'a>(c: &'a Caller<'_>) -> Result<&'a FrameView, Trap> {
     crate::exec::state(c.store)

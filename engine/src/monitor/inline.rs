@@ -15,8 +15,8 @@ use std::collections::{BTreeMap, HashMap};
 
 use wasmparser::Operator;
 
-use crate::runtime::store::{FuncKind, Store};
 use crate::core::types::{FuncAddr, GlobalAddr, MemAddr, ValType};
+use crate::runtime::store::{FuncKind, Store};
 
 #[derive(Clone, Debug)]
 pub struct InlineConfig {
@@ -197,7 +197,6 @@ pub fn memory_of(op: &Operator<'_>) -> Option<Vec<u32>> {
         }
     })
 }
-
 
 /// A `wizeng:frame_accessor` function (docs/monitor-abi.md#frame-accessors) that inlined code can turn
 /// into a direct access of the probed frame (an intrinsic).

@@ -29,7 +29,9 @@ impl Site {
     }
     /// A map variable (`k->v;k->v`, or `empty map`) as (key, count) pairs.
     fn map(&self, var: &str) -> Vec<(i64, u64)> {
-        let Some(v) = self.vars.get(var) else { return vec![] };
+        let Some(v) = self.vars.get(var) else {
+            return vec![];
+        };
         v.split(';')
             .filter_map(|kv| {
                 let (k, v) = kv.split_once("->")?;
@@ -72,7 +74,12 @@ pub fn parse(csv: &str) -> (Vec<Site>, String) {
             let event = event.strip_prefix("wasm:").unwrap_or(event);
             let event = event.strip_prefix("opcode:").unwrap_or(event);
             let event = event.strip_suffix(":before").unwrap_or(event);
-            sites.push(Site { fid, pc, event: event.to_string(), ..Default::default() });
+            sites.push(Site {
+                fid,
+                pc,
+                event: event.to_string(),
+                ..Default::default()
+            });
             sites.len() - 1
         });
         sites[i].vars.insert(name.to_string(), value.to_string());
@@ -135,7 +142,10 @@ pub fn render(monitor: &str, output: &str, names: &Names, o: &ReportOptions) -> 
 /// with `>` are right-aligned (the `>` is not printed).
 fn table(header: &[&str], rows: &[Vec<String>]) -> String {
     let right: Vec<bool> = header.iter().map(|h| h.starts_with('>')).collect();
-    let header: Vec<String> = header.iter().map(|h| h.trim_start_matches('>').to_string()).collect();
+    let header: Vec<String> = header
+        .iter()
+        .map(|h| h.trim_start_matches('>').to_string())
+        .collect();
     let mut width: Vec<usize> = header.iter().map(|h| h.len()).collect();
     for r in rows {
         for (i, c) in r.iter().enumerate() {
@@ -186,7 +196,10 @@ fn ranked<'a>(
         v.retain(|(_, n)| *n > 0);
     }
     let zero = total - v.len();
-    v.sort_by(|a, b| b.1.cmp(&a.1).then((a.0.fid, a.0.pc).cmp(&(b.0.fid, b.0.pc))));
+    v.sort_by(|a, b| {
+        b.1.cmp(&a.1)
+            .then((a.0.fid, a.0.pc).cmp(&(b.0.fid, b.0.pc)))
+    });
     let shown = v.len().min(o.limit());
     let mut note = format!("{total} {what}");
     if zero > 0 {
@@ -227,8 +240,20 @@ fn coverage(sites: &[Site], names: &Names) -> String {
         ]);
     }
     let mut out = table(&["function", ">instructions", ">", ">blocks", ">"], &rows);
-    let _ = writeln!(out, "instruction coverage: {} / {} ({})", t[0], t[1], pct(t[0], t[1]));
-    let _ = writeln!(out, "block coverage: {} / {} ({})", t[2], t[3], pct(t[2], t[3]));
+    let _ = writeln!(
+        out,
+        "instruction coverage: {} / {} ({})",
+        t[0],
+        t[1],
+        pct(t[0], t[1])
+    );
+    let _ = writeln!(
+        out,
+        "block coverage: {} / {} ({})",
+        t[2],
+        t[3],
+        pct(t[2], t[3])
+    );
     out
 }
 
@@ -239,10 +264,19 @@ fn hotness(sites: &[Site], names: &Names, o: &ReportOptions) -> String {
     let rows: Vec<Vec<String>> = v
         .iter()
         .map(|(s, n)| {
-            vec![n.to_string(), pct(*n, total), names.get(s.fid), format!("+{}", s.pc), s.event.clone()]
+            vec![
+                n.to_string(),
+                pct(*n, total),
+                names.get(s.fid),
+                format!("+{}", s.pc),
+                s.event.clone(),
+            ]
         })
         .collect();
-    let mut out = table(&[">count", ">share", "function", ">pc", "instruction"], &rows);
+    let mut out = table(
+        &[">count", ">share", "function", ">pc", "instruction"],
+        &rows,
+    );
     let _ = write!(out, "{total} instructions executed; {note}");
     out
 }
@@ -273,10 +307,19 @@ fn branches(sites: &[Site], names: &Names, o: &ReportOptions) -> String {
                 "select" => format!("first {}, second {}", s.num("first"), s.num("second")),
                 _ => format!("taken {}, not taken {}", s.num("taken"), s.num("not_taken")),
             };
-            vec![names.get(s.fid), format!("+{}", s.pc), s.event.clone(), n.to_string(), outcomes]
+            vec![
+                names.get(s.fid),
+                format!("+{}", s.pc),
+                s.event.clone(),
+                n.to_string(),
+                outcomes,
+            ]
         })
         .collect();
-    let mut out = table(&["function", ">pc", "instruction", ">executed", "outcomes"], &rows);
+    let mut out = table(
+        &["function", ">pc", "instruction", ">executed", "outcomes"],
+        &rows,
+    );
     out.push_str(&note);
     out
 }
@@ -293,7 +336,9 @@ fn calls(sites: &[Site], names: &Names, o: &ReportOptions) -> String {
                 e.1 += 1;
             }
         } else {
-            let e = edges.entry((s.fid, s.num("callee") as i64, false)).or_default();
+            let e = edges
+                .entry((s.fid, s.num("callee") as i64, false))
+                .or_default();
             e.0 += s.num("count");
             e.1 += 1;
         }
@@ -384,10 +429,22 @@ fn memory(sites: &[Site], names: &Names, o: &ReportOptions) -> String {
             ]
         })
         .collect();
-    let mut out =
-        table(&[">accesses", ">bytes", "function", ">pc", "instruction", "addresses"], &rows);
+    let mut out = table(
+        &[
+            ">accesses",
+            ">bytes",
+            "function",
+            ">pc",
+            "instruction",
+            "addresses",
+        ],
+        &rows,
+    );
     out.push_str(&note);
-    let _ = writeln!(out, "loads: {loads} ({lbytes} bytes), stores: {stores} ({sbytes} bytes)");
+    let _ = writeln!(
+        out,
+        "loads: {loads} ({lbytes} bytes), stores: {stores} ({sbytes} bytes)"
+    );
     if lo <= hi {
         let _ = writeln!(out, "addresses touched: {lo:#x}..{hi:#x}");
     }
@@ -434,10 +491,19 @@ mod tests {
         let (sites, other) = parse(csv);
         assert_eq!(other, "hello\n");
         assert_eq!(sites.len(), 2);
-        assert_eq!((sites[0].fid, sites[0].pc, sites[0].event.as_str()), (5, 3, "i32.add"));
+        assert_eq!(
+            (sites[0].fid, sites[0].pc, sites[0].event.as_str()),
+            (5, 3, "i32.add")
+        );
         assert_eq!(sites[0].num("count"), 7);
         assert_eq!(sites[1].map("index"), vec![(0, 2), (3, 1)]);
-        let t = table(&["a", ">n"], &[vec!["xyz".into(), "1".into()], vec!["q".into(), "100".into()]]);
+        let t = table(
+            &["a", ">n"],
+            &[
+                vec!["xyz".into(), "1".into()],
+                vec!["q".into(), "100".into()],
+            ],
+        );
         assert_eq!(t, "a      n\nxyz    1\nq    100\n");
     }
 }

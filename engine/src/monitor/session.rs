@@ -73,7 +73,11 @@ pub struct SessionConfig {
 
 impl Default for SessionConfig {
     fn default() -> Self {
-        SessionConfig { engine: Config::default(), inline: InlineConfig::default(), fatal: false }
+        SessionConfig {
+            engine: Config::default(),
+            inline: InlineConfig::default(),
+            fatal: false,
+        }
     }
 }
 
@@ -245,14 +249,17 @@ impl Session {
             let path = dir.join(stem).with_extension("wasm");
             std::fs::create_dir_all(&dir)
                 .and_then(|_| std::fs::write(&path, bytes))
-                .map_err(|e| SessionError::Monitor(format!("monitor {shown}: {}: {e}", path.display())))?;
+                .map_err(|e| {
+                    SessionError::Monitor(format!("monitor {shown}: {}: {e}", path.display()))
+                })?;
             Ok::<_, SessionError>(path)
         };
         for (n, item) in items.iter().enumerate() {
             match item {
                 builtin::Item::Builtin(b, o) => {
                     let path = write_tmp(b.name, b.wasm, n)?;
-                    self.shown_as.push((path.display().to_string(), b.name.to_string()));
+                    self.shown_as
+                        .push((path.display().to_string(), b.name.to_string()));
                     specs.push(matcher::MonitorSpec { path, libs: vec![] });
                     self.reports.push((!o.csv).then(|| (b.name, o.clone())));
                     self.monitor_names.push(b.name.to_string());
@@ -260,9 +267,13 @@ impl Session {
                 builtin::Item::Script { path, libs } => {
                     let bytes = compile_script(path, libs)?;
                     let tmp_path = write_tmp(path, &bytes, n)?;
-                    self.shown_as.push((tmp_path.display().to_string(), path.to_string()));
+                    self.shown_as
+                        .push((tmp_path.display().to_string(), path.to_string()));
                     let libs = libs.iter().map(std::path::PathBuf::from).collect();
-                    specs.push(matcher::MonitorSpec { path: tmp_path, libs });
+                    specs.push(matcher::MonitorSpec {
+                        path: tmp_path,
+                        libs,
+                    });
                     self.reports.push(None);
                     self.monitor_names.push(path.to_string());
                 }
@@ -294,7 +305,10 @@ impl Session {
 
     /// The monitors' instances, in `--monitors` order.
     pub fn monitor_instances(&self) -> Vec<InstanceId> {
-        self.monitors.as_ref().map(|m| m.instances()).unwrap_or_default()
+        self.monitors
+            .as_ref()
+            .map(|m| m.instances())
+            .unwrap_or_default()
     }
 
     /// Decode and validate the app, matching the monitors' rules at every
@@ -374,11 +388,17 @@ impl Session {
     /// Load the app matching it against the monitors, recording the plan.
     fn match_app(&mut self, bytes: &[u8]) -> Result<(Module, weave::Plan, bool), SessionError> {
         let tier = self.config.engine.tier;
-        let m = self.monitors.as_mut().ok_or(SessionError::Usage("no monitors loaded"))?;
+        let m = self
+            .monitors
+            .as_mut()
+            .ok_or(SessionError::Usage("no monitors loaded"))?;
         m.set_app(bytes);
         let dynamic = m.dynamic;
         let mut matcher = m.matcher(&mut self.store);
-        let mut rec = weave::Recorder { inner: &mut matcher, plan: Default::default() };
+        let mut rec = weave::Recorder {
+            inner: &mut matcher,
+            plan: Default::default(),
+        };
         let orig = Module::new_instrumented_for_tier(bytes, &mut rec, tier)?;
         Ok((orig, rec.plan, dynamic))
     }
@@ -394,14 +414,23 @@ impl Session {
         let (orig, plan, dynamic) = self.match_app(bytes)?;
         let m = self.monitors.as_ref().expect("checked above");
         let life = m.lifecycle();
-        Ok(standalone::emit(&orig, &plan, &self.store, &self.config.inline, dynamic, &life)?)
+        Ok(standalone::emit(
+            &orig,
+            &plan,
+            &self.store,
+            &self.config.inline,
+            dynamic,
+            &life,
+        )?)
     }
 
     /// Instantiate the loaded app (its start function runs) and make it the
     /// target of dynamic probes.
     pub fn instantiate(&mut self) -> Result<InstanceId, SessionError> {
-        let module =
-            self.module.clone().ok_or(SessionError::Usage("instantiate before load_app"))?;
+        let module = self
+            .module
+            .clone()
+            .ok_or(SessionError::Usage("instantiate before load_app"))?;
         let tier = self.config.engine.tier;
         self.store.config.tier = self.app_tier;
         let inst = self.linker.instantiate(&mut self.store, &module);
@@ -466,9 +495,9 @@ impl Session {
             };
             let name = match self.reports.get(i).cloned().flatten() {
                 None => {
-                    self.store.invoke(f, &[]).map_err(|t| {
-                        matcher::wrap_trap(&self.monitor_names[i], "wasm:exit", t)
-                    })?;
+                    self.store
+                        .invoke(f, &[])
+                        .map_err(|t| matcher::wrap_trap(&self.monitor_names[i], "wasm:exit", t))?;
                     continue;
                 }
                 Some(r) => r,
@@ -510,7 +539,11 @@ fn compile_script(path: &str, libs: &[&str]) -> Result<Vec<u8>, SessionError> {
     let mut opts = whamm_compiler::codegen::Options::default();
     for lib in libs {
         let p = std::path::Path::new(lib);
-        let name = p.file_stem().unwrap_or_default().to_string_lossy().into_owned();
+        let name = p
+            .file_stem()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
         let sigs = std::fs::read(p)
             .map_err(|e| e.to_string())
             .and_then(|b| whamm_compiler::libs::read_library(&b).map_err(|e| e.to_string()))

@@ -284,7 +284,6 @@ impl<'a> Caller<'a> {
             })?;
         Ok(&mut self.store.memories[m.0 as usize].data)
     }
-
 }
 
 impl Store {
@@ -326,19 +325,21 @@ impl Store {
     pub fn add_host_func(&mut self, ty: FuncType, f: HostFn) -> FuncAddr {
         let type_id = self.intern_type(&ty);
         let want = ty.results.clone();
-        let f: HostFn = Rc::new(move |c: &mut Caller<'_>, args: &[Value], res: &mut [Value]| {
-            f(c, args, res)?;
-            for (v, t) in res.iter().zip(want.iter()) {
-                if v.ty() != *t {
-                    return Err(Trap::host(format!(
-                        "host function returned a {} where its type says {t}",
-                        v.ty()
-                    )));
+        let f: HostFn = Rc::new(
+            move |c: &mut Caller<'_>, args: &[Value], res: &mut [Value]| {
+                f(c, args, res)?;
+                for (v, t) in res.iter().zip(want.iter()) {
+                    if v.ty() != *t {
+                        return Err(Trap::host(format!(
+                            "host function returned a {} where its type says {t}",
+                            v.ty()
+                        )));
+                    }
+                    c.store.check_value(v)?;
                 }
-                c.store.check_value(v)?;
-            }
-            Ok(())
-        });
+                Ok(())
+            },
+        );
         self.push_func(FuncInst {
             ty,
             type_id,
@@ -367,8 +368,9 @@ impl Store {
     /// Add a standalone memory (e.g. the spectest host module's).
     pub fn add_memory(&mut self, ty: MemoryType) -> MemAddr {
         let max_pages = ty.limits.max.unwrap_or(MAX_PAGES).min(MAX_PAGES);
-        let data = crate::runtime::linear_memory::LinearMemory::new(ty.limits.min as usize * PAGE_SIZE)
-            .expect("cannot reserve address space for a linear memory");
+        let data =
+            crate::runtime::linear_memory::LinearMemory::new(ty.limits.min as usize * PAGE_SIZE)
+                .expect("cannot reserve address space for a linear memory");
         self.memories.push(MemoryInst::new(data, max_pages, ty));
         MemAddr(self.memories.len() as u32 - 1)
     }
@@ -409,7 +411,11 @@ impl Store {
     pub fn set_global_value(&mut self, g: GlobalAddr, v: Value) -> Result<(), Trap> {
         let gi = &self.globals[g.0 as usize];
         if v.ty() != gi.ty.ty {
-            return Err(Trap::host(format!("a {} value for a {} global", v.ty(), gi.ty.ty)));
+            return Err(Trap::host(format!(
+                "a {} value for a {} global",
+                v.ty(),
+                gi.ty.ty
+            )));
         }
         self.check_value(&v)?;
         self.globals[g.0 as usize].value = v.to_slot();
@@ -420,9 +426,9 @@ impl Store {
     /// store: a function reference must name one of its functions.
     pub(crate) fn check_value(&self, v: &Value) -> Result<(), Trap> {
         match v {
-            Value::FuncRef(Some(f)) if f.0 as usize >= self.funcs.len() => {
-                Err(Trap::host(format!("function reference {} is not in this store", f.0)))
-            }
+            Value::FuncRef(Some(f)) if f.0 as usize >= self.funcs.len() => Err(Trap::host(
+                format!("function reference {} is not in this store", f.0),
+            )),
             _ => Ok(()),
         }
     }
@@ -710,7 +716,6 @@ impl Linker {
         }
         Ok(out)
     }
-
 }
 
 fn limits_match(actual_min: u64, actual_max: Option<u64>, want: &Limits) -> bool {

@@ -257,7 +257,9 @@ pub fn run_tier(module: &Arc<Module>, tier: Tier, fuel_global: u32) -> Run {
                     .map(|(k, t)| arg(*t, round * 5 + k + e.index as usize, &funcs))
                     .collect();
                 if let Some(g) = fuel {
-                    store.set_global_value(g, Value::I32(FUEL as i32)).expect("fuel is an i32 global");
+                    store
+                        .set_global_value(g, Value::I32(FUEL as i32))
+                        .expect("fuel is an i32 global");
                 }
                 let r = store.invoke(f, &args);
                 run.calls.push((e.name.clone(), r));

@@ -266,7 +266,10 @@ impl Cg<'_> {
             .collect();
         let Some((ty, loc)) = usize::try_from(n).ok().and_then(|i| maps.get(i).cloned()) else {
             self.err(Diag::error(
-                format!("no map with id {n}: the script declares {} global map(s)", maps.len()),
+                format!(
+                    "no map with id {n}: the script declares {} global map(s)",
+                    maps.len()
+                ),
                 span,
             ));
             return;

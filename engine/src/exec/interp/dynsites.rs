@@ -62,7 +62,12 @@ impl DynSites {
             None => {
                 let op_index = op_index_at(&code, pc)?;
                 let original = code.ops[op_index].get();
-                self.sites.push(DynSite { code, op_index, original, probes: Rc::default() });
+                self.sites.push(DynSite {
+                    code,
+                    op_index,
+                    original,
+                    probes: Rc::default(),
+                });
                 self.index.insert((fid, pc), self.sites.len() - 1);
                 self.sites.len() - 1
             }

@@ -12,8 +12,8 @@ use std::rc::Rc;
 use super::code::*;
 use super::hot::{self, Exit, Regs, Slot};
 use crate::core::error::{Trap, TrapKind, TrapSite};
-use crate::runtime::store::{Caller, FuncKind, HostFn, Store};
 use crate::core::types::{FuncAddr, InstanceId, Value};
+use crate::runtime::store::{Caller, FuncKind, HostFn, Store};
 
 /// Maximum nesting of host -> Wasm re-entry (each level uses host stack).
 const MAX_REENTRY: usize = 256;
@@ -338,7 +338,10 @@ impl<'s> Interp<'s> {
     fn copy_slots(&mut self, from: Slot, to: Slot, n: usize) {
         let (base, slen) = (self.base, self.slen);
         debug_assert!(
-            from.0 >= base.0 && to.0 >= base.0 && (from - base) + n <= slen && (to - base) + n <= slen
+            from.0 >= base.0
+                && to.0 >= base.0
+                && (from - base) + n <= slen
+                && (to - base) + n <= slen
         );
         // SAFETY: both ranges are within the frame (invariant at `Interp`); `copy` allows overlap.
         unsafe { std::ptr::copy(from.0, to.0, n) }
@@ -384,7 +387,14 @@ impl<'s> Interp<'s> {
     #[cold]
     #[inline(never)]
     pub(super) fn probe_trapped(&self, what: &str, t: Trap) -> Trap {
-        probe_trapped(self.store, &self.code, self.ip_index() - 1, self.inst, what, t)
+        probe_trapped(
+            self.store,
+            &self.code,
+            self.ip_index() - 1,
+            self.inst,
+            what,
+            t,
+        )
     }
 
     /// Runs ops from `*op` (already fetched) in `hot::run` until one needs
@@ -577,7 +587,12 @@ impl<'s> Interp<'s> {
     /// code (`None`), at store address `faddr` through the store: its
     /// arguments are popped, its results pushed.
     #[inline(never)]
-    fn call_outside(&mut self, faddr: usize, host: Option<HostFn>, tail: bool) -> Result<Flow, Trap> {
+    fn call_outside(
+        &mut self,
+        faddr: usize,
+        host: Option<HostFn>,
+        tail: bool,
+    ) -> Result<Flow, Trap> {
         let ty = &self.store.funcs[faddr].ty;
         let np = ty.params.len();
         let args: Vec<Value> = ty
@@ -598,8 +613,9 @@ impl<'s> Interp<'s> {
                 &args,
                 &mut res,
             ),
-            None => crate::exec::jit::invoke(self.store, FuncAddr(faddr as u32), &args)
-                .map(|r| res = r),
+            None => {
+                crate::exec::jit::invoke(self.store, FuncAddr(faddr as u32), &args).map(|r| res = r)
+            }
         };
         self.store.depth -= 1;
         if let Err(mut e) = r {
@@ -650,7 +666,9 @@ impl<'s> Interp<'s> {
             // SAFETY: the frame's locals are fp..fp+num_locals, in the stack.
             let locals = unsafe { std::slice::from_raw_parts(self.fp.0, nl) };
             let at = self.ip_index() - 1;
-            if let Some(res) = crate::exec::jit::osr_enter(self.store, self.inst, &code, at, locals)? {
+            if let Some(res) =
+                crate::exec::jit::osr_enter(self.store, self.inst, &code, at, locals)?
+            {
                 // The activation finished in compiled code.
                 self.sp = self.fp + code.operand_base();
                 for v in res {

@@ -59,4 +59,3 @@ impl FrameView {
         unsafe { *self.stack.add(i) = v }
     }
 }
-

@@ -10,7 +10,9 @@ use wasmparser::{FuncValidator, FunctionBody, ValidatorResources, WasmFeatures};
 
 use super::code::Compiled;
 use crate::core::error::LoadError;
-use crate::core::module::{read_binary, supported_features, to_binary, BodyCtx, BodyTranslator, Module};
+use crate::core::module::{
+    read_binary, supported_features, to_binary, BodyCtx, BodyTranslator, Module,
+};
 use crate::core::probe::Instrumenter;
 use crate::runtime::store::Tier;
 
@@ -20,7 +22,9 @@ pub(crate) struct ModuleCode(pub Vec<Rc<Compiled>>);
 /// The interpreter code of `m`'s defined functions (every module is loaded
 /// through [`Translate`], so the product is always there).
 pub(crate) fn module_code(m: &Module) -> &[Rc<Compiled>] {
-    &m.code::<ModuleCode>().expect("modules are loaded with the interpreter's translator").0
+    &m.code::<ModuleCode>()
+        .expect("modules are loaded with the interpreter's translator")
+        .0
 }
 
 /// The interpreter code of defined function `func_idx` (an index of the whole
@@ -100,12 +104,7 @@ impl Module {
         instr: &mut dyn Instrumenter,
         tier: Tier,
     ) -> Result<Module, LoadError> {
-        Module::load(
-            bytes,
-            supported_features(),
-            Some(instr),
-            tier == Tier::Dyn,
-        )
+        Module::load(bytes, supported_features(), Some(instr), tier == Tier::Dyn)
     }
 
     fn load(
@@ -114,7 +113,11 @@ impl Module {
         instr: Option<&mut (dyn Instrumenter + '_)>,
         osr: bool,
     ) -> Result<Module, LoadError> {
-        let mut t = Translate { instr, osr, code: Vec::new() };
+        let mut t = Translate {
+            instr,
+            osr,
+            code: Vec::new(),
+        };
         Module::decode(bytes, features, &mut t)
     }
 
@@ -127,5 +130,4 @@ impl Module {
     pub fn from_bytes_or_text(bytes: &[u8]) -> Result<Module, LoadError> {
         Module::new(&to_binary(bytes)?)
     }
-
 }

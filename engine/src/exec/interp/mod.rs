@@ -3,15 +3,15 @@
 //! resolved branches and a side table from each op back to its original pc.
 
 pub mod code;
-pub(crate) mod compile;
 mod cold_ops;
+pub(crate) mod compile;
+pub(crate) mod dynsites;
 mod exec;
+pub(crate) mod frames;
 mod fused;
 mod hot;
-mod probes;
-pub(crate) mod dynsites;
-pub(crate) mod frames;
 pub(crate) mod load;
+mod probes;
 
 pub(crate) use exec::invoke;
 #[cfg(feature = "op-stats")]

@@ -18,9 +18,9 @@ use cranelift_wasm::{
 };
 
 use super::libcalls;
-use crate::runtime::vm::{self, VmLayout};
 use crate::core::module::ModuleInfo as Module;
 use crate::core::types::{FuncType, ValType};
+use crate::runtime::vm::{self, VmLayout};
 
 /// Trap codes beyond Cranelift's own.
 pub const TRAP_HOST: TrapCode = TrapCode::User(1);

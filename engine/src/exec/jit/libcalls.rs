@@ -9,9 +9,9 @@
 //! does not use its reference until JIT code returns. So dereferencing the
 //! pointer here creates the only live mutable access to the store.
 
-use crate::runtime::vm::{VMStoreCtx, INSTANCE, STORE_CTX};
-use crate::runtime::store::{Caller, FuncKind, Store};
 use crate::core::types::{InstanceId, Value};
+use crate::runtime::store::{Caller, FuncKind, Store};
+use crate::runtime::vm::{VMStoreCtx, INSTANCE, STORE_CTX};
 
 unsafe fn ctx<'a>(vmctx: *const u64) -> (&'a mut Store, usize) {
     // SAFETY: see the module comment; vmctx is a live instance's vmctx block.
@@ -45,7 +45,13 @@ pub(crate) unsafe extern "C" fn memory_copy(
         .is_err() as i32
 }
 
-pub(crate) unsafe extern "C" fn memory_fill(vmctx: *const u64, mem: u32, dst: u32, val: u32, len: u32) -> i32 {
+pub(crate) unsafe extern "C" fn memory_fill(
+    vmctx: *const u64,
+    mem: u32,
+    dst: u32,
+    val: u32,
+    len: u32,
+) -> i32 {
     let (store, inst) = unsafe { ctx(vmctx) };
     store.memory_fill(inst, mem, dst, val as u8, len).is_err() as i32
 }
@@ -67,7 +73,12 @@ pub(crate) unsafe extern "C" fn data_drop(vmctx: *const u64, seg: u32) {
     store.data_drop(inst, seg);
 }
 
-pub(crate) unsafe extern "C" fn table_grow(vmctx: *const u64, table: u32, delta: u32, init: u64) -> i32 {
+pub(crate) unsafe extern "C" fn table_grow(
+    vmctx: *const u64,
+    table: u32,
+    delta: u32,
+    init: u64,
+) -> i32 {
     let (store, inst) = unsafe { ctx(vmctx) };
     let t = store.instances[inst].tables[table as usize].0 as usize;
     store.tables[t].grow(delta as u64, init) as i32
@@ -85,7 +96,13 @@ pub(crate) unsafe extern "C" fn table_copy(
     store.table_copy(inst, dst_t, src_t, dst, src, len).is_err() as i32
 }
 
-pub(crate) unsafe extern "C" fn table_fill(vmctx: *const u64, table: u32, dst: u32, val: u64, len: u32) -> i32 {
+pub(crate) unsafe extern "C" fn table_fill(
+    vmctx: *const u64,
+    table: u32,
+    dst: u32,
+    val: u64,
+    len: u32,
+) -> i32 {
     let (store, inst) = unsafe { ctx(vmctx) };
     store.table_fill(inst, table, dst, val, len).is_err() as i32
 }
@@ -116,7 +133,11 @@ pub(crate) struct HostCtx {
 
 /// Called by host trampolines: arguments and results live in `args` (slots).
 /// Returns 0, or 1 after storing the trap in the store (the trampoline then traps).
-pub(crate) unsafe extern "C" fn host_call(host: *const HostCtx, caller_vmctx: *const u64, args: *mut u64) -> i32 {
+pub(crate) unsafe extern "C" fn host_call(
+    host: *const HostCtx,
+    caller_vmctx: *const u64,
+    args: *mut u64,
+) -> i32 {
     // SAFETY: `host` is a live HostCtx owned by the store; see the module comment.
     let (store, func) = unsafe { (&mut *(*(*host).store_ctx).store, (*host).func as usize) };
     let caller = if caller_vmctx.is_null() {

@@ -22,7 +22,6 @@ pub(crate) mod osr;
 pub mod profiling;
 pub(crate) mod signals;
 
-
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -38,10 +37,10 @@ use cranelift_module::{FuncId, Linkage, Module as _};
 
 use crate::core::error::{Trap, TrapKind, TrapSite};
 use crate::core::module::Module;
-use crate::runtime::store::{FuncKind, Store};
 use crate::core::types::{FuncAddr, FuncType, InstanceId, Value};
-use env::{clif_type, wasm_sig, Env};
+use crate::runtime::store::{FuncKind, Store};
 use crate::runtime::vm::{self, VmLayout};
+use env::{clif_type, wasm_sig, Env};
 
 /// Per-function metadata for traps and profilers.
 pub struct FuncInfo {
@@ -139,7 +138,6 @@ pub struct StoreJit {
     pub dyn_compiled: usize,
     pub osr_entries: usize,
 }
-
 
 thread_local! {
     static ISA: RefCell<Option<cranelift_codegen::isa::OwnedTargetIsa>> = const { RefCell::new(None) };
@@ -372,7 +370,11 @@ fn compile_with(
         let orig_idx = m.origin.as_ref().map_or(idx, |o| o.func(idx));
         let info = FuncInfo {
             func_idx: Some(orig_idx),
-            name: m.func_names.get(&idx).cloned().unwrap_or_else(|| format!("func[{orig_idx}]")),
+            name: m
+                .func_names
+                .get(&idx)
+                .cloned()
+                .unwrap_or_else(|| format!("func[{orig_idx}]")),
             start: 0,
             len: d.code.len(),
             traps: d.traps,
@@ -495,7 +497,6 @@ struct Shared<'a> {
     /// OSR entry: the rewritten body and the function's local types.
     osr: Option<(&'a osr::OsrBody, &'a [crate::core::types::ValType])>,
 }
-
 
 /// Functions compiled per thread before spreading a compile over threads
 /// (`WIZENG_COMPILE_THREADS=N` sets the number of threads, 1 = sequential).
@@ -777,7 +778,11 @@ fn entry_trampoline(
 }
 
 /// Code per (module, tier): the tier decides whole-module or lazy code, and the layout.
-type CachedCode = (std::sync::Weak<Module>, crate::runtime::store::Tier, Rc<JitCode>);
+type CachedCode = (
+    std::sync::Weak<Module>,
+    crate::runtime::store::Tier,
+    Rc<JitCode>,
+);
 
 thread_local! {
     static CODE_CACHE: RefCell<Vec<CachedCode>> = const { RefCell::new(Vec::new()) };
@@ -821,7 +826,10 @@ fn code_for(store: &Store, inst: InstanceId) -> Result<Rc<JitCode>, String> {
 pub(crate) fn prepare_instance(store: &mut Store, id: InstanceId) -> Result<(), String> {
     let code = code_for(store, id)?;
     crate::exec::state_mut(store).jit.compile_time += code.compile_time;
-    crate::exec::state_mut(store).jit.profiling.announce(&code.infos);
+    crate::exec::state_mut(store)
+        .jit
+        .profiling
+        .announce(&code.infos);
     let m = store.instance(id).module.clone();
     for (ti, _) in m.types.iter().enumerate() {
         let tid = store.instance(id).type_ids[ti];
@@ -910,10 +918,12 @@ extern "C" fn lazy_call(
     // JIT code is running in, reached only while `invoke` holds the store).
     let (store, func) = unsafe { (&mut *(*(*ctx).store_ctx).store, FuncAddr((*ctx).func)) };
     // Dyn tier: interpret the function until it is hot.
-    let interpret = store.config.tier == crate::runtime::store::Tier::Dyn && !crate::exec::tiering::call_is_hot(store, func);
+    let interpret = store.config.tier == crate::runtime::store::Tier::Dyn
+        && !crate::exec::tiering::call_is_hot(store, func);
     if !interpret {
         if let Err(e) = compile_lazily(store, func) {
-            crate::exec::state_mut(store).jit.pending_trap = Some(Trap::host(format!("JIT compilation failed: {e}")));
+            crate::exec::state_mut(store).jit.pending_trap =
+                Some(Trap::host(format!("JIT compilation failed: {e}")));
             return 1;
         }
     }
@@ -952,7 +962,11 @@ pub(crate) fn compile_lazily(store: &mut Store, func: FuncAddr) -> Result<(), St
     let FuncKind::Wasm { instance, func_idx } = store.funcs[func.0 as usize].kind else {
         return Ok(());
     };
-    if crate::exec::state_mut(store).jit.lazy_done.contains(&func.0) {
+    if crate::exec::state_mut(store)
+        .jit
+        .lazy_done
+        .contains(&func.0)
+    {
         return Ok(());
     }
     if store.config.tier == crate::runtime::store::Tier::Dyn {
@@ -971,7 +985,10 @@ pub(crate) fn compile_lazily(store: &mut Store, func: FuncAddr) -> Result<(), St
     // dyn switches it to lazy after the monitors were prepared).
     let code = compile(&m, Some(func_idx), layout.inline_globals.contains(&true))?;
     crate::exec::state_mut(store).jit.compile_time += code.compile_time;
-    crate::exec::state_mut(store).jit.profiling.announce(&code.infos);
+    crate::exec::state_mut(store)
+        .jit
+        .profiling
+        .announce(&code.infos);
     let p = code.funcs[0];
     let fr = &mut store.funcrefs[func.0 as usize];
     fr.code = p;
@@ -982,7 +999,10 @@ pub(crate) fn compile_lazily(store: &mut Store, func: FuncAddr) -> Result<(), St
         v[o + 1] = p as u64;
         v[o + 2] = vmctx_ptr as u64;
     }
-    crate::exec::state_mut(store).jit.lazy_code.push(Rc::new(code));
+    crate::exec::state_mut(store)
+        .jit
+        .lazy_code
+        .push(Rc::new(code));
     crate::exec::state_mut(store).jit.lazy_done.insert(func.0);
     crate::exec::tiering::mark(store, func, crate::exec::tiering::COMPILED);
     Ok(())
@@ -1021,10 +1041,16 @@ pub(crate) fn osr_enter(
             let e = compile_osr(&m, func_idx, pc).ok().map(Rc::new);
             if let Some(c) = &e {
                 crate::exec::state_mut(store).jit.compile_time += c.compile_time;
-                crate::exec::state_mut(store).jit.profiling.announce(&c.infos);
+                crate::exec::state_mut(store)
+                    .jit
+                    .profiling
+                    .announce(&c.infos);
                 crate::exec::state_mut(store).jit.osr_entries += 1;
             }
-            crate::exec::state_mut(store).jit.osr_code.insert(key, e.clone());
+            crate::exec::state_mut(store)
+                .jit
+                .osr_code
+                .insert(key, e.clone());
             e
         }
     };
@@ -1050,14 +1076,23 @@ pub(crate) fn osr_enter(
 
 /// Give host functions (that have no code yet) their trampoline and context.
 fn fill_funcrefs(store: &mut Store, all: bool) {
-    let from = if all { 0 } else { crate::exec::state(store).jit.filled };
+    let from = if all {
+        0
+    } else {
+        crate::exec::state(store).jit.filled
+    };
     let sc = &mut *store.vm_store as *mut vm::VMStoreCtx;
     for a in from..store.funcs.len() {
         if !store.funcrefs[a].code.is_null() {
             continue;
         }
         if let FuncKind::Host(_) = store.funcs[a].kind {
-            if let Some((h, _)) = crate::exec::state(store).jit.tramps.get(&store.funcs[a].type_id).copied() {
+            if let Some((h, _)) = crate::exec::state(store)
+                .jit
+                .tramps
+                .get(&store.funcs[a].type_id)
+                .copied()
+            {
                 let ctx = Box::new(libcalls::HostCtx {
                     store_ctx: sc,
                     func: a as u32,
@@ -1154,7 +1189,11 @@ fn invoke_code(
 fn trap_from_pc(store: &mut Store, pc: usize, rets: &[usize]) -> Trap {
     // A host function's (or the lazy stub's) trap that names its own site
     // (e.g. deep inside a monitor function compiled on first call) keeps it.
-    let host_site = crate::exec::state(store).jit.pending_trap.as_ref().is_some_and(|t| t.site.is_some());
+    let host_site = crate::exec::state(store)
+        .jit
+        .pending_trap
+        .as_ref()
+        .is_some_and(|t| t.site.is_some());
     let mut t = trap_at(store, pc, rets);
     if t.exit_code().is_some() {
         return t;

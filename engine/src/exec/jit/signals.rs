@@ -130,7 +130,12 @@ pub(crate) fn body_at(pc: usize) -> Option<std::sync::Arc<[u8]>> {
 }
 
 /// If `pc` is inlined monitor code: where it came from and the probed site.
-pub(crate) fn inlined_at(pc: usize) -> Option<(crate::core::provenance::InlinedFrom, crate::core::error::TrapSite)> {
+pub(crate) fn inlined_at(
+    pc: usize,
+) -> Option<(
+    crate::core::provenance::InlinedFrom,
+    crate::core::error::TrapSite,
+)> {
     with_range(pc, |x, off| {
         let (_, _, from) = x.inlined.iter().find(|c| c.0 <= off && off < c.1)?;
         Some((from.clone(), site_of(x, off)?))
@@ -138,7 +143,9 @@ pub(crate) fn inlined_at(pc: usize) -> Option<(crate::core::provenance::InlinedF
 }
 
 /// If `pc` is a woven probe call: the monitor export and the probed site.
-pub(crate) fn probe_call_at(pc: usize) -> Option<(std::sync::Arc<str>, crate::core::error::TrapSite)> {
+pub(crate) fn probe_call_at(
+    pc: usize,
+) -> Option<(std::sync::Arc<str>, crate::core::error::TrapSite)> {
     with_range(pc, |x, off| {
         let (_, _, origin) = x.probe_calls.iter().find(|c| c.0 <= off && off < c.1)?;
         Some((origin.clone(), site_of(x, off)?))

@@ -21,8 +21,8 @@ use wasmparser::{FuncValidator, Operator, ValidatorResources, WasmModuleResource
 
 use crate::core::error::{LoadError, LoadErrorKind, Trap};
 use crate::core::probe::{ArgSource, Instrumenter, ProbeCall, Site, When};
-use crate::runtime::store::{Linker, Store};
 use crate::core::types::*;
+use crate::runtime::store::{Linker, Store};
 use crate::runtime::wasi::WasiCtx;
 
 mod link;
@@ -305,8 +305,13 @@ impl Monitors {
                             }
                             let in_pred = matches!(
                                 &pe,
-                                ParamError::DynamicInStaticCall { context: ParamContext::Predicate(_), .. }
-                                    | ParamError::NestedCall { context: ParamContext::Predicate(_), .. }
+                                ParamError::DynamicInStaticCall {
+                                    context: ParamContext::Predicate(_),
+                                    ..
+                                } | ParamError::NestedCall {
+                                    context: ParamContext::Predicate(_),
+                                    ..
+                                }
                             );
                             invalid = Some((in_pred, pe.to_string().into()));
                         }
@@ -1058,7 +1063,10 @@ fn category(e: &Event) -> u8 {
 
 impl Matcher<'_> {
     /// `inc` as an address, if its shape suits the interpreter's ops.
-    fn direct_inc(&mut self, inc: crate::monitor::blockcount::Inc) -> Option<crate::core::probe::DirectInc> {
+    fn direct_inc(
+        &mut self,
+        inc: crate::monitor::blockcount::Inc,
+    ) -> Option<crate::core::probe::DirectInc> {
         let delta = u32::try_from(inc.delta).ok()?;
         if !matches!(inc.width, 4 | 8) {
             return None;
@@ -1079,7 +1087,10 @@ impl Instrumenter for Matcher<'_> {
         self.mons.dynamic
     }
 
-    fn direct_increments(&mut self, calls: &[ProbeCall]) -> Option<Vec<crate::core::probe::Direct>> {
+    fn direct_increments(
+        &mut self,
+        calls: &[ProbeCall],
+    ) -> Option<Vec<crate::core::probe::Direct>> {
         use crate::core::probe::{ArgSource, Direct};
         // Dynamic probes patch ops in place: every site keeps its `Probe` op.
         if self.mons.dynamic {

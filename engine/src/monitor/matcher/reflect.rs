@@ -35,7 +35,9 @@ fn copy_out(c: &mut Caller<'_>, ptr: i32, len: i32, src: &[u8]) -> Result<Value,
 /// The defined-or-imported function `fid` of `m`, else an out-of-bounds trap.
 fn check_fid(m: &Module, fid: i32) -> Result<u32, Trap> {
     if fid < 0 || fid as u32 >= m.num_funcs() {
-        return Err(Trap::host(format!("whamm:reflect: function index {fid} out of bounds")));
+        return Err(Trap::host(format!(
+            "whamm:reflect: function index {fid} out of bounds"
+        )));
     }
     Ok(fid as u32)
 }
@@ -48,9 +50,27 @@ pub(super) fn define_reflect(linker: &mut Linker, store: &mut Store) {
             Ok(())
         }
     };
-    linker.func(store, M, "get_module_size", FuncType::new([], [i]), count(|m| m.bytes.len()));
-    linker.func(store, M, "get_num_types", FuncType::new([], [i]), count(|m| m.types.len()));
-    linker.func(store, M, "get_num_imports", FuncType::new([], [i]), count(|m| m.imports.len()));
+    linker.func(
+        store,
+        M,
+        "get_module_size",
+        FuncType::new([], [i]),
+        count(|m| m.bytes.len()),
+    );
+    linker.func(
+        store,
+        M,
+        "get_num_types",
+        FuncType::new([], [i]),
+        count(|m| m.types.len()),
+    );
+    linker.func(
+        store,
+        M,
+        "get_num_imports",
+        FuncType::new([], [i]),
+        count(|m| m.imports.len()),
+    );
     linker.func(
         store,
         M,
@@ -58,30 +78,58 @@ pub(super) fn define_reflect(linker: &mut Linker, store: &mut Store) {
         FuncType::new([], [i]),
         count(|m| m.num_funcs() as usize),
     );
-    linker.func(store, M, "read_module_def", FuncType::new([i, i], [i]), |c, a, r| {
-        let m = app_module(c)?;
-        r[0] = copy_out(c, a[0].i32().unwrap_or(0), a[1].i32().unwrap_or(0), &m.bytes)?;
-        Ok(())
-    });
-    linker.func(store, M, "read_function_name", FuncType::new([i, i, i], [i]), |c, a, r| {
-        let m = app_module(c)?;
-        let fid = check_fid(&m, a[0].i32().unwrap_or(-1))?;
-        // The name section's name, else empty (as in Wizard).
-        let names = crate::core::module::read_func_names(&m.bytes);
-        let name = names.get(&fid).map(String::as_str).unwrap_or("");
-        r[0] = copy_out(c, a[1].i32().unwrap_or(0), a[2].i32().unwrap_or(0), name.as_bytes())?;
-        Ok(())
-    });
-    linker.func(store, M, "read_function_body", FuncType::new([i, i, i], [i]), |c, a, r| {
-        let m = app_module(c)?;
-        let fid = check_fid(&m, a[0].i32().unwrap_or(-1))?;
-        // An imported function has no body: empty.
-        let body: &[u8] = match fid.checked_sub(m.num_imported_funcs) {
-            Some(d) => &m.bytes[m.bodies[d as usize].range.clone()],
-            None => &[],
-        };
-        let body = body.to_vec();
-        r[0] = copy_out(c, a[1].i32().unwrap_or(0), a[2].i32().unwrap_or(0), &body)?;
-        Ok(())
-    });
+    linker.func(
+        store,
+        M,
+        "read_module_def",
+        FuncType::new([i, i], [i]),
+        |c, a, r| {
+            let m = app_module(c)?;
+            r[0] = copy_out(
+                c,
+                a[0].i32().unwrap_or(0),
+                a[1].i32().unwrap_or(0),
+                &m.bytes,
+            )?;
+            Ok(())
+        },
+    );
+    linker.func(
+        store,
+        M,
+        "read_function_name",
+        FuncType::new([i, i, i], [i]),
+        |c, a, r| {
+            let m = app_module(c)?;
+            let fid = check_fid(&m, a[0].i32().unwrap_or(-1))?;
+            // The name section's name, else empty (as in Wizard).
+            let names = crate::core::module::read_func_names(&m.bytes);
+            let name = names.get(&fid).map(String::as_str).unwrap_or("");
+            r[0] = copy_out(
+                c,
+                a[1].i32().unwrap_or(0),
+                a[2].i32().unwrap_or(0),
+                name.as_bytes(),
+            )?;
+            Ok(())
+        },
+    );
+    linker.func(
+        store,
+        M,
+        "read_function_body",
+        FuncType::new([i, i, i], [i]),
+        |c, a, r| {
+            let m = app_module(c)?;
+            let fid = check_fid(&m, a[0].i32().unwrap_or(-1))?;
+            // An imported function has no body: empty.
+            let body: &[u8] = match fid.checked_sub(m.num_imported_funcs) {
+                Some(d) => &m.bytes[m.bodies[d as usize].range.clone()],
+                None => &[],
+            };
+            let body = body.to_vec();
+            r[0] = copy_out(c, a[1].i32().unwrap_or(0), a[2].i32().unwrap_or(0), &body)?;
+            Ok(())
+        },
+    );
 }

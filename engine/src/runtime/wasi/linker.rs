@@ -6,8 +6,8 @@ use std::rc::Rc;
 use super::errno::*;
 use super::{GuestMem, WasiCtx, MODULE};
 use crate::core::error::Trap;
-use crate::runtime::store::{Caller, Linker, Store};
 use crate::core::types::{FuncType, ValType, Value};
+use crate::runtime::store::{Caller, Linker, Store};
 
 const I: ValType = ValType::I32;
 const L: ValType = ValType::I64;

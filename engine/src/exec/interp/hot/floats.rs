@@ -61,7 +61,6 @@ fn trunc_check(x: f64, lo: f64, hi: f64) -> Result<f64, TrapKind> {
     }
 }
 
-
 handlers! {
     group: float_ops,
     state: [r, opp, op, ip, sp, fp, tos],

@@ -20,8 +20,8 @@ use super::code::*;
 use super::exec::{CodeRef, Frame};
 use crate::core::error::TrapKind;
 use crate::core::probe::DirectInc;
-use crate::runtime::store::{FuncKind, GlobalInst, MemoryInst};
 use crate::core::types::{GlobalAddr, MemAddr};
+use crate::runtime::store::{FuncKind, GlobalInst, MemoryInst};
 
 /// A value stack slot address. Arithmetic is wrapping pointer arithmetic
 /// (safe); only `rd!`/`wr!`/`copy_slots!` dereference, under the invariant
@@ -152,7 +152,6 @@ type Done = *const Op;
 #[cfg_attr(wizeng_tail_calls, allow(dead_code))]
 const CONTINUE: Done = std::ptr::dangling();
 
-
 /// Base and length of the current instance's memory `mem` (memory 0 is cached
 /// in [`Regs`]).
 ///
@@ -214,7 +213,6 @@ pub(super) type Handler = unsafe extern "C" fn(
     fp: Slot,
     tos: u64,
 ) -> Done;
-
 
 /// More than the number of `Op` variants (checked when the table is built).
 const TABLE_LEN: usize = 512;
@@ -417,7 +415,11 @@ impl Zero for MemArg {
     const ZERO: MemArg = MemArg { offset: 0, mem: 0 };
 }
 impl Zero for BrTarget {
-    const ZERO: BrTarget = BrTarget { target: 0, base: 0, keep: 0 };
+    const ZERO: BrTarget = BrTarget {
+        target: 0,
+        base: 0,
+        keep: 0,
+    };
 }
 
 /// A sample value for one tuple-variant field (the binding is ignored).

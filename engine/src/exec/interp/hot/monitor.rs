@@ -20,7 +20,6 @@ unsafe fn direct_inc(i: DirectInc) {
     }
 }
 
-
 handlers! {
     group: monitor_ops,
     state: [r, opp, op, ip, sp, fp, tos],
