@@ -8,7 +8,7 @@ use clap::Parser;
 
 use wizeng::monitor::session::{Session, SessionConfig, SessionError};
 use wizeng::wasi::WasiCtx;
-use wizeng::{Store, Trap, Value};
+use wizeng::{Store, Value};
 
 /// Exit statuses of the engine itself (the app's own status is passed through).
 /// Those of a monitored session's errors (3: monitor bind, 125: load, 126:
@@ -182,12 +182,12 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
     let result = match result {
         Err(Failure(code, err)) if code == status::TRAP && s.has_monitors() => {
             eprintln!("wizeng: {err:#}");
-            if let Err(t) = s.finish(&Err::<(), _>(Trap::host(""))) {
+            if let Err(t) = s.finish() {
                 eprintln!("wizeng: trap: {t}");
             }
             Ok(ExitCode::from(status::TRAP))
         }
-        Ok(code) => match s.finish(&Ok::<(), Trap>(())) {
+        Ok(code) => match s.finish() {
             Ok(()) => Ok(code),
             Err(t) => Err(Failure(status::TRAP, anyhow!("trap: {t}"))),
         },

@@ -56,7 +56,7 @@ fn counts_agree_in_every_tier() {
         let sum = s.store().export_func(inst, "sum").unwrap();
         s.begin().unwrap();
         let r = s.run(sum, &[Value::I32(100)]);
-        s.finish(&r).unwrap();
+        s.finish().unwrap();
         assert_eq!(r.unwrap(), [Value::I32(4950)], "{tier:?}");
         let m = s.monitor_instances()[0];
         let total = s.store().export_func(m, "total").unwrap();

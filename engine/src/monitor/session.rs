@@ -35,7 +35,7 @@
 //! let run = s.store().export_func(inst, "run").unwrap();
 //! s.begin().unwrap();
 //! let result = s.run(run, &[]);
-//! s.finish(&result).unwrap();
+//! s.finish().unwrap();
 //! assert_eq!(result.unwrap(), [wizeng::Value::I32(6)]);
 //!
 //! let mon = s.monitor_instances()[0];
@@ -152,12 +152,8 @@ pub struct Session {
     /// Per monitor (in `--monitors` order): the built-in monitor whose
     /// report is rendered as a table, and how.
     reports: Vec<Option<(&'static str, ReportOptions)>>,
-    /// Per monitor: how messages name it.
-    monitor_names: Vec<String>,
     /// The app's function names (name section), for rendered reports.
     app_names: std::collections::HashMap<u32, String>,
-    /// Temporary module files of compiled monitors and how messages name them.
-    shown_as: Vec<(String, String)>,
 }
 
 impl Session {
@@ -180,9 +176,7 @@ impl Session {
             trap_site: None,
             metrics: SessionMetrics::default(),
             reports: Vec::new(),
-            monitor_names: Vec::new(),
             app_names: Default::default(),
-            shown_as: Vec::new(),
         }
     }
 
@@ -220,66 +214,27 @@ impl Session {
         if items.is_empty() {
             return Ok(());
         }
-        let tmp = std::env::temp_dir().join(format!("wizeng-monitors-{}", std::process::id()));
-        let r = self.load_items(&items, &tmp);
-        let _ = std::fs::remove_dir_all(&tmp);
-        r.map_err(|e| match e {
-            SessionError::Monitor(m) => SessionError::Monitor(self.shown(m)),
-            e => e,
-        })
-    }
-
-    /// Messages name a compiled monitor as given, not by its temporary file.
-    fn shown(&self, mut msg: String) -> String {
-        for (tmp, shown) in &self.shown_as {
-            msg = msg.replace(tmp.as_str(), shown);
-        }
-        msg
-    }
-
-    fn load_items(
-        &mut self,
-        items: &[builtin::Item<'_>],
-        tmp: &std::path::Path,
-    ) -> Result<(), SessionError> {
         let mut specs = Vec::new();
-        let write_tmp = |shown: &str, bytes: &[u8], n: usize| {
-            let dir = tmp.join(n.to_string());
-            let stem = std::path::Path::new(shown).file_stem().unwrap_or_default();
-            let path = dir.join(stem).with_extension("wasm");
-            std::fs::create_dir_all(&dir)
-                .and_then(|_| std::fs::write(&path, bytes))
-                .map_err(|e| {
-                    SessionError::Monitor(format!("monitor {shown}: {}: {e}", path.display()))
-                })?;
-            Ok::<_, SessionError>(path)
-        };
-        for (n, item) in items.iter().enumerate() {
+        for item in &items {
             match item {
                 builtin::Item::Builtin(b, o) => {
-                    let path = write_tmp(b.name, b.wasm, n)?;
-                    self.shown_as
-                        .push((path.display().to_string(), b.name.to_string()));
-                    specs.push(matcher::MonitorSpec { path, libs: vec![] });
+                    specs.push(matcher::MonitorSpec {
+                        path: b.name.into(),
+                        libs: vec![],
+                        bytes: Some(b.wasm.to_vec()),
+                    });
                     self.reports.push((!o.csv).then(|| (b.name, o.clone())));
-                    self.monitor_names.push(b.name.to_string());
                 }
                 builtin::Item::Script { path, libs } => {
-                    let bytes = compile_script(path, libs)?;
-                    let tmp_path = write_tmp(path, &bytes, n)?;
-                    self.shown_as
-                        .push((tmp_path.display().to_string(), path.to_string()));
-                    let libs = libs.iter().map(std::path::PathBuf::from).collect();
                     specs.push(matcher::MonitorSpec {
-                        path: tmp_path,
-                        libs,
+                        path: path.into(),
+                        libs: libs.iter().map(std::path::PathBuf::from).collect(),
+                        bytes: Some(compile_script(path, libs)?),
                     });
                     self.reports.push(None);
-                    self.monitor_names.push(path.to_string());
                 }
                 builtin::Item::File(item) => {
                     for spec in matcher::parse_monitor_list(item) {
-                        self.monitor_names.push(spec.path.display().to_string());
                         specs.push(spec);
                         self.reports.push(None);
                     }
@@ -318,14 +273,7 @@ impl Session {
         if self.reports.iter().any(Option::is_some) {
             self.app_names = crate::core::module::read_func_names(bytes);
         }
-        let module = self.load_app_module(bytes).map_err(|e| match e {
-            SessionError::Load(mut e) if !self.shown_as.is_empty() => {
-                e.message = self.shown(std::mem::take(&mut e.message));
-                SessionError::Load(e)
-            }
-            e => e,
-        })?;
-        let mut module = module;
+        let mut module = self.load_app_module(bytes)?;
         // The app's unexported globals are its own (monitors' are not: woven
         // code imports them): compiled code may keep them in the vmctx.
         module.private_globals_in_vmctx = true;
@@ -465,55 +413,40 @@ impl Session {
         r
     }
 
-    /// After the app ended (`result`: how; a trap or `proc_exit` included):
+    /// After the app ended (normally, by a trap or by `proc_exit`):
     /// fold block counts into the monitors' state, then run their `wasm:exit`.
     /// A trap while folding is reported on stderr and the exit probes still run.
-    pub fn finish<T>(&mut self, result: &Result<T, Trap>) -> Result<(), Trap> {
-        let _ = result;
+    pub fn finish(&mut self) -> Result<(), Trap> {
         let _ = self.wasi.borrow_mut().flush();
         if let (Some(c), Some(app)) = (&self.counters, self.app) {
             if let Err(t) = c.settle(&mut self.store, app, self.trap_site) {
                 eprintln!("wizeng: trap: {t}");
             }
         }
-        let r = match &self.monitors {
-            Some(_) if self.reports.iter().any(Option::is_some) => self.exit_rendering(),
-            Some(m) => m.exit(&mut self.store),
-            None => Ok(()),
-        };
+        let r = self.exit_monitors();
         let _ = self.wasi.borrow_mut().flush();
         r
     }
 
     /// Every monitor's `wasm:exit`, in order; a built-in monitor's CSV
     /// report is captured and printed as a table ([`report::render`]).
-    fn exit_rendering(&mut self) -> Result<(), Trap> {
-        for (i, inst) in self.monitor_instances().into_iter().enumerate() {
-            let Some(crate::core::types::Extern::Func(f)) = self.store.export(inst, "wasm:exit")
-            else {
+    fn exit_monitors(&mut self) -> Result<(), Trap> {
+        let Some(m) = &self.monitors else {
+            return Ok(());
+        };
+        for i in 0..m.len() {
+            let Some((name, opts)) = self.reports.get(i).cloned().flatten() else {
+                m.exit_one(&mut self.store, i)?;
                 continue;
-            };
-            let name = match self.reports.get(i).cloned().flatten() {
-                None => {
-                    self.store
-                        .invoke(f, &[])
-                        .map_err(|t| matcher::wrap_trap(&self.monitor_names[i], "wasm:exit", t))?;
-                    continue;
-                }
-                Some(r) => r,
             };
             let buf = crate::runtime::wasi::CaptureBuffer::new();
             let saved = self.wasi.borrow_mut().redirect_stdout(&buf);
-            let r = self.store.invoke(f, &[]);
+            let r = m.exit_one(&mut self.store, i);
             self.wasi.borrow_mut().restore_stdout(saved);
-            let text = report::render(
-                name.0,
-                &buf.to_string_lossy(),
-                &report::Names(&self.app_names),
-                &name.1,
-            );
+            let names = report::Names(&self.app_names);
+            let text = report::render(name, &buf.to_string_lossy(), &names, &opts);
             let _ = self.wasi.borrow_mut().write_stdout(text.as_bytes());
-            r.map_err(|t| matcher::wrap_trap(name.0, "wasm:exit", t))?;
+            r?;
         }
         Ok(())
     }

@@ -43,9 +43,9 @@ struct Pending {
 pub(super) fn link_group(
     store: &mut Store,
     linker: &mut Linker,
-    monitor: &Path,
-    libs: &[PathBuf],
+    spec: &super::MonitorSpec,
 ) -> Result<(Arc<Module>, InstanceId, bool), MonitorError> {
+    let (monitor, libs) = (spec.path.as_path(), spec.libs.as_slice());
     let what = |i: usize| match i < libs.len() {
         true => format!("monitor library {}", libs[i].display()),
         false => format!("monitor {}", monitor.display()),
@@ -58,7 +58,11 @@ pub(super) fn link_group(
     let names: Vec<String> = paths.iter().map(|p| base_name(p)).collect();
     let mut modules = Vec::with_capacity(paths.len());
     for (i, p) in paths.iter().enumerate() {
-        let m = Module::from_file(p).map_err(|e| MonitorError(format!("{}: {e}", what(i))))?;
+        let m = match (&spec.bytes, i == libs.len()) {
+            (Some(bytes), true) => Module::new(bytes),
+            _ => Module::from_file(p),
+        };
+        let m = m.map_err(|e| MonitorError(format!("{}: {e}", what(i))))?;
         modules.push(Arc::new(m));
     }
     // Group modules that module i imports from (not itself).

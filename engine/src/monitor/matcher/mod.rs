@@ -31,8 +31,12 @@ mod reflect;
 /// One `--monitors` item: a monitor file and its `+lib.wasm` libraries.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MonitorSpec {
+    /// The monitor's file, or (with `bytes`) the name it is shown and linked by.
     pub path: PathBuf,
     pub libs: Vec<PathBuf>,
+    /// The monitor module itself when it was made in-process (a built-in
+    /// monitor, a compiled `.mm` script) rather than read from `path`.
+    pub bytes: Option<Vec<u8>>,
 }
 
 /// Parse `M1[+lib...][,M2...]`.
@@ -45,6 +49,7 @@ pub fn parse_monitor_list(s: &str) -> Vec<MonitorSpec> {
             MonitorSpec {
                 path,
                 libs: parts.map(PathBuf::from).collect(),
+                bytes: None,
             }
         })
         .collect()
@@ -274,8 +279,7 @@ impl Monitors {
             let mut linker = base.clone();
             define_app_imports(&mut linker, store);
             reflect::define_reflect(&mut linker, store);
-            let (m, instance, dyn_group) =
-                link::link_group(store, &mut linker, &spec.path, &spec.libs)?;
+            let (m, instance, dyn_group) = link::link_group(store, &mut linker, spec)?;
             dynamic |= dyn_group;
             let mut lm = LoadedMonitor {
                 name: name.clone(),
@@ -405,14 +409,24 @@ impl Monitors {
 
     /// Call every monitor's `wasm:exit` (in order).
     pub fn exit(&self, store: &mut Store) -> Result<(), Trap> {
-        for m in &self.monitors {
-            if let Some(f) = m.exit {
-                store
-                    .invoke(f, &[])
-                    .map_err(|t| wrap_trap(&m.name, "wasm:exit", t))?;
-            }
+        (0..self.monitors.len()).try_for_each(|i| self.exit_one(store, i))
+    }
+
+    /// Call monitor `i`'s `wasm:exit`, if it has one.
+    pub fn exit_one(&self, store: &mut Store, i: usize) -> Result<(), Trap> {
+        let m = &self.monitors[i];
+        match m.exit {
+            Some(f) => store
+                .invoke(f, &[])
+                .map(drop)
+                .map_err(|t| wrap_trap(&m.name, "wasm:exit", t)),
+            None => Ok(()),
         }
-        Ok(())
+    }
+
+    /// Number of monitors loaded.
+    pub fn len(&self) -> usize {
+        self.monitors.len()
     }
 
     /// The monitors' instances, in load order.
