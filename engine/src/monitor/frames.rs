@@ -9,7 +9,7 @@
 //! after its frame returned"), never reading another frame.
 
 use crate::core::error::Trap;
-use crate::core::types::{FuncType, ValType, Value};
+use crate::core::types::{slot_count, FuncType, ValType, Value};
 use crate::exec::interp::frames::{FrameInfo, FrameView};
 use crate::runtime::store::{Caller, Linker, Store};
 
@@ -44,7 +44,7 @@ fn local_slot(f: &FrameInfo, idx: i32, want: ValType) -> Result<usize, Trap> {
             "frame accessor: local {idx} has type {t}, not {want}"
         )));
     }
-    Ok(f.fp + idx as usize)
+    Ok(f.fp + f.code.local_slot(idx as usize))
 }
 
 fn operand_slot(f: &FrameInfo, i: i32, want: ValType) -> Result<usize, Trap> {
@@ -55,16 +55,40 @@ fn operand_slot(f: &FrameInfo, i: i32, want: ValType) -> Result<usize, Trap> {
             "frame accessor: operand {i} out of range (the frame has {n} operands)"
         )));
     }
-    if let Some(types) = &f.operand_types {
-        if let Some(t) = types.get(i as usize) {
-            if *t != want {
-                return Err(Trap::host(format!(
-                    "frame accessor: operand {i} has type {t}, not {want}"
-                )));
-            }
-        }
+    let Some(types) = &f.operand_types else {
+        // Operand types unknown (a caller's frame): one slot per operand.
+        return Ok(f.top - want.slots() - i as usize);
+    };
+    let t = types.get(i as usize).copied().unwrap_or(want);
+    if t != want {
+        return Err(Trap::host(format!(
+            "frame accessor: operand {i} has type {t}, not {want}"
+        )));
     }
-    Ok(f.top - 1 - i as usize)
+    // Slots above this operand, and its own.
+    let above = slot_count(&types[..(i as usize).min(types.len())]);
+    Ok(f.top - above - t.slots())
+}
+
+/// Operands of a frame: by type when known, else slots.
+fn num_operands(f: &FrameInfo) -> usize {
+    match &f.operand_types {
+        Some(types) => types.len(),
+        None => f.top - f.fp - f.code.operand_base(),
+    }
+}
+
+fn read_value(v: &FrameView, s: usize, t: ValType) -> Value {
+    let hi = if t.slots() == 2 { v.slot(s + 1) } else { 0 };
+    Value::read_slots(t, &[v.slot(s), hi])
+}
+
+fn write_value(v: &FrameView, s: usize, x: Value) {
+    let mut b = [0u64; 2];
+    x.write_slots(&mut b);
+    for (k, w) in b[..x.ty().slots()].iter().enumerate() {
+        v.set_slot(s + k, *w);
+    }
 }
 
 /// Define the `wizeng:frame_accessor` module.
@@ -145,11 +169,17 @@ pub fn define_frame_accessor(linker: &mut Linker, store: &mut Store) {
         FuncType::new([er], [i32t]),
         |c, a, r| {
             let f = view(c)?.find(handle(&a[0]))?.1;
-            r[0] = Value::I32((f.top - f.fp - f.code.operand_base()) as i32);
+            r[0] = Value::I32(num_operands(f) as i32);
             Ok(())
         },
     );
-    for t in [ValType::I32, ValType::I64, ValType::F32, ValType::F64] {
+    for t in [
+        ValType::I32,
+        ValType::I64,
+        ValType::F32,
+        ValType::F64,
+        ValType::V128,
+    ] {
         linker.func(
             store,
             M,
@@ -159,7 +189,7 @@ pub fn define_frame_accessor(linker: &mut Linker, store: &mut Store) {
                 let v = view(c)?;
                 let f = v.find(handle(&a[0]))?.1;
                 let s = local_slot(f, a[1].i32().unwrap_or(-1), t)?;
-                r[0] = Value::from_slot(t, v.slot(s));
+                r[0] = read_value(v, s, t);
                 Ok(())
             },
         );
@@ -172,7 +202,7 @@ pub fn define_frame_accessor(linker: &mut Linker, store: &mut Store) {
                 let v = view(c)?;
                 let f = v.find(handle(&a[0]))?.1;
                 let s = local_slot(f, a[1].i32().unwrap_or(-1), t)?;
-                v.set_slot(s, a[2].to_slot());
+                write_value(v, s, a[2]);
                 Ok(())
             },
         );
@@ -185,7 +215,7 @@ pub fn define_frame_accessor(linker: &mut Linker, store: &mut Store) {
                 let v = view(c)?;
                 let f = v.find(handle(&a[0]))?.1;
                 let s = operand_slot(f, a[1].i32().unwrap_or(-1), t)?;
-                r[0] = Value::from_slot(t, v.slot(s));
+                r[0] = read_value(v, s, t);
                 Ok(())
             },
         );
@@ -198,7 +228,7 @@ pub fn define_frame_accessor(linker: &mut Linker, store: &mut Store) {
                 let v = view(c)?;
                 let f = v.find(handle(&a[0]))?.1;
                 let s = operand_slot(f, a[1].i32().unwrap_or(-1), t)?;
-                v.set_slot(s, a[2].to_slot());
+                write_value(v, s, a[2]);
                 Ok(())
             },
         );

@@ -149,9 +149,29 @@ impl TableInst {
     }
 }
 
+/// A global. `value` holds every one-slot value; a `v128` keeps its low half
+/// there and its high half in `hi`, right after it (`repr(C)`), so compiled
+/// code reads and writes all 16 bytes through a pointer to `value`.
+#[repr(C)]
 pub struct GlobalInst {
     pub(crate) value: u64,
+    pub(crate) hi: u64,
     pub(crate) ty: GlobalType,
+}
+
+impl GlobalInst {
+    pub(crate) fn new(ty: GlobalType, v: u128) -> GlobalInst {
+        GlobalInst {
+            value: v as u64,
+            hi: (v >> 64) as u64,
+            ty,
+        }
+    }
+
+    /// Both halves, for a `v128` (the low one alone otherwise).
+    pub(crate) fn bits(&self) -> u128 {
+        self.value as u128 | (self.hi as u128) << 64
+    }
 }
 
 /// An instantiated module: its index spaces mapped to store addresses.
@@ -385,10 +405,12 @@ impl Store {
     }
 
     pub fn add_global(&mut self, ty: GlobalType, value: Value) -> GlobalAddr {
-        self.globals.push(Box::new(GlobalInst {
-            value: value.to_slot(),
+        let mut s = [0u64; 2];
+        value.write_slots(&mut s);
+        self.globals.push(Box::new(GlobalInst::new(
             ty,
-        }));
+            s[0] as u128 | (s[1] as u128) << 64,
+        )));
         GlobalAddr(self.globals.len() as u32 - 1)
     }
 
@@ -403,7 +425,7 @@ impl Store {
 
     pub fn global_value(&self, g: GlobalAddr) -> Value {
         let gi = &self.globals[g.0 as usize];
-        Value::from_slot(gi.ty.ty, gi.value)
+        Value::read_slots(gi.ty.ty, &[gi.value, gi.hi])
     }
 
     /// Set a global's value; it must have the global's type and, if it is a
@@ -418,7 +440,10 @@ impl Store {
             )));
         }
         self.check_value(&v)?;
-        self.globals[g.0 as usize].value = v.to_slot();
+        let mut s = [0u64; 2];
+        v.write_slots(&mut s);
+        let gi = &mut self.globals[g.0 as usize];
+        (gi.value, gi.hi) = (s[0], s[1]);
         Ok(())
     }
 
@@ -547,13 +572,12 @@ impl Store {
         // Globals (initialisers may read imported and earlier globals, and ref.func).
         for g in &module.globals {
             let v = self.eval_const(&inst, &g.init);
-            self.globals
-                .push(Box::new(GlobalInst { value: v, ty: g.ty }));
+            self.globals.push(Box::new(GlobalInst::new(g.ty, v)));
             inst.globals.push(GlobalAddr(self.globals.len() as u32 - 1));
         }
         for t in &module.tables {
             let init = match &t.init {
-                Some(e) => self.eval_const(&inst, e),
+                Some(e) => self.eval_const(&inst, e) as u64,
                 None => 0,
             };
             let a = self.add_table(t.ty, init);
@@ -564,7 +588,11 @@ impl Store {
             inst.memories.push(a);
         }
         for e in &module.elems {
-            let items: Vec<u64> = e.items.iter().map(|x| self.eval_const(&inst, x)).collect();
+            let items: Vec<u64> = e
+                .items
+                .iter()
+                .map(|x| self.eval_const(&inst, x) as u64)
+                .collect();
             inst.elems.push(items.into());
         }
         for e in &module.exports {
@@ -620,18 +648,20 @@ impl Store {
     }
 
     /// Evaluate a constant expression in the context of an instance under construction.
-    fn eval_const(&self, inst: &InstanceData, e: &ConstExpr) -> u64 {
-        let mut st: Vec<u64> = Vec::with_capacity(4);
+    /// Evaluates to the value's bits (a one-slot value in the low 64).
+    fn eval_const(&self, inst: &InstanceData, e: &ConstExpr) -> u128 {
+        let mut st: Vec<u128> = Vec::with_capacity(4);
         for op in &e.0 {
             match op {
-                ConstOp::I32(v) => st.push(*v as u32 as u64),
-                ConstOp::I64(v) => st.push(*v as u64),
-                ConstOp::F32(b) => st.push(*b as u64),
-                ConstOp::F64(b) => st.push(*b),
+                ConstOp::I32(v) => st.push(*v as u32 as u128),
+                ConstOp::I64(v) => st.push(*v as u64 as u128),
+                ConstOp::F32(b) => st.push(*b as u128),
+                ConstOp::F64(b) => st.push(*b as u128),
+                ConstOp::V128(b) => st.push(*b),
                 ConstOp::RefNull(_) => st.push(0),
-                ConstOp::RefFunc(f) => st.push(inst.funcs[*f as usize].0 as u64 + 1),
+                ConstOp::RefFunc(f) => st.push(inst.funcs[*f as usize].0 as u128 + 1),
                 ConstOp::GlobalGet(g) => {
-                    st.push(self.globals[inst.globals[*g as usize].0 as usize].value)
+                    st.push(self.globals[inst.globals[*g as usize].0 as usize].bits())
                 }
                 ConstOp::I32Add | ConstOp::I32Sub | ConstOp::I32Mul => {
                     let b = st.pop().unwrap_or(0) as u32;
@@ -640,16 +670,16 @@ impl Store {
                         ConstOp::I32Add => a.wrapping_add(b),
                         ConstOp::I32Sub => a.wrapping_sub(b),
                         _ => a.wrapping_mul(b),
-                    } as u64)
+                    } as u128)
                 }
                 ConstOp::I64Add | ConstOp::I64Sub | ConstOp::I64Mul => {
-                    let b = st.pop().unwrap_or(0);
-                    let a = st.pop().unwrap_or(0);
+                    let b = st.pop().unwrap_or(0) as u64;
+                    let a = st.pop().unwrap_or(0) as u64;
                     st.push(match op {
                         ConstOp::I64Add => a.wrapping_add(b),
                         ConstOp::I64Sub => a.wrapping_sub(b),
                         _ => a.wrapping_mul(b),
-                    })
+                    } as u128)
                 }
             }
         }

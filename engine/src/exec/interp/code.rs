@@ -935,7 +935,39 @@ pub enum Op {
     /// activation continues in compiled code (OSR). Emitted only for modules
     /// loaded for the dyn tier.
     LoopHead(u32),
+
+    // SIMD. A `v128` takes two slots, its low half first (deeper); the
+    // semantics are in `super::simd`.
+    LocalGet128(u32),
+    LocalSet128(u32),
+    LocalTee128(u32),
+    GlobalGet128(u32),
+    GlobalSet128(u32),
+    /// `select` of two `v128`s.
+    Select128,
+    /// Push `Compiled::v128_consts[k]`.
+    V128Const(u32),
+    SimdUnary(SimdOp),
+    SimdBinary(SimdOp),
+    SimdTernary(SimdOp),
+    SimdTest(SimdOp),
+    SimdShift(SimdOp),
+    SimdSplat(SimdOp),
+    SimdLane {
+        kind: LaneOp,
+        lane: u8,
+    },
+    /// `i8x16.shuffle` with the lane indices in `Compiled::v128_consts[k]`.
+    Shuffle(u32),
+    /// A v128 load or store (`lane` for the lane forms).
+    SimdMem {
+        kind: MemOp,
+        lane: u8,
+        m: MemArg,
+    },
 }
+
+pub use super::simd::{LaneOp, MemOp, SimdOp};
 
 /// `dst` of a fused `LL`/`LC` binop: push the result (no local written).
 pub const DST_PUSH: u32 = u32::MAX;
@@ -950,8 +982,9 @@ pub struct Compiled {
     /// Original pc (byte offset in the function body) of each op.
     pub pcs: Vec<u32>,
     pub br_tables: Vec<BrTarget>,
+    /// Slots (not values: a `v128` takes two) of the params, of the params
+    /// plus declared locals, and of the results.
     pub num_params: u32,
-    /// Params plus declared locals.
     pub num_locals: u32,
     pub num_results: u32,
     /// Maximum operand stack height.
@@ -962,11 +995,24 @@ pub struct Compiled {
     pub local_types: Vec<crate::core::types::ValType>,
     /// Probe sites of this function (instrumented modules only).
     pub probes: Vec<Vec<crate::core::probe::ProbeCall>>,
+    /// Slot offset of each local (params first) when some local is a `v128`;
+    /// empty when every local is one slot (local i is slot i).
+    pub local_slots: Vec<u32>,
+    /// `v128.const` values and `i8x16.shuffle` lane lists.
+    pub v128_consts: Vec<u128>,
     /// The (non-zero, zero) increments of `Op::MonIncSel`.
     pub sel_incs: Vec<[crate::core::probe::DirectInc; 2]>,
 }
 
 impl Compiled {
+    /// The first slot of local `i` (relative to the frame pointer).
+    pub fn local_slot(&self, i: usize) -> usize {
+        match self.local_slots.get(i) {
+            Some(s) => *s as usize,
+            None => i,
+        }
+    }
+
     /// Where the operand stack starts, relative to the frame pointer: after
     /// the locals and one scratch slot. The interpreter keeps the top operand
     /// in a register; the slot below the operand stack absorbs its spill when

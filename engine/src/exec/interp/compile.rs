@@ -9,8 +9,9 @@ use wasmparser::{BlockType, FrameKind, FuncValidator, FunctionBody, Operator, Va
 use super::code::*;
 use super::fused::{jump_target_mut, F64Bin, Form, I32Bin};
 use crate::core::error::LoadError;
-use crate::core::probe::{Direct, Instrumenter, ProbeCall, Site, When};
-use crate::core::types::FuncType;
+use crate::core::probe::{ArgSource, Direct, Instrumenter, ProbeCall, Site, When};
+use crate::core::types::{slot_count, FuncType, ValType};
+use wasmparser::WasmModuleResources;
 
 /// What the translator needs to know about the module.
 pub(crate) struct ModuleCtx<'a> {
@@ -20,16 +21,19 @@ pub(crate) struct ModuleCtx<'a> {
     pub features: wasmparser::WasmFeatures,
     /// Emit `Op::LoopHead` (dyn tier).
     pub osr: bool,
+    /// Some type of the module has a `v128`.
+    pub v128_types: bool,
 }
 
 impl ModuleCtx<'_> {
+    /// Slots of a block's params and results.
     fn block_arity(&self, bt: BlockType) -> (u32, u32) {
         match bt {
             BlockType::Empty => (0, 0),
-            BlockType::Type(_) => (0, 1),
+            BlockType::Type(t) => (0, ValType::from_wasmparser(t).slots() as u32),
             BlockType::FuncType(i) => {
                 let t = &self.types[i as usize];
-                (t.params.len() as u32, t.results.len() as u32)
+                (slot_count(&t.params) as u32, slot_count(&t.results) as u32)
             }
         }
     }
@@ -64,6 +68,10 @@ struct Translator<'a> {
     barrier: usize,
     /// The instruction being translated is `fusable` (see `emit`).
     in_fusable: bool,
+    /// The body may have `v128` values (two slots each): stack heights are
+    /// counted in slots by summing operand types. Otherwise a height in
+    /// values is one in slots.
+    wide: bool,
 }
 
 /// `WIZENG_NO_FUSE=1` disables superinstructions (for debugging and measurements).
@@ -571,15 +579,60 @@ impl Translator<'_> {
         let (np, nr) = self.ctx.block_arity(frame.block_type);
         let is_loop = frame.kind == FrameKind::Loop;
         let keep = if is_loop { np } else { nr };
-        let base = self.out.operand_base() as u32 + frame.height as u32;
-        let height = v.operand_stack_height();
-        let needs_move = height != frame.height as u32 + keep;
+        let frame_height = self.slots_below(v, frame.height as u32);
+        let base = self.out.operand_base() as u32 + frame_height;
+        let height = self.slots_below(v, v.operand_stack_height());
+        let needs_move = height != frame_height + keep;
         // Branches to the function body's label are ordinary branches to its
         // final `end` (which returns), so probes at that `end` fire as for any
         // other way out.
         let ctl = &self.ctls[self.ctls.len() - 1 - depth as usize];
         let target = ctl.loop_start.unwrap_or(u32::MAX);
         Some((BrTarget { target, base, keep }, needs_move))
+    }
+
+    /// Slots taken by the bottom `values` operands of the whole operand stack.
+    fn slots_below(&self, v: &FuncValidator<ValidatorResources>, values: u32) -> u32 {
+        if !self.wide {
+            return values;
+        }
+        let height = v.operand_stack_height();
+        (height.saturating_sub(values)..height)
+            .map(|d| match v.get_operand_type(d as usize) {
+                Some(Some(t)) => ValType::from_wasmparser(t).slots() as u32,
+                _ => 1,
+            })
+            .sum()
+    }
+
+    /// The type of the operand `depth` values from the top, if known.
+    fn operand_type(v: &FuncValidator<ValidatorResources>, depth: usize) -> Option<ValType> {
+        match v.get_operand_type(depth) {
+            Some(Some(t)) => Some(ValType::from_wasmparser(t)),
+            _ => None,
+        }
+    }
+
+    /// Probe arguments name operands by depth in values and locals by index;
+    /// the interpreter reads slots.
+    fn slot_args(&self, v: &FuncValidator<ValidatorResources>, calls: &mut [ProbeCall]) {
+        if !self.wide {
+            return;
+        }
+        for call in calls {
+            for a in &mut call.args {
+                match a {
+                    ArgSource::Operand(n) => {
+                        let h = v.operand_stack_height();
+                        // Slots above the operand's low slot.
+                        let above = self.slots_below(v, h) - self.slots_below(v, h - *n - 1);
+                        *n = above - 1;
+                    }
+                    ArgSource::Local(n) => *n = self.out.local_slot(*n as usize) as u32,
+                    _ => {}
+                }
+            }
+        }
     }
 
     fn add_fixup(&mut self, depth: u32, f: Fixup) {
@@ -611,18 +664,35 @@ pub(crate) fn translate(
     let mut reader = body.get_binary_reader();
     v.read_locals(&mut reader)?;
     let num_locals = v.len_locals();
-    let local_types = (0..num_locals)
+    let local_types: Vec<ValType> = (0..num_locals)
         .filter_map(|i| v.get_local_type(i))
-        .map(crate::core::types::ValType::from_wasmparser)
+        .map(ValType::from_wasmparser)
         .collect();
+    let has_v128 = |tys: &[ValType]| tys.contains(&ValType::V128);
+    let local_slots = if has_v128(&local_types) {
+        let mut at = 0u32;
+        local_types
+            .iter()
+            .map(|t| {
+                at += t.slots() as u32;
+                at - t.slots() as u32
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    // Any SIMD instruction has the 0xFD prefix; that byte elsewhere (in an
+    // immediate) only costs the slower height computation.
+    let wide = has_v128(&local_types) || ctx.v128_types || body.as_bytes().contains(&0xFD);
     let mut t = Translator {
         ctx,
         out: Compiled {
-            num_params: ty.params.len() as u32,
-            num_locals,
-            num_results: ty.results.len() as u32,
+            num_params: slot_count(&ty.params) as u32,
+            num_locals: slot_count(&local_types) as u32,
+            num_results: slot_count(&ty.results) as u32,
             func_idx,
             local_types,
+            local_slots,
             ..Default::default()
         },
         ctls: vec![Ctl {
@@ -635,6 +705,7 @@ pub(crate) fn translate(
         fuse: !instr.as_deref().is_some_and(|i| i.dynamic()) && !fusion_disabled_by_env(),
         barrier: 0,
         in_fusable: false,
+        wide,
     };
     reader.set_features(ctx.features);
     let body_bytes = body.as_bytes();
@@ -664,7 +735,8 @@ pub(crate) fn translate(
                     instr_index: 0,
                     reached: true,
                 };
-                let calls = ins.probes(When::Entry, &site)?;
+                let mut calls = ins.probes(When::Entry, &site)?;
+                t.slot_args(v, &mut calls);
                 let pc = t.cur_pc;
                 t.cur_pc = 0;
                 t.emit_probes(calls, ins);
@@ -698,7 +770,8 @@ pub(crate) fn translate(
                 instr_index,
                 reached,
             };
-            let calls = ins.probes(When::Before, &site)?;
+            let mut calls = ins.probes(When::Before, &site)?;
+            t.slot_args(v, &mut calls);
             if reached {
                 t.emit_probes(calls, ins);
             }
@@ -751,14 +824,16 @@ pub(crate) fn translate(
                     instr_index,
                     reached: true,
                 };
-                let calls = ins.probes(When::After, &site)?;
+                let mut calls = ins.probes(When::After, &site)?;
+                t.slot_args(v, &mut calls);
                 t.emit_probes(calls, ins);
             }
         }
         instr_index += 1;
     }
     v.finish(reader.original_position())?;
-    t.out.max_height = max_height + 1;
+    // In slots: at most two per value.
+    t.out.max_height = max_height * if t.wide { 2 } else { 1 } + 1;
     dump_if_requested(&t.out);
     Ok(t.out)
 }
@@ -886,6 +961,7 @@ fn translate_op(
             let Some(height) = v.operand_stack_height().checked_sub(1) else {
                 return Ok(());
             };
+            let height = t.slots_below(v, height);
             let frame_height = b.base - t.out.operand_base() as u32;
             let mv = height != frame_height + b.keep;
             if mv {
@@ -943,13 +1019,60 @@ fn translate_op(
                 table: table_index,
             },
         ),
-        W::Drop => simple(t, Op::Drop),
-        W::Select | W::TypedSelect { .. } => t.emit_select(),
-        W::LocalGet { local_index } => simple(t, Op::LocalGet(local_index)),
-        W::LocalSet { local_index } => t.emit_local_set(local_index, false),
-        W::LocalTee { local_index } => t.emit_local_set(local_index, true),
-        W::GlobalGet { global_index } => simple(t, Op::GlobalGet(global_index)),
-        W::GlobalSet { global_index } => simple(t, Op::GlobalSet(global_index)),
+        W::Drop => {
+            simple(t, Op::Drop);
+            if Translator::operand_type(v, 0) == Some(ValType::V128) {
+                simple(t, Op::Drop);
+            }
+        }
+        W::Select | W::TypedSelect { .. } => {
+            if Translator::operand_type(v, 1) == Some(ValType::V128) {
+                simple(t, Op::Select128)
+            } else {
+                t.emit_select()
+            }
+        }
+        W::LocalGet { local_index: i }
+        | W::LocalSet { local_index: i }
+        | W::LocalTee { local_index: i } => {
+            let Some(&ty) = t.out.local_types.get(i as usize) else {
+                return Ok(()); // invalid: the validator rejects it next
+            };
+            let x = t.out.local_slot(i as usize) as u32;
+            match (op, ty == ValType::V128) {
+                (W::LocalGet { .. }, false) => simple(t, Op::LocalGet(x)),
+                (W::LocalSet { .. }, false) => t.emit_local_set(x, false),
+                (_, false) => t.emit_local_set(x, true),
+                (W::LocalGet { .. }, true) => simple(t, Op::LocalGet128(x)),
+                (W::LocalSet { .. }, true) => simple(t, Op::LocalSet128(x)),
+                (_, true) => simple(t, Op::LocalTee128(x)),
+            }
+        }
+        W::GlobalGet { global_index: g } | W::GlobalSet { global_index: g } => {
+            let v128 = v
+                .resources()
+                .global_at(g)
+                .is_some_and(|gt| gt.content_type == wasmparser::ValType::V128);
+            simple(
+                t,
+                match (op, v128) {
+                    (W::GlobalGet { .. }, false) => Op::GlobalGet(g),
+                    (W::GlobalGet { .. }, true) => Op::GlobalGet128(g),
+                    (_, false) => Op::GlobalSet(g),
+                    (_, true) => Op::GlobalSet128(g),
+                },
+            )
+        }
+        W::V128Const { value } => {
+            let k = t.out.v128_consts.len() as u32;
+            t.out.v128_consts.push(value.i128() as u128);
+            simple(t, Op::V128Const(k))
+        }
+        W::I8x16Shuffle { lanes } => {
+            let k = t.out.v128_consts.len() as u32;
+            t.out.v128_consts.push(u128::from_le_bytes(lanes));
+            simple(t, Op::Shuffle(k))
+        }
 
         W::I32Load { memarg } | W::F32Load { memarg } => {
             t.emit_load(memarg_of(&memarg), false, Op::I32Load(memarg_of(&memarg)))
@@ -1025,7 +1148,9 @@ fn translate_op(
         W::ElemDrop { elem_index } => simple(t, Op::ElemDrop(elem_index)),
 
         _ => {
-            if let Some(o) = numeric(op) {
+            if let Some(o) = simd_op(op) {
+                simple(t, o)
+            } else if let Some(o) = numeric(op) {
                 if let Some(b) = I32Bin::of(&o) {
                     t.emit_i32bin(b)
                 } else if let Some(b) = F64Bin::of(&o) {
@@ -1049,6 +1174,30 @@ fn translate_op(
 
 fn memarg_of(m: &wasmparser::MemArg) -> MemArg {
     memarg(m)
+}
+
+/// The op of a SIMD instruction other than `v128.const` and `i8x16.shuffle`.
+fn simd_op(op: &Operator<'_>) -> Option<Op> {
+    use super::simd::Shape;
+    if let Some(s) = SimdOp::from_operator(op) {
+        return Some(match s.shape() {
+            Shape::Unary => Op::SimdUnary(s),
+            Shape::Binary => Op::SimdBinary(s),
+            Shape::Ternary => Op::SimdTernary(s),
+            Shape::Test => Op::SimdTest(s),
+            Shape::Shift => Op::SimdShift(s),
+            Shape::Splat => Op::SimdSplat(s),
+        });
+    }
+    if let Some((kind, lane)) = LaneOp::from_operator(op) {
+        return Some(Op::SimdLane { kind, lane });
+    }
+    let (kind, m, lane) = MemOp::from_operator(op)?;
+    Some(Op::SimdMem {
+        kind,
+        lane,
+        m: memarg(&m),
+    })
 }
 
 fn numeric(op: &Operator<'_>) -> Option<Op> {

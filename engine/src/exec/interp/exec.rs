@@ -12,7 +12,7 @@ use std::rc::Rc;
 use super::code::*;
 use super::hot::{self, Exit, Regs, Slot};
 use crate::core::error::{Trap, TrapKind, TrapSite};
-use crate::core::types::{FuncAddr, InstanceId, Value};
+use crate::core::types::{slot_count, FuncAddr, InstanceId, Value};
 use crate::runtime::store::{Caller, FuncKind, HostFn, Store};
 
 /// Maximum nesting of host -> Wasm re-entry (each level uses host stack).
@@ -92,17 +92,13 @@ pub(crate) fn invoke(store: &mut Store, f: FuncAddr, args: &[Value]) -> Result<V
         store,
         f,
         |stack| {
-            for (i, a) in args.iter().enumerate() {
-                stack[i] = a.to_slot();
+            let mut i = 0;
+            for a in args {
+                a.write_slots(&mut stack[i..]);
+                i += a.ty().slots();
             }
         },
-        |stack| {
-            results_ty
-                .iter()
-                .enumerate()
-                .map(|(i, t)| Value::from_slot(*t, stack[i]))
-                .collect()
-        },
+        |stack| Value::from_slots(&results_ty, stack),
     )
 }
 
@@ -345,6 +341,24 @@ impl<'s> Interp<'s> {
         );
         // SAFETY: both ranges are within the frame (invariant at `Interp`); `copy` allows overlap.
         unsafe { std::ptr::copy(from.0, to.0, n) }
+    }
+
+    /// `n` slots from `from` (all within the stack).
+    pub(super) fn slots(&self, from: Slot, n: usize) -> &[u64] {
+        assert!(from.0 >= self.base.0 && (from - self.base) + n <= self.slen);
+        // SAFETY: the range is within the stack (checked), which outlives `self`'s borrow.
+        unsafe { std::slice::from_raw_parts(from.0, n) }
+    }
+
+    /// Pushes values, each in its slots.
+    pub(super) fn push_values(&mut self, vals: &[Value]) {
+        let mut s = [0u64; 2];
+        for v in vals {
+            v.write_slots(&mut s);
+            for x in &s[..v.ty().slots()] {
+                self.push(*x);
+            }
+        }
     }
 
     #[inline(always)]
@@ -594,13 +608,8 @@ impl<'s> Interp<'s> {
         tail: bool,
     ) -> Result<Flow, Trap> {
         let ty = &self.store.funcs[faddr].ty;
-        let np = ty.params.len();
-        let args: Vec<Value> = ty
-            .params
-            .iter()
-            .enumerate()
-            .map(|(i, t)| Value::from_slot(*t, self.rd(self.sp - np + i)))
-            .collect();
+        let np = slot_count(&ty.params);
+        let args: Vec<Value> = Value::from_slots(&ty.params, self.slots(self.sp - np, np));
         let mut res: Vec<Value> = ty.results.iter().map(|t| Value::default_of(*t)).collect();
         self.sp -= np;
         self.store.depth += 1;
@@ -624,9 +633,7 @@ impl<'s> Interp<'s> {
             }
             return Err(e);
         }
-        for v in res {
-            self.push(v.to_slot());
-        }
+        self.push_values(&res);
         self.refresh_mem();
         Ok(if tail { self.do_return() } else { Flow::Next })
     }
@@ -663,7 +670,9 @@ impl<'s> Interp<'s> {
         if crate::exec::tiering::loop_is_hot(self.store, n) {
             let code = self.code;
             let nl = code.num_locals as usize;
-            // SAFETY: the frame's locals are fp..fp+num_locals, in the stack.
+            assert!((self.fp - self.base) + nl <= self.slen);
+            // SAFETY: the frame's locals are fp..fp+num_locals, in the stack
+            // (checked), which `osr_enter` does not otherwise reach.
             let locals = unsafe { std::slice::from_raw_parts(self.fp.0, nl) };
             let at = self.ip_index() - 1;
             if let Some(res) =
@@ -671,9 +680,7 @@ impl<'s> Interp<'s> {
             {
                 // The activation finished in compiled code.
                 self.sp = self.fp + code.operand_base();
-                for v in res {
-                    self.push(v.to_slot());
-                }
+                self.push_values(&res);
                 self.refresh_mem();
                 return Ok(self.do_return());
             }

@@ -37,6 +37,8 @@ struct Translate<'r, 'i> {
     instr: Option<&'r mut (dyn Instrumenter + 'i)>,
     osr: bool,
     code: Vec<Rc<Compiled>>,
+    /// Some type of the module has a `v128` (computed at the first body).
+    v128_types: Option<bool>,
 }
 
 impl BodyTranslator for Translate<'_, '_> {
@@ -46,11 +48,18 @@ impl BodyTranslator for Translate<'_, '_> {
         validator: &mut FuncValidator<ValidatorResources>,
         body: &FunctionBody<'_>,
     ) -> Result<(), LoadError> {
+        let v128_types = *self.v128_types.get_or_insert_with(|| {
+            let v128 = crate::core::types::ValType::V128;
+            ctx.types
+                .iter()
+                .any(|t| t.params.contains(&v128) || t.results.contains(&v128))
+        });
         let ctx = super::compile::ModuleCtx {
             types: ctx.types,
             func_types: ctx.func_types,
             features: ctx.features,
             osr: self.osr,
+            v128_types,
         };
         let compiled = super::compile::translate(validator, body, &ctx, self.instr.as_deref_mut())?;
         self.code.push(Rc::new(compiled));
@@ -117,6 +126,7 @@ impl Module {
             instr,
             osr,
             code: Vec::new(),
+            v128_types: None,
         };
         Module::decode(bytes, features, &mut t)
     }

@@ -12,6 +12,7 @@ mod fused;
 mod hot;
 pub(crate) mod load;
 mod probes;
+pub(crate) mod simd;
 
 pub(crate) use exec::invoke;
 #[cfg(feature = "op-stats")]

@@ -6,7 +6,7 @@ use super::exec::{invoke_probe, Interp};
 use super::frames::{FrameInfo, FrameView};
 use crate::core::error::Trap;
 use crate::core::probe::{ArgSource, ProbeCall};
-use crate::core::types::Value;
+use crate::core::types::{ValType, Value};
 use crate::runtime::store::FuncKind;
 
 use super::code::Op;
@@ -21,6 +21,7 @@ impl Interp<'_> {
             // its argument slots as they are.
             let r = if call.args.len() <= 8
                 && call.operand_types.is_none()
+                && !call.types.contains(&ValType::V128)
                 && matches!(
                     self.store.funcs[call.func.0 as usize].kind,
                     FuncKind::Wasm { .. }
@@ -37,7 +38,7 @@ impl Interp<'_> {
                     .types
                     .iter()
                     .zip(&call.args)
-                    .map(|(t, a)| Value::from_slot(*t, self.arg_slot(a)))
+                    .map(|(t, a)| self.arg_value(*t, a))
                     .collect();
                 let prev_view = if call.operand_types.is_some() {
                     let view = self.frame_view(call);
@@ -68,6 +69,22 @@ impl Interp<'_> {
             ArgSource::Operand(n) => self.rd(self.sp - 1 - *n as usize),
             ArgSource::Local(n) => self.rd(self.fp + *n as usize),
             ArgSource::Frame => Value::ExternRef(Some(self.serial)).to_slot(),
+        }
+    }
+
+    /// A probe argument of type `t` (a `v128` from two slots: an operand's
+    /// or local's position names its low slot).
+    fn arg_value(&self, t: ValType, a: &ArgSource) -> Value {
+        match (t, a) {
+            (ValType::V128, ArgSource::Operand(n)) => {
+                let lo = self.sp - 1 - *n as usize;
+                Value::read_slots(t, &[self.rd(lo), self.rd(lo + 1)])
+            }
+            (ValType::V128, ArgSource::Local(n)) => {
+                let lo = self.fp + *n as usize;
+                Value::read_slots(t, &[self.rd(lo), self.rd(lo + 1)])
+            }
+            _ => Value::from_slot(t, self.arg_slot(a)),
         }
     }
 

@@ -365,10 +365,14 @@ impl FuncEnvironment for Env<'_> {
         let buf = builder
             .ins()
             .load(I64, flags, sc, crate::runtime::vm::STORE_CTX_OSR_LOCALS);
+        // The interpreter's locals, each in its slots (a v128 in two, 8-byte
+        // aligned: not `trusted()`, which says aligned).
+        let mut off = 0;
         for (i, t) in osr.local_types.iter().enumerate() {
             let v = builder
                 .ins()
-                .load(clif_type(*t), flags, buf, (i * 8) as i32);
+                .load(clif_type(*t), MemFlags::new().with_notrap(), buf, off);
+            off += t.slots() as i32 * 8;
             builder.def_var(cranelift_frontend::Variable::from_u32(i as u32), v);
         }
         let one = builder.ins().iconst(ir::types::I32, 1);

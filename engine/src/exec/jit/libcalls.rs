@@ -9,7 +9,7 @@
 //! does not use its reference until JIT code returns. So dereferencing the
 //! pointer here creates the only live mutable access to the store.
 
-use crate::core::types::{InstanceId, Value};
+use crate::core::types::{slot_count, InstanceId, Value};
 use crate::runtime::store::{Caller, FuncKind, Store};
 use crate::runtime::vm::{VMStoreCtx, INSTANCE, STORE_CTX};
 
@@ -151,16 +151,9 @@ pub(crate) unsafe extern "C" fn host_call(
         FuncKind::Host(h) => (h.clone(), store.funcs[func].ty.clone()),
         FuncKind::Wasm { .. } => unreachable!("host trampoline bound to a wasm function"),
     };
-    let np = ty.params.len();
-    let nr = ty.results.len();
-    // SAFETY: the trampoline's buffer holds max(np, nr) slots.
-    let slots = unsafe { std::slice::from_raw_parts_mut(args, np.max(nr)) };
-    let vals: Vec<Value> = ty
-        .params
-        .iter()
-        .enumerate()
-        .map(|(i, t)| Value::from_slot(*t, slots[i]))
-        .collect();
+    // SAFETY: the trampoline's buffer holds `buffer_slots(ty)` slots.
+    let slots = unsafe { std::slice::from_raw_parts_mut(args, super::buffer_slots(&ty)) };
+    let vals: Vec<Value> = Value::from_slots(&ty.params, slots);
     let mut res: Vec<Value> = ty.results.iter().map(|t| Value::default_of(*t)).collect();
     store.depth += 1;
     let r = h(
@@ -174,9 +167,7 @@ pub(crate) unsafe extern "C" fn host_call(
     store.depth -= 1;
     match r {
         Ok(()) => {
-            for (i, v) in res.iter().enumerate() {
-                slots[i] = v.to_slot();
-            }
+            slots[..slot_count(&ty.results)].copy_from_slice(&Value::to_slots(&res));
             0
         }
         Err(t) => {

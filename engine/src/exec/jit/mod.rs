@@ -37,7 +37,7 @@ use cranelift_module::{FuncId, Linkage, Module as _};
 
 use crate::core::error::{Trap, TrapKind, TrapSite};
 use crate::core::module::Module;
-use crate::core::types::{FuncAddr, FuncType, InstanceId, Value};
+use crate::core::types::{slot_count, FuncAddr, FuncType, InstanceId, ValType, Value};
 use crate::runtime::store::{FuncKind, Store};
 use crate::runtime::vm::{self, VmLayout};
 use env::{clif_type, wasm_sig, Env};
@@ -194,7 +194,8 @@ fn layout_of(m: &Module, inline_globals: bool) -> VmLayout {
     );
     if inline_globals && m.private_globals_in_vmctx {
         for i in m.num_imported_globals as usize..n_globals {
-            l.inline_globals[i] = true;
+            // A vmctx slot holds 8 bytes: a v128 stays in the store.
+            l.inline_globals[i] = m.global_type(i as u32).ty != crate::core::types::ValType::V128;
         }
         for e in &m.exports {
             if e.kind == crate::core::types::ExternKind::Global {
@@ -684,14 +685,13 @@ fn host_trampoline(
         b.switch_to_block(block);
         b.seal_block(block);
         let params = b.block_params(block).to_vec();
-        let n = ty.params.len().max(ty.results.len()).max(1);
         let slot = b.create_sized_stack_slot(ir::StackSlotData::new(
             ir::StackSlotKind::ExplicitSlot,
-            (n * 8) as u32,
-            3,
+            (buffer_slots(ty) * 8) as u32,
+            4,
         ));
-        for (i, p) in params[2..].iter().enumerate() {
-            b.ins().stack_store(*p, slot, (i * 8) as i32);
+        for (p, off) in params[2..].iter().zip(slot_offsets(&ty.params)) {
+            b.ins().stack_store(*p, slot, off);
         }
         let buf = b.ins().stack_addr(I64, slot, 0);
         let mut lsig = Signature::new(CallConv::SystemV);
@@ -706,8 +706,8 @@ fn host_trampoline(
         let st = b.inst_results(call)[0];
         b.ins().trapnz(st, env::TRAP_HOST);
         let mut rets = Vec::new();
-        for (i, t) in ty.results.iter().enumerate() {
-            rets.push(b.ins().stack_load(clif_type(*t), slot, (i * 8) as i32));
+        for (t, off) in ty.results.iter().zip(slot_offsets(&ty.results)) {
+            rets.push(b.ins().stack_load(clif_type(*t), slot, off));
         }
         b.ins().return_(&rets);
         b.finalize();
@@ -725,6 +725,23 @@ fn host_trampoline(
     );
     jit.clear_context(ctx);
     Ok(out)
+}
+
+/// Slots of the argument/result buffer of a trampoline for `ty`: values in
+/// their slots (see [`ValType::slots`]), params and results overlapping.
+pub(crate) fn buffer_slots(ty: &FuncType) -> usize {
+    slot_count(&ty.params).max(slot_count(&ty.results)).max(1)
+}
+
+/// Byte offsets of values of types `tys` laid out in slots.
+fn slot_offsets(tys: &[ValType]) -> Vec<i32> {
+    let mut at = 0;
+    tys.iter()
+        .map(|t| {
+            at += t.slots() as i32 * 8;
+            at - t.slots() as i32 * 8
+        })
+        .collect()
 }
 
 /// `extern "C" fn(code, callee_vmctx, caller_vmctx, args_ptr)`: load params
@@ -756,17 +773,16 @@ fn entry_trampoline(
         let p = b.block_params(block).to_vec();
         let (code, cvmctx, caller, buf) = (p[0], p[1], p[2], p[3]);
         let mut args = vec![cvmctx, caller];
-        for (i, t) in ty.params.iter().enumerate() {
-            args.push(
-                b.ins()
-                    .load(clif_type(*t), MemFlags::trusted(), buf, (i * 8) as i32),
-            );
+        // The buffer is 8-byte aligned: not `trusted()` (which says aligned) for a v128.
+        let flags = MemFlags::new().with_notrap();
+        for (t, off) in ty.params.iter().zip(slot_offsets(&ty.params)) {
+            args.push(b.ins().load(clif_type(*t), flags, buf, off));
         }
         let wsig = b.import_signature(wasm_sig(ty));
         let call = b.ins().call_indirect(wsig, code, &args);
         let results = b.inst_results(call).to_vec();
-        for (i, r) in results.iter().enumerate() {
-            b.ins().store(MemFlags::trusted(), *r, buf, (i * 8) as i32);
+        for (r, off) in results.iter().zip(slot_offsets(&ty.results)) {
+            b.ins().store(flags, *r, buf, off);
         }
         b.ins().return_(&[]);
         b.finalize();
@@ -928,16 +944,9 @@ extern "C" fn lazy_call(
         }
     }
     let ty = store.funcs[func.0 as usize].ty.clone();
-    // SAFETY: the stub's buffer holds max(params, results) slots.
-    let slots = unsafe {
-        std::slice::from_raw_parts_mut(args, ty.params.len().max(ty.results.len()).max(1))
-    };
-    let vals: Vec<Value> = ty
-        .params
-        .iter()
-        .enumerate()
-        .map(|(i, t)| Value::from_slot(*t, slots[i]))
-        .collect();
+    // SAFETY: the stub's buffer holds `buffer_slots(ty)` slots.
+    let slots = unsafe { std::slice::from_raw_parts_mut(args, buffer_slots(&ty)) };
+    let vals: Vec<Value> = Value::from_slots(&ty.params, slots);
     let r = if interpret {
         crate::exec::interp::invoke(store, func, &vals)
     } else {
@@ -945,9 +954,7 @@ extern "C" fn lazy_call(
     };
     match r {
         Ok(r) => {
-            for (i, v) in r.iter().enumerate() {
-                slots[i] = v.to_slot();
-            }
+            slots[..slot_count(&ty.results)].copy_from_slice(&Value::to_slots(&r));
             0
         }
         Err(t) => {
@@ -1059,15 +1066,7 @@ pub(crate) fn osr_enter(
     let Some(entry) = entry else {
         return Ok(None);
     };
-    let np = store.funcs[faddr.0 as usize].ty.params.len();
-    let args: Vec<Value> = store.funcs[faddr.0 as usize]
-        .ty
-        .params
-        .iter()
-        .zip(locals)
-        .map(|(t, v)| Value::from_slot(*t, *v))
-        .collect();
-    debug_assert_eq!(args.len(), np);
+    let args = Value::from_slots(&store.funcs[faddr.0 as usize].ty.params, locals);
     store.vm_store.osr_locals = locals.as_ptr();
     let r = invoke_code(store, faddr, entry.funcs[0], vmctx_ptr, &args);
     store.vm_store.osr_locals = std::ptr::null();
@@ -1153,10 +1152,9 @@ fn invoke_code(
         .get(&fi.type_id)
         .map(|t| t.1)
         .ok_or_else(|| Trap::host("no entry trampoline for this function type"))?;
-    let mut buf = vec![0u64; ty.params.len().max(ty.results.len()).max(1)];
-    for (i, a) in args.iter().enumerate() {
-        buf[i] = a.to_slot();
-    }
+    let mut buf = vec![0u64; buffer_slots(&ty)];
+    let a = Value::to_slots(args);
+    buf[..a.len()].copy_from_slice(&a);
     let mut ea = EntryArgs {
         tramp,
         code,
@@ -1175,12 +1173,7 @@ fn invoke_code(
     if let Some((pc, rets)) = trapped {
         return Err(trap_from_pc(store, pc, &rets));
     }
-    Ok(ty
-        .results
-        .iter()
-        .enumerate()
-        .map(|(i, t)| Value::from_slot(*t, buf[i]))
-        .collect())
+    Ok(Value::from_slots(&ty.results, &buf))
 }
 
 /// The trap at `pc`; `rets` are the return addresses of the frames above it

@@ -13,8 +13,8 @@
 //! handlers themselves are in one file per group: `control` (branches, calls,
 //! returns), `vars` (locals, globals, constants), `memory` (loads and stores),
 //! `ints`, `fused_ints` (integer superinstructions), `fused_branches`
-//! (compare-and-branch superinstructions), `floats` and `monitor` (counter
-//! increments).
+//! (compare-and-branch superinstructions), `floats`, `monitor` (counter
+//! increments) and `simd`.
 
 use super::code::*;
 use super::exec::{CodeRef, Frame};
@@ -229,7 +229,7 @@ const fn tag(op: *const Op) -> usize {
 }
 
 /// The handler groups, each a list of (sample op, handler).
-const GROUPS: [&[(Op, Handler)]; 8] = [
+const GROUPS: [&[(Op, Handler)]; 9] = [
     control::HANDLERS,
     vars::HANDLERS,
     memory::HANDLERS,
@@ -238,6 +238,7 @@ const GROUPS: [&[(Op, Handler)]; 8] = [
     fused_branches::HANDLERS,
     floats::HANDLERS,
     monitor::HANDLERS,
+    simd::HANDLERS,
 ];
 
 /// Handlers by op tag, built at compile time: each group's handler at the tag
@@ -903,6 +904,8 @@ mod fused_branches;
 mod floats;
 #[macro_use]
 mod monitor;
+#[macro_use]
+mod simd;
 
 /// Declares the ops no group handles (`exec.rs` runs them; their table entry
 /// is [`h_cold`]): `COLD`, a sample of each, and the pattern `cold_pats!()`.
@@ -959,6 +962,7 @@ const fn every_op_has_one_entry(op: &Op) {
         fused_branch_ops!() => {}
         float_ops!() => {}
         monitor_ops!() => {}
+        simd_ops!() => {}
         cold_pats!() => {}
     }
 }

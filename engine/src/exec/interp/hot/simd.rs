@@ -1,0 +1,192 @@
+//! Handlers: SIMD. A `v128` takes two slots, its low half deeper, so the
+//! top operand register holds the high half of a `v128` on top. The lane
+//! semantics are in `interp::simd`; these handlers move values and do the
+//! bounds-checked memory accesses.
+
+use super::*;
+use crate::exec::interp::simd::{self, LaneOp, MemOp, SimdOp};
+
+impl Zero for u8 {
+    const ZERO: u8 = 0;
+}
+impl Zero for SimdOp {
+    const ZERO: SimdOp = SimdOp::V128Not;
+}
+impl Zero for LaneOp {
+    const ZERO: LaneOp = LaneOp::I8x16ExtractS;
+}
+impl Zero for MemOp {
+    const ZERO: MemOp = MemOp::Load;
+}
+
+#[inline(always)]
+fn join(lo: u64, hi: u64) -> u128 {
+    lo as u128 | (hi as u128) << 64
+}
+
+#[inline(always)]
+fn halves(v: u128) -> (u64, u64) {
+    (v as u64, (v >> 64) as u64)
+}
+
+handlers! {
+    group: simd_ops,
+    state: [r, opp, op, ip, sp, fp, tos],
+    h_LocalGet128: Op::LocalGet128(i) => {
+                push!(loc!(i));
+                push!(loc!(i + 1));
+            },
+    h_LocalSet128: Op::LocalSet128(i) => {
+                let hi = pop!();
+                let lo = pop!();
+                wr!(fp + i as usize, lo);
+                wr!(fp + i as usize + 1, hi);
+            },
+    h_LocalTee128: Op::LocalTee128(i) => {
+                wr!(fp + i as usize, rd!(sp - 2));
+                wr!(fp + i as usize + 1, top!());
+            },
+    // SAFETY (globals): `g` is validated against the instance's globals and
+    // `inst_globals`/`globals` are live (invariant at `Regs`).
+    h_GlobalGet128: Op::GlobalGet128(g) => {
+                let (lo, hi) = unsafe {
+                    let gi = &**r.globals.add((*r.inst_globals.add(g as usize)).0 as usize);
+                    (gi.value, gi.hi)
+                };
+                push!(lo);
+                push!(hi);
+            },
+    h_GlobalSet128: Op::GlobalSet128(g) => {
+                let hi = pop!();
+                let lo = pop!();
+                unsafe {
+                    let gi = &mut **r.globals.add((*r.inst_globals.add(g as usize)).0 as usize);
+                    (gi.value, gi.hi) = (lo, hi);
+                }
+            },
+    h_Select128: Op::Select128 => {
+                let c = pop!() as u32;
+                let (b_lo, b_hi) = (rd!(sp - 2), top!());
+                shrink!(2);
+                if c == 0 {
+                    wr!(sp - 2, b_lo);
+                    set_top!(b_hi);
+                }
+            },
+    // SAFETY (constants): `k` indexes the running function's `v128_consts`
+    // (by translation) and `code` is that function (invariant at `Regs`).
+    h_V128Const: Op::V128Const(k) => {
+                let (lo, hi) = halves(unsafe { (&(*r.code).v128_consts)[k as usize] });
+                push!(lo);
+                push!(hi);
+            },
+    h_Shuffle: Op::Shuffle(k) => {
+                let lanes = unsafe { (&(*r.code).v128_consts)[k as usize] }.to_le_bytes();
+                let b = join(rd!(sp - 2), top!());
+                let a = join(rd!(sp - 4), rd!(sp - 3));
+                sp -= 2;
+                let (lo, hi) = halves(simd::shuffle(a, b, &lanes));
+                wr!(sp - 2, lo);
+                set_top!(hi);
+            },
+    h_SimdUnary: Op::SimdUnary(o) => {
+                let (lo, hi) = halves(simd::unary(o, join(rd!(sp - 2), top!())));
+                wr!(sp - 2, lo);
+                set_top!(hi);
+            },
+    h_SimdBinary: Op::SimdBinary(o) => {
+                let b = join(rd!(sp - 2), top!());
+                let a = join(rd!(sp - 4), rd!(sp - 3));
+                sp -= 2;
+                let (lo, hi) = halves(simd::binary(o, a, b));
+                wr!(sp - 2, lo);
+                set_top!(hi);
+            },
+    h_SimdTernary: Op::SimdTernary(o) => {
+                let c = join(rd!(sp - 2), top!());
+                let b = join(rd!(sp - 4), rd!(sp - 3));
+                let a = join(rd!(sp - 6), rd!(sp - 5));
+                sp -= 4;
+                let (lo, hi) = halves(simd::ternary(o, a, b, c));
+                wr!(sp - 2, lo);
+                set_top!(hi);
+            },
+    h_SimdTest: Op::SimdTest(o) => {
+                let v = join(rd!(sp - 2), top!());
+                sp -= 1;
+                set_top!(simd::test(o, v) as u64);
+            },
+    h_SimdShift: Op::SimdShift(o) => {
+                let n = pop!() as u32;
+                let (lo, hi) = halves(simd::shift(o, join(rd!(sp - 2), top!()), n));
+                wr!(sp - 2, lo);
+                set_top!(hi);
+            },
+    h_SimdSplat: Op::SimdSplat(o) => {
+                let (lo, hi) = halves(simd::splat(o, top!()));
+                set_top!(lo);
+                push!(hi);
+            },
+    h_SimdLane: Op::SimdLane { kind, lane } => {
+                if kind.is_replace() {
+                    let x = pop!();
+                    let v = join(rd!(sp - 2), top!());
+                    let (lo, hi) = halves(simd::replace_lane(kind, v, lane, x));
+                    wr!(sp - 2, lo);
+                    set_top!(hi);
+                } else {
+                    let v = join(rd!(sp - 2), top!());
+                    sp -= 1;
+                    set_top!(simd::extract_lane(kind, v, lane));
+                }
+            },
+    h_SimdMem: Op::SimdMem { kind, lane, m } => {
+                let (base, len) = mem_of!(m);
+                let w = kind.width() as u64;
+                // Lane forms and stores have a v128 above the address.
+                let lane_form = kind.is_store() || is_lane_load(kind);
+                // (`rd!(sp - 1)` is the top operand register, not memory.)
+                let addr = if lane_form { rd!(sp - 3) } else { top!() };
+                let a = addr as u32 as u64 + m.offset as u64;
+                if a + w > len {
+                    trap!(TrapKind::MemoryOutOfBounds);
+                }
+                let mut buf = [0u8; 16];
+                if kind.is_store() {
+                    let v = join(rd!(sp - 2), top!());
+                    buf = match kind {
+                        MemOp::Store => v,
+                        _ => simd::store_lane(kind, v, lane) as u128,
+                    }
+                    .to_le_bytes();
+                    // SAFETY: a + w <= len, and (base, len) describe a memory's
+                    // current buffer (invariant at `Regs`).
+                    unsafe { std::ptr::copy_nonoverlapping(buf.as_ptr(), base.add(a as usize), w as usize) };
+                    shrink!(3);
+                } else {
+                    // SAFETY: as for the store.
+                    unsafe { std::ptr::copy_nonoverlapping(base.add(a as usize), buf.as_mut_ptr(), w as usize) };
+                    let bytes = u128::from_le_bytes(buf);
+                    if lane_form {
+                        let v = join(rd!(sp - 2), top!());
+                        let (lo, hi) = halves(simd::load_lane(kind, v, lane, bytes as u64));
+                        sp -= 1;
+                        wr!(sp - 2, lo);
+                        set_top!(hi);
+                    } else {
+                        let (lo, hi) = halves(simd::load(kind, bytes));
+                        set_top!(lo);
+                        push!(hi);
+                    }
+                }
+            },
+}
+
+/// The lane loads (a v128 operand besides the address).
+#[inline(always)]
+fn is_lane_load(kind: MemOp) -> bool {
+    matches!(
+        kind,
+        MemOp::Load8Lane | MemOp::Load16Lane | MemOp::Load32Lane | MemOp::Load64Lane
+    )
+}

@@ -1,1 +1,0 @@
-(module (func (export "_start") (drop (v128.const i64x2 1 2))))
