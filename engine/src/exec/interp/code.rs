@@ -959,7 +959,10 @@ pub enum Op {
     },
     /// `i8x16.shuffle` with the lane indices in `Compiled::v128_consts[k]`.
     Shuffle(u32),
-    /// A v128 load or store (`lane` for the lane forms).
+    /// `v128.load` and `v128.store` (the common case of `SimdMem`).
+    V128Load(MemArg),
+    V128Store(MemArg),
+    /// Any other v128 load or store (`lane` for the lane forms).
     SimdMem {
         kind: MemOp,
         lane: u8,

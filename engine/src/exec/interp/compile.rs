@@ -1193,10 +1193,14 @@ fn simd_op(op: &Operator<'_>) -> Option<Op> {
         return Some(Op::SimdLane { kind, lane });
     }
     let (kind, m, lane) = MemOp::from_operator(op)?;
-    Some(Op::SimdMem {
-        kind,
-        lane,
-        m: memarg(&m),
+    Some(match kind {
+        MemOp::Load => Op::V128Load(memarg(&m)),
+        MemOp::Store => Op::V128Store(memarg(&m)),
+        _ => Op::SimdMem {
+            kind,
+            lane,
+            m: memarg(&m),
+        },
     })
 }
 

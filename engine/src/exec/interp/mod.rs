@@ -13,6 +13,7 @@ mod hot;
 pub(crate) mod load;
 mod probes;
 pub(crate) mod simd;
+mod simd_fast;
 
 pub(crate) use exec::invoke;
 #[cfg(feature = "op-stats")]

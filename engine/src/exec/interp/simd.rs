@@ -906,6 +906,7 @@ pub fn replace_lane(op: LaneOp, v: u128, lane_index: u8, scalar: u64) -> u128 {
 
 /// `i8x16.shuffle`: lane i is byte `lanes[i]` of the 32 bytes `a` then `b`
 /// (validation keeps indices below 32; larger ones give 0).
+#[cfg_attr(not(test), allow(dead_code))] // the interpreter runs `simd_fast::shuffle`, tested against this
 pub fn shuffle(a: u128, b: u128, lanes: &[u8; 16]) -> u128 {
     build(|i| match lanes[i as usize] {
         j @ 0..16 => lane::<u8>(a, j.into()),
@@ -1021,6 +1022,7 @@ impl MemOp {
 
 /// Non-lane loads: the `width` bytes read (little-endian in the low bits) ->
 /// the v128 result.
+#[cfg_attr(not(test), allow(dead_code))] // the interpreter runs `simd_fast::load`, tested against this
 pub fn load(op: MemOp, bytes: u128) -> u128 {
     use MemOp::*;
     let bytes = bytes & ones(8 * op.width());

@@ -5,6 +5,7 @@
 
 use super::*;
 use crate::exec::interp::simd::{self, LaneOp, MemOp, SimdOp};
+use crate::exec::interp::simd_fast;
 
 impl Zero for u8 {
     const ZERO: u8 = 0;
@@ -85,7 +86,7 @@ handlers! {
                 let b = join(rd!(sp - 2), top!());
                 let a = join(rd!(sp - 4), rd!(sp - 3));
                 sp -= 2;
-                let (lo, hi) = halves(simd::shuffle(a, b, &lanes));
+                let (lo, hi) = halves(simd_fast::shuffle(a, b, &lanes));
                 wr!(sp - 2, lo);
                 set_top!(hi);
             },
@@ -98,7 +99,8 @@ handlers! {
                 let b = join(rd!(sp - 2), top!());
                 let a = join(rd!(sp - 4), rd!(sp - 3));
                 sp -= 2;
-                let (lo, hi) = halves(simd::binary(o, a, b));
+                let r = simd_fast::binary(o, a, b).unwrap_or_else(|| simd::binary(o, a, b));
+                let (lo, hi) = halves(r);
                 wr!(sp - 2, lo);
                 set_top!(hi);
             },
@@ -123,7 +125,8 @@ handlers! {
                 set_top!(hi);
             },
     h_SimdSplat: Op::SimdSplat(o) => {
-                let (lo, hi) = halves(simd::splat(o, top!()));
+                let x = top!();
+                let (lo, hi) = halves(simd_fast::splat(o, x).unwrap_or_else(|| simd::splat(o, x)));
                 set_top!(lo);
                 push!(hi);
             },
@@ -140,41 +143,57 @@ handlers! {
                     set_top!(simd::extract_lane(kind, v, lane));
                 }
             },
-    h_SimdMem: Op::SimdMem { kind, lane, m } => {
+    h_V128Load: Op::V128Load(m) => {
                 let (base, len) = mem_of!(m);
-                let w = kind.width() as u64;
-                // Lane forms and stores have a v128 above the address.
-                let lane_form = kind.is_store() || is_lane_load(kind);
-                // (`rd!(sp - 1)` is the top operand register, not memory.)
-                let addr = if lane_form { rd!(sp - 3) } else { top!() };
-                let a = addr as u32 as u64 + m.offset as u64;
-                if a + w > len {
+                let a = top!() as u32 as u64 + m.offset as u64;
+                let (lo, hi) = halves(u128::from_le_bytes(load_at!(base, len, a, 16)));
+                set_top!(lo);
+                push!(hi);
+            },
+    h_V128Store: Op::V128Store(m) => {
+                let (base, len) = mem_of!(m);
+                let v = join(rd!(sp - 2), top!());
+                let a = rd!(sp - 3) as u32 as u64 + m.offset as u64;
+                if a + 16 > len {
                     trap!(TrapKind::MemoryOutOfBounds);
                 }
-                let mut buf = [0u8; 16];
+                // SAFETY: a + 16 <= len, and (base, len) describe a memory's
+                // current buffer (invariant at `Regs`).
+                unsafe { std::ptr::write_unaligned(base.add(a as usize) as *mut [u8; 16], v.to_le_bytes()) };
+                shrink!(3);
+            },
+    // Loads and stores of at most 8 bytes (v128.load/store have their own ops).
+    h_SimdMem: Op::SimdMem { kind, lane, m } => {
+                let (base, len) = mem_of!(m);
+                // Lane forms and stores have a v128 above the address.
+                let lane_form = kind.is_store() || is_lane_load(kind);
+                let addr = if lane_form { rd!(sp - 3) } else { top!() };
+                let a = addr as u32 as u64 + m.offset as u64;
                 if kind.is_store() {
-                    let v = join(rd!(sp - 2), top!());
-                    buf = match kind {
-                        MemOp::Store => v,
-                        _ => simd::store_lane(kind, v, lane) as u128,
+                    let x = simd::store_lane(kind, join(rd!(sp - 2), top!()), lane);
+                    let w = kind.width() as u64;
+                    if a + w > len {
+                        trap!(TrapKind::MemoryOutOfBounds);
                     }
-                    .to_le_bytes();
                     // SAFETY: a + w <= len, and (base, len) describe a memory's
-                    // current buffer (invariant at `Regs`).
-                    unsafe { std::ptr::copy_nonoverlapping(buf.as_ptr(), base.add(a as usize), w as usize) };
+                    // current buffer (invariant at `Regs`); w <= 8.
+                    unsafe { std::ptr::copy_nonoverlapping(x.to_le_bytes().as_ptr(), base.add(a as usize), w as usize) };
                     shrink!(3);
                 } else {
-                    // SAFETY: as for the store.
-                    unsafe { std::ptr::copy_nonoverlapping(base.add(a as usize), buf.as_mut_ptr(), w as usize) };
-                    let bytes = u128::from_le_bytes(buf);
+                    let bytes = match kind.width() {
+                        1 => load_at!(base, len, a, 1)[0] as u64,
+                        2 => u16::from_le_bytes(load_at!(base, len, a, 2)) as u64,
+                        4 => u32::from_le_bytes(load_at!(base, len, a, 4)) as u64,
+                        _ => u64::from_le_bytes(load_at!(base, len, a, 8)),
+                    };
                     if lane_form {
                         let v = join(rd!(sp - 2), top!());
-                        let (lo, hi) = halves(simd::load_lane(kind, v, lane, bytes as u64));
+                        let (lo, hi) = halves(simd::load_lane(kind, v, lane, bytes));
                         sp -= 1;
                         wr!(sp - 2, lo);
                         set_top!(hi);
                     } else {
-                        let (lo, hi) = halves(simd::load(kind, bytes));
+                        let (lo, hi) = halves(simd_fast::load(kind, bytes));
                         set_top!(lo);
                         push!(hi);
                     }

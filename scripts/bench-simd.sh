@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# SIMD benchmark: the kernels of scripts/bench/simd_kernels.c built scalar
+# (-O2) and vectorised (-O3 -msimd128), run by wizeng's interpreter and JIT
+# and by the Wasmtime CLI, in one run. The question it answers (issue 13): is
+# a SIMD kernel interpreted at least as fast as its scalar version?
+#
+# usage: scripts/bench-simd.sh [KERNEL...]     (default: saxpy dot bright sad mat4)
+# env:
+#   RUNS=5            best of N runs per cell
+#   WIZENG="cmd ..."  engine command (default target/release/wizeng; built if missing)
+#   WASMTIME="cmd"    Wasmtime CLI (default: `wasmtime` on PATH; column left out if none)
+#   CLANG=clang-16    C compiler for wasm32-wasi (apt-get install -y clang-16 lld-16 wasi-libc)
+#   WASI_SYSROOT=/usr
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+CLANG="${CLANG:-clang-16}"
+SYSROOT="${WASI_SYSROOT:-/usr}"
+WIZENG="${WIZENG:-$ROOT/target/release/wizeng}"
+if [[ ! -x "$WIZENG" ]]; then
+    (cd "$ROOT" && nice cargo build --release -p wizeng) >&2
+fi
+command -v "$CLANG" >/dev/null || { echo "error: $CLANG not found" >&2; exit 1; }
+
+TMP="$(mktemp -d)"
+trap 'rm -rf "$TMP"' EXIT
+SRC="$ROOT/scripts/bench/simd_kernels.c"
+FLAGS=(--target=wasm32-wasi --sysroot="$SYSROOT" -ffp-contract=off -Wl,--strip-all)
+"$CLANG" "${FLAGS[@]}" -O2 "$SRC" -o "$TMP/scalar.wasm"
+"$CLANG" "${FLAGS[@]}" -O3 -msimd128 "$SRC" -o "$TMP/simd.wasm"
+
+exec python3 "$ROOT/scripts/bench_simd.py" --wizeng "$WIZENG" \
+    --wasmtime "${WASMTIME:-$(command -v wasmtime || true)}" \
+    --runs "${RUNS:-5}" "$TMP/scalar.wasm" "$TMP/simd.wasm" "$@"

@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""Driven by scripts/bench-simd.sh: times each kernel of simd_kernels.c in
+its scalar and SIMD builds, in wizeng --mode=int and --mode=jit and in the
+Wasmtime CLI (SIMD build). Per cell: best of N runs, whole process (wall time
+by a blocking wait) and run-only (wizeng's --metrics `run`). Every run of a
+kernel must print the same output. Prints a table and the SIMD/scalar ratio
+per engine (< 1 means the SIMD build is faster)."""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import time
+
+KERNELS = ["saxpy", "dot", "bright", "sad", "mat4"]
+
+
+def run(cmd):
+    t0 = time.perf_counter()
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    wall = time.perf_counter() - t0  # subprocess.run waits blocking (no polling)
+    if p.returncode != 0:
+        sys.exit(f"failed ({p.returncode}): {' '.join(cmd)}\n{p.stderr.decode()}")
+    m = re.search(rb"run ([0-9.]+) ms", p.stderr)
+    return wall, (float(m.group(1)) / 1000 if m else None), p.stdout
+
+
+def best(cmd, runs, outputs, key):
+    walls, runs_only = [], []
+    for _ in range(runs):
+        w, r, out = run(cmd)
+        if outputs.setdefault(key, out) != out:
+            sys.exit(f"output differs: {' '.join(cmd)}")
+        walls.append(w)
+        if r is not None:
+            runs_only.append(r)
+    return min(walls), (min(runs_only) if runs_only else None)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--wizeng", required=True)
+    ap.add_argument("--wasmtime", default="")
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("scalar")
+    ap.add_argument("simd")
+    ap.add_argument("kernels", nargs="*")
+    a = ap.parse_args()
+    kernels = a.kernels or KERNELS
+    engines = [("int", [a.wizeng, "--mode=int", "--metrics"]),
+               ("jit", [a.wizeng, "--mode=jit", "--metrics"])]
+    print(f"{'kernel':8} {'engine':9} {'scalar ms':>18} {'simd ms':>18} {'simd/scalar':>12}")
+    print(f"{'':8} {'':9} {'(process / run)':>18} {'(process / run)':>18} {'(run)':>12}")
+    ratios = {}
+    for k in kernels:
+        outputs = {}
+        for name, cmd in engines:
+            s = best(cmd + [a.scalar, k], a.runs, outputs, k)
+            v = best(cmd + [a.simd, k], a.runs, outputs, k)
+            r = v[1] / s[1]
+            ratios.setdefault(name, []).append(r)
+            print(f"{k:8} {name:9} {s[0]*1e3:8.1f} / {s[1]*1e3:7.1f} {v[0]*1e3:8.1f} / {v[1]*1e3:7.1f} {r:12.2f}")
+        if a.wasmtime:
+            for cache in ["warm", "cold"]:
+                flags = ["-C", "cache=n"] if cache == "cold" else []
+                cmd = [a.wasmtime, "run"] + flags
+                v = best(cmd + [a.simd, k], a.runs, outputs, k)
+                print(f"{k:8} {'wt-' + cache:9} {'':>18} {v[0]*1e3:8.1f} / {'':>7}")
+    for name, rs in ratios.items():
+        g = 1.0
+        for r in rs:
+            g *= r
+        print(f"geomean simd/scalar run time, {name}: {g ** (1 / len(rs)):.2f}")
+
+
+if __name__ == "__main__":
+    main()
