@@ -1243,7 +1243,9 @@ fn faulting_access(body: &[u8], at: u32) -> Option<u32> {
         {
             return Some(off);
         }
-        if crate::core::operators::memarg_of(&op).is_some() {
+        if crate::core::operators::memarg_of(&op).is_some()
+            || crate::exec::interp::simd::MemOp::from_operator(&op).is_some()
+        {
             last = Some(off);
         } else if matches!(
             op,
