@@ -4,7 +4,7 @@
 //! `--portable` check asserts that a module imports only entries whose
 //! [`AbiPart`] is [`AbiPart::A`] (see [`is_portable_import`]).
 
-use crate::valtype::ValType::{self, ExternRef, FuncRef, F32, F64, I32, I64};
+use crate::valtype::ValType::{self, ExternRef, FuncRef, F32, F64, I32, I64, V128};
 
 /// Module `wizeng` (Part A).
 pub const MODULE_WIZENG: &str = "wizeng";
@@ -102,19 +102,23 @@ pub static PROVIDED_IMPORTS: &[ProvidedImport] = &[
     imp!(FA, "get_local_i64", [ExternRef, I32] -> [I64], B, "local idx as i64"),
     imp!(FA, "get_local_f32", [ExternRef, I32] -> [F32], B, "local idx as f32"),
     imp!(FA, "get_local_f64", [ExternRef, I32] -> [F64], B, "local idx as f64"),
+    imp!(FA, "get_local_v128", [ExternRef, I32] -> [V128], B, "local idx as v128"),
     imp!(FA, "get_num_operands", [ExternRef] -> [I32], B, "operand stack height at the probe"),
     imp!(FA, "get_operand_i32", [ExternRef, I32] -> [I32], B, "i-th operand from the top as i32"),
     imp!(FA, "get_operand_i64", [ExternRef, I32] -> [I64], B, "i-th operand from the top as i64"),
     imp!(FA, "get_operand_f32", [ExternRef, I32] -> [F32], B, "i-th operand from the top as f32"),
     imp!(FA, "get_operand_f64", [ExternRef, I32] -> [F64], B, "i-th operand from the top as f64"),
+    imp!(FA, "get_operand_v128", [ExternRef, I32] -> [V128], B, "i-th operand from the top as v128"),
     imp!(FA, "set_local_i32", [ExternRef, I32, I32] -> [], B, "set local idx"),
     imp!(FA, "set_local_i64", [ExternRef, I32, I64] -> [], B, "set local idx"),
     imp!(FA, "set_local_f32", [ExternRef, I32, F32] -> [], B, "set local idx"),
     imp!(FA, "set_local_f64", [ExternRef, I32, F64] -> [], B, "set local idx"),
+    imp!(FA, "set_local_v128", [ExternRef, I32, V128] -> [], B, "set local idx"),
     imp!(FA, "set_operand_i32", [ExternRef, I32, I32] -> [], B, "set i-th operand from the top"),
     imp!(FA, "set_operand_i64", [ExternRef, I32, I64] -> [], B, "set i-th operand from the top"),
     imp!(FA, "set_operand_f32", [ExternRef, I32, F32] -> [], B, "set i-th operand from the top"),
     imp!(FA, "set_operand_f64", [ExternRef, I32, F64] -> [], B, "set i-th operand from the top"),
+    imp!(FA, "set_operand_v128", [ExternRef, I32, V128] -> [], B, "set i-th operand from the top"),
     imp!(MODULE_APP, "table_fid", [I32, I32] -> [I32], B,
         "(table, index) of the app: the index of the function stored there, -1 if null, out of bounds or not an app function"),
 ];
