@@ -79,8 +79,58 @@ struct LoadedMonitor {
     instance: InstanceId,
     /// Rules in export order, by event category.
     rules: Vec<Rule>,
+    /// The rules that can match a site, by its opcode (see [`RuleIndex`]).
+    index: RuleIndex,
     begin: Option<FuncAddr>,
     exit: Option<FuncAddr>,
+}
+
+/// Which rules a site may match, built once per monitor: a rule for one
+/// opcode is a candidate only at that opcode's sites; every other rule (any
+/// opcode, entry, block and exit events) at every site. Candidates come in
+/// export order, so matching a site costs its candidates, not every rule (a
+/// compiled `wasm:opcode:*` script has one rule per opcode).
+#[derive(Default)]
+struct RuleIndex {
+    by_opcode: HashMap<u16, Vec<usize>>,
+    general: Vec<usize>,
+}
+
+impl RuleIndex {
+    fn new(rules: &[Rule]) -> RuleIndex {
+        let mut ix = RuleIndex::default();
+        for (i, r) in rules.iter().enumerate() {
+            match r.pattern.event {
+                Event::Opcode {
+                    matches: OpcodeMatch::One(o),
+                    ..
+                } => ix.by_opcode.entry(o.index()).or_default().push(i),
+                _ => ix.general.push(i),
+            }
+        }
+        ix
+    }
+
+    /// Candidate rules at a site with `opcode`, in export order.
+    fn candidates(&self, opcode: Option<monitor_abi::Opcode>) -> Vec<usize> {
+        let one: &[usize] = opcode
+            .and_then(|o| self.by_opcode.get(&o.index()))
+            .map_or(&[], |v| v.as_slice());
+        if one.is_empty() {
+            return self.general.clone();
+        }
+        let mut out = Vec::with_capacity(one.len() + self.general.len());
+        let (mut a, mut b) = (one.iter().peekable(), self.general.iter().peekable());
+        while let (Some(&&x), Some(&&y)) = (a.peek(), b.peek()) {
+            out.push(
+                if x < y { a.next() } else { b.next() }
+                    .copied()
+                    .unwrap_or_default(),
+            );
+        }
+        out.extend(a.chain(b));
+        out
+    }
 }
 
 /// Basic-block boundaries of the function being matched (instruction indices).
@@ -285,6 +335,7 @@ impl Monitors {
                 name: name.clone(),
                 instance,
                 rules: Vec::new(),
+                index: RuleIndex::default(),
                 begin: None,
                 exit: None,
             };
@@ -343,6 +394,7 @@ impl Monitors {
                     }
                 }
             }
+            lm.index = RuleIndex::new(&lm.rules);
             monitors.push(lm);
         }
         Ok(Monitors {
@@ -1214,7 +1266,10 @@ impl Instrumenter for Matcher<'_> {
         let mut out = Vec::new();
         for mi in 0..self.mons.monitors.len() {
             // Rules by category (entry, block start, block end, opcode, exit), export order within.
-            let mut order: Vec<usize> = (0..self.mons.monitors[mi].rules.len())
+            let mut order: Vec<usize> = self.mons.monitors[mi]
+                .index
+                .candidates(opcode)
+                .into_iter()
                 .filter(|&ri| {
                     rule_matches(
                         &self.mons.monitors[mi].rules[ri].pattern,
