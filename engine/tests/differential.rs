@@ -102,12 +102,14 @@ fn interpreter_and_jit_agree_on_generated_modules() {
     let mut failures = failures.lock().unwrap().clone();
     failures.sort();
     eprintln!(
-        "differential: seeds {start}..{}: {} modules ({} with SIMD, {} skipped), {} calls, {} traps, {} NaN-payload differences tolerated (memories), {} v128 values with NaN-lane differences tolerated, dyn: {} functions compiled, {} OSR entries, {} failing seeds, {:.1}s ({:.1} modules/s)",
+        "differential: seeds {start}..{}: {} modules ({} with SIMD, {} skipped), {} calls ({} returned, {} v128 results), {} traps, {} NaN-payload differences tolerated (memories), {} v128 values with NaN-lane differences tolerated, dyn: {} functions compiled, {} OSR entries, {} failing seeds, {:.1}s ({:.1} modules/s)",
         start + n,
         s.modules,
         s.simd_modules,
         s.skipped,
         s.calls,
+        s.returns,
+        s.v128_results,
         s.traps,
         s.nan_tolerated,
         s.v128_tolerated,
