@@ -52,6 +52,15 @@ struct Cli {
     /// Monitors to run beside the app: M1[+lib.wasm...][,M2...].
     #[arg(long)]
     monitors: Option<String>,
+    /// Built-in monitors' report format: table, csv (whamm's) or json.
+    #[arg(long, default_value = "table", value_parser = ["table", "csv", "json"])]
+    report: String,
+    /// Write the built-in monitors' reports to this file instead of stdout.
+    #[arg(long = "report-file", value_name = "PATH")]
+    report_file: Option<std::path::PathBuf>,
+    /// Run the coverage monitor and write its counts as an lcov tracefile.
+    #[arg(long, value_name = "FILE")]
+    lcov: Option<String>,
     /// Treat monitor warnings as errors.
     #[arg(long)]
     fatal: bool,
@@ -163,7 +172,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
     }
     // Monitors are instantiated first (their start functions run), then matched
     // against the app while it is validated and translated.
-    s.load_monitors(cli.monitors.as_deref().unwrap_or(""))
+    s.load_monitors(&monitor_list(&cli))
         .map_err(session_failure(&cli))?;
     let bytes = wizeng::module::read_binary(&cli.app)
         .map_err(|e| Failure(status::LOAD, anyhow!("{}: {e}", cli.app.display())))?;
@@ -254,7 +263,21 @@ fn session_config(cli: &Cli) -> Result<SessionConfig, Failure> {
         },
         inline,
         fatal: cli.fatal,
+        report_format: wizeng::monitor::builtin::Format::parse(&cli.report).unwrap_or_default(),
+        report_file: cli.report_file.clone(),
     })
+}
+
+/// `--monitors`, plus the coverage monitor writing lcov for `--lcov=FILE`.
+fn monitor_list(cli: &Cli) -> String {
+    let mut list = cli.monitors.clone().unwrap_or_default();
+    if let Some(file) = &cli.lcov {
+        if !list.is_empty() {
+            list.push(',');
+        }
+        list.push_str(&format!("coverage{{lcov,file={file}}}"));
+    }
+    list
 }
 
 /// The app's WASI context: its name and arguments, environment, preopens.

@@ -9,8 +9,9 @@
 //!
 //! Options follow Wizard's `NAME{option,...}` convention: `top=N` (how many
 //! rows; 0 for all), `filter=GLOB` (only functions whose name matches; `*`
-//! and `?`), `zero` (also rows whose count is zero), `csv` (whamm's CSV
-//! report instead of the table).
+//! and `?`), `zero` (also rows whose count is zero), a format (`table`,
+//! `csv` for whamm's CSV report, `json`; `dot` for `calls`, `lcov` for
+//! `coverage`) and `file=PATH` (where the report goes).
 
 /// `(name, one-line help, the script's source, the compiled module)`.
 const TABLE: &[(&str, &str, &str, &[u8])] =
@@ -58,12 +59,43 @@ pub struct ReportOptions {
     pub filter: Option<String>,
     /// Rows whose count is zero are shown too.
     pub zero: bool,
-    /// Print whamm's CSV report, not a table.
-    pub csv: bool,
+    /// The report's format; `None`: the session's (`--report`, default table).
+    pub format: Option<Format>,
+    /// Write the report to this file instead of the session's report output.
+    pub file: Option<std::path::PathBuf>,
+}
+
+/// How a built-in monitor's report is written.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Format {
+    /// Aligned tables for a terminal.
+    #[default]
+    Table,
+    /// whamm's CSV report, as the script prints it.
+    Csv,
+    /// One JSON object per site.
+    Json,
+    /// `calls`: the call graph in Graphviz DOT.
+    Dot,
+    /// `coverage`: an lcov tracefile.
+    Lcov,
+}
+
+impl Format {
+    /// `table`, `csv` or `json` (the `--report` values).
+    pub fn parse(s: &str) -> Option<Format> {
+        match s {
+            "table" => Some(Format::Table),
+            "csv" => Some(Format::Csv),
+            "json" => Some(Format::Json),
+            _ => None,
+        }
+    }
 }
 
 /// The options the built-in monitors accept, for messages.
-pub const OPTIONS: &str = "top=N, filter=GLOB, zero, csv";
+pub const OPTIONS: &str =
+    "top=N, filter=GLOB, zero, table, csv, json, dot (calls), lcov (coverage), file=PATH";
 
 impl ReportOptions {
     /// Parse the text between `{` and `}`: options separated by `,` or `;`.
@@ -86,7 +118,10 @@ impl ReportOptions {
                 }
                 ("filter", Some(v)) if !v.is_empty() => o.filter = Some(v.to_string()),
                 ("zero" | "z", None) => o.zero = true,
-                ("csv", None) => o.csv = true,
+                ("file", Some(v)) if !v.is_empty() => o.file = Some(v.into()),
+                ("dot", None) if monitor == "calls" => o.format = Some(Format::Dot),
+                ("lcov", None) if monitor == "coverage" => o.format = Some(Format::Lcov),
+                (f, None) if Format::parse(f).is_some() => o.format = Format::parse(f),
                 _ => {
                     return Err(format!(
                         "monitor {monitor}: unknown option `{opt}` (options: {OPTIONS})"
@@ -221,6 +256,14 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert_eq!(items[1], Item::File("x.wasm+l.wasm"));
+        match &parse_list("calls{dot,file=g.dot}").unwrap()[0] {
+            Item::Builtin(_, o) => {
+                assert_eq!(o.format, Some(Format::Dot));
+                assert_eq!(o.file.as_deref(), Some(std::path::Path::new("g.dot")));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(parse_list("hotness{lcov}").is_err());
         assert_eq!(
             items[2],
             Item::Script {

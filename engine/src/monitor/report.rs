@@ -11,7 +11,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 
-use crate::monitor::builtin::ReportOptions;
+use crate::monitor::builtin::{Format, ReportOptions};
 
 /// One matched site of a monitor and its report variables.
 #[derive(Debug, Default)]
@@ -118,10 +118,24 @@ impl Names<'_> {
     }
 }
 
-/// Render the report of built-in monitor `monitor` from its captured output.
-pub fn render(monitor: &str, output: &str, names: &Names, o: &ReportOptions) -> String {
+/// Render the report of built-in monitor `monitor` from its captured output,
+/// in `format` (`Csv`: the output as it is).
+pub fn render(
+    monitor: &str,
+    output: &str,
+    names: &Names,
+    o: &ReportOptions,
+    format: Format,
+) -> String {
     let (mut sites, other) = parse(output);
     sites.retain(|s| o.wants(&names.get(s.fid)));
+    match format {
+        Format::Csv => return output.to_string(),
+        Format::Json => return json(monitor, &sites, names),
+        Format::Dot => return calls_dot(&sites, names),
+        Format::Lcov => return lcov(&sites, names),
+        Format::Table => {}
+    }
     let mut out = other;
     let body = match monitor {
         "coverage" => coverage(&sites, names),
@@ -140,6 +154,113 @@ pub fn render(monitor: &str, output: &str, names: &Names, o: &ReportOptions) -> 
 
 /// An aligned table: a header row, then rows; columns whose header starts
 /// with `>` are right-aligned (the `>` is not printed).
+/// A JSON string literal.
+fn json_str(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// `{"monitor": .., "sites": [{"function", "fid", "pc", "event", "vars": {..}}]}`;
+/// a variable is a JSON number when it is one, else a string.
+fn json(monitor: &str, sites: &[Site], names: &Names) -> String {
+    let mut out = format!("{{\"monitor\": {}, \"sites\": [", json_str(monitor));
+    for (i, s) in sites.iter().enumerate() {
+        let vars: Vec<String> = s
+            .vars
+            .iter()
+            .map(|(k, v)| {
+                let val = match v.parse::<i64>() {
+                    Ok(n) => n.to_string(),
+                    Err(_) => json_str(v),
+                };
+                format!("{}: {val}", json_str(k))
+            })
+            .collect();
+        let _ = write!(
+            out,
+            "{}\n  {{\"function\": {}, \"fid\": {}, \"pc\": {}, \"event\": {}, \"vars\": {{{}}}}}",
+            if i == 0 { "" } else { "," },
+            json_str(&names.get(s.fid)),
+            s.fid,
+            s.pc,
+            json_str(&s.event),
+            vars.join(", ")
+        );
+    }
+    out.push_str("\n]}\n");
+    out
+}
+
+/// The `calls` monitor's call graph in Graphviz DOT: an edge per
+/// caller-callee pair with its call count (dashed: indirect).
+fn calls_dot(sites: &[Site], names: &Names) -> String {
+    let mut edges: BTreeMap<(u32, i64, bool), u64> = BTreeMap::new();
+    for s in sites {
+        if s.vars.contains_key("callees") {
+            for (callee, n) in s.map("callees") {
+                *edges.entry((s.fid, callee, true)).or_default() += n;
+            }
+        } else {
+            *edges
+                .entry((s.fid, s.num("callee") as i64, false))
+                .or_default() += s.num("count");
+        }
+    }
+    let node = |f: i64| match f {
+        -1 => json_str("(null or foreign)"),
+        f => json_str(&names.get(f as u32)),
+    };
+    let mut out = String::from("digraph calls {\n  node [shape=box];\n");
+    for ((caller, callee, indirect), n) in edges.into_iter().filter(|e| e.1 > 0) {
+        let style = if indirect { ", style=dashed" } else { "" };
+        let _ = writeln!(
+            out,
+            "  {} -> {} [label=\"{n}\"{style}];",
+            node(caller as i64),
+            node(callee)
+        );
+    }
+    out.push_str("}\n");
+    out
+}
+
+/// The `coverage` monitor's counts as an lcov tracefile. Without source line
+/// information, each function is a record of its own (`SF:` the function's
+/// name) whose "lines" are the byte offsets (pcs) of its instructions.
+fn lcov(sites: &[Site], names: &Names) -> String {
+    let mut per: BTreeMap<u32, Vec<(u32, u64)>> = BTreeMap::new();
+    for s in sites.iter().filter(|s| s.event != "block:start") {
+        per.entry(s.fid).or_default().push((s.pc, s.num("count")));
+    }
+    let mut out = String::from("TN:wizeng\n");
+    for (fid, mut lines) in per {
+        lines.sort_unstable();
+        let name = names.get(fid);
+        let first = lines.first().map_or(0, |l| l.0);
+        let entries = lines.first().map_or(0, |l| l.1);
+        let _ = writeln!(out, "SF:{name}");
+        let _ = writeln!(out, "FN:{first},{name}\nFNDA:{entries},{name}\nFNF:1");
+        let _ = writeln!(out, "FNH:{}", (entries > 0) as u32);
+        for (pc, n) in &lines {
+            let _ = writeln!(out, "DA:{pc},{n}");
+        }
+        let hit = lines.iter().filter(|l| l.1 > 0).count();
+        let _ = writeln!(out, "LF:{}\nLH:{hit}\nend_of_record", lines.len());
+    }
+    out
+}
+
 fn table(header: &[&str], rows: &[Vec<String>]) -> String {
     let right: Vec<bool> = header.iter().map(|h| h.starts_with('>')).collect();
     let header: Vec<String> = header

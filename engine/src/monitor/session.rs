@@ -53,7 +53,7 @@ use crate::core::error::{InstantiateError, LoadError, LoadErrorKind, Trap};
 use crate::core::module::Module;
 use crate::core::types::{FuncAddr, InstanceId, Value};
 use crate::monitor::blockcount::BlockCounters;
-use crate::monitor::builtin::{self, ReportOptions};
+use crate::monitor::builtin::{self, Format, ReportOptions};
 use crate::monitor::inline::{InlineConfig, InlineStats};
 use crate::monitor::matcher::{self, Monitors};
 use crate::monitor::{dyninstr, frames, report, standalone, weave};
@@ -69,6 +69,12 @@ pub struct SessionConfig {
     pub inline: InlineConfig,
     /// Monitor warnings are errors.
     pub fatal: bool,
+    /// The built-in monitors' report format unless a monitor names its own
+    /// (`--report`).
+    pub report_format: Format,
+    /// Where the built-in monitors' reports go unless a monitor names its
+    /// own file (`--report-file`); `None`: the app's stdout.
+    pub report_file: Option<std::path::PathBuf>,
 }
 
 impl Default for SessionConfig {
@@ -77,6 +83,8 @@ impl Default for SessionConfig {
             engine: Config::default(),
             inline: InlineConfig::default(),
             fatal: false,
+            report_format: Format::Table,
+            report_file: None,
         }
     }
 }
@@ -223,7 +231,7 @@ impl Session {
                         libs: vec![],
                         bytes: Some(b.wasm.to_vec()),
                     });
-                    self.reports.push((!o.csv).then(|| (b.name, o.clone())));
+                    self.reports.push(Some((b.name, o.clone())));
                 }
                 builtin::Item::Script { path, libs } => {
                     specs.push(matcher::MonitorSpec {
@@ -429,11 +437,14 @@ impl Session {
     }
 
     /// Every monitor's `wasm:exit`, in order; a built-in monitor's CSV
-    /// report is captured and printed as a table ([`report::render`]).
+    /// report is captured and written in its format ([`report::render`]) to
+    /// its file or the app's stdout. The first report written to a file
+    /// replaces its contents; later ones append.
     fn exit_monitors(&mut self) -> Result<(), Trap> {
         let Some(m) = &self.monitors else {
             return Ok(());
         };
+        let mut written: Vec<std::path::PathBuf> = Vec::new();
         for i in 0..m.len() {
             let Some((name, opts)) = self.reports.get(i).cloned().flatten() else {
                 m.exit_one(&mut self.store, i)?;
@@ -444,8 +455,21 @@ impl Session {
             let r = m.exit_one(&mut self.store, i);
             self.wasi.borrow_mut().restore_stdout(saved);
             let names = report::Names(&self.app_names);
-            let text = report::render(name, &buf.to_string_lossy(), &names, &opts);
-            let _ = self.wasi.borrow_mut().write_stdout(text.as_bytes());
+            let format = opts.format.unwrap_or(self.config.report_format);
+            let text = report::render(name, &buf.to_string_lossy(), &names, &opts, format);
+            match opts.file.as_ref().or(self.config.report_file.as_ref()) {
+                None => {
+                    let _ = self.wasi.borrow_mut().write_stdout(text.as_bytes());
+                }
+                Some(path) => {
+                    // The app's output first (the file may be a terminal or /dev/stdout).
+                    let _ = self.wasi.borrow_mut().flush();
+                    let append = written.contains(path);
+                    write_report(path, &text, append)
+                        .map_err(|e| Trap::host(format!("report file {}: {e}", path.display())))?;
+                    written.push(path.clone());
+                }
+            }
             r?;
         }
         Ok(())
@@ -460,6 +484,17 @@ impl Session {
     pub fn monitor_stats(&self) -> Option<&matcher::MonitorStats> {
         self.monitors.as_ref().map(|m| &m.stats)
     }
+}
+
+fn write_report(path: &std::path::Path, text: &str, append: bool) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .write(true)
+        .append(append)
+        .truncate(!append)
+        .open(path)?;
+    f.write_all(text.as_bytes())
 }
 
 /// Compile a `.mm` monitor with the whamm compiler (the monitor libraries'
