@@ -33,7 +33,7 @@ pub enum VarType {
     SiteDependent,
     /// An operand/result whose Wasm type is fixed by the instruction
     /// (`arg0` of `i64.add`): the natural language type (`i32`, `i64`, `f32`,
-    /// `f64`); a type bound may pick another type of the same Wasm
+    /// `f64`, `v128`); a type bound may pick another type of the same Wasm
     /// representation (`(arg0: u32)`, `(arg1: bool)`).
     Wasm(Type),
 }
@@ -75,8 +75,15 @@ pub fn context_free_effect(op: monitor_abi::Opcode) -> Option<monitor_abi::Stack
     }
     // Decode one instance of the instruction (with zero immediates where it
     // needs them) and ask the ABI crate for its stack effect.
+    // (`v128.const` needs a shape and lanes, `i8x16.shuffle` 16 lane indices)
     let m = op.mnemonic();
-    let effect = [m.to_string(), format!("{m} 0")].iter().find_map(|body| {
+    let bodies = [
+        m.to_string(),
+        format!("{m} 0"),
+        format!("{m} i64x2 0 0"),
+        format!("{m}{}", " 0".repeat(16)),
+    ];
+    let effect = bodies.iter().find_map(|body| {
         let bytes = wat::parse_str(format!(
             "(module (memory 1) (table 1 funcref) (func {body}))"
         ))
@@ -104,6 +111,7 @@ fn wasm_lang_type(t: monitor_abi::wasmparser::ValType) -> Option<Type> {
         W::I64 => Some(Type::I64),
         W::F32 => Some(Type::F32),
         W::F64 => Some(Type::F64),
+        W::V128 => Some(Type::V128),
         _ => None,
     }
 }
@@ -307,6 +315,12 @@ impl EventCatalog for AbiCatalog {
             }
         }
         let v = spec.var(name)?;
+        // The engine passes no immediate that is a `v128` (its sites would
+        // silently not match, docs/monitor-abi.md#site-rules): the value of
+        // `v128.const` is its result, `res0` in mode `after`.
+        if spec.event == Some("v128.const") && indexed(name, "imm").is_some() {
+            return None;
+        }
         if let Some(only) = v.only_mode {
             if mode != Some(only.name()) {
                 return None;
@@ -329,6 +343,7 @@ impl EventCatalog for AbiCatalog {
         spec.vars
             .iter()
             .filter(|v| v.only_mode.is_none_or(|m| Some(m.name()) == mode))
+            .filter(|v| !(spec.event == Some("v128.const") && v.name == "imm"))
             .map(|v| {
                 convert_var(
                     spec,
@@ -355,5 +370,52 @@ impl EventCatalog for AbiCatalog {
             },
         };
         spec.supported(m, self.target)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every SIMD instruction fixes its operand and result types, so its
+    /// `argN`/`resN` are typed (`v128` where the instruction says so) without
+    /// a type bound.
+    #[test]
+    fn simd_operands_are_typed() {
+        let simd: Vec<monitor_abi::Opcode> = monitor_abi::Opcode::all()
+            .filter(|o| matches!(o.proposal(), "simd" | "relaxed_simd"))
+            .collect();
+        assert!(simd.len() >= 236);
+        let untyped: Vec<&str> = simd
+            .iter()
+            .filter(|o| context_free_effect(**o).is_none())
+            .map(|o| o.mnemonic())
+            .collect();
+        assert!(untyped.is_empty(), "no stack effect: {untyped:?}");
+        let cat = AbiCatalog::engine();
+        let ev = |name: &str| {
+            cat.events()
+                .iter()
+                .find(|e| e.name() == name)
+                .unwrap()
+                .clone()
+        };
+        let ty = |e: &str, mode: &str, v: &str| cat.bound_var(&ev(e), Some(mode), v).map(|b| b.ty);
+        let v128 = Some(VarType::Wasm(Type::V128));
+        assert_eq!(ty("wasm:opcode:i32x4.add", "before", "arg1"), v128);
+        assert_eq!(ty("wasm:opcode:i32x4.add", "before", "arg2"), None);
+        assert_eq!(ty("wasm:opcode:v128.const", "after", "res0"), v128);
+        assert_eq!(ty("wasm:opcode:i8x16.shuffle", "after", "res0"), v128);
+        assert_eq!(ty("wasm:opcode:v128.store", "before", "arg0"), v128);
+        assert_eq!(
+            ty("wasm:opcode:v128.store", "before", "arg1"),
+            Some(VarType::Wasm(Type::I32))
+        );
+        assert_eq!(
+            ty("wasm:opcode:i32x4.extract_lane", "after", "res0"),
+            Some(VarType::Wasm(Type::I32))
+        );
+        assert!(VarType::Wasm(Type::V128).accepts_bound(&Type::V128));
+        assert!(!VarType::Wasm(Type::V128).accepts_bound(&Type::U32));
     }
 }

@@ -190,8 +190,29 @@ fn wasm_repr(t: &Type) -> Option<&'static str> {
         Type::U64 | Type::I64 => "i64",
         Type::F32 => "f32",
         Type::F64 => "f64",
+        Type::V128 => "v128",
         _ => return None,
     })
+}
+
+/// How a `v128` relates to the numbers (for diagnostics).
+const V128_LANES: &str = "a v128 casts only to and from a tuple of its lanes: 16 x u8/i8, 8 x u16/i16, 4 x u32/i32/f32 or 2 x u64/i64/f64, e.g. `v as (i32, i32, i32, i32)`";
+
+/// A hint when a `v128` meets a number (or a number a `v128`): vectors have
+/// no arithmetic and no implicit conversions; their lanes are reached by a
+/// cast.
+fn v128_note(found: &Type, other: &Type) -> Option<String> {
+    let scalar = |t: &Type| t.is_numeric() || *t == Type::Bool;
+    if *found == Type::V128 && scalar(other) {
+        Some(
+            "a v128 is not a number: only `==` and `!=` apply to it; read its lanes with a cast, e.g. `(v as (u32, u32, u32, u32)).0`"
+                .into(),
+        )
+    } else if scalar(found) && *other == Type::V128 {
+        Some("build a v128 from its lanes with a cast, e.g. `(a, b, c, d) as v128` with four 32-bit lanes".into())
+    } else {
+        None
+    }
 }
 
 fn item_span(i: &Item) -> Span {
@@ -303,7 +324,7 @@ impl<'a> Checker<'a> {
             match t {
                 Type::Map(k, v) => {
                     if !k.is_hashable() {
-                        return Some(format!("`{k}` cannot be a map key (keys are numbers, bool, str and tuples of those)"));
+                        return Some(format!("`{k}` cannot be a map key (keys are numbers, bool, str, v128 and tuples of those)"));
                     }
                     walk(k).or_else(|| walk(v))
                 }
@@ -468,13 +489,15 @@ impl<'a> Checker<'a> {
                 if let Some(t) = self.lvalue(target) {
                     if !t.is_numeric() && !t.is_error() {
                         let op = if *inc { "++" } else { "--" };
-                        self.err(
-                            Diag::error(
-                                format!("`{op}` needs a numeric variable, found {t}"),
-                                target.span,
-                            )
-                            .with_label(format!("has type {t}")),
-                        );
+                        let mut d = Diag::error(
+                            format!("`{op}` needs a numeric variable, found {t}"),
+                            target.span,
+                        )
+                        .with_label(format!("has type {t}"));
+                        if let Some(n) = v128_note(&t, &Type::U32) {
+                            d = d.with_note(n);
+                        }
+                        self.err(d);
                     }
                 }
             }
@@ -771,6 +794,17 @@ impl<'a> Checker<'a> {
         if self.ctx != Ctx::Probe {
             return None;
         }
+        if n.starts_with("imm")
+            && self
+                .matches
+                .iter()
+                .any(|m| m.event.parts.last().is_some_and(|p| p == "v128.const"))
+        {
+            return Some(
+                "`v128.const` binds no immediates: its value is a v128, `res0` in mode `after`"
+                    .into(),
+            );
+        }
         let (fam, digits) = if let Some(d) = n.strip_prefix("arg") {
             ("arg", d)
         } else {
@@ -924,6 +958,8 @@ impl<'a> Checker<'a> {
             .with_label(format!("expected {want}, found {t}"));
             if t.can_cast_to(want) {
                 d = d.with_note(format!("use an explicit cast: `... as {want}`"));
+            } else if let Some(n) = v128_note(&t, want) {
+                d = d.with_note(n);
             }
             self.err(d);
         }
@@ -995,7 +1031,16 @@ impl<'a> Checker<'a> {
                 self.check_type_expr(t);
                 let from = self.expr(inner, None);
                 if !from.can_cast_to(&t.ty) {
-                    self.err(Diag::error(format!("cannot cast {from} to {}", t.ty), e.span).with_label(format!("{from} as {}", t.ty)).with_note("casts convert between numeric types, and between integers and bool"));
+                    let note = if from == Type::V128 || t.ty == Type::V128 {
+                        V128_LANES
+                    } else {
+                        "casts convert between numeric types, and between integers and bool"
+                    };
+                    self.err(
+                        Diag::error(format!("cannot cast {from} to {}", t.ty), e.span)
+                            .with_label(format!("{from} as {}", t.ty))
+                            .with_note(note),
+                    );
                     return Type::Error;
                 }
                 t.ty.clone()
@@ -1093,10 +1138,12 @@ impl<'a> Checker<'a> {
                     UnOp::BitNot => ("~", "an integer"),
                     UnOp::Neg => ("-", "a number"),
                 };
-                self.err(
-                    Diag::error(format!("`{sym}` needs {need}, found {t}"), inner.span)
-                        .with_label(format!("has type {t}")),
-                );
+                let mut d = Diag::error(format!("`{sym}` needs {need}, found {t}"), inner.span)
+                    .with_label(format!("has type {t}"));
+                if let Some(n) = v128_note(&t, &Type::U32) {
+                    d = d.with_note(n);
+                }
+                self.err(d);
                 Type::Error
             }
         }
@@ -1235,6 +1282,10 @@ impl<'a> Checker<'a> {
                     .with_secondary(b.span, tb.to_string());
                     if ta.is_numeric() && tb.is_numeric() {
                         d = d.with_note("there is no implicit conversion between these types; convert one side with `as`");
+                    } else if matches!(op, Eq | Ne) && (ta == Type::V128 || tb == Type::V128) {
+                        d = d.with_note("a v128 compares only with another v128, e.g. `v == (0, 0, 0, 0) as v128`");
+                    } else if let Some(n) = v128_note(&ta, &tb).or_else(|| v128_note(&tb, &ta)) {
+                        d = d.with_note(n);
                     }
                     self.err(d);
                     return if matches!(op, Eq | Ne | Lt | Le | Gt | Ge) {
@@ -1258,10 +1309,13 @@ impl<'a> Checker<'a> {
                         BitAnd | BitOr | BitXor => "integer or bool operands",
                         _ => "numeric operands",
                     };
-                    self.err(
+                    let mut d =
                         Diag::error(format!("`{}` needs {need}, found {t}", op.symbol()), span)
-                            .with_label(format!("operands have type {t}")),
-                    );
+                            .with_label(format!("operands have type {t}"));
+                    if let Some(n) = v128_note(&t, &Type::U32) {
+                        d = d.with_note(n);
+                    }
+                    self.err(d);
                     return Type::Error;
                 }
                 match op {

@@ -229,6 +229,8 @@ pub enum Tok {
     F32,
     #[token("f64")]
     F64,
+    #[token("v128")]
+    V128,
     #[token("bool")]
     Bool,
     #[token("str")]

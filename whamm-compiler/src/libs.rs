@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use crate::types::Type;
 
 /// The signature of one exported library function, in language types
-/// (`i32`, `i64`, `f32`, `f64`: the Wasm types).
+/// (`i32`, `i64`, `f32`, `f64`, `v128`: the Wasm types).
 #[derive(Clone, Debug, PartialEq)]
 pub struct LibFn {
     pub params: Vec<Type>,
@@ -85,13 +85,14 @@ fn lang(t: wasmparser::ValType) -> Option<Type> {
         wasmparser::ValType::I64 => Type::I64,
         wasmparser::ValType::F32 => Type::F32,
         wasmparser::ValType::F64 => Type::F64,
+        wasmparser::ValType::V128 => Type::V128,
         _ => return None,
     })
 }
 
 /// The callable function exports of a library module (binary or text).
 /// Exports whose signature uses a type the language has no value of
-/// (`v128`, references) are left out: scripts cannot call them.
+/// (references) are left out: scripts cannot call them.
 pub fn read_library(bytes: &[u8]) -> Result<HashMap<String, LibFn>, LibError> {
     let bytes = wat::parse_bytes(bytes).map_err(|e| LibError::Invalid(e.to_string()))?;
     wasmparser::Validator::new()

@@ -54,6 +54,7 @@ pub fn describe_terminal_tok(t: &Tok) -> String {
         Tok::I64 => "`i64`",
         Tok::F32 => "`f32`",
         Tok::F64 => "`f64`",
+        Tok::V128 => "`v128`",
         Tok::Bool => "`bool`",
         Tok::StrTy => "`str`",
         Tok::LParen => "`(`",
@@ -101,7 +102,8 @@ const EXPR_START: &[&str] = &[
     "int", "float", "string", "ident", "true", "false", "(", "!", "~", "-",
 ];
 const TYPE_START: &[&str] = &[
-    "u8", "i8", "u16", "i16", "u32", "i32", "u64", "i64", "f32", "f64", "bool", "str", "map",
+    "u8", "i8", "u16", "i16", "u32", "i32", "u64", "i64", "f32", "f64", "v128", "bool", "str",
+    "map",
 ];
 const OPERATORS: &[&str] = &[
     "&&", "||", "|", "^", "&", "==", "!=", "<", "<=", ">", ">=", "<<", ">>", "+", "-", "*", "/",
@@ -334,6 +336,7 @@ fn is_type_kw(t: &Tok) -> bool {
             | Tok::I64
             | Tok::F32
             | Tok::F64
+            | Tok::V128
             | Tok::Bool
             | Tok::StrTy
             | Tok::Map

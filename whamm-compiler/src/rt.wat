@@ -20,7 +20,7 @@
 ;; Strings are an i32 pointer to [len: i32][bytes]; 0 is the empty string.
 ;; Maps: header [cap, count, ksize, vsize, entries, esize] (24 bytes); entries
 ;; are [hash: i32 (0 = empty)][pad: 4][key: ksize][value: vsize]; keys and
-;; values are serialised as 8-byte leaves (see docs/whamm-backend.md).
+;; values are serialised as 8-byte leaves, 16 for a v128 (see docs/whamm-backend.md).
 (module
   (type $cmp_t (func (param i32 i32) (result i32)))
   (import "wizeng" "puts" (func $puts (param i32 i32)))
@@ -237,6 +237,19 @@
         (call $putc (i32.const 45))
         (local.set $v (i64.sub (i64.const 0) (local.get $v)))))
     (call $print_u64 (local.get $v)))
+
+  ;; Exactly 16 lowercase hex digits of v (a v128 prints as two of these).
+  (func $print_hex64 (export "print_hex64") (param $v i64)
+    (local $p i32) (local $d i32)
+    (local.set $p (i32.const 64))
+    (loop $l
+      (local.set $p (i32.sub (local.get $p) (i32.const 1)))
+      (local.set $d (i32.wrap_i64 (i64.and (local.get $v) (i64.const 15))))
+      (i32.store8 (local.get $p)
+        (i32.add (local.get $d) (select (i32.const 48) (i32.const 87) (i32.lt_u (local.get $d) (i32.const 10)))))
+      (local.set $v (i64.shr_u (local.get $v) (i64.const 4)))
+      (br_if $l (i32.gt_u (local.get $p) (i32.const 48))))
+    (call $puts (i32.const 48) (i32.const 16)))
 
   (func $print_bool (export "print_bool") (param $b i32)
     (if (local.get $b)

@@ -139,7 +139,9 @@ fn parse_bounds(inner: &str, base: usize, out: &mut Vec<TypeBound>, diags: &mut 
             }),
             None => diags.push(
                 Diag::error(format!("unknown type `{}` in type bound", ty.trim()), span)
-                    .with_label("expected one of u8 i8 u16 i16 u32 i32 u64 i64 f32 f64 bool str"),
+                    .with_label(
+                        "expected one of u8 i8 u16 i16 u32 i32 u64 i64 f32 f64 v128 bool str",
+                    ),
             ),
         }
     }

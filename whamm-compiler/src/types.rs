@@ -15,6 +15,9 @@ pub enum Type {
     I64,
     F32,
     F64,
+    /// A 128-bit SIMD vector (Wasm `v128`): opaque except for `==`/`!=`
+    /// and the lane casts ([`Type::v128_lanes`]).
+    V128,
     Bool,
     Str,
     Tuple(Vec<Type>),
@@ -52,6 +55,19 @@ impl Type {
     pub fn is_error(&self) -> bool {
         matches!(self, Type::Error)
     }
+    /// For a tuple that can stand for the lanes of a `v128` (16 x `u8`/`i8`,
+    /// 8 x `u16`/`i16`, 4 x `u32`/`i32`/`f32`, 2 x `u64`/`i64`/`f64`: one
+    /// numeric type filling 128 bits), the lane type and count.
+    pub fn v128_lanes(&self) -> Option<(Type, u32)> {
+        let Type::Tuple(ts) = self else {
+            return None;
+        };
+        let lane = ts.first()?;
+        if !lane.is_numeric() || ts.iter().any(|t| t != lane) {
+            return None;
+        }
+        (lane.bits() * ts.len() as u32 == 128).then(|| (lane.clone(), ts.len() as u32))
+    }
     /// Bit width of a numeric type.
     pub fn bits(&self) -> u32 {
         match self {
@@ -59,6 +75,7 @@ impl Type {
             Type::U16 | Type::I16 => 16,
             Type::U32 | Type::I32 | Type::F32 => 32,
             Type::U64 | Type::I64 | Type::F64 => 64,
+            Type::V128 => 128,
             Type::Bool => 1,
             _ => 0,
         }
@@ -166,15 +183,17 @@ impl Type {
             (a, b) if a.is_numeric() && b.is_numeric() => true,
             (Type::Bool, b) if b.is_int() => true,
             (a, Type::Bool) if a.is_numeric() => true,
+            // a vector and its lanes (docs/probe-language.md#types-and-conversions)
+            (Type::V128, t) | (t, Type::V128) => t.v128_lanes().is_some(),
             (Type::Tuple(a), Type::Tuple(b)) => {
                 a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.can_cast_to(y))
             }
-            // bool -> float, str, maps: no cast
+            // bool -> float, str, maps, v128 -> scalars: no cast
             _ => false,
         }
     }
 
-    /// Types usable as map keys: numbers, bool, str, and tuples of those.
+    /// Types usable as map keys: numbers, bool, str, v128, and tuples of those.
     pub fn is_hashable(&self) -> bool {
         match self {
             Type::Map(..) | Type::Unit => false,
@@ -197,6 +216,7 @@ impl fmt::Display for Type {
             Type::I64 => f.write_str("i64"),
             Type::F32 => f.write_str("f32"),
             Type::F64 => f.write_str("f64"),
+            Type::V128 => f.write_str("v128"),
             Type::Bool => f.write_str("bool"),
             Type::Str => f.write_str("str"),
             Type::Tuple(v) => {
@@ -229,6 +249,7 @@ pub fn parse_type_name(s: &str) -> Option<Type> {
         "i64" => Type::I64,
         "f32" => Type::F32,
         "f64" => Type::F64,
+        "v128" => Type::V128,
         "bool" => Type::Bool,
         "str" => Type::Str,
         _ => return None,
@@ -249,5 +270,22 @@ mod tests {
         assert_eq!(Type::join(&Type::U64, &Type::I64), None);
         assert!(Type::I32.can_cast_to(&Type::F32));
         assert!(!Type::Str.can_cast_to(&Type::I32));
+    }
+    #[test]
+    fn v128() {
+        let t = Type::Tuple;
+        assert!(!Type::V128.widens_to(&Type::U32));
+        assert!(!Type::U32.assignable_to(&Type::V128));
+        assert!(!Type::V128.assignable_to(&Type::Tuple(vec![Type::I64, Type::I64])));
+        assert_eq!(Type::join(&Type::V128, &Type::V128), Some(Type::V128));
+        assert_eq!(Type::join(&Type::V128, &Type::I64), None);
+        assert!(Type::V128.can_cast_to(&t(vec![Type::U32; 4])));
+        assert!(t(vec![Type::F64; 2]).can_cast_to(&Type::V128));
+        assert!(Type::V128.can_cast_to(&t(vec![Type::I8; 16])));
+        assert!(!Type::V128.can_cast_to(&t(vec![Type::I32; 3])));
+        assert!(!Type::V128.can_cast_to(&t(vec![Type::I32, Type::U32, Type::I32, Type::I32])));
+        assert!(!Type::V128.can_cast_to(&t(vec![Type::Bool; 16])));
+        assert!(!Type::V128.can_cast_to(&Type::U64));
+        assert!(Type::V128.is_hashable());
     }
 }

@@ -369,6 +369,7 @@ pub fn features() -> wasmparser::WasmFeatures {
         | F::MULTI_VALUE
         | F::BULK_MEMORY
         | F::FLOATS
+        | F::SIMD
         | F::GC_TYPES
 }
 

@@ -111,6 +111,11 @@ impl Cg<'_> {
             cx.e(I::LocalGet(tb[i]));
             match lt {
                 Type::Str => cx.e(I::Call(self.m.rt("str_eq"))),
+                // bitwise: every byte equal
+                Type::V128 => {
+                    cx.e(I::I8x16Eq);
+                    cx.e(I::I8x16AllTrue);
+                }
                 _ => self.arith(cx, BinOp::Eq, lt),
             }
             cx.e(I::I32And);
@@ -123,6 +128,29 @@ impl Cg<'_> {
             return;
         }
         match (from, to) {
+            // a vector's lanes (lane 0 first), and back
+            (Type::V128, lanes) => {
+                let Some((lt, n)) = lanes.v128_lanes() else {
+                    return;
+                };
+                let v = cx.local(VT::V128);
+                cx.e(I::LocalSet(v));
+                for k in 0..n as u8 {
+                    cx.e(I::LocalGet(v));
+                    cx.e(lane_ins(&lt, k, false));
+                }
+            }
+            (lanes, Type::V128) => {
+                let Some((lt, _)) = lanes.v128_lanes() else {
+                    return;
+                };
+                let tmp = cx.spill(&vts(from));
+                cx.e(I::V128Const(0));
+                for (k, l) in tmp.iter().enumerate() {
+                    cx.e(I::LocalGet(*l));
+                    cx.e(lane_ins(&lt, k as u8, true));
+                }
+            }
             (Type::Tuple(fs), Type::Tuple(ts)) => {
                 let tmp = cx.spill(&vts(from));
                 let mut k = 0usize;
@@ -225,6 +253,29 @@ impl Cg<'_> {
             (Type::F64, Type::F32) => cx.e(I::F32DemoteF64),
             _ => {}
         }
+    }
+}
+
+/// The instruction that reads lane `k` of a vector as a value of type
+/// `lane` (narrow integer lanes sign- or zero-extended as the language keeps
+/// them), or with `replace` the one that writes it.
+fn lane_ins(lane: &Type, k: u8, replace: bool) -> I<'static> {
+    match (lane, replace) {
+        (Type::I8, false) => I::I8x16ExtractLaneS(k),
+        (Type::U8, false) => I::I8x16ExtractLaneU(k),
+        (Type::I8 | Type::U8, true) => I::I8x16ReplaceLane(k),
+        (Type::I16, false) => I::I16x8ExtractLaneS(k),
+        (Type::U16, false) => I::I16x8ExtractLaneU(k),
+        (Type::I16 | Type::U16, true) => I::I16x8ReplaceLane(k),
+        (Type::I32 | Type::U32, false) => I::I32x4ExtractLane(k),
+        (Type::I32 | Type::U32, true) => I::I32x4ReplaceLane(k),
+        (Type::F32, false) => I::F32x4ExtractLane(k),
+        (Type::F32, true) => I::F32x4ReplaceLane(k),
+        (Type::I64 | Type::U64, false) => I::I64x2ExtractLane(k),
+        (Type::I64 | Type::U64, true) => I::I64x2ReplaceLane(k),
+        (Type::F64, false) => I::F64x2ExtractLane(k),
+        (Type::F64, true) => I::F64x2ReplaceLane(k),
+        _ => I::Unreachable,
     }
 }
 

@@ -333,7 +333,7 @@ impl Cg<'_> {
         let (start, ft) = field_range(&bt, idx);
         // A variable (or field of one): read just the leaves.
         if let Some(loc) = self.pure_place(cx, base) {
-            return self.load(cx, &ft, &loc.sub(start, nleaves(&ft)));
+            return self.load(cx, &ft, &loc.sub(&bt, start, nleaves(&ft)));
         }
         self.expr(cx, base);
         let tmp = cx.spill(&vts(&bt));

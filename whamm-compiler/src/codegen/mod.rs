@@ -4,11 +4,11 @@
 //! conventions, and the value representation. In short:
 //!
 //! * every scalar is one Wasm value (`u8..i32`, `bool`, `str`, maps: i32;
-//!   `u64`/`i64`: i64; floats as such), tuples are flattened into several
-//!   values (multi-value), strings are pointers to `[len][bytes]`, maps are
-//!   pointers to the runtime hash table of `rt.wat`;
+//!   `u64`/`i64`: i64; floats and `v128` as such), tuples are flattened
+//!   into several values (multi-value), strings are pointers to
+//!   `[len][bytes]`, maps are pointers to the runtime hash table of `rt.wat`;
 //! * in memory (map keys/values, per-site records) each scalar leaf takes 8
-//!   bytes;
+//!   bytes, a `v128` 16;
 //! * each matched (event, mode) of a probe is one export; matches whose code
 //!   would be identical share one function.
 //!

@@ -44,7 +44,7 @@ impl Cg<'_> {
             ExprKind::Field(b, i, _) => {
                 let (bt, loc) = self.place(cx, b)?;
                 let (start, ft) = field_range(&bt, *i);
-                Some((ft.clone(), loc.sub(start, nleaves(&ft))))
+                Some((ft.clone(), loc.sub(&bt, start, nleaves(&ft))))
             }
             ExprKind::Index(b, key) => {
                 let (mt, mloc) = self.place(cx, b)?;
@@ -55,8 +55,8 @@ impl Cg<'_> {
                 cx.e(I::LocalTee(m));
                 cx.e(I::I32Eqz);
                 cx.e(I::If(BlockType::Empty));
-                cx.e(I::I32Const((8 * nleaves(&k)) as i32));
-                cx.e(I::I32Const((8 * nleaves(&v).max(1)) as i32));
+                cx.e(I::I32Const(mem_size(&k) as i32));
+                cx.e(I::I32Const(mem_size(&v).max(8) as i32));
                 cx.e(I::Call(self.m.rt("map_new")));
                 cx.e(I::LocalSet(m));
                 cx.e(I::LocalGet(m));
@@ -81,20 +81,20 @@ impl Cg<'_> {
     }
 
     pub(super) fn key_to_scratch(&mut self, cx: &mut FnCx, key: &Expr, kt: &Type) {
-        if 8 * nleaves(kt) > SCRATCH_SIZE {
+        if mem_size(kt) > SCRATCH_SIZE {
             self.err(Diag::error("map key type is too large", key.span));
             return;
         }
         self.expr_to(cx, key, kt);
         let ls = leaves(kt);
         let tmp = cx.spill(&vts(kt));
-        for (i, (l, t)) in tmp.iter().zip(&ls).enumerate() {
+        for ((l, t), off) in tmp.iter().zip(&ls).zip(leaf_offsets(kt)) {
             cx.e(I::I32Const(self.scratch as i32));
             cx.e(I::LocalGet(*l));
             if *t == Type::Str {
                 cx.e(I::Call(self.m.rt("intern")));
             }
-            store_leaf(cx, t, 8 * i as u32);
+            store_leaf(cx, t, off);
         }
     }
 
@@ -104,9 +104,9 @@ impl Cg<'_> {
             Loc::Locals(v) => v.iter().for_each(|l| cx.e(I::LocalGet(*l))),
             Loc::Globals(v) => v.iter().for_each(|g| cx.e(I::GlobalGet(*g))),
             Loc::Mem(b, off) => {
-                for (i, lt) in leaves(t).iter().enumerate() {
+                for (lt, o) in leaves(t).iter().zip(leaf_offsets(t)) {
                     push_base(cx, *b);
-                    load_leaf(cx, lt, off + 8 * i as u32);
+                    load_leaf(cx, lt, off + o);
                 }
             }
         }
@@ -135,10 +135,10 @@ impl Cg<'_> {
                 cx.e(I::GlobalSet(*g));
             }),
             Loc::Mem(b, off) => {
-                for (i, (lt, s)) in leaves(t).iter().zip(tmp).enumerate() {
+                for ((lt, s), o) in leaves(t).iter().zip(tmp).zip(leaf_offsets(t)) {
                     push_base(cx, *b);
                     cx.e(I::LocalGet(*s));
-                    store_leaf(cx, lt, off + 8 * i as u32);
+                    store_leaf(cx, lt, off + o);
                 }
             }
         }
@@ -148,10 +148,10 @@ impl Cg<'_> {
     pub(super) fn init_maps(&mut self, cx: &mut FnCx, t: &Type, loc: &Loc) {
         for (i, lt) in leaves(t).iter().enumerate() {
             if let Type::Map(k, v) = lt {
-                cx.e(I::I32Const((8 * nleaves(k)) as i32));
-                cx.e(I::I32Const((8 * nleaves(v).max(1)) as i32));
+                cx.e(I::I32Const(mem_size(k) as i32));
+                cx.e(I::I32Const(mem_size(v).max(8) as i32));
                 cx.e(I::Call(self.m.rt("map_new")));
-                let sub = loc.sub(i as u32, 1);
+                let sub = loc.sub(t, i as u32, 1);
                 self.store_from_stack(cx, lt, &sub);
             }
         }
@@ -163,8 +163,9 @@ impl Cg<'_> {
             ExprKind::Var(n) => self.var(cx, n).map(|v| v.loc),
             ExprKind::Field(b, i, _) => {
                 let loc = self.pure_place(cx, b)?;
-                let (start, ft) = field_range(&self.ty(b), *i);
-                Some(loc.sub(start, nleaves(&ft)))
+                let bt = self.ty(b);
+                let (start, ft) = field_range(&bt, *i);
+                Some(loc.sub(&bt, start, nleaves(&ft)))
             }
             _ => None,
         }

@@ -9,7 +9,7 @@
 use super::bound::{Access, BoundEnv, PKey, REC_FNAME, REC_HEADER};
 use super::fn_cx::FnCx;
 use super::fold::Const;
-use super::repr::{nleaves, type_code};
+use super::repr::{mem_size, type_code};
 use super::walk::*;
 use super::Cg;
 use crate::ast::*;
@@ -237,7 +237,7 @@ impl<'a> Cg<'a> {
         for st in statics {
             let t = self.ty(st);
             lay.static_fields.push((st, t.clone(), rec_size));
-            rec_size += 8 * nleaves(&t).max(1);
+            rec_size += mem_size(&t).max(8);
         }
         lay.has_site = !lay.site_decls.is_empty()
             || !lay.rec_fields.is_empty()
@@ -245,7 +245,7 @@ impl<'a> Cg<'a> {
         for d in &lay.site_decls {
             lay.site_vars
                 .push((d.name.name.clone(), d.ty.ty.clone(), rec_size, d.report));
-            rec_size += 8 * nleaves(&d.ty.ty).max(1);
+            rec_size += mem_size(&d.ty.ty).max(8);
         }
         lay.rec_size = rec_size;
     }

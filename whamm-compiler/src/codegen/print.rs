@@ -99,6 +99,18 @@ impl Cg<'_> {
             Type::F64 => cx.e(I::Call(self.m.rt("print_f64"))),
             Type::Bool => cx.e(I::Call(self.m.rt("print_bool"))),
             Type::Str => cx.e(I::Call(self.m.rt("str_print"))),
+            // `0x` and 32 hex digits: the vector as an unsigned 128-bit
+            // little-endian number (lane 0 in the last digits)
+            Type::V128 => {
+                let v = cx.local(VT::V128);
+                cx.e(I::LocalSet(v));
+                self.puts_const(cx, "0x");
+                for lane in [1, 0] {
+                    cx.e(I::LocalGet(v));
+                    cx.e(I::I64x2ExtractLane(lane));
+                    cx.e(I::Call(self.m.rt("print_hex64")));
+                }
+            }
             Type::Tuple(_) | Type::Map(..) => {
                 let f = self.print_fn(t, key_style);
                 cx.e(I::Call(f));
@@ -217,7 +229,7 @@ impl Cg<'_> {
             cx.e(I::I32Const(wasm::RT_ARROW.1 as i32));
             cx.e(I::Call(self.m.rt("puts")));
         }
-        self.load(cx, v, &Loc::Mem(Base::Local(e), 8 + 8 * nleaves(kt)));
+        self.load(cx, v, &Loc::Mem(Base::Local(e), 8 + mem_size(kt)));
         self.print_value(cx, v, false);
         if csv {
             self.puts_const(cx, "\n");
@@ -241,8 +253,18 @@ impl Cg<'_> {
         let f = self.m.declare(&[VT::I32, VT::I32], &[VT::I32]);
         self.cmp_fns.insert(kt.clone(), f);
         let mut cx = FnCx::new(&[VT::I32, VT::I32], None);
-        for (i, lt) in leaves(kt).iter().enumerate() {
-            let off = 8 + 8 * i as u32;
+        // A v128 orders as the unsigned 128-bit number it prints as: its
+        // high 64 bits first, then the low ones.
+        let mut cmp_leaves = vec![];
+        for (lt, o) in leaves(kt).iter().zip(leaf_offsets(kt)) {
+            if *lt == Type::V128 {
+                cmp_leaves.extend([(Type::U64, o + 8), (Type::U64, o)]);
+            } else {
+                cmp_leaves.push((lt.clone(), o));
+            }
+        }
+        for (lt, o) in &cmp_leaves {
+            let off = 8 + o;
             if *lt == Type::Str {
                 let r = cx.local(VT::I32);
                 cx.e(I::LocalGet(0));

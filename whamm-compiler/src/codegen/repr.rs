@@ -11,6 +11,7 @@ pub(super) fn vt(t: &Type) -> VT {
         Type::U64 | Type::I64 => VT::I64,
         Type::F32 => VT::F32,
         Type::F64 => VT::F64,
+        Type::V128 => VT::V128,
         _ => VT::I32,
     }
 }
@@ -37,6 +38,34 @@ pub(super) fn nleaves(t: &Type) -> u32 {
     leaves(t).len() as u32
 }
 
+/// Bytes a leaf takes in memory: 8, or 16 for a `v128`.
+pub(super) fn leaf_bytes(t: &Type) -> u32 {
+    if *t == Type::V128 {
+        16
+    } else {
+        8
+    }
+}
+
+/// Bytes the leaves of `t` take in memory (map keys and values, site
+/// records, scratch): the sum of their [`leaf_bytes`].
+pub(super) fn mem_size(t: &Type) -> u32 {
+    leaves(t).iter().map(leaf_bytes).sum()
+}
+
+/// The memory offset of each leaf of `t`, from the value's start.
+pub(super) fn leaf_offsets(t: &Type) -> Vec<u32> {
+    let mut off = 0;
+    leaves(t)
+        .iter()
+        .map(|l| {
+            let o = off;
+            off += leaf_bytes(l);
+            o
+        })
+        .collect()
+}
+
 /// Leaf range of tuple field `idx`.
 pub(super) fn field_range(t: &Type, idx: u32) -> (u32, Type) {
     if let Type::Tuple(ts) = t {
@@ -53,6 +82,7 @@ pub(super) fn type_code(t: &Type) -> i32 {
         VT::I64 => monitor_abi::ValType::I64,
         VT::F32 => monitor_abi::ValType::F32,
         VT::F64 => monitor_abi::ValType::F64,
+        VT::V128 => monitor_abi::ValType::V128,
         _ => monitor_abi::ValType::I32,
     };
     monitor_abi::type_code(Some(abi))
@@ -83,6 +113,7 @@ pub(super) fn wasm_type_name(t: &Type) -> String {
                 VT::I64 => "i64",
                 VT::F32 => "f32",
                 VT::F64 => "f64",
+                VT::V128 => "v128",
                 _ => "i32",
             }),
         }
@@ -109,6 +140,7 @@ pub(super) fn zero_const(t: VT) -> wasm_encoder::ConstExpr {
         VT::I64 => wasm_encoder::ConstExpr::i64_const(0),
         VT::F32 => wasm_encoder::ConstExpr::f32_const(0.0),
         VT::F64 => wasm_encoder::ConstExpr::f64_const(0.0),
+        VT::V128 => wasm_encoder::ConstExpr::v128_const(0),
         _ => wasm_encoder::ConstExpr::i32_const(0),
     }
 }
@@ -118,6 +150,7 @@ pub(super) fn zero_ins(t: VT) -> I<'static> {
         VT::I64 => I::I64Const(0),
         VT::F32 => I::F32Const(0.0),
         VT::F64 => I::F64Const(0.0),
+        VT::V128 => I::V128Const(0),
         _ => I::I32Const(0),
     }
 }
@@ -128,7 +161,8 @@ pub(super) fn zero_ins(t: VT) -> I<'static> {
 pub(super) enum Loc {
     Locals(Vec<u32>),
     Globals(Vec<u32>),
-    /// Leaves at `base + off + 8*i`.
+    /// Leaves at `base + off` onwards, 8 bytes each (16 for a `v128`,
+    /// [`leaf_offsets`]).
     Mem(Base, u32),
 }
 
@@ -140,11 +174,15 @@ pub(super) enum Base {
 }
 
 impl Loc {
-    pub(super) fn sub(&self, start: u32, n: u32) -> Loc {
+    /// Leaves `start..start + n` of a place holding a value of type `whole`.
+    pub(super) fn sub(&self, whole: &Type, start: u32, n: u32) -> Loc {
         match self {
             Loc::Locals(v) => Loc::Locals(v[start as usize..(start + n) as usize].to_vec()),
             Loc::Globals(v) => Loc::Globals(v[start as usize..(start + n) as usize].to_vec()),
-            Loc::Mem(b, off) => Loc::Mem(*b, off + 8 * start),
+            Loc::Mem(b, off) => {
+                let skip: u32 = leaves(whole)[..start as usize].iter().map(leaf_bytes).sum();
+                Loc::Mem(*b, off + skip)
+            }
         }
     }
 }
@@ -168,14 +206,17 @@ pub(super) fn load_leaf(cx: &mut FnCx, t: &Type, off: u32) {
         VT::I64 => I::I64Load(mem8(off, 3)),
         VT::F32 => I::F32Load(mem8(off, 2)),
         VT::F64 => I::F64Load(mem8(off, 3)),
+        VT::V128 => I::V128Load(mem8(off, 3)),
         _ => I::I32Load(mem8(off, 2)),
     });
 }
 
-/// Store a leaf (address, value on the stack) as a canonical 8-byte slot.
+/// Store a leaf (address, value on the stack) as a canonical 8-byte slot
+/// (16 bytes for a `v128`).
 pub(super) fn store_leaf(cx: &mut FnCx, t: &Type, off: u32) {
     match vt(t) {
         VT::I64 => cx.e(I::I64Store(mem8(off, 3))),
+        VT::V128 => cx.e(I::V128Store(mem8(off, 3))),
         VT::F64 => cx.e(I::F64Store(mem8(off, 3))),
         VT::F32 => {
             cx.e(I::I32ReinterpretF32);
