@@ -173,7 +173,7 @@ impl Body<'_> {
                         ty: wasm_encoder::AbstractHeapType::Extern,
                     }))
                 }
-                ValType::V128 => return Err(err("v128 locals")),
+                ValType::V128 => self.ins(&Instruction::V128Const(0)),
             }
             self.ins(&Instruction::LocalSet(map[i]));
         }
