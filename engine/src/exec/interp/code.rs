@@ -936,6 +936,27 @@ pub enum Op {
     /// loaded for the dyn tier.
     LoopHead(u32),
 
+    // Typed function references (`ref.as_non_null`, `call_ref` and
+    // `return_call_ref` are cold: `exec.rs`).
+    /// `br_on_null`: pop a null reference and branch; leave a non-null one.
+    BrOnNull(BrTarget),
+    /// `br_on_non_null`: branch with a non-null reference (it is the last
+    /// value the label keeps); pop a null one.
+    BrOnNonNull(BrTarget),
+    /// Trap with `null reference` if the top operand is null.
+    RefAsNonNull,
+    /// Pop a function reference and call it (null traps); the arguments are
+    /// below it. The type needs no check: validation guarantees it.
+    CallRef,
+    ReturnCallRef,
+
+    // Threads: every atomic memory instruction but `atomic.fence` (no op:
+    // one thread). Cold, see `super::atomics`.
+    Atomic {
+        op: AtomicOp,
+        m: MemArg,
+    },
+
     // SIMD. A `v128` takes two slots, its low half first (deeper); the
     // semantics are in `super::simd`.
     LocalGet128(u32),
@@ -970,6 +991,7 @@ pub enum Op {
     },
 }
 
+pub use super::atomics::{AtomicKind, AtomicOp};
 pub use super::simd::{LaneOp, MemOp, SimdOp};
 
 /// `dst` of a fused `LL`/`LC` binop: push the result (no local written).

@@ -1,6 +1,6 @@
 //! The interpreter's ops on memories, tables and segments other than loads
 //! and stores: memory.size/grow, bulk memory and table ops, table access,
-//! ref.func, data.drop and elem.drop. `hot::run` hands them to `exec.rs`.
+//! ref.func, ref.as_non_null, data.drop and elem.drop. `hot::run` hands them to `exec.rs`.
 
 use super::code::Op;
 use super::exec::Interp;
@@ -74,6 +74,11 @@ impl Interp<'_> {
                 self.bulk(|s, d, x, n| s.table_init(inst, table, elem, d, x as u32, n))?
             }
             Op::ElemDrop(e) => self.store.elem_drop(inst, e),
+            Op::RefAsNonNull => {
+                if self.rd(self.sp - 1) == 0 {
+                    return Err(self.trap(TrapKind::NullReference));
+                }
+            }
             _ => unreachable!("hot op {op:?} returned as cold"),
         }
         Ok(())

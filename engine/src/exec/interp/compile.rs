@@ -1019,6 +1019,23 @@ fn translate_op(
                 table: table_index,
             },
         ),
+        W::CallRef { .. } => simple(t, Op::CallRef),
+        W::ReturnCallRef { .. } => simple(t, Op::ReturnCallRef),
+        W::RefAsNonNull => simple(t, Op::RefAsNonNull),
+        // The branch target does not depend on the reference being popped
+        // (`br_on_null`) or kept (`br_on_non_null`, as the label's last value).
+        W::BrOnNull { relative_depth } | W::BrOnNonNull { relative_depth } => {
+            let Some((b, _)) = t.branch(v, relative_depth) else {
+                return Ok(()); // invalid: the validator rejects it next
+            };
+            let i = t.emit(match op {
+                W::BrOnNull { .. } => Op::BrOnNull(b),
+                _ => Op::BrOnNonNull(b),
+            });
+            t.add_fixup(relative_depth, Fixup::Op(i));
+        }
+        // One thread: nothing to order.
+        W::AtomicFence => {}
         W::Drop => {
             simple(t, Op::Drop);
             if Translator::operand_type(v, 0) == Some(ValType::V128) {
@@ -1150,6 +1167,8 @@ fn translate_op(
         _ => {
             if let Some(o) = simd_op(op) {
                 simple(t, o)
+            } else if let Some((op, m)) = AtomicOp::from_operator(op) {
+                simple(t, Op::Atomic { op, m })
             } else if let Some(o) = numeric(op) {
                 if let Some(b) = I32Bin::of(&o) {
                     t.emit_i32bin(b)

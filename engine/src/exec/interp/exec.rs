@@ -493,6 +493,9 @@ impl<'s> Interp<'s> {
             }
             Op::CallIndirect { ty, table } => self.call_indirect(ty, table, false),
             Op::ReturnCallIndirect { ty, table } => self.call_indirect(ty, table, true),
+            Op::CallRef => self.call_ref(false),
+            Op::ReturnCallRef => self.call_ref(true),
+            Op::Atomic { op, m } => self.atomic(op, m).map(|()| Flow::Next),
             Op::LoopHead(n) => self.loop_head(n),
             Op::DynProbe(k) => self.dyn_probe(k).map(Flow::Redo),
             Op::Probe(k) => self.fire_probes(k).map(|()| Flow::Next),
@@ -657,6 +660,15 @@ impl<'s> Interp<'s> {
             return Err(self.trap(TrapKind::IndirectCallTypeMismatch));
         }
         self.call(faddr, tail)
+    }
+
+    /// `call_ref` (`tail`: `return_call_ref`): the callee is the top operand.
+    fn call_ref(&mut self, tail: bool) -> Result<Flow, Trap> {
+        let r = self.pop();
+        if r == 0 {
+            return Err(self.trap(TrapKind::NullFunctionReference));
+        }
+        self.call((r - 1) as usize, tail)
     }
 
     /// A dyn-tier loop header reached the threshold count: count the

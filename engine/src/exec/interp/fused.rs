@@ -370,7 +370,7 @@ pub(crate) fn jump_target_mut(op: &mut Op) -> Option<&mut u32> {
     Some(match op {
         Op::Jump(t) | Op::JumpIfZero(t) | Op::JumpIfNonZero(t) => t,
         Op::IncJmpNe { t, .. } => t,
-        Op::Br(b) | Op::BrIf(b) => &mut b.target,
+        Op::Br(b) | Op::BrIf(b) | Op::BrOnNull(b) | Op::BrOnNonNull(b) => &mut b.target,
         Op::JmpI32Eq(t)
         | Op::JmpI32EqC { t, .. }
         | Op::JmpI32EqLC { t, .. }

@@ -2,6 +2,7 @@
 //! pass as validation) into a compact pre-decoded form ([`code::Op`]) with
 //! resolved branches and a side table from each op back to its original pc.
 
+mod atomics;
 pub mod code;
 mod cold_ops;
 pub(crate) mod compile;
@@ -15,6 +16,7 @@ mod probes;
 pub(crate) mod simd;
 mod simd_fast;
 
+pub(crate) use atomics::atomic_memarg;
 pub(crate) use exec::invoke;
 #[cfg(feature = "op-stats")]
 pub use hot::print_op_stats;

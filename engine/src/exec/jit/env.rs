@@ -25,6 +25,12 @@ use crate::runtime::vm::{self, VmLayout};
 /// Trap codes beyond Cranelift's own.
 pub const TRAP_HOST: TrapCode = TrapCode::User(1);
 pub const TRAP_UNDEFINED_ELEMENT: TrapCode = TrapCode::User(2);
+/// `call_ref`/`return_call_ref` of a null reference.
+pub const TRAP_NULL_FUNC_REF: TrapCode = TrapCode::User(3);
+/// `memory.atomic.wait` on an unshared memory, and one that would block
+/// forever (see `runtime::atomics`).
+pub const TRAP_WAIT_UNSHARED: TrapCode = TrapCode::User(4);
+pub const TRAP_WAIT_FOREVER: TrapCode = TrapCode::User(5);
 
 pub fn clif_type(t: ValType) -> ir::Type {
     match t {
@@ -211,15 +217,7 @@ impl<'a> Env<'a> {
         let addr = self.table_elem_addr(builder, table, callee, TRAP_UNDEFINED_ELEMENT);
         let slot = builder.ins().load(I64, rw, addr, 0);
         builder.ins().trapz(slot, TrapCode::IndirectCallToNull);
-        let faddr = builder.ins().iadd_imm(slot, -1);
-        let storectx = builder.ins().load(I64, ro, vmctx, vm::STORE_CTX);
-        // The store's funcref array moves only when a function is added,
-        // which never happens while wasm code runs (`Store::push_func`).
-        let funcrefs = builder
-            .ins()
-            .load(I64, ro, storectx, vm::STORE_CTX_FUNCREFS);
-        let scaled = builder.ins().imul_imm(faddr, vm::FUNCREF_SIZE);
-        let entry = builder.ins().iadd(funcrefs, scaled);
+        let entry = Self::funcref_entry(builder, slot);
         let tid = builder.ins().load(I64, rw, entry, 16);
         let want = builder
             .ins()
@@ -229,6 +227,60 @@ impl<'a> Env<'a> {
         let code = builder.ins().load(I64, rw, entry, 0);
         let cvmctx = builder.ins().load(I64, rw, entry, 8);
         (code, cvmctx)
+    }
+
+    /// The store's funcref entry (code, vmctx, type id) of the function
+    /// whose non-null reference is `r` (its address plus one).
+    fn funcref_entry(builder: &mut FunctionBuilder, r: ir::Value) -> ir::Value {
+        let vmctx = Self::vmctx_val(builder.func);
+        let ro = MemFlags::trusted().with_readonly();
+        let faddr = builder.ins().iadd_imm(r, -1);
+        let storectx = builder.ins().load(I64, ro, vmctx, vm::STORE_CTX);
+        // The store's funcref array moves only when a function is added,
+        // which never happens while wasm code runs (`Store::push_func`).
+        let funcrefs = builder
+            .ins()
+            .load(I64, ro, storectx, vm::STORE_CTX_FUNCREFS);
+        let scaled = builder.ins().imul_imm(faddr, vm::FUNCREF_SIZE);
+        builder.ins().iadd(funcrefs, scaled)
+    }
+
+    /// Resolve a `call_ref` target: a null reference traps; the type needs
+    /// no check (validation guarantees it).
+    fn ref_target(builder: &mut FunctionBuilder, r: ir::Value) -> (ir::Value, ir::Value) {
+        builder.ins().trapz(r, TRAP_NULL_FUNC_REF);
+        let entry = Self::funcref_entry(builder, r);
+        let rw = MemFlags::trusted();
+        let code = builder.ins().load(I64, rw, entry, 0);
+        let cvmctx = builder.ins().load(I64, rw, entry, 8);
+        (code, cvmctx)
+    }
+
+    /// Call the wait/notify libcall `f` with `args` after the vmctx and
+    /// memory index; its negative results trap (`runtime::atomics::trap_code`).
+    fn atomic_libcall(
+        pos: &mut FuncCursor,
+        f: usize,
+        mem: MemoryIndex,
+        args: &[ir::Value],
+    ) -> ir::Value {
+        let vmctx = Self::vmctx_val(pos.func);
+        let mem = pos.ins().iconst(I32, mem.as_u32() as i64);
+        let mut all = vec![vmctx, mem];
+        all.extend_from_slice(args);
+        let tys: Vec<ir::Type> = all.iter().map(|a| pos.func.dfg.value_type(*a)).collect();
+        let call = Self::libcall(pos, f, &tys, &[I32], &all);
+        let r = pos.func.dfg.first_result(call);
+        for (code, trap) in [
+            (-1, TrapCode::HeapOutOfBounds),
+            (-2, TrapCode::HeapMisaligned),
+            (-3, TRAP_WAIT_UNSHARED),
+            (-4, TRAP_WAIT_FOREVER),
+        ] {
+            let hit = pos.ins().icmp_imm(IntCC::Equal, r, code);
+            pos.ins().trapnz(hit, trap);
+        }
+        r
     }
 
     /// How to call function `i`: directly (compiled with this function), or
@@ -571,26 +623,27 @@ impl FuncEnvironment for Env<'_> {
 
     fn translate_return_call_ref(
         &mut self,
-        _b: &mut FunctionBuilder,
-        _s: ir::SigRef,
-        _c: ir::Value,
-        _a: &[ir::Value],
+        builder: &mut FunctionBuilder,
+        sig_ref: ir::SigRef,
+        callee: ir::Value,
+        call_args: &[ir::Value],
     ) -> WasmResult<()> {
-        Err(cranelift_wasm::wasm_unsupported!(
-            "typed function references"
-        ))
+        let (code, cvmctx) = Self::ref_target(builder, callee);
+        let args = self.with_ctx(builder, cvmctx, call_args);
+        builder.ins().return_call_indirect(sig_ref, code, &args);
+        Ok(())
     }
 
     fn translate_call_ref(
         &mut self,
-        _b: &mut FunctionBuilder,
-        _s: ir::SigRef,
-        _c: ir::Value,
-        _a: &[ir::Value],
+        builder: &mut FunctionBuilder,
+        sig_ref: ir::SigRef,
+        callee: ir::Value,
+        call_args: &[ir::Value],
     ) -> WasmResult<ir::Inst> {
-        Err(cranelift_wasm::wasm_unsupported!(
-            "typed function references"
-        ))
+        let (code, cvmctx) = Self::ref_target(builder, callee);
+        let args = self.with_ctx(builder, cvmctx, call_args);
+        Ok(builder.ins().call_indirect(sig_ref, code, &args))
     }
 
     fn translate_memory_grow(
@@ -878,26 +931,38 @@ impl FuncEnvironment for Env<'_> {
     ) -> WasmResult<()> {
         Err(cranelift_wasm::wasm_unsupported!("custom globals"))
     }
+    /// `addr` is the effective address (Cranelift added the offset); the
+    /// libcall checks it and implements the one-thread semantics.
     fn translate_atomic_wait(
         &mut self,
-        _pos: FuncCursor,
-        _index: MemoryIndex,
+        mut pos: FuncCursor,
+        index: MemoryIndex,
         _heap: Heap,
-        _addr: ir::Value,
-        _expected: ir::Value,
-        _timeout: ir::Value,
+        addr: ir::Value,
+        expected: ir::Value,
+        timeout: ir::Value,
     ) -> WasmResult<ir::Value> {
-        Err(cranelift_wasm::wasm_unsupported!("threads"))
+        let bytes = pos.func.dfg.value_type(expected).bytes();
+        let expected = if bytes == 4 {
+            pos.ins().uextend(I64, expected)
+        } else {
+            expected
+        };
+        let bytes = pos.ins().iconst(I32, bytes as i64);
+        let f = libcalls::atomic_wait as *const () as usize;
+        let args = [addr, expected, timeout, bytes];
+        Ok(Self::atomic_libcall(&mut pos, f, index, &args))
     }
     fn translate_atomic_notify(
         &mut self,
-        _pos: FuncCursor,
-        _index: MemoryIndex,
+        mut pos: FuncCursor,
+        index: MemoryIndex,
         _heap: Heap,
-        _addr: ir::Value,
-        _count: ir::Value,
+        addr: ir::Value,
+        count: ir::Value,
     ) -> WasmResult<ir::Value> {
-        Err(cranelift_wasm::wasm_unsupported!("threads"))
+        let f = libcalls::atomic_notify as *const () as usize;
+        Ok(Self::atomic_libcall(&mut pos, f, index, &[addr, count]))
     }
     fn translate_ref_i31(&mut self, _pos: FuncCursor, _val: ir::Value) -> WasmResult<ir::Value> {
         Err(cranelift_wasm::wasm_unsupported!("gc"))

@@ -9,7 +9,9 @@
 //! does not use its reference until JIT code returns. So dereferencing the
 //! pointer here creates the only live mutable access to the store.
 
-use crate::core::types::{slot_count, InstanceId, Value};
+use smallvec::SmallVec;
+
+use crate::core::types::{slot_count, InstanceId, ValType, Value};
 use crate::runtime::store::{Caller, FuncKind, Store};
 use crate::runtime::vm::{VMStoreCtx, INSTANCE, STORE_CTX};
 
@@ -147,14 +149,27 @@ pub(crate) unsafe extern "C" fn host_call(
             unsafe { *caller_vmctx.add(INSTANCE as usize / 8) } as u32,
         ))
     };
-    let (h, ty) = match &store.funcs[func].kind {
-        FuncKind::Host(h) => (h.clone(), store.funcs[func].ty.clone()),
-        FuncKind::Wasm { .. } => unreachable!("host trampoline bound to a wasm function"),
+    let fi = &store.funcs[func];
+    let FuncKind::Host(h) = &fi.kind else {
+        unreachable!("host trampoline bound to a wasm function")
     };
-    // SAFETY: the trampoline's buffer holds `buffer_slots(ty)` slots.
-    let slots = unsafe { std::slice::from_raw_parts_mut(args, super::buffer_slots(&ty)) };
-    let vals: Vec<Value> = Value::from_slots(&ty.params, slots);
-    let mut res: Vec<Value> = ty.results.iter().map(|t| Value::default_of(*t)).collect();
+    // No allocation for the usual few values: a report flush makes a host
+    // call per field.
+    let h = h.clone();
+    let params: SmallVec<[ValType; 8]> = SmallVec::from_slice(&fi.ty.params);
+    let results: SmallVec<[ValType; 4]> = SmallVec::from_slice(&fi.ty.results);
+    let n = slot_count(&params).max(slot_count(&results)).max(1);
+    // SAFETY: the trampoline's buffer holds `buffer_slots(ty)` = n slots.
+    let slots = unsafe { std::slice::from_raw_parts_mut(args, n) };
+    let mut at = 0;
+    let vals: SmallVec<[Value; 8]> = params
+        .iter()
+        .map(|t| {
+            at += t.slots();
+            Value::read_slots(*t, &slots[at - t.slots()..])
+        })
+        .collect();
+    let mut res: SmallVec<[Value; 4]> = results.iter().map(|t| Value::default_of(*t)).collect();
     store.depth += 1;
     let r = h(
         &mut Caller {
@@ -167,12 +182,52 @@ pub(crate) unsafe extern "C" fn host_call(
     store.depth -= 1;
     match r {
         Ok(()) => {
-            slots[..slot_count(&ty.results)].copy_from_slice(&Value::to_slots(&res));
+            let mut at = 0;
+            for v in &res {
+                v.write_slots(&mut slots[at..]);
+                at += v.ty().slots();
+            }
             0
         }
         Err(t) => {
             crate::exec::state_mut(store).jit.pending_trap = Some(t);
             1
         }
+    }
+}
+
+// The threads proposal in a one-thread store (`crate::runtime::atomics`):
+// the result, or a negative code for a trap (`atomics::trap_code`). `addr`
+// is the effective address.
+
+pub(crate) unsafe extern "C" fn atomic_wait(
+    vmctx: *const u64,
+    mem: u32,
+    addr: u32,
+    expected: u64,
+    timeout: i64,
+    bytes: u32,
+) -> i32 {
+    use crate::runtime::atomics;
+    let (store, inst) = unsafe { ctx(vmctx) };
+    let m = &store.memories[store.instances[inst].memories[mem as usize].0 as usize];
+    match atomics::wait(m, addr as u64, expected, bytes as u64, timeout) {
+        Ok(r) => r as i32,
+        Err(k) => atomics::trap_code(&k),
+    }
+}
+
+pub(crate) unsafe extern "C" fn atomic_notify(
+    vmctx: *const u64,
+    mem: u32,
+    addr: u32,
+    _count: u32,
+) -> i32 {
+    use crate::runtime::atomics;
+    let (store, inst) = unsafe { ctx(vmctx) };
+    let m = &store.memories[store.instances[inst].memories[mem as usize].0 as usize];
+    match atomics::notify(m, addr as u64) {
+        Ok(r) => r as i32,
+        Err(k) => atomics::trap_code(&k),
     }
 }

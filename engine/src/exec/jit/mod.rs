@@ -1234,12 +1234,13 @@ fn faulting_access(body: &[u8], at: u32) -> Option<u32> {
             break;
         }
         use wasmparser::Operator as O;
-        // A bulk memory op at `at` traps by itself (its libcall's check).
+        // A bulk memory op at `at` traps by itself (its libcall's check), and
+        // an atomic access is never merged into another instruction.
         if off == at
-            && matches!(
+            && (matches!(
                 op,
                 O::MemoryInit { .. } | O::MemoryCopy { .. } | O::MemoryFill { .. }
-            )
+            ) || crate::exec::interp::atomic_memarg(&op).is_some())
         {
             return Some(off);
         }
@@ -1282,7 +1283,10 @@ fn trap_at(store: &mut Store, pc: usize, rets: &[usize]) -> Trap {
     };
     use ir::TrapCode as T;
     let kind = match code {
-        Some(T::HeapOutOfBounds) | Some(T::HeapMisaligned) => TrapKind::MemoryOutOfBounds,
+        Some(T::HeapOutOfBounds) => TrapKind::MemoryOutOfBounds,
+        // Cranelift checks the alignment of atomic accesses only.
+        Some(T::HeapMisaligned) => TrapKind::UnalignedAtomic,
+        Some(T::NullReference) => TrapKind::NullReference,
         Some(T::TableOutOfBounds) => TrapKind::TableOutOfBounds,
         Some(T::IndirectCallToNull) => TrapKind::UninitializedElement,
         Some(T::BadSignature) => TrapKind::IndirectCallTypeMismatch,
@@ -1304,6 +1308,9 @@ fn trap_at(store: &mut Store, pc: usize, rets: &[usize]) -> Trap {
             TrapKind::CallStackExhausted
         }
         Some(c) if c == env::TRAP_UNDEFINED_ELEMENT => TrapKind::UndefinedElement,
+        Some(c) if c == env::TRAP_NULL_FUNC_REF => TrapKind::NullFunctionReference,
+        Some(c) if c == env::TRAP_WAIT_UNSHARED => TrapKind::WaitOnUnsharedMemory,
+        Some(c) if c == env::TRAP_WAIT_FOREVER => TrapKind::WaitForever,
         Some(c) if c == env::TRAP_HOST => {
             let mut t = crate::exec::state_mut(store)
                 .jit

@@ -78,7 +78,10 @@ impl Rewriter<'_> {
                     if when == When::Entry && wrapped {
                         // Probes at the final `end`: wrap the body so
                         // branches to the function's label reach them.
-                        let bt = b.block_type(&fty.results);
+                        let bt = match declared_result(weaver, m, idx)? {
+                            Some(t) => wasm_encoder::BlockType::Result(t),
+                            None => b.block_type(&fty.results),
+                        };
                         b.ins(&Instruction::Block(bt));
                     }
                 }
@@ -91,7 +94,8 @@ impl Rewriter<'_> {
             }
             Ok(())
         })?;
-        let mut body = local_declarations(&b.locals);
+        let added = &b.locals[fb.locals.len()..];
+        let mut body = local_declarations(&mut self.weaver, m, idx, added)?;
         b.header_len = body.len() as u32;
         body.extend_from_slice(&b.code);
         self.prov.push(&b);
@@ -100,20 +104,59 @@ impl Rewriter<'_> {
     }
 }
 
-/// Local declarations (run-length encoded).
-fn local_declarations(locals: &[ValType]) -> Vec<u8> {
-    let mut header = Vec::new();
-    let mut groups: Vec<(u32, ValType)> = Vec::new();
-    for t in locals {
+/// The result type of function `idx` as declared, if it has one result of a
+/// reference type (a typed function reference is more precise than
+/// `ValType`; a `funcref` block could not end the function).
+fn declared_result(
+    weaver: &mut impl Reencode<Error = std::convert::Infallible>,
+    m: &crate::core::module::ModuleInfo,
+    idx: u32,
+) -> Result<Option<wasm_encoder::ValType>, LoadError> {
+    let results = &m.func_type(idx).results;
+    if results.len() != 1 || !results[0].is_ref() {
+        return Ok(None);
+    }
+    let want = m.func_types[idx as usize] as usize;
+    for p in wasmparser::Parser::new(0).parse_all(&m.bytes) {
+        let wasmparser::Payload::TypeSection(r) = p? else {
+            continue;
+        };
+        let types = r.into_iter_err_on_gc_types();
+        let Some(ft) = types.skip(want).next().transpose()? else {
+            break;
+        };
+        return Ok(Some(weaver.val_type(ft.results()[0]).map_err(err)?));
+    }
+    Ok(None)
+}
+
+/// Local declarations: function `idx`'s own as declared (a typed function
+/// reference keeps its precise type, which `ValType` does not have), then
+/// the `added` ones (run-length encoded).
+fn local_declarations(
+    weaver: &mut impl Reencode<Error = std::convert::Infallible>,
+    m: &crate::core::module::ModuleInfo,
+    idx: u32,
+    added: &[ValType],
+) -> Result<Vec<u8>, LoadError> {
+    let fb = m.body(idx);
+    let reader = wasmparser::BinaryReader::new(&m.bytes[fb.range.clone()], fb.range.start);
+    let mut groups: Vec<(u32, wasm_encoder::ValType)> = Vec::new();
+    for g in wasmparser::FunctionBody::new(reader).get_locals_reader()? {
+        let (n, t) = g?;
+        groups.push((n, weaver.val_type(t).map_err(err)?));
+    }
+    for t in added {
         match groups.last_mut() {
-            Some((n, lt)) if lt == t => *n += 1,
-            _ => groups.push((1, *t)),
+            Some((n, lt)) if *lt == enc_val(*t) => *n += 1,
+            _ => groups.push((1, enc_val(*t))),
         }
     }
+    let mut header = Vec::new();
     (groups.len() as u32).encode(&mut header);
     for (n, t) in &groups {
         n.encode(&mut header);
-        enc_val(*t).encode(&mut header);
+        t.encode(&mut header);
     }
-    header
+    Ok(header)
 }

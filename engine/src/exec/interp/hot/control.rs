@@ -24,6 +24,19 @@ handlers! {
                     do_br!(b);
                 }
             },
+    h_BrOnNull: Op::BrOnNull(b) => {
+                if rd!(sp - 1) == 0 {
+                    shrink!(1);
+                    do_br!(b);
+                }
+            },
+    h_BrOnNonNull: Op::BrOnNonNull(b) => {
+                if rd!(sp - 1) != 0 {
+                    do_br!(b);
+                } else {
+                    shrink!(1);
+                }
+            },
     h_BrTable: Op::BrTable { start, len } => {
                 let i = (pop!() as u32).min(len - 1);
                 // SAFETY: `start + len` is within `br_tables` (invariant at `Regs`).

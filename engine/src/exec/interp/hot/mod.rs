@@ -415,6 +415,9 @@ impl Zero for i16 {
 impl Zero for MemArg {
     const ZERO: MemArg = MemArg { offset: 0, mem: 0 };
 }
+impl Zero for AtomicOp {
+    const ZERO: AtomicOp = AtomicOp::ZERO;
+}
 impl Zero for BrTarget {
     const ZERO: BrTarget = BrTarget {
         target: 0,
@@ -941,6 +944,10 @@ cold_ops! {
     | Op::TableCopy { dst, src }
     | Op::TableInit { elem, table }
     | Op::ElemDrop(e)
+    | Op::RefAsNonNull
+    | Op::CallRef
+    | Op::ReturnCallRef
+    | Op::Atomic { op, m }
     | Op::Probe(k)
     | Op::DynProbe(k)
 }
