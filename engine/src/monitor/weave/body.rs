@@ -20,7 +20,11 @@ pub(super) struct Body<'p> {
     /// Declared locals (original first, then scratch).
     pub(super) locals: Vec<ValType>,
     pub(super) num_params: u32,
-    pub(super) scratch: HashMap<(ValType, u32), u32>,
+    /// Scratch locals by (type, depth, declared type if a typed reference).
+    pub(super) scratch: HashMap<(ValType, u32, Option<wasmparser::ValType>), u32>,
+    /// Added locals (by position in `locals`) that hold a typed reference,
+    /// with its declared type.
+    pub(super) typed: HashMap<usize, wasmparser::ValType>,
     pub(super) pcs: Vec<(u32, u32)>,
     pub(super) probe_calls: Vec<(u32, std::sync::Arc<str>)>,
     pub(super) added: &'p Added,
@@ -56,13 +60,22 @@ impl<'p> Body<'p> {
         i.encode(&mut self.code);
     }
 
-    fn scratch(&mut self, t: ValType, k: u32) -> u32 {
-        if let Some(l) = self.scratch.get(&(t, k)) {
+    /// A scratch local for the operand `k` from the top, of type `t`
+    /// (`declared`: as validation has it).
+    fn scratch(&mut self, t: ValType, k: u32, declared: Option<wasmparser::ValType>) -> u32 {
+        // Only a typed function reference needs more than `t`.
+        let typed = declared.filter(|d| {
+            matches!(d, wasmparser::ValType::Ref(r) if !r.is_nullable() || r.is_concrete_type_ref())
+        });
+        if let Some(l) = self.scratch.get(&(t, k, typed)) {
             return *l;
         }
         self.locals.push(t);
+        if let Some(d) = typed {
+            self.typed.insert(self.locals.len() - 1, d);
+        }
         let l = self.num_params + self.locals.len() as u32 - 1;
-        self.scratch.insert((t, k), l);
+        self.scratch.insert((t, k, typed), l);
         l
     }
 
@@ -112,7 +125,8 @@ impl<'p> Body<'p> {
                     .types
                     .get(k as usize)
                     .ok_or_else(|| err("operand below the frame's stack"))?;
-                let l = self.scratch(t, k);
+                let declared = stack.declared.get(k as usize).copied();
+                let l = self.scratch(t, k, declared);
                 self.saved.push(l);
                 self.ins(&Instruction::LocalSet(l));
             }

@@ -28,6 +28,7 @@ impl Rewriter<'_> {
             locals: fb.locals.clone(),
             num_params: fty.params.len() as u32,
             scratch: HashMap::new(),
+            typed: HashMap::new(),
             pcs: Vec::new(),
             probe_calls: Vec::new(),
             added: &self.layout.added,
@@ -94,8 +95,11 @@ impl Rewriter<'_> {
             }
             Ok(())
         })?;
-        let added = &b.locals[fb.locals.len()..];
-        let mut body = local_declarations(&mut self.weaver, m, idx, added)?;
+        let n = fb.locals.len();
+        let added: Vec<Result<wasmparser::ValType, ValType>> = (n..b.locals.len())
+            .map(|i| b.typed.get(&i).copied().ok_or(b.locals[i]))
+            .collect();
+        let mut body = local_declarations(&mut self.weaver, m, idx, &added)?;
         b.header_len = body.len() as u32;
         body.extend_from_slice(&b.code);
         self.prov.push(&b);
@@ -132,12 +136,13 @@ fn declared_result(
 
 /// Local declarations: function `idx`'s own as declared (a typed function
 /// reference keeps its precise type, which `ValType` does not have), then
-/// the `added` ones (run-length encoded).
+/// the `added` ones (run-length encoded; `Ok` a typed reference with its
+/// declared type, `Err` any other).
 fn local_declarations(
     weaver: &mut impl Reencode<Error = std::convert::Infallible>,
     m: &crate::core::module::ModuleInfo,
     idx: u32,
-    added: &[ValType],
+    added: &[Result<wasmparser::ValType, ValType>],
 ) -> Result<Vec<u8>, LoadError> {
     let fb = m.body(idx);
     let reader = wasmparser::BinaryReader::new(&m.bytes[fb.range.clone()], fb.range.start);
@@ -147,9 +152,13 @@ fn local_declarations(
         groups.push((n, weaver.val_type(t).map_err(err)?));
     }
     for t in added {
+        let t = match t {
+            Ok(declared) => weaver.val_type(*declared).map_err(err)?,
+            Err(t) => enc_val(*t),
+        };
         match groups.last_mut() {
-            Some((n, lt)) if *lt == enc_val(*t) => *n += 1,
-            _ => groups.push((1, enc_val(*t))),
+            Some((n, lt)) if *lt == t => *n += 1,
+            _ => groups.push((1, t)),
         }
     }
     let mut header = Vec::new();

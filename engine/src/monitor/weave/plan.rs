@@ -28,6 +28,9 @@ pub struct FuncPlan {
 pub struct SiteStack {
     /// Operand types, top first (up to the first unknown one).
     pub types: Vec<ValType>,
+    /// The same as validation has them (a typed function reference is
+    /// more precise than its `ValType`).
+    pub declared: Vec<wasmparser::ValType>,
     /// Operand height of the frame: what `get_num_operands` returns there.
     pub height: u32,
     /// How many operands from the top the woven code at the site can pop and
@@ -38,12 +41,13 @@ pub struct SiteStack {
 impl SiteStack {
     fn at(site: &Site<'_, '_>, when: When) -> SiteStack {
         let v = site.validator;
-        let types = (0..v.operand_stack_height())
-            .map_while(|d| {
-                v.get_operand_type(d as usize)
-                    .flatten()
-                    .map(ValType::from_wasmparser)
-            })
+        let declared: Vec<wasmparser::ValType> = (0..v.operand_stack_height())
+            .map_while(|d| v.get_operand_type(d as usize).flatten())
+            .map(|t| module_indexed(v.resources(), t))
+            .collect();
+        let types = declared
+            .iter()
+            .map(|t| ValType::from_wasmparser(*t))
             .collect();
         let height = v.operand_stack_height();
         let block = v.get_control_frame(0).map_or(0, |f| f.height as u32);
@@ -55,6 +59,7 @@ impl SiteStack {
         }
         SiteStack {
             types,
+            declared,
             height,
             accessible,
         }
@@ -182,4 +187,29 @@ impl Instrumenter for Recorder<'_> {
         }
         Ok(calls)
     }
+}
+
+/// `t` with a concrete heap type named by the module's type index:
+/// validation has it as a canonical id, which an encoder cannot write.
+fn module_indexed(
+    res: &impl wasmparser::WasmModuleResources,
+    t: wasmparser::ValType,
+) -> wasmparser::ValType {
+    use wasmparser::{HeapType, RefType, UnpackedIndex};
+    let wasmparser::ValType::Ref(r) = t else {
+        return t;
+    };
+    let HeapType::Concrete(want @ UnpackedIndex::Id(_)) = r.heap_type() else {
+        return t;
+    };
+    let mut i = 0;
+    while res.sub_type_at(i).is_some() {
+        let mut h = HeapType::Concrete(UnpackedIndex::Module(i));
+        if res.check_heap_type(&mut h, 0).is_ok() && h == HeapType::Concrete(want) {
+            let module = HeapType::Concrete(UnpackedIndex::Module(i));
+            return RefType::new(r.is_nullable(), module).map_or(t, wasmparser::ValType::Ref);
+        }
+        i += 1;
+    }
+    t
 }
