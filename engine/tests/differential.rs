@@ -14,6 +14,8 @@
 
 #[path = "differential/harness.rs"]
 mod harness;
+#[path = "differential/simd_ops.rs"]
+mod simd_ops;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -191,4 +193,79 @@ fn v128_comparison_tolerates_only_nan_lanes() {
         lanes64([0x7ff8_0000_0000_0001, 0x0000_0001_0000_0000]),
         lanes64([0x7ff8_0000_0000_0002, 0x0000_0002_0000_0000])
     ));
+}
+
+/// Every SIMD instruction on edge-value operands, interpreter vs JIT
+/// (`differential/simd_ops.rs`). Env: `SIMD_OPS_CASES=N` calls per function
+/// (default 40), `SIMD_OPS_SEED=S`.
+#[test]
+fn simd_ops_agree_between_tiers() {
+    let cases = env_u64("SIMD_OPS_CASES", 40) as usize;
+    let seed = env_u64("SIMD_OPS_SEED", 1);
+    let t0 = std::time::Instant::now();
+    match simd_ops::run(seed, cases) {
+        Ok(s) => {
+            if std::env::var_os("SIMD_OPS_VERBOSE").is_some() {
+                eprintln!("NaN-lane differences by op: {:?}", s.nan_ops);
+            }
+            eprintln!(
+            "simd ops: {} functions, {} calls per tier ({} trapped), {} v128 results with NaN-lane differences tolerated, {:.1}s",
+            s.funcs,
+            s.calls,
+            s.traps,
+            s.nan_lanes,
+            t0.elapsed().as_secs_f64()
+        )
+        }
+        Err(errors) => panic!(
+            "interpreter and JIT differ on SIMD ops:\n  {}",
+            errors.join("\n  ")
+        ),
+    }
+}
+
+/// Debugging aid: `DIFF_REPLAY=file.wasm cargo test --release -p wizeng --test
+/// differential -- --ignored replay --nocapture` runs a saved module (see
+/// `DIFF_SAVE`) in int, jit and dyn and prints every call's results and the
+/// final globals side by side. The fuel global is the module's last global
+/// (where `ensure_termination` puts it) unless `DIFF_FUEL=index`.
+#[test]
+#[ignore]
+fn replay() {
+    let path = std::env::var("DIFF_REPLAY").expect("DIFF_REPLAY=file.wasm");
+    let wasm = std::fs::read(&path).expect("read DIFF_REPLAY");
+    let module = std::sync::Arc::new(wizeng::Module::new(&wasm).expect("module loads"));
+    let globals = module.num_imported_globals as u64 + module.globals.len() as u64;
+    let fuel = env_u64("DIFF_FUEL", globals.saturating_sub(1)) as u32;
+    let dynm = std::sync::Arc::new(
+        wizeng::Module::new_for_tier(&wasm, wizeng::Tier::Dyn).expect("module loads"),
+    );
+    let runs = [
+        harness::run_tier(&module, wizeng::Tier::Int, fuel),
+        harness::run_tier(&module, wizeng::Tier::Jit, fuel),
+        harness::run_tier(&dynm, wizeng::Tier::Dyn, fuel),
+    ];
+    let [int, jit, dyn_] = &runs;
+    eprintln!(
+        "instantiate: int {:?}\n  jit {:?}\n  dyn {:?}",
+        int.instantiate, jit.instantiate, dyn_.instantiate
+    );
+    for (k, (name, r)) in int.calls.iter().enumerate() {
+        eprintln!(
+            "call #{k} `{name}`:\n  int {r:x?}\n  jit {:x?}\n  dyn {:x?}",
+            jit.calls[k].1, dyn_.calls[k].1
+        );
+    }
+    for (g, v) in int.globals.iter().enumerate() {
+        eprintln!(
+            "global {g}: int {v:x?}, jit {:x?}, dyn {:x?}",
+            jit.globals[g], dyn_.globals[g]
+        );
+    }
+    eprintln!(
+        "host calls: int {}, jit {}, dyn {}",
+        int.host_calls.len(),
+        jit.host_calls.len(),
+        dyn_.host_calls.len()
+    );
 }

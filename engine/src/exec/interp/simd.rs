@@ -3,10 +3,14 @@
 //! lowest bits). The interpreter does the stack and memory plumbing and calls
 //! these functions; nothing here traps.
 //!
-//! Float NaN results follow the scalar interpreter's conventions: arithmetic
-//! uses the host's IEEE operations and `min`/`max` return `a + b` when an
-//! operand is NaN (a canonical NaN for canonical inputs, an arithmetic NaN
-//! otherwise).
+//! Float NaN results: arithmetic uses the host's IEEE operations. `min` and
+//! `max` (and relaxed min/max) produce the NaN bits of Cranelift's x86-64
+//! lowering, so that the tiers agree bit for bit even where a program looks
+//! at a NaN's bits (the spec allows any NaN there; dyn runs a function
+//! interpreted and compiled in turn): `min` gives the negative canonical NaN
+//! (`0xffc0_0000`, `0xfff8_0000_0000_0000`), `max` the canonical NaN with the
+//! sign bit of `a | b` (differential seed 40757 saw `f32x4.min`'s NaN through
+//! `i16x8.extend_low_i8x16_s`).
 //!
 //! Relaxed SIMD uses the deterministic lowering of cranelift-wasm 0.112
 //! (`relaxed_simd_deterministic() == true`), so the interpreter and the JIT
@@ -15,7 +19,9 @@
 //! - `i32x4.relaxed_trunc_f32x4_{s,u}` = `i32x4.trunc_sat_f32x4_{s,u}` (saturate, NaN -> 0).
 //! - `i32x4.relaxed_trunc_f64x2_{s,u}_zero` = `i32x4.trunc_sat_f64x2_{s,u}_zero`.
 //! - `f32x4/f64x2.relaxed_madd(a, b, c)` = fused `fma(a, b, c)`, one rounding.
-//! - `f32x4/f64x2.relaxed_nmadd(a, b, c)` = fused `fma(-a, b, c)`, one rounding.
+//! - `f32x4/f64x2.relaxed_nmadd(a, b, c)` = fused `fma(-a, b, c)`, one rounding;
+//!   a NaN `a` is not negated (Cranelift emits `vfnmadd`, which negates the
+//!   product, not the NaN operand).
 //! - `i{8x16,16x8,32x4,64x2}.relaxed_laneselect(a, b, m)` = `v128.bitselect(a, b, m)` (bitwise).
 //! - `f32x4/f64x2.relaxed_min/max` = `f32x4/f64x2.min/max` (NaN-propagating, -0 < +0).
 //! - `i16x8.relaxed_q15mulr_s` = `i16x8.q15mulr_sat_s` (rounds, saturates).
@@ -315,11 +321,20 @@ fn low_then_zero<T: Lane, U: Lane + Default>(a: u128, f: impl Fn(T) -> U) -> u12
 // Scalar helpers
 // ---------------------------------------------------------------------------
 
-/// Wasm `fmin`: NaN if either is NaN, and -0 < +0.
+/// The canonical quiet NaN of `T` (sign clear): exponent and quiet bit set.
 #[inline]
-fn fmin<T: Lane + PartialOrd + Add<Output = T>>(a: T, b: T) -> T {
+fn canonical_nan<T: Lane>() -> u64 {
+    // 0x7fc0_0000 for f32, 0x7ff8_0000_0000_0000 for f64.
+    let exp_bits = if T::BITS == 32 { 8 } else { 11 };
+    ((1u64 << (exp_bits + 1)) - 1) << (T::BITS - 2 - exp_bits)
+}
+
+/// Wasm `fmin`: NaN if either is NaN, and -0 < +0. A NaN result is the
+/// negative canonical NaN, as in Cranelift's x86-64 vector `fmin`.
+#[inline]
+fn fmin<T: Lane + PartialOrd>(a: T, b: T) -> T {
     match a.partial_cmp(&b) {
-        None => a + b,
+        None => T::from_raw(canonical_nan::<T>() | 1 << (T::BITS - 1)),
         Some(Ordering::Less) => a,
         Some(Ordering::Greater) => b,
         // Equal values differ at most in the sign of a zero: prefer negative.
@@ -327,11 +342,13 @@ fn fmin<T: Lane + PartialOrd + Add<Output = T>>(a: T, b: T) -> T {
     }
 }
 
-/// Wasm `fmax`: NaN if either is NaN, and -0 < +0.
+/// Wasm `fmax`: NaN if either is NaN, and -0 < +0. A NaN result is the
+/// canonical NaN with the sign bit of `a | b`, as in Cranelift's x86-64
+/// vector `fmax` (which quiets `a | b` and clears the payload).
 #[inline]
-fn fmax<T: Lane + PartialOrd + Add<Output = T>>(a: T, b: T) -> T {
+fn fmax<T: Lane + PartialOrd>(a: T, b: T) -> T {
     match a.partial_cmp(&b) {
-        None => a + b,
+        None => T::from_raw(canonical_nan::<T>() | ((a.raw() | b.raw()) & 1 << (T::BITS - 1))),
         Some(Ordering::Less) => b,
         Some(Ordering::Greater) => a,
         Some(Ordering::Equal) => T::from_raw(a.raw() & b.raw()),
@@ -723,14 +740,14 @@ pub fn ternary(op: SimdOp, a: u128, b: u128, c: u128) -> u128 {
     let fma32 = |neg: bool| {
         build(|i| {
             let x: f32 = lane(a, i);
-            let x = if neg { -x } else { x };
+            let x = if neg && !x.is_nan() { -x } else { x };
             x.mul_add(lane(b, i), lane(c, i))
         })
     };
     let fma64 = |neg: bool| {
         build(|i| {
             let x: f64 = lane(a, i);
-            let x = if neg { -x } else { x };
+            let x = if neg && !x.is_nan() { -x } else { x };
             x.mul_add(lane(b, i), lane(c, i))
         })
     };
@@ -1186,7 +1203,7 @@ mod tests {
         let b = f32s([1.0, -0.0, 0.0, -2.0]);
         let min = binary(F32x4Min, a, b);
         let max = binary(F32x4Max, a, b);
-        assert_eq!(lane::<u32>(min, 0), 0x7fc0_0000);
+        assert_eq!(lane::<u32>(min, 0), 0xffc0_0000);
         assert_eq!(lane::<u32>(max, 0), 0x7fc0_0000);
         assert_eq!(lane::<u32>(min, 1), 0x8000_0000);
         assert_eq!(lane::<u32>(min, 2), 0x8000_0000);
@@ -1211,6 +1228,42 @@ mod tests {
         assert!(get_f64(min)[1].is_nan());
         assert_eq!(lane::<u64>(binary(F64x2Max, a, b), 0), 0);
         assert_eq!(binary(F64x2RelaxedMax, a, b), binary(F64x2Max, a, b));
+    }
+
+    /// NaN results of min/max (and relaxed min/max) have the bits of
+    /// Cranelift's x86-64 lowering: min the negative canonical NaN, max the
+    /// canonical NaN with the sign of `a | b` (differential seed 40757).
+    #[test]
+    fn min_max_nan_bits_match_cranelift() {
+        let a = build(|i| [0xffa0_0001u32, 0x3f80_0000, 0xbf80_0000, 0x7fc1_2345][i as usize]);
+        let b = build(|i| [0x3f80_0000u32, 0x7f80_0001, 0x7fc0_0000, 0xffc0_0000][i as usize]);
+        for op in [F32x4Min, F32x4RelaxedMin] {
+            assert_eq!(
+                binary(op, a, b),
+                f32s([f32::from_bits(0xffc0_0000); 4]),
+                "{op:?}"
+            );
+        }
+        let want = build(|i| [0xffc0_0000u32, 0x7fc0_0000, 0xffc0_0000, 0xffc0_0000][i as usize]);
+        for op in [F32x4Max, F32x4RelaxedMax] {
+            assert_eq!(binary(op, a, b), want, "{op:?}");
+        }
+        let a = build(|i| [0x7ff4_0000_0000_0001u64, 0x8000_0000_0000_0000][i as usize]);
+        let b = build(|i| [0x3ff0_0000_0000_0000u64, 0x7ff8_dead_0000_0000][i as usize]);
+        for op in [F64x2Min, F64x2RelaxedMin] {
+            assert_eq!(
+                binary(op, a, b),
+                (0xfff8u128 << 112) | (0xfff8 << 48),
+                "{op:?}"
+            );
+        }
+        for op in [F64x2Max, F64x2RelaxedMax] {
+            assert_eq!(
+                binary(op, a, b),
+                (0xfff8u128 << 112) | (0x7ff8 << 48),
+                "{op:?}"
+            );
+        }
     }
 
     #[test]
@@ -1509,6 +1562,10 @@ mod tests {
             f64s([1.0; 2]),
         );
         assert_eq!(get_f64(n), [-5.0; 2]);
+        // A NaN `a` is not negated (Cranelift's vfnmadd negates the product).
+        let nan = f32s([f32::from_bits(0x7fc0_1234); 4]);
+        let n = ternary(F32x4RelaxedNmadd, nan, f32s([1.0; 4]), f32s([2.0; 4]));
+        assert_eq!(n, nan);
     }
 
     #[test]
