@@ -10,8 +10,9 @@
 //!
 //! Covered: MVP, sign-extension, saturating truncation, bulk memory,
 //! reference types, tail calls, SIMD, relaxed SIMD, threads atomics,
-//! `ref.eq`. GC aggregates, exception handling, `call_ref`/`br_on_*` and
-//! shared-everything-threads return `None`.
+//! typed function references (`call_ref`, `br_on_null`, ...), `ref.eq`. GC
+//! aggregates, exception handling and shared-everything-threads return
+//! `None`.
 
 use wasmparser::{BlockType, FuncType, Operator, RefType, ValType};
 
@@ -225,6 +226,38 @@ pub fn stack_effect(op: &Operator<'_>, r: &dyn TypeResolver) -> Option<StackEffe
             p.push(tidx(r, *table_index));
             e(p, vec![])
         }
+        O::CallRef { type_index } => {
+            let f = r.type_at(*type_index)?;
+            let mut p = f.params().to_vec();
+            p.push(r.operand_type(0)?);
+            e(p, f.results().to_vec())
+        }
+        O::ReturnCallRef { type_index } => {
+            let mut p = r.type_at(*type_index)?.params().to_vec();
+            p.push(r.operand_type(0)?);
+            e(p, vec![])
+        }
+        O::RefAsNonNull => {
+            let t = r.operand_type(0)?;
+            e(vec![t], vec![non_null(t)?])
+        }
+        O::BrOnNull { relative_depth } => {
+            // Not taken: the reference stays, known non-null.
+            let t = r.operand_type(0)?;
+            let mut p = r.label_types(*relative_depth)?;
+            let mut res = p.clone();
+            p.push(t);
+            res.push(non_null(t)?);
+            e(p, res)
+        }
+        O::BrOnNonNull { relative_depth } => {
+            // The label takes the non-null reference last; not taken, the null is dropped.
+            let mut res = r.label_types(*relative_depth)?;
+            res.pop()?;
+            let mut p = res.clone();
+            p.push(r.operand_type(0)?);
+            e(p, res)
+        }
         O::Drop => e(vec![r.operand_type(0)?], vec![]),
         O::Select => {
             let t = r.operand_type(1)?;
@@ -288,6 +321,14 @@ pub fn stack_effect(op: &Operator<'_>, r: &dyn TypeResolver) -> Option<StackEffe
         O::MemoryAtomicWait64 { memarg } => e(vec![addr(r, memarg.memory), I64, I64], vec![I32]),
         _ => return by_mnemonic(op, r),
     })
+}
+
+/// The non-nullable version of a reference type.
+fn non_null(t: ValType) -> Option<ValType> {
+    match t {
+        ValType::Ref(rt) => Some(ValType::Ref(RefType::new(false, rt.heap_type())?)),
+        _ => None,
+    }
 }
 
 /// Memory-accessing and numeric/vector instructions, by mnemonic shape.

@@ -291,3 +291,51 @@ fn every_context_free_instruction_has_an_effect_without_panicking() {
         ]
     );
 }
+
+/// The typed function references' instructions read the reference's type
+/// from the operand stack and labels from the context.
+#[test]
+fn typed_reference_effects() {
+    use monitor_abi::wasmparser::{HeapType, RefType};
+    struct Refs;
+    impl TypeResolver for Refs {
+        fn type_at(&self, idx: u32) -> Option<FuncType> {
+            (idx == 0).then(|| FuncType::new([ValType::I32], [ValType::F64]))
+        }
+        fn operand_type(&self, depth: u32) -> Option<ValType> {
+            (depth == 0).then_some(ValType::FUNCREF)
+        }
+        fn label_types(&self, _depth: u32) -> Option<Vec<ValType>> {
+            let func = RefType::new(false, HeapType::FUNC).unwrap();
+            Some(vec![ValType::I64, ValType::Ref(func)])
+        }
+    }
+    let non_null = ValType::Ref(RefType::new(false, HeapType::FUNC).unwrap());
+    let effect = |op: Operator| stack_effect(&op, &Refs).map(|e| (e.params, e.results));
+    use ValType::*;
+    let fr = ValType::FUNCREF;
+    assert_eq!(
+        effect(Operator::CallRef { type_index: 0 }),
+        Some((vec![I32, fr], vec![F64]))
+    );
+    assert_eq!(
+        effect(Operator::ReturnCallRef { type_index: 0 }),
+        Some((vec![I32, fr], vec![]))
+    );
+    assert_eq!(
+        effect(Operator::RefAsNonNull),
+        Some((vec![fr], vec![non_null]))
+    );
+    // Not taken: br_on_null keeps the (now non-null) reference above the
+    // label's values; br_on_non_null drops the null one.
+    assert_eq!(
+        effect(Operator::BrOnNull { relative_depth: 0 }),
+        Some((vec![I64, non_null, fr], vec![I64, non_null, non_null]))
+    );
+    assert_eq!(
+        effect(Operator::BrOnNonNull { relative_depth: 0 }),
+        Some((vec![I64, fr], vec![I64]))
+    );
+    // Without context they are unknown.
+    assert_eq!(stack_effect(&Operator::RefAsNonNull, &NoContext), None);
+}
