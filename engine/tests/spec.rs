@@ -147,6 +147,7 @@ fn all_files() -> Vec<SpecFile> {
         Proposal::RelaxedSimd,
         Proposal::Threads,
         Proposal::FunctionReferences,
+        Proposal::Memory64,
     ] {
         for t in proposal(p) {
             files.push(SpecFile {
@@ -302,6 +303,7 @@ fn spectest(store: &mut Store, linker: &mut Linker) {
                 max: Some(2),
             },
             shared,
+            index64: false,
         });
         linker.define("spectest", name, Extern::Memory(m));
     }
@@ -900,12 +902,14 @@ fn features_for(key: &str) -> wasmparser::WasmFeatures {
     let all = wizeng::module::supported_features();
     if key.starts_with("wasm-v1/") || key.starts_with("wasm-v2/") {
         all - wasmparser::WasmFeatures::MULTI_MEMORY
+            - wasmparser::WasmFeatures::MEMORY64
             - wasmparser::WasmFeatures::TAIL_CALL
             - wasmparser::WasmFeatures::EXTENDED_CONST
     } else if key.starts_with("proposals/threads/") {
         // The threads suite extends Wasm 1.0: "multiple memories" and
         // "multiple tables" are invalid there.
         all - wasmparser::WasmFeatures::MULTI_MEMORY
+            - wasmparser::WasmFeatures::MEMORY64
             - wasmparser::WasmFeatures::REFERENCE_TYPES
             - wasmparser::WasmFeatures::FUNCTION_REFERENCES
             - wasmparser::WasmFeatures::TAIL_CALL
@@ -913,7 +917,13 @@ fn features_for(key: &str) -> wasmparser::WasmFeatures {
     } else if key.starts_with("proposals/function-references/") {
         // Its binary.wast has memory.grow's reserved byte as a zero byte,
         // not a memory index.
+        all - wasmparser::WasmFeatures::MULTI_MEMORY - wasmparser::WasmFeatures::MEMORY64
+    } else if key.starts_with("proposals/memory64/") {
+        // The memory64 suite extends Wasm 2.0 without multi-memory
+        // ("multiple memories" is invalid there).
         all - wasmparser::WasmFeatures::MULTI_MEMORY
+            - wasmparser::WasmFeatures::TAIL_CALL
+            - wasmparser::WasmFeatures::EXTENDED_CONST
     } else {
         all
     }

@@ -34,6 +34,7 @@ pub fn supported_features() -> WasmFeatures {
         | WasmFeatures::RELAXED_SIMD
         | WasmFeatures::THREADS
         | WasmFeatures::FUNCTION_REFERENCES
+        | WasmFeatures::MEMORY64
         // Not a proposal: wasmparser gates `externref` on it (with REFERENCE_TYPES).
         | WasmFeatures::GC_TYPES
 }
@@ -41,7 +42,6 @@ pub fn supported_features() -> WasmFeatures {
 /// Features we name when a module needs them, most common first.
 const KNOWN_UNSUPPORTED: &[(WasmFeatures, &str)] = &[
     (WasmFeatures::EXCEPTIONS, "exception-handling"),
-    (WasmFeatures::MEMORY64, "memory64"),
     (WasmFeatures::GC, "gc"),
     (WasmFeatures::CUSTOM_PAGE_SIZES, "custom-page-sizes"),
     (WasmFeatures::COMPONENT_MODEL, "component-model"),
@@ -433,18 +433,28 @@ fn limits(min: u64, max: Option<u64>) -> Limits {
     Limits { min, max }
 }
 
-fn table_type(t: &wasmparser::TableType) -> TableType {
-    TableType {
+/// A table's type; tables with i64 indices (table64, part of the memory64
+/// proposal) are not implemented.
+fn table_type(t: &wasmparser::TableType) -> Result<TableType, LoadError> {
+    if t.table64 {
+        return Err(LoadError {
+            kind: LoadErrorKind::Unsupported,
+            offset: None,
+            message: "unsupported: table64 (tables with i64 indices)".into(),
+        });
+    }
+    Ok(TableType {
         elem: ValType::of_ref(t.element_type),
         limits: limits(t.initial, t.maximum),
         detail: RefDetail::of(t.element_type),
-    }
+    })
 }
 
 fn memory_type(m: &wasmparser::MemoryType) -> MemoryType {
     MemoryType {
         limits: limits(m.initial, m.maximum),
         shared: m.shared,
+        index64: m.memory64,
     }
 }
 
@@ -576,7 +586,7 @@ fn parse(
                         }
                         wasmparser::TypeRef::Table(t) => {
                             m.num_imported_tables += 1;
-                            ImportDesc::Table(table_type(&t))
+                            ImportDesc::Table(table_type(&t)?)
                         }
                         wasmparser::TypeRef::Memory(mt) => {
                             m.num_imported_memories += 1;
@@ -614,7 +624,7 @@ fn parse(
                         wasmparser::TableInit::Expr(e) => Some(const_expr(e)?),
                     };
                     m.tables.push(TableDef {
-                        ty: table_type(&t.ty),
+                        ty: table_type(&t.ty)?,
                         init,
                     });
                 }

@@ -354,6 +354,8 @@ pub struct MemoryType {
     /// Declared `shared` (threads): only a shared memory matches the import
     /// of a shared one, and only an unshared one that of an unshared one.
     pub shared: bool,
+    /// An `i64` memory (memory64): addresses, sizes and lengths are i64.
+    pub index64: bool,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

@@ -88,9 +88,9 @@ impl Store {
         inst: usize,
         dst_mem: u32,
         src_mem: u32,
-        d: u32,
-        s: u32,
-        n: u32,
+        d: u64,
+        s: u64,
+        n: u64,
     ) -> Result<(), TrapKind> {
         let da = self.instances[inst].memories[dst_mem as usize].0 as usize;
         let sa = self.instances[inst].memories[src_mem as usize].0 as usize;
@@ -108,9 +108,9 @@ impl Store {
         &mut self,
         inst: usize,
         mem: u32,
-        d: u32,
+        d: u64,
         v: u8,
-        n: u32,
+        n: u64,
     ) -> Result<(), TrapKind> {
         let m = self.instances[inst].memories[mem as usize].0 as usize;
         let ok = fill_items(&mut self.memories[m].data, d as usize, n as usize, v);
@@ -122,7 +122,7 @@ impl Store {
         inst: usize,
         mem: u32,
         seg: u32,
-        d: u32,
+        d: u64,
         s: u32,
         n: u32,
     ) -> Result<(), TrapKind> {

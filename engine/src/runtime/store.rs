@@ -15,7 +15,10 @@ use crate::core::module::*;
 use crate::core::types::*;
 
 pub const PAGE_SIZE: usize = 65536;
-/// Maximum number of pages of a 32-bit memory.
+/// Maximum number of pages of a 32-bit memory. A 64-bit memory may declare
+/// more, but this engine allocates at most this many (4 GiB) for it too:
+/// `memory.grow` beyond fails, which the spec allows. (The interpreter and
+/// the linear-memory reservation rely on no memory exceeding 4 GiB.)
 pub const MAX_PAGES: u64 = 65536;
 
 /// A host function: receives the caller (for memory access) and the arguments,
@@ -592,6 +595,13 @@ impl Store {
             inst.tables.push(a);
         }
         for m in &module.memories {
+            if m.limits.min > MAX_PAGES {
+                return Err(Trap::host(format!(
+                    "cannot allocate a memory of {} pages (at most {MAX_PAGES})",
+                    m.limits.min
+                ))
+                .into());
+            }
             let a = self.add_memory(*m);
             inst.memories.push(a);
         }
@@ -641,11 +651,17 @@ impl Store {
         for (i, d) in module.datas.iter().enumerate() {
             if let DataMode::Active { memory, offset } = &d.mode {
                 let inst = &self.instances[id.0 as usize];
-                let off = self.eval_const(inst, offset) as u32 as u64;
                 let maddr = inst.memories[*memory as usize];
+                let off = self.eval_const(inst, offset) as u64;
+                // An i32 offset of a 32-bit memory, an i64 one of a 64-bit memory.
+                let off = if self.memories[maddr.0 as usize].ty.index64 {
+                    off
+                } else {
+                    off as u32 as u64
+                };
                 let bytes = &module.bytes[d.range.clone()];
                 let mem = &mut self.memories[maddr.0 as usize];
-                if off + bytes.len() as u64 > mem.data.len() as u64 {
+                if off.saturating_add(bytes.len() as u64) > mem.data.len() as u64 {
                     return Err(Trap::new(TrapKind::MemoryOutOfBounds).into());
                 }
                 mem.data[off as usize..off as usize + bytes.len()].copy_from_slice(bytes);
@@ -830,6 +846,14 @@ fn check_import(
                     "memory sharing mismatch: expected {}, got {}",
                     shared_name(want.shared),
                     shared_name(m.ty.shared)
+                )));
+            }
+            if m.ty.index64 != want.index64 {
+                let name = |w: bool| if w { "i64" } else { "i32" };
+                return Err(bad(format!(
+                    "memory index type mismatch: expected {}, got {}",
+                    name(want.index64),
+                    name(m.ty.index64)
                 )));
             }
             if !limits_match(m.pages(), m.ty.limits.max, &want.limits) {

@@ -989,6 +989,23 @@ pub enum Op {
         lane: u8,
         m: MemArg,
     },
+
+    /// Any load, store, SIMD or atomic access to a 64-bit memory (memory64):
+    /// `Compiled::mem64[k]` has the access. Its own op, so that the 32-bit
+    /// memory handlers stay as they are.
+    Mem64(u32),
+}
+
+/// An access to a 64-bit memory (`Op::Mem64`). The address operand is an
+/// i64 `depth` slots below the top of the stack. The handler adds `offset`;
+/// an effective address that overflows or lies at or above 4 GiB (no memory
+/// is larger, see `runtime::store::MAX_PAGES`) traps; any other replaces
+/// the address, and `inner` (the same access with offset 0) runs.
+#[derive(Copy, Clone, Debug)]
+pub struct Mem64Access {
+    pub inner: Op,
+    pub offset: u64,
+    pub depth: u32,
 }
 
 pub use super::atomics::{AtomicKind, AtomicOp};
@@ -1027,6 +1044,8 @@ pub struct Compiled {
     pub v128_consts: Vec<u128>,
     /// The (non-zero, zero) increments of `Op::MonIncSel`.
     pub sel_incs: Vec<[crate::core::probe::DirectInc; 2]>,
+    /// The accesses of `Op::Mem64`.
+    pub mem64: Vec<Mem64Access>,
 }
 
 impl Compiled {

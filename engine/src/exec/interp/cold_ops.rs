@@ -20,17 +20,33 @@ impl Interp<'_> {
             }
             Op::MemoryGrow(mi) => {
                 let ma = self.store.instances[inst].memories[mi as usize].0 as usize;
-                let d = self.rd(self.sp - 1) as u32 as u64;
-                let r = self.store.memories[ma].grow(d) as i32 as u32 as u64;
+                let d = self.rd(self.sp - 1);
+                let m = &mut self.store.memories[ma];
+                // A 64-bit memory takes and returns an i64.
+                let r = if m.ty.index64 {
+                    m.grow(d) as u64
+                } else {
+                    m.grow(d as u32 as u64) as i32 as u32 as u64
+                };
                 self.wr(self.sp - 1, r);
                 self.refresh_mem();
             }
-            Op::MemoryFill(mi) => self.bulk(|s, d, v, n| s.memory_fill(inst, mi, d, v as u8, n))?,
+            Op::MemoryFill(mi) => {
+                let w = self.mem64(mi);
+                self.mem_bulk(|s, d, v, n| s.memory_fill(inst, mi, idx(d, w), v as u8, idx(n, w)))?
+            }
             Op::MemoryCopy { dst, src } => {
-                self.bulk(|s, d, x, n| s.memory_copy(inst, dst, src, d, x as u32, n))?
+                let (dw, sw) = (self.mem64(dst), self.mem64(src));
+                // The length has the smaller of the two index types.
+                self.mem_bulk(|s, d, x, n| {
+                    s.memory_copy(inst, dst, src, idx(d, dw), idx(x, sw), idx(n, dw && sw))
+                })?
             }
             Op::MemoryInit { data, mem } => {
-                self.bulk(|s, d, x, n| s.memory_init(inst, mem, data, d, x as u32, n))?
+                let w = self.mem64(mem);
+                self.mem_bulk(|s, d, x, n| {
+                    s.memory_init(inst, mem, data, idx(d, w), x as u32, n as u32)
+                })?
             }
             Op::DataDrop(i) => self.store.data_drop(inst, i),
             Op::RefFunc(f) => {
@@ -84,6 +100,25 @@ impl Interp<'_> {
         Ok(())
     }
 
+    /// Whether memory `mi` of the running instance is a 64-bit memory.
+    fn mem64(&self, mi: u32) -> bool {
+        let ma = self.store.instances[self.inst].memories[mi as usize].0 as usize;
+        self.store.memories[ma].ty.index64
+    }
+
+    /// A bulk memory op: pops `(d, x, n)` as raw slots (the caller narrows
+    /// them to their index types with [`idx`]), runs `f` and traps with its error.
+    #[inline(always)]
+    fn mem_bulk(
+        &mut self,
+        f: impl FnOnce(&mut Store, u64, u64, u64) -> Result<(), TrapKind>,
+    ) -> Result<(), Trap> {
+        let n = self.pop();
+        let x = self.pop();
+        let d = self.pop();
+        f(self.store, d, x, n).map_err(|k| self.trap(k))
+    }
+
     /// A bulk memory/table op: pops `(d, x, n)` (`x` a source offset or a
     /// fill value, as u64), runs `f` and traps with its error.
     #[inline(always)]
@@ -95,5 +130,16 @@ impl Interp<'_> {
         let x = self.pop();
         let d = self.pop() as u32;
         f(self.store, d, x, n).map_err(|k| self.trap(k))
+    }
+}
+
+/// An address or length operand of a memory op: an i64 for a 64-bit memory
+/// (`wide`), else an i32.
+#[inline(always)]
+fn idx(v: u64, wide: bool) -> u64 {
+    if wide {
+        v
+    } else {
+        v as u32 as u64
     }
 }

@@ -867,6 +867,12 @@ fn translate_op(
     let simple = |t: &mut Translator<'_>, o: Op| {
         t.emit(o);
     };
+    if let Some(a) = mem64_access(v, op) {
+        let k = t.out.mem64.len() as u32;
+        t.out.mem64.push(a);
+        t.emit(Op::Mem64(k));
+        return Ok(());
+    }
     match *op {
         // Reinterpretations are no-ops on raw bits.
         W::Nop
@@ -1189,6 +1195,78 @@ fn translate_op(
         }
     }
     Ok(())
+}
+
+/// A load, store, SIMD or atomic access to a 64-bit memory, as an
+/// `Op::Mem64` access (see [`Mem64Access`]); None for anything else.
+fn mem64_access(v: &FuncValidator<ValidatorResources>, op: &Operator<'_>) -> Option<Mem64Access> {
+    use Operator as W;
+    type Make = fn(MemArg) -> Op;
+    let scalar: Option<(&wasmparser::MemArg, u32, Make)> = match op {
+        W::I32Load { memarg } | W::F32Load { memarg } => Some((memarg, 0, Op::I32Load)),
+        W::I64Load { memarg } | W::F64Load { memarg } => Some((memarg, 0, Op::I64Load)),
+        W::I32Load8S { memarg } => Some((memarg, 0, Op::I32Load8S)),
+        W::I32Load8U { memarg } => Some((memarg, 0, Op::I32Load8U)),
+        W::I32Load16S { memarg } => Some((memarg, 0, Op::I32Load16S)),
+        W::I32Load16U { memarg } => Some((memarg, 0, Op::I32Load16U)),
+        W::I64Load8S { memarg } => Some((memarg, 0, Op::I64Load8S)),
+        W::I64Load8U { memarg } => Some((memarg, 0, Op::I64Load8U)),
+        W::I64Load16S { memarg } => Some((memarg, 0, Op::I64Load16S)),
+        W::I64Load16U { memarg } => Some((memarg, 0, Op::I64Load16U)),
+        W::I64Load32S { memarg } => Some((memarg, 0, Op::I64Load32S)),
+        W::I64Load32U { memarg } => Some((memarg, 0, Op::I64Load32U)),
+        W::I32Store { memarg } | W::F32Store { memarg } => Some((memarg, 1, Op::I32Store)),
+        W::I64Store { memarg } | W::F64Store { memarg } => Some((memarg, 1, Op::I64Store)),
+        W::I32Store8 { memarg } => Some((memarg, 1, Op::I32Store8)),
+        W::I32Store16 { memarg } => Some((memarg, 1, Op::I32Store16)),
+        W::I64Store8 { memarg } => Some((memarg, 1, Op::I64Store8)),
+        W::I64Store16 { memarg } => Some((memarg, 1, Op::I64Store16)),
+        W::I64Store32 { memarg } => Some((memarg, 1, Op::I64Store32)),
+        _ => None,
+    };
+    // (memarg, slots above the address, the access at offset 0)
+    let (m, depth, inner) = if let Some((m, depth, make)) = scalar {
+        (*m, depth, make(at0(m)))
+    } else if let Some((kind, m, lane)) = MemOp::from_operator(op) {
+        let inner = match kind {
+            MemOp::Load => Op::V128Load(at0(&m)),
+            MemOp::Store => Op::V128Store(at0(&m)),
+            _ => Op::SimdMem {
+                kind,
+                lane,
+                m: at0(&m),
+            },
+        };
+        // Stores and lane loads have a v128 (two slots) above the address.
+        let wide = kind.is_store() || kind.is_lane();
+        (m, if wide { 2 } else { 0 }, inner)
+    } else {
+        let m = super::atomics::atomic_memarg(op)?;
+        let (aop, _) = AtomicOp::from_operator(op)?;
+        let depth = match aop.kind {
+            AtomicKind::Load => 0,
+            AtomicKind::Cmpxchg | AtomicKind::Wait => 2,
+            _ => 1,
+        };
+        let inner = Op::Atomic { op: aop, m: at0(&m) };
+        (m, depth, inner)
+    };
+    if !v.resources().memory_at(m.memory)?.memory64 {
+        return None;
+    }
+    Some(Mem64Access {
+        inner,
+        offset: m.offset,
+        depth,
+    })
+}
+
+/// The memarg `m` with offset 0 (the access of an `Op::Mem64`).
+fn at0(m: &wasmparser::MemArg) -> MemArg {
+    MemArg {
+        offset: 0,
+        mem: m.memory,
+    }
 }
 
 fn memarg_of(m: &wasmparser::MemArg) -> MemArg {

@@ -472,7 +472,8 @@ impl<'s> Interp<'s> {
         // capacity, `max_frames`); `Frame` is `Copy`.
         unsafe { self.frames.set_len(regs.nframes) };
         match exit {
-            // SAFETY: `p` is `op` or points into `code.ops` (see `Exit::Cold`).
+            // SAFETY: `p` is `op` or points into `code.ops` or `code.mem64` (the
+            // access of an `Op::Mem64`), see `Exit::Cold`.
             Exit::Cold(p) => Ok(unsafe { *p }),
             Exit::Trap(kind) => Err(self.trap(kind)),
         }

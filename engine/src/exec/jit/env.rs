@@ -176,6 +176,21 @@ impl<'a> Env<'a> {
         pos.ins().trapnz(st, code);
     }
 
+    /// An i32 address, length or delta zero-extended to the i64 the memory
+    /// libcalls take (an i64 one, of a 64-bit memory, as is).
+    fn widen(pos: &mut FuncCursor, v: ir::Value) -> ir::Value {
+        if pos.func.dfg.value_type(v) == I32 {
+            pos.ins().uextend(I64, v)
+        } else {
+            v
+        }
+    }
+
+    /// Whether memory `index` is a 64-bit memory.
+    fn mem64(&self, index: MemoryIndex) -> bool {
+        memory_type(self.module, index.as_u32()).index64
+    }
+
     /// `f(vmctx, seg)` with no result (`data.drop`, `elem.drop`).
     fn bulk_libcall_void(pos: &mut FuncCursor, f: usize, seg: u32) {
         let vmctx = Self::vmctx_val(pos.func);
@@ -483,7 +498,10 @@ impl FuncEnvironment for Env<'_> {
         // and trap.
         let base = Self::vmctx_ptr(func, self.layout.memory_base(i));
         let ty = memory_type(self.module, i);
-        let style = if self.bounds_checks {
+        // A 64-bit memory's addresses are not covered by the reservation:
+        // its accesses check bounds explicitly, against the current length.
+        let checked = self.bounds_checks || ty.index64;
+        let style = if checked {
             let mem = Self::vmctx_ptr(func, self.layout.memory(i));
             let bound = func.create_global_value(ir::GlobalValueData::Load {
                 base: mem,
@@ -497,15 +515,15 @@ impl FuncEnvironment for Env<'_> {
         };
         Ok(self.heaps.push(HeapData {
             base,
-            min_size: ty.limits.min * 65536,
-            max_size: ty.limits.max.map(|m| m * 65536),
-            offset_guard_size: if self.bounds_checks {
+            min_size: ty.limits.min.saturating_mul(65536),
+            max_size: ty.limits.max.map(|m| m.saturating_mul(65536)),
+            offset_guard_size: if checked {
                 0
             } else {
                 (crate::runtime::linear_memory::RESERVATION as u64) - (1 << 32)
             },
             style,
-            index_type: I32,
+            index_type: if ty.index64 { I64 } else { I32 },
             memory_type: None,
             page_size_log2: 16,
         }))
@@ -655,14 +673,20 @@ impl FuncEnvironment for Env<'_> {
     ) -> WasmResult<ir::Value> {
         let vmctx = Self::vmctx_val(pos.func);
         let m = pos.ins().iconst(I32, index.as_u32() as i64);
+        let delta = Self::widen(&mut pos, val);
         let call = Self::libcall(
             &mut pos,
             libcalls::memory_grow as *const () as usize,
-            &[I64, I32, I32],
-            &[I32],
-            &[vmctx, m, val],
+            &[I64, I32, I64],
+            &[I64],
+            &[vmctx, m, delta],
         );
-        Ok(pos.func.dfg.first_result(call))
+        let r = pos.func.dfg.first_result(call);
+        Ok(if self.mem64(index) {
+            r
+        } else {
+            pos.ins().ireduce(I32, r)
+        })
     }
 
     fn translate_memory_size(
@@ -680,7 +704,11 @@ impl FuncEnvironment for Env<'_> {
         );
         let len = pos.ins().load(I64, MemFlags::trusted(), mp, 8);
         let pages = pos.ins().ushr_imm(len, 16);
-        Ok(pos.ins().ireduce(I32, pages))
+        Ok(if self.mem64(index) {
+            pages
+        } else {
+            pos.ins().ireduce(I32, pages)
+        })
     }
 
     fn translate_memory_copy(
@@ -695,11 +723,12 @@ impl FuncEnvironment for Env<'_> {
         len: ir::Value,
     ) -> WasmResult<()> {
         let f = libcalls::memory_copy as *const () as usize;
+        let args = [dst, src, len].map(|v| Self::widen(&mut pos, v));
         Self::bulk_libcall(
             &mut pos,
             f,
             &[dst_index.as_u32(), src_index.as_u32()],
-            &[dst, src, len],
+            &args,
             TrapCode::HeapOutOfBounds,
         );
         Ok(())
@@ -715,6 +744,7 @@ impl FuncEnvironment for Env<'_> {
         len: ir::Value,
     ) -> WasmResult<()> {
         let f = libcalls::memory_fill as *const () as usize;
+        let (dst, len) = (Self::widen(&mut pos, dst), Self::widen(&mut pos, len));
         Self::bulk_libcall(
             &mut pos,
             f,
@@ -736,6 +766,7 @@ impl FuncEnvironment for Env<'_> {
         len: ir::Value,
     ) -> WasmResult<()> {
         let f = libcalls::memory_init as *const () as usize;
+        let dst = Self::widen(&mut pos, dst);
         Self::bulk_libcall(
             &mut pos,
             f,
@@ -949,6 +980,7 @@ impl FuncEnvironment for Env<'_> {
             expected
         };
         let bytes = pos.ins().iconst(I32, bytes as i64);
+        let addr = Self::widen(&mut pos, addr);
         let f = libcalls::atomic_wait as *const () as usize;
         let args = [addr, expected, timeout, bytes];
         Ok(Self::atomic_libcall(&mut pos, f, index, &args))
@@ -962,6 +994,7 @@ impl FuncEnvironment for Env<'_> {
         count: ir::Value,
     ) -> WasmResult<ir::Value> {
         let f = libcalls::atomic_notify as *const () as usize;
+        let addr = Self::widen(&mut pos, addr);
         Ok(Self::atomic_libcall(&mut pos, f, index, &[addr, count]))
     }
     fn translate_ref_i31(&mut self, _pos: FuncCursor, _val: ir::Value) -> WasmResult<ir::Value> {

@@ -24,10 +24,12 @@ unsafe fn ctx<'a>(vmctx: *const u64) -> (&'a mut Store, usize) {
     }
 }
 
-pub(crate) unsafe extern "C" fn memory_grow(vmctx: *const u64, mem: u32, delta: u32) -> i32 {
+/// `memory.grow` of a 32-bit (delta zero-extended; the caller truncates the
+/// result) or 64-bit memory.
+pub(crate) unsafe extern "C" fn memory_grow(vmctx: *const u64, mem: u32, delta: u64) -> i64 {
     let (store, inst) = unsafe { ctx(vmctx) };
     let m = store.instances[inst].memories[mem as usize].0 as usize;
-    store.memories[m].grow(delta as u64) as i32
+    store.memories[m].grow(delta)
 }
 
 // Bulk operations (`crate::runtime::bulk`, shared with the interpreter): non-zero
@@ -37,9 +39,9 @@ pub(crate) unsafe extern "C" fn memory_copy(
     vmctx: *const u64,
     dst_mem: u32,
     src_mem: u32,
-    dst: u32,
-    src: u32,
-    len: u32,
+    dst: u64,
+    src: u64,
+    len: u64,
 ) -> i32 {
     let (store, inst) = unsafe { ctx(vmctx) };
     store
@@ -50,9 +52,9 @@ pub(crate) unsafe extern "C" fn memory_copy(
 pub(crate) unsafe extern "C" fn memory_fill(
     vmctx: *const u64,
     mem: u32,
-    dst: u32,
+    dst: u64,
     val: u32,
-    len: u32,
+    len: u64,
 ) -> i32 {
     let (store, inst) = unsafe { ctx(vmctx) };
     store.memory_fill(inst, mem, dst, val as u8, len).is_err() as i32
@@ -62,7 +64,7 @@ pub(crate) unsafe extern "C" fn memory_init(
     vmctx: *const u64,
     mem: u32,
     seg: u32,
-    dst: u32,
+    dst: u64,
     src: u32,
     len: u32,
 ) -> i32 {
@@ -198,12 +200,12 @@ pub(crate) unsafe extern "C" fn host_call(
 
 // The threads proposal in a one-thread store (`crate::runtime::atomics`):
 // the result, or a negative code for a trap (`atomics::trap_code`). `addr`
-// is the effective address.
+// is the effective address (zero-extended for a 32-bit memory).
 
 pub(crate) unsafe extern "C" fn atomic_wait(
     vmctx: *const u64,
     mem: u32,
-    addr: u32,
+    addr: u64,
     expected: u64,
     timeout: i64,
     bytes: u32,
@@ -211,7 +213,7 @@ pub(crate) unsafe extern "C" fn atomic_wait(
     use crate::runtime::atomics;
     let (store, inst) = unsafe { ctx(vmctx) };
     let m = &store.memories[store.instances[inst].memories[mem as usize].0 as usize];
-    match atomics::wait(m, addr as u64, expected, bytes as u64, timeout) {
+    match atomics::wait(m, addr, expected, bytes as u64, timeout) {
         Ok(r) => r as i32,
         Err(k) => atomics::trap_code(&k),
     }
@@ -220,13 +222,13 @@ pub(crate) unsafe extern "C" fn atomic_wait(
 pub(crate) unsafe extern "C" fn atomic_notify(
     vmctx: *const u64,
     mem: u32,
-    addr: u32,
+    addr: u64,
     _count: u32,
 ) -> i32 {
     use crate::runtime::atomics;
     let (store, inst) = unsafe { ctx(vmctx) };
     let m = &store.memories[store.instances[inst].memories[mem as usize].0 as usize];
-    match atomics::notify(m, addr as u64) {
+    match atomics::notify(m, addr) {
         Ok(r) => r as i32,
         Err(k) => atomics::trap_code(&k),
     }

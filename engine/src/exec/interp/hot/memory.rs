@@ -155,4 +155,27 @@ handlers! {
                 store0!(a, (v as u32).to_le_bytes());
                 shrink!(2);
             },
+    // Accesses to 64-bit memories: the effective address replaces the
+    // address operand, then the access (with offset 0) runs.
+    h_Mem64: Op::Mem64(k) => {
+                // SAFETY: `code` is the running function's (invariant at
+                // `Regs`); translation made `k` an index of its `mem64`.
+                let acc: &Mem64Access = unsafe { &*(*r.code).mem64.as_ptr().add(k as usize) };
+                let d = acc.depth as usize;
+                let addr = if d == 0 { top!() } else { mem_rd!(sp - (d + 1)) };
+                // Memories are at most 4 GiB: anything at or above is out of bounds.
+                let ea = match addr.checked_add(acc.offset) {
+                    Some(ea) if ea <= u32::MAX as u64 => ea,
+                    _ => trap!(TrapKind::MemoryOutOfBounds),
+                };
+                if d == 0 {
+                    tos = ea;
+                } else {
+                    mem_wr!(sp - (d + 1), ea);
+                }
+                let inner: *const Op = &acc.inner;
+                // SAFETY: the `Regs` invariants hold; `inner` is a valid op
+                // that lives as long as the code.
+                return unsafe { handler_of(inner)(r, inner, ip, sp, fp, tos) };
+            },
 }

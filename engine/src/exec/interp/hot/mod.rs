@@ -138,7 +138,8 @@ pub(super) struct Regs {
 /// Why [`run`] returned.
 pub(super) enum Exit {
     /// An op the hot loop does not execute (already fetched: `ip` is past it;
-    /// the pointer is `first` or into `code.ops`).
+    /// the pointer is `first` or into `code.ops`, or the inner access of a
+    /// `code.mem64` entry).
     Cold(*const Op),
     /// The op before `ip` trapped.
     Trap(TrapKind),
