@@ -1223,32 +1223,23 @@ fn trap_from_pc(store: &mut Store, pc: usize, rets: &[usize]) -> Trap {
 /// guard-page fault can carry the consumer's location `at`. The access that
 /// faulted is then the last load/store at or before `at` with no control flow
 /// in between (within one expression tree).
-fn faulting_access(body: &[u8], at: u32) -> Option<u32> {
+///
+/// When the faulting instruction has no location of its own (`borrowed`, see
+/// `signals::borrowed_location`), `at` is the op located just before it, and
+/// the access is the first load/store from `at` on (after `at` when `at`'s
+/// own access has its location, `Some(true)`), with no control flow in
+/// between; the backward search is the fallback.
+fn faulting_access(body: &[u8], at: u32, borrowed: Option<bool>) -> Option<u32> {
     let fb = wasmparser::FunctionBody::new(wasmparser::BinaryReader::new(body, 0));
     let mut ops = fb.get_operators_reader().ok()?;
     let mut last: Option<u32> = None;
     while !ops.eof() {
         let (op, off) = ops.read_with_offset().ok()?;
         let off = off as u32;
-        if off > at {
-            break;
-        }
         use wasmparser::Operator as O;
-        // A bulk memory op at `at` traps by itself (its libcall's check), and
-        // an atomic access is never merged into another instruction.
-        if off == at
-            && (matches!(
-                op,
-                O::MemoryInit { .. } | O::MemoryCopy { .. } | O::MemoryFill { .. }
-            ) || crate::exec::interp::atomic_memarg(&op).is_some())
-        {
-            return Some(off);
-        }
-        if crate::core::operators::memarg_of(&op).is_some()
-            || crate::exec::interp::simd::MemOp::from_operator(&op).is_some()
-        {
-            last = Some(off);
-        } else if matches!(
+        let access = crate::core::operators::memarg_of(&op).is_some()
+            || crate::exec::interp::simd::MemOp::from_operator(&op).is_some();
+        let control = matches!(
             op,
             O::Block { .. }
                 | O::Loop { .. }
@@ -1261,7 +1252,30 @@ fn faulting_access(body: &[u8], at: u32) -> Option<u32> {
                 | O::Call { .. }
                 | O::CallIndirect { .. }
                 | O::Return
-        ) {
+        );
+        if off > at {
+            match borrowed {
+                Some(_) if access => return Some(off),
+                Some(_) if !control => continue,
+                _ => break,
+            }
+        }
+        // A bulk memory op at `at` traps by itself (its libcall's check), and
+        // an atomic access is never merged into another instruction.
+        if off == at
+            && (matches!(
+                op,
+                O::MemoryInit { .. } | O::MemoryCopy { .. } | O::MemoryFill { .. }
+            ) || crate::exec::interp::atomic_memarg(&op).is_some())
+        {
+            return Some(off);
+        }
+        if off == at && access && borrowed == Some(false) {
+            return Some(off);
+        }
+        if access {
+            last = Some(off);
+        } else if control {
             last = None;
         }
     }
@@ -1328,7 +1342,10 @@ fn trap_at(store: &mut Store, pc: usize, rets: &[usize]) -> Trap {
     };
     let mut pc_in_body = wasm_pc.unwrap_or(0);
     if kind == TrapKind::MemoryOutOfBounds {
-        if let Some(p) = signals::body_at(pc).and_then(|b| faulting_access(&b, pc_in_body)) {
+        let borrowed = signals::borrowed_location(pc);
+        if let Some(p) =
+            signals::body_at(pc).and_then(|b| faulting_access(&b, pc_in_body, borrowed))
+        {
             pc_in_body = p;
         }
     }

@@ -169,6 +169,27 @@ pub(crate) fn lookup(pc: usize) -> Option<(Option<TrapCode>, Option<u32>, String
     })
 }
 
+/// For a fault at `pc` with no location of its own, `lookup` names the op
+/// of the nearest located range before it. Such an instruction is one
+/// Cranelift made without a location (its egraph rewrites pure ops) and a
+/// load was merged into: the faulting access is then that op's or a later
+/// one's. None when `pc` has a location of its own; else Some(whether that
+/// op has a trapping instruction with its location, i.e. its own access
+/// already lies elsewhere and the fault belongs to a later op).
+pub(crate) fn borrowed_location(pc: usize) -> Option<bool> {
+    with_range(pc, |x, off| {
+        if x.srclocs.iter().any(|s| s.0 <= off && off < s.1) {
+            return None;
+        }
+        let loc = x.srclocs.iter().rev().find(|s| s.1 <= off)?.2;
+        Some(
+            x.srclocs
+                .iter()
+                .any(|s| s.2 == loc && x.traps.iter().any(|t| s.0 <= t.0 && t.0 < s.1)),
+        )
+    })
+}
+
 static mut PREV: [Option<libc::sigaction>; 4] = [None, None, None, None];
 const SIGNALS: [libc::c_int; 4] = [libc::SIGILL, libc::SIGFPE, libc::SIGSEGV, libc::SIGBUS];
 
