@@ -292,6 +292,7 @@ fn spectest(store: &mut Store, linker: &mut Linker) {
                 max: Some(20),
             },
             detail: Default::default(),
+            index64: false,
         },
         0,
     );

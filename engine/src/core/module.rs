@@ -433,21 +433,13 @@ fn limits(min: u64, max: Option<u64>) -> Limits {
     Limits { min, max }
 }
 
-/// A table's type; tables with i64 indices (table64, part of the memory64
-/// proposal) are not implemented.
-fn table_type(t: &wasmparser::TableType) -> Result<TableType, LoadError> {
-    if t.table64 {
-        return Err(LoadError {
-            kind: LoadErrorKind::Unsupported,
-            offset: None,
-            message: "unsupported: table64 (tables with i64 indices)".into(),
-        });
-    }
-    Ok(TableType {
+fn table_type(t: &wasmparser::TableType) -> TableType {
+    TableType {
         elem: ValType::of_ref(t.element_type),
         limits: limits(t.initial, t.maximum),
         detail: RefDetail::of(t.element_type),
-    })
+        index64: t.table64,
+    }
 }
 
 fn memory_type(m: &wasmparser::MemoryType) -> MemoryType {
@@ -586,7 +578,7 @@ fn parse(
                         }
                         wasmparser::TypeRef::Table(t) => {
                             m.num_imported_tables += 1;
-                            ImportDesc::Table(table_type(&t)?)
+                            ImportDesc::Table(table_type(&t))
                         }
                         wasmparser::TypeRef::Memory(mt) => {
                             m.num_imported_memories += 1;
@@ -624,7 +616,7 @@ fn parse(
                         wasmparser::TableInit::Expr(e) => Some(const_expr(e)?),
                     };
                     m.tables.push(TableDef {
-                        ty: table_type(&t.ty)?,
+                        ty: table_type(&t.ty),
                         init,
                     });
                 }

@@ -346,6 +346,9 @@ pub struct TableType {
     pub limits: Limits,
     /// The element type's nullability and concrete type.
     pub detail: RefDetail,
+    /// An `i64` table (table64, part of memory64): indices, sizes and
+    /// lengths are i64.
+    pub index64: bool,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

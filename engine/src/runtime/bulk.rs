@@ -153,9 +153,9 @@ impl Store {
         inst: usize,
         dst_t: u32,
         src_t: u32,
-        d: u32,
-        s: u32,
-        n: u32,
+        d: u64,
+        s: u64,
+        n: u64,
     ) -> Result<(), TrapKind> {
         let da = self.instances[inst].tables[dst_t as usize].0 as usize;
         let sa = self.instances[inst].tables[src_t as usize].0 as usize;
@@ -173,9 +173,9 @@ impl Store {
         &mut self,
         inst: usize,
         table: u32,
-        d: u32,
+        d: u64,
         v: u64,
-        n: u32,
+        n: u64,
     ) -> Result<(), TrapKind> {
         let t = self.instances[inst].tables[table as usize].0 as usize;
         let ok = fill_items(&mut self.tables[t].elems, d as usize, n as usize, v);
@@ -187,7 +187,7 @@ impl Store {
         inst: usize,
         table: u32,
         seg: u32,
-        d: u32,
+        d: u64,
         s: u32,
         n: u32,
     ) -> Result<(), TrapKind> {

@@ -583,6 +583,14 @@ impl Store {
             inst.globals.push(GlobalAddr(self.globals.len() as u32 - 1));
         }
         for t in &module.tables {
+            // (A 64-bit table may declare more; tables grow to at most this.)
+            if t.ty.limits.min > u32::MAX as u64 {
+                return Err(Trap::host(format!(
+                    "cannot allocate a table of {} elements",
+                    t.ty.limits.min
+                ))
+                .into());
+            }
             let init = match &t.init {
                 Some(e) => self.eval_const(&inst, e) as u64,
                 None => 0,
@@ -634,11 +642,17 @@ impl Store {
             match &e.mode {
                 ElemMode::Active { table, offset } => {
                     let inst = &self.instances[id.0 as usize];
-                    let off = self.eval_const(inst, offset) as u32 as u64;
                     let taddr = inst.tables[*table as usize];
+                    let off = self.eval_const(inst, offset) as u64;
+                    // An i64 offset of a 64-bit table, else an i32 one.
+                    let off = if self.tables[taddr.0 as usize].ty.index64 {
+                        off
+                    } else {
+                        off as u32 as u64
+                    };
                     let items = inst.elems[i].clone();
                     let t = &mut self.tables[taddr.0 as usize];
-                    if off + items.len() as u64 > t.elems.len() as u64 {
+                    if off.saturating_add(items.len() as u64) > t.elems.len() as u64 {
                         return Err(Trap::new(TrapKind::TableOutOfBounds).into());
                     }
                     t.elems[off as usize..off as usize + items.len()].copy_from_slice(&items);
@@ -828,6 +842,7 @@ fn check_import(
             // Table elements are mutable: the reference types must be equal.
             let detail = wanted_in_store(store, module, want.detail);
             if t.ty.elem != want.elem
+                || t.ty.index64 != want.index64
                 || t.ty.detail != detail
                 || !limits_match(t.elems.len() as u64, t.max, &want.limits)
             {

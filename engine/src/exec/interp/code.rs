@@ -994,6 +994,9 @@ pub enum Op {
     /// `Compiled::mem64[k]` has the access. Its own op, so that the 32-bit
     /// memory handlers stay as they are.
     Mem64(u32),
+    /// Before `call_indirect` of a 64-bit table: the i64 index, saturated to
+    /// u32::MAX (no table is that long, so it stays out of bounds).
+    TableIndex64,
 }
 
 /// An access to a 64-bit memory (`Op::Mem64`). The address operand is an

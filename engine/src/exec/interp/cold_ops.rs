@@ -33,18 +33,18 @@ impl Interp<'_> {
             }
             Op::MemoryFill(mi) => {
                 let w = self.mem64(mi);
-                self.mem_bulk(|s, d, v, n| s.memory_fill(inst, mi, idx(d, w), v as u8, idx(n, w)))?
+                self.bulk(|s, d, v, n| s.memory_fill(inst, mi, idx(d, w), v as u8, idx(n, w)))?
             }
             Op::MemoryCopy { dst, src } => {
                 let (dw, sw) = (self.mem64(dst), self.mem64(src));
                 // The length has the smaller of the two index types.
-                self.mem_bulk(|s, d, x, n| {
+                self.bulk(|s, d, x, n| {
                     s.memory_copy(inst, dst, src, idx(d, dw), idx(x, sw), idx(n, dw && sw))
                 })?
             }
             Op::MemoryInit { data, mem } => {
                 let w = self.mem64(mem);
-                self.mem_bulk(|s, d, x, n| {
+                self.bulk(|s, d, x, n| {
                     s.memory_init(inst, mem, data, idx(d, w), x as u32, n as u32)
                 })?
             }
@@ -55,7 +55,7 @@ impl Interp<'_> {
             }
             Op::TableGet(t) => {
                 let ta = self.store.instances[inst].tables[t as usize].0 as usize;
-                let i = self.rd(self.sp - 1) as u32 as usize;
+                let i = idx(self.rd(self.sp - 1), self.table64(t)) as usize;
                 match self.store.tables[ta].elems.get(i) {
                     Some(&v) => self.wr(self.sp - 1, v),
                     None => return Err(self.trap(TrapKind::TableOutOfBounds)),
@@ -63,7 +63,7 @@ impl Interp<'_> {
             }
             Op::TableSet(t) => {
                 let v = self.pop();
-                let i = self.pop() as u32 as usize;
+                let i = idx(self.pop(), self.table64(t)) as usize;
                 let ta = self.store.instances[inst].tables[t as usize].0 as usize;
                 match self.store.tables[ta].elems.get_mut(i) {
                     Some(e) => *e = v,
@@ -76,18 +76,29 @@ impl Interp<'_> {
                 self.push(len)
             }
             Op::TableGrow(t) => {
-                let n = self.pop() as u32 as u64;
+                let w = self.table64(t);
+                let n = idx(self.pop(), w);
                 let init = self.pop();
                 let ta = self.store.instances[inst].tables[t as usize].0 as usize;
-                let r = self.store.tables[ta].grow(n, init) as i32 as u32 as u64;
-                self.push(r)
+                let r = self.store.tables[ta].grow(n, init);
+                // A 64-bit table returns an i64.
+                self.push(if w { r as u64 } else { r as i32 as u32 as u64 })
             }
-            Op::TableFill(t) => self.bulk(|s, i, v, n| s.table_fill(inst, t, i, v, n))?,
+            Op::TableFill(t) => {
+                let w = self.table64(t);
+                self.bulk(|s, i, v, n| s.table_fill(inst, t, idx(i, w), v, idx(n, w)))?
+            }
             Op::TableCopy { dst, src } => {
-                self.bulk(|s, d, x, n| s.table_copy(inst, dst, src, d, x as u32, n))?
+                let (dw, sw) = (self.table64(dst), self.table64(src));
+                self.bulk(|s, d, x, n| {
+                    s.table_copy(inst, dst, src, idx(d, dw), idx(x, sw), idx(n, dw && sw))
+                })?
             }
             Op::TableInit { elem, table } => {
-                self.bulk(|s, d, x, n| s.table_init(inst, table, elem, d, x as u32, n))?
+                let w = self.table64(table);
+                self.bulk(|s, d, x, n| {
+                    s.table_init(inst, table, elem, idx(d, w), x as u32, n as u32)
+                })?
             }
             Op::ElemDrop(e) => self.store.elem_drop(inst, e),
             Op::RefAsNonNull => {
@@ -106,10 +117,16 @@ impl Interp<'_> {
         self.store.memories[ma].ty.index64
     }
 
-    /// A bulk memory op: pops `(d, x, n)` as raw slots (the caller narrows
+    /// Whether table `t` of the running instance is a 64-bit table.
+    fn table64(&self, t: u32) -> bool {
+        let ta = self.store.instances[self.inst].tables[t as usize].0 as usize;
+        self.store.tables[ta].ty.index64
+    }
+
+    /// A bulk memory or table op: pops `(d, x, n)` as raw slots (the caller narrows
     /// them to their index types with [`idx`]), runs `f` and traps with its error.
     #[inline(always)]
-    fn mem_bulk(
+    fn bulk(
         &mut self,
         f: impl FnOnce(&mut Store, u64, u64, u64) -> Result<(), TrapKind>,
     ) -> Result<(), Trap> {
@@ -118,23 +135,10 @@ impl Interp<'_> {
         let d = self.pop();
         f(self.store, d, x, n).map_err(|k| self.trap(k))
     }
-
-    /// A bulk memory/table op: pops `(d, x, n)` (`x` a source offset or a
-    /// fill value, as u64), runs `f` and traps with its error.
-    #[inline(always)]
-    fn bulk(
-        &mut self,
-        f: impl FnOnce(&mut Store, u32, u64, u32) -> Result<(), TrapKind>,
-    ) -> Result<(), Trap> {
-        let n = self.pop() as u32;
-        let x = self.pop();
-        let d = self.pop() as u32;
-        f(self.store, d, x, n).map_err(|k| self.trap(k))
-    }
 }
 
-/// An address or length operand of a memory op: an i64 for a 64-bit memory
-/// (`wide`), else an i32.
+/// An address, index or length operand of a memory or table op: an i64 for
+/// a 64-bit memory or table (`wide`), else an i32.
 #[inline(always)]
 fn idx(v: u64, wide: bool) -> u64 {
     if wide {

@@ -72,6 +72,8 @@ struct Translator<'a> {
     /// counted in slots by summing operand types. Otherwise a height in
     /// values is one in slots.
     wide: bool,
+    /// The module has a 64-bit memory (memory accesses may need `Op::Mem64`).
+    mem64: bool,
 }
 
 /// `WIZENG_NO_FUSE=1` disables superinstructions (for debugging and measurements).
@@ -368,6 +370,14 @@ impl Translator<'_> {
         } else {
             Op::LocalSet(x)
         });
+    }
+
+    /// Before an indirect call through a 64-bit table: narrow its i64 index
+    /// (`Op::TableIndex64`).
+    fn table_index64(&mut self, v: &FuncValidator<ValidatorResources>, table: u32) {
+        if v.resources().table_at(table).is_some_and(|t| t.table64) {
+            self.emit(Op::TableIndex64);
+        }
     }
 
     /// An i32/i64 (or f32/f64) load from memory 0, fused with its address computation.
@@ -706,6 +716,9 @@ pub(crate) fn translate(
         barrier: 0,
         in_fusable: false,
         wide,
+        mem64: (0..)
+            .map_while(|i| v.resources().memory_at(i))
+            .any(|m| m.memory64),
     };
     reader.set_features(ctx.features);
     let body_bytes = body.as_bytes();
@@ -867,7 +880,7 @@ fn translate_op(
     let simple = |t: &mut Translator<'_>, o: Op| {
         t.emit(o);
     };
-    if let Some(a) = mem64_access(v, op) {
+    if let Some(a) = t.mem64.then(|| mem64_access(v, op)).flatten() {
         let k = t.out.mem64.len() as u32;
         t.out.mem64.push(a);
         t.emit(Op::Mem64(k));
@@ -1007,24 +1020,30 @@ fn translate_op(
             type_index,
             table_index,
             ..
-        } => simple(
-            t,
-            Op::CallIndirect {
-                ty: type_index,
-                table: table_index,
-            },
-        ),
+        } => {
+            t.table_index64(v, table_index);
+            simple(
+                t,
+                Op::CallIndirect {
+                    ty: type_index,
+                    table: table_index,
+                },
+            )
+        }
         W::ReturnCall { function_index } => simple(t, Op::ReturnCall(function_index)),
         W::ReturnCallIndirect {
             type_index,
             table_index,
-        } => simple(
-            t,
-            Op::ReturnCallIndirect {
-                ty: type_index,
-                table: table_index,
-            },
-        ),
+        } => {
+            t.table_index64(v, table_index);
+            simple(
+                t,
+                Op::ReturnCallIndirect {
+                    ty: type_index,
+                    table: table_index,
+                },
+            )
+        }
         W::CallRef { .. } => simple(t, Op::CallRef),
         W::ReturnCallRef { .. } => simple(t, Op::ReturnCallRef),
         W::RefAsNonNull => simple(t, Op::RefAsNonNull),
@@ -1248,7 +1267,10 @@ fn mem64_access(v: &FuncValidator<ValidatorResources>, op: &Operator<'_>) -> Opt
             AtomicKind::Cmpxchg | AtomicKind::Wait => 2,
             _ => 1,
         };
-        let inner = Op::Atomic { op: aop, m: at0(&m) };
+        let inner = Op::Atomic {
+            op: aop,
+            m: at0(&m),
+        };
         (m, depth, inner)
     };
     if !v.resources().memory_at(m.memory)?.memory64 {

@@ -176,8 +176,9 @@ impl<'a> Env<'a> {
         pos.ins().trapnz(st, code);
     }
 
-    /// An i32 address, length or delta zero-extended to the i64 the memory
-    /// libcalls take (an i64 one, of a 64-bit memory, as is).
+    /// An i32 address, index, length or delta zero-extended to the i64 the
+    /// memory and table libcalls take (an i64 one, of a 64-bit memory or
+    /// table, as is).
     fn widen(pos: &mut FuncCursor, v: ir::Value) -> ir::Value {
         if pos.func.dfg.value_type(v) == I32 {
             pos.ins().uextend(I64, v)
@@ -364,7 +365,12 @@ impl<'a> Env<'a> {
             MemFlags::trusted()
         };
         let base = builder.ins().load(I64, flags, tp, 0);
-        let idx = builder.ins().uextend(I64, index);
+        // An i64 index of a 64-bit table is used as is.
+        let idx = if builder.func.dfg.value_type(index) == I64 {
+            index
+        } else {
+            builder.ins().uextend(I64, index)
+        };
         let oob = match fixed {
             Some(n) => builder
                 .ins()
@@ -793,7 +799,11 @@ impl FuncEnvironment for Env<'_> {
     ) -> WasmResult<ir::Value> {
         let tp = Self::table_ptr(&mut pos, self.layout, index.as_u32());
         let len = pos.ins().load(I64, MemFlags::trusted(), tp, 8);
-        Ok(pos.ins().ireduce(I32, len))
+        Ok(if table_type(self.module, index.as_u32()).index64 {
+            len
+        } else {
+            pos.ins().ireduce(I32, len)
+        })
     }
 
     fn translate_table_grow(
@@ -805,14 +815,20 @@ impl FuncEnvironment for Env<'_> {
     ) -> WasmResult<ir::Value> {
         let vmctx = Self::vmctx_val(pos.func);
         let t = pos.ins().iconst(I32, table_index.as_u32() as i64);
+        let delta = Self::widen(&mut pos, delta);
         let call = Self::libcall(
             &mut pos,
             libcalls::table_grow as *const () as usize,
-            &[I64, I32, I32, I64],
-            &[I32],
+            &[I64, I32, I64, I64],
+            &[I64],
             &[vmctx, t, delta, init_value],
         );
-        Ok(pos.func.dfg.first_result(call))
+        let r = pos.func.dfg.first_result(call);
+        Ok(if table_type(self.module, table_index.as_u32()).index64 {
+            r
+        } else {
+            pos.ins().ireduce(I32, r)
+        })
     }
 
     fn translate_table_get(
@@ -857,11 +873,12 @@ impl FuncEnvironment for Env<'_> {
         len: ir::Value,
     ) -> WasmResult<()> {
         let f = libcalls::table_copy as *const () as usize;
+        let args = [dst, src, len].map(|v| Self::widen(&mut pos, v));
         Self::bulk_libcall(
             &mut pos,
             f,
             &[dst_table_index.as_u32(), src_table_index.as_u32()],
-            &[dst, src, len],
+            &args,
             TrapCode::TableOutOfBounds,
         );
         Ok(())
@@ -876,6 +893,7 @@ impl FuncEnvironment for Env<'_> {
         len: ir::Value,
     ) -> WasmResult<()> {
         let f = libcalls::table_fill as *const () as usize;
+        let (dst, len) = (Self::widen(&mut pos, dst), Self::widen(&mut pos, len));
         Self::bulk_libcall(
             &mut pos,
             f,
@@ -896,6 +914,7 @@ impl FuncEnvironment for Env<'_> {
         len: ir::Value,
     ) -> WasmResult<()> {
         let f = libcalls::table_init as *const () as usize;
+        let dst = Self::widen(&mut pos, dst);
         Self::bulk_libcall(
             &mut pos,
             f,

@@ -77,24 +77,26 @@ pub(crate) unsafe extern "C" fn data_drop(vmctx: *const u64, seg: u32) {
     store.data_drop(inst, seg);
 }
 
+/// `table.grow` of a 32-bit (delta zero-extended; the caller truncates the
+/// result) or 64-bit table.
 pub(crate) unsafe extern "C" fn table_grow(
     vmctx: *const u64,
     table: u32,
-    delta: u32,
+    delta: u64,
     init: u64,
-) -> i32 {
+) -> i64 {
     let (store, inst) = unsafe { ctx(vmctx) };
     let t = store.instances[inst].tables[table as usize].0 as usize;
-    store.tables[t].grow(delta as u64, init) as i32
+    store.tables[t].grow(delta, init)
 }
 
 pub(crate) unsafe extern "C" fn table_copy(
     vmctx: *const u64,
     dst_t: u32,
     src_t: u32,
-    dst: u32,
-    src: u32,
-    len: u32,
+    dst: u64,
+    src: u64,
+    len: u64,
 ) -> i32 {
     let (store, inst) = unsafe { ctx(vmctx) };
     store.table_copy(inst, dst_t, src_t, dst, src, len).is_err() as i32
@@ -103,9 +105,9 @@ pub(crate) unsafe extern "C" fn table_copy(
 pub(crate) unsafe extern "C" fn table_fill(
     vmctx: *const u64,
     table: u32,
-    dst: u32,
+    dst: u64,
     val: u64,
-    len: u32,
+    len: u64,
 ) -> i32 {
     let (store, inst) = unsafe { ctx(vmctx) };
     store.table_fill(inst, table, dst, val, len).is_err() as i32
@@ -115,7 +117,7 @@ pub(crate) unsafe extern "C" fn table_init(
     vmctx: *const u64,
     table: u32,
     seg: u32,
-    dst: u32,
+    dst: u64,
     src: u32,
     len: u32,
 ) -> i32 {

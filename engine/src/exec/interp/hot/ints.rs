@@ -143,4 +143,5 @@ handlers! {
     h_I64Extend16S: Op::I64Extend16S => un!(u64, u64, |a| a as u16 as i16 as i64),
     h_I64Extend32S: Op::I64Extend32S => un!(u64, u64, |a| a as u32 as i32 as i64),
     h_RefIsNull: Op::RefIsNull => un!(u64, u64, |a| (a == 0) as u64),
+    h_TableIndex64: Op::TableIndex64 => un!(u64, u64, |a| a.min(u32::MAX as u64)),
 }
