@@ -1229,7 +1229,11 @@ fn trap_from_pc(store: &mut Store, pc: usize, rets: &[usize]) -> Trap {
 /// the access is the first load/store from `at` on (after `at` when `at`'s
 /// own access has its location, `Some(true)`), with no control flow in
 /// between; the backward search is the fallback.
-fn faulting_access(body: &[u8], at: u32, borrowed: Option<bool>) -> Option<u32> {
+///
+/// A bulk memory op at `at` is the access only for an `explicit` trap (its
+/// libcall's check); a guard-page fault there is a load merged into its
+/// operands (e.g. the widening of `memory.fill`'s destination).
+fn faulting_access(body: &[u8], at: u32, borrowed: Option<bool>, explicit: bool) -> Option<u32> {
     let fb = wasmparser::FunctionBody::new(wasmparser::BinaryReader::new(body, 0));
     let mut ops = fb.get_operators_reader().ok()?;
     let mut last: Option<u32> = None;
@@ -1263,10 +1267,12 @@ fn faulting_access(body: &[u8], at: u32, borrowed: Option<bool>) -> Option<u32> 
         // A bulk memory op at `at` traps by itself (its libcall's check), and
         // an atomic access is never merged into another instruction.
         if off == at
-            && (matches!(
-                op,
-                O::MemoryInit { .. } | O::MemoryCopy { .. } | O::MemoryFill { .. }
-            ) || crate::exec::interp::atomic_memarg(&op).is_some())
+            && ((explicit
+                && matches!(
+                    op,
+                    O::MemoryInit { .. } | O::MemoryCopy { .. } | O::MemoryFill { .. }
+                ))
+                || crate::exec::interp::atomic_memarg(&op).is_some())
         {
             return Some(off);
         }
@@ -1343,8 +1349,14 @@ fn trap_at(store: &mut Store, pc: usize, rets: &[usize]) -> Trap {
     let mut pc_in_body = wasm_pc.unwrap_or(0);
     if kind == TrapKind::MemoryOutOfBounds {
         let borrowed = signals::borrowed_location(pc);
+        // An explicit trap (`ud2`: a bulk op's failed check) or a fault of an
+        // access (guard page).
+        // SAFETY: `pc` is the start of an instruction in registered JIT code
+        // (`lookup` found it), and every x86 instruction that faults or traps
+        // here is at least 2 bytes long.
+        let explicit = unsafe { std::ptr::read(pc as *const [u8; 2]) } == [0x0f, 0x0b];
         if let Some(p) =
-            signals::body_at(pc).and_then(|b| faulting_access(&b, pc_in_body, borrowed))
+            signals::body_at(pc).and_then(|b| faulting_access(&b, pc_in_body, borrowed, explicit))
         {
             pc_in_body = p;
         }
