@@ -143,7 +143,7 @@ fn interpreter_and_jit_agree_on_generated_modules() {
 /// found them. Any mismatch or trap-site difference fails.
 #[test]
 fn regression_seeds() {
-    let seeds: [(u64, Option<bool>); 14] = [
+    let seeds: [(u64, Option<bool>); 16] = [
         // A dead v128.load16_splat's trap site (JIT: SIMD memory ops are
         // accesses; tests/cli/trap_simd_load_after_store).
         (188, None),
@@ -162,6 +162,10 @@ fn regression_seeds() {
         (67826, None),
         (69324, None),
         (93601, None),
+        // The same with a `block` start between (JIT: not a boundary for
+        // the search, as it starts no Cranelift block).
+        (220895, Some(true)),
+        (231443, Some(true)),
         // A load merged into memory.fill's operand: a guard-page fault, not
         // the bulk op's own check (JIT: only a ud2 trap is the bulk op's;
         // tests/cli/trap_load_into_bulk_operand).

@@ -1243,10 +1243,10 @@ fn faulting_access(body: &[u8], at: u32, borrowed: Option<bool>, explicit: bool)
         use wasmparser::Operator as O;
         let access = crate::core::operators::memarg_of(&op).is_some()
             || crate::exec::interp::simd::MemOp::from_operator(&op).is_some();
+        // Control flow that ends a Cranelift block (a `block` start does not).
         let control = matches!(
             op,
-            O::Block { .. }
-                | O::Loop { .. }
+            O::Loop { .. }
                 | O::If { .. }
                 | O::Else
                 | O::End
