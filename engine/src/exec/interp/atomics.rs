@@ -101,7 +101,7 @@ impl Interp<'_> {
             AtomicKind::Notify => {
                 let _count = self.pop();
                 let addr = self.pop();
-                let ea = addr as u32 as u64 + m.offset as u64;
+                let ea = self.effective(m, addr);
                 let r = atomics::notify(&self.store.memories[self.mem_addr(m)], ea);
                 let woken = r.map_err(|k| self.trap(k))?;
                 self.push(woken as u64);
@@ -114,6 +114,17 @@ impl Interp<'_> {
             }
         }
         Ok(())
+    }
+
+    /// The effective address of an access with memarg `m` to `addr`. For a
+    /// 64-bit memory `Op::Mem64` has added the offset (m.offset is 0) and
+    /// passes the whole u64 (an atomic access checks alignment before bounds).
+    fn effective(&self, m: MemArg, addr: u64) -> u64 {
+        if self.store.memories[self.mem_addr(m)].ty.index64 {
+            addr
+        } else {
+            addr as u32 as u64 + m.offset as u64
+        }
     }
 
     /// The store address of memory `m.mem` of the running instance.
@@ -131,7 +142,7 @@ impl Interp<'_> {
         addr: u64,
         f: impl FnOnce(u64) -> (u64, Option<u64>),
     ) -> Result<u64, Trap> {
-        let ea = addr as u32 as u64 + m.offset as u64;
+        let ea = self.effective(m, addr);
         let ma = self.mem_addr(m);
         let data = self.store.memories[ma].data_mut();
         let n = op.bytes as usize;
@@ -151,7 +162,7 @@ impl Interp<'_> {
         let timeout = self.pop() as i64;
         let expected = self.pop() & op.mask();
         let addr = self.pop();
-        let ea = addr as u32 as u64 + m.offset as u64;
+        let ea = self.effective(m, addr);
         let mem = &self.store.memories[self.mem_addr(m)];
         match atomics::wait(mem, ea, expected, op.bytes as u64, timeout) {
             Ok(r) => {

@@ -1003,7 +1003,9 @@ pub enum Op {
 /// i64 `depth` slots below the top of the stack. The handler adds `offset`;
 /// an effective address that overflows or lies at or above 4 GiB (no memory
 /// is larger, see `runtime::store::MAX_PAGES`) traps; any other replaces
-/// the address, and `inner` (the same access with offset 0) runs.
+/// the address, and `inner` (the same access with offset 0) runs. (An
+/// atomic `inner`, which checks alignment before bounds, gets any effective
+/// address that does not overflow.)
 #[derive(Copy, Clone, Debug)]
 pub struct Mem64Access {
     pub inner: Op,

@@ -163,9 +163,11 @@ handlers! {
                 let acc: &Mem64Access = unsafe { &*(*r.code).mem64.as_ptr().add(k as usize) };
                 let d = acc.depth as usize;
                 let addr = if d == 0 { top!() } else { mem_rd!(sp - (d + 1)) };
-                // Memories are at most 4 GiB: anything at or above is out of bounds.
+                // Memories are at most 4 GiB: anything at or above is out of
+                // bounds. (Atomics, cold, take the whole address: they check
+                // alignment first.)
                 let ea = match addr.checked_add(acc.offset) {
-                    Some(ea) if ea <= u32::MAX as u64 => ea,
+                    Some(ea) if ea <= u32::MAX as u64 || matches!(acc.inner, Op::Atomic { .. }) => ea,
                     _ => trap!(TrapKind::MemoryOutOfBounds),
                 };
                 if d == 0 {
