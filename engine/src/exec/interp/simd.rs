@@ -937,7 +937,7 @@ pub fn shuffle(a: u128, b: u128, lanes: &[u8; 16]) -> u128 {
 // ---------------------------------------------------------------------------
 
 /// Memory instructions: the interpreter does the bounds-checked access and
-/// calls [`load`], [`load_lane`] or [`store_lane`].
+/// calls `load`, `load_lane` or `store_lane`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 #[repr(u8)]
 pub enum MemOp {
@@ -1020,7 +1020,7 @@ impl MemOp {
     }
 
     /// Whether the op has a lane immediate (lane loads pop a v128 besides
-    /// the address and use [`load_lane`]; lane stores use [`store_lane`]).
+    /// the address and use `load_lane`; lane stores use `store_lane`).
     pub fn is_lane(self) -> bool {
         use MemOp::*;
         matches!(
