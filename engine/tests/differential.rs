@@ -8,9 +8,15 @@
 //!
 //! Env: `DIFF_SEEDS=N` (default 300), `DIFF_START=S` (first seed, default 0),
 //! `DIFF_THREADS=T` (default 2), `DIFF_SAVE=dir` (write each failing module as
-//! `seed-N.wasm` there). Failing seeds are listed; the test fails on any
-//! mismatch (result, trap kind, host calls, memories, globals, tables) and on
-//! any trap site (function, pc) that differs between the tiers.
+//! `seed-N.wasm` there; `replay` below runs one again), `DIFF_SIMD=all|none`
+//! (SIMD in every module or in none, instead of half). Failing seeds are
+//! listed; the test fails on any mismatch (result, trap kind, host calls,
+//! memories, globals, tables) and on any trap site (function, pc) that
+//! differs between the tiers (but the documented merged-load case, counted).
+//!
+//! Also here: `regression_seeds` (every seed that once failed),
+//! `simd_ops_agree_between_tiers` (each SIMD instruction on edge values,
+//! `SIMD_OPS_CASES=N`) and the v128 comparison rule's unit test.
 
 #[path = "differential/harness.rs"]
 mod harness;
@@ -262,14 +268,13 @@ fn simd_ops_agree_between_tiers() {
             if std::env::var_os("SIMD_OPS_VERBOSE").is_some() {
                 eprintln!("NaN-lane differences by op: {:?}", s.nan_ops);
             }
+            let (funcs, calls, traps) = (s.funcs, s.calls, s.traps);
             eprintln!(
-            "simd ops: {} functions, {} calls per tier ({} trapped), {} v128 results with NaN-lane differences tolerated, {:.1}s",
-            s.funcs,
-            s.calls,
-            s.traps,
-            s.nan_lanes,
-            t0.elapsed().as_secs_f64()
-        )
+                "simd ops: {funcs} functions, {calls} calls per tier ({traps} trapped), \
+                 {} v128 results with NaN-lane differences tolerated, {:.1}s",
+                s.nan_lanes,
+                t0.elapsed().as_secs_f64()
+            )
         }
         Err(errors) => panic!(
             "interpreter and JIT differ on SIMD ops:\n  {}",

@@ -44,7 +44,7 @@
 //!   nmadd; `differential/simd_ops.rs` checks every SIMD op bit for bit). What
 //!   remains is IEEE arithmetic with two NaN operands, where either tier may
 //!   propagate either NaN: in the non-canonical half, such a pair read as
-//!   integers would be a false mismatch (none in the first 200,000 seeds).
+//!   integers would be a false mismatch (none seen in over 300,000 seeds).
 //! - v128 values (results, host-call arguments, globals) do not know their
 //!   lane shape, so they compare as 128 bits, and a difference is accepted
 //!   only lane by lane: every 4-byte-aligned 32-bit lane whose bits differ
