@@ -96,15 +96,17 @@ pub fn binary(op: SimdOp, a: u128, b: u128) -> Option<u128> {
         I64x2Add => from_u64s(zip(u64s(a), u64s(b), u64::wrapping_add)),
         I64x2Sub => from_u64s(zip(u64s(a), u64s(b), u64::wrapping_sub)),
         I64x2Mul => from_u64s(zip(u64s(a), u64s(b), u64::wrapping_mul)),
-        // IEEE arithmetic: a NaN result is some NaN, as the spec allows.
-        F32x4Add => from_f32s(zip(f32s(a), f32s(b), |x, y| x + y)),
-        F32x4Sub => from_f32s(zip(f32s(a), f32s(b), |x, y| x - y)),
-        F32x4Mul => from_f32s(zip(f32s(a), f32s(b), |x, y| x * y)),
-        F32x4Div => from_f32s(zip(f32s(a), f32s(b), |x, y| x / y)),
-        F64x2Add => from_f64s(zip(f64s(a), f64s(b), |x, y| x + y)),
-        F64x2Sub => from_f64s(zip(f64s(a), f64s(b), |x, y| x - y)),
-        F64x2Mul => from_f64s(zip(f64s(a), f64s(b), |x, y| x * y)),
-        F64x2Div => from_f64s(zip(f64s(a), f64s(b), |x, y| x / y)),
+        // IEEE arithmetic. A NaN result is the first NaN operand, quieted, as
+        // x86-64 and so the JIT give it (the host's `x + y` may be emitted
+        // with its operands swapped, picking the other NaN).
+        F32x4Add => from_f32s(zip(f32s(a), f32s(b), |x, y| nan_first(x, y, x + y))),
+        F32x4Sub => from_f32s(zip(f32s(a), f32s(b), |x, y| nan_first(x, y, x - y))),
+        F32x4Mul => from_f32s(zip(f32s(a), f32s(b), |x, y| nan_first(x, y, x * y))),
+        F32x4Div => from_f32s(zip(f32s(a), f32s(b), |x, y| nan_first(x, y, x / y))),
+        F64x2Add => from_f64s(zip(f64s(a), f64s(b), |x, y| nan_first(x, y, x + y))),
+        F64x2Sub => from_f64s(zip(f64s(a), f64s(b), |x, y| nan_first(x, y, x - y))),
+        F64x2Mul => from_f64s(zip(f64s(a), f64s(b), |x, y| nan_first(x, y, x * y))),
+        F64x2Div => from_f64s(zip(f64s(a), f64s(b), |x, y| nan_first(x, y, x / y))),
         _ => return None,
     })
 }
@@ -136,6 +138,21 @@ pub fn shuffle(a: u128, b: u128, lanes: &[u8; 16]) -> u128 {
             y[l - 16]
         }
     }))
+}
+
+/// `r`, unless an operand is NaN: then the first NaN of (`x`, `y`), quieted
+/// (`z + z` quiets a NaN and keeps its sign and payload).
+#[inline(always)]
+fn nan_first<F: Copy + PartialEq + std::ops::Add<Output = F>>(x: F, y: F, r: F) -> F {
+    #[allow(clippy::eq_op)] // `z != z` is the NaN test for a generic float
+    let nan = |z: F| z != z;
+    if nan(x) {
+        x + x
+    } else if nan(y) {
+        y + y
+    } else {
+        r
+    }
 }
 
 /// The splats this file covers (`x` as an operand slot); `None` for the others.
@@ -250,6 +267,28 @@ mod tests {
             }
         }
         assert!(covered > 30 * 200, "only {covered} checks");
+    }
+
+    /// Two NaN operands: the first one's payload, quieted, whatever order the
+    /// host's add is emitted in.
+    #[test]
+    fn float_nan_operands_give_the_first_nan() {
+        let (a, b) = (0x7fc0_0001u32, 0x7fc0_0002u32);
+        let v = |x: u32| (x as u128) * 0x0000_0001_0000_0001_0000_0001_0000_0001;
+        for op in [
+            SimdOp::F32x4Add,
+            SimdOp::F32x4Mul,
+            SimdOp::F32x4Sub,
+            SimdOp::F32x4Div,
+        ] {
+            assert_eq!(super::binary(op, v(a), v(b)), Some(v(a)), "{op:?}");
+            assert_eq!(super::binary(op, v(b), v(a)), Some(v(b)), "{op:?}");
+        }
+        // A signalling NaN comes out quiet.
+        assert_eq!(
+            super::binary(SimdOp::F32x4Add, v(0x7f80_0001), v(0)),
+            Some(v(0x7fc0_0001))
+        );
     }
 
     #[test]
