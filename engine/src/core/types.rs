@@ -170,27 +170,29 @@ impl Value {
         }
     }
 
-    /// Encode values into consecutive slots (see [`ValType::slots`]).
-    pub fn to_slots(vals: &[Value]) -> Vec<u64> {
-        let mut out = vec![0; vals.iter().map(|v| v.ty().slots()).sum()];
+    /// Write values into consecutive slots (see [`ValType::slots`]) at the
+    /// start of `out`.
+    pub fn write_all_slots(vals: &[Value], out: &mut [u64]) {
         let mut i = 0;
         for v in vals {
             v.write_slots(&mut out[i..]);
             i += v.ty().slots();
         }
-        out
     }
 
     /// Decode values of types `tys` from consecutive slots.
     pub fn from_slots(tys: &[ValType], s: &[u64]) -> Vec<Value> {
+        Value::iter_slots(tys, s).collect()
+    }
+
+    /// The values of types `tys` in consecutive slots, in order.
+    pub fn iter_slots<'a>(tys: &'a [ValType], s: &'a [u64]) -> impl Iterator<Item = Value> + 'a {
         let mut i = 0;
-        tys.iter()
-            .map(|t| {
-                let v = Value::read_slots(*t, &s[i..]);
-                i += t.slots();
-                v
-            })
-            .collect()
+        tys.iter().map(move |t| {
+            let v = Value::read_slots(*t, &s[i..]);
+            i += t.slots();
+            v
+        })
     }
 
     /// Encode a one-slot value into the untyped 64-bit slot representation used

@@ -623,12 +623,22 @@ impl Translator<'_> {
         }
     }
 
-    /// Probe arguments name operands by depth in values and locals by index;
-    /// the interpreter reads slots.
-    fn slot_args(&self, v: &FuncValidator<ValidatorResources>, calls: &mut [ProbeCall]) {
-        if !self.wide {
-            return;
+    /// The probe calls at `site`, with their arguments in slots: the
+    /// instrumenter names operands by depth in values and locals by index.
+    fn site_calls(
+        &self,
+        ins: &mut (dyn Instrumenter + '_),
+        when: When,
+        site: &Site<'_, '_>,
+    ) -> Result<Vec<ProbeCall>, LoadError> {
+        let mut calls = ins.probes(when, site)?;
+        if self.wide {
+            self.slot_args(site.validator, &mut calls);
         }
+        Ok(calls)
+    }
+
+    fn slot_args(&self, v: &FuncValidator<ValidatorResources>, calls: &mut [ProbeCall]) {
         for call in calls {
             for a in &mut call.args {
                 match a {
@@ -748,8 +758,7 @@ pub(crate) fn translate(
                     instr_index: 0,
                     reached: true,
                 };
-                let mut calls = ins.probes(When::Entry, &site)?;
-                t.slot_args(v, &mut calls);
+                let calls = t.site_calls(ins, When::Entry, &site)?;
                 let pc = t.cur_pc;
                 t.cur_pc = 0;
                 t.emit_probes(calls, ins);
@@ -783,8 +792,7 @@ pub(crate) fn translate(
                 instr_index,
                 reached,
             };
-            let mut calls = ins.probes(When::Before, &site)?;
-            t.slot_args(v, &mut calls);
+            let calls = t.site_calls(ins, When::Before, &site)?;
             if reached {
                 t.emit_probes(calls, ins);
             }
@@ -837,8 +845,7 @@ pub(crate) fn translate(
                     instr_index,
                     reached: true,
                 };
-                let mut calls = ins.probes(When::After, &site)?;
-                t.slot_args(v, &mut calls);
+                let calls = t.site_calls(ins, When::After, &site)?;
                 t.emit_probes(calls, ins);
             }
         }

@@ -91,13 +91,7 @@ pub(crate) fn invoke(store: &mut Store, f: FuncAddr, args: &[Value]) -> Result<V
     on_stack(
         store,
         f,
-        |stack| {
-            let mut i = 0;
-            for a in args {
-                a.write_slots(&mut stack[i..]);
-                i += a.ty().slots();
-            }
-        },
+        |stack| Value::write_all_slots(args, stack),
         |stack| Value::from_slots(&results_ty, stack),
     )
 }

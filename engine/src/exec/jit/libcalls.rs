@@ -11,7 +11,7 @@
 
 use smallvec::SmallVec;
 
-use crate::core::types::{slot_count, InstanceId, ValType, Value};
+use crate::core::types::{InstanceId, ValType, Value};
 use crate::runtime::store::{Caller, FuncKind, Store};
 use crate::runtime::vm::{VMStoreCtx, INSTANCE, STORE_CTX};
 
@@ -162,17 +162,10 @@ pub(crate) unsafe extern "C" fn host_call(
     let h = h.clone();
     let params: SmallVec<[ValType; 8]> = SmallVec::from_slice(&fi.ty.params);
     let results: SmallVec<[ValType; 4]> = SmallVec::from_slice(&fi.ty.results);
-    let n = slot_count(&params).max(slot_count(&results)).max(1);
-    // SAFETY: the trampoline's buffer holds `buffer_slots(ty)` = n slots.
+    let n = super::buffer_slots(&fi.ty);
+    // SAFETY: the trampoline's buffer holds `buffer_slots(ty)` slots.
     let slots = unsafe { std::slice::from_raw_parts_mut(args, n) };
-    let mut at = 0;
-    let vals: SmallVec<[Value; 8]> = params
-        .iter()
-        .map(|t| {
-            at += t.slots();
-            Value::read_slots(*t, &slots[at - t.slots()..])
-        })
-        .collect();
+    let vals: SmallVec<[Value; 8]> = Value::iter_slots(&params, slots).collect();
     let mut res: SmallVec<[Value; 4]> = results.iter().map(|t| Value::default_of(*t)).collect();
     store.depth += 1;
     let r = h(
@@ -186,11 +179,7 @@ pub(crate) unsafe extern "C" fn host_call(
     store.depth -= 1;
     match r {
         Ok(()) => {
-            let mut at = 0;
-            for v in &res {
-                v.write_slots(&mut slots[at..]);
-                at += v.ty().slots();
-            }
+            Value::write_all_slots(&res, slots);
             0
         }
         Err(t) => {

@@ -954,7 +954,7 @@ extern "C" fn lazy_call(
     };
     match r {
         Ok(r) => {
-            slots[..slot_count(&ty.results)].copy_from_slice(&Value::to_slots(&r));
+            Value::write_all_slots(&r, slots);
             0
         }
         Err(t) => {
@@ -1153,8 +1153,7 @@ fn invoke_code(
         .map(|t| t.1)
         .ok_or_else(|| Trap::host("no entry trampoline for this function type"))?;
     let mut buf = vec![0u64; buffer_slots(&ty)];
-    let a = Value::to_slots(args);
-    buf[..a.len()].copy_from_slice(&a);
+    Value::write_all_slots(args, &mut buf);
     let mut ea = EntryArgs {
         tramp,
         code,

@@ -22,7 +22,7 @@ use wasmparser::{FuncValidator, Operator, ValidatorResources, WasmModuleResource
 use crate::core::error::{LoadError, LoadErrorKind, Trap};
 use crate::core::probe::{ArgSource, Instrumenter, ProbeCall, Site, When};
 use crate::core::types::*;
-use crate::runtime::store::{Linker, Store};
+use crate::runtime::store::{Caller, Linker, Store};
 use crate::runtime::wasi::WasiCtx;
 
 mod link;
@@ -166,6 +166,14 @@ pub struct MonitorStats {
     pub direct_sites: u64,
 }
 
+/// The `(ptr, len)` string of a `wizeng.puts`/`wizeng.error` call in the
+/// caller's memory 0; `None` when it is out of bounds.
+fn guest_bytes<'c>(c: &'c mut Caller<'_>, a: &[Value]) -> Result<Option<&'c [u8]>, Trap> {
+    let p = a[0].i32().unwrap_or(0) as u32 as usize;
+    let n = a[1].i32().unwrap_or(0) as u32 as usize;
+    Ok(c.memory0()?.get(p..p.saturating_add(n)).map(|b| &*b))
+}
+
 /// Define the `wizeng` module (docs/monitor-abi.md#output-and-time) in a linker. Output goes through the
 /// WASI context's stdout so app and monitor output interleave correctly.
 pub fn define_wizeng_imports(linker: &mut Linker, store: &mut Store, out: Rc<RefCell<WasiCtx>>) {
@@ -177,17 +185,10 @@ pub fn define_wizeng_imports(linker: &mut Linker, store: &mut Store, out: Rc<Ref
         "puts",
         FuncType::new([i32t, i32t], []),
         move |c, a, _| {
-            let (p, n) = (
-                a[0].i32().unwrap_or(0) as u32 as usize,
-                a[1].i32().unwrap_or(0) as u32 as usize,
-            );
-            let mem = c.memory0()?;
-            let bytes = mem
-                .get(p..p.saturating_add(n))
-                .ok_or_else(|| Trap::new(crate::TrapKind::MemoryOutOfBounds))?
-                .to_vec();
+            let bytes =
+                guest_bytes(c, a)?.ok_or_else(|| Trap::new(crate::TrapKind::MemoryOutOfBounds))?;
             o.borrow_mut()
-                .write_stdout(&bytes)
+                .write_stdout(bytes)
                 .map_err(|e| Trap::host(format!("wizeng.puts: {e}")))
         },
     );
@@ -224,13 +225,7 @@ pub fn define_wizeng_imports(linker: &mut Linker, store: &mut Store, out: Rc<Ref
         "error",
         FuncType::new([i32t, i32t], []),
         move |c, a, _| {
-            let (p, n) = (
-                a[0].i32().unwrap_or(0) as u32 as usize,
-                a[1].i32().unwrap_or(0) as u32 as usize,
-            );
-            let mem = c.memory0()?;
-            let msg = mem
-                .get(p..p.saturating_add(n))
+            let msg = guest_bytes(c, a)?
                 .map(|b| String::from_utf8_lossy(b).into_owned())
                 .unwrap_or_default();
             let _ = o.borrow_mut().flush();
