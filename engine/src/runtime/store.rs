@@ -265,6 +265,8 @@ pub struct Store {
     pub(crate) tiers: Box<dyn Any>,
     /// Value stacks kept for reuse by later invocations.
     pub(crate) stacks: Vec<Vec<u64>>,
+    /// GC objects and exceptions (`runtime::gc`).
+    pub(crate) heap: crate::runtime::gc::Heap,
 }
 
 /// What a host function sees of its caller.
@@ -322,6 +324,7 @@ impl Store {
             config,
             depth: 0,
             stacks: Vec::new(),
+            heap: Default::default(),
             vm_store: Box::new(crate::runtime::vm::VMStoreCtx {
                 funcrefs: std::ptr::null(),
                 store: std::ptr::null_mut(),
@@ -424,6 +427,11 @@ impl Store {
 
     pub fn func_type(&self, f: FuncAddr) -> &FuncType {
         &self.funcs[f.0 as usize].ty
+    }
+
+    /// The GC heap's counters (collections, bytes allocated and live).
+    pub fn gc_stats(&self) -> crate::runtime::gc::GcStats {
+        self.heap.stats()
     }
 
     pub fn global_value(&self, g: GlobalAddr) -> Value {
