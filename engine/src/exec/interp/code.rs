@@ -1051,6 +1051,9 @@ pub struct Compiled {
     pub sel_incs: Vec<[crate::core::probe::DirectInc; 2]>,
     /// The accesses of `Op::Mem64`.
     pub mem64: Vec<Mem64Access>,
+    /// Where this function's frames hold heap references (GC roots); `None`
+    /// if it cannot hold any.
+    pub(crate) gc_maps: Option<Box<super::stackmap::StackMaps>>,
 }
 
 impl Compiled {
