@@ -31,6 +31,10 @@
   (table 1 funcref)
   (global $heap (mut i32) (i32.const 0))
   (global $itab (mut i32) (i32.const 0))
+  ;; Output buffer (allocated on first use) and whether output goes there.
+  (global $obuf (mut i32) (i32.const 0))
+  (global $olen (mut i32) (i32.const 0))
+  (global $buffering (mut i32) (i32.const 0))
 
   (data (i32.const 64) "out of memory")      ;; 13 bytes
   (data (i32.const 80) "true")
@@ -41,8 +45,57 @@
   (data (i32.const 128) "-inf")
   (data (i32.const 136) "->")
 
+  ;; Output. Everything a monitor prints goes through $out/$outc: straight
+  ;; to wizeng.puts/putc, except between $buffer_on and $buffer_off (the
+  ;; wasm:exit hook, whose report may have thousands of rows), where it is
+  ;; collected in a 4 KiB buffer and written a buffer at a time. $fail
+  ;; writes what is buffered before it traps.
+  (func $out (export "out") (param $p i32) (param $n i32)
+    (local $d i32)
+    (if (i32.eqz (global.get $buffering))
+      (then (call $puts (local.get $p) (local.get $n)) (return)))
+    (if (i32.gt_u (i32.add (global.get $olen) (local.get $n)) (i32.const 4096))
+      (then (call $out_flush)))
+    (if (i32.gt_u (local.get $n) (i32.const 4096))
+      (then (call $puts (local.get $p) (local.get $n)) (return)))
+    (local.set $d (i32.add (global.get $obuf) (global.get $olen)))
+    (global.set $olen (i32.add (global.get $olen) (local.get $n)))
+    ;; Most pieces are a few bytes: a loop is cheaper than a bulk copy there.
+    (if (i32.gt_u (local.get $n) (i32.const 32))
+      (then (memory.copy (local.get $d) (local.get $p) (local.get $n)) (return)))
+    (block $done
+      (loop $byte
+        (br_if $done (i32.eqz (local.get $n)))
+        (i32.store8 (local.get $d) (i32.load8_u (local.get $p)))
+        (local.set $d (i32.add (local.get $d) (i32.const 1)))
+        (local.set $p (i32.add (local.get $p) (i32.const 1)))
+        (local.set $n (i32.sub (local.get $n) (i32.const 1)))
+        (br $byte))))
+  (func $outc (export "outc") (param $c i32)
+    (if (i32.eqz (global.get $buffering))
+      (then (call $putc (local.get $c)) (return)))
+    (if (i32.ge_u (global.get $olen) (i32.const 4096))
+      (then (call $out_flush)))
+    (i32.store8 (i32.add (global.get $obuf) (global.get $olen)) (local.get $c))
+    (global.set $olen (i32.add (global.get $olen) (i32.const 1))))
+  (func $out_flush (export "out_flush")
+    (if (global.get $olen)
+      (then
+        (call $puts (global.get $obuf) (global.get $olen))
+        (global.set $olen (i32.const 0)))))
+  (func $buffer_on (export "buffer_on")
+    (if (i32.eqz (global.get $obuf))
+      (then (global.set $obuf (call $alloc (i32.const 4096)))))
+    (global.set $buffering (i32.const 1)))
+  (func $buffer_off (export "buffer_off")
+    (call $out_flush)
+    (global.set $buffering (i32.const 0)))
+  (func $fail (export "fail") (param $p i32) (param $n i32)
+    (call $out_flush)
+    (call $error (local.get $p) (local.get $n)))
+
   (func $oom (export "oom")
-    (call $error (i32.const 64) (i32.const 13))
+    (call $fail (i32.const 64) (i32.const 13))
     (unreachable))
 
   ;; n bytes, 8-aligned, zeroed.
@@ -73,7 +126,7 @@
 
   (func $str_print (export "str_print") (param $s i32)
     (if (local.get $s)
-      (then (call $puts (i32.add (local.get $s) (i32.const 4)) (i32.load (local.get $s))))))
+      (then (call $out (i32.add (local.get $s) (i32.const 4)) (i32.load (local.get $s))))))
 
   ;; A heap copy of bytes [p, p+n) as a string.
   (func $str_from (export "str_from") (param $p i32) (param $n i32) (result i32)
@@ -229,12 +282,12 @@
       (i64.store8 (local.get $p) (i64.add (i64.const 48) (i64.rem_u (local.get $v) (i64.const 10))))
       (local.set $v (i64.div_u (local.get $v) (i64.const 10)))
       (br_if $l (i64.ne (local.get $v) (i64.const 0))))
-    (call $puts (local.get $p) (i32.sub (i32.const 64) (local.get $p))))
+    (call $out (local.get $p) (i32.sub (i32.const 64) (local.get $p))))
 
   (func $print_i64 (export "print_i64") (param $v i64)
     (if (i64.lt_s (local.get $v) (i64.const 0))
       (then
-        (call $putc (i32.const 45))
+        (call $outc (i32.const 45))
         (local.set $v (i64.sub (i64.const 0) (local.get $v)))))
     (call $print_u64 (local.get $v)))
 
@@ -249,23 +302,23 @@
         (i32.add (local.get $d) (select (i32.const 48) (i32.const 87) (i32.lt_u (local.get $d) (i32.const 10)))))
       (local.set $v (i64.shr_u (local.get $v) (i64.const 4)))
       (br_if $l (i32.gt_u (local.get $p) (i32.const 48))))
-    (call $puts (i32.const 48) (i32.const 16)))
+    (call $out (i32.const 48) (i32.const 16)))
 
   (func $print_bool (export "print_bool") (param $b i32)
     (if (local.get $b)
-      (then (call $puts (i32.const 80) (i32.const 4)))
-      (else (call $puts (i32.const 88) (i32.const 5)))))
+      (then (call $out (i32.const 80) (i32.const 4)))
+      (else (call $out (i32.const 88) (i32.const 5)))))
 
   ;; Floats as in the report: sign, 6 significant digits, exponent:
   ;; 1000.18 -> +1.00018e3, 0.0015 -> +1.50000e-3, 0 -> +0.00000e0.
   (func $print_f64 (export "print_f64") (param $x f64)
     (local $e i32) (local $m i64) (local $frac i64) (local $k i32)
-    (if (f64.ne (local.get $x) (local.get $x)) (then (call $puts (i32.const 112) (i32.const 3)) (return)))
-    (if (f64.eq (local.get $x) (f64.const inf)) (then (call $puts (i32.const 120) (i32.const 4)) (return)))
-    (if (f64.eq (local.get $x) (f64.const -inf)) (then (call $puts (i32.const 128) (i32.const 4)) (return)))
+    (if (f64.ne (local.get $x) (local.get $x)) (then (call $out (i32.const 112) (i32.const 3)) (return)))
+    (if (f64.eq (local.get $x) (f64.const inf)) (then (call $out (i32.const 120) (i32.const 4)) (return)))
+    (if (f64.eq (local.get $x) (f64.const -inf)) (then (call $out (i32.const 128) (i32.const 4)) (return)))
     (if (i64.lt_s (i64.reinterpret_f64 (local.get $x)) (i64.const 0))
-      (then (call $putc (i32.const 45)) (local.set $x (f64.neg (local.get $x))))
-      (else (call $putc (i32.const 43))))
+      (then (call $outc (i32.const 45)) (local.set $x (f64.neg (local.get $x))))
+      (else (call $outc (i32.const 43))))
     (if (f64.ne (local.get $x) (f64.const 0))
       (then
         (block $d1 (loop $l1
@@ -282,15 +335,15 @@
     (if (i64.ge_u (local.get $m) (i64.const 1000000))
       (then (local.set $m (i64.div_u (local.get $m) (i64.const 10)))
             (local.set $e (i32.add (local.get $e) (i32.const 1)))))
-    (call $putc (i32.wrap_i64 (i64.add (i64.const 48) (i64.div_u (local.get $m) (i64.const 100000)))))
-    (call $putc (i32.const 46))
+    (call $outc (i32.wrap_i64 (i64.add (i64.const 48) (i64.div_u (local.get $m) (i64.const 100000)))))
+    (call $outc (i32.const 46))
     (local.set $frac (i64.rem_u (local.get $m) (i64.const 100000)))
     (local.set $k (i32.const 10000))
     (loop $l3
-      (call $putc (i32.wrap_i64 (i64.add (i64.const 48) (i64.rem_u (i64.div_u (local.get $frac) (i64.extend_i32_u (local.get $k))) (i64.const 10)))))
+      (call $outc (i32.wrap_i64 (i64.add (i64.const 48) (i64.rem_u (i64.div_u (local.get $frac) (i64.extend_i32_u (local.get $k))) (i64.const 10)))))
       (local.set $k (i32.div_u (local.get $k) (i32.const 10)))
       (br_if $l3 (local.get $k)))
-    (call $putc (i32.const 101))
+    (call $outc (i32.const 101))
     (call $print_i64 (i64.extend_i32_s (local.get $e))))
 
   ;; ---------------------------------------------------------------- maps

@@ -96,9 +96,13 @@ impl ModB {
         }
         m.frozen_imports = true;
         m.link_runtime();
-        for (i, n) in ["puts", "puti", "putc", "error"].iter().enumerate() {
-            m.rt.insert(n.to_string(), i as u32);
+        // The back end prints and fails through the runtime's buffer-aware
+        // functions (rt.wat `out`, `outc`, `fail`), never the imports directly.
+        for (name, via) in [("puts", "out"), ("putc", "outc"), ("error", "fail")] {
+            let f = m.rt[via];
+            m.rt.insert(name.to_string(), f);
         }
+        m.rt.insert("puti".to_string(), 1);
         m
     }
 

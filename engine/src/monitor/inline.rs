@@ -83,6 +83,11 @@ pub fn analyse(
     if stack.contains(&addr) {
         return Err("recursive".into());
     }
+    // An inlined body is a block typed by the function's results: several
+    // results would need a type of their own in the woven module.
+    if store.funcs[addr.0 as usize].ty.results.len() > 1 {
+        return Err("multi-value results".into());
+    }
     let idata = store.instance(inst);
     let m = &idata.module;
     let mut n = 0usize;

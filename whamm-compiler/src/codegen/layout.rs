@@ -275,6 +275,9 @@ impl Cg<'_> {
         if !end.is_empty() || !report.is_empty() || has_report {
             let f = self.m.declare(&[], &[]);
             let mut cx = FnCx::new(&[], None);
+            // Nothing else runs until the hook returns: its output (the
+            // report) is buffered and written in a few large pieces.
+            cx.e(I::Call(self.m.rt("buffer_on")));
             for g in end {
                 cx.e(I::Call(*g));
             }
@@ -287,6 +290,7 @@ impl Cg<'_> {
                     cx.e(I::Call(*g));
                 }
             }
+            cx.e(I::Call(self.m.rt("buffer_off")));
             self.m.define(f, cx.finish());
             self.m.export("wasm:exit", ExportKind::Func, f);
         }
