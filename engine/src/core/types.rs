@@ -362,6 +362,22 @@ pub struct MemoryType {
     pub shared: bool,
     /// An `i64` memory (memory64): addresses, sizes and lengths are i64.
     pub index64: bool,
+    /// log2 of the page size in bytes: 16 (64 KiB), or 0 (one byte) with
+    /// custom-page-sizes. An import matches only the same page size.
+    pub page_size_log2: u8,
+}
+
+impl MemoryType {
+    /// The page size in bytes.
+    pub fn page_size(&self) -> u64 {
+        1 << self.page_size_log2
+    }
+
+    /// Most pages a memory of this type can have here: 4 GiB of them (see
+    /// `runtime::store::MAX_PAGES`).
+    pub fn max_pages_here(&self) -> u64 {
+        (1u64 << 32) >> self.page_size_log2
+    }
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

@@ -15,8 +15,9 @@ use crate::core::module::*;
 use crate::core::types::*;
 
 pub const PAGE_SIZE: usize = 65536;
-/// Maximum number of pages of a 32-bit memory. A 64-bit memory may declare
-/// more, but this engine allocates at most this many (4 GiB) for it too:
+/// Maximum number of 64 KiB pages of a 32-bit memory. A 64-bit memory may
+/// declare more, but this engine allocates at most 4 GiB for it too (and
+/// for a memory of one-byte pages, custom-page-sizes, at most 2^32 pages):
 /// `memory.grow` beyond fails, which the spec allows. (The interpreter and
 /// the linear-memory reservation rely on no memory exceeding 4 GiB.)
 pub const MAX_PAGES: u64 = 65536;
@@ -70,7 +71,7 @@ impl MemoryInst {
         self.vm.len = self.data.len() as u64;
     }
     pub fn pages(&self) -> u64 {
-        (self.data.len() / PAGE_SIZE) as u64
+        (self.data.len() as u64) >> self.ty.page_size_log2
     }
     /// The memory's bytes.
     pub fn data(&self) -> &[u8] {
@@ -91,7 +92,7 @@ impl MemoryInst {
             Some(n) if n <= self.max_pages => n,
             _ => return -1,
         };
-        let new_len = new as usize * PAGE_SIZE;
+        let new_len = (new << self.ty.page_size_log2) as usize;
         if !self.data.resize(new_len) {
             return -1;
         }
@@ -393,10 +394,12 @@ impl Store {
 
     /// Add a standalone memory (e.g. the spectest host module's).
     pub fn add_memory(&mut self, ty: MemoryType) -> MemAddr {
-        let max_pages = ty.limits.max.unwrap_or(MAX_PAGES).min(MAX_PAGES);
-        let data =
-            crate::runtime::linear_memory::LinearMemory::new(ty.limits.min as usize * PAGE_SIZE)
-                .expect("cannot reserve address space for a linear memory");
+        let most = ty.max_pages_here();
+        let max_pages = ty.limits.max.unwrap_or(most).min(most);
+        let data = crate::runtime::linear_memory::LinearMemory::new(
+            (ty.limits.min << ty.page_size_log2) as usize,
+        )
+        .expect("cannot reserve address space for a linear memory");
         self.memories.push(MemoryInst::new(data, max_pages, ty));
         MemAddr(self.memories.len() as u32 - 1)
     }
@@ -611,10 +614,11 @@ impl Store {
             inst.tables.push(a);
         }
         for m in &module.memories {
-            if m.limits.min > MAX_PAGES {
+            if m.limits.min > m.max_pages_here() {
                 return Err(Trap::host(format!(
-                    "cannot allocate a memory of {} pages (at most {MAX_PAGES})",
-                    m.limits.min
+                    "cannot allocate a memory of {} pages (at most {})",
+                    m.limits.min,
+                    m.max_pages_here()
                 ))
                 .into());
             }
@@ -877,6 +881,13 @@ fn check_import(
                     "memory index type mismatch: expected {}, got {}",
                     name(want.index64),
                     name(m.ty.index64)
+                )));
+            }
+            if m.ty.page_size_log2 != want.page_size_log2 {
+                return Err(bad(format!(
+                    "memory page size mismatch: expected {}, got {}",
+                    want.page_size(),
+                    m.ty.page_size()
                 )));
             }
             if !limits_match(m.pages(), m.ty.limits.max, &want.limits) {

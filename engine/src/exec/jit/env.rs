@@ -506,7 +506,9 @@ impl FuncEnvironment for Env<'_> {
         let ty = memory_type(self.module, i);
         // A 64-bit memory's addresses are not covered by the reservation:
         // its accesses check bounds explicitly, against the current length.
-        let checked = self.bounds_checks || ty.index64;
+        // Guard pages only cover a 32-bit memory of 64 KiB pages: with
+        // smaller pages its length need not be a multiple of the host's.
+        let checked = self.bounds_checks || ty.index64 || ty.page_size_log2 != 16;
         let style = if checked {
             let mem = Self::vmctx_ptr(func, self.layout.memory(i));
             let bound = func.create_global_value(ir::GlobalValueData::Load {
@@ -521,8 +523,8 @@ impl FuncEnvironment for Env<'_> {
         };
         Ok(self.heaps.push(HeapData {
             base,
-            min_size: ty.limits.min.saturating_mul(65536),
-            max_size: ty.limits.max.map(|m| m.saturating_mul(65536)),
+            min_size: ty.limits.min.saturating_mul(ty.page_size()),
+            max_size: ty.limits.max.map(|m| m.saturating_mul(ty.page_size())),
             offset_guard_size: if checked {
                 0
             } else {
@@ -531,7 +533,7 @@ impl FuncEnvironment for Env<'_> {
             style,
             index_type: if ty.index64 { I64 } else { I32 },
             memory_type: None,
-            page_size_log2: 16,
+            page_size_log2: ty.page_size_log2,
         }))
     }
 
@@ -709,7 +711,8 @@ impl FuncEnvironment for Env<'_> {
             self.layout.memory(index.as_u32()),
         );
         let len = pos.ins().load(I64, MemFlags::trusted(), mp, 8);
-        let pages = pos.ins().ushr_imm(len, 16);
+        let log2 = memory_type(self.module, index.as_u32()).page_size_log2;
+        let pages = pos.ins().ushr_imm(len, log2 as i64);
         Ok(if self.mem64(index) {
             pages
         } else {

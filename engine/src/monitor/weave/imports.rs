@@ -77,15 +77,15 @@ impl ProbeImports {
         }
         for (j, a) in l.needs.memories.iter().enumerate() {
             imports.push((format!("m{j}"), Extern::Memory(*a)));
-            let pages = store.memory(*a).pages();
+            let (pages, ty) = (store.memory(*a).pages(), store.memory(*a).ty());
             import_entities.push((
                 format!("m{j}"),
                 wasm_encoder::EntityType::Memory(wasm_encoder::MemoryType {
                     minimum: pages,
                     maximum: None,
-                    memory64: false,
-                    shared: false,
-                    page_size_log2: None,
+                    memory64: ty.index64,
+                    shared: ty.shared,
+                    page_size_log2: (ty.page_size_log2 != 16).then_some(ty.page_size_log2 as u32),
                 }),
             ));
         }
