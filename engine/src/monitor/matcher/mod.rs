@@ -10,7 +10,7 @@
 //! app's code never names a monitor's state: probes are calls the engine makes.
 
 use std::cell::RefCell;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
@@ -25,6 +25,8 @@ use crate::core::types::*;
 use crate::runtime::store::{Caller, Linker, Store};
 use crate::runtime::wasi::WasiCtx;
 
+mod blocks;
+use blocks::Blocks;
 mod link;
 mod reflect;
 
@@ -131,14 +133,6 @@ impl RuleIndex {
         out.extend(a.chain(b));
         out
     }
-}
-
-/// Basic-block boundaries of the function being matched (instruction indices).
-#[derive(Default)]
-struct Blocks {
-    starts: HashSet<u32>,
-    /// End instruction index -> number of instructions in the block.
-    ends: HashMap<u32, u32>,
 }
 
 /// The loaded monitors of one run.
@@ -525,92 +519,6 @@ pub fn wrap_trap(monitor: &str, export: &str, t: Trap) -> Trap {
         return t;
     }
     Trap::host(format!("monitor {monitor}: `{export}` trapped: {t}"))
-}
-
-/// Compute basic blocks as the ABI (A3) defines them.
-fn compute_blocks(body: &[u8], body_offset: usize) -> Blocks {
-    let mut blocks = Blocks::default();
-    let reader = wasmparser::BinaryReader::new(body, body_offset);
-    let fb = wasmparser::FunctionBody::new(reader);
-    let Ok(mut ops) = fb.get_operators_reader() else {
-        return blocks;
-    };
-    // Control stack: (is_loop, targeted).
-    let mut ctl: Vec<(bool, bool)> = vec![(false, false)];
-    let mut kinds: Vec<u8> = Vec::new(); // 0 other, 1 terminator
-    let mut i = 0u32;
-    blocks.starts.insert(0);
-    let mark = |ctl: &mut Vec<(bool, bool)>, d: u32| {
-        let n = ctl.len();
-        if let Some(c) = (d as usize)
-            .checked_add(1)
-            .and_then(|k| n.checked_sub(k))
-            .and_then(|k| ctl.get_mut(k))
-        {
-            if !c.0 {
-                c.1 = true;
-            }
-        }
-    };
-    while !ops.eof() {
-        let Ok(op) = ops.read() else { break };
-        let mut term = false;
-        match op {
-            Operator::Block { .. } => ctl.push((false, false)),
-            Operator::Loop { .. } => {
-                ctl.push((true, false));
-                blocks.starts.insert(i);
-            }
-            // The end of an `if` is reached from both arms: a merge point.
-            Operator::If { .. } => {
-                ctl.push((false, true));
-                blocks.starts.insert(i + 1);
-                term = true;
-            }
-            Operator::Else => {
-                blocks.starts.insert(i + 1);
-                term = true;
-            }
-            Operator::End => {
-                if let Some((_, targeted)) = ctl.pop() {
-                    if targeted {
-                        blocks.starts.insert(i);
-                    }
-                }
-            }
-            Operator::Br { relative_depth } => {
-                mark(&mut ctl, relative_depth);
-                term = true;
-            }
-            Operator::BrIf { relative_depth } => {
-                mark(&mut ctl, relative_depth);
-                blocks.starts.insert(i + 1);
-                term = true;
-            }
-            Operator::BrTable { targets } => {
-                for d in targets.targets().flatten() {
-                    mark(&mut ctl, d);
-                }
-                mark(&mut ctl, targets.default());
-                term = true;
-            }
-            Operator::Return | Operator::Unreachable => term = true,
-            _ => {}
-        }
-        kinds.push(term as u8);
-        i += 1;
-    }
-    let n = i;
-    let mut start = 0u32;
-    for j in 0..n {
-        if blocks.starts.contains(&j) {
-            start = j;
-        }
-        if kinds[j as usize] == 1 || blocks.starts.contains(&(j + 1)) || j + 1 == n {
-            blocks.ends.insert(j, j - start + 1);
-        }
-    }
-    blocks
 }
 
 /// Resolves stack effects from the validator's view of the module.
@@ -1094,6 +1002,8 @@ fn rule_matches(
         (Event::FuncEntry, When::Entry) => true,
         (Event::BlockStart, When::Before) => blocks.starts.contains(&instr_index),
         (Event::BlockEnd, When::Before) => blocks.ends.contains_key(&instr_index),
+        (Event::BlockStart, When::Entry) => blocks.starts.contains(&blocks::ENTRY),
+        (Event::BlockEnd, When::Entry) => blocks.ends.contains_key(&blocks::ENTRY),
         (Event::Opcode { matches, mode }, w) => {
             let mode_ok = matches!(
                 (mode, w),
@@ -1194,7 +1104,7 @@ impl Instrumenter for Matcher<'_> {
                 .any(|r| matches!(r.pattern.event, Event::BlockStart | Event::BlockEnd))
         });
         self.mons.blocks = if needs_blocks {
-            compute_blocks(body, body_offset)
+            blocks::compute(body, body_offset)
         } else {
             Blocks::default()
         };
@@ -1254,7 +1164,13 @@ impl Instrumenter for Matcher<'_> {
             num_operands,
             validator: v,
             at_func_end: site.at_func_end,
-            instr_count: self.mons.blocks.ends.get(&site.instr_index).copied(),
+            instr_count: {
+                let i = match when {
+                    When::Entry => blocks::ENTRY,
+                    _ => site.instr_index,
+                };
+                self.mons.blocks.ends.get(&i).copied()
+            },
             instr_index: site.instr_index,
             reached: site.reached,
         };
