@@ -734,7 +734,11 @@ fn binary_float(op: SimdOp, a: u128, b: u128) -> Option<u128> {
 // Ternary, test, shift, splat
 // ---------------------------------------------------------------------------
 
-/// A `Shape::Ternary` op; `a` was pushed first, `c` last (on top).
+/// A `Shape::Ternary` op; `a` was pushed first, `c` last (on top). Not
+/// inlined: the relaxed fused multiply-adds are libm calls, which would give
+/// the interpreter handler a frame that keeps it from tail-dispatching (see
+/// `tests/tail_calls.rs`); the handler does `bitselect` itself.
+#[inline(never)]
 pub fn ternary(op: SimdOp, a: u128, b: u128, c: u128) -> u128 {
     use SimdOp::*;
     let fma32 = |neg: bool| {

@@ -109,7 +109,12 @@ handlers! {
                 let b = join(rd!(sp - 4), rd!(sp - 3));
                 let a = join(rd!(sp - 6), rd!(sp - 5));
                 sp -= 4;
-                let (lo, hi) = halves(simd::ternary(o, a, b, c));
+                let r = if o == SimdOp::V128Bitselect {
+                    (a & c) | (b & !c)
+                } else {
+                    simd::ternary(o, a, b, c)
+                };
+                let (lo, hi) = halves(r);
                 wr!(sp - 2, lo);
                 set_top!(hi);
             },
