@@ -74,6 +74,9 @@ struct Translator<'a> {
     wide: bool,
     /// The module has a 64-bit memory (memory accesses may need `Op::Mem64`).
     mem64: bool,
+    /// The body uses a GC instruction or holds a GC reference (see
+    /// [`Translator::require_interpreter`]).
+    needs_interpreter: bool,
 }
 
 /// `WIZENG_NO_FUSE=1` disables superinstructions (for debugging and measurements).
@@ -655,12 +658,56 @@ impl Translator<'_> {
         }
     }
 
+    /// A cast target for `Op::RefTest`/`RefCast`/`CastTest`.
+    fn cast(&mut self, r: wasmparser::RefType, on_fail: bool) -> u32 {
+        self.out.casts.push(Cast {
+            heap: crate::core::gc_types::HeapTy::of(r.heap_type()),
+            nullable: r.is_nullable(),
+            on_fail,
+        });
+        self.out.casts.len() as u32 - 1
+    }
+
     fn add_fixup(&mut self, depth: u32, f: Fixup) {
         let n = self.ctls.len();
         let ctl = &mut self.ctls[n - 1 - depth as usize];
         if ctl.loop_start.is_none() {
             ctl.fixups.push(f);
         }
+    }
+}
+
+impl Translator<'_> {
+    /// Marks the function as one that must run interpreted under every
+    /// tier: it uses a GC instruction or holds a GC reference, which
+    /// Cranelift cannot compile and the collector could not see in a JIT
+    /// frame. (A stand-in until the tiers honour it: GC runs in `--mode=int`.)
+    pub(crate) fn require_interpreter(&mut self) {
+        self.needs_interpreter = true;
+    }
+}
+
+/// Whether a value of type `t` is a reference the collector must see: one
+/// of the `any` hierarchy (`any`, `eq`, `i31`, `struct`, `array`, `none`,
+/// concrete struct and array types).
+fn holds_gc_ref(v: &FuncValidator<ValidatorResources>, t: wasmparser::ValType) -> bool {
+    use wasmparser::{AbstractHeapType as A, HeapType as H};
+    let wasmparser::ValType::Ref(r) = t else {
+        return false;
+    };
+    match r.heap_type() {
+        H::Abstract { ty, .. } => matches!(
+            ty,
+            A::Any | A::Eq | A::I31 | A::Struct | A::Array | A::None
+        ),
+        H::Concrete(i) => match i {
+            wasmparser::UnpackedIndex::Module(i) => v
+                .resources()
+                .sub_type_at(i)
+                .is_some_and(|s| !matches!(s.composite_type.inner, wasmparser::CompositeInnerType::Func(_))),
+            // A canonicalised id: conservatively a GC type.
+            _ => true,
+        },
     }
 }
 
@@ -729,7 +776,18 @@ pub(crate) fn translate(
         mem64: (0..)
             .map_while(|i| v.resources().memory_at(i))
             .any(|m| m.memory64),
+        needs_interpreter: false,
     };
+    if ty
+        .params
+        .iter()
+        .chain(ty.results.iter())
+        .chain(t.out.local_types.iter())
+        .any(|t| *t == ValType::ExternRef)
+        && (0..num_locals).any(|i| v.get_local_type(i).is_some_and(|t| holds_gc_ref(v, t)))
+    {
+        t.require_interpreter();
+    }
     reader.set_features(ctx.features);
     let body_bytes = body.as_bytes();
     if let Some(ins) = instr.as_deref_mut() {
@@ -829,6 +887,11 @@ pub(crate) fn translate(
             }
         }
         v.op(offset, &op)?;
+        if !t.needs_interpreter
+            && matches!(v.get_operand_type(0), Some(Some(ty)) if holds_gc_ref(v, ty))
+        {
+            t.require_interpreter();
+        }
         max_height = max_height.max(v.operand_stack_height());
         let falls_through = !v
             .get_control_frame(0)
@@ -1195,8 +1258,48 @@ fn translate_op(
             },
         ),
         W::ElemDrop { elem_index } => simple(t, Op::ElemDrop(elem_index)),
+        W::AnyConvertExtern | W::ExternConvertAny => t.require_interpreter(),
+        W::BrOnCast {
+            relative_depth,
+            to_ref_type,
+            ..
+        }
+        | W::BrOnCastFail {
+            relative_depth,
+            to_ref_type,
+            ..
+        } => {
+            t.require_interpreter();
+            // The reference stays on top for the branch: a test pushing the
+            // condition, then a `br_if` (which pops it).
+            let Some((b, _)) = t.branch(v, relative_depth) else {
+                return Ok(()); // invalid: the validator rejects it next
+            };
+            let k = t.cast(to_ref_type, matches!(op, W::BrOnCastFail { .. }));
+            simple(t, Op::CastTest(k));
+            let i = t.emit(Op::BrIf(b));
+            t.add_fixup(relative_depth, Fixup::Op(i));
+        }
+        W::RefTestNonNull { hty } | W::RefTestNullable { hty } | W::RefCastNonNull { hty } | W::RefCastNullable { hty } => {
+            t.require_interpreter();
+            let nullable = matches!(op, W::RefTestNullable { .. } | W::RefCastNullable { .. });
+            let r = wasmparser::RefType::new(nullable, hty).unwrap_or(wasmparser::RefType::ANYREF);
+            let k = t.cast(r, false);
+            simple(
+                t,
+                match op {
+                    W::RefTestNonNull { .. } | W::RefTestNullable { .. } => Op::RefTest(k),
+                    _ => Op::RefCast(k),
+                },
+            )
+        }
 
         _ => {
+            if let Some(o) = super::gc_ops::gc_op(op) {
+                t.require_interpreter();
+                simple(t, o);
+                return Ok(());
+            }
             if let Some(o) = simd_op(op) {
                 simple(t, o)
             } else if let Some((op, m)) = AtomicOp::from_operator(op) {

@@ -10,6 +10,8 @@ pub(crate) mod dynsites;
 mod exec;
 pub(crate) mod frames;
 mod fused;
+mod gc_ops;
+mod gc_roots;
 mod hot;
 pub(crate) mod load;
 mod probes;
