@@ -292,3 +292,160 @@ impl ModuleTypes {
         }
     }
 }
+
+/// Heap subtyping, given each concrete type's kind and declared supertype
+/// (module indices or store ids, as long as both closures agree).
+pub fn heap_sub(
+    a: HeapTy,
+    b: HeapTy,
+    kind: &impl Fn(u32) -> Option<CompKind>,
+    sup: &impl Fn(u32) -> Option<u32>,
+) -> bool {
+    use HeapTy as H;
+    let top = |i: u32| match kind(i) {
+        Some(CompKind::Func) => H::Func,
+        Some(CompKind::Struct) => H::Struct,
+        _ => H::Array,
+    };
+    match (a, b) {
+        (H::Concrete(mut x), H::Concrete(y)) => loop {
+            if x == y {
+                return true;
+            }
+            match sup(x) {
+                Some(s) => x = s,
+                None => return false,
+            }
+        },
+        (H::Concrete(x), b) => heap_sub(top(x), b, kind, sup),
+        (H::None, H::Concrete(y)) => kind(y) != Some(CompKind::Func),
+        (H::NoFunc, H::Concrete(y)) => kind(y) == Some(CompKind::Func),
+        (_, H::Concrete(_)) => false,
+        (a, b) if a == b => true,
+        (H::NoFunc, H::Func) | (H::NoExtern, H::Extern) | (H::NoExn, H::Exn) => true,
+        (H::None, H::I31 | H::Struct | H::Array | H::Eq | H::Any) => true,
+        (H::I31 | H::Struct | H::Array, H::Eq | H::Any) => true,
+        (H::Eq, H::Any) => true,
+        _ => false,
+    }
+}
+
+/// A module's types with equivalent ones identified: `canon[i]` is the
+/// first type index equivalent to `i` (same position in an identical rec
+/// group).
+struct Canon<'a> {
+    types: &'a ModuleTypes,
+    canon: Vec<u32>,
+}
+
+impl ModuleTypes {
+    fn canon(&self) -> Canon<'_> {
+        const LOCAL: u32 = 0x8000_0000;
+        let mut seen: std::collections::HashMap<Vec<SubTy>, u32> = Default::default();
+        let mut canon: Vec<u32> = Vec::with_capacity(self.types.len());
+        for g in &self.groups {
+            let map = |i: u32| {
+                if g.contains(&i) {
+                    LOCAL + (i - g.start)
+                } else {
+                    canon.get(i as usize).copied().unwrap_or(i)
+                }
+            };
+            let key: Vec<SubTy> = self.types[g.start as usize..g.end as usize]
+                .iter()
+                .map(|t| t.map(&map))
+                .collect();
+            let first = *seen.entry(key).or_insert(g.start);
+            canon.extend((0..g.len() as u32).map(|k| first + k));
+        }
+        Canon { types: self, canon }
+    }
+}
+
+impl Canon<'_> {
+    fn c(&self, i: u32) -> u32 {
+        self.canon.get(i as usize).copied().unwrap_or(i)
+    }
+
+    fn heap_sub(&self, a: HeapTy, b: HeapTy) -> bool {
+        let kind = |i: u32| self.types.types.get(i as usize).map(|t| t.kind);
+        let sup = |i: u32| {
+            self.types
+                .types
+                .get(i as usize)
+                .and_then(|t| t.supertype)
+                .map(|s| self.c(s))
+        };
+        heap_sub(a.map(|i| self.c(i)), b.map(|i| self.c(i)), &kind, &sup)
+    }
+
+    /// Value subtyping within this module (numeric types by equality).
+    fn val_sub(&self, a: FullType, b: FullType) -> bool {
+        match (a, b) {
+            (
+                FullType::Ref {
+                    nullable: na,
+                    heap: ha,
+                },
+                FullType::Ref {
+                    nullable: nb,
+                    heap: hb,
+                },
+            ) => (!na || nb) && self.heap_sub(ha, hb),
+            (a, b) => a == b,
+        }
+    }
+
+    /// Field `a` of a subtype against field `b` of its supertype: mutable
+    /// fields are invariant, immutable ones covariant.
+    fn field_sub(&self, a: Field, b: Field) -> bool {
+        a.mutable == b.mutable
+            && self.val_sub(a.ty, b.ty)
+            && (!a.mutable || self.val_sub(b.ty, a.ty))
+    }
+
+}
+
+impl ModuleTypes {
+    /// Checks every declared supertype: not final, the same kind, and a
+    /// matching definition (wasmparser 0.217 misses some of these).
+    pub fn check_subtypes(&self) -> Result<(), String> {
+        if self.types.iter().all(|t| t.supertype.is_none()) {
+            return Ok(());
+        }
+        let c = self.canon();
+        for (i, t) in self.types.iter().enumerate() {
+            let Some(s) = t.supertype.and_then(|s| self.types.get(s as usize)) else {
+                continue;
+            };
+            let ok = !s.is_final
+                && s.kind == t.kind
+                && match t.kind {
+                    CompKind::Func => {
+                        let np = t.num_params as usize;
+                        t.num_params == s.num_params
+                            && t.fields.len() == s.fields.len()
+                            && t.fields[..np]
+                                .iter()
+                                .zip(&s.fields[..np])
+                                .all(|(a, b)| c.val_sub(b.ty, a.ty))
+                            && t.fields[np..]
+                                .iter()
+                                .zip(&s.fields[np..])
+                                .all(|(a, b)| c.val_sub(a.ty, b.ty))
+                    }
+                    _ => {
+                        t.fields.len() >= s.fields.len()
+                            && t.fields
+                                .iter()
+                                .zip(s.fields.iter())
+                                .all(|(a, b)| c.field_sub(*a, *b))
+                    }
+                };
+            if !ok {
+                return Err(format!("sub type {i} does not match its supertype"));
+            }
+        }
+        Ok(())
+    }
+}

@@ -589,6 +589,11 @@ fn parse(
                         });
                     }
                 }
+                m.gc.check_subtypes().map_err(|message| LoadError {
+                    kind: LoadErrorKind::Invalid,
+                    offset: None,
+                    message,
+                })?;
             }
             Payload::ImportSection(r) => {
                 for imp in r {

@@ -184,25 +184,9 @@ impl TypeRegistry {
 
     /// Heap subtyping over store ids.
     pub fn heap_sub(&self, a: HeapTy, b: HeapTy) -> bool {
-        use HeapTy as H;
-        let concrete_top = |i: u32| match self.kind(i) {
-            Some(CompKind::Func) => H::Func,
-            Some(CompKind::Struct) => H::Struct,
-            _ => H::Array,
-        };
-        match (a, b) {
-            (H::Concrete(x), H::Concrete(y)) => self.is_subtype(x, y),
-            (H::Concrete(x), b) => self.heap_sub(concrete_top(x), b),
-            (H::None, H::Concrete(y)) => self.kind(y) != Some(CompKind::Func),
-            (H::NoFunc, H::Concrete(y)) => self.is_func(y),
-            (_, H::Concrete(_)) => false,
-            (a, b) if a == b => true,
-            (H::NoFunc, H::Func) | (H::NoExtern, H::Extern) | (H::NoExn, H::Exn) => true,
-            (H::None, H::I31 | H::Struct | H::Array | H::Eq | H::Any) => true,
-            (H::I31 | H::Struct | H::Array, H::Eq | H::Any) => true,
-            (H::Eq, H::Any) => true,
-            _ => false,
-        }
+        let kind = |i: u32| self.kind(i);
+        let sup = |i: u32| self.types.get(i as usize).and_then(|t| t.sub.supertype);
+        crate::core::gc_types::heap_sub(a, b, &kind, &sup)
     }
 
     /// Whether a reference of type (`ty`, `have`) is one of (`ty`, `want`)
