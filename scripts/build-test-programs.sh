@@ -9,6 +9,8 @@
 #   NAME.O0.wasm    -O0 (plain locals/stack traffic), for the programs in O0_PROGRAMS
 #   NAME.mvp.wasm   -O2 -mcpu=mvp (no post-MVP features), for MVP_PROGRAMS
 #   NAME.sat.wasm   -O2 + non-trapping float-to-int (i32.trunc_sat_*), for SAT_PROGRAMS
+#   NAME.g.wasm     -O1 -g, DWARF kept (source lines in reports), for DEBUG_PROGRAMS;
+#                   file names relative to tests/programs
 #
 # Every variant of NAME must print exactly what the native build of NAME.c
 # prints (engine/tests/programs.rs checks that).
@@ -26,10 +28,12 @@ O0_PROGRAMS="recursion sort int64 indirect bulkmem strings"
 MVP_PROGRAMS="int64 hash"
 SAT_PROGRAMS="float"
 SIMD_PROGRAMS="simd_auto simd_intrin"
+DEBUG_PROGRAMS="sort indirect"
 
 # Same FP rules as the native build in engine/tests/programs.rs.
-COMMON=(--target=wasm32-wasi --sysroot="$SYSROOT" -ffp-contract=off -Wall -Wextra
-        -Wno-unused-parameter -Wl,-z,stack-size=1048576 -Wl,--strip-all)
+BASE=(--target=wasm32-wasi --sysroot="$SYSROOT" -ffp-contract=off -Wall -Wextra
+      -Wno-unused-parameter -Wl,-z,stack-size=1048576)
+COMMON=("${BASE[@]}" -Wl,--strip-all)
 
 if ! command -v "$CLANG" >/dev/null; then
     echo "error: $CLANG not found; install: apt-get install -y clang-16 lld-16 wasi-libc libclang-rt-16-dev-wasm32" >&2
@@ -42,6 +46,12 @@ build() { # out flags... src
     local out="$1"; shift
     echo "  $(basename "$out")  ($*)" >&2
     nice "$CLANG" "${COMMON[@]}" "$@" -o "$out"
+}
+
+build_debug() { # out flags... src   (DWARF kept, paths relative to $DIR)
+    local out="$1"; shift
+    echo "  $(basename "$out")  ($*)" >&2
+    nice "$CLANG" "${BASE[@]}" -g -fdebug-prefix-map="$DIR/=" "$@" -o "$out"
 }
 
 names=("$@")
@@ -59,6 +69,7 @@ for n in "${names[@]}"; do
         build "$DIR/$n.wasm" -O2 -mbulk-memory -msign-ext "$src"
     fi
     if in_list "$n" "$O0_PROGRAMS"; then build "$DIR/$n.O0.wasm" -O0 "$src"; fi
+    if in_list "$n" "$DEBUG_PROGRAMS"; then build_debug "$DIR/$n.g.wasm" -O1 "$src"; fi
     if in_list "$n" "$MVP_PROGRAMS"; then build "$DIR/$n.mvp.wasm" -O2 -mcpu=mvp "$src"; fi
     if in_list "$n" "$SAT_PROGRAMS"; then
         build "$DIR/$n.sat.wasm" -O2 -mbulk-memory -msign-ext -mnontrapping-fptoint "$src"

@@ -359,6 +359,18 @@ fn run_app(cli: &Cli, s: &mut Session, t_load: std::time::Duration) -> Result<Ex
                 "wizeng: metrics: dyn tier compiled {funcs} functions and {osr} loop entries (OSR)"
             );
         }
+        let gc = store.gc_stats();
+        if gc.allocated_objects > 0 {
+            let mb = |b: u64| b as f64 / (1 << 20) as f64;
+            eprintln!(
+                "wizeng: metrics: gc: {} collections, {} objects allocated ({:.1} MiB), {} freed, peak live {:.1} MiB",
+                gc.collections,
+                gc.allocated_objects,
+                mb(gc.allocated_bytes),
+                gc.freed_objects,
+                mb(gc.peak_live_bytes)
+            );
+        }
     }
     match r {
         Ok(results) => {

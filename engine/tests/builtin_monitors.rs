@@ -87,3 +87,82 @@ fn every_builtin_has_a_case() {
         );
     }
 }
+
+/// The reports meant for other tools are accepted by them: lcov tracefiles
+/// (with DWARF lines and without) by `lcov --summary` and `genhtml`, the
+/// call graph by Graphviz `dot`. A missing tool is reported on stderr
+/// (install: `apt-get install lcov graphviz`), not passed silently.
+#[test]
+fn reports_are_accepted_by_their_tools() {
+    let tmp = std::env::temp_dir().join(format!("wizeng-tools-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let have = |tool: &str| {
+        let ok = Command::new(tool).arg("--version").output().is_ok();
+        if !ok {
+            eprintln!("NOT CHECKED: {tool} is not installed (apt-get install lcov graphviz)");
+        }
+        ok
+    };
+    let check = |cmd: &mut Command, what: &str| {
+        let out = cmd.output().expect("run tool");
+        assert!(
+            out.status.success(),
+            "{what} failed:\n{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    for app in ["sort.g.wasm", "sort.wasm"] {
+        let info = tmp.join(format!("{app}.info"));
+        let programs = dir().join("../programs");
+        check(
+            Command::new(env!("CARGO_BIN_EXE_wizeng"))
+                .arg(format!("--lcov={}", info.display()))
+                .arg(app)
+                .current_dir(&programs),
+            "wizeng --lcov",
+        );
+        let text = std::fs::read_to_string(&info).unwrap();
+        assert!(text.contains("end_of_record"), "{text}");
+        if app.contains(".g.") {
+            assert!(text.contains("SF:sort.c\n"), "DWARF source file record");
+        }
+        if have("lcov") {
+            check(
+                Command::new("lcov").arg("--summary").arg(&info),
+                "lcov --summary",
+            );
+        }
+        if have("genhtml") {
+            // Sources that are not on this machine (libc's) are reported, not fatal.
+            check(
+                Command::new("genhtml")
+                    .args(["--quiet", "--ignore-errors", "source", "-o"])
+                    .arg(tmp.join(format!("{app}-html")))
+                    .arg(&info)
+                    .current_dir(&programs),
+                "genhtml",
+            );
+        }
+    }
+    let dot = tmp.join("calls.dot");
+    check(
+        Command::new(env!("CARGO_BIN_EXE_wizeng"))
+            .arg(format!("--monitors=calls{{dot,file={}}}", dot.display()))
+            .arg("../programs/indirect.wasm")
+            .current_dir(dir()),
+        "wizeng calls{dot}",
+    );
+    assert!(std::fs::read_to_string(&dot).unwrap().starts_with("digraph"));
+    if have("dot") {
+        check(
+            Command::new("dot")
+                .arg("-Tsvg")
+                .arg("-o")
+                .arg(tmp.join("calls.svg"))
+                .arg(&dot),
+            "dot -Tsvg",
+        );
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+}

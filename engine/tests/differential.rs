@@ -9,7 +9,8 @@
 //! Env: `DIFF_SEEDS=N` (default 300), `DIFF_START=S` (first seed, default 0),
 //! `DIFF_THREADS=T` (default 2), `DIFF_SAVE=dir` (write each failing module as
 //! `seed-N.wasm` there; `replay` below runs one again), `DIFF_SIMD=all|none`
-//! (SIMD in every module or in none, instead of half). Failing seeds are
+//! (SIMD in every module or in none, instead of half), `DIFF_PROPOSALS=all|none`
+//! (memory64 and threads likewise, instead of half each). Failing seeds are
 //! listed; the test fails on any mismatch (result, trap kind, host calls,
 //! memories, globals, tables) and on any trap site (function, pc) that
 //! differs between the tiers (but the documented merged-load case, counted).
@@ -110,10 +111,12 @@ fn interpreter_and_jit_agree_on_generated_modules() {
     let mut failures = failures.lock().unwrap().clone();
     failures.sort();
     eprintln!(
-        "differential: seeds {start}..{}: {} modules ({} with SIMD, {} skipped), {} calls ({} returned, {} v128 results), {} traps, {} NaN-payload differences tolerated (memories), {} v128 values with NaN-lane differences tolerated, dyn: {} functions compiled, {} OSR entries, {} failing seeds, {:.1}s ({:.1} modules/s)",
+        "differential: seeds {start}..{}: {} modules ({} with SIMD, {} using memory64, {} using threads, {} skipped), {} calls ({} returned, {} v128 results), {} traps, {} NaN-payload differences tolerated (memories), {} v128 values with NaN-lane differences tolerated, dyn: {} functions compiled, {} OSR entries, {} failing seeds, {:.1}s ({:.1} modules/s)",
         start + n,
         s.modules,
         s.simd_modules,
+        s.memory64_modules,
+        s.threads_modules,
         s.skipped,
         s.calls,
         s.returns,

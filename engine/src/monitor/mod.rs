@@ -8,10 +8,12 @@
 //! instrumented app and its monitors as one module; [`session`] runs an app
 //! with its monitors from loading to `wasm:exit` (what the CLI does);
 //! [`builtin`] are the monitors selected by name (`monitors/*.mm`, compiled at
-//! build time) and [`report`] renders their reports as tables. Depends on every layer below.
+//! build time) and [`report`] renders their reports as tables, with source
+//! lines from the app's DWARF ([`dwarf`]). Depends on every layer below.
 
 pub mod blockcount;
 pub mod builtin;
+pub mod dwarf;
 pub mod dyninstr;
 pub mod frames;
 pub mod inline;

@@ -106,14 +106,33 @@ fn parse_row(line: &str) -> Option<(&str, u32, u32, &str, &str)> {
     Some((name, fid, pc, probe, value))
 }
 
-/// Function names for reports.
-pub struct Names<'a>(pub &'a HashMap<u32, String>);
+/// Function names and source locations for reports.
+pub struct Names<'a> {
+    /// The app's name section.
+    pub names: &'a HashMap<u32, String>,
+    /// The app's DWARF line table, if it has one.
+    pub lines: Option<&'a super::dwarf::LineTable>,
+}
 
 impl Names<'_> {
     pub fn get(&self, fid: u32) -> String {
-        match self.0.get(&fid) {
+        match self.names.get(&fid) {
             Some(n) => n.clone(),
             None => format!("func[{fid}]"),
+        }
+    }
+
+    /// `file:line` of a site, when the app has line information for it.
+    pub fn source(&self, fid: u32, pc: u32) -> Option<String> {
+        let (file, line) = self.lines?.location(fid, pc)?;
+        Some(format!("{file}:{line}"))
+    }
+
+    /// A site's pc column: `+pc`, followed by its source location if known.
+    fn pc(&self, fid: u32, pc: u32) -> String {
+        match self.source(fid, pc) {
+            Some(at) => format!("+{pc} {at}"),
+            None => format!("+{pc}"),
         }
     }
 }
@@ -187,9 +206,12 @@ fn json(monitor: &str, sites: &[Site], names: &Names) -> String {
                 format!("{}: {val}", json_str(k))
             })
             .collect();
+        let source = names.source(s.fid, s.pc).map_or(String::new(), |at| {
+            format!(", \"source\": {}", json_str(&at))
+        });
         let _ = write!(
             out,
-            "{}\n  {{\"function\": {}, \"fid\": {}, \"pc\": {}, \"event\": {}, \"vars\": {{{}}}}}",
+            "{}\n  {{\"function\": {}, \"fid\": {}, \"pc\": {}{source}, \"event\": {}, \"vars\": {{{}}}}}",
             if i == 0 { "" } else { "," },
             json_str(&names.get(s.fid)),
             s.fid,
@@ -239,6 +261,9 @@ fn calls_dot(sites: &[Site], names: &Names) -> String {
 /// information, each function is a record of its own (`SF:` the function's
 /// name) whose "lines" are the byte offsets (pcs) of its instructions.
 fn lcov(sites: &[Site], names: &Names) -> String {
+    if names.lines.is_some() {
+        return lcov_lines(sites, names);
+    }
     let mut per: BTreeMap<u32, Vec<(u32, u64)>> = BTreeMap::new();
     for s in sites.iter().filter(|s| s.event != "block:start") {
         per.entry(s.fid).or_default().push((s.pc, s.num("count")));
@@ -256,6 +281,52 @@ fn lcov(sites: &[Site], names: &Names) -> String {
             let _ = writeln!(out, "DA:{pc},{n}");
         }
         let hit = lines.iter().filter(|l| l.1 > 0).count();
+        let _ = writeln!(out, "LF:{}\nLH:{hit}\nend_of_record", lines.len());
+    }
+    out
+}
+
+/// The lcov tracefile of an app with line information: a record per source
+/// file; a line's count is the largest count of its instructions (each
+/// function's first instruction counts its entries); instructions without a
+/// line are left out.
+fn lcov_lines(sites: &[Site], names: &Names) -> String {
+    // file -> (line -> count), (function -> (first line, entries))
+    type Lines = BTreeMap<u32, u64>;
+    type Funcs = BTreeMap<String, (u32, u64)>;
+    let mut files: BTreeMap<String, (Lines, Funcs)> = BTreeMap::new();
+    let mut first: BTreeMap<u32, u32> = BTreeMap::new();
+    for s in sites.iter().filter(|s| s.event != "block:start") {
+        let f = first.entry(s.fid).or_insert(s.pc);
+        *f = (*f).min(s.pc);
+    }
+    for s in sites.iter().filter(|s| s.event != "block:start") {
+        let Some((file, line)) = names.lines.and_then(|l| l.location(s.fid, s.pc)) else {
+            continue;
+        };
+        let (lines, funcs) = files.entry(file.to_string()).or_default();
+        let n = s.num("count");
+        let c = lines.entry(line).or_default();
+        *c = (*c).max(n);
+        if first.get(&s.fid) == Some(&s.pc) {
+            funcs.insert(names.get(s.fid), (line, n));
+        }
+    }
+    let mut out = String::from("TN:wizeng\n");
+    for (file, (lines, funcs)) in files {
+        let _ = writeln!(out, "SF:{file}");
+        for (name, (line, _)) in &funcs {
+            let _ = writeln!(out, "FN:{line},{name}");
+        }
+        for (name, (_, n)) in &funcs {
+            let _ = writeln!(out, "FNDA:{n},{name}");
+        }
+        let fnh = funcs.values().filter(|f| f.1 > 0).count();
+        let _ = writeln!(out, "FNF:{}\nFNH:{fnh}", funcs.len());
+        for (line, n) in &lines {
+            let _ = writeln!(out, "DA:{line},{n}");
+        }
+        let hit = lines.values().filter(|n| **n > 0).count();
         let _ = writeln!(out, "LF:{}\nLH:{hit}\nend_of_record", lines.len());
     }
     out
@@ -389,7 +460,7 @@ fn hotness(sites: &[Site], names: &Names, o: &ReportOptions) -> String {
                 n.to_string(),
                 pct(*n, total),
                 names.get(s.fid),
-                format!("+{}", s.pc),
+                names.pc(s.fid, s.pc),
                 s.event.clone(),
             ]
         })
@@ -430,7 +501,7 @@ fn branches(sites: &[Site], names: &Names, o: &ReportOptions) -> String {
             };
             vec![
                 names.get(s.fid),
-                format!("+{}", s.pc),
+                names.pc(s.fid, s.pc),
                 s.event.clone(),
                 n.to_string(),
                 outcomes,
@@ -506,7 +577,7 @@ fn loops(sites: &[Site], names: &Names, o: &ReportOptions) -> String {
     let (v, note) = ranked(v, o, "loops");
     let rows: Vec<Vec<String>> = v
         .iter()
-        .map(|(s, n)| vec![n.to_string(), names.get(s.fid), format!("+{}", s.pc)])
+        .map(|(s, n)| vec![n.to_string(), names.get(s.fid), names.pc(s.fid, s.pc)])
         .collect();
     let mut out = table(&[">iterations", "function", ">pc"], &rows);
     out.push_str(&note);
@@ -544,7 +615,7 @@ fn memory(sites: &[Site], names: &Names, o: &ReportOptions) -> String {
                 n.to_string(),
                 (n * size).to_string(),
                 names.get(s.fid),
-                format!("+{}", s.pc),
+                names.pc(s.fid, s.pc),
                 s.event.clone(),
                 range,
             ]

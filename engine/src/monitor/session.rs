@@ -162,6 +162,8 @@ pub struct Session {
     reports: Vec<Option<(&'static str, ReportOptions)>>,
     /// The app's function names (name section), for rendered reports.
     app_names: std::collections::HashMap<u32, String>,
+    /// The app's DWARF line table, if it has one, for rendered reports.
+    app_lines: Option<super::dwarf::LineTable>,
 }
 
 impl Session {
@@ -185,6 +187,7 @@ impl Session {
             metrics: SessionMetrics::default(),
             reports: Vec::new(),
             app_names: Default::default(),
+            app_lines: None,
         }
     }
 
@@ -280,6 +283,7 @@ impl Session {
         let t0 = Instant::now();
         if self.reports.iter().any(Option::is_some) {
             self.app_names = crate::core::module::read_func_names(bytes);
+            self.app_lines = super::dwarf::LineTable::from_wasm(bytes);
         }
         let mut module = self.load_app_module(bytes)?;
         // The app's unexported globals are its own (monitors' are not: woven
@@ -454,7 +458,10 @@ impl Session {
             let saved = self.wasi.borrow_mut().redirect_stdout(&buf);
             let r = m.exit_one(&mut self.store, i);
             self.wasi.borrow_mut().restore_stdout(saved);
-            let names = report::Names(&self.app_names);
+            let names = report::Names {
+                names: &self.app_names,
+                lines: self.app_lines.as_ref(),
+            };
             let format = opts.format.unwrap_or(self.config.report_format);
             let text = report::render(name, &buf.to_string_lossy(), &names, &opts, format);
             match opts.file.as_ref().or(self.config.report_file.as_ref()) {

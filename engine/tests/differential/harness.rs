@@ -21,7 +21,9 @@
 //!   `DIFF_SIMD=all|none` overrides the bit), and for SIMD modules bit 2
 //!   wasm-smith's `disallow_traps` (more calls return and show their v128
 //!   results; wasm-smith then generates no SIMD memory instructions, which
-//!   the other SIMD half has).
+//!   the other SIMD half has), bit 3 memory64 (64-bit memories and tables)
+//!   and bit 4 threads (shared memories, every atomic instruction);
+//!   `DIFF_PROPOSALS=all|none` overrides bits 3 and 4.
 //!   `ensure_termination` adds a fuel global, decremented at every function
 //!   entry and loop head; it is reset before each call, so every call ends.
 //! - Imports get deterministic dummies: functions log (import index, args) and
@@ -88,6 +90,10 @@ pub struct Stats {
     pub modules: u64,
     /// Of those, modules generated with SIMD and relaxed SIMD enabled.
     pub simd_modules: u64,
+    /// Modules that use memory64 (a 64-bit memory or table) and threads
+    /// (a shared memory or an atomic instruction): invalid without it.
+    pub memory64_modules: u64,
+    pub threads_modules: u64,
     /// Inputs wasm-smith could not turn into a module (too few bytes etc.).
     pub skipped: u64,
     /// Modules our loader rejected (should be 0 with this config).
@@ -114,6 +120,8 @@ impl Stats {
     pub fn add(&mut self, o: &Stats) {
         self.modules += o.modules;
         self.simd_modules += o.simd_modules;
+        self.memory64_modules += o.memory64_modules;
+        self.threads_modules += o.threads_modules;
         self.skipped += o.skipped;
         self.rejected += o.rejected;
         self.calls += o.calls;
@@ -190,6 +198,19 @@ pub fn simd_of(data: &[u8]) -> bool {
     data.first().map_or(false, |b| b & 2 == 2)
 }
 
+/// Whether the input's module may have 64-bit memories and tables (first
+/// byte, bit 3) and shared memories with atomics (bit 4); `DIFF_PROPOSALS=all`
+/// or `none` overrides both.
+pub fn proposals_of(data: &[u8]) -> (bool, bool) {
+    match std::env::var("DIFF_PROPOSALS").as_deref() {
+        Ok("all") => return (true, true),
+        Ok("none") => return (false, false),
+        _ => {}
+    }
+    let b = data.first().copied().unwrap_or(0);
+    (b & 8 == 8, b & 16 == 16)
+}
+
 /// Generate a module from bytes: (wasm, index of the fuel global, canonical NaNs).
 pub fn generate(data: &[u8]) -> Option<(Vec<u8>, u32, bool)> {
     generate_with(data, simd_of(data))
@@ -203,7 +224,12 @@ pub fn generate_with(data: &[u8], simd: bool) -> Option<(Vec<u8>, u32, bool)> {
     // v128 results (wasm-smith then leaves out the SIMD memory instructions,
     // which the other half has).
     let no_traps = simd && data.first().map_or(false, |b| b & 4 == 4);
-    let mut m = wasm_smith::Module::new(smith_config(canon, simd, no_traps), &mut u).ok()?;
+    let mut config = smith_config(canon, simd, no_traps);
+    let (memory64, threads) = proposals_of(data);
+    config.memory64_enabled = memory64;
+    config.max_memory64_bytes = 4 * 65536;
+    config.threads_enabled = threads;
+    let mut m = wasm_smith::Module::new(config, &mut u).ok()?;
     let fuel = m.ensure_termination(FUEL).ok()?;
     Some((m.to_bytes(), fuel, canon))
 }
@@ -800,6 +826,13 @@ pub fn check_wasm(wasm: &[u8], fuel: u32, canon: bool, stats: &mut Stats) -> Res
         }
     };
     stats.modules += 1;
+    let needs = |f: wasmparser::WasmFeatures| {
+        wasmparser::Validator::new_with_features(wizeng::module::supported_features() - f)
+            .validate_all(wasm)
+            .is_err()
+    };
+    stats.memory64_modules += needs(wasmparser::WasmFeatures::MEMORY64) as u64;
+    stats.threads_modules += needs(wasmparser::WasmFeatures::THREADS) as u64;
     let t0 = std::time::Instant::now();
     let int = run_tier(&module, Tier::Int, fuel);
     let t1 = std::time::Instant::now();

@@ -1122,6 +1122,9 @@ pub struct Compiled {
     pub mem64: Vec<Mem64Access>,
     /// The targets of `Op::RefTest`, `Op::RefCast` and `Op::CastTest`.
     pub casts: Vec<Cast>,
+    /// Where this function's frames hold heap references (GC roots); `None`
+    /// if it cannot hold any.
+    pub(crate) gc_maps: Option<Box<super::stackmap::StackMaps>>,
 }
 
 impl Compiled {

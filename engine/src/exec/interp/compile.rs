@@ -23,6 +23,9 @@ pub(crate) struct ModuleCtx<'a> {
     pub osr: bool,
     /// Some type of the module has a `v128`.
     pub v128_types: bool,
+    /// The module declares something of a heap reference type
+    /// (`stackmap::module_has_heap_refs`): its functions get stack maps.
+    pub heap_refs: bool,
 }
 
 impl ModuleCtx<'_> {
@@ -751,6 +754,7 @@ pub(crate) fn translate(
     // Any SIMD instruction has the 0xFD prefix; that byte elsewhere (in an
     // immediate) only costs the slower height computation.
     let wide = has_v128(&local_types) || ctx.v128_types || body.as_bytes().contains(&0xFD);
+    let mut gc_maps = super::stackmap::Recorder::new(v, ctx.heap_refs, wide);
     let mut t = Translator {
         ctx,
         out: Compiled {
@@ -886,6 +890,11 @@ pub(crate) fn translate(
                 return Err(e);
             }
         }
+        if let Some(g) = gc_maps.as_mut() {
+            if reached && (instr.is_some() || super::stackmap::is_safepoint(&op)) {
+                g.record(v, site_start, t.here());
+            }
+        }
         v.op(offset, &op)?;
         if !t.needs_interpreter
             && matches!(v.get_operand_type(0), Some(Some(ty)) if holds_gc_ref(v, ty))
@@ -909,7 +918,11 @@ pub(crate) fn translate(
                     reached: true,
                 };
                 let calls = t.site_calls(ins, When::After, &site)?;
+                let start = t.here();
                 t.emit_probes(calls, ins);
+                if let Some(g) = gc_maps.as_mut() {
+                    g.record(v, start, t.here());
+                }
             }
         }
         instr_index += 1;
@@ -917,6 +930,7 @@ pub(crate) fn translate(
     v.finish(reader.original_position())?;
     // In slots: at most two per value.
     t.out.max_height = max_height * if t.wide { 2 } else { 1 } + 1;
+    t.out.gc_maps = gc_maps.map(super::stackmap::Recorder::finish);
     dump_if_requested(&t.out);
     Ok(t.out)
 }

@@ -11,12 +11,13 @@ mod exec;
 pub(crate) mod frames;
 mod fused;
 mod gc_ops;
-mod gc_roots;
 mod hot;
 pub(crate) mod load;
 mod probes;
 pub(crate) mod simd;
 mod simd_fast;
+pub(crate) mod stackmap;
+pub(crate) mod gc_roots;
 
 pub(crate) use atomics::atomic_memarg;
 pub(crate) use exec::invoke;

@@ -182,6 +182,12 @@ impl Heap {
         self.stress || self.allocated_since >= self.budget
     }
 
+    /// No object was ever allocated (so no slot can name one).
+    #[inline]
+    pub fn is_empty_ever(&self) -> bool {
+        self.stats.allocated_objects == 0
+    }
+
     pub fn stats(&self) -> GcStats {
         self.stats
     }
