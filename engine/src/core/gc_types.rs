@@ -70,7 +70,10 @@ pub enum FullType {
     /// Packed field types (struct fields and array elements only).
     I8,
     I16,
-    Ref { nullable: bool, heap: HeapTy },
+    Ref {
+        nullable: bool,
+        heap: HeapTy,
+    },
 }
 
 impl FullType {
@@ -205,9 +208,7 @@ impl SubTy {
             kind,
             fields,
             num_params,
-            supertype: s
-                .supertype_idx
-                .and_then(|i| i.as_module_index()),
+            supertype: s.supertype_idx.and_then(|i| i.as_module_index()),
             is_final: s.is_final,
         }
     }
@@ -403,7 +404,6 @@ impl Canon<'_> {
             && self.val_sub(a.ty, b.ty)
             && (!a.mutable || self.val_sub(b.ty, a.ty))
     }
-
 }
 
 impl ModuleTypes {

@@ -845,7 +845,7 @@ impl Linker {
                     name: imp.name.clone(),
                     kind: imp.desc.kind(),
                 })?;
-            check_import(store, &ids, imp, ext)?;
+            check_import(store, module, &ids, imp, ext)?;
             out.push(ext);
         }
         Ok(out)
@@ -885,6 +885,7 @@ fn limits_match(actual_min: u64, actual_max: Option<u64>, want: &Limits) -> bool
 
 fn check_import(
     store: &Store,
+    module: &Module,
     ids: &[Option<u32>],
     imp: &Import,
     ext: Extern,
@@ -903,10 +904,9 @@ fn check_import(
                 .flatten()
                 .is_some_and(|want| store.types.is_subtype(have, want));
             if !ok {
-                return Err(bad(format!(
-                    "function type mismatch: got {}",
-                    store.func_type(f)
-                )));
+                let want = &module.types[*t as usize];
+                let have = store.func_type(f);
+                return Err(bad(format!("expected function type {want}, got {have}")));
             }
         }
         (ImportDesc::Table(want), Extern::Table(t)) => {

@@ -46,7 +46,11 @@ impl TypeRegistry {
     /// The key of module rec group `range` (its types with in-group
     /// indices relative, others as the store ids `ids` of earlier types);
     /// None if an earlier type has no id.
-    fn key(m: &ModuleInfo, range: &std::ops::Range<u32>, ids: &[Option<u32>]) -> Option<Vec<SubTy>> {
+    fn key(
+        m: &ModuleInfo,
+        range: &std::ops::Range<u32>,
+        ids: &[Option<u32>],
+    ) -> Option<Vec<SubTy>> {
         let outside_ok = m.gc.types[range.start as usize..range.end as usize]
             .iter()
             .all(|t| {
@@ -110,7 +114,13 @@ impl TypeRegistry {
             return first;
         }
         let first = self.types.len() as u32;
-        let to_store = |i: u32| if i >= REC_LOCAL { first + (i - REC_LOCAL) } else { i };
+        let to_store = |i: u32| {
+            if i >= REC_LOCAL {
+                first + (i - REC_LOCAL)
+            } else {
+                i
+            }
+        };
         for t in &key {
             let sub = t.map(&to_store);
             self.types.push(StoreType {
@@ -143,14 +153,10 @@ impl TypeRegistry {
             CompKind::Func => RefMap::None,
             CompKind::Array if sub.fields[0].ty.is_gc_ref(is_func) => RefMap::All,
             CompKind::Array => RefMap::None,
-            CompKind::Struct => RefMap::from_flags(
-                sub.fields
-                    .iter()
-                    .flat_map(|f| {
-                        let r = f.ty.is_gc_ref(is_func);
-                        std::iter::repeat(r).take(f.ty.slots())
-                    }),
-            ),
+            CompKind::Struct => RefMap::from_flags(sub.fields.iter().flat_map(|f| {
+                let r = f.ty.is_gc_ref(is_func);
+                std::iter::repeat(r).take(f.ty.slots())
+            })),
         };
         Layout {
             offsets: offsets.into(),

@@ -694,24 +694,16 @@ impl Translator<'_> {
 /// of the `any` hierarchy (`any`, `eq`, `i31`, `struct`, `array`, `none`,
 /// concrete struct and array types).
 fn holds_gc_ref(v: &FuncValidator<ValidatorResources>, t: wasmparser::ValType) -> bool {
-    use wasmparser::{AbstractHeapType as A, HeapType as H};
     let wasmparser::ValType::Ref(r) = t else {
         return false;
     };
-    match r.heap_type() {
-        H::Abstract { ty, .. } => matches!(
-            ty,
-            A::Any | A::Eq | A::I31 | A::Struct | A::Array | A::None
-        ),
-        H::Concrete(i) => match i {
-            wasmparser::UnpackedIndex::Module(i) => v
-                .resources()
-                .sub_type_at(i)
-                .is_some_and(|s| !matches!(s.composite_type.inner, wasmparser::CompositeInnerType::Func(_))),
-            // A canonicalised id: conservatively a GC type.
-            _ => true,
-        },
-    }
+    matches!(
+        v.resources().top_type(&r.heap_type()),
+        wasmparser::HeapType::Abstract {
+            ty: wasmparser::AbstractHeapType::Any,
+            ..
+        }
+    )
 }
 
 fn memarg(m: &wasmparser::MemArg) -> MemArg {

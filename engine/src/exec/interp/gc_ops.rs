@@ -49,9 +49,15 @@ pub(super) fn gc_op(op: &wasmparser::Operator<'_>) -> Option<Op> {
             array_type_index: ty,
             array_elem_index: elem,
         } => Op::ArrayNewElem { ty, elem },
-        W::ArrayGet { array_type_index: ty } => Op::ArrayGet { ty, ext: 0 },
-        W::ArrayGetS { array_type_index: ty } => Op::ArrayGet { ty, ext: 1 },
-        W::ArrayGetU { array_type_index: ty } => Op::ArrayGet { ty, ext: 2 },
+        W::ArrayGet {
+            array_type_index: ty,
+        } => Op::ArrayGet { ty, ext: 0 },
+        W::ArrayGetS {
+            array_type_index: ty,
+        } => Op::ArrayGet { ty, ext: 1 },
+        W::ArrayGetU {
+            array_type_index: ty,
+        } => Op::ArrayGet { ty, ext: 2 },
         W::ArraySet { array_type_index } => Op::ArraySet(array_type_index),
         W::ArrayLen => Op::ArrayLen,
         W::ArrayFill { array_type_index } => Op::ArrayFill(array_type_index),
@@ -91,7 +97,14 @@ fn from_bytes(t: FullType, b: &[u8]) -> [u64; 2] {
     let mut x = [0u8; 16];
     x[..b.len()].copy_from_slice(b);
     let v = u128::from_le_bytes(x);
-    [v as u64, if t == FullType::V128 { (v >> 64) as u64 } else { 0 }]
+    [
+        v as u64,
+        if t == FullType::V128 {
+            (v >> 64) as u64
+        } else {
+            0
+        },
+    ]
 }
 
 impl Interp<'_> {
