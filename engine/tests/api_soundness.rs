@@ -150,11 +150,17 @@ fn gc_object_handles_from_outside_are_checked() {
     // Store b has an object at the same index: still refused.
     b.invoke(make_b, &[]).unwrap();
     let err = b.invoke(get_b, &[r]).unwrap_err();
-    assert!(err.to_string().contains("not a live object of this store"), "{err}");
+    assert!(
+        err.to_string().contains("not a live object of this store"),
+        "{err}"
+    );
     let forged = Value::from_slot(ValType::ExternRef, r.to_slot());
     assert_ne!(forged, r);
     let err = a.invoke(get_a, &[forged]).unwrap_err();
-    assert!(err.to_string().contains("not a live object of this store"), "{err}");
+    assert!(
+        err.to_string().contains("not a live object of this store"),
+        "{err}"
+    );
 }
 
 /// An `i31` is a value, not a handle: any store takes it.

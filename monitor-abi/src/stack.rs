@@ -321,11 +321,20 @@ pub fn stack_effect(op: &Operator<'_>, r: &dyn TypeResolver) -> Option<StackEffe
         O::RefI31 => e(vec![I32], vec![abs_ref(false, A::I31)?]),
         O::I31GetS | O::I31GetU => e(vec![abs_ref(true, A::I31)?], vec![I32]),
         O::ArrayLen => e(vec![abs_ref(true, A::Array)?], vec![I32]),
-        O::StructNewDefault { struct_type_index: t } => e(vec![], vec![concrete(*t)?]),
-        O::ArrayNewDefault { array_type_index: t } => e(vec![I32], vec![concrete(*t)?]),
-        O::ArrayNewData { array_type_index: t, .. } | O::ArrayNewElem { array_type_index: t, .. } => {
-            e(vec![I32, I32], vec![concrete(*t)?])
+        O::StructNewDefault {
+            struct_type_index: t,
+        } => e(vec![], vec![concrete(*t)?]),
+        O::ArrayNewDefault {
+            array_type_index: t,
+        } => e(vec![I32], vec![concrete(*t)?]),
+        O::ArrayNewData {
+            array_type_index: t,
+            ..
         }
+        | O::ArrayNewElem {
+            array_type_index: t,
+            ..
+        } => e(vec![I32, I32], vec![concrete(*t)?]),
         O::RefTestNonNull { .. } | O::RefTestNullable { .. } => {
             e(vec![r.operand_type(0)?], vec![I32])
         }

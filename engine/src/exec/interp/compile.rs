@@ -1286,7 +1286,10 @@ fn translate_op(
             let i = t.emit(Op::BrIf(b));
             t.add_fixup(relative_depth, Fixup::Op(i));
         }
-        W::RefTestNonNull { hty } | W::RefTestNullable { hty } | W::RefCastNonNull { hty } | W::RefCastNullable { hty } => {
+        W::RefTestNonNull { hty }
+        | W::RefTestNullable { hty }
+        | W::RefCastNonNull { hty }
+        | W::RefCastNullable { hty } => {
             t.require_interpreter();
             let nullable = matches!(op, W::RefTestNullable { .. } | W::RefCastNullable { .. });
             let r = wasmparser::RefType::new(nullable, hty).unwrap_or(wasmparser::RefType::ANYREF);
