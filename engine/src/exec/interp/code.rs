@@ -1122,6 +1122,9 @@ pub struct Compiled {
     pub mem64: Vec<Mem64Access>,
     /// The targets of `Op::RefTest`, `Op::RefCast` and `Op::CastTest`.
     pub casts: Vec<Cast>,
+    /// The function must run interpreted in every tier
+    /// (`Translator::require_interpreter`).
+    pub interp_only: bool,
     /// Where this function's frames hold heap references (GC roots); `None`
     /// if it cannot hold any.
     pub(crate) gc_maps: Option<Box<super::stackmap::StackMaps>>,

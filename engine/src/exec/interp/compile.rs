@@ -684,9 +684,11 @@ impl Translator<'_> {
     /// Marks the function as one that must run interpreted under every
     /// tier: it uses a GC instruction or holds a GC reference, which
     /// Cranelift cannot compile and the collector could not see in a JIT
-    /// frame. (A stand-in until the tiers honour it: GC runs in `--mode=int`.)
+    /// frame. (A stand-in until the JIT honours it: the dyn tier's policy
+    /// never compiles such a function, jit and lazy refuse its module.)
     pub(crate) fn require_interpreter(&mut self) {
         self.needs_interpreter = true;
+        self.out.interp_only = true;
     }
 }
 
