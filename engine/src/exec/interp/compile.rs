@@ -26,6 +26,9 @@ pub(crate) struct ModuleCtx<'a> {
     /// The module declares something of a heap reference type
     /// (`stackmap::module_has_heap_refs`): its functions get stack maps.
     pub heap_refs: bool,
+    /// An `externref` may name a heap object (the module converts between
+    /// `any` and `extern`): such values keep a function interpreted too.
+    pub extern_objects: bool,
 }
 
 impl ModuleCtx<'_> {
@@ -692,20 +695,24 @@ impl Translator<'_> {
     }
 }
 
-/// Whether a value of type `t` is a reference the collector must see: one
-/// of the `any` hierarchy (`any`, `eq`, `i31`, `struct`, `array`, `none`,
-/// concrete struct and array types).
-fn holds_gc_ref(v: &FuncValidator<ValidatorResources>, t: wasmparser::ValType) -> bool {
+/// Whether a value of type `t` may be a reference the collector must see:
+/// one of the `any` hierarchy (`any`, `eq`, `i31`, `struct`, `array`,
+/// `none`, concrete struct and array types), or of the `extern` one when
+/// `extern_objects`.
+fn holds_gc_ref(
+    v: &FuncValidator<ValidatorResources>,
+    t: wasmparser::ValType,
+    extern_objects: bool,
+) -> bool {
+    use wasmparser::AbstractHeapType as A;
     let wasmparser::ValType::Ref(r) = t else {
         return false;
     };
-    matches!(
-        v.resources().top_type(&r.heap_type()),
-        wasmparser::HeapType::Abstract {
-            ty: wasmparser::AbstractHeapType::Any,
-            ..
-        }
-    )
+    match v.resources().top_type(&r.heap_type()) {
+        wasmparser::HeapType::Abstract { ty: A::Any, .. } => true,
+        wasmparser::HeapType::Abstract { ty: A::Extern, .. } => extern_objects,
+        _ => false,
+    }
 }
 
 fn memarg(m: &wasmparser::MemArg) -> MemArg {
@@ -782,7 +789,10 @@ pub(crate) fn translate(
         .chain(ty.results.iter())
         .chain(t.out.local_types.iter())
         .any(|t| *t == ValType::ExternRef)
-        && (0..num_locals).any(|i| v.get_local_type(i).is_some_and(|t| holds_gc_ref(v, t)))
+        && (0..num_locals).any(|i| {
+            v.get_local_type(i)
+                .is_some_and(|t| holds_gc_ref(v, t, ctx.extern_objects))
+        })
     {
         t.require_interpreter();
     }
@@ -891,7 +901,7 @@ pub(crate) fn translate(
         }
         v.op(offset, &op)?;
         if !t.needs_interpreter
-            && matches!(v.get_operand_type(0), Some(Some(ty)) if holds_gc_ref(v, ty))
+            && matches!(v.get_operand_type(0), Some(Some(ty)) if holds_gc_ref(v, ty, ctx.extern_objects))
         {
             t.require_interpreter();
         }
