@@ -206,3 +206,91 @@ impl TypeRegistry {
         a.non_null == b.non_null && a.heap_of(ty) == b.heap_of(ty)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::module::{BodyCtx, BodyTranslator, Module};
+
+    /// Modules without functions need no translator.
+    struct NoBodies;
+    impl BodyTranslator for NoBodies {
+        fn body(
+            &mut self,
+            _: &BodyCtx<'_>,
+            _: &mut wasmparser::FuncValidator<wasmparser::ValidatorResources>,
+            _: &wasmparser::FunctionBody<'_>,
+        ) -> Result<(), crate::core::error::LoadError> {
+            unreachable!("no bodies")
+        }
+        fn finish(&mut self) -> Box<dyn std::any::Any> {
+            Box::new(())
+        }
+    }
+
+    fn module(wat: &str) -> Module {
+        let bytes = wat::parse_str(wat).unwrap();
+        Module::decode(
+            &bytes,
+            crate::core::module::supported_features(),
+            &mut NoBodies,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn equal_rec_groups_of_two_modules_share_ids() {
+        let mut reg = TypeRegistry::default();
+        let a = module(
+            "(module (rec (type $n (struct (field (ref null $n)))) (type (array i8)))
+                     (type $s (sub (struct (field i32)))) (type (sub $s (struct (field i32 f64)))))",
+        );
+        // The same groups with other names, and one group that differs.
+        let b = module(
+            "(module (type (func)) (rec (type $m (struct (field (ref null $m)))) (type (array i8)))
+                     (type $t (sub (struct (field i32)))) (type (sub $t (struct (field i32 f32)))))",
+        );
+        let ia = reg.intern_module(&a);
+        let ib = reg.intern_module(&b);
+        assert_eq!(ia[..3], ib[1..4]);
+        assert_ne!(ia[3], ib[4]);
+        // Subtyping follows declared supertypes only.
+        assert!(reg.is_subtype(ia[3], ia[2]) && reg.is_subtype(ib[4], ia[2]));
+        assert!(!reg.is_subtype(ia[2], ia[3]) && !reg.is_subtype(ia[0], ia[2]));
+        // Layouts: the self-reference is a reference slot, the i8 array's is not.
+        assert!(matches!(
+            reg.types[ia[0] as usize].layout.refs,
+            RefMap::Mask(_)
+        ));
+        assert!(matches!(
+            reg.types[ia[1] as usize].layout.refs,
+            RefMap::None
+        ));
+        assert_eq!(reg.types[ia[3] as usize].layout.slots, 2);
+        // A module's types can be looked up without interning.
+        assert_eq!(
+            reg.lookup_module(&b),
+            ib.iter().map(|i| Some(*i)).collect::<Vec<_>>()
+        );
+        let c = module("(module (type (struct (field i64))))");
+        assert_eq!(reg.lookup_module(&c), vec![None]);
+    }
+
+    #[test]
+    fn abstract_heap_subtyping() {
+        use HeapTy as H;
+        let reg = TypeRegistry::default();
+        for (a, b) in [
+            (H::None, H::Eq),
+            (H::I31, H::Any),
+            (H::Struct, H::Eq),
+            (H::NoFunc, H::Func),
+            (H::NoExtern, H::Extern),
+            (H::NoExn, H::Exn),
+        ] {
+            assert!(reg.heap_sub(a, b), "{a:?} <: {b:?}");
+            assert!(!reg.heap_sub(b, a), "not {b:?} <: {a:?}");
+        }
+        assert!(!reg.heap_sub(H::Extern, H::Any) && !reg.heap_sub(H::Func, H::Any));
+    }
+}
