@@ -155,7 +155,7 @@ impl TypeRegistry {
             CompKind::Array => RefMap::None,
             CompKind::Struct => RefMap::from_flags(sub.fields.iter().flat_map(|f| {
                 let r = f.ty.is_gc_ref(is_func);
-                std::iter::repeat(r).take(f.ty.slots())
+                std::iter::repeat_n(r, f.ty.slots())
             })),
         };
         Layout {
