@@ -110,3 +110,64 @@ fn unknown_function_addresses_are_refused() {
     let err = store.invoke(FORGED, &[]).unwrap_err();
     assert!(err.to_string().contains("not in this store"), "{err}");
 }
+
+const GC_APP: &str = r#"(module
+  (type $s (struct (field i32)))
+  (func (export "make") (result anyref) (struct.new $s (i32.const 7)))
+  (func (export "get") (param anyref) (result i32)
+    (struct.get $s 0 (ref.cast (ref $s) (local.get 0))))
+  (func (export "is_i31") (param anyref) (result i32)
+    (ref.test (ref i31) (local.get 0))))"#;
+
+fn gc_instance() -> (Store, wizeng::InstanceId) {
+    let mut store = Store::new(Config::default());
+    let module = Arc::new(Module::new(&wat::parse_str(GC_APP).unwrap()).unwrap());
+    let inst = Linker::new().instantiate(&mut store, &module).unwrap();
+    (store, inst)
+}
+
+/// An object handle an embedder got from one store works in that store
+/// only, and one made from raw bits (`Value::from_slot`) works nowhere:
+/// Wasm code dereferences object handles without a check.
+#[test]
+fn gc_object_handles_from_outside_are_checked() {
+    let (mut a, ia) = gc_instance();
+    let (mut b, ib) = gc_instance();
+    let (make_a, get_a) = (
+        a.export_func(ia, "make").unwrap(),
+        a.export_func(ia, "get").unwrap(),
+    );
+    let (make_b, get_b) = (
+        b.export_func(ib, "make").unwrap(),
+        b.export_func(ib, "get").unwrap(),
+    );
+    let r = a.invoke(make_a, &[]).unwrap()[0];
+    let Value::AnyRef(h) = r else {
+        panic!("expected an object handle, got {r:?}")
+    };
+    assert_eq!(h.kind(), wizeng::GcKind::Struct);
+    assert_eq!(a.invoke(get_a, &[r]).unwrap(), [Value::I32(7)]);
+    // Store b has an object at the same index: still refused.
+    b.invoke(make_b, &[]).unwrap();
+    let err = b.invoke(get_b, &[r]).unwrap_err();
+    assert!(
+        err.to_string().contains("not a live object of this store"),
+        "{err}"
+    );
+    let forged = Value::from_slot(ValType::ExternRef, r.to_slot());
+    assert_ne!(forged, r);
+    let err = a.invoke(get_a, &[forged]).unwrap_err();
+    assert!(
+        err.to_string().contains("not a live object of this store"),
+        "{err}"
+    );
+}
+
+/// An `i31` is a value, not a handle: any store takes it.
+#[test]
+fn i31_values_pass_between_stores() {
+    let (mut a, ia) = gc_instance();
+    let is_i31 = a.export_func(ia, "is_i31").unwrap();
+    let v = Value::AnyRef(wizeng::GcRef::i31(5));
+    assert_eq!(a.invoke(is_i31, &[v]).unwrap(), [Value::I32(1)]);
+}

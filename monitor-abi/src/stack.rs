@@ -170,6 +170,7 @@ fn tidx(r: &dyn TypeResolver, table: u32) -> ValType {
 /// `else` pops them and pushes nothing; branches, `return`, `unreachable` and
 /// tail calls push nothing.
 pub fn stack_effect(op: &Operator<'_>, r: &dyn TypeResolver) -> Option<StackEffect> {
+    use wasmparser::AbstractHeapType as A;
     use Operator as O;
     let e = StackEffect::new;
     Some(match op {
@@ -316,11 +317,58 @@ pub fn stack_effect(op: &Operator<'_>, r: &dyn TypeResolver) -> Option<StackEffe
             let eqref = ValType::Ref(RefType::EQREF);
             e(vec![eqref, eqref], vec![I32])
         }
+        // GC instructions whose operand and result types need no field types.
+        O::RefI31 => e(vec![I32], vec![abs_ref(false, A::I31)?]),
+        O::I31GetS | O::I31GetU => e(vec![abs_ref(true, A::I31)?], vec![I32]),
+        O::ArrayLen => e(vec![abs_ref(true, A::Array)?], vec![I32]),
+        O::StructNewDefault {
+            struct_type_index: t,
+        } => e(vec![], vec![concrete(*t)?]),
+        O::ArrayNewDefault {
+            array_type_index: t,
+        } => e(vec![I32], vec![concrete(*t)?]),
+        O::ArrayNewData {
+            array_type_index: t,
+            ..
+        }
+        | O::ArrayNewElem {
+            array_type_index: t,
+            ..
+        } => e(vec![I32, I32], vec![concrete(*t)?]),
+        O::RefTestNonNull { .. } | O::RefTestNullable { .. } => {
+            e(vec![r.operand_type(0)?], vec![I32])
+        }
+        O::RefCastNonNull { hty } => e(
+            vec![r.operand_type(0)?],
+            vec![ValType::Ref(RefType::new(false, *hty)?)],
+        ),
+        O::RefCastNullable { hty } => e(
+            vec![r.operand_type(0)?],
+            vec![ValType::Ref(RefType::new(true, *hty)?)],
+        ),
+        O::AnyConvertExtern => e(vec![r.operand_type(0)?], vec![abs_ref(true, A::Any)?]),
+        O::ExternConvertAny => e(vec![r.operand_type(0)?], vec![abs_ref(true, A::Extern)?]),
         O::MemoryAtomicNotify { memarg } => e(vec![addr(r, memarg.memory), I32], vec![I32]),
         O::MemoryAtomicWait32 { memarg } => e(vec![addr(r, memarg.memory), I32, I64], vec![I32]),
         O::MemoryAtomicWait64 { memarg } => e(vec![addr(r, memarg.memory), I64, I64], vec![I32]),
         _ => return by_mnemonic(op, r),
     })
+}
+
+/// A reference to an abstract heap type.
+fn abs_ref(nullable: bool, ty: wasmparser::AbstractHeapType) -> Option<ValType> {
+    Some(ValType::Ref(RefType::new(
+        nullable,
+        wasmparser::HeapType::Abstract { shared: false, ty },
+    )?))
+}
+
+/// A non-null reference to concrete type `t` (a module type index).
+fn concrete(t: u32) -> Option<ValType> {
+    Some(ValType::Ref(RefType::new(
+        false,
+        wasmparser::HeapType::Concrete(wasmparser::UnpackedIndex::Module(t)),
+    )?))
 }
 
 /// The non-nullable version of a reference type.

@@ -133,6 +133,16 @@ pub enum TrapKind {
     /// `memory.atomic.wait` with an infinite timeout whose value matched: in
     /// a single-threaded store nothing can ever notify it.
     WaitForever,
+    /// Wasm GC: a struct, array or i31 access through null.
+    NullStructReference,
+    NullArrayReference,
+    NullI31Reference,
+    /// `ref.cast` of a value not of the target type.
+    CastFailure,
+    /// An array index or range beyond the array's length.
+    ArrayOutOfBounds,
+    /// An allocation larger than the engine allows.
+    OutOfMemory,
     /// A host function failed.
     Host(String),
     /// `proc_exit` (or an equivalent) asked the program to end with this status.
@@ -162,6 +172,12 @@ impl fmt::Display for TrapKind {
                 "memory.atomic.wait with an infinite timeout would never return \
                  (a single-threaded store has no notifier)",
             ),
+            TrapKind::NullStructReference => f.write_str("null structure reference"),
+            TrapKind::NullArrayReference => f.write_str("null array reference"),
+            TrapKind::NullI31Reference => f.write_str("null i31 reference"),
+            TrapKind::CastFailure => f.write_str("cast failure"),
+            TrapKind::ArrayOutOfBounds => f.write_str("out of bounds array access"),
+            TrapKind::OutOfMemory => f.write_str("allocation too large"),
             TrapKind::Host(m) => f.write_str(m),
             TrapKind::Exit(c) => write!(f, "exit with status {c}"),
         }

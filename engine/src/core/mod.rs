@@ -7,6 +7,7 @@
 //! instrumentation. Nothing here depends on another layer.
 
 pub mod error;
+pub mod gc_types;
 pub mod module;
 pub mod operators;
 pub mod probe;

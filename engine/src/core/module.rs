@@ -15,6 +15,7 @@ use wasmparser::{
 };
 
 use crate::core::error::{LoadError, LoadErrorKind};
+use crate::core::gc_types::{HeapTy, ModuleTypes};
 use crate::core::types::*;
 
 /// The Wasm features the engine executes. Anything else is rejected at load time
@@ -36,6 +37,7 @@ pub fn supported_features() -> WasmFeatures {
         | WasmFeatures::FUNCTION_REFERENCES
         | WasmFeatures::MEMORY64
         | WasmFeatures::CUSTOM_PAGE_SIZES
+        | WasmFeatures::GC
         // Not a proposal: wasmparser gates `externref` on it (with REFERENCE_TYPES).
         | WasmFeatures::GC_TYPES
 }
@@ -43,7 +45,6 @@ pub fn supported_features() -> WasmFeatures {
 /// Features we name when a module needs them, most common first.
 const KNOWN_UNSUPPORTED: &[(WasmFeatures, &str)] = &[
     (WasmFeatures::EXCEPTIONS, "exception-handling"),
-    (WasmFeatures::GC, "gc"),
     (WasmFeatures::COMPONENT_MODEL, "component-model"),
 ];
 
@@ -64,6 +65,17 @@ pub enum ConstOp {
     I64Add,
     I64Sub,
     I64Mul,
+    /// `struct.new`/`struct.new_default` of a type index (fields popped
+    /// unless default).
+    StructNew(u32),
+    StructNewDefault(u32),
+    /// `array.new` (value, length), `array.new_default` (length),
+    /// `array.new_fixed` (n values).
+    ArrayNew(u32),
+    ArrayNewDefault(u32),
+    ArrayNewFixed(u32, u32),
+    /// `ref.i31` of the i32 on top.
+    RefI31,
 }
 
 /// A constant expression (global initialisers, segment offsets, element items).
@@ -162,7 +174,11 @@ pub struct FuncBody {
 pub struct ModuleInfo {
     /// The original binary.
     pub bytes: Arc<[u8]>,
+    /// The function type of each type index (an empty one for struct and
+    /// array types, which `gc` describes).
     pub types: Vec<FuncType>,
+    /// Every type with its rec group, supertype and fields (Wasm GC).
+    pub gc: crate::core::gc_types::ModuleTypes,
     pub imports: Vec<Import>,
     /// Type index of every function in the function index space (imports first).
     pub func_types: Vec<u32>,
@@ -433,11 +449,11 @@ fn limits(min: u64, max: Option<u64>) -> Limits {
     Limits { min, max }
 }
 
-fn table_type(t: &wasmparser::TableType) -> TableType {
+fn table_type(gc: &ModuleTypes, t: &wasmparser::TableType) -> TableType {
     TableType {
-        elem: ValType::of_ref(t.element_type),
+        elem: gc.val_of_ref(t.element_type),
         limits: limits(t.initial, t.maximum),
-        detail: RefDetail::of(t.element_type),
+        detail: RefDetail::of(t.element_type, gc),
         index64: t.table64,
     }
 }
@@ -451,18 +467,21 @@ fn memory_type(m: &wasmparser::MemoryType) -> MemoryType {
     }
 }
 
-fn global_type(g: &wasmparser::GlobalType) -> GlobalType {
+fn global_type(gc: &ModuleTypes, g: &wasmparser::GlobalType) -> GlobalType {
     GlobalType {
-        ty: ValType::from_wasmparser(g.content_type),
+        ty: gc.val(g.content_type),
         mutable: g.mutable,
         detail: match g.content_type {
-            wasmparser::ValType::Ref(r) => RefDetail::of(r),
+            wasmparser::ValType::Ref(r) => RefDetail::of(r, gc),
             _ => RefDetail::default(),
         },
     }
 }
 
-pub(crate) fn const_expr(e: &wasmparser::ConstExpr<'_>) -> Result<ConstExpr, LoadError> {
+pub(crate) fn const_expr(
+    gc: &ModuleTypes,
+    e: &wasmparser::ConstExpr<'_>,
+) -> Result<ConstExpr, LoadError> {
     let mut ops = Vec::new();
     let mut r = e.get_operators_reader();
     while !r.eof() {
@@ -473,19 +492,11 @@ pub(crate) fn const_expr(e: &wasmparser::ConstExpr<'_>) -> Result<ConstExpr, Loa
             Operator::F32Const { value } => ConstOp::F32(value.bits()),
             Operator::F64Const { value } => ConstOp::F64(value.bits()),
             Operator::V128Const { value } => ConstOp::V128(value.i128() as u128),
-            Operator::RefNull { hty } => ConstOp::RefNull(
-                if matches!(
-                    hty,
-                    wasmparser::HeapType::Abstract {
-                        ty: wasmparser::AbstractHeapType::Extern,
-                        ..
-                    }
-                ) {
-                    ValType::ExternRef
-                } else {
-                    ValType::FuncRef
-                },
-            ),
+            Operator::RefNull { hty } => ConstOp::RefNull(match HeapTy::of(hty) {
+                HeapTy::Func | HeapTy::NoFunc => ValType::FuncRef,
+                HeapTy::Concrete(i) if gc.is_func(i) => ValType::FuncRef,
+                _ => ValType::ExternRef,
+            }),
             Operator::RefFunc { function_index } => ConstOp::RefFunc(function_index),
             Operator::GlobalGet { global_index } => ConstOp::GlobalGet(global_index),
             Operator::I32Add => ConstOp::I32Add,
@@ -494,6 +505,21 @@ pub(crate) fn const_expr(e: &wasmparser::ConstExpr<'_>) -> Result<ConstExpr, Loa
             Operator::I64Add => ConstOp::I64Add,
             Operator::I64Sub => ConstOp::I64Sub,
             Operator::I64Mul => ConstOp::I64Mul,
+            Operator::StructNew { struct_type_index } => ConstOp::StructNew(struct_type_index),
+            Operator::StructNewDefault { struct_type_index } => {
+                ConstOp::StructNewDefault(struct_type_index)
+            }
+            Operator::ArrayNew { array_type_index } => ConstOp::ArrayNew(array_type_index),
+            Operator::ArrayNewDefault { array_type_index } => {
+                ConstOp::ArrayNewDefault(array_type_index)
+            }
+            Operator::ArrayNewFixed {
+                array_type_index,
+                array_size,
+            } => ConstOp::ArrayNewFixed(array_type_index, array_size),
+            Operator::RefI31 => ConstOp::RefI31,
+            // The same slot in both hierarchies (`core::refs`).
+            Operator::AnyConvertExtern | Operator::ExternConvertAny => continue,
             Operator::End => break,
             _ => {
                 return Err(LoadError {
@@ -515,6 +541,7 @@ fn parse(
     let mut m = ModuleInfo {
         bytes: Arc::from(bytes),
         types: Vec::new(),
+        gc: Default::default(),
         imports: Vec::new(),
         func_types: Vec::new(),
         num_imported_funcs: 0,
@@ -551,22 +578,23 @@ fn parse(
         match payload {
             Payload::TypeSection(r) => {
                 for rec in r {
-                    for sub in rec?.into_types() {
-                        match &sub.composite_type.inner {
-                            wasmparser::CompositeInnerType::Func(f) => m.types.push(FuncType::new(
-                                f.params()
-                                    .iter()
-                                    .map(|t| ValType::from_wasmparser(*t))
-                                    .collect::<Vec<_>>(),
-                                f.results()
-                                    .iter()
-                                    .map(|t| ValType::from_wasmparser(*t))
-                                    .collect::<Vec<_>>(),
-                            )),
-                            _ => m.types.push(FuncType::default()),
-                        }
+                    let rec = rec?;
+                    m.gc.push_group(&rec);
+                    for sub in rec.types() {
+                        m.types.push(match &sub.composite_type.inner {
+                            wasmparser::CompositeInnerType::Func(f) => FuncType::new(
+                                f.params().iter().map(|t| m.gc.val(*t)).collect::<Vec<_>>(),
+                                f.results().iter().map(|t| m.gc.val(*t)).collect::<Vec<_>>(),
+                            ),
+                            _ => FuncType::default(),
+                        });
                     }
                 }
+                m.gc.check_subtypes().map_err(|message| LoadError {
+                    kind: LoadErrorKind::Invalid,
+                    offset: None,
+                    message,
+                })?;
             }
             Payload::ImportSection(r) => {
                 for imp in r {
@@ -579,7 +607,7 @@ fn parse(
                         }
                         wasmparser::TypeRef::Table(t) => {
                             m.num_imported_tables += 1;
-                            ImportDesc::Table(table_type(&t))
+                            ImportDesc::Table(table_type(&m.gc, &t))
                         }
                         wasmparser::TypeRef::Memory(mt) => {
                             m.num_imported_memories += 1;
@@ -587,7 +615,7 @@ fn parse(
                         }
                         wasmparser::TypeRef::Global(g) => {
                             m.num_imported_globals += 1;
-                            ImportDesc::Global(global_type(&g))
+                            ImportDesc::Global(global_type(&m.gc, &g))
                         }
                         wasmparser::TypeRef::Tag(_) => {
                             return Err(LoadError {
@@ -614,10 +642,10 @@ fn parse(
                     let t = t?;
                     let init = match &t.init {
                         wasmparser::TableInit::RefNull => None,
-                        wasmparser::TableInit::Expr(e) => Some(const_expr(e)?),
+                        wasmparser::TableInit::Expr(e) => Some(const_expr(&m.gc, e)?),
                     };
                     m.tables.push(TableDef {
-                        ty: table_type(&t.ty),
+                        ty: table_type(&m.gc, &t.ty),
                         init,
                     });
                 }
@@ -631,8 +659,8 @@ fn parse(
                 for g in r {
                     let g = g?;
                     m.globals.push(GlobalDef {
-                        ty: global_type(&g.ty),
-                        init: const_expr(&g.init_expr)?,
+                        ty: global_type(&m.gc, &g.ty),
+                        init: const_expr(&m.gc, &g.init_expr)?,
                     });
                 }
             }
@@ -665,7 +693,7 @@ fn parse(
                             offset_expr,
                         } => ElemMode::Active {
                             table: table_index.unwrap_or(0),
-                            offset: const_expr(&offset_expr)?,
+                            offset: const_expr(&m.gc, &offset_expr)?,
                         },
                     };
                     let (ty, items) = match e.items {
@@ -679,12 +707,9 @@ fn parse(
                         wasmparser::ElementItems::Expressions(rt, es) => {
                             let mut items = Vec::new();
                             for x in es {
-                                items.push(const_expr(&x?)?);
+                                items.push(const_expr(&m.gc, &x?)?);
                             }
-                            (
-                                ValType::from_wasmparser(wasmparser::ValType::Ref(rt)),
-                                items,
-                            )
+                            (m.gc.val_of_ref(rt), items)
                         }
                     };
                     m.elems.push(ElemSegment { ty, mode, items });
@@ -701,7 +726,7 @@ fn parse(
                             offset_expr,
                         } => DataMode::Active {
                             memory: memory_index,
-                            offset: const_expr(&offset_expr)?,
+                            offset: const_expr(&m.gc, &offset_expr)?,
                         },
                     };
                     m.datas.push(DataSegment {
@@ -716,7 +741,7 @@ fn parse(
                 let mut lr = body.get_locals_reader()?;
                 for _ in 0..lr.get_count() {
                     let (n, t) = lr.read()?;
-                    let t = ValType::from_wasmparser(t);
+                    let t = m.gc.val(t);
                     locals.extend(std::iter::repeat(t).take(n as usize));
                 }
                 let code_start = (lr.original_position() - range.start) as u32;

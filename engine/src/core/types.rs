@@ -28,17 +28,20 @@ impl ValType {
 
     /// The representation of a reference type: every function reference
     /// (`funcref`, `(ref null? $t)` of a function type, `nofunc`) is a
-    /// [`ValType::FuncRef`]; the rest (`externref`, `noextern`) an
+    /// [`ValType::FuncRef`]; every other one (the `extern`, `any` and `exn`
+    /// hierarchies, one slot encoding: [`crate::core::refs`]) an
     /// [`ValType::ExternRef`]. [`RefDetail`] keeps the nullability and the
-    /// concrete type.
+    /// heap type. Without the module's types a concrete type is taken for a
+    /// function type (`core::gc_types::ModuleTypes::val_of_ref` knows).
     pub(crate) fn of_ref(r: wasmparser::RefType) -> ValType {
         use wasmparser::{AbstractHeapType as A, HeapType as H};
         match r.heap_type() {
             H::Abstract {
-                ty: A::Extern | A::NoExtern,
+                ty: A::Func | A::NoFunc,
                 ..
-            } => ValType::ExternRef,
-            _ => ValType::FuncRef,
+            }
+            | H::Concrete(_) => ValType::FuncRef,
+            _ => ValType::ExternRef,
         }
     }
 
@@ -131,6 +134,70 @@ pub enum Value {
     ExternRef(Option<u32>),
     /// A `v128`, lane 0 in the low bits.
     V128(u128),
+    /// A non-null reference of the `any` hierarchy that is not a host
+    /// reference (an `i31` or a heap object); its type is
+    /// [`ValType::ExternRef`], the representation of every non-function
+    /// reference. Null is `ExternRef(None)`, a host reference `ExternRef(Some(n))`.
+    AnyRef(GcRef),
+}
+
+/// What a [`GcRef`] is.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum GcKind {
+    I31(u32),
+    Struct,
+    Array,
+    Exception,
+    /// A heap object read where no store was at hand: a store refuses it.
+    Unknown,
+}
+
+/// An `i31` or a handle to an object of a store's heap, as the embedder
+/// sees it. Only the engine makes object handles; a store accepts one only
+/// if it is its own and the object is still the one the handle was made
+/// for (`Store::check_value`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct GcRef {
+    slot: u64,
+    heap: u64,
+    serial: u64,
+    kind: GcKind,
+}
+
+impl GcRef {
+    /// An `i31` reference (its low 31 bits).
+    pub fn i31(v: u32) -> GcRef {
+        GcRef {
+            slot: crate::core::refs::i31(v),
+            heap: 0,
+            serial: 0,
+            kind: GcKind::I31(v & 0x7fff_ffff),
+        }
+    }
+
+    pub fn kind(&self) -> GcKind {
+        self.kind
+    }
+
+    /// The slot (`core::refs` encoding).
+    pub(crate) fn slot(&self) -> u64 {
+        self.slot
+    }
+
+    /// The heap identity and allocation serial an object handle was made with.
+    pub(crate) fn origin(&self) -> (u64, u64) {
+        (self.heap, self.serial)
+    }
+
+    /// The handle of an object (`slot`) of heap `heap`, allocated as `serial`.
+    pub(crate) fn object(slot: u64, heap: u64, serial: u64, kind: GcKind) -> GcRef {
+        GcRef {
+            slot,
+            heap,
+            serial,
+            kind,
+        }
+    }
 }
 
 impl Value {
@@ -143,6 +210,7 @@ impl Value {
             Value::FuncRef(_) => ValType::FuncRef,
             Value::ExternRef(_) => ValType::ExternRef,
             Value::V128(_) => ValType::V128,
+            Value::AnyRef(_) => ValType::ExternRef,
         }
     }
 
@@ -209,6 +277,7 @@ impl Value {
             Value::FuncRef(Some(a)) => a.0 as u64 + 1,
             Value::ExternRef(Some(a)) => crate::core::refs::host(a),
             Value::V128(v) => v as u64,
+            Value::AnyRef(r) => r.slot(),
         }
     }
 
@@ -223,9 +292,16 @@ impl Value {
             } else {
                 Some(FuncAddr((s - 1) as u32))
             }),
-            // Only host references are `Value::ExternRef`s; an internalised
-            // heap value read at this type is not representable here yet.
-            ValType::ExternRef => Value::ExternRef(crate::core::refs::as_host(s)),
+            // Host references and null are `Value::ExternRef`s; an i31 or
+            // object is an `AnyRef` (an object's handle is unchecked here:
+            // `Store::seal` completes it).
+            ValType::ExternRef => match crate::core::refs::as_i31(s) {
+                Some(v) => Value::AnyRef(GcRef::i31(v)),
+                None if s != 0 && crate::core::refs::as_host(s).is_none() => {
+                    Value::AnyRef(GcRef::object(s, 0, 0, GcKind::Unknown))
+                }
+                None => Value::ExternRef(crate::core::refs::as_host(s)),
+            },
             ValType::V128 => Value::V128(s as u128),
         }
     }
@@ -257,6 +333,10 @@ impl fmt::Display for Value {
             Value::FuncRef(Some(a)) => write!(f, "funcref:{}", a.0),
             Value::ExternRef(Some(a)) => write!(f, "externref:{a}"),
             Value::V128(v) => write!(f, "0x{v:032x}"),
+            Value::AnyRef(r) => match r.kind() {
+                GcKind::I31(v) => write!(f, "i31:{v}"),
+                k => write!(f, "{}", format!("{k:?}").to_lowercase()),
+            },
         }
     }
 }
@@ -310,36 +390,52 @@ pub struct Limits {
     pub max: Option<u64>,
 }
 
-/// What typed function references add to a reference type (a
+/// What typed function references and GC add to a reference type (a
 /// [`ValType::FuncRef`] or [`ValType::ExternRef`]), for matching imports: the
-/// default is a nullable reference to the abstract heap type (`funcref`,
-/// `externref`). Ignored for other value types.
+/// default is a nullable reference to the top of the value type's hierarchy
+/// (`funcref`, `externref`). Ignored for other value types.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
 pub struct RefDetail {
     /// `(ref $t)` / `(ref func)`: null is not a value of the type.
     pub non_null: bool,
-    /// `(ref null? $t)`: the function type, as a type index in a module's
+    /// `(ref null? $t)`: the concrete type, as a type index in a module's
     /// declarations and as the store's interned type id in a store's
     /// globals and tables.
     pub concrete: Option<u32>,
+    /// An abstract heap type other than the hierarchy's top (`any`, `eq`,
+    /// `i31`, `struct`, `array`, `none`, `nofunc`, `noextern`, `exn`,
+    /// `noexn`, or `func`/`extern` themselves); None with `concrete` or
+    /// for the top.
+    pub heap: Option<crate::core::gc_types::HeapTy>,
 }
 
 impl RefDetail {
-    pub(crate) fn of(r: wasmparser::RefType) -> RefDetail {
+    pub(crate) fn of(r: wasmparser::RefType, gc: &crate::core::gc_types::ModuleTypes) -> RefDetail {
+        use crate::core::gc_types::HeapTy;
+        let _ = gc;
+        let heap = HeapTy::of(r.heap_type());
         RefDetail {
             non_null: !r.is_nullable(),
-            concrete: match r.heap_type() {
-                wasmparser::HeapType::Concrete(i) => i.as_module_index(),
+            concrete: match heap {
+                HeapTy::Concrete(i) => Some(i),
                 _ => None,
+            },
+            heap: match heap {
+                HeapTy::Concrete(_) => None,
+                h => Some(h),
             },
         }
     }
 
-    /// Whether a reference of type `self` is also one of type `want` (both
-    /// with store type ids).
-    pub fn matches(self, want: RefDetail) -> bool {
-        (self.non_null || !want.non_null)
-            && (want.concrete.is_none() || self.concrete == want.concrete)
+    /// The heap type (concrete, abstract, or the top of `ty`'s hierarchy).
+    pub fn heap_of(self, ty: ValType) -> crate::core::gc_types::HeapTy {
+        use crate::core::gc_types::HeapTy;
+        match (self.concrete, self.heap) {
+            (Some(i), _) => HeapTy::Concrete(i),
+            (None, Some(h)) => h,
+            (None, None) if ty == ValType::FuncRef => HeapTy::Func,
+            (None, None) => HeapTy::Extern,
+        }
     }
 }
 

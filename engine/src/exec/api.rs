@@ -88,6 +88,13 @@ impl Store {
         imports: &[Extern],
     ) -> Result<InstanceId, InstantiateError> {
         let tier = self.config.tier;
+        if matches!(tier, Tier::Jit | Tier::Lazy) && super::tiering::module_interp_only(module) {
+            return Err(Trap::host(
+                "the module uses Wasm GC, which runs in the interpreter only \
+                 (--mode=int, or --mode=dyn, which keeps GC functions interpreted)",
+            )
+            .into());
+        }
         let id = self.instantiate_parts(module, imports, &mut |store, id| {
             if tier == Tier::Int {
                 return Ok(());

@@ -54,7 +54,7 @@ pub(crate) fn call_is_hot(store: &mut Store, f: FuncAddr) -> bool {
     if c + 1 < threshold {
         return false;
     }
-    if jit::compile_lazily(store, f).is_err() {
+    if interp_only(store, f) || jit::compile_lazily(store, f).is_err() {
         // Stays interpreted (the interpreter ran it so far and will go on).
         mark(store, f, NEVER);
         return false;
@@ -82,6 +82,26 @@ pub(crate) fn is_compiled(store: &Store, f: FuncAddr) -> bool {
         && (store.config.tier != Tier::Dyn || super::state(store).counts.get(f) == COMPILED)
 }
 
+/// Whether Wasm function `f` must stay interpreted (it uses Wasm GC:
+/// `Translator::require_interpreter`).
+pub(crate) fn interp_only(store: &Store, f: FuncAddr) -> bool {
+    match store.funcs[f.0 as usize].kind {
+        FuncKind::Wasm { instance, func_idx } => {
+            let m = &store.instances[instance.0 as usize].module;
+            func_idx >= m.num_imported_funcs
+                && crate::exec::interp::load::func_code(m, func_idx).interp_only
+        }
+        FuncKind::Host(_) => false,
+    }
+}
+
+/// Whether a module has a function that must stay interpreted.
+pub(crate) fn module_interp_only(m: &crate::core::module::Module) -> bool {
+    crate::exec::interp::load::module_code(m)
+        .iter()
+        .any(|c| c.interp_only)
+}
+
 /// Dyn tier: a loop header of the interpreter ran its `n`-th iteration;
 /// whether to enter compiled code there now (once, at the threshold).
 pub(crate) fn loop_is_hot(store: &Store, n: u32) -> bool {
@@ -93,7 +113,10 @@ pub(crate) fn loop_is_hot(store: &Store, n: u32) -> bool {
 /// calls, unless that was decided already.
 pub(crate) fn settle(store: &mut Store, f: FuncAddr) {
     let c = super::state(store).counts.get(f);
-    if c != COMPILED && c != NEVER && jit::compile_lazily(store, f).is_err() {
+    if c != COMPILED
+        && c != NEVER
+        && (interp_only(store, f) || jit::compile_lazily(store, f).is_err())
+    {
         mark(store, f, NEVER);
     }
 }

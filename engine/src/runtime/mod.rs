@@ -13,5 +13,6 @@ pub(crate) mod bulk;
 pub mod gc;
 pub mod linear_memory;
 pub mod store;
+pub(crate) mod types;
 pub mod vm;
 pub mod wasi;

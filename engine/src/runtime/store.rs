@@ -247,7 +247,8 @@ pub struct Store {
     /// Boxed: JIT code holds pointers to each global's storage.
     pub(crate) globals: Vec<Box<GlobalInst>>,
     pub(crate) instances: Vec<InstanceData>,
-    type_ids: HashMap<FuncType, u32>,
+    /// Every type instances and host functions use, canonical per rec group.
+    pub(crate) types: crate::runtime::types::TypeRegistry,
     pub(crate) config: Config,
     /// Current host re-entrancy depth (host -> wasm -> host ...).
     pub(crate) depth: usize,
@@ -321,7 +322,7 @@ impl Store {
             tables: Vec::new(),
             globals: Vec::new(),
             instances: Vec::new(),
-            type_ids: HashMap::new(),
+            types: Default::default(),
             config,
             depth: 0,
             stacks: Vec::new(),
@@ -340,8 +341,7 @@ impl Store {
     }
 
     pub(crate) fn intern_type(&mut self, ty: &FuncType) -> u32 {
-        let n = self.type_ids.len() as u32;
-        *self.type_ids.entry(ty.clone()).or_insert(n)
+        self.types.intern_func(ty)
     }
 
     /// Add a host function to the store.
@@ -439,7 +439,7 @@ impl Store {
 
     pub fn global_value(&self, g: GlobalAddr) -> Value {
         let gi = &self.globals[g.0 as usize];
-        Value::read_slots(gi.ty.ty, &[gi.value, gi.hi])
+        self.seal(Value::read_slots(gi.ty.ty, &[gi.value, gi.hi]))
     }
 
     /// Set a global's value; it must have the global's type and, if it is a
@@ -468,8 +468,34 @@ impl Store {
             Value::FuncRef(Some(f)) if f.0 as usize >= self.funcs.len() => Err(Trap::host(
                 format!("function reference {} is not in this store", f.0),
             )),
+            Value::AnyRef(r) if crate::core::refs::as_object(r.slot()).is_some() => {
+                let (heap, serial) = r.origin();
+                if heap != self.heap.id() || self.heap.serial(r.slot()) != Some(serial) {
+                    return Err(Trap::host(
+                        "object reference is not a live object of this store",
+                    ));
+                }
+                Ok(())
+            }
             _ => Ok(()),
         }
+    }
+
+    /// A value read from Wasm state, with an object handle completed (its
+    /// kind, this heap's identity, the object's serial) so that it can come
+    /// back in ([`Store::check_value`]).
+    pub(crate) fn seal(&self, v: Value) -> Value {
+        let Value::AnyRef(r) = v else { return v };
+        let s = r.slot();
+        let (Some(obj), Some(serial)) = (self.heap.get(s), self.heap.serial(s)) else {
+            return v;
+        };
+        let kind = match obj.kind {
+            crate::runtime::gc::ObjectKind::Struct => GcKind::Struct,
+            crate::runtime::gc::ObjectKind::Array => GcKind::Array,
+            crate::runtime::gc::ObjectKind::Exception => GcKind::Exception,
+        };
+        Value::AnyRef(GcRef::object(s, self.heap.id(), serial, kind))
     }
 
     /// Execution settings (change them by making a new store).
@@ -538,7 +564,7 @@ impl Store {
         prepare: &mut dyn FnMut(&mut Store, InstanceId) -> Result<(), Trap>,
     ) -> Result<InstanceId, InstantiateError> {
         let id = InstanceId(self.instances.len() as u32);
-        let type_ids: Vec<u32> = module.types.iter().map(|t| self.intern_type(t)).collect();
+        let type_ids: Vec<u32> = self.types.intern_module(module);
         let mut inst = InstanceData {
             module: module.clone(),
             funcs: Vec::new(),
@@ -572,7 +598,7 @@ impl Store {
         // Functions.
         for i in module.num_imported_funcs..module.num_funcs() {
             let ty = module.func_type(i).clone();
-            let type_id = self.intern_type(&ty);
+            let type_id = inst.type_ids[module.func_types[i as usize] as usize];
             let a = self.push_func(FuncInst {
                 ty,
                 type_id,
@@ -585,7 +611,7 @@ impl Store {
         }
         // Globals (initialisers may read imported and earlier globals, and ref.func).
         for g in &module.globals {
-            let v = self.eval_const(&inst, &g.init);
+            let v = self.eval_const(&inst, &g.init)?;
             let ty = GlobalType {
                 detail: in_store(&inst.type_ids, g.ty.detail),
                 ..g.ty
@@ -603,7 +629,7 @@ impl Store {
                 .into());
             }
             let init = match &t.init {
-                Some(e) => self.eval_const(&inst, e) as u64,
+                Some(e) => self.eval_const(&inst, e)? as u64,
                 None => 0,
             };
             let ty = TableType {
@@ -626,11 +652,10 @@ impl Store {
             inst.memories.push(a);
         }
         for e in &module.elems {
-            let items: Vec<u64> = e
-                .items
-                .iter()
-                .map(|x| self.eval_const(&inst, x) as u64)
-                .collect();
+            let mut items: Vec<u64> = Vec::with_capacity(e.items.len());
+            for x in &e.items {
+                items.push(self.eval_const(&inst, x)? as u64);
+            }
             inst.elems.push(items.into());
         }
         for e in &module.exports {
@@ -653,9 +678,9 @@ impl Store {
         for (i, e) in module.elems.iter().enumerate() {
             match &e.mode {
                 ElemMode::Active { table, offset } => {
+                    let off = self.eval_offset(id, offset);
                     let inst = &self.instances[id.0 as usize];
                     let taddr = inst.tables[*table as usize];
-                    let off = self.eval_const(inst, offset) as u64;
                     // An i64 offset of a 64-bit table, else an i32 one.
                     let off = if self.tables[taddr.0 as usize].ty.index64 {
                         off
@@ -676,9 +701,9 @@ impl Store {
         }
         for (i, d) in module.datas.iter().enumerate() {
             if let DataMode::Active { memory, offset } = &d.mode {
+                let off = self.eval_offset(id, offset);
                 let inst = &self.instances[id.0 as usize];
                 let maddr = inst.memories[*memory as usize];
-                let off = self.eval_const(inst, offset) as u64;
                 // An i32 offset of a 32-bit memory, an i64 one of a 64-bit memory.
                 let off = if self.memories[maddr.0 as usize].ty.index64 {
                     off
@@ -697,9 +722,30 @@ impl Store {
         Ok(id)
     }
 
+    /// A segment offset (numeric: allocates nothing) of instance `id`.
+    fn eval_offset(&mut self, id: InstanceId, e: &ConstExpr) -> u64 {
+        let inst = &self.instances[id.0 as usize];
+        let (funcs, globals) = (inst.funcs.clone(), inst.globals.clone());
+        let scope = ConstScope {
+            funcs: &funcs,
+            globals: &globals,
+            type_ids: &[],
+        };
+        self.eval_in(&scope, e).unwrap_or(0) as u64
+    }
+
     /// Evaluate a constant expression in the context of an instance under construction.
     /// Evaluates to the value's bits (a one-slot value in the low 64).
-    fn eval_const(&self, inst: &InstanceData, e: &ConstExpr) -> u128 {
+    fn eval_const(&mut self, inst: &InstanceData, e: &ConstExpr) -> Result<u128, Trap> {
+        let scope = ConstScope {
+            funcs: &inst.funcs,
+            globals: &inst.globals,
+            type_ids: &inst.type_ids,
+        };
+        self.eval_in(&scope, e)
+    }
+
+    fn eval_in(&mut self, inst: &ConstScope<'_>, e: &ConstExpr) -> Result<u128, Trap> {
         let mut st: Vec<u128> = Vec::with_capacity(4);
         for op in &e.0 {
             match op {
@@ -731,10 +777,21 @@ impl Store {
                         _ => a.wrapping_mul(b),
                     } as u128)
                 }
+                gc => {
+                    let r = self.eval_gc_const(inst.type_ids, gc, &mut st)?;
+                    st.push(r as u128)
+                }
             }
         }
-        st.pop().unwrap_or(0)
+        Ok(st.pop().unwrap_or(0))
     }
+}
+
+/// What a constant expression may name of its instance.
+struct ConstScope<'a> {
+    funcs: &'a [FuncAddr],
+    globals: &'a [GlobalAddr],
+    type_ids: &'a [u32],
 }
 
 /// Resolves imports by (module, name) and instantiates modules.
@@ -783,6 +840,7 @@ impl Linker {
     /// Resolve and type-check a module's imports.
     pub fn resolve(&self, store: &Store, module: &Module) -> Result<Vec<Extern>, LinkError> {
         let mut out = Vec::with_capacity(module.imports.len());
+        let ids = store.types.lookup_module(module);
         for imp in &module.imports {
             let ext = self
                 .get(&imp.module, &imp.name)
@@ -791,7 +849,7 @@ impl Linker {
                     name: imp.name.clone(),
                     kind: imp.desc.kind(),
                 })?;
-            check_import(store, module, imp, ext)?;
+            check_import(store, module, &ids, imp, ext)?;
             out.push(ext);
         }
         Ok(out)
@@ -809,12 +867,11 @@ fn in_store(type_ids: &[u32], d: RefDetail) -> RefDetail {
 
 /// An import's reference detail in the store's terms; a concrete type the
 /// store has never seen becomes an id no store value has.
-fn wanted_in_store(store: &Store, module: &Module, d: RefDetail) -> RefDetail {
+fn wanted_in_store(ids: &[Option<u32>], d: RefDetail) -> RefDetail {
     RefDetail {
-        concrete: d.concrete.map(|i| {
-            let ty = &module.types[i as usize];
-            store.type_ids.get(ty).copied().unwrap_or(u32::MAX)
-        }),
+        concrete: d
+            .concrete
+            .map(|i| ids.get(i as usize).copied().flatten().unwrap_or(u32::MAX)),
         ..d
     }
 }
@@ -833,6 +890,7 @@ fn limits_match(actual_min: u64, actual_max: Option<u64>, want: &Limits) -> bool
 fn check_import(
     store: &Store,
     module: &Module,
+    ids: &[Option<u32>],
     imp: &Import,
     ext: Extern,
 ) -> Result<(), LinkError> {
@@ -843,19 +901,25 @@ fn check_import(
     };
     match (&imp.desc, ext) {
         (ImportDesc::Func(t), Extern::Func(f)) => {
-            let want = &module.types[*t as usize];
-            let have = store.func_type(f);
-            if want != have {
+            let have = store.funcs[f.0 as usize].type_id;
+            let ok = ids
+                .get(*t as usize)
+                .copied()
+                .flatten()
+                .is_some_and(|want| store.types.is_subtype(have, want));
+            if !ok {
+                let want = &module.types[*t as usize];
+                let have = store.func_type(f);
                 return Err(bad(format!("expected function type {want}, got {have}")));
             }
         }
         (ImportDesc::Table(want), Extern::Table(t)) => {
             let t = &store.tables[t.0 as usize];
             // Table elements are mutable: the reference types must be equal.
-            let detail = wanted_in_store(store, module, want.detail);
+            let detail = wanted_in_store(ids, want.detail);
             if t.ty.elem != want.elem
                 || t.ty.index64 != want.index64
-                || t.ty.detail != detail
+                || !store.types.ref_equal(want.elem, t.ty.detail, detail)
                 || !limits_match(t.elems.len() as u64, t.max, &want.limits)
             {
                 return Err(bad(format!(
@@ -901,14 +965,15 @@ fn check_import(
         }
         (ImportDesc::Global(want), Extern::Global(g)) => {
             let have = store.globals[g.0 as usize].ty;
-            let detail = wanted_in_store(store, module, want.detail);
+            let detail = wanted_in_store(ids, want.detail);
             // A constant global's reference may be more precise than the
             // import's type; a mutable one's must be exactly it.
-            let details_ok = if want.mutable {
-                have.detail == detail
-            } else {
-                have.detail.matches(detail)
-            };
+            let details_ok = !want.ty.is_ref()
+                || if want.mutable {
+                    store.types.ref_equal(want.ty, have.detail, detail)
+                } else {
+                    store.types.ref_matches(want.ty, have.detail, detail)
+                };
             if have.ty != want.ty || have.mutable != want.mutable || !details_ok {
                 return Err(bad(format!(
                     "global type mismatch: expected {want:?}, got {have:?}"

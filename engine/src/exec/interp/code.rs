@@ -997,6 +997,75 @@ pub enum Op {
     /// Before `call_indirect` of a 64-bit table: the i64 index, saturated to
     /// u32::MAX (no table is that long, so it stays out of bounds).
     TableIndex64,
+
+    // Wasm GC, all cold (`super::gc_ops`). `ty` is a module type index;
+    // `ext` of a get: 0 plain, 1 signed (`_s`), 2 unsigned (`_u`).
+    StructNew(u32),
+    StructNewDefault(u32),
+    StructGet {
+        ty: u32,
+        field: u32,
+        ext: u32,
+    },
+    StructSet {
+        ty: u32,
+        field: u32,
+    },
+    ArrayNew(u32),
+    ArrayNewDefault(u32),
+    ArrayNewFixed {
+        ty: u32,
+        n: u32,
+    },
+    ArrayNewData {
+        ty: u32,
+        data: u32,
+    },
+    ArrayNewElem {
+        ty: u32,
+        elem: u32,
+    },
+    ArrayGet {
+        ty: u32,
+        ext: u32,
+    },
+    ArraySet(u32),
+    ArrayLen,
+    ArrayFill(u32),
+    ArrayCopy {
+        dst: u32,
+        src: u32,
+    },
+    ArrayInitData {
+        ty: u32,
+        data: u32,
+    },
+    ArrayInitElem {
+        ty: u32,
+        elem: u32,
+    },
+    RefI31,
+    I31GetS,
+    I31GetU,
+    RefEq,
+    /// `ref.test` of `Compiled::casts[k]`: pop a reference, push 1 if it is
+    /// of the target type.
+    RefTest(u32),
+    /// `ref.cast`: trap unless the top reference is of the target type.
+    RefCast(u32),
+    /// Push whether the top reference (kept) is of `casts[k]`'s type, or
+    /// is not (`Cast::on_fail`): `br_on_cast(_fail)` is this and a `BrIf`.
+    CastTest(u32),
+}
+
+/// The target of a cast or type test (`Op::RefTest`, `Op::RefCast`,
+/// `Op::CastTest`): a heap type with module type indices.
+#[derive(Copy, Clone, Debug)]
+pub struct Cast {
+    pub heap: crate::core::gc_types::HeapTy,
+    pub nullable: bool,
+    /// `br_on_cast_fail`: the test's result is inverted.
+    pub on_fail: bool,
 }
 
 /// An access to a 64-bit memory (`Op::Mem64`). The address operand is an
@@ -1051,6 +1120,11 @@ pub struct Compiled {
     pub sel_incs: Vec<[crate::core::probe::DirectInc; 2]>,
     /// The accesses of `Op::Mem64`.
     pub mem64: Vec<Mem64Access>,
+    /// The targets of `Op::RefTest`, `Op::RefCast` and `Op::CastTest`.
+    pub casts: Vec<Cast>,
+    /// The function must run interpreted in every tier
+    /// (`Translator::require_interpreter`).
+    pub interp_only: bool,
     /// Where this function's frames hold heap references (GC roots); `None`
     /// if it cannot hold any.
     pub(crate) gc_maps: Option<Box<super::stackmap::StackMaps>>,

@@ -26,6 +26,9 @@ pub(crate) struct ModuleCtx<'a> {
     /// The module declares something of a heap reference type
     /// (`stackmap::module_has_heap_refs`): its functions get stack maps.
     pub heap_refs: bool,
+    /// An `externref` may name a heap object (the module converts between
+    /// `any` and `extern`): such values keep a function interpreted too.
+    pub extern_objects: bool,
 }
 
 impl ModuleCtx<'_> {
@@ -77,6 +80,9 @@ struct Translator<'a> {
     wide: bool,
     /// The module has a 64-bit memory (memory accesses may need `Op::Mem64`).
     mem64: bool,
+    /// The body uses a GC instruction or holds a GC reference (see
+    /// [`Translator::require_interpreter`]).
+    needs_interpreter: bool,
 }
 
 /// `WIZENG_NO_FUSE=1` disables superinstructions (for debugging and measurements).
@@ -658,12 +664,54 @@ impl Translator<'_> {
         }
     }
 
+    /// A cast target for `Op::RefTest`/`RefCast`/`CastTest`.
+    fn cast(&mut self, r: wasmparser::RefType, on_fail: bool) -> u32 {
+        self.out.casts.push(Cast {
+            heap: crate::core::gc_types::HeapTy::of(r.heap_type()),
+            nullable: r.is_nullable(),
+            on_fail,
+        });
+        self.out.casts.len() as u32 - 1
+    }
+
     fn add_fixup(&mut self, depth: u32, f: Fixup) {
         let n = self.ctls.len();
         let ctl = &mut self.ctls[n - 1 - depth as usize];
         if ctl.loop_start.is_none() {
             ctl.fixups.push(f);
         }
+    }
+}
+
+impl Translator<'_> {
+    /// Marks the function as one that must run interpreted under every
+    /// tier: it uses a GC instruction or holds a GC reference, which
+    /// Cranelift cannot compile and the collector could not see in a JIT
+    /// frame. (A stand-in until the JIT honours it: the dyn tier's policy
+    /// never compiles such a function, jit and lazy refuse its module.)
+    pub(crate) fn require_interpreter(&mut self) {
+        self.needs_interpreter = true;
+        self.out.interp_only = true;
+    }
+}
+
+/// Whether a value of type `t` may be a reference the collector must see:
+/// one of the `any` hierarchy (`any`, `eq`, `i31`, `struct`, `array`,
+/// `none`, concrete struct and array types), or of the `extern` one when
+/// `extern_objects`.
+fn holds_gc_ref(
+    v: &FuncValidator<ValidatorResources>,
+    t: wasmparser::ValType,
+    extern_objects: bool,
+) -> bool {
+    use wasmparser::AbstractHeapType as A;
+    let wasmparser::ValType::Ref(r) = t else {
+        return false;
+    };
+    match v.resources().top_type(&r.heap_type()) {
+        wasmparser::HeapType::Abstract { ty: A::Any, .. } => true,
+        wasmparser::HeapType::Abstract { ty: A::Extern, .. } => extern_objects,
+        _ => false,
     }
 }
 
@@ -733,7 +781,21 @@ pub(crate) fn translate(
         mem64: (0..)
             .map_while(|i| v.resources().memory_at(i))
             .any(|m| m.memory64),
+        needs_interpreter: false,
     };
+    if ty
+        .params
+        .iter()
+        .chain(ty.results.iter())
+        .chain(t.out.local_types.iter())
+        .any(|t| *t == ValType::ExternRef)
+        && (0..num_locals).any(|i| {
+            v.get_local_type(i)
+                .is_some_and(|t| holds_gc_ref(v, t, ctx.extern_objects))
+        })
+    {
+        t.require_interpreter();
+    }
     reader.set_features(ctx.features);
     let body_bytes = body.as_bytes();
     if let Some(ins) = instr.as_deref_mut() {
@@ -838,6 +900,11 @@ pub(crate) fn translate(
             }
         }
         v.op(offset, &op)?;
+        if !t.needs_interpreter
+            && matches!(v.get_operand_type(0), Some(Some(ty)) if holds_gc_ref(v, ty, ctx.extern_objects))
+        {
+            t.require_interpreter();
+        }
         max_height = max_height.max(v.operand_stack_height());
         let falls_through = !v
             .get_control_frame(0)
@@ -1209,8 +1276,51 @@ fn translate_op(
             },
         ),
         W::ElemDrop { elem_index } => simple(t, Op::ElemDrop(elem_index)),
+        W::AnyConvertExtern | W::ExternConvertAny => t.require_interpreter(),
+        W::BrOnCast {
+            relative_depth,
+            to_ref_type,
+            ..
+        }
+        | W::BrOnCastFail {
+            relative_depth,
+            to_ref_type,
+            ..
+        } => {
+            t.require_interpreter();
+            // The reference stays on top for the branch: a test pushing the
+            // condition, then a `br_if` (which pops it).
+            let Some((b, _)) = t.branch(v, relative_depth) else {
+                return Ok(()); // invalid: the validator rejects it next
+            };
+            let k = t.cast(to_ref_type, matches!(op, W::BrOnCastFail { .. }));
+            simple(t, Op::CastTest(k));
+            let i = t.emit(Op::BrIf(b));
+            t.add_fixup(relative_depth, Fixup::Op(i));
+        }
+        W::RefTestNonNull { hty }
+        | W::RefTestNullable { hty }
+        | W::RefCastNonNull { hty }
+        | W::RefCastNullable { hty } => {
+            t.require_interpreter();
+            let nullable = matches!(op, W::RefTestNullable { .. } | W::RefCastNullable { .. });
+            let r = wasmparser::RefType::new(nullable, hty).unwrap_or(wasmparser::RefType::ANYREF);
+            let k = t.cast(r, false);
+            simple(
+                t,
+                match op {
+                    W::RefTestNonNull { .. } | W::RefTestNullable { .. } => Op::RefTest(k),
+                    _ => Op::RefCast(k),
+                },
+            )
+        }
 
         _ => {
+            if let Some(o) = super::gc_ops::gc_op(op) {
+                t.require_interpreter();
+                simple(t, o);
+                return Ok(());
+            }
             if let Some(o) = simd_op(op) {
                 simple(t, o)
             } else if let Some((op, m)) = AtomicOp::from_operator(op) {

@@ -88,12 +88,13 @@ pub(crate) fn invoke(store: &mut Store, f: FuncAddr, args: &[Value]) -> Result<V
         r?;
         return Ok(res);
     }
-    on_stack(
+    let res = on_stack(
         store,
         f,
         |stack| Value::write_all_slots(args, stack),
         |stack| Value::from_slots(&results_ty, stack),
-    )
+    )?;
+    Ok(res.into_iter().map(|v| store.seal(v)).collect())
 }
 
 /// Call Wasm function `f` (interpreted) from a probe site: `args` are its
@@ -494,6 +495,29 @@ impl<'s> Interp<'s> {
             Op::LoopHead(n) => self.loop_head(n),
             Op::DynProbe(k) => self.dyn_probe(k).map(Flow::Redo),
             Op::Probe(k) => self.fire_probes(k).map(|()| Flow::Next),
+            Op::StructNew(_)
+            | Op::StructNewDefault(_)
+            | Op::StructGet { .. }
+            | Op::StructSet { .. }
+            | Op::ArrayNew(_)
+            | Op::ArrayNewDefault(_)
+            | Op::ArrayNewFixed { .. }
+            | Op::ArrayNewData { .. }
+            | Op::ArrayNewElem { .. }
+            | Op::ArrayGet { .. }
+            | Op::ArraySet(_)
+            | Op::ArrayLen
+            | Op::ArrayFill(_)
+            | Op::ArrayCopy { .. }
+            | Op::ArrayInitData { .. }
+            | Op::ArrayInitElem { .. }
+            | Op::RefI31
+            | Op::I31GetS
+            | Op::I31GetU
+            | Op::RefEq
+            | Op::RefTest(_)
+            | Op::RefCast(_)
+            | Op::CastTest(_) => self.gc_op(op).map(|()| Flow::Next),
             _ => self.store_op(op).map(|()| Flow::Next),
         }
     }
@@ -607,7 +631,9 @@ impl<'s> Interp<'s> {
     ) -> Result<Flow, Trap> {
         let ty = &self.store.funcs[faddr].ty;
         let np = slot_count(&ty.params);
-        let args: Vec<Value> = Value::from_slots(&ty.params, self.slots(self.sp - np, np));
+        let args: Vec<Value> = Value::iter_slots(&ty.params, self.slots(self.sp - np, np))
+            .map(|v| self.store.seal(v))
+            .collect();
         let mut res: Vec<Value> = ty.results.iter().map(|t| Value::default_of(*t)).collect();
         self.sp -= np;
         let published = self.publish_for_gc();
@@ -653,7 +679,8 @@ impl<'s> Interp<'s> {
             return Err(self.trap(TrapKind::UninitializedElement));
         }
         let faddr = (r - 1) as usize;
-        if self.store.funcs[faddr].type_id != inst.type_ids[ty as usize] {
+        let (have, want) = (self.store.funcs[faddr].type_id, inst.type_ids[ty as usize]);
+        if have != want && !self.store.types.is_subtype(have, want) {
             return Err(self.trap(TrapKind::IndirectCallTypeMismatch));
         }
         self.call(faddr, tail)
@@ -676,7 +703,7 @@ impl<'s> Interp<'s> {
         let n = n.wrapping_add(1);
         // SAFETY: ip - 1 is the op being executed (in bounds).
         unsafe { (*self.ip.wrapping_sub(1)).set(Op::LoopHead(n)) };
-        if crate::exec::tiering::loop_is_hot(self.store, n) {
+        if crate::exec::tiering::loop_is_hot(self.store, n) && !self.code.interp_only {
             let code = self.code;
             let nl = code.num_locals as usize;
             assert!((self.fp - self.base) + nl <= self.slen);

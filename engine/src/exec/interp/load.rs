@@ -41,6 +41,9 @@ struct Translate<'r, 'i> {
     v128_types: Option<bool>,
     /// The module declares heap reference types (computed at the first body).
     heap_refs: Option<bool>,
+    /// An `externref` of the module may name a heap object: a body has
+    /// `any.convert_extern`/`extern.convert_any` ([`converts_extern`]).
+    extern_objects: bool,
 }
 
 impl BodyTranslator for Translate<'_, '_> {
@@ -66,6 +69,7 @@ impl BodyTranslator for Translate<'_, '_> {
             osr: self.osr,
             v128_types,
             heap_refs,
+            extern_objects: self.extern_objects,
         };
         let compiled = super::compile::translate(validator, body, &ctx, self.instr.as_deref_mut())?;
         self.code.push(Rc::new(compiled));
@@ -134,6 +138,7 @@ impl Module {
             code: Vec::new(),
             v128_types: None,
             heap_refs: None,
+            extern_objects: converts_extern(bytes),
         };
         Module::decode(bytes, features, &mut t)
     }
@@ -147,4 +152,34 @@ impl Module {
     pub fn from_bytes_or_text(bytes: &[u8]) -> Result<Module, LoadError> {
         Module::new(&to_binary(bytes)?)
     }
+}
+
+/// Whether a function body of `bytes` converts between `any` and `extern`
+/// (only bodies parsed, and only if the opcode bytes `0xFB 0x1A`/`0xFB 0x1B`
+/// occur at all). A module that does not parse says no: the loader reports it.
+fn converts_extern(bytes: &[u8]) -> bool {
+    use wasmparser::{Operator, Parser, Payload};
+    if !bytes
+        .windows(2)
+        .any(|w| w[0] == 0xFB && (w[1] == 0x1A || w[1] == 0x1B))
+    {
+        return false;
+    }
+    for p in Parser::new(0).parse_all(bytes) {
+        let Ok(Payload::CodeSectionEntry(body)) = p else {
+            continue;
+        };
+        let Ok(ops) = body.get_operators_reader() else {
+            continue;
+        };
+        for op in ops {
+            if matches!(
+                op,
+                Ok(Operator::AnyConvertExtern | Operator::ExternConvertAny)
+            ) {
+                return true;
+            }
+        }
+    }
+    false
 }

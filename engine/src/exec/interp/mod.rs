@@ -10,6 +10,7 @@ pub(crate) mod dynsites;
 mod exec;
 pub(crate) mod frames;
 mod fused;
+mod gc_ops;
 mod hot;
 pub(crate) mod load;
 mod probes;

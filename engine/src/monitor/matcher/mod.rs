@@ -245,6 +245,24 @@ fn base_name(p: &Path) -> String {
         .unwrap_or_default()
 }
 
+/// Why a probe cannot bind an app value of a GC reference type.
+const GC_BIND: &str = "a GC reference (anyref, eqref, i31ref, structref, arrayref or a \
+                       struct/array type) cannot be passed to a monitor";
+
+/// Whether `t` is a reference of the `any` hierarchy (a GC reference).
+fn gc_ref(v: &FuncValidator<ValidatorResources>, t: wasmparser::ValType) -> bool {
+    let wasmparser::ValType::Ref(r) = t else {
+        return false;
+    };
+    matches!(
+        v.resources().top_type(&r.heap_type()),
+        wasmparser::HeapType::Abstract {
+            ty: wasmparser::AbstractHeapType::Any,
+            ..
+        }
+    )
+}
+
 fn conv_type(t: wasmparser::ValType) -> ValType {
     ValType::from_wasmparser(t)
 }
@@ -912,11 +930,19 @@ impl Matcher<'_> {
                             ),
                         ));
                     };
+                    let raw = site.validator.get_operand_type(*n as usize).flatten();
+                    if raw.is_some_and(|t| gc_ref(site.validator, t)) {
+                        return Err(m_err(self, format!("arg{n}: {GC_BIND}")));
+                    }
                     types.push(t);
                     args.push(ArgSource::Operand(*n));
                 }
                 Binding::LocalType => {
                     let Param::Local(n) = p else { unreachable!() };
+                    let raw = site.validator.get_local_type(*n);
+                    if raw.is_some_and(|t| gc_ref(site.validator, t)) {
+                        return Err(m_err(self, format!("local{n}: {GC_BIND}")));
+                    }
                     types.push(site.local_type(*n).expect("local index checked"));
                     args.push(ArgSource::Local(*n));
                 }

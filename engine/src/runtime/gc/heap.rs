@@ -97,6 +97,12 @@ const MIN_BUDGET: usize = 1 << 20;
 /// ([`refs::object`]); `None` entries are free and listed in `free`.
 pub struct Heap {
     objects: Vec<Option<Object>>,
+    /// Allocation serial of each object (tells a handle an embedder kept
+    /// from the object that reused its index).
+    serials: Vec<u64>,
+    next_serial: u64,
+    /// This heap's identity (a handle from another store's heap is refused).
+    id: u64,
     free: Vec<u32>,
     marks: Vec<bool>,
     allocated_since: usize,
@@ -108,8 +114,12 @@ pub struct Heap {
 
 impl Default for Heap {
     fn default() -> Self {
+        static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
         Heap {
             objects: Vec::new(),
+            serials: Vec::new(),
+            next_serial: 1,
+            id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             free: Vec::new(),
             marks: Vec::new(),
             allocated_since: 0,
@@ -136,9 +146,12 @@ impl Heap {
             }
             None => {
                 self.objects.push(Some(obj));
+                self.serials.push(0);
                 (self.objects.len() - 1) as u32
             }
         };
+        self.serials[h as usize] = self.next_serial;
+        self.next_serial += 1;
         refs::object(h)
     }
 
@@ -151,6 +164,17 @@ impl Heap {
         self.objects
             .get_mut(refs::as_object(slot)? as usize)?
             .as_mut()
+    }
+
+    /// The allocation serial of the live object a slot names.
+    pub fn serial(&self, slot: u64) -> Option<u64> {
+        self.get(slot)?;
+        self.serials.get(refs::as_object(slot)? as usize).copied()
+    }
+
+    /// This heap's identity, unique in the process.
+    pub fn id(&self) -> u64 {
+        self.id
     }
 
     /// Whether the allocations since the last collection call for one now.

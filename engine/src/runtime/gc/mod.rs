@@ -13,5 +13,6 @@
 //! budget proportional to the live bytes after it.
 
 mod heap;
+pub(crate) mod objects;
 
 pub use heap::{GcStats, Heap, Object, ObjectKind, RefMap};

@@ -951,6 +951,29 @@ cold_ops! {
     | Op::Atomic { op, m }
     | Op::Probe(k)
     | Op::DynProbe(k)
+    | Op::StructNew(t)
+    | Op::StructNewDefault(t)
+    | Op::StructGet { ty, field, ext }
+    | Op::StructSet { ty, field }
+    | Op::ArrayNew(t)
+    | Op::ArrayNewDefault(t)
+    | Op::ArrayNewFixed { ty, n }
+    | Op::ArrayNewData { ty, data }
+    | Op::ArrayNewElem { ty, elem }
+    | Op::ArrayGet { ty, ext }
+    | Op::ArraySet(t)
+    | Op::ArrayLen
+    | Op::ArrayFill(t)
+    | Op::ArrayCopy { dst, src }
+    | Op::ArrayInitData { ty, data }
+    | Op::ArrayInitElem { ty, elem }
+    | Op::RefI31
+    | Op::I31GetS
+    | Op::I31GetU
+    | Op::RefEq
+    | Op::RefTest(k)
+    | Op::RefCast(k)
+    | Op::CastTest(k)
 }
 
 /// Compile-time check that every `Op` variant is handled by exactly one

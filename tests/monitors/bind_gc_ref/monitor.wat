@@ -1,0 +1,2 @@
+(module
+  (func (export "wasm:opcode:array.len(arg0)") (param externref)))
