@@ -2,7 +2,7 @@
 //! contexts it prints at exit (`ctx,ID,PARENT,FID,CALLS,TOTAL_NS,SELF_NS`,
 //! and `lost,NS`, the monitor's own time it subtracted) rendered as a table
 //! of the top contexts by self time, as folded stacks (`main;f;g SELF`, the
-//! input of flame-graph tools) or as a flame-graph SVG (inferno).
+//! input of flame-graph tools) or as a flame-graph SVG (inferno), or as JSON.
 //! With `counts`, call counts take the place of times everywhere, so the
 //! output is deterministic.
 
@@ -96,6 +96,7 @@ pub fn render(output: &str, names: &Names, o: &ReportOptions, format: Format) ->
         Format::Folded => folded(&p, names, o),
         Format::Flamegraph => flamegraph(&p, names, o),
         Format::Table => table(&p, names, o),
+        Format::Json => json(&p, names, o),
         _ => output.to_string(),
     }
 }
@@ -129,6 +130,33 @@ fn flamegraph(p: &Profile, names: &Names, o: &ReportOptions) -> String {
         // inferno refuses an empty profile (no stack ran): say so instead.
         Err(e) => format!("<!-- wizeng profile: no flame graph: {e} -->\n"),
     }
+}
+
+/// `{"monitor": "profile", "lost_ns": N, "contexts": [{"stack": [..],
+/// "calls", "total_ns", "self_ns"}]}`, heaviest first (`counts`: no times).
+fn json(p: &Profile, names: &Names, o: &ReportOptions) -> String {
+    let mut out = String::from("{\"monitor\": \"profile\"");
+    if !o.counts {
+        let _ = write!(out, ", \"lost_ns\": {}", p.lost);
+    }
+    out.push_str(", \"contexts\": [");
+    for (i, (id, chain, _)) in p.rows(names, o).iter().enumerate() {
+        let c = &p.contexts[id];
+        let stack: Vec<String> = chain.iter().map(|n| super::report::json_str(n)).collect();
+        let _ = write!(
+            out,
+            "{}\n  {{\"stack\": [{}], \"calls\": {}",
+            if i == 0 { "" } else { "," },
+            stack.join(", "),
+            c.calls
+        );
+        if !o.counts {
+            let _ = write!(out, ", \"total_ns\": {}, \"self_ns\": {}", c.total, c.own);
+        }
+        out.push('}');
+    }
+    out.push_str("\n]}\n");
+    out
 }
 
 /// `main > f > g`; a chain deeper than six shows its entry, `…` and the

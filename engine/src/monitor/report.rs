@@ -178,7 +178,7 @@ pub fn render(
 /// An aligned table: a header row, then rows; columns whose header starts
 /// with `>` are right-aligned (the `>` is not printed).
 /// A JSON string literal.
-fn json_str(s: &str) -> String {
+pub(super) fn json_str(s: &str) -> String {
     let mut out = String::from("\"");
     for c in s.chars() {
         match c {
