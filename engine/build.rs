@@ -45,7 +45,8 @@ fn build_monitors() {
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|x| x == "mm"))
         .collect();
-    scripts.sort();
+    // By name (`trace` before `trace-instrs`).
+    scripts.sort_by(|a, b| a.file_stem().cmp(&b.file_stem()));
     let mut table = String::from("&[\n");
     for path in scripts {
         println!("cargo:rerun-if-changed={}", path.display());

@@ -28,7 +28,8 @@
 #                           compiled with whamm (e.g. MONITORS=hotness.mm,branches.mm,calls.mm)
 #                           builtin:NAME: the built-in monitor (`--monitors=NAME{csv}`), e.g.
 #                           MONITORS=builtin:coverage,builtin:hotness,builtin:branches,builtin:calls,
-#                           builtin:loops,builtin:memory,builtin:imix
+#                           builtin:loops,builtin:memory,builtin:imix,builtin:profile,builtin:trace
+#                           (trace's lines go to /dev/null)
 #   SUITES=polybench,ostrich
 #   WIZENG="cmd ..."        engine command (default target/release/wizeng; built if missing)
 #   TIMEOUT=600             per-run timeout, seconds

@@ -153,7 +153,9 @@ fn reports_are_accepted_by_their_tools() {
             .current_dir(dir()),
         "wizeng calls{dot}",
     );
-    assert!(std::fs::read_to_string(&dot).unwrap().starts_with("digraph"));
+    assert!(std::fs::read_to_string(&dot)
+        .unwrap()
+        .starts_with("digraph"));
     if have("dot") {
         check(
             Command::new("dot")
@@ -165,4 +167,60 @@ fn reports_are_accepted_by_their_tools() {
         );
     }
     let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// The timed `profile` outputs, whose numbers vary: the folded stacks have
+/// the folded shape (`a;b;c N` per line) and the same stacks as the
+/// deterministic `counts` run, inferno draws them, and `flamegraph` writes
+/// an SVG naming the app's functions; both honour `file=PATH`.
+#[test]
+fn profile_folded_stacks_and_flame_graph() {
+    let tmp = std::env::temp_dir().join(format!("wizeng-profile-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let (folded, svg) = (tmp.join("p.folded"), tmp.join("p.svg"));
+    let monitors = format!(
+        "--monitors=profile{{folded,file={}}},profile{{flamegraph,file={}}}",
+        folded.display(),
+        svg.display()
+    );
+    let out = run("dyn", &[&monitors, "../programs/sort.g.wasm"]);
+    assert!(out.ends_with("status: 0\n"), "{out}");
+    let text = std::fs::read_to_string(&folded).unwrap();
+    let mut stacks = Vec::new();
+    for line in text.lines() {
+        let (stack, n) = line.rsplit_once(' ').expect("`STACK N`");
+        assert!(n.parse::<u64>().is_ok(), "weight of {line:?}");
+        assert!(
+            stack.split(';').all(|f| !f.is_empty() && !f.contains(' ')),
+            "{line:?}"
+        );
+        stacks.push(stack.to_string());
+    }
+    assert!(stacks.iter().any(|s| s.ends_with(";quicksort")), "{text}");
+    // Every timed stack is a context of the counts run (which lists all
+    // contexts that ran; the timed one leaves out those with 0 ns self).
+    let counts = run(
+        "dyn",
+        &[
+            "--monitors=profile{folded,counts}",
+            "../programs/sort.g.wasm",
+        ],
+    );
+    for s in &stacks {
+        assert!(
+            counts.contains(&format!("\n{s} ")),
+            "{s} not among the counted contexts"
+        );
+    }
+    let mut opts = inferno::flamegraph::Options::default();
+    let mut drawn = Vec::new();
+    inferno::flamegraph::from_lines(&mut opts, text.lines(), &mut drawn).expect("inferno reads it");
+    let svg = std::fs::read_to_string(&svg).unwrap();
+    assert!(
+        svg.starts_with("<?xml") && svg.contains("<svg"),
+        "{}",
+        &svg[..svg.len().min(200)]
+    );
+    assert!(svg.contains("quicksort") && svg.contains("wizeng profile"));
+    std::fs::remove_dir_all(&tmp).ok();
 }

@@ -46,6 +46,9 @@ pub struct CheckResult {
     /// The type of every checked expression, keyed by the address of its
     /// [`Expr`] node in the (unmoved, unmutated) AST. Used by the back end.
     pub expr_types: HashMap<usize, Type>,
+    /// The script calls the builtin clock `rdtsc()` (the back end then
+    /// imports `wizeng.rdtsc`).
+    pub uses_rdtsc: bool,
 }
 
 impl CheckResult {
@@ -95,9 +98,12 @@ struct Checker<'a> {
     /// top-level statements: globals declared so far
     declared_globals: std::collections::HashSet<String>,
     expr_types: HashMap<usize, Type>,
+    uses_rdtsc: bool,
 }
 
-const BUILTINS: &[&str] = &["print", "println"];
+/// Builtin functions: the printers and the clock `rdtsc() -> u64`
+/// (monotonic nanoseconds, the engine's `wizeng.rdtsc`).
+const BUILTINS: &[&str] = &["print", "println", "rdtsc"];
 
 pub fn check(script: &Script, cat: &dyn EventCatalog, diags: &mut Vec<Diag>) -> CheckResult {
     check_with_libs(script, cat, &crate::libs::Libs::new(), diags)
@@ -131,6 +137,7 @@ pub fn check_with_libs(
         loop_depth: 0,
         declared_globals: Default::default(),
         expr_types: HashMap::new(),
+        uses_rdtsc: false,
     };
     c.collect(script);
     let mut result = CheckResult::default();
@@ -173,6 +180,7 @@ pub fn check_with_libs(
         .collect();
     result.libraries = c.libs.keys().cloned().collect();
     result.expr_types = std::mem::take(&mut c.expr_types);
+    result.uses_rdtsc = c.uses_rdtsc;
     result
 }
 
@@ -1327,6 +1335,9 @@ impl<'a> Checker<'a> {
     }
 
     fn call(&mut self, func: &Ident, args: &[Expr], span: Span) -> Type {
+        if func.name == "rdtsc" && !self.fns.contains_key(&func.name) {
+            return self.clock_call(func, args, span);
+        }
         if BUILTINS.contains(&func.name.as_str()) && !self.fns.contains_key(&func.name) {
             self.print_call(func, args);
             return Type::Unit;
@@ -1364,6 +1375,18 @@ impl<'a> Checker<'a> {
             }
         }
         sig.ret
+    }
+
+    /// `rdtsc()`: the engine's clock, `u64` nanoseconds.
+    fn clock_call(&mut self, func: &Ident, args: &[Expr], span: Span) -> Type {
+        if !args.is_empty() {
+            self.err(arity_error(&func.name, 0, args.len(), span));
+            for a in args {
+                self.expr(a, None);
+            }
+        }
+        self.uses_rdtsc = true;
+        Type::U64
     }
 
     fn print_call(&mut self, func: &Ident, args: &[Expr]) {

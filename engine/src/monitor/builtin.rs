@@ -11,7 +11,11 @@
 //! rows; 0 for all), `filter=GLOB` (only functions whose name matches; `*`
 //! and `?`), `zero` (also rows whose count is zero), a format (`table`,
 //! `csv` for whamm's CSV report, `json`; `dot` for `calls`, `lcov` for
-//! `coverage`) and `file=PATH` (where the report goes).
+//! `coverage`, `folded` and `flamegraph` for `profile`) and `file=PATH`
+//! (where the report goes). `profile{counts}` shows call counts only (no
+//! times: deterministic). `trace` and `trace-instrs` are not reports: their
+//! lines are written while the app runs, to stdout or `file=PATH`;
+//! `trace{instrs}` is `trace-instrs`.
 
 /// `(name, one-line help, the script's source, the compiled module)`.
 const TABLE: &[(&str, &str, &str, &[u8])] =
@@ -63,6 +67,8 @@ pub struct ReportOptions {
     pub format: Option<Format>,
     /// Write the report to this file instead of the session's report output.
     pub file: Option<std::path::PathBuf>,
+    /// `profile`: call counts only, no times (deterministic output).
+    pub counts: bool,
 }
 
 /// How a built-in monitor's report is written.
@@ -79,6 +85,10 @@ pub enum Format {
     Dot,
     /// `coverage`: an lcov tracefile.
     Lcov,
+    /// `profile`: folded stacks (`main;f;g SELF`), flame-graph tools' input.
+    Folded,
+    /// `profile`: a flame-graph SVG (inferno).
+    Flamegraph,
 }
 
 impl Format {
@@ -94,8 +104,8 @@ impl Format {
 }
 
 /// The options the built-in monitors accept, for messages.
-pub const OPTIONS: &str =
-    "top=N, filter=GLOB, zero, table, csv, json, dot (calls), lcov (coverage), file=PATH";
+pub const OPTIONS: &str = "top=N, filter=GLOB, zero, table, csv, json, dot (calls), \
+    lcov (coverage), folded, flamegraph, counts (profile), instrs (trace), file=PATH";
 
 impl ReportOptions {
     /// Parse the text between `{` and `}`: options separated by `,` or `;`.
@@ -121,6 +131,9 @@ impl ReportOptions {
                 ("file", Some(v)) if !v.is_empty() => o.file = Some(v.into()),
                 ("dot", None) if monitor == "calls" => o.format = Some(Format::Dot),
                 ("lcov", None) if monitor == "coverage" => o.format = Some(Format::Lcov),
+                ("folded", None) if monitor == "profile" => o.format = Some(Format::Folded),
+                ("flamegraph", None) if monitor == "profile" => o.format = Some(Format::Flamegraph),
+                ("counts", None) if monitor == "profile" => o.counts = true,
                 (f, None) if Format::parse(f).is_some() => o.format = Format::parse(f),
                 _ => {
                     return Err(format!(
@@ -213,6 +226,9 @@ fn classify(item: &str) -> Result<Item<'_>, String> {
             return Err(format!("monitor `{item}`: expected NAME{{OPTIONS}}"));
         };
         let b = find(name).ok_or_else(|| unknown(name))?;
+        if is_trace(name) {
+            return trace_item(b, opts);
+        }
         return Ok(Item::Builtin(b, ReportOptions::parse(name, opts)?));
     }
     let mut parts = item.split('+');
@@ -230,6 +246,34 @@ fn classify(item: &str) -> Result<Item<'_>, String> {
             .ok_or_else(|| unknown(first));
     }
     Ok(Item::File(item))
+}
+
+/// `trace` and `trace-instrs` write while the app runs (not reports).
+pub fn is_trace(name: &str) -> bool {
+    name == "trace" || name == "trace-instrs"
+}
+
+/// A trace's options: `file=PATH`, and `instrs` (`trace` becomes
+/// `trace-instrs`).
+fn trace_item<'a>(mut b: Builtin, text: &str) -> Result<Item<'a>, String> {
+    let mut o = ReportOptions::default();
+    for opt in text
+        .split([',', ';'])
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+    {
+        match opt.split_once('=').map(|(k, v)| (k.trim(), v.trim())) {
+            Some(("file", v)) if !v.is_empty() => o.file = Some(v.into()),
+            None if opt == "instrs" => b = find("trace-instrs").unwrap_or(b),
+            _ => {
+                return Err(format!(
+                    "monitor {}: unknown option `{opt}` (options: instrs, file=PATH)",
+                    b.name
+                ))
+            }
+        }
+    }
+    Ok(Item::Builtin(b, o))
 }
 
 fn unknown(name: &str) -> String {
@@ -264,6 +308,16 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert!(parse_list("hotness{lcov}").is_err());
+        match &parse_list("profile{folded,counts}").unwrap()[0] {
+            Item::Builtin(_, o) => assert!(o.format == Some(Format::Folded) && o.counts),
+            other => panic!("{other:?}"),
+        }
+        match &parse_list("trace{instrs,file=t.txt}").unwrap()[0] {
+            Item::Builtin(b, o) => assert!(b.name == "trace-instrs" && o.file.is_some()),
+            other => panic!("{other:?}"),
+        }
+        assert!(parse_list("trace{top=3}").is_err());
+        assert!(parse_list("calls{folded}").is_err());
         assert_eq!(
             items[2],
             Item::Script {

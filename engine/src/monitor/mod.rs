@@ -9,7 +9,8 @@
 //! with its monitors from loading to `wasm:exit` (what the CLI does);
 //! [`builtin`] are the monitors selected by name (`monitors/*.mm`, compiled at
 //! build time) and [`report`] renders their reports as tables, with source
-//! lines from the app's DWARF ([`dwarf`]). Depends on every layer below.
+//! lines from the app's DWARF ([`dwarf`]); [`profile`] renders the call-tree
+//! profile (table, folded stacks, flame graph). Depends on every layer below.
 
 pub mod blockcount;
 pub mod builtin;
@@ -18,6 +19,7 @@ pub mod dyninstr;
 pub mod frames;
 pub mod inline;
 pub mod matcher;
+pub mod profile;
 pub mod report;
 pub mod session;
 pub mod standalone;

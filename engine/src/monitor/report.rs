@@ -146,6 +146,9 @@ pub fn render(
     o: &ReportOptions,
     format: Format,
 ) -> String {
+    if monitor == "profile" {
+        return super::profile::render(output, names, o, format);
+    }
     let (mut sites, other) = parse(output);
     sites.retain(|s| o.wants(&names.get(s.fid)));
     match format {
@@ -153,6 +156,7 @@ pub fn render(
         Format::Json => return json(monitor, &sites, names),
         Format::Dot => return calls_dot(&sites, names),
         Format::Lcov => return lcov(&sites, names),
+        Format::Folded | Format::Flamegraph => return output.to_string(),
         Format::Table => {}
     }
     let mut out = other;
@@ -174,7 +178,7 @@ pub fn render(
 /// An aligned table: a header row, then rows; columns whose header starts
 /// with `>` are right-aligned (the `>` is not printed).
 /// A JSON string literal.
-fn json_str(s: &str) -> String {
+pub(super) fn json_str(s: &str) -> String {
     let mut out = String::from("\"");
     for c in s.chars() {
         match c {
@@ -332,7 +336,7 @@ fn lcov_lines(sites: &[Site], names: &Names) -> String {
     out
 }
 
-fn table(header: &[&str], rows: &[Vec<String>]) -> String {
+pub(super) fn table(header: &[&str], rows: &[Vec<String>]) -> String {
     let right: Vec<bool> = header.iter().map(|h| h.starts_with('>')).collect();
     let header: Vec<String> = header
         .iter()
@@ -369,7 +373,7 @@ fn table(header: &[&str], rows: &[Vec<String>]) -> String {
     out
 }
 
-fn pct(part: u64, whole: u64) -> String {
+pub(super) fn pct(part: u64, whole: u64) -> String {
     if whole == 0 {
         return "-".into();
     }

@@ -229,18 +229,23 @@ impl Session {
         for item in &items {
             match item {
                 builtin::Item::Builtin(b, o) => {
+                    // A trace writes while the app runs (to its file, if any);
+                    // the others' reports are captured at exit.
+                    let trace = builtin::is_trace(b.name);
                     specs.push(matcher::MonitorSpec {
                         path: b.name.into(),
                         libs: vec![],
                         bytes: Some(b.wasm.to_vec()),
+                        output: o.file.clone().filter(|_| trace),
                     });
-                    self.reports.push(Some((b.name, o.clone())));
+                    self.reports.push((!trace).then(|| (b.name, o.clone())));
                 }
                 builtin::Item::Script { path, libs } => {
                     specs.push(matcher::MonitorSpec {
                         path: path.into(),
                         libs: libs.iter().map(std::path::PathBuf::from).collect(),
                         bytes: Some(compile_script(path, libs)?),
+                        output: None,
                     });
                     self.reports.push(None);
                 }
@@ -437,6 +442,11 @@ impl Session {
         }
         let r = self.exit_monitors();
         let _ = self.wasi.borrow_mut().flush();
+        if let Some(m) = &self.monitors {
+            if let Err(e) = m.flush_outputs() {
+                eprintln!("wizeng: monitor output: {e}");
+            }
+        }
         r
     }
 

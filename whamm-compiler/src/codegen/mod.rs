@@ -89,6 +89,8 @@ struct Cg<'a> {
     opts: Options,
     /// Function index of the `wizeng:app.table_fid` import, if imported.
     app_table_fid: Option<u32>,
+    /// Function index of the `wizeng.rdtsc` import (the builtin `rdtsc()`).
+    rdtsc: Option<u32>,
     /// The event catalogue of the target (site-dependent variable types).
     cat: crate::catalog::AbiCatalog,
 }
@@ -117,6 +119,12 @@ pub fn compile(
             vec![VT::I32, VT::I32],
             vec![VT::I32],
         ));
+    }
+    // The builtin clock `rdtsc()` is `wizeng.rdtsc` (Part A).
+    let mut rdtsc = None;
+    if checked.uses_rdtsc {
+        rdtsc = Some(4 + lib_imports.len() as u32);
+        lib_imports.push(("wizeng".into(), "rdtsc".into(), vec![], vec![VT::I64]));
     }
     // `use dyninstr;` without `--lib`: the engine's `whamm:dyninstr`
     let module_imports: Vec<layout::Import> = lib_imports
@@ -155,6 +163,7 @@ pub fn compile(
         counter: 0,
         opts: opts.clone(),
         app_table_fid,
+        rdtsc,
         cat: if opts.portable {
             crate::catalog::AbiCatalog::portable()
         } else {

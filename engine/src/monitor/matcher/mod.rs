@@ -28,6 +28,7 @@ use crate::runtime::wasi::WasiCtx;
 mod blocks;
 use blocks::Blocks;
 mod link;
+mod output;
 mod reflect;
 
 /// One `--monitors` item: a monitor file and its `+lib.wasm` libraries.
@@ -39,6 +40,9 @@ pub struct MonitorSpec {
     /// The monitor module itself when it was made in-process (a built-in
     /// monitor, a compiled `.mm` script) rather than read from `path`.
     pub bytes: Option<Vec<u8>>,
+    /// The monitor's `wizeng.puts/puti/putc` output goes to this file
+    /// (created or truncated) instead of stdout.
+    pub output: Option<PathBuf>,
 }
 
 /// Parse `M1[+lib...][,M2...]`.
@@ -52,6 +56,7 @@ pub fn parse_monitor_list(s: &str) -> Vec<MonitorSpec> {
                 path,
                 libs: parts.map(PathBuf::from).collect(),
                 bytes: None,
+                output: None,
             }
         })
         .collect()
@@ -149,6 +154,8 @@ pub struct Monitors {
     pub dynamic: bool,
     /// Sites that got at least one probe, and total probe calls attached.
     pub stats: MonitorStats,
+    /// The monitors' own output files (`MonitorSpec::output`).
+    outputs: Vec<output::MonitorOutput>,
 }
 
 #[derive(Default, Debug, Clone)]
@@ -331,9 +338,15 @@ impl Monitors {
     ) -> Result<Monitors, MonitorError> {
         let mut monitors = Vec::new();
         let mut dynamic = false;
+        let mut outputs = Vec::new();
         for spec in specs {
             let name = spec.path.display().to_string();
             let mut linker = base.clone();
+            if let Some(path) = &spec.output {
+                let out = output::redirect(&mut linker, store, path)
+                    .map_err(|e| MonitorError(format!("monitor {name}: {}: {e}", path.display())))?;
+                outputs.push(out);
+            }
             define_app_imports(&mut linker, store);
             reflect::define_reflect(&mut linker, store);
             let (m, instance, dyn_group) = link::link_group(store, &mut linker, spec)?;
@@ -413,6 +426,7 @@ impl Monitors {
             fatal,
             dynamic,
             stats: MonitorStats::default(),
+            outputs,
         })
     }
 
@@ -481,6 +495,15 @@ impl Monitors {
                 .map_err(|t| wrap_trap(&m.name, "wasm:exit", t)),
             None => Ok(()),
         }
+    }
+
+    /// Write out what the monitors wrote to their own files.
+    pub fn flush_outputs(&self) -> std::io::Result<()> {
+        use std::io::Write as _;
+        for o in &self.outputs {
+            o.borrow_mut().flush()?;
+        }
+        Ok(())
     }
 
     /// Number of monitors loaded.
