@@ -133,6 +133,10 @@ pub enum TrapKind {
     /// `memory.atomic.wait` with an infinite timeout whose value matched: in
     /// a single-threaded store nothing can ever notify it.
     WaitForever,
+    /// A Wasm exception (exception handling) that no handler caught. While
+    /// it propagates, `Trap`s of this kind carry it between frames and
+    /// tiers; no other trap is ever caught by a handler.
+    Exception(Exception),
     /// A host function failed.
     Host(String),
     /// `proc_exit` (or an equivalent) asked the program to end with this status.
@@ -162,10 +166,20 @@ impl fmt::Display for TrapKind {
                 "memory.atomic.wait with an infinite timeout would never return \
                  (a single-threaded store has no notifier)",
             ),
+            TrapKind::Exception(e) => write!(f, "uncaught exception: tag {}", e.tag),
             TrapKind::Host(m) => f.write_str(m),
             TrapKind::Exit(c) => write!(f, "exit with status {c}"),
         }
     }
+}
+
+/// A thrown exception: the store's handle of the exception object (what an
+/// `exnref` holds) and its tag, described for messages (its import or export
+/// name, else its index and module).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Exception {
+    pub exn: u32,
+    pub tag: String,
 }
 
 /// Where a trap happened.
@@ -195,6 +209,13 @@ impl Trap {
     }
     pub fn exit(code: i32) -> Trap {
         Trap::new(TrapKind::Exit(code))
+    }
+    /// The exception this "trap" carries, if it is a thrown exception.
+    pub fn exception(&self) -> Option<&Exception> {
+        match &self.kind {
+            TrapKind::Exception(e) => Some(e),
+            _ => None,
+        }
     }
     /// The exit status if this "trap" is a requested program exit.
     pub fn exit_code(&self) -> Option<i32> {

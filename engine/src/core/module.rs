@@ -35,13 +35,14 @@ pub fn supported_features() -> WasmFeatures {
         | WasmFeatures::THREADS
         | WasmFeatures::FUNCTION_REFERENCES
         | WasmFeatures::MEMORY64
+        | WasmFeatures::EXCEPTIONS
+        | WasmFeatures::LEGACY_EXCEPTIONS
         // Not a proposal: wasmparser gates `externref` on it (with REFERENCE_TYPES).
         | WasmFeatures::GC_TYPES
 }
 
 /// Features we name when a module needs them, most common first.
 const KNOWN_UNSUPPORTED: &[(WasmFeatures, &str)] = &[
-    (WasmFeatures::EXCEPTIONS, "exception-handling"),
     (WasmFeatures::GC, "gc"),
     (WasmFeatures::CUSTOM_PAGE_SIZES, "custom-page-sizes"),
     (WasmFeatures::COMPONENT_MODEL, "component-model"),
@@ -84,6 +85,8 @@ pub enum ImportDesc {
     Table(TableType),
     Memory(MemoryType),
     Global(GlobalType),
+    /// An exception tag: its function type's index (no results).
+    Tag(u32),
 }
 
 impl ImportDesc {
@@ -93,6 +96,7 @@ impl ImportDesc {
             ImportDesc::Table(_) => ExternKind::Table,
             ImportDesc::Memory(_) => ExternKind::Memory,
             ImportDesc::Global(_) => ExternKind::Global,
+            ImportDesc::Tag(_) => ExternKind::Tag,
         }
     }
 }
@@ -163,6 +167,11 @@ pub struct ModuleInfo {
     /// The original binary.
     pub bytes: Arc<[u8]>,
     pub types: Vec<FuncType>,
+    /// Per type index: the recursion group it was declared in, as the range
+    /// of its members' type indices (a type alone is a group of one). Two
+    /// types are the same type only if their groups match member by member
+    /// and they are at the same position (tag import matching).
+    pub rec_groups: Vec<Range<u32>>,
     pub imports: Vec<Import>,
     /// Type index of every function in the function index space (imports first).
     pub func_types: Vec<u32>,
@@ -170,6 +179,9 @@ pub struct ModuleInfo {
     pub num_imported_tables: u32,
     pub num_imported_memories: u32,
     pub num_imported_globals: u32,
+    pub num_imported_tags: u32,
+    /// Type index of every tag in the tag index space (imports first).
+    pub tag_types: Vec<u32>,
     /// Defined tables, memories and globals (imports excluded).
     pub tables: Vec<TableDef>,
     pub memories: Vec<MemoryType>,
@@ -318,6 +330,14 @@ impl ModuleInfo {
             }
         }
         self.globals[(idx - self.num_imported_globals) as usize].ty
+    }
+
+    /// The identity of type `ti` across modules (see `rec_groups`): its
+    /// group's members and its position in the group.
+    pub fn type_identity(&self, ti: u32) -> (Vec<FuncType>, u32) {
+        let g = self.rec_groups[ti as usize].clone();
+        let members = self.types[g.start as usize..g.end as usize].to_vec();
+        (members, ti - g.start)
     }
 
     /// An operator reader over a defined function's instructions, with offsets
@@ -473,17 +493,9 @@ pub(crate) fn const_expr(e: &wasmparser::ConstExpr<'_>) -> Result<ConstExpr, Loa
             Operator::F64Const { value } => ConstOp::F64(value.bits()),
             Operator::V128Const { value } => ConstOp::V128(value.i128() as u128),
             Operator::RefNull { hty } => ConstOp::RefNull(
-                if matches!(
-                    hty,
-                    wasmparser::HeapType::Abstract {
-                        ty: wasmparser::AbstractHeapType::Extern,
-                        ..
-                    }
-                ) {
-                    ValType::ExternRef
-                } else {
-                    ValType::FuncRef
-                },
+                ValType::of_ref(
+                    wasmparser::RefType::new(true, hty).unwrap_or(wasmparser::RefType::FUNCREF),
+                ),
             ),
             Operator::RefFunc { function_index } => ConstOp::RefFunc(function_index),
             Operator::GlobalGet { global_index } => ConstOp::GlobalGet(global_index),
@@ -520,6 +532,9 @@ fn parse(
         num_imported_tables: 0,
         num_imported_memories: 0,
         num_imported_globals: 0,
+        num_imported_tags: 0,
+        tag_types: Vec::new(),
+        rec_groups: Vec::new(),
         tables: Vec::new(),
         memories: Vec::new(),
         globals: Vec::new(),
@@ -550,7 +565,12 @@ fn parse(
         match payload {
             Payload::TypeSection(r) => {
                 for rec in r {
-                    for sub in rec?.into_types() {
+                    let rec = rec?;
+                    let start = m.types.len() as u32;
+                    let n = rec.types().len() as u32;
+                    m.rec_groups
+                        .extend(std::iter::repeat(start..start + n).take(n as usize));
+                    for sub in rec.into_types() {
                         match &sub.composite_type.inner {
                             wasmparser::CompositeInnerType::Func(f) => m.types.push(FuncType::new(
                                 f.params()
@@ -588,12 +608,10 @@ fn parse(
                             m.num_imported_globals += 1;
                             ImportDesc::Global(global_type(&g))
                         }
-                        wasmparser::TypeRef::Tag(_) => {
-                            return Err(LoadError {
-                                kind: LoadErrorKind::Unsupported,
-                                offset: None,
-                                message: "unsupported: exception-handling tags".into(),
-                            });
+                        wasmparser::TypeRef::Tag(t) => {
+                            m.num_imported_tags += 1;
+                            m.tag_types.push(t.func_type_idx);
+                            ImportDesc::Tag(t.func_type_idx)
                         }
                     };
                     m.imports.push(Import {
@@ -633,6 +651,11 @@ fn parse(
                         ty: global_type(&g.ty),
                         init: const_expr(&g.init_expr)?,
                     });
+                }
+            }
+            Payload::TagSection(r) => {
+                for t in r {
+                    m.tag_types.push(t?.func_type_idx);
                 }
             }
             Payload::ExportSection(r) => {

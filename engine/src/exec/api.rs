@@ -117,6 +117,18 @@ impl Store {
         (j.dyn_compiled, j.osr_entries)
     }
 
+    /// Functions of the store's instances that every tier interprets (the
+    /// JIT cannot compile them: exception handling).
+    pub fn interp_only_funcs(&self) -> usize {
+        self.instances
+            .iter()
+            .map(|i| {
+                let code = crate::exec::interp::load::module_code(&i.module);
+                code.iter().filter(|c| c.interp_only).count()
+            })
+            .sum()
+    }
+
     /// Time spent compiling with the JIT so far.
     pub fn jit_compile_time(&self) -> std::time::Duration {
         state(self).jit.compile_time

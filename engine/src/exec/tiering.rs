@@ -65,7 +65,10 @@ pub(crate) fn call_is_hot(store: &mut Store, f: FuncAddr) -> bool {
 /// The interpreter is about to call Wasm function `f`: whether to call its
 /// compiled code instead (jit, lazy: whenever it has code; dyn: once hot).
 pub(crate) fn use_compiled(store: &mut Store, f: FuncAddr) -> bool {
-    if store.config.tier == Tier::Int || store.funcrefs[f.0 as usize].code.is_null() {
+    if store.config.tier == Tier::Int
+        || store.funcrefs[f.0 as usize].code.is_null()
+        || interp_only(store, f)
+    {
         return false;
     }
     store.config.tier != Tier::Dyn || call_is_hot(store, f)
@@ -79,7 +82,21 @@ pub(crate) fn is_compiled(store: &Store, f: FuncAddr) -> bool {
     }
     matches!(store.funcs[f.0 as usize].kind, FuncKind::Wasm { .. })
         && !store.funcrefs[f.0 as usize].code.is_null()
+        && !interp_only(store, f)
         && (store.config.tier != Tier::Dyn || super::state(store).counts.get(f) == COMPILED)
+}
+
+/// Whether `f` is a Wasm function the JIT must not compile (the
+/// interpreter's translator marked it: exception handling): every tier
+/// interprets it.
+pub(crate) fn interp_only(store: &Store, f: FuncAddr) -> bool {
+    match store.funcs[f.0 as usize].kind {
+        FuncKind::Wasm { instance, func_idx } => {
+            let m = &store.instances[instance.0 as usize].module;
+            super::interp::load::func_code(m, func_idx).interp_only
+        }
+        FuncKind::Host(_) => false,
+    }
 }
 
 /// Dyn tier: a loop header of the interpreter ran its `n`-th iteration;

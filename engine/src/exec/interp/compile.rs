@@ -13,6 +13,8 @@ use crate::core::probe::{ArgSource, Direct, Instrumenter, ProbeCall, Site, When}
 use crate::core::types::{slot_count, FuncType, ValType};
 use wasmparser::WasmModuleResources;
 
+mod eh;
+
 /// What the translator needs to know about the module.
 pub(crate) struct ModuleCtx<'a> {
     pub types: &'a [FuncType],
@@ -44,6 +46,8 @@ enum Fixup {
     Op(usize),
     /// Patch a br_table entry.
     Table(usize),
+    /// Patch catch clause `.1` of exception handler region `.0`.
+    Catch(usize, usize),
 }
 
 struct Ctl {
@@ -53,6 +57,28 @@ struct Ctl {
     fixups: Vec<Fixup>,
     /// The `JumpIfZero` of an `if`, patched at `else` or `end`.
     if_jump: Option<usize>,
+    /// A `try_table` or legacy `try`: its handler region (`Compiled::handlers`).
+    region: Option<u32>,
+    /// The innermost handler region around code in this block.
+    inner: Option<u32>,
+    /// A legacy `try` with `catch` clauses: the local slot its catches
+    /// store the exnref in (for `rethrow`).
+    exn_slot: Option<u32>,
+}
+
+impl Ctl {
+    /// A block (not a loop, an `if` or a `try`) inside a block whose
+    /// innermost handler region is `inner`.
+    fn block(inner: Option<u32>) -> Ctl {
+        Ctl {
+            loop_start: None,
+            fixups: Vec::new(),
+            if_jump: None,
+            region: None,
+            inner,
+            exn_slot: None,
+        }
+    }
 }
 
 struct Translator<'a> {
@@ -74,6 +100,8 @@ struct Translator<'a> {
     wide: bool,
     /// The module has a 64-bit memory (memory accesses may need `Op::Mem64`).
     mem64: bool,
+    /// The next local slot reserved for a legacy `try`'s caught exnref.
+    next_exn_slot: u32,
 }
 
 /// `WIZENG_NO_FUSE=1` disables superinstructions (for debugging and measurements).
@@ -569,6 +597,7 @@ impl Translator<'_> {
                 None => unreachable!("patching a non-branch"),
             },
             Fixup::Table(i) => self.out.br_tables[i].target = target,
+            Fixup::Catch(r, k) => self.out.handlers[r].catches[k].to.target = target,
         }
     }
 
@@ -704,22 +733,23 @@ pub(crate) fn translate(
     // Any SIMD instruction has the 0xFD prefix; that byte elsewhere (in an
     // immediate) only costs the slower height computation.
     let wide = has_v128(&local_types) || ctx.v128_types || body.as_bytes().contains(&0xFD);
+    let exn_types = ty.params.iter().chain(&*ty.results).chain(&local_types);
+    let interp_only = exn_types.clone().any(|t| *t == ValType::ExnRef);
+    let local_slot_count = slot_count(&local_types) as u32;
+    let exn_slots = eh::legacy_try_count(ctx, body);
     let mut t = Translator {
         ctx,
         out: Compiled {
             num_params: slot_count(&ty.params) as u32,
-            num_locals: slot_count(&local_types) as u32,
+            num_locals: local_slot_count + exn_slots,
             num_results: slot_count(&ty.results) as u32,
             func_idx,
             local_types,
             local_slots,
+            interp_only,
             ..Default::default()
         },
-        ctls: vec![Ctl {
-            loop_start: None,
-            fixups: Vec::new(),
-            if_jump: None,
-        }],
+        ctls: vec![Ctl::block(None)],
         body_start,
         cur_pc: 0,
         fuse: !instr.as_deref().is_some_and(|i| i.dynamic()) && !fusion_disabled_by_env(),
@@ -729,6 +759,7 @@ pub(crate) fn translate(
         mem64: (0..)
             .map_while(|i| v.resources().memory_at(i))
             .any(|m| m.memory64),
+        next_exn_slot: local_slot_count,
     };
     reader.set_features(ctx.features);
     let body_bytes = body.as_bytes();
@@ -805,6 +836,11 @@ pub(crate) fn translate(
                     | Operator::If { .. }
                     | Operator::Else
                     | Operator::End
+                    | Operator::TryTable { .. }
+                    | Operator::Try { .. }
+                    | Operator::Catch { .. }
+                    | Operator::CatchAll
+                    | Operator::Delegate { .. }
             )
         {
             let before = t.here();
@@ -829,6 +865,9 @@ pub(crate) fn translate(
             }
         }
         v.op(offset, &op)?;
+        if eh::may_make_exnref(&op) && Translator::operand_type(v, 0) == Some(ValType::ExnRef) {
+            t.require_interpreter();
+        }
         max_height = max_height.max(v.operand_stack_height());
         let falls_through = !v
             .get_control_frame(0)
@@ -854,6 +893,9 @@ pub(crate) fn translate(
     v.finish(reader.original_position())?;
     // In slots: at most two per value.
     t.out.max_height = max_height * if t.wide { 2 } else { 1 } + 1;
+    if t.out.interp_only {
+        t.no_osr_entries();
+    }
     dump_if_requested(&t.out);
     Ok(t.out)
 }
@@ -901,18 +943,16 @@ fn translate_op(
         | W::F32ReinterpretI32
         | W::F64ReinterpretI64 => {}
         W::Unreachable => simple(t, Op::Unreachable),
-        W::Block { .. } => t.ctls.push(Ctl {
-            loop_start: None,
-            fixups: Vec::new(),
-            if_jump: None,
-        }),
+        W::Block { .. } => {
+            let inner = t.inner();
+            t.ctls.push(Ctl::block(inner))
+        }
         W::Loop { blockty } => {
             // Back edges re-enter at the loop instruction itself, so its probes
             // (block:start, opcode:loop) fire on every iteration, as in Wizard.
             t.ctls.push(Ctl {
                 loop_start: Some(site_start),
-                fixups: Vec::new(),
-                if_jump: None,
+                ..Ctl::block(t.inner())
             });
             // Dyn tier: count iterations where compiled code can be entered.
             let no_params = match blockty {
@@ -935,9 +975,8 @@ fn translate_op(
                 None
             };
             t.ctls.push(Ctl {
-                loop_start: None,
-                fixups: Vec::new(),
                 if_jump: j,
+                ..Ctl::block(t.inner())
             });
         }
         W::Else => {
@@ -961,6 +1000,7 @@ fn translate_op(
             if let Some(j) = ctl.if_jump {
                 t.patch(&Fixup::Op(j), here);
             }
+            t.close_region(ctl.region, here);
             if t.ctls.is_empty() {
                 // End of the function body.
                 t.emit(Op::Return);
@@ -1195,6 +1235,21 @@ fn translate_op(
             },
         ),
         W::ElemDrop { elem_index } => simple(t, Op::ElemDrop(elem_index)),
+
+        W::TryTable { ref try_table } => t.try_table(v, try_table),
+        W::Try { .. } => t.legacy_try(),
+        W::Catch { tag_index } => t.legacy_catch(v, Some(tag_index), reachable),
+        W::CatchAll => t.legacy_catch(v, None, reachable),
+        W::Delegate { relative_depth } => t.delegate(relative_depth, site_start),
+        W::Rethrow { relative_depth } => t.rethrow(relative_depth),
+        W::Throw { tag_index } => {
+            t.require_interpreter();
+            simple(t, Op::Throw(tag_index))
+        }
+        W::ThrowRef => {
+            t.require_interpreter();
+            simple(t, Op::ThrowRef)
+        }
 
         _ => {
             if let Some(o) = simd_op(op) {

@@ -190,11 +190,16 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
         ex.ip = ex.ip.wrapping_add(1);
         // Re-dispatch happens only for a dynamic probe site (its original op).
         loop {
-            op = ex.run_hot(&mut op)?;
-            match ex.cold_op(op)? {
-                Flow::Next => break,
-                Flow::Redo(original) => op = original,
-                Flow::Done => return Ok(()),
+            match ex.run_hot(&mut op).and_then(|o| ex.cold_op(o)) {
+                Ok(Flow::Next) => break,
+                Ok(Flow::Redo(original)) => op = original,
+                Ok(Flow::Done) => return Ok(()),
+                // An exception lands in a handler of this execution, or
+                // leaves it (as any trap does).
+                Err(t) => {
+                    ex.unwind(t)?;
+                    break;
+                }
             }
         }
     }
@@ -494,7 +499,27 @@ impl<'s> Interp<'s> {
             Op::LoopHead(n) => self.loop_head(n),
             Op::DynProbe(k) => self.dyn_probe(k).map(Flow::Redo),
             Op::Probe(k) => self.fire_probes(k).map(|()| Flow::Next),
+            Op::Throw(_) | Op::ThrowRef | Op::Rethrow(_) => Err(self.throw(op)),
             _ => self.store_op(op).map(|()| Flow::Next),
+        }
+    }
+
+    /// Continues at op `target` of the running activation.
+    pub(super) fn jump_to(&mut self, target: u32) {
+        self.ip = self.ops.wrapping_add(target as usize);
+    }
+
+    /// Makes suspended frame `fr` the running activation again (its callee
+    /// is abandoned: no results move).
+    pub(super) fn resume(&mut self, fr: Frame) {
+        self.code = fr.code;
+        self.ops = self.code.ops.as_ptr();
+        self.ip = self.ops.wrapping_add(fr.ip);
+        self.fp = fr.fp;
+        self.serial = fr.serial;
+        if fr.inst != self.inst {
+            self.inst = fr.inst;
+            self.refresh_mem();
         }
     }
 
@@ -510,15 +535,7 @@ impl<'s> Interp<'s> {
         match self.frames.pop() {
             None => Flow::Done,
             Some(fr) => {
-                self.code = fr.code;
-                self.ops = self.code.ops.as_ptr();
-                self.ip = self.ops.wrapping_add(fr.ip);
-                self.fp = fr.fp;
-                self.serial = fr.serial;
-                if fr.inst != self.inst {
-                    self.inst = fr.inst;
-                    self.refresh_mem();
-                }
+                self.resume(fr);
                 Flow::Next
             }
         }

@@ -15,6 +15,7 @@ pub(crate) mod load;
 mod probes;
 pub(crate) mod simd;
 mod simd_fast;
+mod unwind;
 
 pub(crate) use atomics::atomic_memarg;
 pub(crate) use exec::invoke;

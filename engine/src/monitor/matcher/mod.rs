@@ -263,7 +263,8 @@ fn abi_type(t: ValType) -> monitor_abi::ValType {
         ValType::F64 => monitor_abi::ValType::F64,
         ValType::V128 => monitor_abi::ValType::V128,
         ValType::FuncRef => monitor_abi::ValType::FuncRef,
-        ValType::ExternRef => monitor_abi::ValType::ExternRef,
+        // The ABI has no exnref: monitors see it as an opaque reference.
+        ValType::ExternRef | ValType::ExnRef => monitor_abi::ValType::ExternRef,
     }
 }
 
