@@ -173,8 +173,8 @@ impl fmt::Display for TrapKind {
     }
 }
 
-/// A thrown exception: the store's handle of the exception object (what an
-/// `exnref` holds) and its tag, described for messages (its import or export
+/// A thrown exception: the exception object's slot (what an `exnref` holds:
+/// `core::refs::object` of its heap handle) and its tag, described for messages (its import or export
 /// name, else its index and module).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Exception {

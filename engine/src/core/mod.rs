@@ -11,4 +11,5 @@ pub mod module;
 pub mod operators;
 pub mod probe;
 pub mod provenance;
+pub mod refs;
 pub mod types;

@@ -211,7 +211,8 @@ impl Value {
 
     /// Encode a one-slot value into the untyped 64-bit slot representation used
     /// by the interpreter (a `v128` gives its low half: use [`Value::write_slots`]).
-    /// References: 0 is null, otherwise the address plus one.
+    /// References: 0 is null; a function reference is its address plus one,
+    /// others are encoded as [`crate::core::refs`] says.
     pub fn to_slot(self) -> u64 {
         match self {
             Value::I32(v) => v as u32 as u64,
@@ -221,7 +222,7 @@ impl Value {
             Value::FuncRef(None) | Value::ExternRef(None) | Value::ExnRef(None) => 0,
             Value::ExnRef(Some(h)) => h as u64,
             Value::FuncRef(Some(a)) => a.0 as u64 + 1,
-            Value::ExternRef(Some(a)) => a as u64 + 1,
+            Value::ExternRef(Some(a)) => crate::core::refs::host(a),
             Value::V128(v) => v as u64,
         }
     }
@@ -237,9 +238,9 @@ impl Value {
             } else {
                 Some(FuncAddr((s - 1) as u32))
             }),
-            ValType::ExternRef => {
-                Value::ExternRef(if s == 0 { None } else { Some((s - 1) as u32) })
-            }
+            // Only host references are `Value::ExternRef`s; an internalised
+            // heap value read at this type is not representable here yet.
+            ValType::ExternRef => Value::ExternRef(crate::core::refs::as_host(s)),
             ValType::ExnRef => Value::ExnRef(if s == 0 { None } else { Some(s as u32) }),
             ValType::V128 => Value::V128(s as u128),
         }

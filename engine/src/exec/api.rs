@@ -25,6 +25,8 @@ pub(crate) struct TierState {
     pub dyn_sites: DynSites,
     /// The dyn tier's call counts (`tiering.rs`).
     pub counts: super::tiering::Counts,
+    /// Interpreters suspended in calls out of them, for the GC's roots.
+    pub gc_suspended: Vec<super::interp::gc_roots::Suspended>,
 }
 
 /// The tiers' state of `store`. Every store is made by [`Store::new`], which

@@ -1,14 +1,15 @@
 //! Exception handling's store entities: tags (declared by modules, imported
 //! and exported like globals) and exception objects (a tag and its payload),
-//! which `exnref` values name by handle.
+//! which `exnref` values name.
 //!
-//! Exception objects live in a small arena behind a narrow interface
-//! ([`Exceptions::alloc`], [`Exceptions::get`]): a handle is `(index + 1) << 2`
-//! (nonzero, low two bits 00, the encoding of the GC heap's object handles),
-//! so an `exnref` slot is 0 for null and the handle otherwise. Nothing is
-//! freed: objects live as long as the store (no collector here).
+//! Exception objects live in the store's GC heap ([`crate::runtime::gc`]) as
+//! [`ObjectKind::Exception`] objects: the tag's store address and the
+//! payload's slots, references among them traced. An `exnref` slot is 0 for
+//! null, else the object's slot ([`crate::core::refs::object`]: low two bits
+//! 00).
 
-use crate::core::types::{FuncType, TagAddr};
+use crate::core::types::{FuncType, TagAddr, ValType};
+use crate::runtime::gc::{Heap, Object, ObjectKind, RefMap};
 
 /// A tag: the function type of its payload (no results) and the type's
 /// identity across modules (its recursion group and position), which an
@@ -19,35 +20,25 @@ pub struct TagInst {
     pub(crate) identity: (Vec<FuncType>, u32),
 }
 
-/// A thrown exception: its tag and the payload's slots (the tag type's
-/// params, in the value stack's layout).
-#[derive(Clone, Debug)]
-pub struct ExnObject {
-    pub tag: TagAddr,
-    pub payload: Box<[u64]>,
+/// A new exception of tag `tag` (of type `ty`) with `payload` (the params'
+/// slots); its slot.
+pub(crate) fn alloc(heap: &mut Heap, tag: TagAddr, ty: &FuncType, payload: &[u64]) -> u64 {
+    let flags = ty.params.iter().flat_map(|t| {
+        let traced = t.is_ref() && *t != ValType::FuncRef;
+        std::iter::repeat(traced).take(t.slots())
+    });
+    heap.alloc(Object {
+        kind: ObjectKind::Exception,
+        ty: tag.0,
+        slots: payload.into(),
+        refs: RefMap::from_flags(flags),
+        bytes: Box::new([]),
+    })
 }
 
-/// The store's exception objects.
-#[derive(Default)]
-pub struct Exceptions {
-    objects: Vec<ExnObject>,
-}
-
-impl Exceptions {
-    /// A new exception object; returns its handle.
-    pub fn alloc(&mut self, tag: TagAddr, payload: &[u64]) -> u32 {
-        self.objects.push(ExnObject {
-            tag,
-            payload: payload.into(),
-        });
-        (self.objects.len() as u32) << 2
-    }
-
-    /// The object of `handle` (None for 0 or a handle this store never made).
-    pub fn get(&self, handle: u32) -> Option<&ExnObject> {
-        if handle & 3 != 0 {
-            return None;
-        }
-        self.objects.get((handle >> 2).checked_sub(1)? as usize)
-    }
+/// The tag and payload of the exception `slot` names (None for null or
+/// anything else).
+pub(crate) fn get(heap: &Heap, slot: u64) -> Option<(TagAddr, &[u64])> {
+    let o = heap.get(slot)?;
+    (o.kind == ObjectKind::Exception).then(|| (TagAddr(o.ty), &o.slots[..]))
 }

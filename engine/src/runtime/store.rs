@@ -248,8 +248,6 @@ pub struct Store {
     pub(crate) globals: Vec<Box<GlobalInst>>,
     pub(crate) instances: Vec<InstanceData>,
     pub(crate) tags: Vec<crate::runtime::exn::TagInst>,
-    /// Thrown exception objects (`exnref` handles name them).
-    pub(crate) exns: crate::runtime::exn::Exceptions,
     type_ids: HashMap<FuncType, u32>,
     pub(crate) config: Config,
     /// Current host re-entrancy depth (host -> wasm -> host ...).
@@ -269,6 +267,8 @@ pub struct Store {
     pub(crate) tiers: Box<dyn Any>,
     /// Value stacks kept for reuse by later invocations.
     pub(crate) stacks: Vec<Vec<u64>>,
+    /// GC objects and exceptions (`runtime::gc`).
+    pub(crate) heap: crate::runtime::gc::Heap,
 }
 
 /// What a host function sees of its caller.
@@ -323,11 +323,11 @@ impl Store {
             globals: Vec::new(),
             instances: Vec::new(),
             tags: Vec::new(),
-            exns: Default::default(),
             type_ids: HashMap::new(),
             config,
             depth: 0,
             stacks: Vec::new(),
+            heap: Default::default(),
             vm_store: Box::new(crate::runtime::vm::VMStoreCtx {
                 funcrefs: std::ptr::null(),
                 store: std::ptr::null_mut(),
@@ -430,6 +430,11 @@ impl Store {
 
     pub fn func_type(&self, f: FuncAddr) -> &FuncType {
         &self.funcs[f.0 as usize].ty
+    }
+
+    /// The GC heap's counters (collections, bytes allocated and live).
+    pub fn gc_stats(&self) -> crate::runtime::gc::GcStats {
+        self.heap.stats()
     }
 
     pub fn global_value(&self, g: GlobalAddr) -> Value {
@@ -547,9 +552,9 @@ impl Store {
         }
     }
 
-    /// The exception object of handle `h` (an `exnref` slot's value).
-    pub fn exception(&self, h: u32) -> Option<&crate::runtime::exn::ExnObject> {
-        self.exns.get(h)
+    /// The tag and payload slots of the exception an `exnref` slot names.
+    pub fn exception(&self, slot: u64) -> Option<(TagAddr, &[u64])> {
+        crate::runtime::exn::get(&self.heap, slot)
     }
 
     /// The type of tag `t`.

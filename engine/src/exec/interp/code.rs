@@ -1065,6 +1065,9 @@ pub struct Compiled {
     /// types only the interpreter runs: exception handling): every tier runs
     /// it interpreted (`Translator::require_interpreter`).
     pub interp_only: bool,
+    /// Where this function's frames hold heap references (GC roots); `None`
+    /// if it cannot hold any.
+    pub(crate) gc_maps: Option<Box<super::stackmap::StackMaps>>,
 }
 
 /// The ops `start..end` of a `try_table` body or a legacy `try` body, and

@@ -25,6 +25,9 @@ pub(crate) struct ModuleCtx<'a> {
     pub osr: bool,
     /// Some type of the module has a `v128`.
     pub v128_types: bool,
+    /// The module declares something of a heap reference type
+    /// (`stackmap::module_has_heap_refs`): its functions get stack maps.
+    pub heap_refs: bool,
 }
 
 impl ModuleCtx<'_> {
@@ -737,6 +740,7 @@ pub(crate) fn translate(
     let interp_only = exn_types.clone().any(|t| *t == ValType::ExnRef);
     let local_slot_count = slot_count(&local_types) as u32;
     let exn_slots = eh::legacy_try_count(ctx, body);
+    let mut gc_maps = super::stackmap::Recorder::new(v, ctx.heap_refs, wide);
     let mut t = Translator {
         ctx,
         out: Compiled {
@@ -864,6 +868,11 @@ pub(crate) fn translate(
                 return Err(e);
             }
         }
+        if let Some(g) = gc_maps.as_mut() {
+            if reached && (instr.is_some() || super::stackmap::is_safepoint(&op)) {
+                g.record(v, site_start, t.here());
+            }
+        }
         v.op(offset, &op)?;
         if eh::may_make_exnref(&op) && Translator::operand_type(v, 0) == Some(ValType::ExnRef) {
             t.require_interpreter();
@@ -885,7 +894,11 @@ pub(crate) fn translate(
                     reached: true,
                 };
                 let calls = t.site_calls(ins, When::After, &site)?;
+                let start = t.here();
                 t.emit_probes(calls, ins);
+                if let Some(g) = gc_maps.as_mut() {
+                    g.record(v, start, t.here());
+                }
             }
         }
         instr_index += 1;
@@ -896,6 +909,15 @@ pub(crate) fn translate(
     if t.out.interp_only {
         t.no_osr_entries();
     }
+    t.out.gc_maps = gc_maps.map(|g| {
+        let mut maps = g.finish();
+        // The slots legacy catches keep exnrefs in hold heap references.
+        let hidden = local_slot_count..local_slot_count + exn_slots;
+        let mut locals = maps.ref_locals.to_vec();
+        locals.extend(hidden);
+        maps.ref_locals = locals.into();
+        maps
+    });
     dump_if_requested(&t.out);
     Ok(t.out)
 }

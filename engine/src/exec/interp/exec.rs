@@ -627,6 +627,7 @@ impl<'s> Interp<'s> {
         let args: Vec<Value> = Value::from_slots(&ty.params, self.slots(self.sp - np, np));
         let mut res: Vec<Value> = ty.results.iter().map(|t| Value::default_of(*t)).collect();
         self.sp -= np;
+        let published = self.publish_for_gc();
         self.store.depth += 1;
         let r = match host {
             Some(h) => h(
@@ -642,6 +643,7 @@ impl<'s> Interp<'s> {
             }
         };
         self.store.depth -= 1;
+        self.unpublish_for_gc(published);
         if let Err(mut e) = r {
             if e.site.is_none() && e.exit_code().is_none() {
                 e.site = self.trap(TrapKind::Unreachable).site;
@@ -699,9 +701,10 @@ impl<'s> Interp<'s> {
             // (checked), which `osr_enter` does not otherwise reach.
             let locals = unsafe { std::slice::from_raw_parts(self.fp.0, nl) };
             let at = self.ip_index() - 1;
-            if let Some(res) =
-                crate::exec::jit::osr_enter(self.store, self.inst, &code, at, locals)?
-            {
+            let published = self.publish_for_gc();
+            let r = crate::exec::jit::osr_enter(self.store, self.inst, &code, at, locals);
+            self.unpublish_for_gc(published);
+            if let Some(res) = r? {
                 // The activation finished in compiled code.
                 self.sp = self.fp + code.operand_base();
                 self.push_values(&res);

@@ -39,6 +39,8 @@ struct Translate<'r, 'i> {
     code: Vec<Rc<Compiled>>,
     /// Some type of the module has a `v128` (computed at the first body).
     v128_types: Option<bool>,
+    /// The module declares heap reference types (computed at the first body).
+    heap_refs: Option<bool>,
 }
 
 impl BodyTranslator for Translate<'_, '_> {
@@ -54,12 +56,16 @@ impl BodyTranslator for Translate<'_, '_> {
                 .iter()
                 .any(|t| t.params.contains(&v128) || t.results.contains(&v128))
         });
+        let heap_refs = *self
+            .heap_refs
+            .get_or_insert_with(|| super::stackmap::module_has_heap_refs(validator.resources()));
         let ctx = super::compile::ModuleCtx {
             types: ctx.types,
             func_types: ctx.func_types,
             features: ctx.features,
             osr: self.osr,
             v128_types,
+            heap_refs,
         };
         let compiled = super::compile::translate(validator, body, &ctx, self.instr.as_deref_mut())?;
         self.code.push(Rc::new(compiled));
@@ -127,6 +133,7 @@ impl Module {
             osr,
             code: Vec::new(),
             v128_types: None,
+            heap_refs: None,
         };
         Module::decode(bytes, features, &mut t)
     }

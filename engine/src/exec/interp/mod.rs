@@ -15,6 +15,8 @@ pub(crate) mod load;
 mod probes;
 pub(crate) mod simd;
 mod simd_fast;
+pub(crate) mod stackmap;
+pub(crate) mod gc_roots;
 mod unwind;
 
 pub(crate) use atomics::atomic_memarg;

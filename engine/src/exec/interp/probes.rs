@@ -16,6 +16,16 @@ impl Interp<'_> {
     #[inline]
     pub(super) fn fire_probes(&mut self, k: u32) -> Result<(), Trap> {
         let c = self.code;
+        let published = self.publish_for_gc();
+        let r = self.fire_probe_calls(c, k);
+        self.unpublish_for_gc(published);
+        r?;
+        // A probe call may have grown memories.
+        self.refresh_mem();
+        Ok(())
+    }
+
+    fn fire_probe_calls(&mut self, c: super::exec::CodeRef, k: u32) -> Result<(), Trap> {
         for call in &c.probes[k as usize] {
             // An interpreted Wasm function without a frame handle:
             // its argument slots as they are.
@@ -56,8 +66,6 @@ impl Interp<'_> {
                 return Err(self.probe_trapped(&call.origin, t));
             }
         }
-        // A probe call may have grown memories.
-        self.refresh_mem();
         Ok(())
     }
 
@@ -131,12 +139,15 @@ impl Interp<'_> {
         };
         // B3: the list is a snapshot; probes inserted now fire next time,
         // removed ones still fire this time.
+        let published = self.publish_for_gc();
         for p in list.iter() {
             if let Err(t) = self.store.invoke(p.func, &[]) {
+                self.unpublish_for_gc(published);
                 let what = format!("dynamic probe {}", p.id);
                 return Err(self.probe_trapped(&what, t));
             }
         }
+        self.unpublish_for_gc(published);
         self.refresh_mem();
         Ok(original)
     }

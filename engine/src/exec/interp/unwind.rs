@@ -9,11 +9,16 @@
 //! then its outer ones (`TryRegion::outer`). A matching catch cuts the
 //! operand stack to its label's height, pushes the payload (and the exnref)
 //! and continues at its target. Any other trap passes through untouched.
+//!
+//! Exception objects are GC heap objects (`runtime::exn`); an exception in
+//! flight is reachable only from its trap, so nothing allocates (or
+//! collects) between a throw and its landing.
 
 use super::code::{Catch, Op};
 use super::exec::Interp;
 use crate::core::error::{Exception, Trap, TrapKind};
 use crate::core::types::{slot_count, InstanceId, TagAddr};
+use crate::runtime::exn;
 
 impl Interp<'_> {
     /// Raises the exception of a `throw`, `throw_ref` or `rethrow` op (the
@@ -24,21 +29,28 @@ impl Interp<'_> {
     pub(super) fn throw(&mut self, op: Op) -> Trap {
         let handle = match op {
             Op::Throw(t) => {
+                // Before the payload leaves the stack (its references are
+                // roots there).
+                self.maybe_collect();
                 let tag = self.store.instances[self.inst].tags[t as usize];
-                let n = slot_count(&self.store.tag_type(tag).params);
+                let ty = self.store.tag_type(tag).clone();
+                let n = slot_count(&ty.params);
                 self.sp -= n;
                 let payload = self.slots(self.sp, n).to_vec();
-                self.store.exns.alloc(tag, &payload)
+                exn::alloc(&mut self.store.heap, tag, &ty, &payload)
             }
-            Op::ThrowRef => self.pop() as u32,
-            Op::Rethrow(slot) => self.rd(self.fp + slot as usize) as u32,
+            Op::ThrowRef => self.pop(),
+            Op::Rethrow(slot) => self.rd(self.fp + slot as usize),
             _ => unreachable!("not a throwing op"),
         };
-        let Some(exn) = self.store.exception(handle) else {
+        let Some((tag, _)) = self.store.exception(handle) else {
             return self.trap(TrapKind::NullReference);
         };
-        let tag = self.store.describe_tag(InstanceId(self.inst as u32), exn.tag);
-        self.trap(TrapKind::Exception(Exception { exn: handle, tag }))
+        let tag = self.store.describe_tag(InstanceId(self.inst as u32), tag);
+        self.trap(TrapKind::Exception(Exception {
+            exn: handle as u32,
+            tag,
+        }))
     }
 
     /// `t` was raised at the op being executed. An exception lands in the
@@ -50,8 +62,8 @@ impl Interp<'_> {
         let Some(e) = t.exception() else {
             return Err(t);
         };
-        let handle = e.exn;
-        let Some(tag) = self.store.exception(handle).map(|x| x.tag) else {
+        let handle = e.exn as u64;
+        let Some(tag) = self.store.exception(handle).map(|x| x.0) else {
             return Err(t);
         };
         // The op that raised it, or the call the exception came out of.
@@ -92,20 +104,19 @@ impl Interp<'_> {
     }
 
     /// Continues at catch clause `c` with exception `handle`.
-    fn land(&mut self, c: &Catch, handle: u32) {
+    fn land(&mut self, c: &Catch, handle: u64) {
         self.sp = self.fp + c.to.base as usize;
         if c.tag.is_some() {
-            let exn = self.store.exception(handle).expect("a live exception");
-            let payload = exn.payload.clone();
-            for s in payload.iter() {
-                self.push(*s);
+            let payload = self.store.exception(handle).map(|x| x.1.to_vec());
+            for s in payload.unwrap_or_default() {
+                self.push(s);
             }
         }
         if c.push_ref {
-            self.push(handle as u64);
+            self.push(handle);
         }
         if let Some(slot) = c.exn_slot {
-            self.wr(self.fp + slot as usize, handle as u64);
+            self.wr(self.fp + slot as usize, handle);
         }
         self.jump_to(c.to.target);
     }

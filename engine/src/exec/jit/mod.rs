@@ -194,8 +194,11 @@ fn layout_of(m: &Module, inline_globals: bool) -> VmLayout {
     );
     if inline_globals && m.private_globals_in_vmctx {
         for i in m.num_imported_globals as usize..n_globals {
-            // A vmctx slot holds 8 bytes: a v128 stays in the store.
-            l.inline_globals[i] = m.global_type(i as u32).ty != crate::core::types::ValType::V128;
+            // A vmctx slot holds 8 bytes: a v128 stays in the store; so does
+            // a reference that may name a heap object (a GC root).
+            let ty = m.global_type(i as u32).ty;
+            l.inline_globals[i] = ty != crate::core::types::ValType::V128
+                && (!ty.is_ref() || ty == crate::core::types::ValType::FuncRef);
         }
         for e in &m.exports {
             if e.kind == crate::core::types::ExternKind::Global {
