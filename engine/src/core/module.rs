@@ -205,6 +205,9 @@ pub struct ModuleInfo {
     /// address: the application, not a monitor (woven code imports a monitor's
     /// globals, `--emit-woven` copies their values).
     pub private_globals_in_vmctx: bool,
+    /// The features the module was validated with (a tier that walks the
+    /// binary again validates with these).
+    pub features: WasmFeatures,
 }
 
 /// A decoded, validated module with the code an execution tier translated from
@@ -265,7 +268,18 @@ impl Module {
         features: WasmFeatures,
         translator: &mut dyn BodyTranslator,
     ) -> Result<Module, LoadError> {
-        match parse(bytes, features & supported_features(), translator) {
+        let features = features & supported_features();
+        let parsed = match parse(bytes, features, translator) {
+            // Explicit recursion groups of function types (exception
+            // handling's tests use them for exact tag types) validate only
+            // with the GC feature: parse again with it; `func_rec_group`
+            // refuses every other GC type.
+            Err(e) if e.message.contains("rec group usage requires `gc`") => {
+                parse(bytes, features | WasmFeatures::GC, translator)
+            }
+            r => r,
+        };
+        match parsed {
             Ok(info) => Ok(Module {
                 info,
                 code: translator.finish(),
@@ -449,6 +463,41 @@ fn explain_unsupported(bytes: &[u8]) -> Option<LoadError> {
     None
 }
 
+/// With the GC feature on only for recursion groups (see `Module::decode`):
+/// refuse anything else of GC in a group (struct and array types, subtyping,
+/// GC reference types in signatures).
+fn func_rec_group(rec: &wasmparser::RecGroup, offset: usize) -> Result<(), LoadError> {
+    use wasmparser::{AbstractHeapType as A, HeapType as H};
+    let non_gc = |t: &wasmparser::ValType| match t {
+        wasmparser::ValType::Ref(r) => match r.heap_type() {
+            H::Abstract { ty, .. } => matches!(
+                ty,
+                A::Func | A::NoFunc | A::Extern | A::NoExtern | A::Exn | A::NoExn
+            ),
+            H::Concrete(_) => true,
+        },
+        _ => true,
+    };
+    for sub in rec.types() {
+        let ok = sub.is_final
+            && sub.supertype_idx.is_none()
+            && match &sub.composite_type.inner {
+                wasmparser::CompositeInnerType::Func(f) => {
+                    f.params().iter().chain(f.results()).all(non_gc)
+                }
+                _ => false,
+            };
+        if !ok {
+            return Err(LoadError {
+                kind: LoadErrorKind::Unsupported,
+                offset: Some(offset),
+                message: "unsupported: gc (types other than final function types)".into(),
+            });
+        }
+    }
+    Ok(())
+}
+
 fn limits(min: u64, max: Option<u64>) -> Limits {
     Limits { min, max }
 }
@@ -547,6 +596,7 @@ fn parse(
         name: None,
         origin: None,
         private_globals_in_vmctx: false,
+        features,
     };
     let mut validator = Validator::new_with_features(features);
     let mut allocs = wasmparser::FuncValidatorAllocations::default();
@@ -564,8 +614,12 @@ fn parse(
         }
         match payload {
             Payload::TypeSection(r) => {
+                let section_at = r.range().start;
                 for rec in r {
                     let rec = rec?;
+                    if features.contains(WasmFeatures::GC) {
+                        func_rec_group(&rec, section_at)?;
+                    }
                     let start = m.types.len() as u32;
                     let n = rec.types().len() as u32;
                     m.rec_groups

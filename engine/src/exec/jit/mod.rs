@@ -289,7 +289,7 @@ fn compile_with(
 
     // Walk the code section again with a validator, for the translator.
     let mut validator =
-        wasmparser::Validator::new_with_features(crate::core::module::supported_features());
+        wasmparser::Validator::new_with_features(m.features);
     let mut jobs = Vec::new();
     let mut def = 0usize;
     for payload in wasmparser::Parser::new(0).parse_all(&m.bytes) {
