@@ -229,13 +229,19 @@ impl Trap {
 impl fmt::Display for Trap {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.kind)?;
+        // An exception's site is where it was (last) thrown.
+        let thrown = if self.exception().is_some() {
+            ", thrown"
+        } else {
+            ""
+        };
         if let Some(s) = &self.site {
             if s.func_name == format!("func[{}]", s.func) {
-                write!(f, " in func[{}] at pc 0x{:x}", s.func, s.pc)?;
+                write!(f, "{thrown} in func[{}] at pc 0x{:x}", s.func, s.pc)?;
             } else {
                 write!(
                     f,
-                    " in {} (func {}) at pc 0x{:x}",
+                    "{thrown} in {} (func {}) at pc 0x{:x}",
                     s.func_name, s.func, s.pc
                 )?;
             }
