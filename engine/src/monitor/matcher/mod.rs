@@ -654,6 +654,9 @@ impl monitor_abi::TypeResolver for Resolver<'_> {
     fn local_type(&self, idx: u32) -> Option<wasmparser::ValType> {
         self.0.get_local_type(idx)
     }
+    fn tag_type(&self, idx: u32) -> Option<wasmparser::FuncType> {
+        self.0.resources().tag_at(idx).cloned()
+    }
     fn global_type(&self, idx: u32) -> Option<wasmparser::ValType> {
         self.0.resources().global_at(idx).map(|g| g.content_type)
     }
