@@ -468,6 +468,9 @@ impl Store {
             Value::FuncRef(Some(f)) if f.0 as usize >= self.funcs.len() => Err(Trap::host(
                 format!("function reference {} is not in this store", f.0),
             )),
+            Value::ExnRef(Some(h)) if self.exception(*h as u64).is_none() => Err(Trap::host(
+                format!("exception reference {h} names no exception of this store"),
+            )),
             _ => Ok(()),
         }
     }
@@ -555,6 +558,15 @@ impl Store {
     /// The tag and payload slots of the exception an `exnref` slot names.
     pub fn exception(&self, slot: u64) -> Option<(TagAddr, &[u64])> {
         crate::runtime::exn::get(&self.heap, slot)
+    }
+
+    /// Add an exception tag of type `ty` (no results) for an embedder to
+    /// provide as an import: its type is `ty` alone (a recursion group of
+    /// one), as a module's tag of a type declared outside any group.
+    pub fn add_tag(&mut self, ty: FuncType) -> TagAddr {
+        let identity = (vec![ty.clone()], 0);
+        self.tags.push(crate::runtime::exn::TagInst { ty, identity });
+        TagAddr(self.tags.len() as u32 - 1)
     }
 
     /// The type of tag `t`.
