@@ -56,9 +56,13 @@ fn setup(tier: Tier) -> (Store, wizeng::InstanceId) {
     linker.func(&mut store, "host", "reenter", ty, move |caller, args, _| {
         caller.call(throw, args).map(|_| ())
     });
-    linker.func(&mut store, "host", "fail", FuncType::new([], []), |_, _, _| {
-        Err(wizeng::Trap::host("the host gave up"))
-    });
+    linker.func(
+        &mut store,
+        "host",
+        "fail",
+        FuncType::new([], []),
+        |_, _, _| Err(wizeng::Trap::host("the host gave up")),
+    );
     let b = linker.instantiate(&mut store, &load(CATCHER)).unwrap();
     (store, b)
 }
@@ -88,7 +92,11 @@ fn host_errors_are_not_caught() {
         let (mut store, b) = setup(tier);
         let f = store.export_func(b, "host_error_not_caught").unwrap();
         let t = store.invoke(f, &[]).unwrap_err();
-        assert_eq!(t.kind, TrapKind::Host("the host gave up".into()), "{tier:?}");
+        assert_eq!(
+            t.kind,
+            TrapKind::Host("the host gave up".into()),
+            "{tier:?}"
+        );
     }
 }
 

@@ -541,11 +541,9 @@ pub(crate) fn const_expr(e: &wasmparser::ConstExpr<'_>) -> Result<ConstExpr, Loa
             Operator::F32Const { value } => ConstOp::F32(value.bits()),
             Operator::F64Const { value } => ConstOp::F64(value.bits()),
             Operator::V128Const { value } => ConstOp::V128(value.i128() as u128),
-            Operator::RefNull { hty } => ConstOp::RefNull(
-                ValType::of_ref(
-                    wasmparser::RefType::new(true, hty).unwrap_or(wasmparser::RefType::FUNCREF),
-                ),
-            ),
+            Operator::RefNull { hty } => ConstOp::RefNull(ValType::of_ref(
+                wasmparser::RefType::new(true, hty).unwrap_or(wasmparser::RefType::FUNCREF),
+            )),
             Operator::RefFunc { function_index } => ConstOp::RefFunc(function_index),
             Operator::GlobalGet { global_index } => ConstOp::GlobalGet(global_index),
             Operator::I32Add => ConstOp::I32Add,
@@ -623,7 +621,7 @@ fn parse(
                     let start = m.types.len() as u32;
                     let n = rec.types().len() as u32;
                     m.rec_groups
-                        .extend(std::iter::repeat(start..start + n).take(n as usize));
+                        .extend(std::iter::repeat_n(start..start + n, n as usize));
                     for sub in rec.into_types() {
                         match &sub.composite_type.inner {
                             wasmparser::CompositeInnerType::Func(f) => m.types.push(FuncType::new(

@@ -50,7 +50,10 @@ impl ValType {
     }
 
     pub fn is_ref(self) -> bool {
-        matches!(self, ValType::FuncRef | ValType::ExternRef | ValType::ExnRef)
+        matches!(
+            self,
+            ValType::FuncRef | ValType::ExternRef | ValType::ExnRef
+        )
     }
 
     /// Value-stack slots (64-bit) a value of this type occupies: 2 for `v128`

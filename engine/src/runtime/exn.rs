@@ -25,7 +25,7 @@ pub struct TagInst {
 pub(crate) fn alloc(heap: &mut Heap, tag: TagAddr, ty: &FuncType, payload: &[u64]) -> u64 {
     let flags = ty.params.iter().flat_map(|t| {
         let traced = t.is_ref() && *t != ValType::FuncRef;
-        std::iter::repeat(traced).take(t.slots())
+        std::iter::repeat_n(traced, t.slots())
     });
     heap.alloc(Object {
         kind: ObjectKind::Exception,

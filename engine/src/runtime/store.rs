@@ -538,7 +538,10 @@ impl Store {
         let Some(k) = idata.tags.iter().position(|t| *t == tag) else {
             return format!("at store address {}", tag.0);
         };
-        let mut imported = m.imports.iter().filter(|i| i.desc.kind() == ExternKind::Tag);
+        let mut imported = m
+            .imports
+            .iter()
+            .filter(|i| i.desc.kind() == ExternKind::Tag);
         if let Some(i) = imported.nth(k) {
             return format!("{:?} {:?} (tag {k})", i.module, i.name);
         }
@@ -565,7 +568,8 @@ impl Store {
     /// one), as a module's tag of a type declared outside any group.
     pub fn add_tag(&mut self, ty: FuncType) -> TagAddr {
         let identity = (vec![ty.clone()], 0);
-        self.tags.push(crate::runtime::exn::TagInst { ty, identity });
+        self.tags
+            .push(crate::runtime::exn::TagInst { ty, identity });
         TagAddr(self.tags.len() as u32 - 1)
     }
 

@@ -740,7 +740,8 @@ pub(crate) fn translate(
     let interp_only = exn_types.clone().any(|t| *t == ValType::ExnRef);
     let local_slot_count = slot_count(&local_types) as u32;
     let exn_slots = eh::legacy_try_count(ctx, body);
-    let mut gc_maps = super::stackmap::Recorder::new(v, ctx.heap_refs, wide);
+    // (A legacy catch keeps an exnref, a heap reference, in a hidden slot.)
+    let mut gc_maps = super::stackmap::Recorder::new(v, ctx.heap_refs || exn_slots > 0, wide);
     let mut t = Translator {
         ctx,
         out: Compiled {

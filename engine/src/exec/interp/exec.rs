@@ -511,6 +511,7 @@ impl<'s> Interp<'s> {
 
     /// Makes suspended frame `fr` the running activation again (its callee
     /// is abandoned: no results move).
+    #[inline]
     pub(super) fn resume(&mut self, fr: Frame) {
         self.code = fr.code;
         self.ops = self.code.ops.as_ptr();

@@ -122,7 +122,10 @@ impl<'a> Env<'a> {
         let nimp = self.module.num_imported_funcs;
         !self.func_ids.is_empty()
             && func_idx >= nimp
-            && !self.interp_only.get((func_idx - nimp) as usize).is_some_and(|b| *b)
+            && !self
+                .interp_only
+                .get((func_idx - nimp) as usize)
+                .is_some_and(|b| *b)
     }
 
     fn vmctx(func: &mut ir::Function) -> ir::GlobalValue {

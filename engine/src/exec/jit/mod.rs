@@ -284,12 +284,10 @@ fn compile_with(
     let mut pending: Vec<(u32, FuncId, FuncInfo)> = Vec::new();
     // Whole-module code for a module with functions only the interpreter
     // runs: they get the interpreting stubs of their types.
-    let stubs_for_interp_only =
-        only.is_none() && module_code(m).iter().any(|c| c.interp_only);
+    let stubs_for_interp_only = only.is_none() && module_code(m).iter().any(|c| c.interp_only);
 
     // Walk the code section again with a validator, for the translator.
-    let mut validator =
-        wasmparser::Validator::new_with_features(m.features);
+    let mut validator = wasmparser::Validator::new_with_features(m.features);
     let mut jobs = Vec::new();
     let mut def = 0usize;
     for payload in wasmparser::Parser::new(0).parse_all(&m.bytes) {

@@ -204,7 +204,10 @@ impl Translator<'_> {
         } else {
             None
         };
-        if let Some(h) = ctl.region.and_then(|r| self.out.handlers.get_mut(r as usize)) {
+        if let Some(h) = ctl
+            .region
+            .and_then(|r| self.out.handlers.get_mut(r as usize))
+        {
             h.outer = to;
         }
     }
