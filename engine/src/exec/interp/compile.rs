@@ -874,6 +874,9 @@ pub(crate) fn translate(
                 g.record(v, site_start, t.here());
             }
         }
+        if !t.out.interp_only && eh::names_exnref(&op, v) {
+            t.require_interpreter();
+        }
         v.op(offset, &op)?;
         if eh::may_make_exnref(&op) && Translator::operand_type(v, 0) == Some(ValType::ExnRef) {
             t.require_interpreter();

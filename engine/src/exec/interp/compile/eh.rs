@@ -51,6 +51,57 @@ pub(super) fn may_make_exnref(op: &Operator<'_>) -> bool {
     )
 }
 
+/// Whether `op` names `exnref` in its immediates (a block type, a callee's
+/// or an indirect call's type, a typed `select`, `ref.null exn`, an exnref
+/// table or global): Cranelift's translation cannot even read the type.
+pub(super) fn names_exnref(op: &Operator<'_>, v: &FuncValidator<ValidatorResources>) -> bool {
+    use wasmparser::{BlockType, WasmModuleResources};
+    use Operator as O;
+    let r = v.resources();
+    let exn = |t: &wasmparser::ValType| {
+        crate::core::types::ValType::from_wasmparser(*t) == crate::core::types::ValType::ExnRef
+    };
+    let func_type = |i: u32| match r.sub_type_at(i).map(|s| &s.composite_type.inner) {
+        Some(wasmparser::CompositeInnerType::Func(f)) => {
+            f.params().iter().chain(f.results()).any(exn)
+        }
+        _ => false,
+    };
+    let block = |bt: &BlockType| match bt {
+        BlockType::Empty => false,
+        BlockType::Type(t) => exn(t),
+        BlockType::FuncType(i) => func_type(*i),
+    };
+    match op {
+        O::Block { blockty } | O::Loop { blockty } | O::If { blockty } => block(blockty),
+        O::Call { function_index } | O::ReturnCall { function_index } => r
+            .type_index_of_function(*function_index)
+            .is_some_and(func_type),
+        O::CallIndirect { type_index, .. }
+        | O::ReturnCallIndirect { type_index, .. }
+        | O::CallRef { type_index }
+        | O::ReturnCallRef { type_index } => func_type(*type_index),
+        O::TypedSelect { ty } => exn(ty),
+        O::RefNull { hty } => matches!(
+            hty,
+            wasmparser::HeapType::Abstract {
+                ty: wasmparser::AbstractHeapType::Exn | wasmparser::AbstractHeapType::NoExn,
+                ..
+            }
+        ),
+        O::TableGet { table }
+        | O::TableSet { table }
+        | O::TableGrow { table }
+        | O::TableFill { table } => r
+            .table_at(*table)
+            .is_some_and(|t| exn(&wasmparser::ValType::Ref(t.element_type))),
+        O::GlobalGet { global_index } | O::GlobalSet { global_index } => r
+            .global_at(*global_index)
+            .is_some_and(|g| exn(&g.content_type)),
+        _ => false,
+    }
+}
+
 impl Translator<'_> {
     /// The JIT must not compile this function: every tier runs it in the
     /// interpreter (exception handling; Wasm GC instructions and GC-typed
