@@ -353,6 +353,12 @@ fn run_app(cli: &Cli, s: &mut Session, t_load: std::time::Duration) -> Result<Ex
             "wizeng: metrics: run cpu {:.3} ms",
             run_cpu.as_secs_f64() * 1e3
         );
+        if store.config().tier != wizeng::Tier::Int {
+            eprintln!(
+                "wizeng: metrics: {} functions run interpreted (exception handling)",
+                store.interp_only_funcs()
+            );
+        }
         if store.config().tier == wizeng::Tier::Dyn {
             let (funcs, osr) = store.dyn_stats();
             eprintln!(

@@ -205,6 +205,63 @@ fn cli_cases() {
     );
 }
 
+/// Exception handling: each `tests/eh/NAME.wat` runs in every mode (its
+/// first-line `;; args:` as for `tests/cli/`) and must give `NAME.out`, the
+/// same in all of them. In the JIT tiers the functions with exception
+/// handling run interpreted and the rest compiled, so exceptions cross
+/// compiled frames.
+#[test]
+fn exception_cases() {
+    let root = repo_root();
+    let cases = case_files(&root.join("tests/eh"), &["wat"], 4);
+    let mut failed = Vec::new();
+    for case in &cases {
+        let rel = case.strip_prefix(&root).unwrap();
+        let mut args = args_of(case);
+        args.push(rel.display().to_string());
+        for mode in modes() {
+            let mut full = mode_args(&mode);
+            full.extend(args.iter().cloned());
+            let got = run_wizeng(&root, &full);
+            let name = format!("{} [{mode}]", rel.display());
+            check(&case.with_extension("out"), &got, &name, &mut failed);
+        }
+    }
+    assert!(
+        failed.is_empty(),
+        "{} exception case(s) failed: {failed:?}",
+        failed.len()
+    );
+}
+
+/// `--metrics` in the JIT tiers counts the functions that run interpreted
+/// because of exception handling (`tests/eh/tiers.wat`: the thrower, the
+/// catchers and the exnref functions; `mid` and `mid2` are compiled).
+#[test]
+fn metrics_count_interpreted_functions() {
+    let root = repo_root();
+    for mode in ["jit", "lazy", "dyn"] {
+        let args: Vec<String> = vec![
+            format!("--mode={mode}"),
+            "--metrics".into(),
+            "--invoke=main".into(),
+            "tests/eh/tiers.wat".into(),
+        ];
+        let out = run_wizeng(&root, &args);
+        assert!(
+            out.contains("wizeng: metrics: 8 functions run interpreted (exception handling)"),
+            "{mode}: {out}"
+        );
+        // Woven for the monitor of `tests/monitors/exceptions`: the thrower
+        // and the two catchers stay interpreted, the rest is compiled.
+        let out = metrics(mode, "exceptions");
+        assert!(
+            out.contains("wizeng: metrics: 3 functions run interpreted (exception handling)"),
+            "{mode}: {out}"
+        );
+    }
+}
+
 /// Every prefix of a valid module is rejected with an error, never a panic.
 #[test]
 fn truncated_modules_never_panic() {

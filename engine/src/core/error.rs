@@ -143,6 +143,10 @@ pub enum TrapKind {
     ArrayOutOfBounds,
     /// An allocation larger than the engine allows.
     OutOfMemory,
+    /// A Wasm exception (exception handling) that no handler caught. While
+    /// it propagates, `Trap`s of this kind carry it between frames and
+    /// tiers; no other trap is ever caught by a handler.
+    Exception(Exception),
     /// A host function failed.
     Host(String),
     /// `proc_exit` (or an equivalent) asked the program to end with this status.
@@ -178,10 +182,20 @@ impl fmt::Display for TrapKind {
             TrapKind::CastFailure => f.write_str("cast failure"),
             TrapKind::ArrayOutOfBounds => f.write_str("out of bounds array access"),
             TrapKind::OutOfMemory => f.write_str("allocation too large"),
+            TrapKind::Exception(e) => write!(f, "uncaught exception: tag {}", e.tag),
             TrapKind::Host(m) => f.write_str(m),
             TrapKind::Exit(c) => write!(f, "exit with status {c}"),
         }
     }
+}
+
+/// A thrown exception: the exception object's slot (what an `exnref` holds:
+/// `core::refs::object` of its heap handle) and its tag, described for messages (its import or export
+/// name, else its index and module).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Exception {
+    pub exn: u32,
+    pub tag: String,
 }
 
 /// Where a trap happened.
@@ -212,6 +226,13 @@ impl Trap {
     pub fn exit(code: i32) -> Trap {
         Trap::new(TrapKind::Exit(code))
     }
+    /// The exception this "trap" carries, if it is a thrown exception.
+    pub fn exception(&self) -> Option<&Exception> {
+        match &self.kind {
+            TrapKind::Exception(e) => Some(e),
+            _ => None,
+        }
+    }
     /// The exit status if this "trap" is a requested program exit.
     pub fn exit_code(&self) -> Option<i32> {
         match self.kind {
@@ -224,13 +245,19 @@ impl Trap {
 impl fmt::Display for Trap {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.kind)?;
+        // An exception's site is where it was (last) thrown.
+        let thrown = if self.exception().is_some() {
+            ", thrown"
+        } else {
+            ""
+        };
         if let Some(s) = &self.site {
             if s.func_name == format!("func[{}]", s.func) {
-                write!(f, " in func[{}] at pc 0x{:x}", s.func, s.pc)?;
+                write!(f, "{thrown} in func[{}] at pc 0x{:x}", s.func, s.pc)?;
             } else {
                 write!(
                     f,
-                    " in {} (func {}) at pc 0x{:x}",
+                    "{thrown} in {} (func {}) at pc 0x{:x}",
                     s.func_name, s.func, s.pc
                 )?;
             }

@@ -116,6 +116,10 @@ impl FullType {
                 nullable: true,
                 heap: HeapTy::Extern,
             },
+            ValType::ExnRef => FullType::Ref {
+                nullable: true,
+                heap: HeapTy::Exn,
+            },
         }
     }
 

@@ -38,15 +38,15 @@ pub fn supported_features() -> WasmFeatures {
         | WasmFeatures::MEMORY64
         | WasmFeatures::CUSTOM_PAGE_SIZES
         | WasmFeatures::GC
+        | WasmFeatures::EXCEPTIONS
+        | WasmFeatures::LEGACY_EXCEPTIONS
         // Not a proposal: wasmparser gates `externref` on it (with REFERENCE_TYPES).
         | WasmFeatures::GC_TYPES
 }
 
 /// Features we name when a module needs them, most common first.
-const KNOWN_UNSUPPORTED: &[(WasmFeatures, &str)] = &[
-    (WasmFeatures::EXCEPTIONS, "exception-handling"),
-    (WasmFeatures::COMPONENT_MODEL, "component-model"),
-];
+const KNOWN_UNSUPPORTED: &[(WasmFeatures, &str)] =
+    &[(WasmFeatures::COMPONENT_MODEL, "component-model")];
 
 /// One operation of a constant expression.
 #[derive(Clone, Debug, PartialEq)]
@@ -96,6 +96,8 @@ pub enum ImportDesc {
     Table(TableType),
     Memory(MemoryType),
     Global(GlobalType),
+    /// An exception tag: its function type's index (no results).
+    Tag(u32),
 }
 
 impl ImportDesc {
@@ -105,6 +107,7 @@ impl ImportDesc {
             ImportDesc::Table(_) => ExternKind::Table,
             ImportDesc::Memory(_) => ExternKind::Memory,
             ImportDesc::Global(_) => ExternKind::Global,
+            ImportDesc::Tag(_) => ExternKind::Tag,
         }
     }
 }
@@ -179,6 +182,11 @@ pub struct ModuleInfo {
     pub types: Vec<FuncType>,
     /// Every type with its rec group, supertype and fields (Wasm GC).
     pub gc: crate::core::gc_types::ModuleTypes,
+    /// Per type index: the recursion group it was declared in, as the range
+    /// of its members' type indices (a type alone is a group of one). Two
+    /// types are the same type only if their groups match member by member
+    /// and they are at the same position (tag import matching).
+    pub rec_groups: Vec<Range<u32>>,
     pub imports: Vec<Import>,
     /// Type index of every function in the function index space (imports first).
     pub func_types: Vec<u32>,
@@ -186,6 +194,9 @@ pub struct ModuleInfo {
     pub num_imported_tables: u32,
     pub num_imported_memories: u32,
     pub num_imported_globals: u32,
+    pub num_imported_tags: u32,
+    /// Type index of every tag in the tag index space (imports first).
+    pub tag_types: Vec<u32>,
     /// Defined tables, memories and globals (imports excluded).
     pub tables: Vec<TableDef>,
     pub memories: Vec<MemoryType>,
@@ -209,6 +220,9 @@ pub struct ModuleInfo {
     /// address: the application, not a monitor (woven code imports a monitor's
     /// globals, `--emit-woven` copies their values).
     pub private_globals_in_vmctx: bool,
+    /// The features the module was validated with (a tier that walks the
+    /// binary again validates with these).
+    pub features: WasmFeatures,
 }
 
 /// A decoded, validated module with the code an execution tier translated from
@@ -269,7 +283,9 @@ impl Module {
         features: WasmFeatures,
         translator: &mut dyn BodyTranslator,
     ) -> Result<Module, LoadError> {
-        match parse(bytes, features & supported_features(), translator) {
+        let features = features & supported_features();
+        let parsed = parse(bytes, features, translator);
+        match parsed {
             Ok(info) => Ok(Module {
                 info,
                 code: translator.finish(),
@@ -334,6 +350,14 @@ impl ModuleInfo {
             }
         }
         self.globals[(idx - self.num_imported_globals) as usize].ty
+    }
+
+    /// The identity of type `ti` across modules (see `rec_groups`): its
+    /// group's members and its position in the group.
+    pub fn type_identity(&self, ti: u32) -> (Vec<FuncType>, u32) {
+        let g = self.rec_groups[ti as usize].clone();
+        let members = self.types[g.start as usize..g.end as usize].to_vec();
+        (members, ti - g.start)
     }
 
     /// An operator reader over a defined function's instructions, with offsets
@@ -495,6 +519,7 @@ pub(crate) fn const_expr(
             Operator::RefNull { hty } => ConstOp::RefNull(match HeapTy::of(hty) {
                 HeapTy::Func | HeapTy::NoFunc => ValType::FuncRef,
                 HeapTy::Concrete(i) if gc.is_func(i) => ValType::FuncRef,
+                HeapTy::Exn | HeapTy::NoExn => ValType::ExnRef,
                 _ => ValType::ExternRef,
             }),
             Operator::RefFunc { function_index } => ConstOp::RefFunc(function_index),
@@ -548,6 +573,9 @@ fn parse(
         num_imported_tables: 0,
         num_imported_memories: 0,
         num_imported_globals: 0,
+        num_imported_tags: 0,
+        tag_types: Vec::new(),
+        rec_groups: Vec::new(),
         tables: Vec::new(),
         memories: Vec::new(),
         globals: Vec::new(),
@@ -560,6 +588,7 @@ fn parse(
         name: None,
         origin: None,
         private_globals_in_vmctx: false,
+        features,
     };
     let mut validator = Validator::new_with_features(features);
     let mut allocs = wasmparser::FuncValidatorAllocations::default();
@@ -580,6 +609,10 @@ fn parse(
                 for rec in r {
                     let rec = rec?;
                     m.gc.push_group(&rec);
+                    let start = m.types.len() as u32;
+                    let n = rec.types().len() as u32;
+                    m.rec_groups
+                        .extend(std::iter::repeat_n(start..start + n, n as usize));
                     for sub in rec.types() {
                         m.types.push(match &sub.composite_type.inner {
                             wasmparser::CompositeInnerType::Func(f) => FuncType::new(
@@ -617,12 +650,10 @@ fn parse(
                             m.num_imported_globals += 1;
                             ImportDesc::Global(global_type(&m.gc, &g))
                         }
-                        wasmparser::TypeRef::Tag(_) => {
-                            return Err(LoadError {
-                                kind: LoadErrorKind::Unsupported,
-                                offset: None,
-                                message: "unsupported: exception-handling tags".into(),
-                            });
+                        wasmparser::TypeRef::Tag(t) => {
+                            m.num_imported_tags += 1;
+                            m.tag_types.push(t.func_type_idx);
+                            ImportDesc::Tag(t.func_type_idx)
                         }
                     };
                     m.imports.push(Import {
@@ -662,6 +693,11 @@ fn parse(
                         ty: global_type(&m.gc, &g.ty),
                         init: const_expr(&m.gc, &g.init_expr)?,
                     });
+                }
+            }
+            Payload::TagSection(r) => {
+                for t in r {
+                    m.tag_types.push(t?.func_type_idx);
                 }
             }
             Payload::ExportSection(r) => {

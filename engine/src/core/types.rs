@@ -12,6 +12,9 @@ pub enum ValType {
     V128,
     FuncRef,
     ExternRef,
+    /// `exnref` (exception handling): a slot is 0 for null, else the
+    /// store's handle of an exception object (low two bits 00).
+    ExnRef,
 }
 
 impl ValType {
@@ -41,12 +44,19 @@ impl ValType {
                 ..
             }
             | H::Concrete(_) => ValType::FuncRef,
+            H::Abstract {
+                ty: A::Exn | A::NoExn,
+                ..
+            } => ValType::ExnRef,
             _ => ValType::ExternRef,
         }
     }
 
     pub fn is_ref(self) -> bool {
-        matches!(self, ValType::FuncRef | ValType::ExternRef)
+        matches!(
+            self,
+            ValType::FuncRef | ValType::ExternRef | ValType::ExnRef
+        )
     }
 
     /// Value-stack slots (64-bit) a value of this type occupies: 2 for `v128`
@@ -75,6 +85,7 @@ impl fmt::Display for ValType {
             ValType::V128 => "v128",
             ValType::FuncRef => "funcref",
             ValType::ExternRef => "externref",
+            ValType::ExnRef => "exnref",
         })
     }
 }
@@ -119,6 +130,9 @@ pub struct TableAddr(pub u32);
 /// Address of a global in a [`crate::Store`].
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct GlobalAddr(pub u32);
+/// Address of an exception tag in a [`crate::Store`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct TagAddr(pub u32);
 /// Handle of an instance in a [`crate::Store`].
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct InstanceId(pub u32);
@@ -132,6 +146,8 @@ pub enum Value {
     F64(u64),
     FuncRef(Option<FuncAddr>),
     ExternRef(Option<u32>),
+    /// An `exnref`: the store's handle of an exception object (never 0).
+    ExnRef(Option<u32>),
     /// A `v128`, lane 0 in the low bits.
     V128(u128),
     /// A non-null reference of the `any` hierarchy that is not a host
@@ -209,6 +225,7 @@ impl Value {
             Value::F64(_) => ValType::F64,
             Value::FuncRef(_) => ValType::FuncRef,
             Value::ExternRef(_) => ValType::ExternRef,
+            Value::ExnRef(_) => ValType::ExnRef,
             Value::V128(_) => ValType::V128,
             Value::AnyRef(_) => ValType::ExternRef,
         }
@@ -273,7 +290,8 @@ impl Value {
             Value::I64(v) => v as u64,
             Value::F32(b) => b as u64,
             Value::F64(b) => b,
-            Value::FuncRef(None) | Value::ExternRef(None) => 0,
+            Value::FuncRef(None) | Value::ExternRef(None) | Value::ExnRef(None) => 0,
+            Value::ExnRef(Some(h)) => h as u64,
             Value::FuncRef(Some(a)) => a.0 as u64 + 1,
             Value::ExternRef(Some(a)) => crate::core::refs::host(a),
             Value::V128(v) => v as u64,
@@ -302,6 +320,7 @@ impl Value {
                 }
                 None => Value::ExternRef(crate::core::refs::as_host(s)),
             },
+            ValType::ExnRef => Value::ExnRef(if s == 0 { None } else { Some(s as u32) }),
             ValType::V128 => Value::V128(s as u128),
         }
     }
@@ -329,7 +348,10 @@ impl fmt::Display for Value {
             Value::I64(v) => write!(f, "{v}"),
             Value::F32(b) => write!(f, "{}", f32::from_bits(*b)),
             Value::F64(b) => write!(f, "{}", f64::from_bits(*b)),
-            Value::FuncRef(None) | Value::ExternRef(None) => write!(f, "null"),
+            Value::FuncRef(None) | Value::ExternRef(None) | Value::ExnRef(None) => {
+                write!(f, "null")
+            }
+            Value::ExnRef(Some(h)) => write!(f, "exnref:{h}"),
             Value::FuncRef(Some(a)) => write!(f, "funcref:{}", a.0),
             Value::ExternRef(Some(a)) => write!(f, "externref:{a}"),
             Value::V128(v) => write!(f, "0x{v:032x}"),
@@ -370,6 +392,7 @@ pub enum Extern {
     Table(TableAddr),
     Memory(MemAddr),
     Global(GlobalAddr),
+    Tag(TagAddr),
 }
 
 impl Extern {
@@ -379,6 +402,7 @@ impl Extern {
             Extern::Table(_) => ExternKind::Table,
             Extern::Memory(_) => ExternKind::Memory,
             Extern::Global(_) => ExternKind::Global,
+            Extern::Tag(_) => ExternKind::Tag,
         }
     }
 }

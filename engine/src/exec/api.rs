@@ -88,13 +88,6 @@ impl Store {
         imports: &[Extern],
     ) -> Result<InstanceId, InstantiateError> {
         let tier = self.config.tier;
-        if matches!(tier, Tier::Jit | Tier::Lazy) && super::tiering::module_interp_only(module) {
-            return Err(Trap::host(
-                "the module uses Wasm GC, which runs in the interpreter only \
-                 (--mode=int, or --mode=dyn, which keeps GC functions interpreted)",
-            )
-            .into());
-        }
         let id = self.instantiate_parts(module, imports, &mut |store, id| {
             if tier == Tier::Int {
                 return Ok(());
@@ -124,6 +117,18 @@ impl Store {
     pub fn dyn_stats(&self) -> (usize, usize) {
         let j = &state(self).jit;
         (j.dyn_compiled, j.osr_entries)
+    }
+
+    /// Functions of the store's instances that every tier interprets (the
+    /// JIT cannot compile them: exception handling).
+    pub fn interp_only_funcs(&self) -> usize {
+        self.instances
+            .iter()
+            .map(|i| {
+                let code = crate::exec::interp::load::module_code(&i.module);
+                code.iter().filter(|c| c.interp_only).count()
+            })
+            .sum()
     }
 
     /// Time spent compiling with the JIT so far.

@@ -65,7 +65,10 @@ pub(crate) fn call_is_hot(store: &mut Store, f: FuncAddr) -> bool {
 /// The interpreter is about to call Wasm function `f`: whether to call its
 /// compiled code instead (jit, lazy: whenever it has code; dyn: once hot).
 pub(crate) fn use_compiled(store: &mut Store, f: FuncAddr) -> bool {
-    if store.config.tier == Tier::Int || store.funcrefs[f.0 as usize].code.is_null() {
+    if store.config.tier == Tier::Int
+        || store.funcrefs[f.0 as usize].code.is_null()
+        || interp_only(store, f)
+    {
         return false;
     }
     store.config.tier != Tier::Dyn || call_is_hot(store, f)
@@ -79,11 +82,13 @@ pub(crate) fn is_compiled(store: &Store, f: FuncAddr) -> bool {
     }
     matches!(store.funcs[f.0 as usize].kind, FuncKind::Wasm { .. })
         && !store.funcrefs[f.0 as usize].code.is_null()
+        && !interp_only(store, f)
         && (store.config.tier != Tier::Dyn || super::state(store).counts.get(f) == COMPILED)
 }
 
-/// Whether Wasm function `f` must stay interpreted (it uses Wasm GC:
-/// `Translator::require_interpreter`).
+/// Whether `f` is a Wasm function the JIT must not compile (the
+/// interpreter's translator marked it: exception handling, Wasm GC): every
+/// tier interprets it.
 pub(crate) fn interp_only(store: &Store, f: FuncAddr) -> bool {
     match store.funcs[f.0 as usize].kind {
         FuncKind::Wasm { instance, func_idx } => {
@@ -93,13 +98,6 @@ pub(crate) fn interp_only(store: &Store, f: FuncAddr) -> bool {
         }
         FuncKind::Host(_) => false,
     }
-}
-
-/// Whether a module has a function that must stay interpreted.
-pub(crate) fn module_interp_only(m: &crate::core::module::Module) -> bool {
-    crate::exec::interp::load::module_code(m)
-        .iter()
-        .any(|c| c.interp_only)
 }
 
 /// Dyn tier: a loop header of the interpreter ran its `n`-th iteration;

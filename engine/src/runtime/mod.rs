@@ -6,10 +6,12 @@
 //! layout of the views compiled code reads (kept in sync by the store); [`wasi`]
 //! provides WASI preview1 as host functions; `atomics` is the threads
 //! proposal's wait/notify in a one-thread store; [`gc`] is the heap of GC
-//! objects and exceptions, and its collector. Depends only on [`crate::core`].
+//! objects and exceptions, and its collector; [`exn`] holds exception tags.
+//! Depends only on [`crate::core`].
 
 pub(crate) mod atomics;
 pub(crate) mod bulk;
+pub mod exn;
 pub mod gc;
 pub mod linear_memory;
 pub mod store;

@@ -185,6 +185,7 @@ pub struct InstanceData {
     pub tables: Vec<TableAddr>,
     pub memories: Vec<MemAddr>,
     pub globals: Vec<GlobalAddr>,
+    pub tags: Vec<TagAddr>,
     /// Module type index -> store type id.
     pub type_ids: Vec<u32>,
     /// Element segments (items as reference slots); emptied by elem.drop.
@@ -249,6 +250,7 @@ pub struct Store {
     pub(crate) instances: Vec<InstanceData>,
     /// Every type instances and host functions use, canonical per rec group.
     pub(crate) types: crate::runtime::types::TypeRegistry,
+    pub(crate) tags: Vec<crate::runtime::exn::TagInst>,
     pub(crate) config: Config,
     /// Current host re-entrancy depth (host -> wasm -> host ...).
     pub(crate) depth: usize,
@@ -323,6 +325,7 @@ impl Store {
             globals: Vec::new(),
             instances: Vec::new(),
             types: Default::default(),
+            tags: Vec::new(),
             config,
             depth: 0,
             stacks: Vec::new(),
@@ -477,6 +480,9 @@ impl Store {
                 }
                 Ok(())
             }
+            Value::ExnRef(Some(h)) if self.exception(*h as u64).is_none() => Err(Trap::host(
+                format!("exception reference {h} names no exception of this store"),
+            )),
             _ => Ok(()),
         }
     }
@@ -552,6 +558,55 @@ impl Store {
         }
     }
 
+    /// Describe tag `tag` for messages, as instance `inst` knows it: its
+    /// import name (`"module" "name"`), else its export name, else its index
+    /// in the instance's module.
+    pub fn describe_tag(&self, inst: InstanceId, tag: TagAddr) -> String {
+        let idata = &self.instances[inst.0 as usize];
+        let m = &idata.module;
+        let Some(k) = idata.tags.iter().position(|t| *t == tag) else {
+            return format!("at store address {}", tag.0);
+        };
+        let mut imported = m
+            .imports
+            .iter()
+            .filter(|i| i.desc.kind() == ExternKind::Tag);
+        if let Some(i) = imported.nth(k) {
+            return format!("{:?} {:?} (tag {k})", i.module, i.name);
+        }
+        if let Some(e) = m
+            .exports
+            .iter()
+            .find(|e| e.kind == ExternKind::Tag && e.index as usize == k)
+        {
+            return format!("{:?} (tag {k})", e.name);
+        }
+        match &m.name {
+            Some(n) => format!("{k} of module {n}"),
+            None => format!("{k} (unexported, of instance {})", inst.0),
+        }
+    }
+
+    /// The tag and payload slots of the exception an `exnref` slot names.
+    pub fn exception(&self, slot: u64) -> Option<(TagAddr, &[u64])> {
+        crate::runtime::exn::get(&self.heap, slot)
+    }
+
+    /// Add an exception tag of type `ty` (no results) for an embedder to
+    /// provide as an import: its type is `ty` alone (a recursion group of
+    /// one), as a module's tag of a type declared outside any group.
+    pub fn add_tag(&mut self, ty: FuncType) -> TagAddr {
+        let identity = (vec![ty.clone()], 0);
+        self.tags
+            .push(crate::runtime::exn::TagInst { ty, identity });
+        TagAddr(self.tags.len() as u32 - 1)
+    }
+
+    /// The type of tag `t`.
+    pub fn tag_type(&self, t: TagAddr) -> &FuncType {
+        &self.tags[t.0 as usize].ty
+    }
+
     /// Instantiate a module with resolved imports (in the module's import
     /// order), up to but not including its start function: allocate its
     /// entities, call `prepare` (the tiers compile its code), then initialise
@@ -571,6 +626,7 @@ impl Store {
             tables: Vec::new(),
             memories: Vec::new(),
             globals: Vec::new(),
+            tags: Vec::new(),
             type_ids,
             elems: Vec::new(),
             data_dropped: vec![false; module.datas.len()],
@@ -585,6 +641,7 @@ impl Store {
                 (ImportDesc::Table(_), Extern::Table(t)) => inst.tables.push(*t),
                 (ImportDesc::Memory(_), Extern::Memory(m)) => inst.memories.push(*m),
                 (ImportDesc::Global(_), Extern::Global(g)) => inst.globals.push(*g),
+                (ImportDesc::Tag(_), Extern::Tag(t)) => inst.tags.push(*t),
                 _ => {
                     return Err(LinkError::IncompatibleImport {
                         module: imp.module.clone(),
@@ -608,6 +665,13 @@ impl Store {
                 },
             });
             inst.funcs.push(a);
+        }
+        for &ti in &module.tag_types[module.num_imported_tags as usize..] {
+            self.tags.push(crate::runtime::exn::TagInst {
+                ty: module.types[ti as usize].clone(),
+                identity: module.type_identity(ti),
+            });
+            inst.tags.push(TagAddr(self.tags.len() as u32 - 1));
         }
         // Globals (initialisers may read imported and earlier globals, and ref.func).
         for g in &module.globals {
@@ -664,7 +728,7 @@ impl Store {
                 ExternKind::Table => Extern::Table(inst.tables[e.index as usize]),
                 ExternKind::Memory => Extern::Memory(inst.memories[e.index as usize]),
                 ExternKind::Global => Extern::Global(inst.globals[e.index as usize]),
-                ExternKind::Tag => continue,
+                ExternKind::Tag => Extern::Tag(inst.tags[e.index as usize]),
             };
             inst.exports.insert(e.name.clone(), ext);
         }
@@ -977,6 +1041,15 @@ fn check_import(
             if have.ty != want.ty || have.mutable != want.mutable || !details_ok {
                 return Err(bad(format!(
                     "global type mismatch: expected {want:?}, got {have:?}"
+                )));
+            }
+        }
+        (ImportDesc::Tag(t), Extern::Tag(a)) => {
+            let have = &store.tags[a.0 as usize];
+            if have.identity != module.type_identity(*t) {
+                return Err(bad(format!(
+                    "tag type mismatch: expected {}, got {}",
+                    module.types[*t as usize], have.ty
                 )));
             }
         }

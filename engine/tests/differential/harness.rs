@@ -270,6 +270,7 @@ fn arg(ty: ValType, k: usize, funcs: &[FuncAddr]) -> Value {
         }),
         ValType::ExternRef => Value::ExternRef(if k % 3 == 0 { None } else { Some(k as u32) }),
         ValType::V128 => Value::V128(V128[k % 8]),
+        ValType::ExnRef => Value::ExnRef(None),
     }
 }
 
@@ -341,6 +342,7 @@ pub fn run_tier(module: &Arc<Module>, tier: Tier, fuel_global: u32) -> Run {
             ImportDesc::Memory(ty) => Extern::Memory(store.add_memory(*ty)),
             ImportDesc::Table(ty) => Extern::Table(store.add_table(*ty, 0)),
             ImportDesc::Global(ty) => Extern::Global(store.add_global(*ty, host_value(ty.ty, i))),
+            ImportDesc::Tag(t) => Extern::Tag(store.add_tag(module.types[*t as usize].clone())),
         };
         imports.push(ext);
     }

@@ -949,6 +949,13 @@ pub enum Op {
     /// below it. The type needs no check: validation guarantees it.
     CallRef,
     ReturnCallRef,
+    /// `throw` of tag index `.0`: pops its payload, raises the exception.
+    Throw(u32),
+    /// `throw_ref`: pops an exnref (null traps) and raises its exception.
+    ThrowRef,
+    /// Legacy `rethrow`: raises the exception in local slot `.0` (where
+    /// the enclosing legacy `catch` stored it).
+    Rethrow(u32),
 
     // Threads: every atomic memory instruction but `atomic.fence` (no op:
     // one thread). Cold, see `super::atomics`.
@@ -1122,12 +1129,42 @@ pub struct Compiled {
     pub mem64: Vec<Mem64Access>,
     /// The targets of `Op::RefTest`, `Op::RefCast` and `Op::CastTest`.
     pub casts: Vec<Cast>,
-    /// The function must run interpreted in every tier
-    /// (`Translator::require_interpreter`).
+    /// Exception handlers (`try_table`, legacy `try`), in the order their
+    /// blocks open: a nested region comes after the one around it.
+    pub handlers: Vec<TryRegion>,
+    /// The JIT must not compile this function (it uses instructions or
+    /// types only the interpreter runs: exception handling, Wasm GC): every
+    /// tier runs it interpreted (`Translator::require_interpreter`).
     pub interp_only: bool,
     /// Where this function's frames hold heap references (GC roots); `None`
     /// if it cannot hold any.
     pub(crate) gc_maps: Option<Box<super::stackmap::StackMaps>>,
+}
+
+/// The ops `start..end` of a `try_table` body or a legacy `try` body, and
+/// what catches an exception thrown there.
+#[derive(Clone, Debug)]
+pub struct TryRegion {
+    pub start: u32,
+    pub end: u32,
+    /// Tried in order; none for a legacy `try ... delegate`.
+    pub catches: Vec<Catch>,
+    /// The region tried next in this activation when no catch matches (the
+    /// enclosing one, or a `delegate`'s target); None: the caller's.
+    pub outer: Option<u32>,
+}
+
+/// One catch clause: where the exception lands.
+#[derive(Clone, Debug)]
+pub struct Catch {
+    /// The tag index it catches; None for `catch_all`.
+    pub tag: Option<u32>,
+    /// The branch: the operand stack is cut to `fp + base`, the payload (and
+    /// the exnref, with `push_ref`) pushed, and execution goes on at `target`.
+    pub to: BrTarget,
+    pub push_ref: bool,
+    /// Legacy `catch`: the local slot that keeps the exnref for `rethrow`.
+    pub exn_slot: Option<u32>,
 }
 
 impl Compiled {

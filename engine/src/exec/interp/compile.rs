@@ -13,6 +13,8 @@ use crate::core::probe::{ArgSource, Direct, Instrumenter, ProbeCall, Site, When}
 use crate::core::types::{slot_count, FuncType, ValType};
 use wasmparser::WasmModuleResources;
 
+mod eh;
+
 /// What the translator needs to know about the module.
 pub(crate) struct ModuleCtx<'a> {
     pub types: &'a [FuncType],
@@ -50,6 +52,8 @@ enum Fixup {
     Op(usize),
     /// Patch a br_table entry.
     Table(usize),
+    /// Patch catch clause `.1` of exception handler region `.0`.
+    Catch(usize, usize),
 }
 
 struct Ctl {
@@ -59,6 +63,28 @@ struct Ctl {
     fixups: Vec<Fixup>,
     /// The `JumpIfZero` of an `if`, patched at `else` or `end`.
     if_jump: Option<usize>,
+    /// A `try_table` or legacy `try`: its handler region (`Compiled::handlers`).
+    region: Option<u32>,
+    /// The innermost handler region around code in this block.
+    inner: Option<u32>,
+    /// A legacy `try` with `catch` clauses: the local slot its catches
+    /// store the exnref in (for `rethrow`).
+    exn_slot: Option<u32>,
+}
+
+impl Ctl {
+    /// A block (not a loop, an `if` or a `try`) inside a block whose
+    /// innermost handler region is `inner`.
+    fn block(inner: Option<u32>) -> Ctl {
+        Ctl {
+            loop_start: None,
+            fixups: Vec::new(),
+            if_jump: None,
+            region: None,
+            inner,
+            exn_slot: None,
+        }
+    }
 }
 
 struct Translator<'a> {
@@ -80,9 +106,8 @@ struct Translator<'a> {
     wide: bool,
     /// The module has a 64-bit memory (memory accesses may need `Op::Mem64`).
     mem64: bool,
-    /// The body uses a GC instruction or holds a GC reference (see
-    /// [`Translator::require_interpreter`]).
-    needs_interpreter: bool,
+    /// The next local slot reserved for a legacy `try`'s caught exnref.
+    next_exn_slot: u32,
 }
 
 /// `WIZENG_NO_FUSE=1` disables superinstructions (for debugging and measurements).
@@ -578,6 +603,7 @@ impl Translator<'_> {
                 None => unreachable!("patching a non-branch"),
             },
             Fixup::Table(i) => self.out.br_tables[i].target = target,
+            Fixup::Catch(r, k) => self.out.handlers[r].catches[k].to.target = target,
         }
     }
 
@@ -683,18 +709,6 @@ impl Translator<'_> {
     }
 }
 
-impl Translator<'_> {
-    /// Marks the function as one that must run interpreted under every
-    /// tier: it uses a GC instruction or holds a GC reference, which
-    /// Cranelift cannot compile and the collector could not see in a JIT
-    /// frame. (A stand-in until the JIT honours it: the dyn tier's policy
-    /// never compiles such a function, jit and lazy refuse its module.)
-    pub(crate) fn require_interpreter(&mut self) {
-        self.needs_interpreter = true;
-        self.out.interp_only = true;
-    }
-}
-
 /// Whether a value of type `t` may be a reference the collector must see:
 /// one of the `any` hierarchy (`any`, `eq`, `i31`, `struct`, `array`,
 /// `none`, concrete struct and array types), or of the `extern` one when
@@ -755,23 +769,25 @@ pub(crate) fn translate(
     // Any SIMD instruction has the 0xFD prefix; that byte elsewhere (in an
     // immediate) only costs the slower height computation.
     let wide = has_v128(&local_types) || ctx.v128_types || body.as_bytes().contains(&0xFD);
-    let mut gc_maps = super::stackmap::Recorder::new(v, ctx.heap_refs, wide);
+    let exn_types = ty.params.iter().chain(&*ty.results).chain(&local_types);
+    let interp_only = exn_types.clone().any(|t| *t == ValType::ExnRef);
+    let local_slot_count = slot_count(&local_types) as u32;
+    let exn_slots = eh::legacy_try_count(ctx, body);
+    // (A legacy catch keeps an exnref, a heap reference, in a hidden slot.)
+    let mut gc_maps = super::stackmap::Recorder::new(v, ctx.heap_refs || exn_slots > 0, wide);
     let mut t = Translator {
         ctx,
         out: Compiled {
             num_params: slot_count(&ty.params) as u32,
-            num_locals: slot_count(&local_types) as u32,
+            num_locals: local_slot_count + exn_slots,
             num_results: slot_count(&ty.results) as u32,
             func_idx,
             local_types,
             local_slots,
+            interp_only,
             ..Default::default()
         },
-        ctls: vec![Ctl {
-            loop_start: None,
-            fixups: Vec::new(),
-            if_jump: None,
-        }],
+        ctls: vec![Ctl::block(None)],
         body_start,
         cur_pc: 0,
         fuse: !instr.as_deref().is_some_and(|i| i.dynamic()) && !fusion_disabled_by_env(),
@@ -781,7 +797,7 @@ pub(crate) fn translate(
         mem64: (0..)
             .map_while(|i| v.resources().memory_at(i))
             .any(|m| m.memory64),
-        needs_interpreter: false,
+        next_exn_slot: local_slot_count,
     };
     if ty
         .params
@@ -871,6 +887,11 @@ pub(crate) fn translate(
                     | Operator::If { .. }
                     | Operator::Else
                     | Operator::End
+                    | Operator::TryTable { .. }
+                    | Operator::Try { .. }
+                    | Operator::Catch { .. }
+                    | Operator::CatchAll
+                    | Operator::Delegate { .. }
             )
         {
             let before = t.here();
@@ -899,9 +920,14 @@ pub(crate) fn translate(
                 g.record(v, site_start, t.here());
             }
         }
+        if !t.out.interp_only && eh::names_exnref(&op, v) {
+            t.require_interpreter();
+        }
         v.op(offset, &op)?;
-        if !t.needs_interpreter
-            && matches!(v.get_operand_type(0), Some(Some(ty)) if holds_gc_ref(v, ty, ctx.extern_objects))
+        if !t.out.interp_only
+            && (matches!(v.get_operand_type(0), Some(Some(ty)) if holds_gc_ref(v, ty, ctx.extern_objects))
+                || (eh::may_make_exnref(&op)
+                    && Translator::operand_type(v, 0) == Some(ValType::ExnRef)))
         {
             t.require_interpreter();
         }
@@ -934,7 +960,18 @@ pub(crate) fn translate(
     v.finish(reader.original_position())?;
     // In slots: at most two per value.
     t.out.max_height = max_height * if t.wide { 2 } else { 1 } + 1;
-    t.out.gc_maps = gc_maps.map(super::stackmap::Recorder::finish);
+    if t.out.interp_only {
+        t.no_osr_entries();
+    }
+    t.out.gc_maps = gc_maps.map(|g| {
+        let mut maps = g.finish();
+        // The slots legacy catches keep exnrefs in hold heap references.
+        let hidden = local_slot_count..local_slot_count + exn_slots;
+        let mut locals = maps.ref_locals.to_vec();
+        locals.extend(hidden);
+        maps.ref_locals = locals.into();
+        maps
+    });
     dump_if_requested(&t.out);
     Ok(t.out)
 }
@@ -982,18 +1019,16 @@ fn translate_op(
         | W::F32ReinterpretI32
         | W::F64ReinterpretI64 => {}
         W::Unreachable => simple(t, Op::Unreachable),
-        W::Block { .. } => t.ctls.push(Ctl {
-            loop_start: None,
-            fixups: Vec::new(),
-            if_jump: None,
-        }),
+        W::Block { .. } => {
+            let inner = t.inner();
+            t.ctls.push(Ctl::block(inner))
+        }
         W::Loop { blockty } => {
             // Back edges re-enter at the loop instruction itself, so its probes
             // (block:start, opcode:loop) fire on every iteration, as in Wizard.
             t.ctls.push(Ctl {
                 loop_start: Some(site_start),
-                fixups: Vec::new(),
-                if_jump: None,
+                ..Ctl::block(t.inner())
             });
             // Dyn tier: count iterations where compiled code can be entered.
             let no_params = match blockty {
@@ -1016,9 +1051,8 @@ fn translate_op(
                 None
             };
             t.ctls.push(Ctl {
-                loop_start: None,
-                fixups: Vec::new(),
                 if_jump: j,
+                ..Ctl::block(t.inner())
             });
         }
         W::Else => {
@@ -1042,6 +1076,7 @@ fn translate_op(
             if let Some(j) = ctl.if_jump {
                 t.patch(&Fixup::Op(j), here);
             }
+            t.close_region(ctl.region, here);
             if t.ctls.is_empty() {
                 // End of the function body.
                 t.emit(Op::Return);
@@ -1313,6 +1348,21 @@ fn translate_op(
                     _ => Op::RefCast(k),
                 },
             )
+        }
+
+        W::TryTable { ref try_table } => t.try_table(v, try_table),
+        W::Try { .. } => t.legacy_try(),
+        W::Catch { tag_index } => t.legacy_catch(v, Some(tag_index), reachable),
+        W::CatchAll => t.legacy_catch(v, None, reachable),
+        W::Delegate { relative_depth } => t.delegate(relative_depth, site_start),
+        W::Rethrow { relative_depth } => t.rethrow(relative_depth),
+        W::Throw { tag_index } => {
+            t.require_interpreter();
+            simple(t, Op::Throw(tag_index))
+        }
+        W::ThrowRef => {
+            t.require_interpreter();
+            simple(t, Op::ThrowRef)
         }
 
         _ => {

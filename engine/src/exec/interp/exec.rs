@@ -191,11 +191,16 @@ fn execute(store: &mut Store, stack: &mut [u64], entry: FuncAddr) -> Result<(), 
         ex.ip = ex.ip.wrapping_add(1);
         // Re-dispatch happens only for a dynamic probe site (its original op).
         loop {
-            op = ex.run_hot(&mut op)?;
-            match ex.cold_op(op)? {
-                Flow::Next => break,
-                Flow::Redo(original) => op = original,
-                Flow::Done => return Ok(()),
+            match ex.run_hot(&mut op).and_then(|o| ex.cold_op(o)) {
+                Ok(Flow::Next) => break,
+                Ok(Flow::Redo(original)) => op = original,
+                Ok(Flow::Done) => return Ok(()),
+                // An exception lands in a handler of this execution, or
+                // leaves it (as any trap does).
+                Err(t) => {
+                    ex.unwind(t)?;
+                    break;
+                }
             }
         }
     }
@@ -518,7 +523,28 @@ impl<'s> Interp<'s> {
             | Op::RefTest(_)
             | Op::RefCast(_)
             | Op::CastTest(_) => self.gc_op(op).map(|()| Flow::Next),
+            Op::Throw(_) | Op::ThrowRef | Op::Rethrow(_) => Err(self.throw(op)),
             _ => self.store_op(op).map(|()| Flow::Next),
+        }
+    }
+
+    /// Continues at op `target` of the running activation.
+    pub(super) fn jump_to(&mut self, target: u32) {
+        self.ip = self.ops.wrapping_add(target as usize);
+    }
+
+    /// Makes suspended frame `fr` the running activation again (its callee
+    /// is abandoned: no results move).
+    #[inline]
+    pub(super) fn resume(&mut self, fr: Frame) {
+        self.code = fr.code;
+        self.ops = self.code.ops.as_ptr();
+        self.ip = self.ops.wrapping_add(fr.ip);
+        self.fp = fr.fp;
+        self.serial = fr.serial;
+        if fr.inst != self.inst {
+            self.inst = fr.inst;
+            self.refresh_mem();
         }
     }
 
@@ -534,15 +560,7 @@ impl<'s> Interp<'s> {
         match self.frames.pop() {
             None => Flow::Done,
             Some(fr) => {
-                self.code = fr.code;
-                self.ops = self.code.ops.as_ptr();
-                self.ip = self.ops.wrapping_add(fr.ip);
-                self.fp = fr.fp;
-                self.serial = fr.serial;
-                if fr.inst != self.inst {
-                    self.inst = fr.inst;
-                    self.refresh_mem();
-                }
+                self.resume(fr);
                 Flow::Next
             }
         }

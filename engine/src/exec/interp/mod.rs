@@ -18,6 +18,7 @@ pub(crate) mod simd;
 mod simd_fast;
 pub(crate) mod stackmap;
 pub(crate) mod gc_roots;
+mod unwind;
 
 pub(crate) use atomics::atomic_memarg;
 pub(crate) use exec::invoke;

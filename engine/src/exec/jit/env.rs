@@ -38,7 +38,7 @@ pub fn clif_type(t: ValType) -> ir::Type {
         ValType::I64 => I64,
         ValType::F32 => F32,
         ValType::F64 => F64,
-        ValType::FuncRef | ValType::ExternRef => I64,
+        ValType::FuncRef | ValType::ExternRef | ValType::ExnRef => I64,
         ValType::V128 => ir::types::I8X16,
     }
 }
@@ -81,6 +81,9 @@ pub struct Env<'a> {
     bounds_checks: bool,
     /// An OSR entry (dyn tier): the prologue loads the locals.
     pub osr: Option<OsrPrologue>,
+    /// Per defined function: the interpreter runs it (no code of its own;
+    /// calls go through the vmctx to its interpreting stub).
+    pub interp_only: &'a [bool],
 }
 
 /// The prologue of an OSR entry (`osr.rs`): every local (params first) is
@@ -108,6 +111,7 @@ impl<'a> Env<'a> {
             heaps: PrimaryMap::new(),
             bounds_checks,
             osr: None,
+            interp_only: &[],
         }
     }
 
@@ -115,7 +119,13 @@ impl<'a> Env<'a> {
     /// module); a function compiled alone (lazy tier) calls everything through
     /// the vmctx, whose entries are patched as functions get compiled.
     fn is_direct(&self, func_idx: u32) -> bool {
-        !self.func_ids.is_empty() && func_idx >= self.module.num_imported_funcs
+        let nimp = self.module.num_imported_funcs;
+        !self.func_ids.is_empty()
+            && func_idx >= nimp
+            && !self
+                .interp_only
+                .get((func_idx - nimp) as usize)
+                .is_some_and(|b| *b)
     }
 
     fn vmctx(func: &mut ir::Function) -> ir::GlobalValue {

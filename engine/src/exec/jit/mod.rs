@@ -192,7 +192,10 @@ fn layout_of(m: &Module, inline_globals: bool) -> VmLayout {
         n_tables,
         m.num_funcs() as usize,
     );
-    if inline_globals && m.private_globals_in_vmctx {
+    // A function that runs interpreted reads and writes globals in the
+    // store: then no global may live in the vmctx instead.
+    let interpreted = module_code(m).iter().any(|c| c.interp_only);
+    if inline_globals && m.private_globals_in_vmctx && !interpreted {
         for i in m.num_imported_globals as usize..n_globals {
             // A vmctx slot holds 8 bytes: a v128 stays in the store; so does
             // a reference that may name a heap object (a GC root).
@@ -281,11 +284,13 @@ fn compile_with(
     }
     let mut ctx = jit.make_context();
     let mut infos = Vec::new();
-    let mut pending: Vec<(FuncId, FuncInfo)> = Vec::new();
+    let mut pending: Vec<(u32, FuncId, FuncInfo)> = Vec::new();
+    // Whole-module code for a module with functions only the interpreter
+    // runs: they get the interpreting stubs of their types.
+    let stubs_for_interp_only = only.is_none() && module_code(m).iter().any(|c| c.interp_only);
 
     // Walk the code section again with a validator, for the translator.
-    let mut validator =
-        wasmparser::Validator::new_with_features(crate::core::module::supported_features());
+    let mut validator = wasmparser::Validator::new_with_features(m.features);
     let mut jobs = Vec::new();
     let mut def = 0usize;
     for payload in wasmparser::Parser::new(0).parse_all(&m.bytes) {
@@ -294,7 +299,7 @@ fn compile_with(
             validator.payload(&payload).map_err(|e| e.to_string())?
         {
             let idx = m.num_imported_funcs + def as u32;
-            if only.is_none_or(|o| o == idx) {
+            if only.is_none_or(|o| o == idx) && !interp_only(m, idx) {
                 jobs.push(Job {
                     idx,
                     id: single.unwrap_or_else(|| ids[def]),
@@ -325,10 +330,14 @@ fn compile_with(
         let c = crate::exec::interp::load::func_code(m, j.idx);
         (o, c.local_types.clone())
     });
+    let interp_only_funcs: Vec<bool> = (m.num_imported_funcs..m.num_funcs())
+        .map(|i| interp_only(m, i))
+        .collect();
     let shared = Shared {
         module: m,
         layout: &layout,
         ids: &ids,
+        interp_only: &interp_only_funcs,
         config,
         osr: osr.as_ref().map(|(o, t)| (*o, t.as_slice())),
     };
@@ -391,12 +400,12 @@ fn compile_with(
                 .is_none()
                 .then(|| std::sync::Arc::from(&m.bytes[m.body(idx).range.clone()])),
         };
-        pending.push((d.id, info));
+        pending.push((d.idx, d.id, info));
     }
     // Trampolines for every type of the module.
     let mut tramp_ids = Vec::new();
     let mut lazy_ids = Vec::new();
-    if only.map_or(true, |o| o == u32::MAX) {
+    if only.is_none_or(|o| o == u32::MAX) {
         for (ti, ty) in m.types.iter().enumerate() {
             let h = host_trampoline(
                 &mut jit,
@@ -410,7 +419,7 @@ fn compile_with(
             let e = entry_trampoline(&mut jit, &mut ctx, ty, ti)
                 .map_err(|e| format!("entry trampoline: {e}"))?;
             tramp_ids.push((h, e));
-            if only == Some(u32::MAX) {
+            if only == Some(u32::MAX) || stubs_for_interp_only {
                 let l = host_trampoline(
                     &mut jit,
                     &mut ctx,
@@ -425,10 +434,14 @@ fn compile_with(
         }
     }
     jit.finalize_definitions().map_err(|e| e.to_string())?;
-    let mut funcs = Vec::with_capacity(ids.len());
-    for (id, mut info) in pending {
+    // Whole-module: by defined index, null for an interpreted-only function.
+    let mut funcs = vec![std::ptr::null(); if only.is_none() { ids.len() } else { 0 }];
+    for (idx, id, mut info) in pending {
         let p = jit.get_finalized_function(id);
-        funcs.push(p);
+        match only {
+            None => funcs[(idx - m.num_imported_funcs) as usize] = p,
+            Some(_) => funcs.push(p),
+        }
         info.start = p as usize;
         infos.push(info);
     }
@@ -500,6 +513,8 @@ struct Shared<'a> {
     config: cranelift_codegen::isa::TargetFrontendConfig,
     /// OSR entry: the rewritten body and the function's local types.
     osr: Option<(&'a osr::OsrBody, &'a [crate::core::types::ValType])>,
+    /// Per defined function: only the interpreter runs it.
+    interp_only: &'a [bool],
 }
 
 /// Functions compiled per thread before spreading a compile over threads
@@ -609,6 +624,7 @@ impl Translator {
         f.stack_limit = Some(limit);
         {
             let mut env = Env::new(sh.config, m, sh.layout, sh.ids);
+            env.interp_only = sh.interp_only;
             let body = match sh.osr {
                 None => job.body,
                 Some((o, local_types)) => {
@@ -796,6 +812,16 @@ fn entry_trampoline(
     Ok(out)
 }
 
+/// Whether the interpreter's translator marked function `idx` of `m`
+/// (defined) as one the JIT must not compile.
+fn interp_only(m: &Module, idx: u32) -> bool {
+    crate::exec::interp::load::func_code(m, idx).interp_only
+}
+
+fn module_code(m: &Module) -> &[Rc<crate::exec::interp::code::Compiled>] {
+    crate::exec::interp::load::module_code(m)
+}
+
 /// Code per (module, tier): the tier decides whole-module or lazy code, and the layout.
 type CachedCode = (
     std::sync::Weak<Module>,
@@ -891,7 +917,8 @@ pub(crate) fn prepare_instance(store: &mut Store, id: InstanceId) -> Result<(), 
     // compiles them on their first call.
     let lazy = code.funcs.is_empty() && nimp < funcs.len();
     for (k, a) in funcs.iter().enumerate().skip(nimp) {
-        if lazy {
+        // (A function only the interpreter runs has no code: its stub.)
+        if lazy || code.funcs[k - nimp].is_null() {
             let ctx = Box::new(libcalls::HostCtx {
                 store_ctx: sc,
                 func: a.0,
@@ -936,9 +963,11 @@ extern "C" fn lazy_call(
     // SAFETY: as for `libcalls::host_call` (ctx is a live HostCtx of the store
     // JIT code is running in, reached only while `invoke` holds the store).
     let (store, func) = unsafe { (&mut *(*(*ctx).store_ctx).store, FuncAddr((*ctx).func)) };
-    // Dyn tier: interpret the function until it is hot.
-    let interpret = store.config.tier == crate::runtime::store::Tier::Dyn
-        && !crate::exec::tiering::call_is_hot(store, func);
+    // Dyn tier: interpret the function until it is hot; every tier
+    // interprets what the JIT must not compile.
+    let interpret = crate::exec::tiering::interp_only(store, func)
+        || (store.config.tier == crate::runtime::store::Tier::Dyn
+            && !crate::exec::tiering::call_is_hot(store, func));
     if !interpret {
         if let Err(e) = compile_lazily(store, func) {
             crate::exec::state_mut(store).jit.pending_trap =
@@ -978,6 +1007,9 @@ pub(crate) fn compile_lazily(store: &mut Store, func: FuncAddr) -> Result<(), St
         .contains(&func.0)
     {
         return Ok(());
+    }
+    if crate::exec::tiering::interp_only(store, func) {
+        return Err("the function runs in the interpreter (exception handling)".into());
     }
     if store.config.tier == crate::runtime::store::Tier::Dyn {
         crate::exec::state_mut(store).jit.dyn_compiled += 1;
@@ -1039,6 +1071,9 @@ pub(crate) fn osr_enter(
     let Some(vmctx) = idata.vmctx.as_ref() else {
         return Ok(None);
     };
+    if code.interp_only {
+        return Ok(None);
+    }
     let vmctx_ptr = vmctx.as_ptr() as *mut u8;
     let func_idx = code.func_idx;
     let faddr = idata.funcs[func_idx as usize];

@@ -282,7 +282,8 @@ fn abi_type(t: ValType) -> monitor_abi::ValType {
         ValType::F64 => monitor_abi::ValType::F64,
         ValType::V128 => monitor_abi::ValType::V128,
         ValType::FuncRef => monitor_abi::ValType::FuncRef,
-        ValType::ExternRef => monitor_abi::ValType::ExternRef,
+        // The ABI has no exnref: monitors see it as an opaque reference.
+        ValType::ExternRef | ValType::ExnRef => monitor_abi::ValType::ExternRef,
     }
 }
 
@@ -601,6 +602,9 @@ impl monitor_abi::TypeResolver for Resolver<'_> {
     }
     fn local_type(&self, idx: u32) -> Option<wasmparser::ValType> {
         self.0.get_local_type(idx)
+    }
+    fn tag_type(&self, idx: u32) -> Option<wasmparser::FuncType> {
+        self.0.resources().tag_at(idx).cloned()
     }
     fn global_type(&self, idx: u32) -> Option<wasmparser::ValType> {
         self.0.resources().global_at(idx).map(|g| g.content_type)

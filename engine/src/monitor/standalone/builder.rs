@@ -44,6 +44,7 @@ fn enc_val(t: ValType) -> Result<wasm_encoder::ValType, LoadError> {
         ValType::F64 => E::F64,
         ValType::FuncRef => E::FUNCREF,
         ValType::ExternRef => E::EXTERNREF,
+        ValType::ExnRef => E::EXNREF,
         ValType::V128 => return Err(unsupported("v128 values")),
     })
 }

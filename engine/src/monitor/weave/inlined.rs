@@ -173,6 +173,12 @@ impl Body<'_> {
                         ty: wasm_encoder::AbstractHeapType::Extern,
                     }))
                 }
+                ValType::ExnRef => {
+                    self.ins(&Instruction::RefNull(wasm_encoder::HeapType::Abstract {
+                        shared: false,
+                        ty: wasm_encoder::AbstractHeapType::Exn,
+                    }))
+                }
                 ValType::V128 => self.ins(&Instruction::V128Const(0)),
             }
             self.ins(&Instruction::LocalSet(map[i]));

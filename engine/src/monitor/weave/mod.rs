@@ -86,6 +86,7 @@ fn enc_val(t: ValType) -> wasm_encoder::ValType {
         ValType::V128 => wasm_encoder::ValType::V128,
         ValType::FuncRef => wasm_encoder::ValType::FUNCREF,
         ValType::ExternRef => wasm_encoder::ValType::EXTERNREF,
+        ValType::ExnRef => wasm_encoder::ValType::EXNREF,
     }
 }
 

@@ -119,6 +119,11 @@ impl<'a> Rewriter<'a> {
                 self.weaver.parse_memory_section(&mut s, r).map_err(err)?;
                 out.section(&s);
             }
+            P::TagSection(r) => {
+                let mut s = wasm_encoder::TagSection::new();
+                self.weaver.parse_tag_section(&mut s, r).map_err(err)?;
+                out.section(&s);
+            }
             P::GlobalSection(r) => {
                 let mut s = wasm_encoder::GlobalSection::new();
                 self.weaver.parse_global_section(&mut s, r).map_err(err)?;

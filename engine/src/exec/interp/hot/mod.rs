@@ -948,6 +948,9 @@ cold_ops! {
     | Op::RefAsNonNull
     | Op::CallRef
     | Op::ReturnCallRef
+    | Op::Throw(t)
+    | Op::ThrowRef
+    | Op::Rethrow(s)
     | Op::Atomic { op, m }
     | Op::Probe(k)
     | Op::DynProbe(k)

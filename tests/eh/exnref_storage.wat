@@ -1,0 +1,21 @@
+;; args: --invoke=main
+;; exnref values kept in a local, a table and a global, then thrown again.
+(module
+  (tag $e (param i32))
+  (table $t 2 exnref)
+  (global $g (mut exnref) (ref.null exn))
+  (func $keep (param i32) (local $x exnref)
+    (block $h (result i32 exnref)
+      (try_table (catch_ref $e $h) (throw $e (local.get 0)))
+      (unreachable))
+    (local.set $x)
+    (drop)
+    (table.set $t (i32.const 1) (local.get $x)))
+  (func (export "main") (result i32 i32)
+    (call $keep (i32.const 5))
+    (global.set $g (table.get $t (i32.const 1)))
+    (ref.is_null (table.get $t (i32.const 0)))
+    (block $h (result i32)
+      (try_table (result i32) (catch $e $h) (throw_ref (global.get $g))))
+  )
+)
