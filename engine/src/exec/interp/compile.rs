@@ -700,6 +700,15 @@ impl Translator<'_> {
         self.out.casts.len() as u32 - 1
     }
 
+    /// An indirect call through type `ty`, which subtypes may have (a
+    /// non-final type): a callee of a subtype matches, which only the
+    /// interpreter checks (compiled code compares type ids exactly).
+    fn subtyped_call(&mut self, v: &FuncValidator<ValidatorResources>, ty: u32) {
+        if v.resources().sub_type_at(ty).is_some_and(|st| !st.is_final) {
+            self.require_interpreter();
+        }
+    }
+
     fn add_fixup(&mut self, depth: u32, f: Fixup) {
         let n = self.ctls.len();
         let ctl = &mut self.ctls[n - 1 - depth as usize];
@@ -1144,6 +1153,7 @@ fn translate_op(
             table_index,
             ..
         } => {
+            t.subtyped_call(v, type_index);
             t.table_index64(v, table_index);
             simple(
                 t,
@@ -1158,6 +1168,7 @@ fn translate_op(
             type_index,
             table_index,
         } => {
+            t.subtyped_call(v, type_index);
             t.table_index64(v, table_index);
             simple(
                 t,
