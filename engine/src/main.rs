@@ -355,7 +355,7 @@ fn run_app(cli: &Cli, s: &mut Session, t_load: std::time::Duration) -> Result<Ex
         );
         if store.config().tier != wizeng::Tier::Int {
             eprintln!(
-                "wizeng: metrics: {} functions run interpreted (exception handling)",
+                "wizeng: metrics: {} functions run interpreted (exception handling or Wasm GC)",
                 store.interp_only_funcs()
             );
         }

@@ -249,14 +249,18 @@ fn metrics_count_interpreted_functions() {
         ];
         let out = run_wizeng(&root, &args);
         assert!(
-            out.contains("wizeng: metrics: 8 functions run interpreted (exception handling)"),
+            out.contains(
+                "wizeng: metrics: 8 functions run interpreted (exception handling or Wasm GC)"
+            ),
             "{mode}: {out}"
         );
         // Woven for the monitor of `tests/monitors/exceptions`: the thrower
         // and the two catchers stay interpreted, the rest is compiled.
         let out = metrics(mode, "exceptions");
         assert!(
-            out.contains("wizeng: metrics: 3 functions run interpreted (exception handling)"),
+            out.contains(
+                "wizeng: metrics: 3 functions run interpreted (exception handling or Wasm GC)"
+            ),
             "{mode}: {out}"
         );
     }
