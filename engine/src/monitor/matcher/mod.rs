@@ -344,8 +344,9 @@ impl Monitors {
             let name = spec.path.display().to_string();
             let mut linker = base.clone();
             if let Some(path) = &spec.output {
-                let out = output::redirect(&mut linker, store, path)
-                    .map_err(|e| MonitorError(format!("monitor {name}: {}: {e}", path.display())))?;
+                let out = output::redirect(&mut linker, store, path).map_err(|e| {
+                    MonitorError(format!("monitor {name}: {}: {e}", path.display()))
+                })?;
                 outputs.push(out);
             }
             define_app_imports(&mut linker, store);
