@@ -180,44 +180,10 @@ fn guest_bytes<'c>(c: &'c mut Caller<'_>, a: &[Value]) -> Result<Option<&'c [u8]
 pub fn define_wizeng_imports(linker: &mut Linker, store: &mut Store, out: Rc<RefCell<WasiCtx>>) {
     let i32t = ValType::I32;
     let o = out.clone();
-    linker.func(
+    output::define_puts(
+        linker,
         store,
-        "wizeng",
-        "puts",
-        FuncType::new([i32t, i32t], []),
-        move |c, a, _| {
-            let bytes =
-                guest_bytes(c, a)?.ok_or_else(|| Trap::new(crate::TrapKind::MemoryOutOfBounds))?;
-            o.borrow_mut()
-                .write_stdout(bytes)
-                .map_err(|e| Trap::host(format!("wizeng.puts: {e}")))
-        },
-    );
-    let o = out.clone();
-    linker.func(
-        store,
-        "wizeng",
-        "puti",
-        FuncType::new([i32t], []),
-        move |_, a, _| {
-            let s = a[0].i32().unwrap_or(0).to_string();
-            o.borrow_mut()
-                .write_stdout(s.as_bytes())
-                .map_err(|e| Trap::host(format!("wizeng.puti: {e}")))
-        },
-    );
-    let o = out.clone();
-    linker.func(
-        store,
-        "wizeng",
-        "putc",
-        FuncType::new([i32t], []),
-        move |_, a, _| {
-            let b = [a[0].i32().unwrap_or(0) as u8];
-            o.borrow_mut()
-                .write_stdout(&b)
-                .map_err(|e| Trap::host(format!("wizeng.putc: {e}")))
-        },
+        Rc::new(move |b| o.borrow_mut().write_stdout(b)),
     );
     let o = out;
     linker.func(

@@ -15,21 +15,16 @@ use crate::Trap;
 /// A monitor's own output file (buffered; [`MonitorOutput::flush`] at exit).
 pub type MonitorOutput = Rc<RefCell<BufWriter<std::fs::File>>>;
 
-/// Create (truncate) `path` and bind the `wizeng` output imports of
-/// `linker` to it.
-pub(super) fn redirect(
-    linker: &mut Linker,
-    store: &mut Store,
-    path: &Path,
-) -> std::io::Result<MonitorOutput> {
-    let file: MonitorOutput = Rc::new(RefCell::new(BufWriter::new(std::fs::File::create(path)?)));
+/// Where a monitor's `wizeng.puts`/`puti`/`putc` write.
+pub(super) type Sink = Rc<dyn Fn(&[u8]) -> std::io::Result<()>>;
+
+/// Bind `wizeng.puts`, `puti` and `putc` of `linker` to `sink`.
+pub(super) fn define_puts(linker: &mut Linker, store: &mut Store, sink: Sink) {
     let i32t = ValType::I32;
-    let put = |name: &'static str, o: &MonitorOutput, bytes: &[u8]| {
-        o.borrow_mut()
-            .write_all(bytes)
-            .map_err(|e| Trap::host(format!("wizeng.{name}: {e}")))
+    let put = |name: &'static str, sink: &Sink, bytes: &[u8]| {
+        sink(bytes).map_err(|e| Trap::host(format!("wizeng.{name}: {e}")))
     };
-    let o = file.clone();
+    let o = sink.clone();
     linker.func(
         store,
         "wizeng",
@@ -41,7 +36,7 @@ pub(super) fn redirect(
             put("puts", &o, bytes)
         },
     );
-    let o = file.clone();
+    let o = sink.clone();
     linker.func(
         store,
         "wizeng",
@@ -49,7 +44,7 @@ pub(super) fn redirect(
         FuncType::new([i32t], []),
         move |_, a, _| put("puti", &o, a[0].i32().unwrap_or(0).to_string().as_bytes()),
     );
-    let o = file.clone();
+    let o = sink;
     linker.func(
         store,
         "wizeng",
@@ -57,5 +52,17 @@ pub(super) fn redirect(
         FuncType::new([i32t], []),
         move |_, a, _| put("putc", &o, &[a[0].i32().unwrap_or(0) as u8]),
     );
+}
+
+/// Create (truncate) `path` and bind the `wizeng` output imports of
+/// `linker` to it.
+pub(super) fn redirect(
+    linker: &mut Linker,
+    store: &mut Store,
+    path: &Path,
+) -> std::io::Result<MonitorOutput> {
+    let file: MonitorOutput = Rc::new(RefCell::new(BufWriter::new(std::fs::File::create(path)?)));
+    let f = file.clone();
+    define_puts(linker, store, Rc::new(move |b| f.borrow_mut().write_all(b)));
     Ok(file)
 }
