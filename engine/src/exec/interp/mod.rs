@@ -11,13 +11,13 @@ mod exec;
 pub(crate) mod frames;
 mod fused;
 mod gc_ops;
+pub(crate) mod gc_roots;
 mod hot;
 pub(crate) mod load;
 mod probes;
 pub(crate) mod simd;
 mod simd_fast;
 pub(crate) mod stackmap;
-pub(crate) mod gc_roots;
 mod unwind;
 
 pub(crate) use atomics::atomic_memarg;
