@@ -65,21 +65,23 @@ handlers! {
     // A call of one of the instance's own functions: push the caller's frame
     // here (as `exec.rs`'s `Interp::enter_callee` does); anything else goes to `exec.rs`.
     h_Call: Op::Call(f) => {
-                if !r.hot_calls || f < r.num_imported {
+                if f < r.num_imported {
                     cold!();
                 }
                 // SAFETY: `f` is a validated function index of the module, and
                 // defined functions have code; the `Arc` outlives this call
                 // (invariant at `CodeRef`).
                 let callee: &Compiled = unsafe { &**r.mod_code.add((f - r.num_imported) as usize) };
+                // In the compiled tiers only a function that always runs
+                // interpreted is entered here (others may have code).
+                if !r.hot_calls && !callee.interp_only {
+                    cold!();
+                }
                 enter!(callee, 0);
             },
     // `call_indirect` to one of the instance's own functions; a trap, or any
     // other callee, goes to `exec.rs`.
     h_CallIndirect: Op::CallIndirect { ty, table } => {
-                if !r.hot_calls {
-                    cold!();
-                }
                 let i = rd!(sp - 1) as u32 as usize;
                 // SAFETY: `table` and `ty` are validated indices of the instance;
                 // the store's tables, functions and instances are not changed
@@ -104,8 +106,8 @@ handlers! {
                     }
                 };
                 match callee {
-                    Some(callee) => enter!(callee, 1),
-                    None => cold!(),
+                    Some(callee) if r.hot_calls || callee.interp_only => enter!(callee, 1),
+                    _ => cold!(),
                 }
             },
     // A return to a caller of the same instance, whose frame is here.
