@@ -721,7 +721,7 @@ impl<'s> Interp<'s> {
         let n = n.wrapping_add(1);
         // SAFETY: ip - 1 is the op being executed (in bounds).
         unsafe { (*self.ip.wrapping_sub(1)).set(Op::LoopHead(n)) };
-        if crate::exec::tiering::loop_is_hot(self.store, n) && !self.code.interp_only {
+        if crate::exec::tiering::loop_is_hot(self.store, n) {
             let code = self.code;
             let nl = code.num_locals as usize;
             assert!((self.fp - self.base) + nl <= self.slen);

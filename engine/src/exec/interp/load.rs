@@ -27,6 +27,12 @@ pub(crate) fn module_code(m: &Module) -> &[Rc<Compiled>] {
         .0
 }
 
+/// Whether some function of `m` always runs interpreted
+/// (`Compiled::interp_only`).
+pub(crate) fn has_interp_only(m: &Module) -> bool {
+    module_code(m).iter().any(|c| c.interp_only)
+}
+
 /// The interpreter code of defined function `func_idx` (an index of the whole
 /// function space; must not be an import).
 pub(crate) fn func_code(m: &Module, func_idx: u32) -> &Rc<Compiled> {

@@ -194,7 +194,7 @@ fn layout_of(m: &Module, inline_globals: bool) -> VmLayout {
     );
     // A function that runs interpreted reads and writes globals in the
     // store: then no global may live in the vmctx instead.
-    let interpreted = module_code(m).iter().any(|c| c.interp_only);
+    let interpreted = crate::exec::interp::load::has_interp_only(m);
     if inline_globals && m.private_globals_in_vmctx && !interpreted {
         for i in m.num_imported_globals as usize..n_globals {
             // A vmctx slot holds 8 bytes: a v128 stays in the store; so does
@@ -287,7 +287,7 @@ fn compile_with(
     let mut pending: Vec<(u32, FuncId, FuncInfo)> = Vec::new();
     // Whole-module code for a module with functions only the interpreter
     // runs: they get the interpreting stubs of their types.
-    let stubs_for_interp_only = only.is_none() && module_code(m).iter().any(|c| c.interp_only);
+    let stubs_for_interp_only = only.is_none() && crate::exec::interp::load::has_interp_only(m);
 
     // Walk the code section again with a validator, for the translator.
     let mut validator = wasmparser::Validator::new_with_features(m.features);
@@ -816,10 +816,6 @@ fn entry_trampoline(
 /// (defined) as one the JIT must not compile.
 fn interp_only(m: &Module, idx: u32) -> bool {
     crate::exec::interp::load::func_code(m, idx).interp_only
-}
-
-fn module_code(m: &Module) -> &[Rc<crate::exec::interp::code::Compiled>] {
-    crate::exec::interp::load::module_code(m)
 }
 
 /// Code per (module, tier): the tier decides whole-module or lazy code, and the layout.
