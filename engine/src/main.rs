@@ -40,6 +40,18 @@ struct Cli {
     /// code at its N-th iteration.
     #[arg(long, default_value_t = 1000, value_name = "N")]
     dyn_threshold: u32,
+    /// Dyn tier: compile hot code on a background thread while the
+    /// interpreter keeps running (on), or stop and compile it (off).
+    #[arg(long, default_value = "on", value_parser = ["on", "off"])]
+    background_compile: String,
+    /// Compiled-code cache (JIT tiers): reuse machine code compiled by
+    /// earlier runs (on), or compile everything afresh (off).
+    #[arg(long, default_value = "on", value_parser = ["on", "off"])]
+    cache: String,
+    /// Directory of the compiled-code cache (default: $WIZENG_CACHE_DIR, else
+    /// $XDG_CACHE_HOME/wizeng, else ~/.cache/wizeng).
+    #[arg(long = "cache-dir", value_name = "PATH")]
+    cache_dir: Option<std::path::PathBuf>,
     /// Preopen a host directory for WASI: PATH, or HOST::GUEST to map it to another guest path.
     #[arg(long = "dir", value_name = "PATH")]
     dirs: Vec<String>,
@@ -259,6 +271,10 @@ fn session_config(cli: &Cli) -> Result<SessionConfig, Failure> {
         engine: wizeng::Config {
             tier,
             dyn_threshold: cli.dyn_threshold,
+            background_compile: cli.background_compile == "on",
+            code_cache: (cli.cache == "on")
+                .then(|| cli.cache_dir.clone().or_else(default_cache_dir))
+                .flatten(),
             ..Default::default()
         },
         inline,
@@ -269,6 +285,19 @@ fn session_config(cli: &Cli) -> Result<SessionConfig, Failure> {
 }
 
 /// `--monitors`, plus the coverage monitor writing lcov for `--lcov=FILE`.
+/// The compiled-code cache's default directory: `$WIZENG_CACHE_DIR`, else
+/// `$XDG_CACHE_HOME/wizeng`, else `~/.cache/wizeng` (none without a home).
+fn default_cache_dir() -> Option<std::path::PathBuf> {
+    let var = |k| std::env::var_os(k).filter(|v| !v.is_empty());
+    if let Some(d) = var("WIZENG_CACHE_DIR") {
+        return Some(d.into());
+    }
+    if let Some(d) = var("XDG_CACHE_HOME") {
+        return Some(std::path::PathBuf::from(d).join("wizeng"));
+    }
+    var("HOME").map(|h| std::path::PathBuf::from(h).join(".cache").join("wizeng"))
+}
+
 fn monitor_list(cli: &Cli) -> String {
     let mut list = cli.monitors.clone().unwrap_or_default();
     if let Some(file) = &cli.lcov {
@@ -363,6 +392,22 @@ fn run_app(cli: &Cli, s: &mut Session, t_load: std::time::Duration) -> Result<Ex
             let (funcs, osr) = store.dyn_stats();
             eprintln!(
                 "wizeng: metrics: dyn tier compiled {funcs} functions and {osr} loop entries (OSR)"
+            );
+            let bg = store.background_stats();
+            if store.config().background_compile {
+                eprintln!(
+                    "wizeng: metrics: background compile {:.3} ms ({} done, {} still compiling at exit), linking {:.3} ms",
+                    bg.compile_time.as_secs_f64() * 1e3,
+                    bg.done,
+                    bg.in_flight,
+                    bg.link_time.as_secs_f64() * 1e3
+                );
+            }
+        }
+        if store.config().code_cache.is_some() && store.config().tier != wizeng::Tier::Int {
+            let (hits, misses, rejected) = store.code_cache_stats();
+            eprintln!(
+                "wizeng: metrics: code cache {hits} hits, {misses} misses, {rejected} damaged entries ignored"
             );
         }
         let gc = store.gc_stats();

@@ -657,3 +657,58 @@ fn fused_ops_agree() {
         assert!(dump.contains(op), "{rel} no longer translates to {op}");
     }
 }
+
+/// `code cache H hits, M misses, R damaged...` of a `--metrics` run.
+fn cache_counts(out: &str) -> [usize; 3] {
+    let line = out
+        .lines()
+        .find_map(|l| l.strip_prefix("wizeng: metrics: code cache "))
+        .unwrap_or_else(|| panic!("no code cache metrics in: {out}"));
+    let n: Vec<usize> = line
+        .split_whitespace()
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    [n[0], n[1], n[2]]
+}
+
+/// The compiled-code cache: a second run finds everything the first one
+/// compiled and prints the same; damaged entries are ignored (compiled
+/// afresh, same output); `--cache=off` uses no cache at all.
+#[test]
+fn code_cache_is_reused_and_checked() {
+    let root = repo_root();
+    let dir = std::env::temp_dir().join(format!("wizeng-cli-cache-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let args: Vec<String> = vec![
+        "--mode=jit".into(),
+        "--metrics".into(),
+        format!("--cache-dir={}", dir.display()),
+        "tests/programs/sort.wasm".into(),
+    ];
+    let stdout = |out: &str| out.split("--- stderr").next().unwrap().to_string();
+    let first = run_wizeng(&root, &args);
+    let [hits1, misses1, bad1] = cache_counts(&first);
+    assert!(misses1 > 0 && bad1 == 0, "{first}");
+    let second = run_wizeng(&root, &args);
+    assert_eq!(cache_counts(&second), [hits1 + misses1, 0, 0], "{second}");
+    assert_eq!(stdout(&first), stdout(&second));
+    // Damage every entry (one byte of each payload): all are refused.
+    let mut entries = 0;
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let p = e.unwrap().path();
+        let mut b = std::fs::read(&p).unwrap();
+        *b.last_mut().unwrap() ^= 0x55;
+        std::fs::write(&p, b).unwrap();
+        entries += 1;
+    }
+    let third = run_wizeng(&root, &args);
+    let [_, _, bad3] = cache_counts(&third);
+    assert!(bad3 > 0 && bad3 <= entries, "{third}");
+    assert_eq!(stdout(&first), stdout(&third));
+    let mut off = args.clone();
+    off.insert(0, "--cache=off".into());
+    let fourth = run_wizeng(&root, &off);
+    assert!(!fourth.contains("code cache"), "{fourth}");
+    assert_eq!(stdout(&first), stdout(&fourth));
+    let _ = std::fs::remove_dir_all(&dir);
+}

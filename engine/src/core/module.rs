@@ -228,7 +228,9 @@ pub struct ModuleInfo {
 /// A decoded, validated module with the code an execution tier translated from
 /// it in the same pass ([`BodyTranslator`]). Dereferences to its [`ModuleInfo`].
 pub struct Module {
-    info: ModuleInfo,
+    /// Shared with background compile jobs ([`Module::shared_info`]); only
+    /// the loader mutates it, before anything else holds it.
+    info: Arc<ModuleInfo>,
     /// The translator's product (the interpreter's code for every defined
     /// function), opaque to this layer; the tier that made it reads it back.
     code: Box<dyn Any>,
@@ -249,7 +251,8 @@ impl std::ops::Deref for Module {
 
 impl std::ops::DerefMut for Module {
     fn deref_mut(&mut self) -> &mut ModuleInfo {
-        &mut self.info
+        Arc::get_mut(&mut self.info)
+            .expect("a module's info is changed only while it is being loaded, before it is shared")
     }
 }
 
@@ -287,7 +290,7 @@ impl Module {
         let parsed = parse(bytes, features, translator);
         match parsed {
             Ok(info) => Ok(Module {
-                info,
+                info: Arc::new(info),
                 code: translator.finish(),
             }),
             Err(e)
@@ -309,6 +312,12 @@ impl Module {
 
     pub fn info(&self) -> &ModuleInfo {
         &self.info
+    }
+
+    /// The module's info for another thread (a background compile job).
+    /// Once shared, the module is no longer mutable (`DerefMut` panics).
+    pub fn shared_info(&self) -> Arc<ModuleInfo> {
+        self.info.clone()
     }
 }
 

@@ -104,6 +104,15 @@ impl FuncType {
             results: results.into(),
         }
     }
+
+    /// No parameter or result is a reference: a call can pass its slots
+    /// between tiers as they are (a reference may need converting).
+    pub fn is_numeric(&self) -> bool {
+        self.params
+            .iter()
+            .chain(self.results.iter())
+            .all(|t| !t.is_ref())
+    }
 }
 
 impl fmt::Display for FuncType {

@@ -119,6 +119,24 @@ impl Store {
         (j.dyn_compiled, j.osr_entries)
     }
 
+    /// Dyn tier with `Config::background_compile`: the compiler thread's work.
+    pub fn background_stats(&self) -> BackgroundStats {
+        jit::background_stats(self)
+    }
+
+    /// The compiled-code cache's counters so far: (hits, misses, entries
+    /// rejected as damaged).
+    pub fn code_cache_stats(&self) -> (usize, usize, usize) {
+        jit::cache_stats(self)
+    }
+
+    /// Dyn tier: wait until the compiler thread has finished every request
+    /// made so far and publish its code (the tier itself never waits; this
+    /// makes a run's tier state deterministic, e.g. for tests).
+    pub fn finish_background_compiles(&mut self) {
+        jit::finish_background(self);
+    }
+
     /// Functions of the store's instances that every tier interprets (the
     /// JIT cannot compile them: exception handling).
     pub fn interp_only_funcs(&self) -> usize {
@@ -154,4 +172,17 @@ impl Linker {
         let imports = self.resolve(store, module)?;
         store.instantiate_with(module, &imports)
     }
+}
+
+/// What the dyn tier's compiler thread did ([`Store::background_stats`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BackgroundStats {
+    /// Requests compiled and collected (functions and loop entries).
+    pub done: usize,
+    /// Requests still being compiled.
+    pub in_flight: usize,
+    /// Compiler-thread time of the collected requests.
+    pub compile_time: std::time::Duration,
+    /// Store-thread time spent placing their code in executable memory.
+    pub link_time: std::time::Duration,
 }

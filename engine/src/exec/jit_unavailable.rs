@@ -57,12 +57,35 @@ pub(crate) fn osr_enter(
     _: &crate::exec::interp::code::Compiled,
     _: usize,
     _: &[u64],
-) -> Result<Option<Vec<Value>>, Trap> {
-    Ok(None)
+) -> Result<crate::exec::tiering::OsrEntry, Trap> {
+    Ok(crate::exec::tiering::OsrEntry::Never)
+}
+
+/// No compiled code, so no cache.
+pub(crate) fn cache_stats(_: &Store) -> (usize, usize, usize) {
+    (0, 0, 0)
+}
+
+/// No compiler thread here.
+pub(crate) fn background_stats(_: &Store) -> crate::exec::api::BackgroundStats {
+    Default::default()
+}
+
+pub(crate) fn poll_background(_: &mut Store) {}
+
+pub(crate) fn finish_background(_: &mut Store) {}
+
+pub(crate) fn request_func(_: &mut Store, _: FuncAddr) -> Result<bool, String> {
+    Err(WHY.into())
 }
 
 /// Never called: no function has compiled code here.
 pub(crate) fn invoke(_: &mut Store, _: FuncAddr, _: &[Value]) -> Result<Vec<Value>, Trap> {
+    Err(Trap::host(WHY))
+}
+
+/// Never called: no function has compiled code here.
+pub(crate) fn invoke_slots(_: &mut Store, _: FuncAddr, _: &mut [u64]) -> Result<(), Trap> {
     Err(Trap::host(WHY))
 }
 

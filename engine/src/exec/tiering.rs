@@ -9,12 +9,51 @@
 
 use super::jit;
 use crate::core::types::FuncAddr;
+use crate::core::types::Value;
 use crate::runtime::store::{FuncKind, Store, Tier};
+
+/// What became of a hot loop's request to continue in compiled code.
+pub(crate) enum OsrEntry {
+    /// The activation ran to its end in compiled code: its results.
+    Finished(Vec<Value>),
+    /// The entry is being compiled in the background: ask again later.
+    Later,
+    /// The loop cannot be entered (the interpreter goes on).
+    Never,
+}
 
 /// The function has compiled code that calls use.
 pub(crate) const COMPILED: u32 = u32::MAX;
 /// The function could not be compiled; it stays interpreted.
 pub(crate) const NEVER: u32 = u32::MAX - 1;
+/// The compiler thread is compiling the function; it runs interpreted until
+/// its code is published.
+pub(crate) const PENDING: u32 = u32::MAX - 2;
+
+/// Bytes of a function body below which tier-up thresholds are not scaled.
+const SMALL_BODY: usize = 2048;
+/// Calls or loop iterations added to the threshold per byte of body above
+/// [`SMALL_BODY`]: compiling costs about linear time in the body's size
+/// (more for large bodies: register allocation), so a large function must
+/// prove hotter before it is worth it.
+const EXTRA_PER_BYTE: usize = 4;
+
+/// Calls or loop iterations a function of `body_len` bytes needs beyond the
+/// configured threshold before the dyn tier compiles it.
+pub(crate) fn size_extra(body_len: usize) -> u32 {
+    let extra = body_len.saturating_sub(SMALL_BODY) * EXTRA_PER_BYTE;
+    extra.min(u32::MAX as usize / 4) as u32
+}
+
+/// Loop iterations between two checks for a loop entry that is being
+/// compiled in the background.
+pub(crate) const OSR_RECHECK: u32 = 128;
+
+/// The value a loop's iteration counter restarts from so that the loop
+/// header asks again after [`OSR_RECHECK`] iterations.
+pub(crate) fn loop_recheck(store: &Store) -> u32 {
+    store.config.dyn_threshold.wrapping_sub(OSR_RECHECK)
+}
 
 /// Dyn tier: per function, calls so far or a final state.
 #[derive(Default)]
@@ -42,24 +81,61 @@ pub(crate) fn mark(store: &mut Store, f: FuncAddr, state: u32) {
 /// Dyn tier: count a call of `f` (a Wasm function of a JIT-prepared instance)
 /// and compile it once it is hot; whether it now has compiled code.
 pub(crate) fn call_is_hot(store: &mut Store, f: FuncAddr) -> bool {
-    let threshold = store.config.dyn_threshold;
     let counts = &mut super::state_mut(store).counts;
     let c = counts.get(f);
     match c {
         COMPILED => return true,
         NEVER => return false,
+        PENDING => {
+            jit::poll_background(store);
+            return super::state(store).counts.get(f) == COMPILED;
+        }
         _ => {}
     }
     counts.set(f, c + 1);
-    if c + 1 < threshold {
+    if c + 1 < call_threshold(store, f) {
         return false;
     }
-    if interp_only(store, f) || jit::compile_lazily(store, f).is_err() {
+    if interp_only(store, f) {
+        mark(store, f, NEVER);
+        return false;
+    }
+    if store.config.background_compile {
+        match jit::request_func(store, f) {
+            Ok(true) => {
+                mark(store, f, PENDING);
+                return false;
+            }
+            Ok(false) => {} // no thread: compile here
+            Err(_) => {
+                mark(store, f, NEVER);
+                return false;
+            }
+        }
+    }
+    if jit::compile_lazily(store, f).is_err() {
         // Stays interpreted (the interpreter ran it so far and will go on).
         mark(store, f, NEVER);
         return false;
     }
     true
+}
+
+/// Calls after which the dyn tier compiles `f`: the configured threshold,
+/// more for a large body ([`size_extra`]).
+fn call_threshold(store: &Store, f: FuncAddr) -> u32 {
+    let base = store.config.dyn_threshold;
+    match store.funcs[f.0 as usize].kind {
+        FuncKind::Wasm { instance, func_idx } => {
+            let m = &store.instances[instance.0 as usize].module;
+            let len = match func_idx.checked_sub(m.num_imported_funcs) {
+                Some(d) => m.bodies.get(d as usize).map_or(0, |b| b.range.len()),
+                None => 0,
+            };
+            base.saturating_add(size_extra(len))
+        }
+        FuncKind::Host(_) => base,
+    }
 }
 
 /// The interpreter is about to call Wasm function `f`: whether to call its

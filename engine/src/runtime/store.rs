@@ -227,6 +227,13 @@ pub struct Config {
     /// Dyn tier: a function is compiled at its this-many-th call, and a loop
     /// enters compiled code (OSR) at its this-many-th iteration.
     pub dyn_threshold: u32,
+    /// Dyn tier: compile on a background thread while the interpreter keeps
+    /// running (the CLI's default); off, the interpreter waits for each
+    /// compile (deterministic: what tests of the tier-up itself use).
+    pub background_compile: bool,
+    /// The directory of the compiled-code cache (JIT tiers): compiled code is
+    /// looked up there before compiling and stored after (`None`: no cache).
+    pub code_cache: Option<std::path::PathBuf>,
 }
 
 impl Default for Config {
@@ -236,6 +243,8 @@ impl Default for Config {
             max_call_depth: 100_000,
             value_stack_slots: 4 << 20,
             dyn_threshold: 1000,
+            background_compile: false,
+            code_cache: None,
         }
     }
 }

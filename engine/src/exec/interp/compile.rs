@@ -108,6 +108,9 @@ struct Translator<'a> {
     mem64: bool,
     /// The next local slot reserved for a legacy `try`'s caught exnref.
     next_exn_slot: u32,
+    /// Dyn tier: the iteration count a loop header starts from (below zero,
+    /// wrapping, for a large body: `tiering::size_extra`).
+    loop_count_start: u32,
 }
 
 /// `WIZENG_NO_FUSE=1` disables superinstructions (for debugging and measurements).
@@ -807,6 +810,7 @@ pub(crate) fn translate(
             .map_while(|i| v.resources().memory_at(i))
             .any(|m| m.memory64),
         next_exn_slot: local_slot_count,
+        loop_count_start: 0u32.wrapping_sub(crate::exec::tiering::size_extra(body.range().len())),
     };
     if ty
         .params
@@ -1050,7 +1054,7 @@ fn translate_op(
                 _ => true,
             };
             if t.ctx.osr && reachable && no_params && v.operand_stack_height() == 0 {
-                t.emit(Op::LoopHead(0));
+                t.emit(Op::LoopHead(t.loop_count_start));
             }
         }
         W::If { .. } => {

@@ -13,6 +13,7 @@ use super::code::*;
 use super::hot::{self, Exit, Regs, Slot};
 use crate::core::error::{Trap, TrapKind, TrapSite};
 use crate::core::types::{slot_count, FuncAddr, InstanceId, Value};
+use crate::exec::tiering::OsrEntry;
 use crate::runtime::store::{Caller, FuncKind, HostFn, Store};
 
 /// Maximum nesting of host -> Wasm re-entry (each level uses host stack).
@@ -95,6 +96,35 @@ pub(crate) fn invoke(store: &mut Store, f: FuncAddr, args: &[Value]) -> Result<V
         |stack| Value::from_slots(&results_ty, stack),
     )?;
     Ok(res.into_iter().map(|v| store.seal(v)).collect())
+}
+
+/// Slots a call between tiers passes on the native stack (more go through
+/// `Value`s).
+const CALL_SLOTS: usize = 16;
+
+/// Call Wasm function `f` (interpreted) with its parameter slots in `slots`;
+/// its result slots replace them. For a type without references
+/// ([`crate::core::types::FuncType::is_numeric`]): slots pass as they are.
+pub(crate) fn invoke_slots(store: &mut Store, f: FuncAddr, slots: &mut [u64]) -> Result<(), Trap> {
+    if store.depth >= MAX_REENTRY {
+        return Err(Trap::new(TrapKind::CallStackExhausted));
+    }
+    let ty = &store.funcs[f.0 as usize].ty;
+    let (np, nr) = (slot_count(&ty.params), slot_count(&ty.results));
+    if matches!(store.funcs[f.0 as usize].kind, FuncKind::Host(_)) || np.max(nr) > CALL_SLOTS {
+        let ty = ty.clone();
+        let r = invoke(store, f, &Value::from_slots(&ty.params, slots))?;
+        Value::write_all_slots(&r, slots);
+        return Ok(());
+    }
+    let mut args = [0u64; CALL_SLOTS];
+    args[..np].copy_from_slice(&slots[..np]);
+    on_stack(
+        store,
+        f,
+        |stack| stack[..np].copy_from_slice(&args[..np]),
+        |stack| slots[..nr].copy_from_slice(&stack[..nr]),
+    )
 }
 
 /// Call Wasm function `f` (interpreted) from a probe site: `args` are its
@@ -647,6 +677,11 @@ impl<'s> Interp<'s> {
         host: Option<HostFn>,
         tail: bool,
     ) -> Result<Flow, Trap> {
+        if host.is_none() {
+            if let Some(flow) = self.call_compiled_numeric(faddr, tail)? {
+                return Ok(flow);
+            }
+        }
         let ty = &self.store.funcs[faddr].ty;
         let np = slot_count(&ty.params);
         let args: Vec<Value> = Value::iter_slots(&ty.params, self.slots(self.sp - np, np))
@@ -680,6 +715,37 @@ impl<'s> Interp<'s> {
         self.push_values(&res);
         self.refresh_mem();
         Ok(if tail { self.do_return() } else { Flow::Next })
+    }
+
+    /// `call_outside` of compiled code whose type has no references: the
+    /// slots pass as they are, through a buffer on the native stack.
+    /// `None` if the type does not allow it (the caller converts).
+    fn call_compiled_numeric(&mut self, faddr: usize, tail: bool) -> Result<Option<Flow>, Trap> {
+        let ty = &self.store.funcs[faddr].ty;
+        let (np, nr) = (slot_count(&ty.params), slot_count(&ty.results));
+        if !ty.is_numeric() || np.max(nr) > CALL_SLOTS {
+            return Ok(None);
+        }
+        let mut buf = [0u64; CALL_SLOTS];
+        buf[..np].copy_from_slice(self.slots(self.sp - np, np));
+        self.sp -= np;
+        let published = self.publish_for_gc();
+        self.store.depth += 1;
+        let n = np.max(nr).max(1);
+        let r = crate::exec::jit::invoke_slots(self.store, FuncAddr(faddr as u32), &mut buf[..n]);
+        self.store.depth -= 1;
+        self.unpublish_for_gc(published);
+        if let Err(mut e) = r {
+            if e.site.is_none() && e.exit_code().is_none() {
+                e.site = self.trap(TrapKind::Unreachable).site;
+            }
+            return Err(e);
+        }
+        for x in &buf[..nr] {
+            self.push(*x);
+        }
+        self.refresh_mem();
+        Ok(Some(if tail { self.do_return() } else { Flow::Next }))
     }
 
     /// `call_indirect` (`tail`: `return_call_indirect`) through table
@@ -732,12 +798,21 @@ impl<'s> Interp<'s> {
             let published = self.publish_for_gc();
             let r = crate::exec::jit::osr_enter(self.store, self.inst, &code, at, locals);
             self.unpublish_for_gc(published);
-            if let Some(res) = r? {
-                // The activation finished in compiled code.
-                self.sp = self.fp + code.operand_base();
-                self.push_values(&res);
-                self.refresh_mem();
-                return Ok(self.do_return());
+            match r? {
+                OsrEntry::Finished(res) => {
+                    // The activation finished in compiled code.
+                    self.sp = self.fp + code.operand_base();
+                    self.push_values(&res);
+                    self.refresh_mem();
+                    return Ok(self.do_return());
+                }
+                OsrEntry::Later => {
+                    // Being compiled: this header asks again a little later.
+                    let again = crate::exec::tiering::loop_recheck(self.store);
+                    // SAFETY: as above.
+                    unsafe { (*self.ip.wrapping_sub(1)).set(Op::LoopHead(again)) };
+                }
+                OsrEntry::Never => {}
             }
         }
         Ok(Flow::Next)

@@ -21,6 +21,6 @@ pub(crate) mod stackmap;
 mod unwind;
 
 pub(crate) use atomics::atomic_memarg;
-pub(crate) use exec::invoke;
+pub(crate) use exec::{invoke, invoke_slots};
 #[cfg(feature = "op-stats")]
 pub use hot::print_op_stats;

@@ -157,7 +157,17 @@ impl<'a> Env<'a> {
         args: &[ir::Value],
     ) -> ir::Inst {
         let sig = pos.func.import_signature(libcall_sig(params, results));
-        let callee = pos.ins().iconst(I64, addr as i64);
+        // By symbol (a relocation), not by address: see `libcalls::table`.
+        let id = super::libcalls::index_of(addr);
+        let name = pos
+            .func
+            .declare_imported_user_function(ir::UserExternalName::new(0, id));
+        let f = pos.func.import_function(ir::ExtFuncData {
+            name: ir::ExternalName::user(name),
+            signature: sig,
+            colocated: false,
+        });
+        let callee = pos.ins().func_addr(I64, f);
         pos.ins().call_indirect(sig, callee, args)
     }
 

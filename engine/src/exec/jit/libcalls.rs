@@ -15,6 +15,37 @@ use crate::core::types::{InstanceId, ValType, Value};
 use crate::runtime::store::{Caller, FuncKind, Store};
 use crate::runtime::vm::{VMStoreCtx, INSTANCE, STORE_CTX};
 
+/// Number of entries of [`table`].
+pub(crate) const COUNT: usize = 12;
+
+/// Every runtime function compiled Wasm code calls, by symbol: code refers
+/// to them through relocations, never by address, so the same function
+/// compiles to the same bytes in every process (the code cache relies on it).
+/// The JIT declares them first in every module, in this order: a
+/// function's position here is its `FuncId` there.
+pub(crate) fn table() -> [(&'static str, usize); COUNT] {
+    [
+        ("wizeng_memory_grow", memory_grow as *const () as usize),
+        ("wizeng_memory_copy", memory_copy as *const () as usize),
+        ("wizeng_memory_fill", memory_fill as *const () as usize),
+        ("wizeng_memory_init", memory_init as *const () as usize),
+        ("wizeng_data_drop", data_drop as *const () as usize),
+        ("wizeng_table_grow", table_grow as *const () as usize),
+        ("wizeng_table_copy", table_copy as *const () as usize),
+        ("wizeng_table_fill", table_fill as *const () as usize),
+        ("wizeng_table_init", table_init as *const () as usize),
+        ("wizeng_elem_drop", elem_drop as *const () as usize),
+        ("wizeng_atomic_wait", atomic_wait as *const () as usize),
+        ("wizeng_atomic_notify", atomic_notify as *const () as usize),
+    ]
+}
+
+/// The position in [`table`] of the runtime function at `addr`.
+pub(crate) fn index_of(addr: usize) -> u32 {
+    let i = table().iter().position(|(_, a)| *a == addr);
+    i.expect("every libcall the translator emits is in the table") as u32
+}
+
 unsafe fn ctx<'a>(vmctx: *const u64) -> (&'a mut Store, usize) {
     // SAFETY: see the module comment; vmctx is a live instance's vmctx block.
     unsafe {

@@ -16,6 +16,8 @@
 /// Whether this build has the JIT tiers (x86-64 Linux).
 pub const AVAILABLE: bool = true;
 
+pub(crate) mod background;
+pub mod cache;
 pub(crate) mod env;
 pub(crate) mod libcalls;
 pub(crate) mod osr;
@@ -25,6 +27,7 @@ pub(crate) mod signals;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
+use std::sync::Arc;
 
 use cranelift_codegen::ir::types::I64;
 use cranelift_codegen::ir::{self, AbiParam, InstBuilder, MemFlags, Signature, UserFuncName};
@@ -38,8 +41,10 @@ use cranelift_module::{FuncId, Linkage, Module as _};
 use crate::core::error::{Trap, TrapKind, TrapSite};
 use crate::core::module::Module;
 use crate::core::types::{slot_count, FuncAddr, FuncType, InstanceId, ValType, Value};
+use crate::exec::tiering::OsrEntry;
 use crate::runtime::store::{FuncKind, Store};
 use crate::runtime::vm::{self, VmLayout};
+use cache::CodeCache;
 use env::{clif_type, wasm_sig, Env};
 
 /// Per-function metadata for traps and profilers.
@@ -137,6 +142,13 @@ pub struct StoreJit {
     /// Number of functions compiled and of OSR entries (for --metrics).
     pub dyn_compiled: usize,
     pub osr_entries: usize,
+    /// Dyn tier: the compiler thread, and the time spent linking its code.
+    pub(crate) background: background::Background,
+    pub background_link_time: std::time::Duration,
+    /// OSR entries the compiler thread is working on.
+    osr_pending: std::collections::HashSet<(u32, u32, u32)>,
+    /// The compiled-code cache (`Config::code_cache`), once opened.
+    cache: Option<Arc<CodeCache>>,
 }
 
 thread_local! {
@@ -239,13 +251,23 @@ pub(crate) fn global_slot(store: &Store, inst: InstanceId, idx: u32) -> u64 {
 /// `only` (lazy tier: it then calls every function through the vmctx).
 /// Trampolines for every type come with the whole-module compile, and with
 /// `only: Some(u32::MAX)` (trampolines alone).
-pub fn compile(m: &Module, only: Option<u32>, inline_globals: bool) -> Result<JitCode, String> {
-    compile_with(m, only, None, inline_globals)
+pub fn compile(
+    m: &Module,
+    only: Option<u32>,
+    inline_globals: bool,
+    cache: Option<Arc<CodeCache>>,
+) -> Result<JitCode, String> {
+    compile_with(m, only, None, inline_globals, cache)
 }
 
 /// Compile function `func_idx` entered at its loop at `loop_pc` (dyn tier OSR).
-pub fn compile_osr(m: &Module, func_idx: u32, loop_pc: u32) -> Result<JitCode, String> {
-    compile_with(m, Some(func_idx), Some(loop_pc), false)
+pub fn compile_osr(
+    m: &Module,
+    func_idx: u32,
+    loop_pc: u32,
+    cache: Option<Arc<CodeCache>>,
+) -> Result<JitCode, String> {
+    compile_with(m, Some(func_idx), Some(loop_pc), false, cache)
 }
 
 fn compile_with(
@@ -253,17 +275,185 @@ fn compile_with(
     only: Option<u32>,
     osr_at: Option<u32>,
     inline_globals: bool,
+    cache: Option<Arc<CodeCache>>,
 ) -> Result<JitCode, String> {
     let t0 = std::time::Instant::now();
+    let mut input = CodegenInput::new(m, only, osr_at, inline_globals);
+    input.cache = cache;
+    let out = codegen(&input)?;
+    let mut code = link(&input, out)?;
+    code.compile_time = t0.elapsed();
+    Ok(code)
+}
+
+/// Everything a compile reads, owned and `Send`: the machine-code half
+/// ([`codegen`]) may run on a background thread; [`link`] then runs on the
+/// store's thread.
+pub(crate) struct CodegenInput {
+    module: std::sync::Arc<crate::core::module::ModuleInfo>,
+    layout: VmLayout,
+    /// `None`: every function; `Some(i)`: function `i` alone (it then calls
+    /// every function through the vmctx); `Some(u32::MAX)`: trampolines alone.
+    only: Option<u32>,
+    /// OSR: the loop pc entered, and the function's local types.
+    osr: Option<(u32, Vec<ValType>)>,
+    /// Per defined function: only the interpreter runs it.
+    interp_only: Vec<bool>,
+    /// Where compiled code is looked up before compiling, and stored after.
+    cache: Option<Arc<CodeCache>>,
+}
+
+impl CodegenInput {
+    pub(crate) fn new(
+        m: &Module,
+        only: Option<u32>,
+        osr_at: Option<u32>,
+        inline_globals: bool,
+    ) -> CodegenInput {
+        let defined = |i: &u32| (m.num_imported_funcs..m.num_funcs()).contains(i);
+        let osr = osr_at.zip(only.filter(defined)).map(|(pc, i)| {
+            let locals = &crate::exec::interp::load::func_code(m, i).local_types;
+            (pc, locals.clone())
+        });
+        CodegenInput {
+            module: m.shared_info(),
+            layout: layout_of(m, inline_globals),
+            only,
+            osr,
+            interp_only: (m.num_imported_funcs..m.num_funcs())
+                .map(|i| interp_only(m, i))
+                .collect(),
+            cache: None,
+        }
+    }
+
+    /// Bytes of the body compiled (0 for none, or for the whole module).
+    pub(crate) fn body_len(&self) -> usize {
+        let m = &*self.module;
+        let defined = |i: &u32| (m.num_imported_funcs..m.num_funcs()).contains(i);
+        self.only
+            .filter(defined)
+            .map_or(0, |i| m.body(i).range.len())
+    }
+
+    /// The compile request's layout must be the instance's: `layout` replaces it.
+    pub(crate) fn with_layout(mut self, layout: VmLayout) -> CodegenInput {
+        self.layout = layout;
+        self
+    }
+}
+
+/// Machine code, not yet placed in executable memory.
+pub(crate) struct CodegenOutput {
+    done: Vec<Done>,
+    osr_body: Option<osr::OsrBody>,
+}
+
+/// FuncIds are assigned in declaration order: [`link`] first declares the
+/// runtime functions (`libcalls::table`, ids `0..libcalls::COUNT`), then the
+/// module's functions in the order [`codegen`] numbers them.
+fn planned_id(k: usize) -> FuncId {
+    FuncId::from_u32((libcalls::COUNT + k) as u32)
+}
+
+/// Translate and compile the functions `input` names (no JIT module yet).
+pub(crate) fn codegen(input: &CodegenInput) -> Result<CodegenOutput, String> {
+    let m = &*input.module;
     let isa = isa()?;
     let config = isa.frontend_config();
-    let mut jit = JITModule::new(JITBuilder::with_isa(
-        isa,
-        cranelift_module::default_libcall_names(),
-    ));
-    let layout = layout_of(m, inline_globals);
+    let (only, n_defined) = (input.only, m.bodies.len());
+    let ids: Vec<FuncId> = match only {
+        None => (0..n_defined).map(planned_id).collect(),
+        Some(_) => Vec::new(),
+    };
+    let is_interp_only = |idx: u32| input.interp_only[(idx - m.num_imported_funcs) as usize];
+    // Walk the code section again with a validator, for the translator.
+    let mut validator = wasmparser::Validator::new_with_features(m.features);
+    let mut jobs = Vec::new();
+    let mut def = 0usize;
+    for payload in wasmparser::Parser::new(0).parse_all(&m.bytes) {
+        let payload = payload.map_err(|e| e.to_string())?;
+        if let wasmparser::ValidPayload::Func(func, body) =
+            validator.payload(&payload).map_err(|e| e.to_string())?
+        {
+            let idx = m.num_imported_funcs + def as u32;
+            if only.is_none_or(|o| o == idx) && !is_interp_only(idx) {
+                jobs.push(Job {
+                    idx,
+                    id: if only.is_some() {
+                        planned_id(0)
+                    } else {
+                        ids[def]
+                    },
+                    func,
+                    body,
+                });
+            }
+            def += 1;
+        }
+    }
+    let osr_body = match (&input.osr, jobs.first()) {
+        (Some((pc, _)), Some(j)) => Some(
+            osr::rewrite(
+                &m.bytes[m.body(j.idx).range.clone()],
+                m.func_type(j.idx).params.len() as u32,
+                *pc,
+                &|ti| {
+                    m.types
+                        .get(ti as usize)
+                        .is_none_or(|t| !t.params.is_empty())
+                },
+            )
+            .ok_or("loop cannot be entered")?,
+        ),
+        _ => None,
+    };
+    let shared = Shared {
+        module: m,
+        layout: &input.layout,
+        ids: &ids,
+        interp_only: &input.interp_only,
+        config,
+        osr: osr_body
+            .as_ref()
+            .zip(input.osr.as_ref())
+            .map(|(o, (_, t))| (o, t.as_slice())),
+        cache: input.cache.as_deref(),
+    };
+    let done = compile_jobs(&shared, jobs)?;
+    Ok(CodegenOutput { done, osr_body })
+}
+
+/// Place `out` in executable memory (with, for a whole-module or
+/// trampolines-only compile, the trampolines of every type).
+pub(crate) fn link(input: &CodegenInput, out: CodegenOutput) -> Result<JitCode, String> {
+    let t0 = std::time::Instant::now();
+    let m = &*input.module;
+    let only = input.only;
+    let isa = isa()?;
+    let mut builder = JITBuilder::with_isa(isa, cranelift_module::default_libcall_names());
+    // Trampolines call these by symbol (a relocation, not an address in
+    // the code), so that their code is the same in every process: cacheable.
+    builder.symbol(HOST_CALL, libcalls::host_call as *const u8);
+    builder.symbol(LAZY_CALL, lazy_call as *const u8);
+    let table = libcalls::table();
+    for (name, addr) in table {
+        builder.symbol(name, addr as *const u8);
+    }
+    let mut jit = JITModule::new(builder);
+    for (k, (name, _)) in table.iter().enumerate() {
+        // Signatures only matter for calls through the declaration; these
+        // are called indirectly through their address, with their own.
+        let id = jit
+            .declare_function(name, Linkage::Import, &Signature::new(CallConv::SystemV))
+            .map_err(|e| e.to_string())?;
+        if id != FuncId::from_u32(k as u32) {
+            return Err("JIT runtime function ids out of order".into());
+        }
+    }
+    let cache = input.cache.as_deref();
+    let layout = input.layout.clone();
     let mut ids = Vec::with_capacity(m.bodies.len());
-    let mut single: Option<FuncId> = None;
     match only {
         None => {
             for i in m.num_imported_funcs..m.num_funcs() {
@@ -275,74 +465,24 @@ fn compile_with(
             }
         }
         Some(i) if i < m.num_funcs() => {
-            single = Some(
+            ids.push(
                 jit.declare_function(&format!("f{i}"), Linkage::Local, &wasm_sig(m.func_type(i)))
                     .map_err(|e| e.to_string())?,
             );
         }
         Some(_) => {}
     }
+    if ids.iter().enumerate().any(|(k, id)| *id != planned_id(k)) {
+        return Err("JIT function ids out of order".into());
+    }
     let mut ctx = jit.make_context();
     let mut infos = Vec::new();
     let mut pending: Vec<(u32, FuncId, FuncInfo)> = Vec::new();
     // Whole-module code for a module with functions only the interpreter
     // runs: they get the interpreting stubs of their types.
-    let stubs_for_interp_only = only.is_none() && crate::exec::interp::load::has_interp_only(m);
-
-    // Walk the code section again with a validator, for the translator.
-    let mut validator = wasmparser::Validator::new_with_features(m.features);
-    let mut jobs = Vec::new();
-    let mut def = 0usize;
-    for payload in wasmparser::Parser::new(0).parse_all(&m.bytes) {
-        let payload = payload.map_err(|e| e.to_string())?;
-        if let wasmparser::ValidPayload::Func(func, body) =
-            validator.payload(&payload).map_err(|e| e.to_string())?
-        {
-            let idx = m.num_imported_funcs + def as u32;
-            if only.is_none_or(|o| o == idx) && !interp_only(m, idx) {
-                jobs.push(Job {
-                    idx,
-                    id: single.unwrap_or_else(|| ids[def]),
-                    func,
-                    body,
-                });
-            }
-            def += 1;
-        }
-    }
-    let osr_body = match (osr_at, jobs.first()) {
-        (Some(pc), Some(j)) => Some(
-            osr::rewrite(
-                &m.bytes[m.body(j.idx).range.clone()],
-                m.func_type(j.idx).params.len() as u32,
-                pc,
-                &|ti| {
-                    m.types
-                        .get(ti as usize)
-                        .is_none_or(|t| !t.params.is_empty())
-                },
-            )
-            .ok_or("loop cannot be entered")?,
-        ),
-        _ => None,
-    };
-    let osr = osr_body.as_ref().zip(jobs.first()).map(|(o, j)| {
-        let c = crate::exec::interp::load::func_code(m, j.idx);
-        (o, c.local_types.clone())
-    });
-    let interp_only_funcs: Vec<bool> = (m.num_imported_funcs..m.num_funcs())
-        .map(|i| interp_only(m, i))
-        .collect();
-    let shared = Shared {
-        module: m,
-        layout: &layout,
-        ids: &ids,
-        interp_only: &interp_only_funcs,
-        config,
-        osr: osr.as_ref().map(|(o, t)| (*o, t.as_slice())),
-    };
-    let done = compile_jobs(&shared, jobs)?;
-    for d in done {
+    let stubs_for_interp_only = only.is_none() && input.interp_only.contains(&true);
+    let osr_body = out.osr_body;
+    for d in out.done {
         let idx = d.idx;
         jit.define_function_bytes(d.id, &d.func, d.alignment, &d.code, &d.relocs)
             .map_err(|e| format!("function {idx}: {e:?}"))?;
@@ -407,28 +547,14 @@ fn compile_with(
     let mut lazy_ids = Vec::new();
     if only.is_none_or(|o| o == u32::MAX) {
         for (ti, ty) in m.types.iter().enumerate() {
-            let h = host_trampoline(
-                &mut jit,
-                &mut ctx,
-                ty,
-                ti,
-                libcalls::host_call as *const () as usize,
-                "host",
-            )
-            .map_err(|e| format!("host trampoline: {e}"))?;
-            let e = entry_trampoline(&mut jit, &mut ctx, ty, ti)
+            let h = host_trampoline(&mut jit, &mut ctx, ty, ti, HOST_CALL, cache)
+                .map_err(|e| format!("host trampoline: {e}"))?;
+            let e = entry_trampoline(&mut jit, &mut ctx, ty, ti, cache)
                 .map_err(|e| format!("entry trampoline: {e}"))?;
             tramp_ids.push((h, e));
             if only == Some(u32::MAX) || stubs_for_interp_only {
-                let l = host_trampoline(
-                    &mut jit,
-                    &mut ctx,
-                    ty,
-                    ti,
-                    lazy_call as *const () as usize,
-                    "lazy",
-                )
-                .map_err(|e| format!("lazy stub: {e}"))?;
+                let l = host_trampoline(&mut jit, &mut ctx, ty, ti, LAZY_CALL, cache)
+                    .map_err(|e| format!("lazy stub: {e}"))?;
                 lazy_ids.push(l);
             }
         }
@@ -513,6 +639,7 @@ struct Shared<'a> {
     config: cranelift_codegen::isa::TargetFrontendConfig,
     /// OSR entry: the rewritten body and the function's local types.
     osr: Option<(&'a osr::OsrBody, &'a [crate::core::types::ValType])>,
+    cache: Option<&'a CodeCache>,
     /// Per defined function: only the interpreter runs it.
     interp_only: &'a [bool],
 }
@@ -642,9 +769,17 @@ impl Translator {
                 .translate_body(&mut fv, body, &mut self.ctx.func, &mut env)
                 .map_err(|e| format!("function {idx}: {e}"))?;
         }
-        self.ctx
-            .compile(&*self.isa, &mut Default::default())
-            .map_err(|e| format!("function {idx}: {:?}", e.inner))?;
+        let compiled = match sh.cache {
+            Some(c) => self
+                .ctx
+                .compile_with_cache(&*self.isa, &mut cache::Store(c), &mut Default::default())
+                .map(|_| ()),
+            None => self
+                .ctx
+                .compile(&*self.isa, &mut Default::default())
+                .map(|_| ()),
+        };
+        compiled.map_err(|e| format!("function {idx}: {:?}", e.inner))?;
         if dump_clif(idx) {
             // After `compile`, `ctx.func` holds the optimised IR.
             eprintln!("{}", self.ctx.func.display());
@@ -688,12 +823,19 @@ fn host_trampoline(
     ctx: &mut Context,
     ty: &FuncType,
     ti: usize,
-    target: usize,
-    kind: &str,
+    target: &str,
+    cache: Option<&CodeCache>,
 ) -> Result<Compiled, String> {
     let sig = wasm_sig(ty);
     let id = jit
-        .declare_function(&format!("{kind}_tramp{ti}"), Linkage::Local, &sig)
+        .declare_function(&format!("{target}_tramp{ti}"), Linkage::Local, &sig)
+        .map_err(|e| e.to_string())?;
+    let mut lsig = Signature::new(CallConv::SystemV);
+    lsig.params
+        .extend([AbiParam::new(I64), AbiParam::new(I64), AbiParam::new(I64)]);
+    lsig.returns.push(AbiParam::new(ir::types::I32));
+    let target_id = jit
+        .declare_function(target, Linkage::Import, &lsig)
         .map_err(|e| e.to_string())?;
     ctx.func = ir::Function::with_name_signature(UserFuncName::user(2, ti as u32), sig);
     let mut fbc = FunctionBuilderContext::new();
@@ -713,12 +855,9 @@ fn host_trampoline(
             b.ins().stack_store(*p, slot, off);
         }
         let buf = b.ins().stack_addr(I64, slot, 0);
-        let mut lsig = Signature::new(CallConv::SystemV);
-        lsig.params
-            .extend([AbiParam::new(I64), AbiParam::new(I64), AbiParam::new(I64)]);
-        lsig.returns.push(AbiParam::new(ir::types::I32));
         let lsig = b.import_signature(lsig);
-        let callee = b.ins().iconst(I64, target as i64);
+        let target_ref = jit.declare_func_in_func(target_id, b.func);
+        let callee = b.ins().func_addr(I64, target_ref);
         let call = b
             .ins()
             .call_indirect(lsig, callee, &[params[0], params[1], buf]);
@@ -731,7 +870,7 @@ fn host_trampoline(
         b.ins().return_(&rets);
         b.finalize();
     }
-    jit.define_function(id, ctx).map_err(|e| format!("{e:?}"))?;
+    define(jit, id, ctx, cache)?;
     let cc = ctx.compiled_code().expect("compiled");
     let out = (
         id,
@@ -770,6 +909,7 @@ fn entry_trampoline(
     ctx: &mut Context,
     ty: &FuncType,
     ti: usize,
+    cache: Option<&CodeCache>,
 ) -> Result<Compiled, String> {
     let mut sig = Signature::new(CallConv::SystemV);
     sig.params.extend([
@@ -806,10 +946,34 @@ fn entry_trampoline(
         b.ins().return_(&[]);
         b.finalize();
     }
-    jit.define_function(id, ctx).map_err(|e| format!("{e:?}"))?;
+    define(jit, id, ctx, cache)?;
     let out = (id, 0, Vec::new());
     jit.clear_context(ctx);
     Ok(out)
+}
+
+/// Symbols the trampolines call ([`libcalls::host_call`], [`lazy_call`]).
+const HOST_CALL: &str = "wizeng_host_call";
+const LAZY_CALL: &str = "wizeng_lazy_call";
+
+/// Compile `ctx`'s function (through the code cache, if there is one) and
+/// define it as `id` in `jit`.
+fn define(
+    jit: &mut JITModule,
+    id: FuncId,
+    ctx: &mut Context,
+    cache: Option<&CodeCache>,
+) -> Result<(), String> {
+    let Some(c) = cache else {
+        return jit.define_function(id, ctx).map_err(|e| format!("{e:?}"));
+    };
+    ctx.compile_with_cache(jit.isa(), &mut cache::Store(c), &mut Default::default())
+        .map_err(|e| format!("{:?}", e.inner))?;
+    let cc = ctx.compiled_code().expect("compiled above");
+    let (alignment, relocs) = (cc.buffer.alignment as u64, cc.buffer.relocs().to_vec());
+    let code = cc.code_buffer().to_vec();
+    jit.define_function_bytes(id, &ctx.func, alignment, &code, &relocs)
+        .map_err(|e| format!("{e:?}"))
 }
 
 /// Whether the interpreter's translator marked function `idx` of `m`
@@ -851,6 +1015,7 @@ fn code_for(store: &Store, inst: InstanceId) -> Result<Rc<JitCode>, String> {
         &m,
         if lazy { Some(u32::MAX) } else { None },
         inline,
+        code_cache(store),
     )?);
     CODE_CACHE.with(|cc| {
         cc.borrow_mut().push((
@@ -865,6 +1030,7 @@ fn code_for(store: &Store, inst: InstanceId) -> Result<Rc<JitCode>, String> {
 /// Compile (or reuse) the instance's module, build its vmctx, and publish its
 /// functions' entry points.
 pub(crate) fn prepare_instance(store: &mut Store, id: InstanceId) -> Result<(), String> {
+    open_cache(store);
     let code = code_for(store, id)?;
     crate::exec::state_mut(store).jit.compile_time += code.compile_time;
     crate::exec::state_mut(store)
@@ -971,20 +1137,28 @@ extern "C" fn lazy_call(
             return 1;
         }
     }
-    let ty = store.funcs[func.0 as usize].ty.clone();
+    let ty = &store.funcs[func.0 as usize].ty;
     // SAFETY: the stub's buffer holds `buffer_slots(ty)` slots.
-    let slots = unsafe { std::slice::from_raw_parts_mut(args, buffer_slots(&ty)) };
-    let vals: Vec<Value> = Value::from_slots(&ty.params, slots);
-    let r = if interpret {
-        crate::exec::interp::invoke(store, func, &vals)
+    let slots = unsafe { std::slice::from_raw_parts_mut(args, buffer_slots(ty)) };
+    let r = if ty.is_numeric() {
+        // Slots as they are, no conversion (the common case, and cheap).
+        if interpret {
+            crate::exec::interp::invoke_slots(store, func, slots)
+        } else {
+            invoke_slots(store, func, slots)
+        }
     } else {
-        invoke(store, func, &vals)
+        let ty = ty.clone();
+        let vals: Vec<Value> = Value::from_slots(&ty.params, slots);
+        let r = if interpret {
+            crate::exec::interp::invoke(store, func, &vals)
+        } else {
+            invoke(store, func, &vals)
+        };
+        r.map(|r| Value::write_all_slots(&r, slots))
     };
     match r {
-        Ok(r) => {
-            Value::write_all_slots(&r, slots);
-            0
-        }
+        Ok(()) => 0,
         Err(t) => {
             crate::exec::state_mut(store).jit.pending_trap = Some(t);
             1
@@ -994,63 +1168,169 @@ extern "C" fn lazy_call(
 
 /// Compile one function of a lazily compiled instance and publish its code.
 pub(crate) fn compile_lazily(store: &mut Store, func: FuncAddr) -> Result<(), String> {
-    let FuncKind::Wasm { instance, func_idx } = store.funcs[func.0 as usize].kind else {
+    let Some(input) = lazy_input(store, func)? else {
         return Ok(());
     };
-    if crate::exec::state_mut(store)
+    let t0 = std::time::Instant::now();
+    let out = codegen(&input)?;
+    let mut code = link(&input, out)?;
+    code.compile_time = t0.elapsed();
+    publish_func(store, func, code);
+    Ok(())
+}
+
+/// Dyn tier: have the compiler thread compile `func` for its later calls;
+/// `Ok(false)` if there is nothing to compile or no thread (the caller
+/// decides), `Err` if the function cannot be compiled.
+pub(crate) fn request_func(store: &mut Store, func: FuncAddr) -> Result<bool, String> {
+    let Some(input) = lazy_input(store, func)? else {
+        return Ok(false);
+    };
+    let target = background::Target::Func(func.0);
+    Ok(crate::exec::state_mut(store)
         .jit
-        .lazy_done
-        .contains(&func.0)
-    {
-        return Ok(());
+        .background
+        .submit(target, input))
+}
+
+/// Dyn tier: link and publish what the compiler thread finished (never waits).
+pub(crate) fn poll_background(store: &mut Store) {
+    let ready = crate::exec::state_mut(store).jit.background.take_ready();
+    install(store, ready);
+}
+
+/// The store's compiled-code cache, if it has one (`Config::code_cache`;
+/// opened when it is first needed, and `None` if it cannot be).
+fn code_cache(store: &Store) -> Option<Arc<CodeCache>> {
+    crate::exec::state(store).jit.cache.clone()
+}
+
+/// Open the store's compiled-code cache, if it is configured and not open yet.
+pub(crate) fn open_cache(store: &mut Store) {
+    let Some(dir) = store.config.code_cache.clone() else {
+        return;
+    };
+    let j = &mut crate::exec::state_mut(store).jit;
+    if j.cache.is_none() {
+        j.cache = CodeCache::open(&dir).ok();
+    }
+}
+
+/// Compiled-code cache counters: (hits, misses, rejected entries).
+pub(crate) fn cache_stats(store: &Store) -> (usize, usize, usize) {
+    use std::sync::atomic::Ordering::Relaxed;
+    match &crate::exec::state(store).jit.cache {
+        Some(c) => (
+            c.hits.load(Relaxed),
+            c.misses.load(Relaxed),
+            c.rejected.load(Relaxed),
+        ),
+        None => (0, 0, 0),
+    }
+}
+
+/// What the compiler thread did so far.
+pub(crate) fn background_stats(store: &Store) -> crate::exec::api::BackgroundStats {
+    let j = &crate::exec::state(store).jit;
+    crate::exec::api::BackgroundStats {
+        done: j.background.collected,
+        in_flight: j.background.in_flight,
+        compile_time: j.background.time,
+        link_time: j.background_link_time,
+    }
+}
+
+/// Wait for the compiler thread's work in flight and publish it.
+pub(crate) fn finish_background(store: &mut Store) {
+    let done = crate::exec::state_mut(store).jit.background.wait_all();
+    install(store, done);
+}
+
+fn install(store: &mut Store, done: Vec<background::Finished>) {
+    for f in done {
+        let t0 = std::time::Instant::now();
+        let code = f.out.and_then(|out| link(&f.input, out));
+        let linked = t0.elapsed();
+        let j = &mut crate::exec::state_mut(store).jit;
+        j.background_link_time += linked;
+        match (f.target, code) {
+            (background::Target::Func(a), Ok(code)) => publish_func(store, FuncAddr(a), code),
+            (background::Target::Func(a), Err(_)) => {
+                crate::exec::tiering::mark(store, FuncAddr(a), crate::exec::tiering::NEVER)
+            }
+            (background::Target::Osr(i, fi, pc), code) => {
+                let code = code.ok().map(Rc::new);
+                if let Some(c) = &code {
+                    j.compile_time += c.compile_time;
+                    j.profiling.announce(&c.infos);
+                    j.osr_entries += 1;
+                }
+                j.osr_pending.remove(&(i, fi, pc));
+                j.osr_code.insert((i, fi, pc), code);
+            }
+        }
+    }
+}
+
+/// The compile input for function `func` of a lazily compiled instance, or
+/// `None` if it has code already (or is not a Wasm function).
+fn lazy_input(store: &Store, func: FuncAddr) -> Result<Option<CodegenInput>, String> {
+    let FuncKind::Wasm { instance, func_idx } = store.funcs[func.0 as usize].kind else {
+        return Ok(None);
+    };
+    if crate::exec::state(store).jit.lazy_done.contains(&func.0) {
+        return Ok(None);
     }
     if crate::exec::tiering::interp_only(store, func) {
         return Err("the function runs in the interpreter (exception handling)".into());
     }
-    if store.config.tier == crate::runtime::store::Tier::Dyn {
-        crate::exec::state_mut(store).jit.dyn_compiled += 1;
-    }
     let idata = store.instance(instance);
-    let Some(vmctx) = idata.vmctx.as_ref() else {
+    if idata.vmctx.is_none() {
         return Err("instance has no vmctx".into());
-    };
-    let vmctx_ptr = vmctx.as_ptr() as *mut u8;
+    }
     let layout = jit_code(idata)
         .map(|c| c.layout.clone())
         .ok_or("instance has no JIT code")?;
-    let m = idata.module.clone();
     // The instance's layout, whatever the store's tier is now (a woven app in
     // dyn switches it to lazy after the monitors were prepared).
-    let code = compile(&m, Some(func_idx), layout.inline_globals.contains(&true))?;
-    crate::exec::state_mut(store).jit.compile_time += code.compile_time;
-    crate::exec::state_mut(store)
-        .jit
-        .profiling
-        .announce(&code.infos);
+    let mut input = CodegenInput::new(&idata.module, Some(func_idx), None, false);
+    input.cache = code_cache(store);
+    Ok(Some(input.with_layout(layout)))
+}
+
+/// Point `func`'s entry points (funcref and its instance's vmctx slot) at
+/// `code`, its newly compiled code.
+fn publish_func(store: &mut Store, func: FuncAddr, code: JitCode) {
+    let FuncKind::Wasm { instance, func_idx } = store.funcs[func.0 as usize].kind else {
+        return;
+    };
+    if store.config.tier == crate::runtime::store::Tier::Dyn {
+        crate::exec::state_mut(store).jit.dyn_compiled += 1;
+    }
+    let j = &mut crate::exec::state_mut(store).jit;
+    j.compile_time += code.compile_time;
+    j.profiling.announce(&code.infos);
     let p = code.funcs[0];
+    let o = code.layout.func(func_idx) as usize / 8;
+    let inst = &mut store.instances[instance.0 as usize];
+    let Some(v) = inst.vmctx.as_mut() else { return };
+    let vmctx_ptr = v.as_mut_ptr() as *mut u8;
+    v[o + 1] = p as u64;
+    v[o + 2] = vmctx_ptr as u64;
     let fr = &mut store.funcrefs[func.0 as usize];
     fr.code = p;
     fr.vmctx = vmctx_ptr;
-    let o = layout.func(func_idx) as usize / 8;
-    let inst = &mut store.instances[instance.0 as usize];
-    if let Some(v) = inst.vmctx.as_mut() {
-        v[o + 1] = p as u64;
-        v[o + 2] = vmctx_ptr as u64;
-    }
-    crate::exec::state_mut(store)
-        .jit
-        .lazy_code
-        .push(Rc::new(code));
-    crate::exec::state_mut(store).jit.lazy_done.insert(func.0);
+    let j = &mut crate::exec::state_mut(store).jit;
+    j.lazy_code.push(Rc::new(code));
+    j.lazy_done.insert(func.0);
     crate::exec::tiering::mark(store, func, crate::exec::tiering::COMPILED);
-    Ok(())
 }
 
 /// Dyn tier: the interpreter's loop at op `op_index` of `code` (instance
-/// `inst`) is hot. Compile an entry at that loop (once), run the rest of the
-/// activation there from the frame's `locals`, and return its results;
-/// `Ok(None)` if the loop cannot be entered (the interpreter goes on). The
-/// function itself gets compiled too, for its next calls.
+/// `inst`) is hot. Compile an entry at that loop (once; in the background if
+/// the store compiles there), run the rest of the activation there from the
+/// frame's `locals`, and return its results. In the foreground the function
+/// itself gets compiled too, for its next calls.
 #[cold]
 #[inline(never)]
 pub(crate) fn osr_enter(
@@ -1059,52 +1339,71 @@ pub(crate) fn osr_enter(
     code: &crate::exec::interp::code::Compiled,
     op_index: usize,
     locals: &[u64],
-) -> Result<Option<Vec<Value>>, Trap> {
-    if store.config.tier != crate::runtime::store::Tier::Dyn {
-        return Ok(None);
+) -> Result<OsrEntry, Trap> {
+    if store.config.tier != crate::runtime::store::Tier::Dyn || code.interp_only {
+        return Ok(OsrEntry::Never);
     }
     let idata = &store.instances[inst];
     let Some(vmctx) = idata.vmctx.as_ref() else {
-        return Ok(None);
+        return Ok(OsrEntry::Never);
     };
-    if code.interp_only {
-        return Ok(None);
-    }
     let vmctx_ptr = vmctx.as_ptr() as *mut u8;
     let func_idx = code.func_idx;
     let faddr = idata.funcs[func_idx as usize];
     let pc = code.pcs.get(op_index).copied().unwrap_or(u32::MAX);
     let key = (inst as u32, func_idx, pc);
-    let m = idata.module.clone();
-    let entry = match crate::exec::state(store).jit.osr_code.get(&key) {
-        Some(e) => e.clone(),
-        None => {
-            let e = compile_osr(&m, func_idx, pc).ok().map(Rc::new);
-            if let Some(c) = &e {
-                crate::exec::state_mut(store).jit.compile_time += c.compile_time;
-                crate::exec::state_mut(store)
-                    .jit
-                    .profiling
-                    .announce(&c.infos);
-                crate::exec::state_mut(store).jit.osr_entries += 1;
-            }
-            crate::exec::state_mut(store)
-                .jit
-                .osr_code
-                .insert(key, e.clone());
-            e
-        }
+    let entry = match osr_entry(store, key) {
+        Some(e) => e,
+        None => return Ok(OsrEntry::Later),
     };
-    // Later calls run compiled (if the function compiles).
-    crate::exec::tiering::settle(store, faddr);
+    if !store.config.background_compile {
+        // Later calls run compiled (if the function compiles).
+        crate::exec::tiering::settle(store, faddr);
+    }
     let Some(entry) = entry else {
-        return Ok(None);
+        return Ok(OsrEntry::Never);
     };
     let args = Value::from_slots(&store.funcs[faddr.0 as usize].ty.params, locals);
     store.vm_store.osr_locals = locals.as_ptr();
     let r = invoke_code(store, faddr, entry.funcs[0], vmctx_ptr, &args);
     store.vm_store.osr_locals = std::ptr::null();
-    r.map(Some)
+    r.map(OsrEntry::Finished)
+}
+
+/// The OSR entry for `key` (instance, function, loop pc): `Some(None)` if it
+/// cannot be compiled, `None` while the compiler thread works on it.
+fn osr_entry(store: &mut Store, key: (u32, u32, u32)) -> Option<Option<Rc<JitCode>>> {
+    if let Some(e) = crate::exec::state(store).jit.osr_code.get(&key) {
+        return Some(e.clone());
+    }
+    let (inst, func_idx, pc) = key;
+    let m = store.instances[inst as usize].module.clone();
+    if store.config.background_compile {
+        let target = background::Target::Osr(inst, func_idx, pc);
+        let j = &mut crate::exec::state_mut(store).jit;
+        if j.osr_pending.contains(&key) {
+            poll_background(store);
+            let j = &crate::exec::state(store).jit;
+            return j.osr_code.get(&key).cloned();
+        }
+        let mut input = CodegenInput::new(&m, Some(func_idx), Some(pc), false);
+        input.cache = j.cache.clone();
+        if j.background.submit(target, input) {
+            j.osr_pending.insert(key);
+            return None;
+        }
+    }
+    let e = compile_osr(&m, func_idx, pc, code_cache(store))
+        .ok()
+        .map(Rc::new);
+    let j = &mut crate::exec::state_mut(store).jit;
+    if let Some(c) = &e {
+        j.compile_time += c.compile_time;
+        j.profiling.announce(&c.infos);
+        j.osr_entries += 1;
+    }
+    j.osr_code.insert(key, e.clone());
+    Some(e)
 }
 
 /// Give host functions (that have no code yet) their trampoline and context.
@@ -1171,6 +1470,33 @@ fn invoke_code(
     vmctx: *mut u8,
     args: &[Value],
 ) -> Result<Vec<Value>, Trap> {
+    let ty = &store.funcs[f.0 as usize].ty;
+    let mut buf = vec![0u64; buffer_slots(ty)];
+    Value::write_all_slots(args, &mut buf);
+    run_entry(store, f, code, vmctx, &mut buf)?;
+    Ok(Value::from_slots(
+        &store.funcs[f.0 as usize].ty.results,
+        &buf,
+    ))
+}
+
+/// Call `f`'s compiled code with its parameter slots in `buf` (at least
+/// `buffer_slots` of its type long); its result slots replace them. Slots
+/// pass as they are: for a type without references
+/// ([`FuncType::is_numeric`]) that is all a call between tiers needs.
+pub(crate) fn invoke_slots(store: &mut Store, f: FuncAddr, buf: &mut [u64]) -> Result<(), Trap> {
+    let fr = store.funcrefs[f.0 as usize];
+    run_entry(store, f, fr.code, fr.vmctx, buf)
+}
+
+/// Enter compiled code through the entry trampoline of `f`'s type.
+fn run_entry(
+    store: &mut Store,
+    f: FuncAddr,
+    code: *const u8,
+    vmctx: *mut u8,
+    buf: &mut [u64],
+) -> Result<(), Trap> {
     signals::install();
     store.vm_store.store = store as *mut Store;
     let outermost = store.vm_store.stack_limit == 0;
@@ -1179,15 +1505,17 @@ fn invoke_code(
     }
     fill_funcrefs(store, false);
     let fi = &store.funcs[f.0 as usize];
-    let ty = fi.ty.clone();
+    if buf.len() < buffer_slots(&fi.ty) {
+        return Err(Trap::host(
+            "argument buffer too small for this function type",
+        ));
+    }
     let tramp = crate::exec::state(store)
         .jit
         .tramps
         .get(&fi.type_id)
         .map(|t| t.1)
         .ok_or_else(|| Trap::host("no entry trampoline for this function type"))?;
-    let mut buf = vec![0u64; buffer_slots(&ty)];
-    Value::write_all_slots(args, &mut buf);
     let mut ea = EntryArgs {
         tramp,
         code,
@@ -1203,10 +1531,10 @@ fn invoke_code(
     if outermost {
         store.vm_store.stack_limit = 0;
     }
-    if let Some((pc, rets)) = trapped {
-        return Err(trap_from_pc(store, pc, &rets));
+    match trapped {
+        Some((pc, rets)) => Err(trap_from_pc(store, pc, &rets)),
+        None => Ok(()),
     }
-    Ok(Value::from_slots(&ty.results, &buf))
 }
 
 /// The trap at `pc`; `rets` are the return addresses of the frames above it

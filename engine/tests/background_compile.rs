@@ -1,0 +1,129 @@
+//! The dyn tier compiling on its background thread: a hot function and a
+//! hot loop get compiled code while the interpreter keeps running, and that
+//! code is used once published. The tier itself never waits, so each test
+//! makes the point deterministic with `Store::finish_background_compiles`
+//! (from the embedder, or from a host function in the middle of a loop).
+
+use std::rc::Rc;
+use std::sync::Arc;
+
+use wizeng::{Config, Extern, FuncType, Linker, Module, Store, Tier, ValType, Value};
+
+const APP: &str = r#"(module
+  (import "host" "tick" (func $tick (param i32)))
+  (func $f (export "f") (param i32) (result i32)
+    (i32.add (i32.mul (local.get 0) (i32.const 3)) (i32.const 1)))
+  ;; f(x) + f(x + 1) + ...: calls counted by the dyn tier (no loop to enter)
+  (func $calls (export "calls") (param $x i32) (param $n i32) (result i32)
+    (if (result i32) (i32.eqz (local.get $n))
+      (then (i32.const 0))
+      (else (i32.add (call $f (local.get $x))
+        (call $calls (i32.add (local.get $x) (i32.const 1))
+                     (i32.sub (local.get $n) (i32.const 1)))))))
+  ;; sum of 0..n, telling the host every iteration
+  (func (export "sum") (param $n i32) (result i64)
+    (local $i i32) (local $s i64)
+    (loop $l
+      (call $tick (local.get $i))
+      (local.set $s (i64.add (local.get $s) (i64.extend_i32_u (local.get $i))))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br_if $l (i32.lt_u (local.get $i) (local.get $n))))
+    (local.get $s)))"#;
+
+/// A dyn store compiling in the background; `tick(i)` waits for the
+/// compiler thread when `i == wait_at`.
+fn instantiate(wait_at: i32) -> (Store, wizeng::InstanceId) {
+    let mut store = Store::new(Config {
+        tier: Tier::Dyn,
+        dyn_threshold: 10,
+        background_compile: true,
+        ..Default::default()
+    });
+    let tick = store.add_host_func(
+        FuncType::new([ValType::I32], []),
+        Rc::new(move |caller, args, _| {
+            if args[0] == Value::I32(wait_at) {
+                caller.store.finish_background_compiles();
+            }
+            Ok(())
+        }),
+    );
+    let mut linker = Linker::new();
+    linker.define("host", "tick", Extern::Func(tick));
+    let bytes = wat::parse_str(APP).unwrap();
+    let module = Arc::new(Module::new_for_tier(&bytes, Tier::Dyn).unwrap());
+    let inst = linker.instantiate(&mut store, &module).unwrap();
+    (store, inst)
+}
+
+#[test]
+fn a_hot_function_gets_its_code_from_the_compiler_thread() {
+    let (mut store, inst) = instantiate(-1);
+    let calls = store.export_func(inst, "calls").unwrap();
+    let want = |x: i32, n: i32| (x..x + n).map(|i| 3 * i + 1).sum::<i32>();
+    // Nine calls of f and nine of `calls`: nobody is hot yet.
+    assert_eq!(
+        store
+            .invoke(calls, &[Value::I32(0), Value::I32(9)])
+            .unwrap(),
+        [Value::I32(want(0, 9))]
+    );
+    assert_eq!(store.background_stats().in_flight, 0);
+    // The 10th call of f (and of `calls`) asks for code; nothing is
+    // compiled on this thread.
+    assert_eq!(
+        store
+            .invoke(calls, &[Value::I32(9), Value::I32(3)])
+            .unwrap(),
+        [Value::I32(want(9, 3))]
+    );
+    assert_eq!(store.dyn_stats(), (0, 0));
+    assert_eq!(store.background_stats().in_flight, 2);
+    store.finish_background_compiles();
+    assert_eq!(store.dyn_stats(), (2, 0));
+    let bg = store.background_stats();
+    assert_eq!((bg.done, bg.in_flight), (2, 0));
+    // Calls now run the compiled code, with the same results.
+    assert_eq!(
+        store
+            .invoke(calls, &[Value::I32(-50), Value::I32(100)])
+            .unwrap(),
+        [Value::I32(want(-50, 100))]
+    );
+}
+
+#[test]
+fn a_hot_loop_enters_compiled_code_once_it_is_ready() {
+    // The loop asks for an entry at its 10th iteration and checks again
+    // every 128; at iteration 50 the host waits for the compiler thread, so
+    // the entry is used at the next check (iteration 138).
+    let (mut store, inst) = instantiate(50);
+    let sum = store.export_func(inst, "sum").unwrap();
+    let n = 10_000i64;
+    assert_eq!(
+        store.invoke(sum, &[Value::I32(n as i32)]).unwrap(),
+        [Value::I64(n * (n - 1) / 2)]
+    );
+    assert_eq!(store.dyn_stats().1, 1, "one loop entry compiled and used");
+}
+
+#[test]
+fn without_the_thread_the_same_code_is_compiled_in_the_foreground() {
+    let mut store = Store::new(Config {
+        tier: Tier::Dyn,
+        dyn_threshold: 10,
+        ..Default::default()
+    });
+    let tick = store.add_host_func(FuncType::new([ValType::I32], []), Rc::new(|_, _, _| Ok(())));
+    let mut linker = Linker::new();
+    linker.define("host", "tick", Extern::Func(tick));
+    let bytes = wat::parse_str(APP).unwrap();
+    let module = Arc::new(Module::new_for_tier(&bytes, Tier::Dyn).unwrap());
+    let inst = linker.instantiate(&mut store, &module).unwrap();
+    let calls = store.export_func(inst, "calls").unwrap();
+    store
+        .invoke(calls, &[Value::I32(0), Value::I32(12)])
+        .unwrap();
+    assert_eq!(store.dyn_stats(), (2, 0));
+    assert_eq!(store.background_stats().done, 0);
+}

@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""Whole-process start-up benchmark: wizeng against the Wasmtime CLI.
+
+Driven by scripts/bench-startup.sh; see scripts/README.md. Every program of
+the chosen wasure suites runs as a whole process, from spawn to exit, in:
+
+  * wizeng in its default mode (dyn, compiling in the background) and, if
+    asked, other wizeng configurations (`--wizeng-config NAME=FLAGS`);
+  * wizeng --mode=int (the reference the default mode must never lose to);
+  * the Wasmtime CLI warm (its on-disk code cache filled by a first run)
+    and cold (`-C cache=n`: compiles every time).
+
+Each process is timed with a blocking wait (os.posix_spawn + os.wait4), never
+with a polling one. Engines are interleaved within each round; a cell is the
+median over RUNS rounds. The first run of every engine must exit as
+Wasmtime's does and print the same stdout, otherwise the cell is FAIL and the
+program is left out of that engine's geomeans.
+"""
+import argparse
+import json
+import math
+import os
+import re
+import shlex
+import statistics
+import sys
+import tempfile
+import time
+
+
+def load_programs(root, suites, regex):
+    out = []
+    for suite in suites:
+        folder = os.path.join(root, suite)
+        with open(os.path.join(folder, "benchmarks.json")) as f:
+            data = json.load(f)
+        for b in data["benchmarks"]:
+            name = f"{suite}/{b['name']}"
+            if regex and not re.search(regex, name):
+                continue
+            out.append((suite, name, os.path.join(folder, b["path"]), b.get("args", [])))
+    return out
+
+
+def run_once(cmd, cwd, out_path):
+    """Spawn `cmd`, wait for it (blocking), return (exit status, seconds)."""
+    with open(out_path, "wb") as out, open(os.devnull, "wb") as err, \
+            open(os.devnull, "rb") as inp:
+        actions = [
+            (os.POSIX_SPAWN_DUP2, inp.fileno(), 0),
+            (os.POSIX_SPAWN_DUP2, out.fileno(), 1),
+            (os.POSIX_SPAWN_DUP2, err.fileno(), 2),
+        ]
+        old = os.getcwd()
+        os.chdir(cwd)
+        try:
+            t0 = time.perf_counter()
+            pid = os.posix_spawnp(cmd[0], cmd, os.environ, file_actions=actions)
+            _, status, _ = os.wait4(pid, 0)
+            dt = time.perf_counter() - t0
+        finally:
+            os.chdir(old)
+    return os.waitstatus_to_exitcode(status), dt
+
+
+def geomean(xs):
+    xs = [x for x in xs if x and x > 0]
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("filter", nargs="?", default="")
+    ap.add_argument("--bench-root", required=True)
+    ap.add_argument("--wizeng", required=True)
+    ap.add_argument("--wasmtime", required=True)
+    ap.add_argument("--suites", default="polybench,ostrich")
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--wizeng-config", action="append", default=[],
+                    help="NAME=FLAGS: another wizeng column (e.g. sync='--background-compile=off')")
+    a = ap.parse_args()
+
+    wz = shlex.split(a.wizeng)
+    wt = shlex.split(a.wasmtime)
+    engines = [("default", wz), ("int", wz + ["--mode=int"])]
+    for c in a.wizeng_config:
+        name, _, flags = c.partition("=")
+        engines.append((name, wz + shlex.split(flags)))
+    engines += [("wt-warm", wt + ["run"]), ("wt-cold", wt + ["run", "-C", "cache=n"])]
+    progs = load_programs(a.bench_root, a.suites.split(","), a.filter)
+    tmp = tempfile.mkdtemp(prefix="wizeng-startup-")
+    cells = {}
+    for suite, name, path, args in progs:
+        cwd = os.path.dirname(path)
+        ref = None
+        times = {e: [] for e, _ in engines}
+        ok = {}
+        # Correctness run first (it also fills Wasmtime's cache for warm).
+        for e, cmd in reversed(engines):
+            out = os.path.join(tmp, e + ".out")
+            code, _ = run_once(cmd + [path] + args, cwd, out)
+            with open(out, "rb") as f:
+                got = (code, f.read())
+            if e == "wt-cold":
+                ref = got
+            ok[e] = got == ref
+        for _ in range(a.runs):
+            for e, cmd in engines:
+                if ok[e]:
+                    times[e].append(run_once(cmd + [path] + args, cwd, os.devnull)[1])
+        cells[name] = (suite, {e: statistics.median(t) if ok[e] else None
+                               for e, t in times.items()})
+        row = "  ".join(
+            f"{e} {cells[name][1][e] * 1e3:8.1f}" if cells[name][1][e] is not None
+            else f"{e}     FAIL" for e, _ in engines)
+        print(f"{name:32} {row}  (ms)", flush=True)
+
+    print()
+    names = [e for e, _ in engines if not e.startswith("wt-")]
+    groups = sorted({s for s, _ in cells.values()}) + ["all"]
+    for g in groups:
+        rows = [c for s, c in cells.values() if g in ("all", s)]
+        for e in names:
+            def ratio(ref):
+                return geomean([c[e] / c[ref] for c in rows
+                                if c[e] is not None and c[ref] is not None])
+            print(f"{g:10} {e:10} vs wasmtime warm {ratio('wt-warm'):.2f}x, "
+                  f"cold {ratio('wt-cold'):.2f}x, vs int {ratio('int'):.2f}x "
+                  f"({len(rows)} programs)")
+    slower = [(n, c["default"] / c["int"]) for n, (_, c) in cells.items()
+              if c["default"] and c["int"] and c["default"] > 1.1 * c["int"]]
+    print("default mode more than 10% slower than --mode=int:",
+          ", ".join(f"{n} {r:.2f}x" for n, r in slower) or "none")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
