@@ -278,6 +278,8 @@ pub struct Store {
     pub(crate) stacks: Vec<Vec<u64>>,
     /// GC objects and exceptions (`runtime::gc`).
     pub(crate) heap: crate::runtime::gc::Heap,
+    /// App references handed to monitors (`runtime::gc::OpaqueRefs`).
+    pub(crate) opaque: std::cell::RefCell<crate::runtime::gc::OpaqueRefs>,
 }
 
 /// What a host function sees of its caller.
@@ -337,6 +339,7 @@ impl Store {
             depth: 0,
             stacks: Vec::new(),
             heap: Default::default(),
+            opaque: Default::default(),
             vm_store: Box::new(crate::runtime::vm::VMStoreCtx {
                 funcrefs: std::ptr::null(),
                 store: std::ptr::null_mut(),
@@ -492,6 +495,12 @@ impl Store {
             )),
             _ => Ok(()),
         }
+    }
+
+    /// The opaque `externref` slot a monitor receives for app reference
+    /// slot `r` (`runtime::gc::OpaqueRefs`).
+    pub(crate) fn opaque_ref(&self, r: u64) -> u64 {
+        self.opaque.borrow_mut().handle(&self.heap, r)
     }
 
     /// Whether reference slot `r` is a value of `(ref null? heap)`, module
