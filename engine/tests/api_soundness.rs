@@ -171,3 +171,56 @@ fn i31_values_pass_between_stores() {
     let v = Value::AnyRef(wizeng::GcRef::i31(5));
     assert_eq!(a.invoke(is_i31, &[v]).unwrap(), [Value::I32(1)]);
 }
+
+const TYPED_APP: &str = r#"(module
+  (type $v (func (result i32)))
+  (type $s (struct (field i32)))
+  (type $t (struct (field i64)))
+  (func $seven (export "seven") (type $v) (i32.const 7))
+  (func (export "two") (param i32 i32) (result i32) (local.get 0))
+  (func (export "call_typed") (param (ref null $v)) (result i32)
+    (call_ref $v (local.get 0)))
+  (func (export "non_null") (param (ref func)) (result i32)
+    (ref.is_null (local.get 0)))
+  (func (export "make_t") (result anyref) (struct.new $t (i64.const 1)))
+  (func (export "get_s") (param (ref null $s)) (result i32)
+    (struct.get $s 0 (local.get 0))))"#;
+
+/// A typed reference parameter (a concrete type, or non-null) is part of
+/// the function's type that `FuncType` does not show; `invoke` checks it, as
+/// `call_ref` and `struct.get` rely on it (a function of another type
+/// called through `call_ref` read operands that were not there).
+#[test]
+fn typed_reference_arguments_are_checked() {
+    for tier in tiers() {
+        let mut store = Store::new(Config {
+            tier,
+            ..Default::default()
+        });
+        let module = Arc::new(Module::new(&wat::parse_str(TYPED_APP).unwrap()).unwrap());
+        let inst = Linker::new().instantiate(&mut store, &module).unwrap();
+        let f = |s: &Store, n: &str| s.export_func(inst, n).unwrap();
+        let (seven, two) = (f(&store, "seven"), f(&store, "two"));
+        let call_typed = f(&store, "call_typed");
+        let ok = store.invoke(call_typed, &[Value::FuncRef(Some(seven))]);
+        assert_eq!(ok.unwrap(), [Value::I32(7)], "{tier:?}");
+        let err = store
+            .invoke(call_typed, &[Value::FuncRef(Some(two))])
+            .unwrap_err();
+        assert!(err.to_string().contains("argument 0"), "{tier:?}: {err}");
+        let null = store
+            .invoke(call_typed, &[Value::FuncRef(None)])
+            .unwrap_err();
+        assert!(
+            null.to_string().contains("null function"),
+            "{tier:?}: {null}"
+        );
+        let non_null = f(&store, "non_null");
+        let err = store.invoke(non_null, &[Value::FuncRef(None)]).unwrap_err();
+        assert!(err.to_string().contains("argument 0"), "{tier:?}: {err}");
+        let (make_t, get_s) = (f(&store, "make_t"), f(&store, "get_s"));
+        let t = store.invoke(make_t, &[]).unwrap()[0];
+        let err = store.invoke(get_s, &[t]).unwrap_err();
+        assert!(err.to_string().contains("argument 0"), "{tier:?}: {err}");
+    }
+}

@@ -9,8 +9,10 @@
 //! Env: `DIFF_SEEDS=N` (default 300), `DIFF_START=S` (first seed, default 0),
 //! `DIFF_THREADS=T` (default 2), `DIFF_SAVE=dir` (write each failing module as
 //! `seed-N.wasm` there; `replay` below runs one again), `DIFF_SIMD=all|none`
-//! (SIMD in every module or in none, instead of half), `DIFF_PROPOSALS=all|none`
-//! (memory64 and threads likewise, instead of half each). Failing seeds are
+//! (SIMD in every module or in none, instead of half), `DIFF_VERBOSE=1` (each
+//! seed and module as it runs), `DIFF_PROPOSALS=all|none`
+//! or a list such as `gc,exceptions` (memory64, threads, exceptions and GC:
+//! those on in every module, the others off, instead of half each). Failing seeds are
 //! listed; the test fails on any mismatch (result, trap kind, host calls,
 //! memories, globals, tables) and on any trap site (function, pc) that
 //! differs between the tiers (but the documented merged-load case, counted).
@@ -58,6 +60,15 @@ fn interpreter_and_jit_agree_on_generated_modules() {
                         break;
                     }
                     let data = harness::seed_bytes(seed);
+                    if std::env::var_os("DIFF_VERBOSE").is_some() {
+                        // Before running: a seed that hangs or aborts is named
+                        // (and, with DIFF_SAVE, kept as `current-N.wasm`).
+                        eprintln!("seed {seed}");
+                        if let (Some(dir), Some((wasm, _, _))) = (&save, harness::generate(&data)) {
+                            let _ = std::fs::create_dir_all(dir);
+                            let _ = std::fs::write(format!("{dir}/current-{seed}.wasm"), wasm);
+                        }
+                    }
                     let r =
                         std::panic::catch_unwind(|| harness::check(&data)).unwrap_or_else(|p| {
                             let msg = p
@@ -111,13 +122,17 @@ fn interpreter_and_jit_agree_on_generated_modules() {
     let mut failures = failures.lock().unwrap().clone();
     failures.sort();
     eprintln!(
-        "differential: seeds {start}..{}: {} modules ({} with SIMD, {} using memory64, {} using threads, {} skipped), {} calls ({} returned, {} v128 results), {} traps, {} NaN-payload differences tolerated (memories), {} v128 values with NaN-lane differences tolerated, dyn: {} functions compiled, {} OSR entries, {} failing seeds, {:.1}s ({:.1} modules/s)",
+        "differential: seeds {start}..{}: {} modules ({} with SIMD, {} using memory64, {} using threads, {} using exceptions, {} using GC, {} with functions that run interpreted in every tier, {} skipped, {} with invalid subtypes not run), {} calls ({} returned, {} v128 results), {} traps, {} NaN-payload differences tolerated (memories), {} v128 values with NaN-lane differences tolerated, dyn: {} functions compiled, {} OSR entries, {} failing seeds, {:.1}s ({:.1} modules/s)",
         start + n,
         s.modules,
         s.simd_modules,
         s.memory64_modules,
         s.threads_modules,
+        s.exceptions_modules,
+        s.gc_modules,
+        s.interp_only_modules,
         s.skipped,
+        s.invalid_subtypes,
         s.calls,
         s.returns,
         s.v128_results,
@@ -194,6 +209,45 @@ fn regression_seeds() {
                 if s.site_mismatches
                     .iter()
                     .all(|m| m.starts_with(harness::OOB_MERGED)) => {}
+            Ok(s) => failures.push(format!("seed {seed}: {:?}", s.site_mismatches)),
+            Err(e) => failures.push(format!("seed {seed}: {e}")),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Seeds that once differed with exception handling and GC on (as in the
+/// run that found them: `DIFF_PROPOSALS=exceptions,gc`, SIMD as the seed
+/// says); any mismatch or trap-site difference fails.
+#[test]
+fn gc_eh_regression_seeds() {
+    let gc_eh = harness::Proposals {
+        exceptions: true,
+        gc: true,
+        ..Default::default()
+    };
+    let seeds: [u64; 4] = [
+        // A host function imported at a type with GC references: the JIT
+        // found no trampoline for its (lossy) store type (jit::prepare_instance
+        // takes the module's).
+        1,
+        // `array.new` of 2^27 elements in a loop: two workers exhausted the
+        // machine (harness: `MAX_GC_HEAP`, `Config::max_gc_heap_bytes`).
+        318,
+        // A function of another type passed for a `(ref null $t)` parameter
+        // and called with `call_ref`: the interpreter indexed the store's
+        // functions with garbage and panicked (`Store::check_args`;
+        // api_soundness.rs `typed_reference_arguments_are_checked`).
+        2525,
+        // A subtype whose fields do not match its supertype's (wasm-smith
+        // 0.217's bug): not run, counted as an invalid subtype.
+        14,
+    ];
+    let mut failures = Vec::new();
+    for seed in seeds {
+        let data = harness::seed_bytes(seed);
+        match harness::check_for(&data, harness::simd_of(&data), gc_eh) {
+            Ok(s) if s.site_mismatches.is_empty() => {}
             Ok(s) => failures.push(format!("seed {seed}: {:?}", s.site_mismatches)),
             Err(e) => failures.push(format!("seed {seed}: {e}")),
         }

@@ -89,6 +89,8 @@ pub static PROVIDED_IMPORTS: &[ProvidedImport] = &[
     imp!(MODULE_WIZENG, "putc", [I32] -> [], A, "write one byte"),
     imp!(MODULE_WIZENG, "error", [I32, I32] -> [], A, "print the message (ptr, len) and trap"),
     imp!(MODULE_WIZENG, "rdtsc", [] -> [I64], A, "a monotonic cycle/nanosecond counter"),
+    imp!(MODULE_WIZENG, "ref_id", [ExternRef] -> [I32], A,
+        "an opaque app reference's id (>= 1, the same for the same reference while it lives); 0 for null, -1 for any other externref"),
     imp!(MODULE_DYNINSTR, "insert_new_probe", [I32, I32, FuncRef] -> [I32], A,
         "attach a function (no params/results) at (fid, pc); new probe id or negative error"),
     imp!(MODULE_DYNINSTR, "remove_probe", [I32] -> [], A, "detach the probe with this id"),

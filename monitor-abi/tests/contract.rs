@@ -366,7 +366,11 @@ fn provided_imports() {
     let ins = imports::find_import("whamm:dyninstr", "insert_new_probe").expect("insert");
     assert_eq!(ins.sig.params, &[I32, I32, FuncRef]);
     assert_eq!(ins.sig.to_string(), "(i32, i32, funcref) -> i32");
-    assert_eq!(imports::imports_of_module("wizeng").count(), 5);
+    assert_eq!(
+        imports::find_import("wizeng", "ref_id").map(|i| i.sig.to_string()),
+        Some("(externref) -> i32".to_string())
+    );
+    assert_eq!(imports::imports_of_module("wizeng").count(), 6);
     assert_eq!(imports::imports_of_module("whamm:dyninstr").count(), 2);
     let fa: Vec<_> = imports::imports_of_module("wizeng:frame_accessor").collect();
     // Seven frame-wide functions, and a getter and a setter of locals and of

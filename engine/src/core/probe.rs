@@ -21,6 +21,12 @@ pub enum ArgSource {
     Local(u32),
     /// A frame accessor handle for the running frame.
     Frame,
+    /// Operand N (as `Operand`) or local N (as `Local`) of a GC reference
+    /// type (the `any` hierarchy), passed as an opaque app reference: an
+    /// `externref` host value naming it (`Store::opaque_ref`), never the
+    /// reference itself, so the monitor cannot reach the object.
+    OpaqueOperand(u32),
+    OpaqueLocal(u32),
 }
 
 /// One monitor function to call at a site.

@@ -72,6 +72,7 @@ impl Store {
         for a in args {
             self.check_value(a)?;
         }
+        self.check_args(f, args)?;
         if super::tiering::is_compiled(self, f) {
             jit::invoke(self, f, args)
         } else {

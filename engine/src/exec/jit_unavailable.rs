@@ -43,6 +43,14 @@ pub(crate) mod profiling {
     }
 }
 
+pub(crate) mod signals {
+    /// The host stack's bounds are not queried here (0: unknown); nested
+    /// runs are limited by count instead (`interp::exec`).
+    pub(crate) fn stack_limit() -> usize {
+        0
+    }
+}
+
 pub(crate) fn prepare_instance(_: &mut Store, _: InstanceId) -> Result<(), String> {
     Err(WHY.into())
 }

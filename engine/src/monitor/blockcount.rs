@@ -171,11 +171,9 @@ fn skip_arm(ops: &mut wasmparser::OperatorsReader<'_>, to_else: bool) -> Option<
     let mut nest = 0u32;
     while !ops.eof() {
         match ops.read().ok()? {
-            Operator::Block { .. } | Operator::Loop { .. } | Operator::If { .. } => nest += 1,
             Operator::Else if nest == 0 && to_else => return Some(true),
-            Operator::End if nest == 0 => return Some(false),
-            Operator::End => nest -= 1,
-            _ => {}
+            Operator::End | Operator::Delegate { .. } if nest == 0 => return Some(false),
+            op => nest = nest.checked_add_signed(nesting(&op))?,
         }
     }
     None
@@ -705,13 +703,24 @@ pub fn for_each_event(
         for ev in layout(&op, pc, final_end, wrapped) {
             f(ev, pc, &op)?;
         }
-        match op {
-            Operator::Block { .. } | Operator::Loop { .. } | Operator::If { .. } => depth += 1,
-            Operator::End => depth -= 1,
-            _ => {}
-        }
+        depth += nesting(&op);
     }
     Ok(())
+}
+
+/// How `op` changes the block nesting: +1 where a block starts (`block`,
+/// `loop`, `if`, `try_table` and the legacy `try`), -1 where one ends
+/// (`end`, and `delegate`, which ends a legacy `try`).
+fn nesting(op: &Operator<'_>) -> i32 {
+    match op {
+        Operator::Block { .. }
+        | Operator::Loop { .. }
+        | Operator::If { .. }
+        | Operator::Try { .. }
+        | Operator::TryTable { .. } => 1,
+        Operator::End | Operator::Delegate { .. } => -1,
+        _ => 0,
+    }
 }
 
 /// Partition function `idx` into blocks and give a counter to each block

@@ -151,7 +151,15 @@ pub fn analyse(
                 | O::ElemDrop { .. }
                 | O::MemoryInit { .. }
                 | O::DataDrop { .. }
-                | O::TypedSelect { .. } => {
+                | O::TypedSelect { .. }
+                // Blocks the inliner does not nest (and handlers it would
+                // have to keep apart from the app's).
+                | O::Try { .. }
+                | O::TryTable { .. }
+                | O::Delegate { .. }
+                | O::Throw { .. }
+                | O::ThrowRef
+                | O::Rethrow { .. } => {
                     return Err(format!("uses {}", monitor_abi::opcode_of(&op).mnemonic()))
                 }
                 _ => {

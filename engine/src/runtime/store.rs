@@ -11,6 +11,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use crate::core::error::*;
+use crate::core::gc_types::{FullType, HeapTy};
 use crate::core::module::*;
 use crate::core::types::*;
 
@@ -224,6 +225,11 @@ pub struct Config {
     pub max_call_depth: usize,
     /// Value stack size in 8-byte slots.
     pub value_stack_slots: usize,
+    /// Bytes the GC heap may hold: an `array.new`/`array.new_default` that
+    /// would take the heap (live bytes after the last collection plus those
+    /// allocated since) beyond it traps "allocation too large". Unlimited
+    /// by default.
+    pub max_gc_heap_bytes: u64,
     /// Dyn tier: a function is compiled at its this-many-th call, and a loop
     /// enters compiled code (OSR) at its this-many-th iteration.
     pub dyn_threshold: u32,
@@ -242,6 +248,7 @@ impl Default for Config {
             tier: Tier::Int,
             max_call_depth: 100_000,
             value_stack_slots: 4 << 20,
+            max_gc_heap_bytes: u64::MAX,
             dyn_threshold: 1000,
             background_compile: false,
             code_cache: None,
@@ -280,6 +287,8 @@ pub struct Store {
     pub(crate) stacks: Vec<Vec<u64>>,
     /// GC objects and exceptions (`runtime::gc`).
     pub(crate) heap: crate::runtime::gc::Heap,
+    /// App references handed to monitors (`runtime::gc::OpaqueRefs`).
+    pub(crate) opaque: std::cell::RefCell<crate::runtime::gc::OpaqueRefs>,
 }
 
 /// What a host function sees of its caller.
@@ -339,6 +348,7 @@ impl Store {
             depth: 0,
             stacks: Vec::new(),
             heap: Default::default(),
+            opaque: Default::default(),
             vm_store: Box::new(crate::runtime::vm::VMStoreCtx {
                 funcrefs: std::ptr::null(),
                 store: std::ptr::null_mut(),
@@ -494,6 +504,78 @@ impl Store {
             )),
             _ => Ok(()),
         }
+    }
+
+    /// The opaque `externref` slot a monitor receives for app reference
+    /// slot `r` (`runtime::gc::OpaqueRefs`).
+    pub(crate) fn opaque_ref(&self, r: u64) -> u64 {
+        self.opaque.borrow_mut().handle(&self.heap, r)
+    }
+
+    /// Whether reference slot `r` is a value of `(ref null? heap)`, module
+    /// type indices mapped to store ids by `type_ids` (the instance's): what
+    /// `ref.test` computes, and what a typed reference from outside must pass.
+    pub(crate) fn slot_is(&self, r: u64, nullable: bool, heap: HeapTy, type_ids: &[u32]) -> bool {
+        use crate::runtime::gc::ObjectKind as K;
+        if r == 0 {
+            return nullable;
+        }
+        let obj_kind = || self.heap.get(r).map(|o| o.kind);
+        match heap {
+            HeapTy::Any | HeapTy::Extern | HeapTy::Func => true,
+            HeapTy::None | HeapTy::NoFunc | HeapTy::NoExtern | HeapTy::NoExn => false,
+            HeapTy::I31 => crate::core::refs::as_i31(r).is_some(),
+            HeapTy::Eq => {
+                crate::core::refs::as_i31(r).is_some()
+                    || matches!(obj_kind(), Some(K::Struct | K::Array))
+            }
+            HeapTy::Struct => obj_kind() == Some(K::Struct),
+            HeapTy::Array => obj_kind() == Some(K::Array),
+            HeapTy::Exn => obj_kind() == Some(K::Exception),
+            HeapTy::Concrete(i) => {
+                let Some(&want) = type_ids.get(i as usize) else {
+                    return false;
+                };
+                let have = if self.types.is_func(want) {
+                    self.funcs.get((r - 1) as usize).map(|f| f.type_id)
+                } else {
+                    self.heap
+                        .get(r)
+                        .filter(|o| o.kind != K::Exception)
+                        .map(|o| o.ty)
+                };
+                have.is_some_and(|h| self.types.is_subtype(h, want))
+            }
+        }
+    }
+
+    /// Arguments for Wasm function `f` from outside: each reference must
+    /// be of its parameter's full type (non-null, concrete function or
+    /// object type), which the lossy [`FuncType`] does not say; compiled
+    /// code and the interpreter rely on it (`call_ref` checks no type).
+    pub(crate) fn check_args(&self, f: FuncAddr, args: &[Value]) -> Result<(), Trap> {
+        let FuncKind::Wasm { instance, func_idx } = &self.funcs[f.0 as usize].kind else {
+            return Ok(());
+        };
+        let inst = &self.instances[instance.0 as usize];
+        let m = &inst.module;
+        let Some(sub) = m
+            .func_types
+            .get(*func_idx as usize)
+            .and_then(|t| m.gc.types.get(*t as usize))
+        else {
+            return Ok(());
+        };
+        for (k, (p, a)) in sub.fields.iter().zip(args).enumerate() {
+            if let FullType::Ref { nullable, heap } = p.ty {
+                if !self.slot_is(a.to_slot(), nullable, heap, &inst.type_ids) {
+                    return Err(Trap::host(format!(
+                        "argument {k} is not a value of its parameter's reference type"
+                    )));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// A value read from Wasm state, with an object handle completed (its

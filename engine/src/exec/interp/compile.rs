@@ -680,13 +680,15 @@ impl Translator<'_> {
         for call in calls {
             for a in &mut call.args {
                 match a {
-                    ArgSource::Operand(n) => {
+                    ArgSource::Operand(n) | ArgSource::OpaqueOperand(n) => {
                         let h = v.operand_stack_height();
                         // Slots above the operand's low slot.
                         let above = self.slots_below(v, h) - self.slots_below(v, h - *n - 1);
                         *n = above - 1;
                     }
-                    ArgSource::Local(n) => *n = self.out.local_slot(*n as usize) as u32,
+                    ArgSource::Local(n) | ArgSource::OpaqueLocal(n) => {
+                        *n = self.out.local_slot(*n as usize) as u32
+                    }
                     _ => {}
                 }
             }

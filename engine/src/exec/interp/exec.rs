@@ -16,8 +16,30 @@ use crate::core::types::{slot_count, FuncAddr, InstanceId, Value};
 use crate::exec::tiering::OsrEntry;
 use crate::runtime::store::{Caller, FuncKind, HostFn, Store};
 
-/// Maximum nesting of host -> Wasm re-entry (each level uses host stack).
+/// Host stack kept free above the JIT's stack limit when a nested run
+/// starts: what one run can use before it reaches the next check (the
+/// interpreter loop, a host call's frames, the entry into compiled code).
+const NATIVE_RESERVE: usize = 128 << 10;
+
+/// Nesting limit where the host stack's bounds are unknown (no JIT).
 const MAX_REENTRY: usize = 256;
+
+/// Whether a nested run may start here: every entry into Wasm from the host
+/// (an embedder's call, a host function calling back, a probe, a call
+/// between interpreted and compiled code) runs on the host stack, so the
+/// limit is the host stack left, not a count of levels. The same budget
+/// bounds compiled frames (the JIT's `stack_limit`, checked in each
+/// prologue), so recursion that alternates between interpreted and
+/// compiled functions goes as deep as compiled recursion does.
+fn reentry_allowed(store: &Store) -> bool {
+    let limit = crate::exec::jit::signals::stack_limit();
+    if limit == 0 {
+        return store.depth < MAX_REENTRY;
+    }
+    let here = 0u8;
+    let sp = std::ptr::addr_of!(here) as usize;
+    sp >= limit.saturating_add(NATIVE_RESERVE)
+}
 
 /// A function's translated code, borrowed from its module for the whole
 /// execution without reference counting (a call and its return used to pay
@@ -68,7 +90,7 @@ pub(super) struct Frame {
 }
 
 pub(crate) fn invoke(store: &mut Store, f: FuncAddr, args: &[Value]) -> Result<Vec<Value>, Trap> {
-    if store.depth >= MAX_REENTRY {
+    if !reentry_allowed(store) {
         return Err(Trap::new(TrapKind::CallStackExhausted));
     }
     let fi = &store.funcs[f.0 as usize];
@@ -131,7 +153,7 @@ pub(crate) fn invoke_slots(store: &mut Store, f: FuncAddr, slots: &mut [u64]) ->
 /// parameter slots, its results are dropped. As [`invoke`] without the
 /// conversions to and from `Value`s.
 pub(super) fn invoke_probe(store: &mut Store, f: FuncAddr, args: &[u64]) -> Result<(), Trap> {
-    if store.depth >= MAX_REENTRY {
+    if !reentry_allowed(store) {
         return Err(Trap::new(TrapKind::CallStackExhausted));
     }
     on_stack(

@@ -7,10 +7,9 @@
 use super::code::{Cast, Op};
 use super::exec::Interp;
 use crate::core::error::{Trap, TrapKind};
-use crate::core::gc_types::{FullType, HeapTy};
+use crate::core::gc_types::FullType;
 use crate::core::refs;
 use crate::runtime::gc::objects::unpack;
-use crate::runtime::gc::ObjectKind;
 
 /// The op of a GC instruction that is one op of its own (casts and the
 /// conversions are translated in `compile.rs`).
@@ -203,35 +202,8 @@ impl Interp<'_> {
 
     /// Whether reference `r` is of the cast's target type.
     fn ref_is(&self, r: u64, c: Cast) -> bool {
-        if r == 0 {
-            return c.nullable;
-        }
-        let obj_kind = || self.store.heap.get(r).map(|o| o.kind);
-        match c.heap {
-            HeapTy::Any | HeapTy::Extern | HeapTy::Func => true,
-            HeapTy::None | HeapTy::NoFunc | HeapTy::NoExtern | HeapTy::NoExn => false,
-            HeapTy::I31 => refs::as_i31(r).is_some(),
-            HeapTy::Eq => {
-                refs::as_i31(r).is_some()
-                    || matches!(obj_kind(), Some(ObjectKind::Struct | ObjectKind::Array))
-            }
-            HeapTy::Struct => obj_kind() == Some(ObjectKind::Struct),
-            HeapTy::Array => obj_kind() == Some(ObjectKind::Array),
-            HeapTy::Exn => obj_kind() == Some(ObjectKind::Exception),
-            HeapTy::Concrete(i) => {
-                let want = self.type_id(i);
-                let have = if self.store.types.is_func(want) {
-                    self.store.funcs.get((r - 1) as usize).map(|f| f.type_id)
-                } else {
-                    self.store
-                        .heap
-                        .get(r)
-                        .filter(|o| o.kind != ObjectKind::Exception)
-                        .map(|o| o.ty)
-                };
-                have.is_some_and(|h| self.store.types.is_subtype(h, want))
-            }
-        }
+        let type_ids = &self.store.instances[self.inst].type_ids;
+        self.store.slot_is(r, c.nullable, c.heap, type_ids)
     }
 
     fn struct_new(&mut self, ty: u32, op: Op) -> Result<(), Trap> {

@@ -77,6 +77,10 @@ impl Interp<'_> {
             ArgSource::Operand(n) => self.rd(self.sp - 1 - *n as usize),
             ArgSource::Local(n) => self.rd(self.fp + *n as usize),
             ArgSource::Frame => Value::ExternRef(Some(self.serial)).to_slot(),
+            ArgSource::OpaqueOperand(n) => {
+                self.store.opaque_ref(self.rd(self.sp - 1 - *n as usize))
+            }
+            ArgSource::OpaqueLocal(n) => self.store.opaque_ref(self.rd(self.fp + *n as usize)),
         }
     }
 

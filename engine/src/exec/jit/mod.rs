@@ -1046,6 +1046,18 @@ pub(crate) fn prepare_instance(store: &mut Store, id: InstanceId) -> Result<(), 
             .entry(tid)
             .or_insert((code.host_tramps[ti], code.entry_tramps[ti]));
     }
+    // A host function imported at a GC type was interned from its lossy
+    // `FuncType` (another type id than the module's): the module's
+    // trampolines of the import's type fit it (same value types).
+    let imported = store.instance(id).funcs[..m.num_imported_funcs as usize].to_vec();
+    for (k, a) in imported.into_iter().enumerate() {
+        let ti = m.func_types[k] as usize;
+        let tid = store.funcs[a.0 as usize].type_id;
+        let tramps = &mut crate::exec::state_mut(store).jit.tramps;
+        tramps
+            .entry(tid)
+            .or_insert((code.host_tramps[ti], code.entry_tramps[ti]));
+    }
     let l = &code.layout;
     let mut vmctx = vec![0u64; l.size_slots].into_boxed_slice();
     let sc = &mut *store.vm_store as *mut vm::VMStoreCtx;

@@ -210,6 +210,16 @@ pub fn define_wizeng_imports(linker: &mut Linker, store: &mut Store, out: Rc<Ref
             Ok(())
         },
     );
+    linker.func(
+        store,
+        "wizeng",
+        "ref_id",
+        FuncType::new([ValType::ExternRef], [i32t]),
+        |_, a, r| {
+            r[0] = Value::I32(crate::runtime::gc::OpaqueRefs::id_of(a[0].to_slot()));
+            Ok(())
+        },
+    );
 }
 
 fn base_name(p: &Path) -> String {
@@ -218,11 +228,9 @@ fn base_name(p: &Path) -> String {
         .unwrap_or_default()
 }
 
-/// Why a probe cannot bind an app value of a GC reference type.
-const GC_BIND: &str = "a GC reference (anyref, eqref, i31ref, structref, arrayref or a \
-                       struct/array type) cannot be passed to a monitor";
-
-/// Whether `t` is a reference of the `any` hierarchy (a GC reference).
+/// Whether `t` is a reference of the `any` hierarchy (a GC reference): a
+/// monitor gets such a value only as an opaque reference
+/// (`ArgSource::OpaqueOperand`/`OpaqueLocal`), bound to an `externref`.
 fn gc_ref(v: &FuncValidator<ValidatorResources>, t: wasmparser::ValType) -> bool {
     let wasmparser::ValType::Ref(r) = t else {
         return false;
@@ -926,19 +934,23 @@ impl Matcher<'_> {
                     };
                     let raw = site.validator.get_operand_type(*n as usize).flatten();
                     if raw.is_some_and(|t| gc_ref(site.validator, t)) {
-                        return Err(m_err(self, format!("arg{n}: {GC_BIND}")));
+                        types.push(ValType::ExternRef);
+                        args.push(ArgSource::OpaqueOperand(*n));
+                    } else {
+                        types.push(t);
+                        args.push(ArgSource::Operand(*n));
                     }
-                    types.push(t);
-                    args.push(ArgSource::Operand(*n));
                 }
                 Binding::LocalType => {
                     let Param::Local(n) = p else { unreachable!() };
                     let raw = site.validator.get_local_type(*n);
                     if raw.is_some_and(|t| gc_ref(site.validator, t)) {
-                        return Err(m_err(self, format!("local{n}: {GC_BIND}")));
+                        types.push(ValType::ExternRef);
+                        args.push(ArgSource::OpaqueLocal(*n));
+                    } else {
+                        types.push(site.local_type(*n).expect("local index checked"));
+                        args.push(ArgSource::Local(*n));
                     }
-                    types.push(site.local_type(*n).expect("local index checked"));
-                    args.push(ArgSource::Local(*n));
                 }
                 _ if matches!(p, Param::Frame) => {
                     types.push(ValType::ExternRef);

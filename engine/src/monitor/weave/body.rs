@@ -185,6 +185,11 @@ impl<'p> Body<'p> {
                         "a probe that takes `frame` and is not inlined needs the interpreter",
                     ))
                 }
+                ArgSource::OpaqueOperand(_) | ArgSource::OpaqueLocal(_) => {
+                    return Err(err(
+                        "a probe that takes an opaque app reference needs the interpreter",
+                    ))
+                }
             }
         }
         if self.added.inline.contains(&c.func) {

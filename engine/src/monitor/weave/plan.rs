@@ -90,8 +90,9 @@ impl Plan {
     pub fn is_empty(&self) -> bool {
         self.funcs.is_empty()
     }
-    /// Whether some probe needs a materialised frame, so the app must run in
-    /// the interpreter: it takes `frame` and is not inlined with every use of
+    /// Whether some probe needs the interpreter, so the app must run there:
+    /// it takes an opaque app reference (`ArgSource::OpaqueOperand`/
+    /// `OpaqueLocal`), or a materialised frame: it takes `frame` and is not inlined with every use of
     /// the handle an intrinsic (`inline::frame_uses`) that is valid at every
     /// site of that probe (locals and operands of the accessed type,
     /// operands within the woven code's reach: `SiteStack::allows`).
@@ -104,6 +105,13 @@ impl Plan {
         let mut uses: HashMap<(FuncAddr, u32), Option<crate::monitor::inline::FrameUses>> =
             HashMap::new();
         let mut needs = |f: u32, c: &ProbeCall, stack: Option<&SiteStack>| -> bool {
+            // An opaque app reference is made by the interpreter only.
+            let opaque = |a: &ArgSource| {
+                matches!(a, ArgSource::OpaqueOperand(_) | ArgSource::OpaqueLocal(_))
+            };
+            if c.args.iter().any(opaque) {
+                return true;
+            }
             let Some(p) = c.args.iter().position(|a| *a == ArgSource::Frame) else {
                 return false;
             };
@@ -163,9 +171,12 @@ impl Instrumenter for Recorder<'_> {
         if !calls.is_empty() && site.reached {
             let fp = self.plan.funcs.entry(site.func_idx).or_default();
             let needs_stack = calls.iter().any(|c| {
-                c.args
-                    .iter()
-                    .any(|a| matches!(a, ArgSource::Operand(_) | ArgSource::Frame))
+                c.args.iter().any(|a| {
+                    matches!(
+                        a,
+                        ArgSource::Operand(_) | ArgSource::OpaqueOperand(_) | ArgSource::Frame
+                    )
+                })
             });
             if needs_stack {
                 fp.stacks

@@ -14,5 +14,7 @@
 
 mod heap;
 pub(crate) mod objects;
+mod opaque;
 
 pub use heap::{GcStats, Heap, Object, ObjectKind, RefMap};
+pub use opaque::OpaqueRefs;

@@ -53,7 +53,9 @@ impl Store {
     /// An array of store type `ty`: `len` elements, each `elem` (its slots).
     pub(crate) fn new_array_fill(&mut self, ty: u32, len: u64, elem: &[u64]) -> Result<u64, Trap> {
         let per = elem.len() as u64;
-        if len.saturating_mul(per.max(1)) > MAX_ARRAY_SLOTS {
+        let slots = len.saturating_mul(per.max(1));
+        let heap_after = (self.heap.stats().live_bytes).saturating_add(slots.saturating_mul(8));
+        if slots > MAX_ARRAY_SLOTS || heap_after > self.config.max_gc_heap_bytes {
             return Err(Trap::new(TrapKind::OutOfMemory));
         }
         let t = self.elem_type(ty);
