@@ -128,7 +128,7 @@ const CALL_SLOTS: usize = 16;
 /// its result slots replace them. For a type without references
 /// ([`crate::core::types::FuncType::is_numeric`]): slots pass as they are.
 pub(crate) fn invoke_slots(store: &mut Store, f: FuncAddr, slots: &mut [u64]) -> Result<(), Trap> {
-    if store.depth >= MAX_REENTRY {
+    if !reentry_allowed(store) {
         return Err(Trap::new(TrapKind::CallStackExhausted));
     }
     let ty = &store.funcs[f.0 as usize].ty;
