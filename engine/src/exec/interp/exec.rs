@@ -728,15 +728,21 @@ impl<'s> Interp<'s> {
         };
         self.store.depth -= 1;
         self.unpublish_for_gc(published);
-        if let Err(mut e) = r {
-            if e.site.is_none() && e.exit_code().is_none() {
-                e.site = self.trap(TrapKind::Unreachable).site;
-            }
-            return Err(e);
+        if let Err(e) = r {
+            return Err(self.at_call_site(e));
         }
         self.push_values(&res);
         self.refresh_mem();
         Ok(if tail { self.do_return() } else { Flow::Next })
+    }
+
+    /// A trap from a call outside the interpreter, named after this call
+    /// site unless it names its own (or is an exit).
+    fn at_call_site(&self, mut e: Trap) -> Trap {
+        if e.site.is_none() && e.exit_code().is_none() {
+            e.site = self.trap(TrapKind::Unreachable).site;
+        }
+        e
     }
 
     /// `call_outside` of compiled code whose type has no references: the
@@ -757,11 +763,8 @@ impl<'s> Interp<'s> {
         let r = crate::exec::jit::invoke_slots(self.store, FuncAddr(faddr as u32), &mut buf[..n]);
         self.store.depth -= 1;
         self.unpublish_for_gc(published);
-        if let Err(mut e) = r {
-            if e.site.is_none() && e.exit_code().is_none() {
-                e.site = self.trap(TrapKind::Unreachable).site;
-            }
-            return Err(e);
+        if let Err(e) = r {
+            return Err(self.at_call_site(e));
         }
         for x in &buf[..nr] {
             self.push(*x);
