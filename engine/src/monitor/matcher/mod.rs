@@ -928,6 +928,15 @@ impl Matcher<'_> {
                     if raw.is_some_and(|t| gc_ref(site.validator, t)) {
                         return Err(m_err(self, format!("arg{n}: {GC_BIND}")));
                     }
+                    // As in Wizard: a call's argument of another type than the
+                    // probe's parameter is no match (elsewhere, a bind error below).
+                    let is_call = matches!(
+                        site.op,
+                        Some(Operator::Call { .. } | Operator::CallIndirect { .. })
+                    );
+                    if is_call && fty.params.get(types.len()).is_some_and(|&want| want != t) {
+                        return Ok(Bound::NoMatch);
+                    }
                     types.push(t);
                     args.push(ArgSource::Operand(*n));
                 }
@@ -937,7 +946,12 @@ impl Matcher<'_> {
                     if raw.is_some_and(|t| gc_ref(site.validator, t)) {
                         return Err(m_err(self, format!("local{n}: {GC_BIND}")));
                     }
-                    types.push(site.local_type(*n).expect("local index checked"));
+                    let t = site.local_type(*n).expect("local index checked");
+                    // As in Wizard: a local of another type is no match.
+                    if fty.params.get(types.len()).is_some_and(|&want| want != t) {
+                        return Ok(Bound::NoMatch);
+                    }
+                    types.push(t);
                     args.push(ArgSource::Local(*n));
                 }
                 _ if matches!(p, Param::Frame) => {
