@@ -14,6 +14,18 @@
 //! `loop` and a referenced `end` start a block without ending the one before,
 //! and an instruction right after one that ends a block without starting one
 //! (`br`, ...) belongs to no block.
+//!
+//! "The next instruction" is what Wizard's look-ahead finds, which is not
+//! always the next one (see [`Builder::lookahead`]): its cursor is left where
+//! its last look ended, and the instructions that end or start a block by
+//! themselves (`if`, `br`, `loop`, ...) do not look ahead, so the first look
+//! after them reads the instruction after the last one looked at, an earlier
+//! one. A block then ends wherever the instruction looked at is a `loop` or
+//! an `end` whose label (the current one) is referenced, also when that is
+//! not the next instruction; it does not end before a `loop` or such an `end`
+//! the look misses; and the function's last instruction ends a block only if
+//! the look from there reaches past the end. Checked against Wizard on the
+//! PolyBench programs (`scripts/wizard-sites.sh`).
 
 use std::collections::{HashMap, HashSet};
 
@@ -42,6 +54,9 @@ struct Builder {
     labels: Vec<Label>,
     starting: bool,
     count: u32,
+    /// Where the look-ahead's cursor stands: the index of the instruction
+    /// it reads next (the number of instructions: past the end).
+    cursor: usize,
 }
 
 impl Builder {
@@ -73,6 +88,23 @@ impl Builder {
         }
     }
 
+    /// The instruction Wizard's look-ahead takes for the one after `i` (None:
+    /// the entry), as an index into the body's `n` instructions (`n`: past
+    /// the end). Its cursor stays where the previous look left it: when that
+    /// is `i` itself, it steps over `i` and reads the instruction after it;
+    /// otherwise it reads the instruction at the cursor, which is behind `i`
+    /// when instructions that do not look ahead came in between. The cursor
+    /// then stands after what was read.
+    fn lookahead(&mut self, i: Option<u32>, n: usize) -> usize {
+        let target = match i {
+            None => 0,
+            Some(i) if self.cursor == i as usize => i as usize + 1,
+            Some(_) => self.cursor,
+        };
+        self.cursor = (target + 1).min(n);
+        target
+    }
+
     /// Whether `next` (None: past the end) starts a block, judged now.
     fn next_starts(&self, next: Option<&Operator<'_>>) -> bool {
         match next {
@@ -82,8 +114,8 @@ impl Builder {
         }
     }
 
-    /// The matcher's view of instruction `i` (`op`: None for the entry).
-    fn visit(&mut self, i: u32, op: Option<&Operator<'_>>, next: Option<&Operator<'_>>) {
+    /// The matcher's view of instruction `i` of `ops` (`op`: None for the entry).
+    fn visit(&mut self, i: u32, op: Option<&Operator<'_>>, ops: &[Operator<'_>]) {
         use Operator as O;
         match op {
             Some(O::Loop { .. }) => {
@@ -130,7 +162,8 @@ impl Builder {
         if self.starting {
             self.start(i);
         }
-        if self.next_starts(next) {
+        let next = self.lookahead(op.map(|_| i), ops.len());
+        if self.next_starts(ops.get(next)) {
             self.end(i);
         } else {
             self.starting = false;
@@ -213,10 +246,11 @@ pub(super) fn compute(body: &[u8], body_offset: usize) -> Blocks {
         }],
         starting: true,
         count: 0,
+        cursor: 0,
     };
-    b.visit(ENTRY, None, ops.first());
+    b.visit(ENTRY, None, &ops);
     for (i, op) in ops.iter().enumerate() {
-        b.visit(i as u32, Some(op), ops.get(i + 1));
+        b.visit(i as u32, Some(op), &ops);
         b.apply(op);
     }
     b.blocks
@@ -268,6 +302,18 @@ mod tests {
         let (starts, _) = blocks_of("i32.const 1 (if (then nop) (else nop)) nop");
         // else references the if's label: its end (5) starts a block.
         assert!(starts.contains(&5), "{starts:?}");
+    }
+
+    #[test]
+    fn the_look_ahead_lags_after_instructions_that_do_not_look() {
+        // 0 i32.const, 1 if, 2 loop, 3 nop, 4 nop, 5 end, 6 end, 7 end.
+        let (starts, ends) = blocks_of("i32.const 1 (if (then (loop nop nop)))");
+        assert_eq!(starts, [2, ENTRY]);
+        // The first nop looks at the loop (the cursor stands there since the
+        // i32.const looked at the `if`): its block ends at once. Each later
+        // look reads the instruction before its own, so none sees past the
+        // function's end, and the last block never ends.
+        assert_eq!(ends, [(1, 3), (3, 2)]);
     }
 
     #[test]

@@ -937,6 +937,15 @@ impl Matcher<'_> {
                         types.push(ValType::ExternRef);
                         args.push(ArgSource::OpaqueOperand(*n));
                     } else {
+                        // As in Wizard: a call's argument of another type than the
+                        // probe's parameter is no match (elsewhere, a bind error below).
+                        let is_call = matches!(
+                            site.op,
+                            Some(Operator::Call { .. } | Operator::CallIndirect { .. })
+                        );
+                        if is_call && fty.params.get(types.len()).is_some_and(|&want| want != t) {
+                            return Ok(Bound::NoMatch);
+                        }
                         types.push(t);
                         args.push(ArgSource::Operand(*n));
                     }
@@ -948,7 +957,12 @@ impl Matcher<'_> {
                         types.push(ValType::ExternRef);
                         args.push(ArgSource::OpaqueLocal(*n));
                     } else {
-                        types.push(site.local_type(*n).expect("local index checked"));
+                        let t = site.local_type(*n).expect("local index checked");
+                        // As in Wizard: a local of another type is no match.
+                        if fty.params.get(types.len()).is_some_and(|&want| want != t) {
+                            return Ok(Bound::NoMatch);
+                        }
+                        types.push(t);
                         args.push(ArgSource::Local(*n));
                     }
                 }

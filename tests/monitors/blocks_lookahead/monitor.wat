@@ -1,0 +1,38 @@
+;; Where block:start and block:end attach and each block's instr_count, as
+;; Wizard places them: one record per site from a static call at match time,
+;; counted by its probe, printed at exit (`S pc count`, `E pc instr_count
+;; count`). The app has one function, so records come in pc order.
+(module
+  (import "wizeng" "puti" (func $puti (param i32)))
+  (import "wizeng" "putc" (func $putc (param i32)))
+  (memory (export "memory") 1)
+  (global $next (mut i32) (i32.const 16))
+  (func $record (param $kind i32) (param $pc i32) (param $n i32) (result i32)
+    (local $r i32)
+    (local.set $r (global.get $next))
+    (i32.store (local.get $r) (local.get $kind))
+    (i32.store offset=4 (local.get $r) (local.get $pc))
+    (i32.store offset=8 (local.get $r) (local.get $n))
+    (global.set $next (i32.add (local.get $r) (i32.const 16)))
+    (local.get $r))
+  (func (export "start") (param $pc i32) (result i32)
+    (call $record (i32.const 83) (local.get $pc) (i32.const -1)))
+  (func (export "end") (param $pc i32) (param $n i32) (result i32)
+    (call $record (i32.const 69) (local.get $pc) (local.get $n)))
+  (func $count (param $r i32)
+    (i32.store offset=12 (local.get $r) (i32.add (i32.load offset=12 (local.get $r)) (i32.const 1))))
+  (func (export "wasm:block:start(start(pc))") (param i32) (call $count (local.get 0)))
+  (func (export "wasm:block:end(end(pc, instr_count))") (param i32) (call $count (local.get 0)))
+  (func $field (param $v i32) (call $putc (i32.const 32)) (call $puti (local.get $v)))
+  (func (export "wasm:exit") (local $r i32)
+    (local.set $r (i32.const 16))
+    (block $done (loop $each
+      (br_if $done (i32.ge_u (local.get $r) (global.get $next)))
+      (call $putc (i32.load (local.get $r)))
+      (call $field (i32.load offset=4 (local.get $r)))
+      (if (i32.ge_s (i32.load offset=8 (local.get $r)) (i32.const 0))
+        (then (call $field (i32.load offset=8 (local.get $r)))))
+      (call $field (i32.load offset=12 (local.get $r)))
+      (call $putc (i32.const 10))
+      (local.set $r (i32.add (local.get $r) (i32.const 16)))
+      (br $each)))))
