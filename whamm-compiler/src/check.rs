@@ -1305,15 +1305,13 @@ impl<'a> Checker<'a> {
                 let ok = match op {
                     Eq | Ne => !matches!(t, Type::Map(..) | Type::Unit),
                     Lt | Le | Gt | Ge => t.is_numeric(),
-                    Add | Sub | Mul | Div => t.is_numeric(),
-                    Rem => t.is_int(),
+                    Add | Sub | Mul | Div | Rem => t.is_numeric(),
                     BitAnd | BitOr | BitXor => t.is_int() || t == Type::Bool,
                     _ => unreachable!(),
                 };
                 if !ok {
                     let need = match op {
                         Eq | Ne => "comparable values",
-                        Rem => "integer operands",
                         BitAnd | BitOr | BitXor => "integer or bool operands",
                         _ => "numeric operands",
                     };

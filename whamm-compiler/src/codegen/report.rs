@@ -156,13 +156,23 @@ impl Cg<'_> {
                 wasm_type_name(ty)
             ),
         );
-        // fname, fid, pc, probe_id from the record header
-        for (o, t) in [
-            (12u32, Type::Str),
-            (4, Type::U32),
-            (8, Type::U32),
-            (16, Type::Str),
-        ] {
+        // fname (`#fid` for a function without a name, as whamm's engine
+        // target prints it), then fid, pc, probe_id from the record header
+        cx.e(I::LocalGet(rec));
+        cx.e(I::I32Load(mem8(12, 2)));
+        cx.e(I::Call(self.m.rt("str_len")));
+        cx.e(I::If(BlockType::Empty));
+        cx.e(I::LocalGet(rec));
+        cx.e(I::I32Load(mem8(12, 2)));
+        self.print_value(cx, &Type::Str, false);
+        cx.e(I::Else);
+        self.puts_const(cx, "#");
+        cx.e(I::LocalGet(rec));
+        cx.e(I::I32Load(mem8(4, 2)));
+        self.print_value(cx, &Type::U32, false);
+        cx.e(I::End);
+        self.puts_const(cx, ", ");
+        for (o, t) in [(4u32, Type::U32), (8, Type::U32), (16, Type::Str)] {
             cx.e(I::LocalGet(rec));
             cx.e(I::I32Load(mem8(o, 2)));
             self.print_value(cx, &t, false);
