@@ -412,6 +412,13 @@ fn opcode_spec(op: Opcode) -> EventSpec {
         vars.push(var("table_entry_idx", LangType::U32, D));
         vars.push(var("resolved_fid", LangType::I32, D));
     }
+    // the function a `ref.func` names (static), the one `table.get` reads
+    if mnemonic == "ref.func" {
+        vars.push(var("resolved_fid", LangType::I32, S));
+    }
+    if mnemonic == "table.get" {
+        vars.push(var("resolved_fid", LangType::I32, D));
+    }
     if op.has_memarg() {
         vars.push(var("addr", LangType::U32, D));
         vars.push(var("offset", LangType::U64, S));

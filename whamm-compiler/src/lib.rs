@@ -17,6 +17,7 @@ pub mod ast;
 pub mod catalog;
 pub mod check;
 pub mod codegen;
+pub(crate) mod desugar;
 pub mod diag;
 pub mod lexer;
 pub mod libs;
