@@ -15,6 +15,9 @@ use crate::span::Span;
 use crate::types::Type;
 use std::collections::HashMap;
 
+mod memory;
+pub(crate) use memory::MEMORY_FNS;
+
 #[derive(Clone, Debug)]
 pub struct BoundInfo {
     pub ty: Type,
@@ -1336,6 +1339,9 @@ impl<'a> Checker<'a> {
         if func.name == "rdtsc" && !self.fns.contains_key(&func.name) {
             return self.clock_call(func, args, span);
         }
+        if memory::MEMORY_FNS.contains(&func.name.as_str()) && !self.fns.contains_key(&func.name) {
+            return self.memory_call(func, args, span);
+        }
         if BUILTINS.contains(&func.name.as_str()) && !self.fns.contains_key(&func.name) {
             self.print_call(func, args);
             return Type::Unit;
@@ -1522,12 +1528,12 @@ impl<'a> Checker<'a> {
             return Type::Error;
         }
         let (params, ret): (&[Type], Type) = match name.name.as_str() {
-            "len" => (&[], Type::U32),
+            "len" | "addr" => (&[], Type::U32),
             "starts_with" | "ends_with" | "contains" => (&[Type::Str], Type::Bool),
             _ => {
                 self.err(
                     Diag::error(format!("no method `{}` on str", name.name), name.span)
-                        .with_note("str methods: len(), starts_with(s), ends_with(s), contains(s)"),
+                        .with_note("str methods: len(), addr(), starts_with(s), ends_with(s), contains(s)"),
                 );
                 for a in args {
                     self.expr(a, None);

@@ -44,6 +44,7 @@
   (data (i32.const 120) "+inf")
   (data (i32.const 128) "-inf")
   (data (i32.const 136) "->")
+  (data (i32.const 144) "memory id is not 0 (the monitor's own memory)") ;; 45
 
   ;; Output. Everything a monitor prints goes through $out/$outc: straight
   ;; to wizeng.puts/putc, except between $buffer_on and $buffer_off (the
@@ -127,6 +128,21 @@
   (func $str_print (export "str_print") (param $s i32)
     (if (local.get $s)
       (then (call $out (i32.add (local.get $s) (i32.const 4)) (i32.load (local.get $s))))))
+
+  ;; whamm's memory functions: s.addr() (where the bytes are; 0 for ""),
+  ;; write_str, strcmp, and the check that a memory id is the monitor's.
+  (func $str_addr (export "str_addr") (param $s i32) (result i32)
+    (if (result i32) (local.get $s) (then (i32.add (local.get $s) (i32.const 4))) (else (i32.const 0))))
+
+  (func $str_write (export "str_write") (param $p i32) (param $s i32)
+    (memory.copy (local.get $p) (call $str_addr (local.get $s)) (call $str_len (local.get $s))))
+
+  (func $bytes_eq_str (export "bytes_eq_str") (param $p i32) (param $n i32) (param $s i32) (result i32)
+    (if (i32.ne (local.get $n) (call $str_len (local.get $s))) (then (return (i32.const 0))))
+    (call $mem_eq (local.get $p) (call $str_addr (local.get $s)) (local.get $n)))
+
+  (func $mem_id_check (export "mem_id_check") (param $id i32)
+    (if (local.get $id) (then (call $fail (i32.const 144) (i32.const 45)))))
 
   ;; A heap copy of bytes [p, p+n) as a string.
   (func $str_from (export "str_from") (param $p i32) (param $n i32) (result i32)

@@ -34,6 +34,7 @@ mod expr;
 mod fn_cx;
 mod fold;
 mod layout;
+mod memory;
 mod places;
 mod plan;
 mod print;
