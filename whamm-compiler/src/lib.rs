@@ -15,6 +15,7 @@
 
 pub mod ast;
 pub mod catalog;
+pub mod categories;
 pub mod check;
 pub mod codegen;
 pub(crate) mod desugar;

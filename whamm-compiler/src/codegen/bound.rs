@@ -272,11 +272,12 @@ impl BoundEnv<'_> {
         let op = self.spec.opcode;
         match name {
             "opname" => Const::Str(op.map(|o| o.mnemonic().to_string()).unwrap_or_default()),
+            // whamm's categories (categories.rs), not the spec sections
             "category_name" => Const::Str(
-                op.map(|o| o.category_name().to_string())
+                op.map(|o| crate::categories::of(o).1.to_string())
                     .unwrap_or_default(),
             ),
-            "category_id" => Const::Int(op.map(|o| o.category_id() as i128).unwrap_or(0)),
+            "category_id" => Const::Int(op.map(|o| crate::categories::of(o).0 as i128).unwrap_or(0)),
             "data_size" => {
                 Const::Int(op.and_then(monitor_abi::catalogue::data_size).unwrap_or(0) as i128)
             }
