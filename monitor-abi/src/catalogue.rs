@@ -330,6 +330,7 @@ pub const OPCODE_VARS: &[BoundVar] = &[
     var("opname", LangType::Str, S),
     var("category_name", LangType::Str, S),
     var("category_id", LangType::U32, S),
+    var("bytecode", LangType::U16, S),
     family("arg", VarType::Operand, D),
     family("imm", VarType::Immediate, S),
 ];

@@ -14,6 +14,7 @@
 #![forbid(unsafe_code)]
 
 pub mod ast;
+pub mod bytecode;
 pub mod catalog;
 pub mod categories;
 pub mod check;

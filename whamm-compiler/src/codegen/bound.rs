@@ -222,7 +222,7 @@ impl BoundEnv<'_> {
             "default_target" => Access::P(PKey::DefaultTarget),
             "resolved_fid" if self.spec.event == Some("ref.func") => Access::P(PKey::Imm(0)),
             "resolved_fid" => Access::Resolved,
-            "opname" | "category_name" | "category_id" | "data_size" | "is_write" => {
+            "opname" | "category_name" | "category_id" | "bytecode" | "data_size" | "is_write" => {
                 Access::Const(name.to_string())
             }
             "align" => Access::Align,
@@ -278,6 +278,7 @@ impl BoundEnv<'_> {
                     .unwrap_or_default(),
             ),
             "category_id" => Const::Int(op.map(|o| crate::categories::of(o).0 as i128).unwrap_or(0)),
+            "bytecode" => Const::Int(op.and_then(crate::bytecode::of).unwrap_or(0) as i128),
             "data_size" => {
                 Const::Int(op.and_then(monitor_abi::catalogue::data_size).unwrap_or(0) as i128)
             }
