@@ -52,6 +52,8 @@ pub struct CheckResult {
     /// The script calls the builtin clock `rdtsc()` (the back end then
     /// imports `wizeng.rdtsc`).
     pub uses_rdtsc: bool,
+    /// `dup_at` reads the app's memory and data (`wizeng:app`, Part B).
+    pub uses_app_memory: bool,
 }
 
 impl CheckResult {
@@ -102,6 +104,7 @@ struct Checker<'a> {
     declared_globals: std::collections::HashSet<String>,
     expr_types: HashMap<usize, Type>,
     uses_rdtsc: bool,
+    uses_app_memory: bool,
 }
 
 /// Builtin functions: the printers and the clock `rdtsc() -> u64`
@@ -141,6 +144,7 @@ pub fn check_with_libs(
         declared_globals: Default::default(),
         expr_types: HashMap::new(),
         uses_rdtsc: false,
+        uses_app_memory: false,
     };
     c.collect(script);
     let mut result = CheckResult::default();
@@ -184,6 +188,7 @@ pub fn check_with_libs(
     result.libraries = c.libs.keys().cloned().collect();
     result.expr_types = std::mem::take(&mut c.expr_types);
     result.uses_rdtsc = c.uses_rdtsc;
+    result.uses_app_memory = c.uses_app_memory;
     result
 }
 

@@ -6,6 +6,10 @@
 //!   bound variable `resolved_fid` (the same function, read from the live
 //!   table). Other arguments are an error: this compiler has no `funcref`
 //!   values to pass.
+//! - `dup_at(mem, ptr)`, which repeats a `memory.copy`, `memory.fill` or
+//!   `memory.init` into another memory, reads the instruction's operands
+//!   and immediate: it becomes `dup_at(mem, ptr, arg0, arg1, imm0, opname)`
+//!   so the checker binds them like any other use.
 
 use crate::ast::*;
 use crate::diag::Diag;
@@ -18,10 +22,14 @@ pub(crate) fn whamm_aliases(script: &mut Script, diags: &mut Vec<Diag>) {
             .iter()
             .any(|i| matches!(i, Item::Fn(f) if f.name.name == n))
     };
-    if defines("resolve_funcref") {
-        return;
-    }
+    let (resolve, dup) = (!defines("resolve_funcref"), !defines("dup_at"));
     crate::nesting::each_expr_mut(script, &mut |e| {
+        if dup {
+            dup_at(e);
+        }
+        if !resolve {
+            return;
+        }
         let ExprKind::Call { func, args } = &e.kind else {
             return;
         };
@@ -43,4 +51,21 @@ pub(crate) fn whamm_aliases(script: &mut Script, diags: &mut Vec<Diag>) {
             e.kind = ExprKind::Error;
         }
     });
+}
+
+/// `dup_at(mem, ptr)` with the site's operands and immediate added.
+fn dup_at(e: &mut Expr) {
+    let ExprKind::Call { func, args } = &mut e.kind else {
+        return;
+    };
+    if func.name != "dup_at" || args.len() != 2 {
+        return;
+    }
+    let span = e.span;
+    for name in ["arg0", "arg1", "imm0", "opname"] {
+        args.push(Expr {
+            kind: ExprKind::Var(name.to_string()),
+            span,
+        });
+    }
 }

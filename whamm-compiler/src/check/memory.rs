@@ -1,6 +1,7 @@
 //! Checking whamm's memory and string functions: `memid(lib)`,
 //! `read_str(mem, ptr, len)`, `write_str(mem, ptr, s)`,
-//! `memcpy(src_mem, src, dst_mem, dst, len)`, `strcmp((ptr, len), s)`
+//! `memcpy(src_mem, src, dst_mem, dst, len)`, `strcmp((ptr, len), s)`,
+//! `dup_at(mem, ptr)` (in `memory.copy`/`fill`/`init` probes)
 //! (docs/probe-language.md#memory-and-string-functions). Memory ids are
 //! whamm's: 0 is the monitor's own memory, where its strings live, and
 //! `memid(whamm_core)` names the same memory, since the monitor provides
@@ -13,7 +14,8 @@ use crate::span::Span;
 use crate::types::Type;
 
 /// The names of the functions, which a script's own functions shadow.
-pub(crate) const MEMORY_FNS: &[&str] = &["memid", "read_str", "write_str", "memcpy", "strcmp"];
+pub(crate) const MEMORY_FNS: &[&str] =
+    &["memid", "read_str", "write_str", "memcpy", "strcmp", "dup_at"];
 
 impl Checker<'_> {
     /// Type a call of one of [`MEMORY_FNS`].
@@ -26,6 +28,16 @@ impl Checker<'_> {
             "read_str" => (vec![Type::U32, Type::I32, Type::U32], Type::Str),
             "write_str" => (vec![Type::U32, Type::I32, Type::Str], Type::Unit),
             "memcpy" => (vec![Type::U32; 5], Type::Unit),
+            // (mem, ptr) and what desugar.rs adds: arg0, arg1, imm0, opname
+            "dup_at" => {
+                self.uses_app_memory = true;
+                let ps = [Type::U32, Type::U32, Type::I32, Type::I32, Type::U32, Type::Str];
+                if args.len() != ps.len() {
+                    self.err(super::arity_error(&func.name, 2, args.len().min(2), span));
+                    return Type::Unit;
+                }
+                (ps.to_vec(), Type::Unit)
+            }
             _ => (vec![ptr_pair, Type::Str], Type::Bool),
         };
         if params.len() != args.len() {
