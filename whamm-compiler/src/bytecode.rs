@@ -31,7 +31,8 @@ fn table() -> &'static HashMap<u16, u32> {
                     let mut bytes = vec![b];
                     leb(sub, &mut bytes);
                     if let Some(op) = decode(&bytes) {
-                        t.entry(op.index()).or_insert((u32::from(b) << 8 | sub) & 0xFFFF);
+                        t.entry(op.index())
+                            .or_insert((u32::from(b) << 8 | sub) & 0xFFFF);
                     }
                 }
             } else if let Some(op) = decode(&[b]) {

@@ -57,13 +57,24 @@ fn name_of(op: Opcode) -> &'static str {
 /// Scalar numeric instructions and scalar loads and stores.
 fn numeric(op: Opcode, name: &str) -> &'static str {
     if op.has_memarg() {
-        return if name.starts_with("store") { "store" } else { "load" };
+        return if name.starts_with("store") {
+            "store"
+        } else {
+            "load"
+        };
     }
     const COMPARE: [&str; 14] = [
         "eqz", "eq", "ne", "lt", "lt_s", "lt_u", "gt", "gt_s", "gt_u", "le", "le_s", "le_u", "ge",
         "ge_s",
     ];
-    const CONVERT: [&str; 6] = ["wrap", "extend", "convert", "demote", "promote", "reinterpret"];
+    const CONVERT: [&str; 6] = [
+        "wrap",
+        "extend",
+        "convert",
+        "demote",
+        "promote",
+        "reinterpret",
+    ];
     if name == "const" {
         "const"
     } else if COMPARE.contains(&name) || name == "ge_u" {

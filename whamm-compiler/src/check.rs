@@ -1537,8 +1537,9 @@ impl<'a> Checker<'a> {
             "starts_with" | "ends_with" | "contains" => (&[Type::Str], Type::Bool),
             _ => {
                 self.err(
-                    Diag::error(format!("no method `{}` on str", name.name), name.span)
-                        .with_note("str methods: len(), addr(), starts_with(s), ends_with(s), contains(s)"),
+                    Diag::error(format!("no method `{}` on str", name.name), name.span).with_note(
+                        "str methods: len(), addr(), starts_with(s), ends_with(s), contains(s)",
+                    ),
                 );
                 for a in args {
                     self.expr(a, None);

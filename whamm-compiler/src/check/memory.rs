@@ -14,8 +14,14 @@ use crate::span::Span;
 use crate::types::Type;
 
 /// The names of the functions, which a script's own functions shadow.
-pub(crate) const MEMORY_FNS: &[&str] =
-    &["memid", "read_str", "write_str", "memcpy", "strcmp", "dup_at"];
+pub(crate) const MEMORY_FNS: &[&str] = &[
+    "memid",
+    "read_str",
+    "write_str",
+    "memcpy",
+    "strcmp",
+    "dup_at",
+];
 
 impl Checker<'_> {
     /// Type a call of one of [`MEMORY_FNS`].
@@ -31,7 +37,14 @@ impl Checker<'_> {
             // (mem, ptr) and what desugar.rs adds: arg0, arg1, imm0, opname
             "dup_at" => {
                 self.uses_app_memory = true;
-                let ps = [Type::U32, Type::U32, Type::I32, Type::I32, Type::U32, Type::Str];
+                let ps = [
+                    Type::U32,
+                    Type::U32,
+                    Type::I32,
+                    Type::I32,
+                    Type::U32,
+                    Type::Str,
+                ];
                 if args.len() != ps.len() {
                     self.err(super::arity_error(&func.name, 2, args.len().min(2), span));
                     return Type::Unit;
@@ -41,7 +54,12 @@ impl Checker<'_> {
             _ => (vec![ptr_pair, Type::Str], Type::Bool),
         };
         if params.len() != args.len() {
-            self.err(super::arity_error(&func.name, params.len(), args.len(), span));
+            self.err(super::arity_error(
+                &func.name,
+                params.len(),
+                args.len(),
+                span,
+            ));
         }
         for (i, a) in args.iter().enumerate() {
             match params.get(i) {
@@ -59,7 +77,10 @@ impl Checker<'_> {
     /// `memid(lib)`: only whamm's core library, whose memory is the monitor's.
     fn memid_call(&mut self, args: &[Expr], span: Span) -> Type {
         let lib = match args {
-            [Expr { kind: ExprKind::Var(l), .. }] => Some(l.as_str()),
+            [Expr {
+                kind: ExprKind::Var(l),
+                ..
+            }] => Some(l.as_str()),
             _ => None,
         };
         match lib {

@@ -277,7 +277,9 @@ impl BoundEnv<'_> {
                 op.map(|o| crate::categories::of(o).1.to_string())
                     .unwrap_or_default(),
             ),
-            "category_id" => Const::Int(op.map(|o| crate::categories::of(o).0 as i128).unwrap_or(0)),
+            "category_id" => {
+                Const::Int(op.map(|o| crate::categories::of(o).0 as i128).unwrap_or(0))
+            }
             "bytecode" => Const::Int(op.and_then(crate::bytecode::of).unwrap_or(0) as i128),
             "data_size" => {
                 Const::Int(op.and_then(monitor_abi::catalogue::data_size).unwrap_or(0) as i128)

@@ -85,7 +85,9 @@ impl Cg<'_> {
             "memory.fill" => (None, None),
             _ => {
                 self.err(Diag::error(
-                    format!("`dup_at` applies to memory.copy, memory.fill and memory.init, not `{op}`"),
+                    format!(
+                        "`dup_at` applies to memory.copy, memory.fill and memory.init, not `{op}`"
+                    ),
                     func.span,
                 ));
                 return;
@@ -118,4 +120,3 @@ impl Cg<'_> {
         cx.e(I::Call(self.m.rt("mem_id_check")));
     }
 }
-

@@ -87,13 +87,20 @@ impl Cg<'_> {
             }
             // as whamm: a value of several Wasm values (a string, a tuple)
             // is that many globals, `(id; id+1)`, `(global_id; global_id)`
-            let n = if maps { 1 } else { wasm_type_name(&ty).split(';').count() as u32 };
+            let n = if maps {
+                1
+            } else {
+                wasm_type_name(&ty).split(';').count() as u32
+            };
             let kind = if maps { "map_id" } else { "global_id" };
             let (id, kind) = if n == 1 {
                 (id.to_string(), kind.to_string())
             } else {
                 let ids: Vec<String> = (id..id + n).map(|i| i.to_string()).collect();
-                (format!("({})", ids.join("; ")), format!("({})", vec![kind; n as usize].join("; ")))
+                (
+                    format!("({})", ids.join("; ")),
+                    format!("({})", vec![kind; n as usize].join("; ")),
+                )
             };
             self.puts_const(
                 cx,
