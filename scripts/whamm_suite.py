@@ -98,7 +98,9 @@ def split_output(text):
             continue
         if in_csv:
             cols = split_columns(l)
-            if len(cols) == 11 and cols[1] in ROW_TYPES:
+            # a value of several Wasm values has `(global_id; global_id)`
+            kinds = cols[1].strip("()").split("; ") if len(cols) == 11 else []
+            if kinds and all(k in ROW_TYPES for k in kinds):
                 # leave out id (0) and probe_id (9)
                 rows.append(tuple(cols[1:9] + cols[10:]))
                 continue

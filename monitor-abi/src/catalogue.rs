@@ -330,6 +330,7 @@ pub const OPCODE_VARS: &[BoundVar] = &[
     var("opname", LangType::Str, S),
     var("category_name", LangType::Str, S),
     var("category_id", LangType::U32, S),
+    var("bytecode", LangType::U16, S),
     family("arg", VarType::Operand, D),
     family("imm", VarType::Immediate, S),
 ];
@@ -410,6 +411,13 @@ fn opcode_spec(op: Opcode) -> EventSpec {
     }
     if matches!(mnemonic, "call_indirect" | "return_call_indirect") {
         vars.push(var("table_entry_idx", LangType::U32, D));
+        vars.push(var("resolved_fid", LangType::I32, D));
+    }
+    // the function a `ref.func` names (static), the one `table.get` reads
+    if mnemonic == "ref.func" {
+        vars.push(var("resolved_fid", LangType::I32, S));
+    }
+    if mnemonic == "table.get" {
         vars.push(var("resolved_fid", LangType::I32, D));
     }
     if op.has_memarg() {

@@ -123,6 +123,10 @@ pub static PROVIDED_IMPORTS: &[ProvidedImport] = &[
     imp!(FA, "set_operand_v128", [ExternRef, I32, V128] -> [], B, "set i-th operand from the top"),
     imp!(MODULE_APP, "table_fid", [I32, I32] -> [I32], B,
         "(table, index) of the app: the index of the function stored there, -1 if null, out of bounds or not an app function"),
+    imp!(MODULE_APP, "memory_read", [I32, I32, I32, I32] -> [I32], B,
+        "(mem, src, dst, len): copy len bytes of the app's memory mem at src to the caller's memory 0 at dst; 0, or -1 if out of bounds"),
+    imp!(MODULE_APP, "data_read", [I32, I32, I32, I32] -> [I32], B,
+        "(seg, off, dst, len): copy len bytes of the app's data segment seg from off to the caller's memory 0 at dst; 0, or -1 if out of bounds"),
 ];
 
 /// Looks up a provided import by module and name.

@@ -15,6 +15,9 @@ use crate::span::Span;
 use crate::types::Type;
 use std::collections::HashMap;
 
+mod memory;
+pub(crate) use memory::MEMORY_FNS;
+
 #[derive(Clone, Debug)]
 pub struct BoundInfo {
     pub ty: Type,
@@ -49,6 +52,8 @@ pub struct CheckResult {
     /// The script calls the builtin clock `rdtsc()` (the back end then
     /// imports `wizeng.rdtsc`).
     pub uses_rdtsc: bool,
+    /// `dup_at` reads the app's memory and data (`wizeng:app`, Part B).
+    pub uses_app_memory: bool,
 }
 
 impl CheckResult {
@@ -99,6 +104,7 @@ struct Checker<'a> {
     declared_globals: std::collections::HashSet<String>,
     expr_types: HashMap<usize, Type>,
     uses_rdtsc: bool,
+    uses_app_memory: bool,
 }
 
 /// Builtin functions: the printers and the clock `rdtsc() -> u64`
@@ -138,6 +144,7 @@ pub fn check_with_libs(
         declared_globals: Default::default(),
         expr_types: HashMap::new(),
         uses_rdtsc: false,
+        uses_app_memory: false,
     };
     c.collect(script);
     let mut result = CheckResult::default();
@@ -181,6 +188,7 @@ pub fn check_with_libs(
     result.libraries = c.libs.keys().cloned().collect();
     result.expr_types = std::mem::take(&mut c.expr_types);
     result.uses_rdtsc = c.uses_rdtsc;
+    result.uses_app_memory = c.uses_app_memory;
     result
 }
 
@@ -1305,15 +1313,13 @@ impl<'a> Checker<'a> {
                 let ok = match op {
                     Eq | Ne => !matches!(t, Type::Map(..) | Type::Unit),
                     Lt | Le | Gt | Ge => t.is_numeric(),
-                    Add | Sub | Mul | Div => t.is_numeric(),
-                    Rem => t.is_int(),
+                    Add | Sub | Mul | Div | Rem => t.is_numeric(),
                     BitAnd | BitOr | BitXor => t.is_int() || t == Type::Bool,
                     _ => unreachable!(),
                 };
                 if !ok {
                     let need = match op {
                         Eq | Ne => "comparable values",
-                        Rem => "integer operands",
                         BitAnd | BitOr | BitXor => "integer or bool operands",
                         _ => "numeric operands",
                     };
@@ -1337,6 +1343,9 @@ impl<'a> Checker<'a> {
     fn call(&mut self, func: &Ident, args: &[Expr], span: Span) -> Type {
         if func.name == "rdtsc" && !self.fns.contains_key(&func.name) {
             return self.clock_call(func, args, span);
+        }
+        if memory::MEMORY_FNS.contains(&func.name.as_str()) && !self.fns.contains_key(&func.name) {
+            return self.memory_call(func, args, span);
         }
         if BUILTINS.contains(&func.name.as_str()) && !self.fns.contains_key(&func.name) {
             self.print_call(func, args);
@@ -1524,12 +1533,13 @@ impl<'a> Checker<'a> {
             return Type::Error;
         }
         let (params, ret): (&[Type], Type) = match name.name.as_str() {
-            "len" => (&[], Type::U32),
+            "len" | "addr" => (&[], Type::U32),
             "starts_with" | "ends_with" | "contains" => (&[Type::Str], Type::Bool),
             _ => {
                 self.err(
-                    Diag::error(format!("no method `{}` on str", name.name), name.span)
-                        .with_note("str methods: len(), starts_with(s), ends_with(s), contains(s)"),
+                    Diag::error(format!("no method `{}` on str", name.name), name.span).with_note(
+                        "str methods: len(), addr(), starts_with(s), ends_with(s), contains(s)",
+                    ),
                 );
                 for a in args {
                     self.expr(a, None);

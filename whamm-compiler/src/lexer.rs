@@ -207,7 +207,10 @@ pub enum Tok {
     As,
     #[token("map")]
     Map,
+    /// `@static`, and whamm's `@init` (a call at probe initialization,
+    /// which is when `@static` calls run here)
     #[token("@static")]
+    #[token("@init")]
     AtStatic,
     #[token("u8")]
     U8,

@@ -14,9 +14,12 @@
 #![forbid(unsafe_code)]
 
 pub mod ast;
+pub mod bytecode;
 pub mod catalog;
+pub mod categories;
 pub mod check;
 pub mod codegen;
+pub(crate) mod desugar;
 pub mod diag;
 pub mod lexer;
 pub mod libs;

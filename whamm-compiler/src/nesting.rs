@@ -62,26 +62,7 @@ pub(crate) fn dismantle_items(items: Vec<Item>) {
 /// at most one diagnostic per top-level item.
 pub fn limit(script: &mut Script, diags: &mut Vec<Diag>) {
     for item in &mut script.items {
-        let mut work: Vec<(Node, usize)> = vec![];
-        match item {
-            Item::Stmt(s) => work.push((Node::Stmt(s), 1)),
-            Item::Fn(f) => {
-                for (_, t) in &mut f.params {
-                    work.push((Node::Type(t), 1));
-                }
-                if let Some(t) = &mut f.ret {
-                    work.push((Node::Type(t), 1));
-                }
-                push_block(&mut work, &mut f.body, 1);
-            }
-            Item::Probe(p) => {
-                if let Some(e) = &mut p.pred {
-                    work.push((Node::Expr(e), 1));
-                }
-                push_block(&mut work, &mut p.body, 1);
-            }
-            Item::Use(..) | Item::Error(_) => {}
-        }
+        let mut work = roots(item);
         let mut reported = false;
         while let Some((node, depth)) = work.pop() {
             let cut = match node {
@@ -102,6 +83,49 @@ pub fn limit(script: &mut Script, diags: &mut Vec<Diag>) {
                     diags.push(too_deep(what, span));
                     reported = true;
                 }
+            }
+        }
+    }
+}
+
+/// The top-level nodes of an item, at depth 1.
+fn roots(item: &mut Item) -> Vec<(Node<'_>, usize)> {
+    let mut work: Vec<(Node, usize)> = vec![];
+    match item {
+        Item::Stmt(s) => work.push((Node::Stmt(s), 1)),
+        Item::Fn(f) => {
+            for (_, t) in &mut f.params {
+                work.push((Node::Type(t), 1));
+            }
+            if let Some(t) = &mut f.ret {
+                work.push((Node::Type(t), 1));
+            }
+            push_block(&mut work, &mut f.body, 1);
+        }
+        Item::Probe(p) => {
+            if let Some(e) = &mut p.pred {
+                work.push((Node::Expr(e), 1));
+            }
+            push_block(&mut work, &mut p.body, 1);
+        }
+        Item::Use(..) | Item::Error(_) => {}
+    }
+    work
+}
+
+/// Call `f` on every expression of the script, parents before their
+/// children (which are those of the expression `f` leaves), iteratively.
+pub(crate) fn each_expr_mut(script: &mut Script, f: &mut dyn FnMut(&mut Expr)) {
+    for item in &mut script.items {
+        let mut work = roots(item);
+        while let Some((node, depth)) = work.pop() {
+            match node {
+                Node::Expr(e) => {
+                    f(e);
+                    push_expr_children(&mut work, e, depth + 1);
+                }
+                Node::Stmt(s) => push_stmt_children(&mut work, s, depth + 1),
+                Node::Type(_) => {}
             }
         }
     }

@@ -254,6 +254,7 @@ pub fn parse(src: &str) -> (Script, Vec<Diag>) {
     };
     let mut script = script;
     crate::nesting::limit(&mut script, &mut diags);
+    crate::desugar::whamm_aliases(&mut script, &mut diags);
     salvage_decls(src, &mut script);
     dedup(&mut diags);
     (script, diags)

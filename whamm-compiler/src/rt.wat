@@ -44,6 +44,7 @@
   (data (i32.const 120) "+inf")
   (data (i32.const 128) "-inf")
   (data (i32.const 136) "->")
+  (data (i32.const 144) "memory id is not 0 (the monitor's own memory)") ;; 45
 
   ;; Output. Everything a monitor prints goes through $out/$outc: straight
   ;; to wizeng.puts/putc, except between $buffer_on and $buffer_off (the
@@ -127,6 +128,21 @@
   (func $str_print (export "str_print") (param $s i32)
     (if (local.get $s)
       (then (call $out (i32.add (local.get $s) (i32.const 4)) (i32.load (local.get $s))))))
+
+  ;; whamm's memory functions: s.addr() (where the bytes are; 0 for ""),
+  ;; write_str, strcmp, and the check that a memory id is the monitor's.
+  (func $str_addr (export "str_addr") (param $s i32) (result i32)
+    (if (result i32) (local.get $s) (then (i32.add (local.get $s) (i32.const 4))) (else (i32.const 0))))
+
+  (func $str_write (export "str_write") (param $p i32) (param $s i32)
+    (memory.copy (local.get $p) (call $str_addr (local.get $s)) (call $str_len (local.get $s))))
+
+  (func $bytes_eq_str (export "bytes_eq_str") (param $p i32) (param $n i32) (param $s i32) (result i32)
+    (if (i32.ne (local.get $n) (call $str_len (local.get $s))) (then (return (i32.const 0))))
+    (call $mem_eq (local.get $p) (call $str_addr (local.get $s)) (local.get $n)))
+
+  (func $mem_id_check (export "mem_id_check") (param $id i32)
+    (if (local.get $id) (then (call $fail (i32.const 144) (i32.const 45)))))
 
   ;; A heap copy of bytes [p, p+n) as a string.
   (func $str_from (export "str_from") (param $p i32) (param $n i32) (result i32)
@@ -309,42 +325,266 @@
       (then (call $out (i32.const 80) (i32.const 4)))
       (else (call $out (i32.const 88) (i32.const 5)))))
 
-  ;; Floats as in the report: sign, 6 significant digits, exponent:
-  ;; 1000.18 -> +1.00018e3, 0.0015 -> +1.50000e-3, 0 -> +0.00000e0.
+  ;; Floats as whamm prints them (Rust's `{:+e}`): a sign, the shortest
+  ;; digits that read back as the same float, and the decimal exponent:
+  ;; 2.5 -> +2.5e0, 1000.18 -> +1.00018e3, 0 -> +0e0, f32::MAX ->
+  ;; +3.4028235e38 (through $print_f32, whose digits are the f32's).
   (func $print_f64 (export "print_f64") (param $x f64)
-    (local $e i32) (local $m i64) (local $frac i64) (local $k i32)
-    (if (f64.ne (local.get $x) (local.get $x)) (then (call $out (i32.const 112) (i32.const 3)) (return)))
-    (if (f64.eq (local.get $x) (f64.const inf)) (then (call $out (i32.const 120) (i32.const 4)) (return)))
-    (if (f64.eq (local.get $x) (f64.const -inf)) (then (call $out (i32.const 128) (i32.const 4)) (return)))
-    (if (i64.lt_s (i64.reinterpret_f64 (local.get $x)) (i64.const 0))
-      (then (call $outc (i32.const 45)) (local.set $x (f64.neg (local.get $x))))
-      (else (call $outc (i32.const 43))))
-    (if (f64.ne (local.get $x) (f64.const 0))
-      (then
-        (block $d1 (loop $l1
-          (br_if $d1 (f64.lt (local.get $x) (f64.const 10)))
-          (local.set $x (f64.div (local.get $x) (f64.const 10)))
-          (local.set $e (i32.add (local.get $e) (i32.const 1)))
-          (br $l1)))
-        (block $d2 (loop $l2
-          (br_if $d2 (f64.ge (local.get $x) (f64.const 1)))
-          (local.set $x (f64.mul (local.get $x) (f64.const 10)))
-          (local.set $e (i32.sub (local.get $e) (i32.const 1)))
-          (br $l2)))))
-    (local.set $m (i64.trunc_sat_f64_u (f64.nearest (f64.mul (local.get $x) (f64.const 100000)))))
-    (if (i64.ge_u (local.get $m) (i64.const 1000000))
-      (then (local.set $m (i64.div_u (local.get $m) (i64.const 10)))
-            (local.set $e (i32.add (local.get $e) (i32.const 1)))))
-    (call $outc (i32.wrap_i64 (i64.add (i64.const 48) (i64.div_u (local.get $m) (i64.const 100000)))))
-    (call $outc (i32.const 46))
-    (local.set $frac (i64.rem_u (local.get $m) (i64.const 100000)))
-    (local.set $k (i32.const 10000))
-    (loop $l3
-      (call $outc (i32.wrap_i64 (i64.add (i64.const 48) (i64.rem_u (i64.div_u (local.get $frac) (i64.extend_i32_u (local.get $k))) (i64.const 10)))))
-      (local.set $k (i32.div_u (local.get $k) (i32.const 10)))
-      (br_if $l3 (local.get $k)))
+    (local $b i64) (local $ef i32) (local $fr i64)
+    (if (call $print_special (local.get $x)) (then (return)))
+    (local.set $b (i64.reinterpret_f64 (local.get $x)))
+    (local.set $ef (i32.wrap_i64 (i64.and (i64.shr_u (local.get $b) (i64.const 52)) (i64.const 0x7ff))))
+    (local.set $fr (i64.and (local.get $b) (i64.const 0xfffffffffffff)))
+    (if (local.get $ef)
+      (then (call $print_float (i64.or (local.get $fr) (i64.const 0x10000000000000))
+                  (i32.sub (local.get $ef) (i32.const 1075))
+                  (i32.and (i64.eqz (local.get $fr)) (i32.gt_u (local.get $ef) (i32.const 1)))))
+      (else (call $print_float (local.get $fr) (i32.const -1074) (i32.const 0)))))
+
+  (func $print_f32 (export "print_f32") (param $x f32)
+    (local $b i32) (local $ef i32) (local $fr i32)
+    (if (call $print_special (f64.promote_f32 (local.get $x))) (then (return)))
+    (local.set $b (i32.reinterpret_f32 (local.get $x)))
+    (local.set $ef (i32.and (i32.shr_u (local.get $b) (i32.const 23)) (i32.const 0xff)))
+    (local.set $fr (i32.and (local.get $b) (i32.const 0x7fffff)))
+    (if (local.get $ef)
+      (then (call $print_float (i64.extend_i32_u (i32.or (local.get $fr) (i32.const 0x800000)))
+                  (i32.sub (local.get $ef) (i32.const 150))
+                  (i32.and (i32.eqz (local.get $fr)) (i32.gt_u (local.get $ef) (i32.const 1)))))
+      (else (call $print_float (i64.extend_i32_u (local.get $fr)) (i32.const -149) (i32.const 0)))))
+
+  ;; NaN, infinities and zeros (returns 1); otherwise prints the sign (0).
+  (func $print_special (param $x f64) (result i32)
+    (if (f64.ne (local.get $x) (local.get $x)) (then (call $out (i32.const 112) (i32.const 3)) (return (i32.const 1))))
+    (if (f64.eq (local.get $x) (f64.const inf)) (then (call $out (i32.const 120) (i32.const 4)) (return (i32.const 1))))
+    (if (f64.eq (local.get $x) (f64.const -inf)) (then (call $out (i32.const 128) (i32.const 4)) (return (i32.const 1))))
+    (call $outc (select (i32.const 45) (i32.const 43) (i64.lt_s (i64.reinterpret_f64 (local.get $x)) (i64.const 0))))
+    (if (f64.eq (local.get $x) (f64.const 0))
+      (then (call $outc (i32.const 48)) (call $outc (i32.const 101)) (call $outc (i32.const 48)) (return (i32.const 1))))
+    (i32.const 0))
+
+  ;; Scratch for $print_float (allocated on first use): bigint limbs at +0,
+  ;; reversed digits at +512, the digits of x, low, high and the candidate
+  ;; at +1536, +2560, +3584, +4608 (1 KiB each; a double has at most 767).
+  (global $fs (mut i32) (i32.const 0))
+  (global $dexp (mut i32) (i32.const 0))
+  (global $nx (mut i32) (i32.const 0))
+  (global $nl (mut i32) (i32.const 0))
+  (global $nh (mut i32) (i32.const 0))
+  (global $nc (mut i32) (i32.const 0))
+  (global $ex (mut i32) (i32.const 0))
+  (global $el (mut i32) (i32.const 0))
+  (global $eh (mut i32) (i32.const 0))
+  (global $ec (mut i32) (i32.const 0))
+
+  ;; The positive float m * 2^e: exact decimal digits of it and of the
+  ;; bounds of its rounding interval (halfway to its neighbours; `asym`:
+  ;; the lower neighbour is half as far), then for p = 1, 2, ... the p-digit
+  ;; numbers nearest to it, until one lies inside the interval (inclusive
+  ;; when m is even, as the round-to-even reader would map it back to m).
+  (func $print_float (param $m i64) (param $e i32) (param $asym i32)
+    (local $p i32) (local $up i32) (local $i i32)
+    (if (i32.eqz (global.get $fs)) (then (global.set $fs (call $alloc (i32.const 5632)))))
+    (global.set $nx (call $dec (i64.shl (local.get $m) (i64.const 2)) (i32.sub (local.get $e) (i32.const 2)) (i32.add (global.get $fs) (i32.const 1536))))
+    (global.set $ex (global.get $dexp))
+    (global.set $nl (call $dec (i64.sub (i64.shl (local.get $m) (i64.const 2)) (select (i64.const 1) (i64.const 2) (local.get $asym)))
+                               (i32.sub (local.get $e) (i32.const 2)) (i32.add (global.get $fs) (i32.const 2560))))
+    (global.set $el (global.get $dexp))
+    (global.set $nh (call $dec (i64.add (i64.shl (local.get $m) (i64.const 2)) (i64.const 2)) (i32.sub (local.get $e) (i32.const 2)) (i32.add (global.get $fs) (i32.const 3584))))
+    (global.set $eh (global.get $dexp))
+    (local.set $p (i32.const 1))
+    (block $found
+      (loop $l
+        (local.set $up (call $round_up (local.get $p)))
+        (call $cand (local.get $p) (local.get $up))
+        (br_if $found (call $inside (i32.eqz (i32.wrap_i64 (i64.and (local.get $m) (i64.const 1))))))
+        (call $cand (local.get $p) (i32.eqz (local.get $up)))
+        (br_if $found (call $inside (i32.eqz (i32.wrap_i64 (i64.and (local.get $m) (i64.const 1))))))
+        (local.set $p (i32.add (local.get $p) (i32.const 1)))
+        (br_if $l (i32.lt_u (local.get $p) (global.get $nx)))
+        (call $cand (global.get $nx) (i32.const 0))))
+    ;; d[.ddd]e<exp>, trailing zeros dropped
+    (block $d (loop $z
+      (br_if $d (i32.le_u (global.get $nc) (i32.const 1)))
+      (br_if $d (i32.load8_u (i32.add (i32.add (global.get $fs) (i32.const 4607)) (global.get $nc))))
+      (global.set $nc (i32.sub (global.get $nc) (i32.const 1)))
+      (br $z)))
+    (call $outc (i32.add (i32.const 48) (i32.load8_u (i32.add (global.get $fs) (i32.const 4608)))))
+    (if (i32.gt_u (global.get $nc) (i32.const 1)) (then (call $outc (i32.const 46))))
+    (local.set $i (i32.const 1))
+    (block $d2 (loop $w
+      (br_if $d2 (i32.ge_u (local.get $i) (global.get $nc)))
+      (call $outc (i32.add (i32.const 48) (i32.load8_u (i32.add (i32.add (global.get $fs) (i32.const 4608)) (local.get $i)))))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br $w)))
     (call $outc (i32.const 101))
-    (call $print_i64 (i64.extend_i32_s (local.get $e))))
+    (call $print_i64 (i64.extend_i32_s (i32.sub (global.get $ec) (i32.const 1)))))
+
+  ;; Whether x rounded to p digits rounds up (half to even).
+  (func $round_up (param $p i32) (result i32)
+    (local $x i32) (local $d i32) (local $i i32)
+    (if (i32.ge_u (local.get $p) (global.get $nx)) (then (return (i32.const 0))))
+    (local.set $x (i32.add (global.get $fs) (i32.const 1536)))
+    (local.set $d (i32.load8_u (i32.add (local.get $x) (local.get $p))))
+    (if (i32.ne (local.get $d) (i32.const 5)) (then (return (i32.gt_u (local.get $d) (i32.const 5)))))
+    (local.set $i (i32.add (local.get $p) (i32.const 1)))
+    (block $d (loop $l
+      (br_if $d (i32.ge_u (local.get $i) (global.get $nx)))
+      (if (i32.load8_u (i32.add (local.get $x) (local.get $i))) (then (return (i32.const 1))))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br $l)))
+    (i32.and (i32.load8_u (i32.add (local.get $x) (i32.sub (local.get $p) (i32.const 1)))) (i32.const 1)))
+
+  ;; The candidate: x's first p digits, plus one unit in the last if `up`.
+  (func $cand (param $p i32) (param $up i32)
+    (local $c i32) (local $i i32) (local $d i32)
+    (local.set $c (i32.add (global.get $fs) (i32.const 4608)))
+    (memory.copy (local.get $c) (i32.add (global.get $fs) (i32.const 1536)) (local.get $p))
+    (global.set $nc (local.get $p))
+    (global.set $ec (global.get $ex))
+    (if (i32.eqz (local.get $up)) (then (return)))
+    (local.set $i (local.get $p))
+    (loop $l
+      (local.set $i (i32.sub (local.get $i) (i32.const 1)))
+      (local.set $d (i32.add (i32.load8_u (i32.add (local.get $c) (local.get $i))) (i32.const 1)))
+      (if (i32.lt_u (local.get $d) (i32.const 10))
+        (then (i32.store8 (i32.add (local.get $c) (local.get $i)) (local.get $d)) (return)))
+      (i32.store8 (i32.add (local.get $c) (local.get $i)) (i32.const 0))
+      (br_if $l (local.get $i)))
+    ;; 99..9 + 1 = 100..0
+    (i32.store8 (local.get $c) (i32.const 1))
+    (global.set $ec (i32.add (global.get $ex) (i32.const 1))))
+
+  (func $inside (param $incl i32) (result i32)
+    (local $lo i32) (local $hi i32) (local $c i32)
+    (local.set $c (i32.add (global.get $fs) (i32.const 4608)))
+    (local.set $lo (call $dcmp (local.get $c) (global.get $nc) (global.get $ec)
+                               (i32.add (global.get $fs) (i32.const 2560)) (global.get $nl) (global.get $el)))
+    (local.set $hi (call $dcmp (local.get $c) (global.get $nc) (global.get $ec)
+                               (i32.add (global.get $fs) (i32.const 3584)) (global.get $nh) (global.get $eh)))
+    (if (result i32) (local.get $incl)
+      (then (i32.and (i32.ge_s (local.get $lo) (i32.const 0)) (i32.le_s (local.get $hi) (i32.const 0))))
+      (else (i32.and (i32.gt_s (local.get $lo) (i32.const 0)) (i32.lt_s (local.get $hi) (i32.const 0))))))
+
+  ;; Compare 0.a × 10^ea with 0.b × 10^eb (digit strings without leading
+  ;; zeros): -1, 0 or 1.
+  (func $dcmp (param $a i32) (param $na i32) (param $ea i32) (param $b i32) (param $nb i32) (param $eb i32) (result i32)
+    (local $i i32) (local $da i32) (local $db i32)
+    (if (i32.ne (local.get $ea) (local.get $eb))
+      (then (return (select (i32.const 1) (i32.const -1) (i32.gt_s (local.get $ea) (local.get $eb))))))
+    (block $d (loop $l
+      (br_if $d (i32.and (i32.ge_u (local.get $i) (local.get $na)) (i32.ge_u (local.get $i) (local.get $nb))))
+      (local.set $da (select (i32.load8_u (i32.add (local.get $a) (local.get $i))) (i32.const 0) (i32.lt_u (local.get $i) (local.get $na))))
+      (local.set $db (select (i32.load8_u (i32.add (local.get $b) (local.get $i))) (i32.const 0) (i32.lt_u (local.get $i) (local.get $nb))))
+      (if (i32.ne (local.get $da) (local.get $db))
+        (then (return (select (i32.const 1) (i32.const -1) (i32.gt_u (local.get $da) (local.get $db))))))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br $l)))
+    (i32.const 0))
+
+  ;; The exact decimal digits (values 0-9, no leading zero) of v * 2^e2
+  ;; (v > 0) at `out`; returns their count and sets $dexp so that the value
+  ;; is 0.d1d2... * 10^$dexp.
+  (func $dec (param $v i64) (param $e2 i32) (param $out i32) (result i32)
+    (local $b i32) (local $n i32) (local $f i32) (local $k i32) (local $t i32) (local $nt i32)
+    (local $i i32) (local $rem i64) (local $cur i64) (local $j i32)
+    (local.set $b (global.get $fs))
+    (local.set $t (i32.add (global.get $fs) (i32.const 512)))
+    (i64.store (local.get $b) (local.get $v))
+    (local.set $n (i32.const 2))
+    (if (i32.ge_s (local.get $e2) (i32.const 0))
+      (then
+        (block $d (loop $l
+          (br_if $d (i32.eqz (local.get $e2)))
+          (local.set $k (select (i32.const 31) (local.get $e2) (i32.gt_u (local.get $e2) (i32.const 31))))
+          (local.set $n (call $mul_small (local.get $b) (local.get $n) (i64.shl (i64.const 1) (i64.extend_i32_u (local.get $k)))))
+          (local.set $e2 (i32.sub (local.get $e2) (local.get $k)))
+          (br $l))))
+      (else
+        ;; v * 2^e2 = v * 5^-e2 / 10^-e2
+        (local.set $f (i32.sub (i32.const 0) (local.get $e2)))
+        (local.set $k (local.get $f))
+        (block $d (loop $l
+          (br_if $d (i32.eqz (local.get $k)))
+          (local.set $j (select (i32.const 13) (local.get $k) (i32.gt_u (local.get $k) (i32.const 13))))
+          (local.set $cur (i64.const 1))
+          (local.set $i (local.get $j))
+          (loop $p5
+            (local.set $cur (i64.mul (local.get $cur) (i64.const 5)))
+            (local.set $i (i32.sub (local.get $i) (i32.const 1)))
+            (br_if $p5 (local.get $i)))
+          (local.set $n (call $mul_small (local.get $b) (local.get $n) (local.get $cur)))
+          (local.set $k (i32.sub (local.get $k) (local.get $j)))
+          (br $l)))))
+    ;; to decimal, nine digits per division, least significant first
+    (block $d (loop $l
+      (block $trim (loop $tz
+        (br_if $trim (i32.eqz (local.get $n)))
+        (br_if $trim (i32.load (i32.add (local.get $b) (i32.shl (i32.sub (local.get $n) (i32.const 1)) (i32.const 2)))))
+        (local.set $n (i32.sub (local.get $n) (i32.const 1)))
+        (br $tz)))
+      (br_if $d (i32.eqz (local.get $n)))
+      (local.set $rem (i64.const 0))
+      (local.set $i (local.get $n))
+      (loop $dv
+        (local.set $i (i32.sub (local.get $i) (i32.const 1)))
+        (local.set $cur (i64.or (i64.shl (local.get $rem) (i64.const 32))
+                                (i64.load32_u (i32.add (local.get $b) (i32.shl (local.get $i) (i32.const 2))))))
+        (i64.store32 (i32.add (local.get $b) (i32.shl (local.get $i) (i32.const 2))) (i64.div_u (local.get $cur) (i64.const 1000000000)))
+        (local.set $rem (i64.rem_u (local.get $cur) (i64.const 1000000000)))
+        (br_if $dv (local.get $i)))
+      (local.set $j (i32.const 9))
+      (loop $dg
+        (i64.store8 (i32.add (local.get $t) (local.get $nt)) (i64.rem_u (local.get $rem) (i64.const 10)))
+        (local.set $rem (i64.div_u (local.get $rem) (i64.const 10)))
+        (local.set $nt (i32.add (local.get $nt) (i32.const 1)))
+        (local.set $j (i32.sub (local.get $j) (i32.const 1)))
+        (br_if $dg (local.get $j)))
+      (br $l)))
+    (block $d (loop $lz
+      (br_if $d (i32.eqz (local.get $nt)))
+      (br_if $d (i32.load8_u (i32.add (local.get $t) (i32.sub (local.get $nt) (i32.const 1)))))
+      (local.set $nt (i32.sub (local.get $nt) (i32.const 1)))
+      (br $lz)))
+    (local.set $i (i32.const 0))
+    (block $d (loop $cp
+      (br_if $d (i32.ge_u (local.get $i) (local.get $nt)))
+      (i32.store8 (i32.add (local.get $out) (local.get $i))
+                  (i32.load8_u (i32.add (local.get $t) (i32.sub (i32.sub (local.get $nt) (i32.const 1)) (local.get $i)))))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br $cp)))
+    (global.set $dexp (i32.sub (local.get $nt) (local.get $f)))
+    (local.get $nt))
+
+  ;; b[0..n) *= m (m < 2^32), little-endian u32 limbs; returns the new count.
+  (func $mul_small (param $b i32) (param $n i32) (param $m i64) (result i32)
+    (local $i i32) (local $c i64) (local $a i32)
+    (block $d (loop $l
+      (br_if $d (i32.ge_u (local.get $i) (local.get $n)))
+      (local.set $a (i32.add (local.get $b) (i32.shl (local.get $i) (i32.const 2))))
+      (local.set $c (i64.add (i64.mul (i64.load32_u (local.get $a)) (local.get $m)) (local.get $c)))
+      (i64.store32 (local.get $a) (local.get $c))
+      (local.set $c (i64.shr_u (local.get $c) (i64.const 32)))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br $l)))
+    (if (i64.eqz (local.get $c)) (then (return (local.get $n))))
+    (i64.store32 (i32.add (local.get $b) (i32.shl (local.get $n) (i32.const 2))) (local.get $c))
+    (i32.add (local.get $n) (i32.const 1)))
+
+  ;; `%` on floats: C's fmod (the result has the dividend's sign).
+  (func $fmod64 (export "fmod64") (param $a f64) (param $b f64) (result f64)
+    (local $r f64)
+    (if (i32.or (f64.ne (local.get $a) (local.get $a)) (f64.ne (local.get $b) (local.get $b)))
+      (then (return (f64.add (local.get $a) (local.get $b)))))
+    (if (i32.or (f64.eq (f64.abs (local.get $a)) (f64.const inf)) (f64.eq (local.get $b) (f64.const 0)))
+      (then (return (f64.const nan))))
+    (if (f64.lt (f64.abs (local.get $a)) (f64.abs (local.get $b))) (then (return (local.get $a))))
+    (local.set $r (f64.sub (local.get $a) (f64.mul (local.get $b) (f64.trunc (f64.div (local.get $a) (local.get $b))))))
+    (if (f64.eq (local.get $r) (f64.const 0)) (then (return (f64.copysign (f64.const 0) (local.get $a)))))
+    (local.get $r))
+
+  (func $fmod32 (export "fmod32") (param $a f32) (param $b f32) (result f32)
+    (f32.demote_f64 (call $fmod64 (f64.promote_f32 (local.get $a)) (f64.promote_f32 (local.get $b)))))
 
   ;; ---------------------------------------------------------------- maps
   (func $map_new (export "map_new") (param $ks i32) (param $vs i32) (result i32)

@@ -15,6 +15,10 @@ pub struct Origin {
     pub orig_imports: u32,
     /// Probe imports added.
     pub shift: u32,
+    /// Memory imports of the original module, and the monitor memories the
+    /// weaver imported after them (the app's own memories follow).
+    pub mem_imports: u32,
+    pub mem_shift: u32,
     /// Per defined function: (woven pc, original pc), sorted by woven pc.
     pub pcs: Vec<Vec<(u32, u32)>>,
     /// Per defined function: woven pc of each probe `call`, and which monitor

@@ -35,6 +35,9 @@ impl Cg<'_> {
         let ins = match vt(t) {
             VT::I32 => int_ins(op, s, false),
             VT::I64 => int_ins(op, s, true),
+            // float `%` is C's fmod (the sign of the dividend), as in whamm
+            VT::F32 if op == Rem => I::Call(self.m.rt("fmod32")),
+            VT::F64 if op == Rem => I::Call(self.m.rt("fmod64")),
             VT::F32 => float_ins(op, false),
             VT::F64 => float_ins(op, true),
             _ => I::Unreachable,

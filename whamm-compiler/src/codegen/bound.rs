@@ -183,6 +183,12 @@ impl BoundEnv<'_> {
         }
     }
 
+    /// The immediate naming the table `resolved_fid` reads: `table.get`'s
+    /// first, `call_indirect`'s second (its type index is first).
+    pub(super) fn table_imm(&self) -> u32 {
+        u32::from(self.spec.event != Some("table.get"))
+    }
+
     pub(super) fn access(&self, name: &str) -> Result<Access, String> {
         let idx = |p: &str| name.strip_prefix(p).and_then(|d| d.parse::<u32>().ok());
         let op = self.spec.opcode;
@@ -214,8 +220,9 @@ impl BoundEnv<'_> {
             }
             "opidx" => Access::P(PKey::Opidx),
             "default_target" => Access::P(PKey::DefaultTarget),
+            "resolved_fid" if self.spec.event == Some("ref.func") => Access::P(PKey::Imm(0)),
             "resolved_fid" => Access::Resolved,
-            "opname" | "category_name" | "category_id" | "data_size" | "is_write" => {
+            "opname" | "category_name" | "category_id" | "bytecode" | "data_size" | "is_write" => {
                 Access::Const(name.to_string())
             }
             "align" => Access::Align,
@@ -257,7 +264,7 @@ impl BoundEnv<'_> {
             Access::Target => vec![PKey::Arg(0), PKey::NumTargets],
             Access::Failed => vec![PKey::Arg(0)],
             Access::Buf(k) => vec![k.clone()],
-            Access::Resolved => vec![PKey::Arg(0), PKey::Imm(1)],
+            Access::Resolved => vec![PKey::Arg(0), PKey::Imm(self.table_imm())],
         }
     }
 
@@ -265,11 +272,15 @@ impl BoundEnv<'_> {
         let op = self.spec.opcode;
         match name {
             "opname" => Const::Str(op.map(|o| o.mnemonic().to_string()).unwrap_or_default()),
+            // whamm's categories (categories.rs), not the spec sections
             "category_name" => Const::Str(
-                op.map(|o| o.category_name().to_string())
+                op.map(|o| crate::categories::of(o).1.to_string())
                     .unwrap_or_default(),
             ),
-            "category_id" => Const::Int(op.map(|o| o.category_id() as i128).unwrap_or(0)),
+            "category_id" => {
+                Const::Int(op.map(|o| crate::categories::of(o).0 as i128).unwrap_or(0))
+            }
+            "bytecode" => Const::Int(op.and_then(crate::bytecode::of).unwrap_or(0) as i128),
             "data_size" => {
                 Const::Int(op.and_then(monitor_abi::catalogue::data_size).unwrap_or(0) as i128)
             }
@@ -393,7 +404,9 @@ impl Cg<'_> {
                         _ => Bound::Const(Const::Str(String::new()), Type::Str),
                     }
                 }
-                Access::Resolved => Bound::Resolved(get(&PKey::Imm(1)), get(&PKey::Arg(0))),
+                Access::Resolved => {
+                    Bound::Resolved(get(&PKey::Imm(env.table_imm())), get(&PKey::Arg(0)))
+                }
             };
             cx.bound.insert(name.clone(), b);
         }

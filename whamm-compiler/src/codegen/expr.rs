@@ -173,6 +173,11 @@ impl Cg<'_> {
         if (func.name == "print" || func.name == "println") && !self.fns.contains_key(&func.name) {
             return self.print(cx, args, func.name == "println");
         }
+        if crate::check::MEMORY_FNS.contains(&func.name.as_str())
+            && !self.fns.contains_key(&func.name)
+        {
+            return self.memory_call(cx, func, args);
+        }
         if func.name == "rdtsc" && !self.fns.contains_key(&func.name) {
             if let Some(idx) = self.rdtsc {
                 cx.e(I::Call(idx));
@@ -216,6 +221,7 @@ impl Cg<'_> {
         }
         let f = match name.name.as_str() {
             "len" => "str_len",
+            "addr" => "str_addr",
             "starts_with" => "str_starts",
             "ends_with" => "str_ends",
             _ => "str_contains",

@@ -34,6 +34,7 @@ mod expr;
 mod fn_cx;
 mod fold;
 mod layout;
+mod memory;
 mod places;
 mod plan;
 mod print;
@@ -91,6 +92,8 @@ struct Cg<'a> {
     app_table_fid: Option<u32>,
     /// Function index of the `wizeng.rdtsc` import (the builtin `rdtsc()`).
     rdtsc: Option<u32>,
+    /// `wizeng:app.memory_read` and `data_read`, for `dup_at`.
+    app_memory: Option<(u32, u32)>,
     /// The event catalogue of the target (site-dependent variable types).
     cat: crate::catalog::AbiCatalog,
 }
@@ -119,6 +122,20 @@ pub fn compile(
             vec![VT::I32, VT::I32],
             vec![VT::I32],
         ));
+    }
+    // `dup_at` reads the app's memory and data segments (Part B).
+    let mut app_memory = None;
+    if checked.uses_app_memory && !opts.portable {
+        let n = 4 + lib_imports.len() as u32;
+        app_memory = Some((n, n + 1));
+        for name in ["memory_read", "data_read"] {
+            lib_imports.push((
+                monitor_abi::imports::MODULE_APP.into(),
+                name.into(),
+                vec![VT::I32; 4],
+                vec![VT::I32],
+            ));
+        }
     }
     // The builtin clock `rdtsc()` is `wizeng.rdtsc` (Part A).
     let mut rdtsc = None;
@@ -164,6 +181,7 @@ pub fn compile(
         opts: opts.clone(),
         app_table_fid,
         rdtsc,
+        app_memory,
         cat: if opts.portable {
             crate::catalog::AbiCatalog::portable()
         } else {

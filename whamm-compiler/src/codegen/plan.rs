@@ -200,6 +200,32 @@ impl<'a> Cg<'a> {
         init_vars: &BTreeSet<String>,
         used: &HashMap<String, BoundInfo>,
     ) -> Option<()> {
+        // a plain variable of the body does not exist yet at match time
+        let plain: BTreeSet<&str> = p
+            .body
+            .stmts
+            .iter()
+            .filter_map(|s| match &s.kind {
+                StmtKind::Decl {
+                    decorators, name, ..
+                } if decorators.is_empty() => Some(name.name.as_str()),
+                _ => None,
+            })
+            .collect();
+        for e in decls.iter().filter_map(|d| d.init) {
+            let mut s = BTreeSet::new();
+            expr_vars(e, &mut s);
+            if let Some(v) = s.iter().find(|v| plain.contains(v.as_str())) {
+                self.err(
+                    Diag::error(
+                        format!("the initializer of a per-site variable cannot use `{v}`, a variable of the probe body"),
+                        e.span,
+                    )
+                    .with_note("per-site variables are initialized once per site, at match time, before the body ever runs; assign it in the body instead"),
+                );
+                return None;
+            }
+        }
         for v in init_vars {
             if !used[v].is_static {
                 let span = decls

@@ -92,10 +92,7 @@ impl Cg<'_> {
             }
             Type::U64 => cx.e(I::Call(self.m.rt("print_u64"))),
             Type::I64 => cx.e(I::Call(self.m.rt("print_i64"))),
-            Type::F32 => {
-                cx.e(I::F64PromoteF32);
-                cx.e(I::Call(self.m.rt("print_f64")));
-            }
+            Type::F32 => cx.e(I::Call(self.m.rt("print_f32"))),
             Type::F64 => cx.e(I::Call(self.m.rt("print_f64"))),
             Type::Bool => cx.e(I::Call(self.m.rt("print_bool"))),
             Type::Str => cx.e(I::Call(self.m.rt("str_print"))),

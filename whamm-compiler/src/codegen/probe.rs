@@ -298,13 +298,16 @@ impl<'a> Cg<'a> {
             let v = Var { ty: t.clone(), loc };
             cx.statics.insert((e.span.lo, e.span.hi), v);
         }
-        for (d, (_, t, off, _)) in lay.site_decls.iter().zip(&lay.site_vars) {
+        for (d, (name, t, off, _)) in lay.site_decls.iter().zip(&lay.site_vars) {
             let loc = Loc::Mem(Base::Local(rec), *off);
             self.init_maps(cx, t, &loc);
             if let Some(e) = d.init {
                 self.expr_to(cx, e, t);
                 self.store_from_stack(cx, t, &loc);
             }
+            // later initializers may read it (`var n: u32 = s.len();`)
+            let v = Var { ty: t.clone(), loc };
+            cx.site_vars.insert(name.clone(), v);
         }
     }
 }

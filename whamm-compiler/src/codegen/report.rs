@@ -85,7 +85,23 @@ impl Cg<'_> {
             if matches!(ty, Type::Map(..)) != maps {
                 continue;
             }
+            // as whamm: a value of several Wasm values (a string, a tuple)
+            // is that many globals, `(id; id+1)`, `(global_id; global_id)`
+            let n = if maps {
+                1
+            } else {
+                wasm_type_name(&ty).split(';').count() as u32
+            };
             let kind = if maps { "map_id" } else { "global_id" };
+            let (id, kind) = if n == 1 {
+                (id.to_string(), kind.to_string())
+            } else {
+                let ids: Vec<String> = (id..id + n).map(|i| i.to_string()).collect();
+                (
+                    format!("({})", ids.join("; ")),
+                    format!("({})", vec![kind; n as usize].join("; ")),
+                )
+            };
             self.puts_const(
                 cx,
                 &format!(
@@ -156,13 +172,23 @@ impl Cg<'_> {
                 wasm_type_name(ty)
             ),
         );
-        // fname, fid, pc, probe_id from the record header
-        for (o, t) in [
-            (12u32, Type::Str),
-            (4, Type::U32),
-            (8, Type::U32),
-            (16, Type::Str),
-        ] {
+        // fname (`#fid` for a function without a name, as whamm's engine
+        // target prints it), then fid, pc, probe_id from the record header
+        cx.e(I::LocalGet(rec));
+        cx.e(I::I32Load(mem8(12, 2)));
+        cx.e(I::Call(self.m.rt("str_len")));
+        cx.e(I::If(BlockType::Empty));
+        cx.e(I::LocalGet(rec));
+        cx.e(I::I32Load(mem8(12, 2)));
+        self.print_value(cx, &Type::Str, false);
+        cx.e(I::Else);
+        self.puts_const(cx, "#");
+        cx.e(I::LocalGet(rec));
+        cx.e(I::I32Load(mem8(4, 2)));
+        self.print_value(cx, &Type::U32, false);
+        cx.e(I::End);
+        self.puts_const(cx, ", ");
+        for (o, t) in [(4u32, Type::U32), (8, Type::U32), (16, Type::Str)] {
             cx.e(I::LocalGet(rec));
             cx.e(I::I32Load(mem8(o, 2)));
             self.print_value(cx, &t, false);

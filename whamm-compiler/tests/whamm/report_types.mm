@@ -1,6 +1,6 @@
 // app: rich.wat
 // The L6 report for every type: whamm_type and wasm_type columns, value
-// formatting (unsigned/signed, floats `+1.00018e3`, bools, strings, tuples
+// formatting (unsigned/signed, floats `+1.00018e3`, shortest digits, bools, strings, tuples
 // `(a; b)`, maps `k->v;k->v` sorted by key with tuple keys `(a,b)`,
 // `empty map`), per-site rows for several probes and sites (fname, fid, pc,
 // probe_id = `<probe index>_<matched rule>`).

@@ -281,6 +281,60 @@ fn define_app_imports(linker: &mut Linker, store: &mut Store) {
     );
 }
 
+/// `memory_read(mem, src, dst, len)` and `data_read(seg, off, dst, len)`:
+/// bytes of the app's memory or data segment (a dropped one is empty)
+/// copied into the calling monitor's memory 0; 0, or -1 when a range is out
+/// of bounds or the app is not instantiated.
+fn define_app_memory_imports(linker: &mut Linker, store: &mut Store) {
+    let i32t = ValType::I32;
+    for (name, from_data) in [("memory_read", false), ("data_read", true)] {
+        linker.func(
+            store,
+            monitor_abi::imports::MODULE_APP,
+            name,
+            FuncType::new([i32t; 4], [i32t]),
+            move |c, a, r| {
+                let arg = |i: usize| a[i].i32().unwrap_or(0) as u32 as usize;
+                let bytes = app_bytes(c.store, from_data, arg(0), arg(1), arg(3));
+                let ok = match (bytes, c.memory0()) {
+                    (Some(b), Ok(mem)) => match mem.get_mut(arg(2)..arg(2) + b.len()) {
+                        Some(dst) => {
+                            dst.copy_from_slice(&b);
+                            true
+                        }
+                        None => false,
+                    },
+                    _ => false,
+                };
+                r[0] = Value::I32(if ok { 0 } else { -1 });
+                Ok(())
+            },
+        );
+    }
+}
+
+/// `len` bytes from `off` of the app's memory `idx` (or data segment `idx`).
+fn app_bytes(store: &Store, data: bool, idx: usize, off: usize, len: usize) -> Option<Vec<u8>> {
+    let inst = &store.instances[store.app?.0 as usize];
+    let src: &[u8] = if data {
+        let range = inst.module.datas.get(idx)?.range.clone();
+        if inst.data_dropped[idx] {
+            &[]
+        } else {
+            &inst.module.bytes[range]
+        }
+    } else {
+        // A woven module (JIT) has the monitors' memories after the app's
+        // imported ones.
+        let idx = match &inst.module.origin {
+            Some(o) if idx as u32 >= o.mem_imports => idx + o.mem_shift as usize,
+            _ => idx,
+        };
+        &store.memories[inst.memories.get(idx)?.0 as usize].data[..]
+    };
+    Some(src.get(off..off.checked_add(len)?)?.to_vec())
+}
+
 fn app_table_fid(store: &Store, table: i32, index: i32) -> Option<u32> {
     let app = store.app?;
     let inst = &store.instances[app.0 as usize];
@@ -324,6 +378,7 @@ impl Monitors {
                 outputs.push(out);
             }
             define_app_imports(&mut linker, store);
+            define_app_memory_imports(&mut linker, store);
             reflect::define_reflect(&mut linker, store);
             let (m, instance, dyn_group) = link::link_group(store, &mut linker, spec)?;
             dynamic |= dyn_group;

@@ -125,7 +125,9 @@ pub fn weave(
     );
     let bytes = rw.rewrite()?;
     stats.specialized += rw.specialized;
-    let origin = std::mem::take(&mut rw.prov).into_origin(m.num_imported_funcs, layout.shift());
+    let mut origin = std::mem::take(&mut rw.prov).into_origin(m.num_imported_funcs, layout.shift());
+    origin.mem_imports = layout.mem_imports;
+    origin.mem_shift = layout.needs.memories.len() as u32;
     Ok(Woven {
         bytes,
         origin,

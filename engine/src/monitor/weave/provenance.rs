@@ -41,6 +41,7 @@ impl Provenance {
             pcs: self.pcs,
             probe_calls: self.probe_calls,
             inlined: self.inlined,
+            ..Origin::default()
         }
     }
 }

@@ -1,0 +1,122 @@
+//! whamm's memory and string functions (checked in `check/memory.rs`):
+//! each memory id is tested when the call runs (0, the monitor's own
+//! memory, is the only one; another traps with a message), then the bytes
+//! are read, written or copied in the monitor's memory.
+
+use super::fn_cx::FnCx;
+use super::Cg;
+use crate::ast::{Expr, Ident};
+use crate::diag::Diag;
+use crate::types::Type;
+use wasm_encoder::Instruction as I;
+
+impl Cg<'_> {
+    pub(super) fn memory_call(&mut self, cx: &mut FnCx, func: &Ident, args: &[Expr]) {
+        match func.name.as_str() {
+            "memid" => {
+                if !Cg::builtin_core(&self.opts, crate::libs::CORE) {
+                    self.err(Diag::error(
+                        "`memid(whamm_core)` names the monitor's built-in core library; with `--lib whamm_core=...` its memory is not reachable",
+                        func.span,
+                    ));
+                }
+                cx.e(I::I32Const(0));
+            }
+            "read_str" => {
+                self.mem_id(cx, &args[0]);
+                self.expr_to(cx, &args[1], &Type::I32);
+                self.expr_to(cx, &args[2], &Type::U32);
+                cx.e(I::Call(self.m.rt("str_from")));
+            }
+            "write_str" => {
+                self.mem_id(cx, &args[0]);
+                self.expr_to(cx, &args[1], &Type::I32);
+                self.expr_to(cx, &args[2], &Type::Str);
+                cx.e(I::Call(self.m.rt("str_write")));
+            }
+            "memcpy" => {
+                // (src_mem, src, dst_mem, dst, len) -> memory.copy(dst, src, len)
+                self.mem_id(cx, &args[0]);
+                let src = cx.local(wasm_encoder::ValType::I32);
+                self.expr_to(cx, &args[1], &Type::U32);
+                cx.e(I::LocalSet(src));
+                self.mem_id(cx, &args[2]);
+                self.expr_to(cx, &args[3], &Type::U32);
+                cx.e(I::LocalGet(src));
+                self.expr_to(cx, &args[4], &Type::U32);
+                cx.e(I::MemoryCopy {
+                    src_mem: 0,
+                    dst_mem: 0,
+                });
+            }
+            "dup_at" => self.dup_at(cx, func, args),
+            _ => {
+                // strcmp((ptr, len), s): the bytes equal the string's
+                let pair = Type::Tuple(vec![Type::I32, Type::I32]);
+                self.expr_to(cx, &args[0], &pair);
+                self.expr_to(cx, &args[1], &Type::Str);
+                cx.e(I::Call(self.m.rt("bytes_eq_str")));
+            }
+        }
+    }
+
+    /// `dup_at(mem, ptr, arg0, arg1, imm0, opname)` (desugar.rs added the
+    /// last four): the bytes the instruction is about to write, written at
+    /// `ptr` of the monitor's memory instead: those `memory.copy` reads
+    /// from the app's memory 0 (from `arg1`, `arg0` bytes), `memory.fill`'s
+    /// value `arg1` `arg0` times, those `memory.init` reads from data
+    /// segment `imm0` (from `arg1`).
+    fn dup_at(&mut self, cx: &mut FnCx, func: &Ident, args: &[Expr]) {
+        let op = match self.fold(cx, &args[5]) {
+            Some(super::fold::Const::Str(s)) => s,
+            _ => String::new(),
+        };
+        let Some((mem_read, data_read)) = self.app_memory else {
+            self.err(Diag::error(
+                "`dup_at` needs monitor ABI Part B (the app's memory); not available with --portable",
+                func.span,
+            ));
+            return;
+        };
+        self.mem_id(cx, &args[0]);
+        let (read, source) = match op.as_str() {
+            "memory.copy" => (Some(mem_read), None),
+            "memory.init" => (Some(data_read), Some(&args[4])),
+            "memory.fill" => (None, None),
+            _ => {
+                self.err(Diag::error(
+                    format!(
+                        "`dup_at` applies to memory.copy, memory.fill and memory.init, not `{op}`"
+                    ),
+                    func.span,
+                ));
+                return;
+            }
+        };
+        match read {
+            Some(f) => {
+                match source {
+                    Some(seg) => self.expr_to(cx, seg, &Type::U32),
+                    None => cx.e(I::I32Const(0)),
+                }
+                self.expr_to(cx, &args[3], &Type::I32);
+                self.expr_to(cx, &args[1], &Type::U32);
+                self.expr_to(cx, &args[2], &Type::I32);
+                cx.e(I::Call(f));
+                cx.e(I::Drop);
+            }
+            None => {
+                self.expr_to(cx, &args[1], &Type::U32);
+                self.expr_to(cx, &args[3], &Type::I32);
+                self.expr_to(cx, &args[2], &Type::I32);
+                cx.e(I::MemoryFill(0));
+            }
+        }
+    }
+
+    /// Evaluate a memory id and trap unless it is 0.
+    fn mem_id(&mut self, cx: &mut FnCx, e: &Expr) {
+        self.expr_to(cx, e, &Type::U32);
+        cx.e(I::Call(self.m.rt("mem_id_check")));
+    }
+}
