@@ -217,6 +217,10 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
     if cli.metrics {
         print_monitor_metrics(&s);
     }
+    // The process ends here: freeing the store, the app's code and the
+    // monitors' match results one by one would only delay the exit (every
+    // output was flushed by `finish`).
+    std::mem::forget(s);
     result
 }
 
@@ -279,6 +283,7 @@ fn session_config(cli: &Cli) -> Result<SessionConfig, Failure> {
         },
         inline,
         fatal: cli.fatal,
+        metrics: cli.metrics,
         report_format: wizeng::monitor::builtin::Format::parse(&cli.report).unwrap_or_default(),
         report_file: cli.report_file.clone(),
     })
@@ -518,6 +523,15 @@ fn print_monitor_metrics(s: &Session) {
         );
     }
     let m = s.metrics();
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+    eprintln!(
+        "wizeng: metrics: start-up: monitors {:.3} ms, app decode+validate+translate {:.3} ms, matching {:.3} ms, weave {:.3} ms, woven module decode {:.3} ms",
+        ms(m.monitors),
+        ms(m.decode.saturating_sub(m.matching)),
+        ms(m.matching),
+        ms(m.weave),
+        ms(m.woven_decode)
+    );
     if let Some(why) = m.interpreted {
         eprintln!("wizeng: metrics: application interpreted: {why}");
     }

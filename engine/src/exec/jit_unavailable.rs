@@ -98,6 +98,12 @@ pub(crate) fn invoke_slots(_: &mut Store, _: FuncAddr, _: &mut [u64]) -> Result<
 }
 
 /// Globals always live in the store here.
+pub(crate) fn set_global_slot(store: &mut Store, inst: InstanceId, idx: u32, v: u64) {
+    let g = store.instance(inst).globals[idx as usize].0 as usize;
+    store.globals[g].value = v;
+}
+
+/// Globals always live in the store here.
 pub(crate) fn global_slot(store: &Store, inst: InstanceId, idx: u32) -> u64 {
     let idata = store.instance(inst);
     store.globals[idata.globals[idx as usize].0 as usize].value

@@ -29,7 +29,7 @@
 //! So at every point where monitor code runs, the monitor's memory holds
 //! exactly the values the per-site probes would have produced.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use wasmparser::Operator;
 
@@ -560,10 +560,21 @@ impl BlockCounters {
                 }
             }
         }
-        let f = store
-            .export_func(app, FOLD_EXPORT)
-            .ok_or_else(|| crate::Trap::host("woven module without its fold function"))?;
-        store.invoke(f, &[]).map(|_| ())
+        if let Some(f) = store.export_func(app, FOLD_EXPORT) {
+            return store.invoke(f, &[]).map(|_| ());
+        }
+        // No fold code: fold here, as `fold_functions` would.
+        for b in &self.blocks {
+            let count = crate::exec::jit::global_slot(store, app, b.global);
+            if count == 0 {
+                continue;
+            }
+            crate::exec::jit::set_global_slot(store, app, b.global, 0);
+            for i in b.sites.iter().flat_map(|s| &s.1) {
+                add(store, i, count.wrapping_mul(i.delta));
+            }
+        }
+        Ok(())
     }
 }
 
@@ -600,8 +611,8 @@ pub fn countable<'a>(
     calls: impl Iterator<Item = &'a ProbeCall>,
 ) -> HashMap<CallKey, Vec<Inc>> {
     let calls: Vec<&ProbeCall> = calls.collect();
-    let mut out: HashMap<CallKey, Vec<Inc>> = HashMap::new();
-    let mut failed: HashSet<CallKey> = HashSet::new();
+    let mut out: HashMap<CallKey, Vec<Inc>> = HashMap::default();
+    let mut failed: HashSet<CallKey> = HashSet::default();
     for c in &calls {
         let k = call_key(c);
         if out.contains_key(&k) || failed.contains(&k) {
@@ -626,7 +637,7 @@ pub fn countable<'a>(
     shapes.dedup();
     // Sweep by start address: a shape that starts before the furthest end seen
     // so far overlaps the shape with that end.
-    let mut bad: HashSet<(MemAddr, u32, u8)> = HashSet::new();
+    let mut bad: HashSet<(MemAddr, u32, u8)> = HashSet::default();
     let mut reach: Option<(MemAddr, u64, (MemAddr, u32, u8))> = None;
     for s in &shapes {
         if let Some((m, end, first)) = reach {
@@ -647,7 +658,7 @@ pub fn countable<'a>(
     // Memories that a probe which is not a countable increment can reach are
     // not counted: such a probe could read the counters, and folding them
     // before each of its executions would cost more than it saves.
-    let mut reached: HashSet<MemAddr> = HashSet::new();
+    let mut reached: HashSet<MemAddr> = HashSet::default();
     for c in &calls {
         if out.contains_key(&call_key(c)) {
             continue;
@@ -658,7 +669,7 @@ pub fn countable<'a>(
         };
         match reach {
             Some(r) => reached.extend(r),
-            None => return HashMap::new(),
+            None => return HashMap::default(),
         }
     }
     out.retain(|_, incs| !incs.iter().any(|i| reached.contains(&i.mem)));

@@ -75,6 +75,9 @@ pub struct SessionConfig {
     /// Where the built-in monitors' reports go unless a monitor names its
     /// own file (`--report-file`); `None`: the app's stdout.
     pub report_file: Option<std::path::PathBuf>,
+    /// Time each start-up phase ([`SessionMetrics`]); matching is then
+    /// timed per site, which costs a little.
+    pub metrics: bool,
 }
 
 impl Default for SessionConfig {
@@ -85,6 +88,7 @@ impl Default for SessionConfig {
             fatal: false,
             report_format: Format::Table,
             report_file: None,
+            metrics: false,
         }
     }
 }
@@ -134,6 +138,18 @@ impl SessionError {
 pub struct SessionMetrics {
     /// Reading, decoding, validating, matching and weaving the app.
     pub load: Duration,
+    /// Loading the monitors: compiling `.mm` scripts, instantiating.
+    pub monitors: Duration,
+    /// Decoding, validating and translating the app (matching included).
+    pub decode: Duration,
+    /// Of `decode`, the time spent matching rules at sites (static
+    /// predicates and calls included); measured with
+    /// [`SessionConfig::metrics`] only.
+    pub matching: Duration,
+    /// Weaving the match into the app's code (compiled tiers).
+    pub weave: Duration,
+    /// Decoding and validating the woven module.
+    pub woven_decode: Duration,
     /// Why a compiled tier runs the app in the interpreter, if it does.
     pub interpreted: Option<&'static str>,
     /// What the weaver inlined (compiled tiers with monitors).
@@ -221,6 +237,13 @@ impl Session {
     /// `+lib` files), or a built-in monitor's name with options
     /// (`hotness{top=10}`, [`builtin`]).
     pub fn load_monitors(&mut self, list: &str) -> Result<(), SessionError> {
+        let t0 = Instant::now();
+        let r = self.load_monitors_inner(list);
+        self.metrics.monitors += t0.elapsed();
+        r
+    }
+
+    fn load_monitors_inner(&mut self, list: &str) -> Result<(), SessionError> {
         let items = builtin::parse_list(list).map_err(SessionError::Monitor)?;
         if items.is_empty() {
             return Ok(());
@@ -305,7 +328,13 @@ impl Session {
             None => Module::new_for_tier(bytes, tier)?,
             Some(m) if tier == Tier::Int => {
                 m.set_app(bytes);
-                Module::new_instrumented(bytes, &mut m.matcher(&mut self.store))?
+                let t0 = Instant::now();
+                let mut matcher = m.matcher(&mut self.store);
+                let mut timed = Timed::new(&mut matcher, self.config.metrics);
+                let module = Module::new_instrumented(bytes, &mut timed);
+                self.metrics.matching = timed.spent;
+                self.metrics.decode = t0.elapsed();
+                module?
             }
             Some(_) => self.load_woven(bytes)?,
         };
@@ -336,16 +365,20 @@ impl Session {
         if tier == Tier::Dyn {
             self.app_tier = Tier::Lazy;
         }
-        let w = weave::weave(&orig, &plan, &self.store, &self.config.inline)?;
+        let t0 = Instant::now();
+        let w = weave::weave(&orig, &plan, &self.store, &self.config.inline, false)?;
+        self.metrics.weave = t0.elapsed();
         for (name, e) in &w.imports {
             self.linker.define(weave::PROBE_MODULE, name, *e);
         }
         self.metrics.inline = Some(w.stats.clone());
         self.counters = Some(w.counters);
+        let t0 = Instant::now();
         let mut wm = Module::new(&w.bytes).map_err(|e| LoadError {
             message: format!("woven module does not validate: {}", e.message),
             ..e
         })?;
+        self.metrics.woven_decode = t0.elapsed();
         wm.origin = Some(w.origin);
         Ok(wm)
     }
@@ -359,13 +392,18 @@ impl Session {
             .ok_or(SessionError::Usage("no monitors loaded"))?;
         m.set_app(bytes);
         let dynamic = m.dynamic;
+        let t0 = Instant::now();
         let mut matcher = m.matcher(&mut self.store);
+        let mut timed = Timed::new(&mut matcher, self.config.metrics);
         let mut rec = weave::Recorder {
-            inner: &mut matcher,
+            inner: &mut timed,
             plan: Default::default(),
         };
-        let orig = Module::new_instrumented_for_tier(bytes, &mut rec, tier)?;
-        Ok((orig, rec.plan, dynamic))
+        let orig = Module::new_instrumented_for_tier(bytes, &mut rec, tier);
+        let plan = rec.plan;
+        self.metrics.matching = timed.spent;
+        self.metrics.decode = t0.elapsed();
+        Ok((orig?, plan, dynamic))
     }
 
     /// The app with the monitors' probes woven in and the monitors merged
@@ -500,6 +538,54 @@ impl Session {
     /// The monitors' own counters (sites, calls, direct increments).
     pub fn monitor_stats(&self) -> Option<&matcher::MonitorStats> {
         self.monitors.as_ref().map(|m| &m.stats)
+    }
+}
+
+/// An instrumenter that times another's `probes` (when `on`).
+struct Timed<'a> {
+    inner: &'a mut dyn crate::core::probe::Instrumenter,
+    on: bool,
+    spent: Duration,
+}
+
+impl<'a> Timed<'a> {
+    fn new(inner: &'a mut dyn crate::core::probe::Instrumenter, on: bool) -> Self {
+        Timed {
+            inner,
+            on,
+            spent: Duration::ZERO,
+        }
+    }
+}
+
+impl crate::core::probe::Instrumenter for Timed<'_> {
+    fn begin_function(&mut self, f: u32, body: &[u8], off: usize) -> Result<(), LoadError> {
+        let t0 = self.on.then(Instant::now);
+        let r = self.inner.begin_function(f, body, off);
+        self.spent += t0.map_or(Duration::ZERO, |t| t.elapsed());
+        r
+    }
+    fn dynamic(&self) -> bool {
+        self.inner.dynamic()
+    }
+    fn probes(
+        &mut self,
+        when: crate::core::probe::When,
+        site: &crate::core::probe::Site<'_, '_>,
+    ) -> Result<Vec<crate::core::probe::ProbeCall>, LoadError> {
+        let t0 = self.on.then(Instant::now);
+        let r = self.inner.probes(when, site);
+        self.spent += t0.map_or(Duration::ZERO, |t| t.elapsed());
+        r
+    }
+    fn direct_increments(
+        &mut self,
+        calls: &[crate::core::probe::ProbeCall],
+    ) -> Option<Vec<crate::core::probe::Direct>> {
+        let t0 = self.on.then(Instant::now);
+        let r = self.inner.direct_increments(calls);
+        self.spent += t0.map_or(Duration::ZERO, |t| t.elapsed());
+        r
     }
 }
 

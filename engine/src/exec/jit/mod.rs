@@ -247,6 +247,22 @@ pub(crate) fn global_slot(store: &Store, inst: InstanceId, idx: u32) -> u64 {
     store.globals[idata.globals[idx as usize].0 as usize].value
 }
 
+/// Set global `idx` of JIT-prepared instance `inst` (see [`global_slot`]).
+pub(crate) fn set_global_slot(store: &mut Store, inst: InstanceId, idx: u32, v: u64) {
+    let idata = store.instances.get_mut(inst.0 as usize).expect("live instance");
+    if let Some(code) = idata.jit_code.as_ref().and_then(|c| c.downcast_ref::<JitCode>()) {
+        if code.layout.is_inline_global(idx) {
+            let slot = code.layout.global(idx) as usize / 8;
+            if let Some(vm) = idata.vmctx.as_mut() {
+                vm[slot] = v;
+                return;
+            }
+        }
+    }
+    let g = idata.globals[idx as usize].0 as usize;
+    store.globals[g].value = v;
+}
+
 /// Compile every function of a module (`only: None`), or just function
 /// `only` (lazy tier: it then calls every function through the vmctx).
 /// Trampolines for every type come with the whole-module compile, and with

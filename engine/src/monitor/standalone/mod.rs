@@ -123,7 +123,7 @@ pub fn emit(
     if plan.is_empty() {
         return merge(&app.bytes, &[], store, life);
     }
-    let w = crate::monitor::weave::weave(app, plan, store, cfg)?;
+    let w = crate::monitor::weave::weave(app, plan, store, cfg, true)?;
     merge(&w.bytes, &w.imports, store, life)
 }
 

@@ -2,7 +2,7 @@
 //! operands saved in scratch locals, then each probe's arguments and a call
 //! or the inlined probe function, see [`super::inlined`]), into a [`Body`].
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use wasm_encoder::{Encode, Instruction};
 

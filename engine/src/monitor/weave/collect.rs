@@ -4,7 +4,7 @@
 //! their frame handle, and where every added import, type and fold function
 //! lands ([`Layout`]).
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use super::plan::Plan;
 use crate::core::module::Module;
@@ -63,9 +63,9 @@ impl Inlining {
     pub(super) fn choose(store: &Store, cfg: &InlineConfig, targets: &[FuncAddr]) -> Inlining {
         let mut r = Inlining {
             needs: Needs::default(),
-            inline: HashSet::new(),
+            inline: HashSet::default(),
             call_targets: Vec::new(),
-            why: HashMap::new(),
+            why: HashMap::default(),
         };
         for t in targets {
             let mut n = Needs::default();
@@ -107,7 +107,7 @@ pub(super) fn inlined_frame_uses(
     site_calls: &[SiteCall<'_>],
     inline: &HashSet<FuncAddr>,
 ) -> HashMap<(FuncAddr, u32), FrameUses> {
-    let mut frame_uses = HashMap::new();
+    let mut frame_uses = HashMap::default();
     for (_, _, c) in site_calls {
         let Some(p) = c.args.iter().position(|a| *a == ArgSource::Frame) else {
             continue;
@@ -193,6 +193,7 @@ impl Layout {
         inlining: Inlining,
         frame_uses: HashMap<(FuncAddr, u32), FrameUses>,
         counters: &BlockCounters,
+        fold_export: bool,
     ) -> Layout {
         let Inlining {
             needs,
@@ -212,7 +213,7 @@ impl Layout {
             .iter()
             .map(|f| store.func_type(*f).clone())
             .collect();
-        let mut result_types: HashMap<Vec<ValType>, u32> = HashMap::new();
+        let mut result_types: HashMap<Vec<ValType>, u32> = HashMap::default();
         let mut want_results = |r: &[ValType], extra: &mut Vec<FuncType>| {
             if r.len() > 1 && !result_types.contains_key(r) {
                 extra.push(FuncType::new([], r.to_vec()));
@@ -228,7 +229,8 @@ impl Layout {
         // The fold functions: `[] -> []`, after the app's functions.
         let fold_type = orig_types + extra_types.len() as u32;
         let first_fold = m.num_imported_funcs + shift + m.bodies.len() as u32;
-        if !counters.blocks.is_empty() {
+        let folds = fold_export && !counters.blocks.is_empty();
+        if folds {
             extra_types.push(FuncType::new([], []));
         }
         let mem_imports = m
@@ -246,7 +248,7 @@ impl Layout {
             result_types,
         };
         let mut fold_funcs = Vec::new();
-        if !counters.blocks.is_empty() {
+        if folds {
             fold_funcs =
                 blockcount::fold_functions(&counters.blocks, &|a| added.mem_idx[&a], first_fold);
         }

@@ -2,7 +2,7 @@
 //! counted per straight-line block instead of at their sites, and the
 //! sections the counters add (their globals, the `wizeng:fold` export).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use super::collect::SiteCall;
 use super::plan::Plan;
@@ -25,7 +25,7 @@ pub(super) fn plan_block_counters(
     needs: &mut Needs,
 ) -> Result<(BlockCounters, HashMap<u32, FuncBlocks>), LoadError> {
     let mut counters = BlockCounters::default();
-    let mut func_blocks: HashMap<u32, FuncBlocks> = HashMap::new();
+    let mut func_blocks: HashMap<u32, FuncBlocks> = HashMap::default();
     if cfg.enabled && cfg.block_counts && m.start.is_none() {
         let countable = blockcount::countable(store, site_calls.iter().map(|c| c.2));
         if !countable.is_empty() {
@@ -72,12 +72,13 @@ pub(super) struct CounterSections {
 }
 
 impl CounterSections {
-    pub(super) fn new(n_counters: usize, first_fold: u32) -> CounterSections {
+    /// `export`: whether the module has fold functions to export.
+    pub(super) fn new(n_counters: usize, first_fold: u32, export: bool) -> CounterSections {
         CounterSections {
             n_counters,
             first_fold,
             need_globals: n_counters > 0,
-            need_exports: n_counters > 0,
+            need_exports: n_counters > 0 && export,
         }
     }
 

@@ -3,7 +3,7 @@
 //! a counted block), and its local declarations grown by the scratch and
 //! inlined locals.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use wasm_encoder::reencode::Reencode;
 use wasm_encoder::{Encode, Instruction};
@@ -27,15 +27,15 @@ impl Rewriter<'_> {
             code: Vec::new(),
             locals: fb.locals.clone(),
             num_params: fty.params.len() as u32,
-            scratch: HashMap::new(),
-            typed: HashMap::new(),
+            scratch: HashMap::default(),
+            typed: HashMap::default(),
             pcs: Vec::new(),
             probe_calls: Vec::new(),
             added: &self.layout.added,
             header_len: 0,
             store: self.store,
             cfg: self.cfg,
-            inline_locals: HashMap::new(),
+            inline_locals: HashMap::default(),
             inlined: Vec::new(),
             site_pc: 0,
             site_fid: idx,

@@ -24,11 +24,14 @@
 //! globals) at its entry instead. The counts reach the monitors' memories
 //! through fold functions appended after the app's functions, the first of
 //! them exported as [`crate::monitor::blockcount::FOLD_EXPORT`] (`wizeng:fold`,
-//! `[] -> []`). No probe of the woven code can read a counted memory (see
-//! `blockcount::countable`). **Whoever runs a woven module must call `wizeng:fold`
-//! before a monitor's `wasm:exit`** (the engine does it in
-//! [`crate::monitor::blockcount::BlockCounters::settle`], which also corrects a block
-//! left partly executed by a trap, from `Woven::counters`). A module with a
+//! `[] -> []`), when the module is woven to run elsewhere (`--emit-woven`).
+//! No probe of the woven code can read a counted memory (see
+//! `blockcount::countable`). **Whoever runs a woven module must fold the
+//! counters before a monitor's `wasm:exit`**: elsewhere by calling
+//! `wizeng:fold`; the engine's own woven modules have no fold code, and
+//! [`crate::monitor::blockcount::BlockCounters::settle`] folds the counters
+//! natively (it also corrects a block left partly executed by a trap, from
+//! `Woven::counters`). A module with a
 //! start function gets no block counters (the fold could not be called if it
 //! trapped during instantiation).
 //!
@@ -98,12 +101,17 @@ fn err(msg: impl std::fmt::Display) -> LoadError {
     }
 }
 
-/// Weave the plan into the module, inlining small monitor functions.
+/// Weave the plan into the module, inlining small monitor functions. With
+/// `fold_export`, the block counters are folded by Wasm code the module
+/// exports ([`crate::monitor::blockcount::FOLD_EXPORT`], for running it
+/// elsewhere); without, [`BlockCounters::settle`] folds them itself (the
+/// engine's woven modules: no fold code to compile).
 pub fn weave(
     m: &Module,
     plan: &Plan,
     store: &Store,
     cfg: &InlineConfig,
+    fold_export: bool,
 ) -> Result<Woven, LoadError> {
     let (targets, site_calls) = collect::site_calls(plan);
     let mut inlining = collect::Inlining::choose(store, cfg, &targets);
@@ -111,7 +119,7 @@ pub fn weave(
     let (counters, func_blocks) =
         counters::plan_block_counters(m, plan, store, cfg, &site_calls, &mut inlining.needs)?;
     let mut stats = collect::stats(&counters, &func_blocks, &site_calls, &inlining);
-    let layout = collect::Layout::new(m, store, inlining, frame_uses, &counters);
+    let layout = collect::Layout::new(m, store, inlining, frame_uses, &counters, fold_export);
     let probe_imports = imports::ProbeImports::new(store, &layout);
     let mut rw = rewrite::Rewriter::new(
         m,

@@ -2,7 +2,7 @@
 //! the operand stack where probes read it ([`Plan`]), recorded by [`Recorder`]
 //! while the matcher runs.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use wasmparser::Operator;
 
@@ -103,7 +103,7 @@ impl Plan {
         cfg: &crate::monitor::inline::InlineConfig,
     ) -> bool {
         let mut uses: HashMap<(FuncAddr, u32), Option<crate::monitor::inline::FrameUses>> =
-            HashMap::new();
+            HashMap::default();
         let mut needs = |f: u32, c: &ProbeCall, stack: Option<&SiteStack>| -> bool {
             // An opaque app reference is made by the interpreter only.
             let opaque = |a: &ArgSource| {

@@ -3,7 +3,7 @@
 //! imports, fold functions, counter globals, the fold export), each function
 //! woven ([`super::function`]).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use wasm_encoder::reencode::Reencode;
 
@@ -65,7 +65,7 @@ impl<'a> Rewriter<'a> {
             probe_imports,
             func_blocks,
             weaver: Weaver::new(m.num_imported_funcs, layout),
-            counters: CounterSections::new(n_counters, layout.first_fold),
+            counters: CounterSections::new(n_counters, layout.first_fold, !layout.fold_funcs.is_empty()),
             zero_tested: ZeroTested::default(),
             prov: Provenance::default(),
             specialized: 0,
