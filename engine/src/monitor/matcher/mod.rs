@@ -569,6 +569,9 @@ impl Monitors {
             last_effect: None,
             buf_used: 0,
             zero_tested: Default::default(),
+            static_funcs: Default::default(),
+            buffers: Default::default(),
+            fname: None,
         }
     }
 }
@@ -583,6 +586,14 @@ pub struct Matcher<'a> {
     buf_used: usize,
     /// Which probe functions only test an operand against zero.
     zero_tested: crate::monitor::inline::ZeroTested,
+    /// Static calls resolved to their function and type, by monitor and the
+    /// call's address (it lives in a rule's `Rc<Pattern>`, which outlives
+    /// the matcher and never moves).
+    static_funcs: rustc_hash::FxHashMap<(usize, *const StaticCall), (FuncAddr, Rc<FuncType>)>,
+    /// Per monitor: its `whamm_buffer` memory and the globals bounding it.
+    buffers: rustc_hash::FxHashMap<usize, (MemAddr, GlobalAddr, GlobalAddr)>,
+    /// The name (`fname`) of the last function asked for, as bytes.
+    fname: Option<(u32, Rc<[u8]>)>,
 }
 
 /// A trap in monitor code, reported with the monitor and export it came from.
@@ -739,23 +750,13 @@ impl Matcher<'_> {
     /// already written for the current static call (several string params of
     /// one call must not overwrite each other); returns (ptr, len).
     fn write_buffer(&mut self, mi: usize, bytes: &[u8]) -> Result<(i32, i32), String> {
-        let inst = self.mons.monitors[mi].instance;
+        let (mem, start, max) = self.buffer(mi)?;
         let store = &mut *self.store;
-        let mem = match store.export(inst, monitor_abi::imports::EXPORT_WHAMM_BUFFER) {
-            Some(Extern::Memory(m)) => m,
-            _ => return Err("the monitor exports no `whamm_buffer` memory".into()),
+        let global = |g: GlobalAddr| match store.global_value(g) {
+            Value::I32(v) => Ok(v as u32 as usize),
+            v => Err(format!("a `whamm_buffer` bound global is a {}, not an i32", v.ty())),
         };
-        // Both bounds are required (as in Wizard): a monitor that passes
-        // strings without them would write over its own data.
-        let global = |store: &Store, name: &str| match store.export(inst, name) {
-            Some(Extern::Global(g)) => match store.global_value(g) {
-                Value::I32(v) => Ok(v as u32 as usize),
-                v => Err(format!("the `{name}` global is a {}, not an i32", v.ty())),
-            },
-            _ => Err(format!("the monitor exports no `{name}` global")),
-        };
-        let start = global(store, monitor_abi::imports::EXPORT_WHAMM_BUFFER_START)?;
-        let max = global(store, monitor_abi::imports::EXPORT_WHAMM_BUFFER_MAX)?;
+        let (start, max) = (global(start)?, global(max)?);
         let used = self.buf_used.min(max);
         let (start, max) = (start + used, max - used);
         let n = bytes.len().min(max);
@@ -766,6 +767,46 @@ impl Matcher<'_> {
         dst.copy_from_slice(&bytes[..n]);
         self.buf_used = used + n;
         Ok((start as i32, n as i32))
+    }
+
+    /// Monitor `mi`'s `whamm_buffer` memory and the globals bounding it.
+    fn buffer(&mut self, mi: usize) -> Result<(MemAddr, GlobalAddr, GlobalAddr), String> {
+        if let Some(b) = self.buffers.get(&mi) {
+            return Ok(*b);
+        }
+        let inst = self.mons.monitors[mi].instance;
+        let store = &*self.store;
+        let mem = match store.export(inst, monitor_abi::imports::EXPORT_WHAMM_BUFFER) {
+            Some(Extern::Memory(m)) => m,
+            _ => return Err("the monitor exports no `whamm_buffer` memory".into()),
+        };
+        // Both bounds are required (as in Wizard): a monitor that passes
+        // strings without them would write over its own data.
+        let global = |name: &str| match store.export(inst, name) {
+            Some(Extern::Global(g)) if store.global_value(g).ty() == ValType::I32 => Ok(g),
+            Some(Extern::Global(g)) => Err(format!(
+                "the `{name}` global is a {}, not an i32",
+                store.global_value(g).ty()
+            )),
+            _ => Err(format!("the monitor exports no `{name}` global")),
+        };
+        let start = global(monitor_abi::imports::EXPORT_WHAMM_BUFFER_START)?;
+        let max = global(monitor_abi::imports::EXPORT_WHAMM_BUFFER_MAX)?;
+        self.buffers.insert(mi, (mem, start, max));
+        Ok((mem, start, max))
+    }
+
+    /// The name of function `fid` (`fname`) as bytes, cached for the
+    /// function being matched.
+    fn fname(&mut self, fid: u32) -> Rc<[u8]> {
+        match &self.fname {
+            Some((f, n)) if *f == fid => n.clone(),
+            _ => {
+                let n: Rc<[u8]> = self.mons.func_name(fid).into_bytes().into();
+                self.fname = Some((fid, n.clone()));
+                n
+            }
+        }
     }
 
     /// The value(s) of a static param at a site.
@@ -814,8 +855,13 @@ impl Matcher<'_> {
             | Param::TargetFnName
             | Param::TargetFnType
             | Param::TargetImpModule => {
-                let bytes = self.static_bytes(p, site)?;
-                let (p, l) = self.write_buffer(mi, &bytes)?;
+                let (p, l) = if matches!(p, Param::Fname) {
+                    let name = self.fname(site.fid);
+                    self.write_buffer(mi, &name)?
+                } else {
+                    let bytes = self.static_bytes(p, site)?;
+                    self.write_buffer(mi, &bytes)?
+                };
                 vec![Value::I32(p), Value::I32(l)]
             }
             _ => return Err(format!("`{}` is not available at match time", p.keyword())),
@@ -854,6 +900,36 @@ impl Matcher<'_> {
         })
     }
 
+    /// The monitor function a static call names, and its type.
+    fn static_func(
+        &mut self,
+        mi: usize,
+        call: &StaticCall,
+    ) -> Result<(FuncAddr, Rc<FuncType>), String> {
+        let key = (mi, call as *const StaticCall);
+        if let Some((f, ty)) = self.static_funcs.get(&key) {
+            return Ok((*f, ty.clone()));
+        }
+        let inst = self.mons.monitors[mi].instance;
+        let store = &*self.store;
+        let func = store
+            .export_func(inst, &call.name)
+            .or_else(|| {
+                call.name
+                    .strip_prefix('$')
+                    .and_then(|n| store.export_func(inst, n))
+            })
+            .ok_or_else(|| {
+                format!(
+                    "static call `{}`: the monitor exports no such function",
+                    call.name
+                )
+            })?;
+        let ty = Rc::new(store.func_type(func).clone());
+        self.static_funcs.insert(key, (func, ty.clone()));
+        Ok((func, ty))
+    }
+
     /// Run a static call (predicate or call param) in the monitor.
     fn static_call(
         &mut self,
@@ -861,21 +937,7 @@ impl Matcher<'_> {
         call: &StaticCall,
         site: &SiteInfo<'_>,
     ) -> Result<Option<Value>, String> {
-        let inst = self.mons.monitors[mi].instance;
-        let func = {
-            let store = &mut *self.store;
-            store.export_func(inst, &call.name).or_else(|| {
-                call.name
-                    .strip_prefix('$')
-                    .and_then(|n| store.export_func(inst, n))
-            })
-        };
-        let func = func.ok_or_else(|| {
-            format!(
-                "static call `{}`: the monitor exports no such function",
-                call.name
-            )
-        })?;
+        let (func, ty) = self.static_func(mi, call)?;
         let mut args = Vec::new();
         self.buf_used = 0;
         for p in &call.params {
@@ -884,9 +946,8 @@ impl Matcher<'_> {
                 None => return Ok(None),
             }
         }
-        let ty = self.store.func_type(func).clone();
-        let got: Vec<ValType> = args.iter().map(|v| v.ty()).collect();
-        if got[..] != ty.params[..] {
+        if !args.iter().map(Value::ty).eq(ty.params.iter().copied()) {
+            let got: Vec<ValType> = args.iter().map(|v| v.ty()).collect();
             return Err(format!(
                 "static call `{}`: type mismatch: its parameters are {ty}, the pattern gives ({})",
                 call.name,
