@@ -344,7 +344,6 @@ impl Session {
     /// Match for a compiled tier: weave, or fall back to the interpreter when
     /// the monitors need it (dynamic probes, frame accessors beyond intrinsics).
     fn load_woven(&mut self, bytes: &[u8]) -> Result<Module, SessionError> {
-        let tier = self.config.engine.tier;
         let (orig, plan, dynamic) = self.match_app(bytes)?;
         if plan.is_empty()
             || dynamic
@@ -359,12 +358,9 @@ impl Session {
             }
             return Ok(orig);
         }
-        // Woven code (probe calls, inlined monitor code, block counters)
-        // relies on the JIT's trap attribution, so in the dyn tier it is
-        // compiled on first call, as in lazy.
-        if tier == Tier::Dyn {
-            self.app_tier = Tier::Lazy;
-        }
+        // In the dyn tier, woven code is interpreted until it gets hot, as
+        // any code (the interpreter attributes traps in woven code as the
+        // JIT does: `exec::interp::woven`).
         let t0 = Instant::now();
         let w = weave::weave(&orig, &plan, &self.store, &self.config.inline, false)?;
         self.metrics.weave = t0.elapsed();

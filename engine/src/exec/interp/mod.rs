@@ -19,6 +19,7 @@ pub(crate) mod simd;
 mod simd_fast;
 pub(crate) mod stackmap;
 mod unwind;
+mod woven;
 
 pub(crate) use atomics::atomic_memarg;
 pub(crate) use exec::{invoke, invoke_slots};

@@ -60,7 +60,7 @@ impl Interp<'_> {
     #[inline(never)]
     pub(super) fn unwind(&mut self, t: Trap) -> Result<(), Trap> {
         let Some(e) = t.exception() else {
-            return Err(t);
+            return Err(self.attribute_woven(t));
         };
         let handle = e.exn as u64;
         let Some(tag) = self.store.exception(handle).map(|x| x.0) else {
