@@ -358,9 +358,14 @@ impl Session {
             }
             return Ok(orig);
         }
-        // In the dyn tier, woven code is interpreted until it gets hot, as
-        // any code (the interpreter attributes traps in woven code as the
-        // JIT does: `exec::interp::woven`).
+        // In the dyn tier, woven code is compiled on first call, as in lazy.
+        // The interpreter can run it (it attributes traps in woven code as
+        // the JIT does: `exec::interp::woven`; `WIZENG_WOVEN_DYN=1`), but
+        // measured on PolyBench gemm that is 3-6x slower whole process
+        // (probe calls from interpreted code), so it stays off.
+        if self.config.engine.tier == Tier::Dyn && std::env::var_os("WIZENG_WOVEN_DYN").is_none() {
+            self.app_tier = Tier::Lazy;
+        }
         let t0 = Instant::now();
         let w = weave::weave(&orig, &plan, &self.store, &self.config.inline, false)?;
         self.metrics.weave = t0.elapsed();
