@@ -127,6 +127,10 @@ pub static PROVIDED_IMPORTS: &[ProvidedImport] = &[
         "(mem, src, dst, len): copy len bytes of the app's memory mem at src to the caller's memory 0 at dst; 0, or -1 if out of bounds"),
     imp!(MODULE_APP, "data_read", [I32, I32, I32, I32] -> [I32], B,
         "(seg, off, dst, len): copy len bytes of the app's data segment seg from off to the caller's memory 0 at dst; 0, or -1 if out of bounds"),
+    imp!(MODULE_APP, "memory_size", [I32] -> [I32], B,
+        "(mem): the app's memory mem's size in pages (declared initial size until the app is instantiated); -1 if there is no such memory"),
+    imp!(MODULE_APP, "page_size", [I32] -> [I32], B,
+        "(mem): the page size of the app's memory mem in bytes (65536, or 1 with custom-page-sizes); -1 if there is no such memory"),
 ];
 
 /// Looks up a provided import by module and name.

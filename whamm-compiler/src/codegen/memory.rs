@@ -50,6 +50,7 @@ impl Cg<'_> {
                 });
             }
             "dup_at" => self.dup_at(cx, func, args),
+            "page_size" | "mem_size" => self.mem_size(cx, func, args),
             _ => {
                 // strcmp((ptr, len), s): the bytes equal the string's
                 let pair = Type::Tuple(vec![Type::I32, Type::I32]);
@@ -71,7 +72,7 @@ impl Cg<'_> {
             Some(super::fold::Const::Str(s)) => s,
             _ => String::new(),
         };
-        let Some((mem_read, data_read)) = self.app_memory else {
+        let Some([mem_read, data_read, ..]) = self.app_memory else {
             self.err(Diag::error(
                 "`dup_at` needs monitor ABI Part B (the app's memory); not available with --portable",
                 func.span,
@@ -112,6 +113,38 @@ impl Cg<'_> {
                 cx.e(I::MemoryFill(0));
             }
         }
+    }
+
+    /// `page_size(mem)` (bytes per page) and `mem_size(mem)` (pages): memory
+    /// 0 is the monitor's own (64 KiB pages); memory k ≥ 1 is the app's
+    /// memory k - 1 (`APP_MEMID` is 1), asked through `wizeng:app` (-1 if
+    /// the app has no such memory).
+    fn mem_size(&mut self, cx: &mut FnCx, func: &Ident, args: &[Expr]) {
+        let Some([_, _, app_pages, app_page_size]) = self.app_memory else {
+            self.err(Diag::error(
+                format!("`{}` needs monitor ABI Part B (the app's memory); not available with --portable", func.name),
+                func.span,
+            ));
+            return;
+        };
+        let pages = func.name == "mem_size";
+        let id = cx.local(wasm_encoder::ValType::I32);
+        self.expr_to(cx, &args[0], &Type::U32);
+        cx.e(I::LocalTee(id));
+        cx.e(I::If(wasm_encoder::BlockType::Result(
+            wasm_encoder::ValType::I32,
+        )));
+        cx.e(I::LocalGet(id));
+        cx.e(I::I32Const(1));
+        cx.e(I::I32Sub);
+        cx.e(I::Call(if pages { app_pages } else { app_page_size }));
+        cx.e(I::Else);
+        cx.e(if pages {
+            I::MemorySize(0)
+        } else {
+            I::I32Const(65536)
+        });
+        cx.e(I::End);
     }
 
     /// Evaluate a memory id and trap unless it is 0.

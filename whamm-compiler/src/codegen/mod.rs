@@ -92,8 +92,9 @@ struct Cg<'a> {
     app_table_fid: Option<u32>,
     /// Function index of the `wizeng.rdtsc` import (the builtin `rdtsc()`).
     rdtsc: Option<u32>,
-    /// `wizeng:app.memory_read` and `data_read`, for `dup_at`.
-    app_memory: Option<(u32, u32)>,
+    /// `wizeng:app.memory_read`, `data_read`, `memory_size` and
+    /// `page_size`, for `dup_at`, `mem_size` and `page_size`.
+    app_memory: Option<[u32; 4]>,
     /// The event catalogue of the target (site-dependent variable types).
     cat: crate::catalog::AbiCatalog,
 }
@@ -123,16 +124,22 @@ pub fn compile(
             vec![VT::I32],
         ));
     }
-    // `dup_at` reads the app's memory and data segments (Part B).
+    // `dup_at`, `mem_size` and `page_size` read the app's memories and
+    // data segments (Part B).
     let mut app_memory = None;
     if checked.uses_app_memory && !opts.portable {
         let n = 4 + lib_imports.len() as u32;
-        app_memory = Some((n, n + 1));
-        for name in ["memory_read", "data_read"] {
+        app_memory = Some([n, n + 1, n + 2, n + 3]);
+        for (name, params) in [
+            ("memory_read", 4),
+            ("data_read", 4),
+            ("memory_size", 1),
+            ("page_size", 1),
+        ] {
             lib_imports.push((
                 monitor_abi::imports::MODULE_APP.into(),
                 name.into(),
-                vec![VT::I32; 4],
+                vec![VT::I32; params],
                 vec![VT::I32],
             ));
         }

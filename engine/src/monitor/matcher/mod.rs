@@ -25,6 +25,7 @@ use crate::core::types::*;
 use crate::runtime::store::{Caller, Linker, Store};
 use crate::runtime::wasi::WasiCtx;
 
+mod app_memory;
 mod blocks;
 use blocks::Blocks;
 mod link;
@@ -156,6 +157,8 @@ pub struct Monitors {
     pub stats: MonitorStats,
     /// The monitors' own output files (`MonitorSpec::output`).
     outputs: Vec<output::MonitorOutput>,
+    /// The app's declared memories, for `wizeng:app.memory_size`/`page_size`.
+    app_memories: app_memory::AppMemories,
 }
 
 #[derive(Default, Debug, Clone)]
@@ -368,6 +371,7 @@ impl Monitors {
         let mut monitors = Vec::new();
         let mut dynamic = false;
         let mut outputs = Vec::new();
+        let app_memories = app_memory::AppMemories::default();
         for spec in specs {
             let name = spec.path.display().to_string();
             let mut linker = base.clone();
@@ -379,6 +383,7 @@ impl Monitors {
             }
             define_app_imports(&mut linker, store);
             define_app_memory_imports(&mut linker, store);
+            app_memory::define(&mut linker, store, &app_memories);
             reflect::define_reflect(&mut linker, store);
             let (m, instance, dyn_group) = link::link_group(store, &mut linker, spec)?;
             dynamic |= dyn_group;
@@ -458,6 +463,7 @@ impl Monitors {
             dynamic,
             stats: MonitorStats::default(),
             outputs,
+            app_memories,
         })
     }
 
@@ -470,6 +476,7 @@ impl Monitors {
     /// names (name section) and imported functions (`target_fn_*`).
     pub fn set_app(&mut self, bytes: &[u8]) {
         self.func_names = crate::core::module::read_func_names(bytes);
+        *self.app_memories.borrow_mut() = app_memory::declared(bytes);
         self.func_imports.clear();
         for p in wasmparser::Parser::new(0).parse_all(bytes) {
             match p {
