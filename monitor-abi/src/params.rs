@@ -62,6 +62,7 @@ impl Param {
             | Param::InstrCount
             | Param::AtFuncEnd
             | Param::Opidx
+            | Param::RefFuncBefore
             | Param::DefaultTarget
             | Param::ArgTy(_)
             | Param::LocalTy(_) => (Static, true, true, Fixed(I32)),
@@ -112,6 +113,7 @@ impl Param {
         Param::InstrCount,
         Param::AtFuncEnd,
         Param::Opidx,
+        Param::RefFuncBefore,
         Param::DefaultTarget,
         Param::Targets,
         Param::TargetFnName,
@@ -124,6 +126,7 @@ impl Param {
     pub fn is_part_b(&self) -> bool {
         match self {
             Param::Opidx
+            | Param::RefFuncBefore
             | Param::DefaultTarget
             | Param::Targets
             | Param::TargetFnName
@@ -150,6 +153,7 @@ impl Param {
             Param::InstrCount => "instr_count",
             Param::AtFuncEnd => "at_func_end",
             Param::Opidx => "opidx",
+            Param::RefFuncBefore => "ref_func_before",
             Param::DefaultTarget => "default_target",
             Param::Targets => "targets",
             Param::TargetFnName => "target_fn_name",

@@ -574,6 +574,7 @@ impl Monitors {
             mons: self,
             store,
             last_effect: None,
+            ref_func: (None, None),
             buf_used: 0,
             zero_tested: Default::default(),
         }
@@ -586,6 +587,9 @@ pub struct Matcher<'a> {
     store: &'a mut Store,
     /// The stack effect computed before the current instruction.
     last_effect: Option<(u32, u32, Option<monitor_abi::StackEffect>)>,
+    /// `ref_func_before` of the current instruction, and N if the current
+    /// instruction is `ref.func N` (the next one's).
+    ref_func: (Option<u32>, Option<u32>),
     /// Bytes of `whamm_buffer` used by the current static call's strings.
     buf_used: usize,
     /// Which probe functions only test an operand against zero.
@@ -700,6 +704,8 @@ struct SiteInfo<'a> {
     instr_index: u32,
     /// Whether the instruction can execute (see `Site::reached`).
     reached: bool,
+    /// N if the instruction before is `ref.func N`.
+    ref_func_before: Option<u32>,
 }
 
 impl SiteInfo<'_> {
@@ -801,6 +807,7 @@ impl Matcher<'_> {
                 None => return Ok(None),
             },
             Param::Opidx => vec![Value::I32(site.instr_index as i32)],
+            Param::RefFuncBefore => vec![Value::I32(site.ref_func_before.map_or(-1, |f| f as i32))],
             Param::DefaultTarget => match site.op {
                 Some(Operator::BrTable { targets }) => vec![Value::I32(targets.default() as i32)],
                 _ => return Err("default_target on an instruction that is not br_table".into()),
@@ -1216,6 +1223,7 @@ impl Instrumenter for Matcher<'_> {
         } else {
             Blocks::default()
         };
+        self.ref_func = (None, None);
         Ok(())
     }
 
@@ -1223,6 +1231,13 @@ impl Instrumenter for Matcher<'_> {
         // No rule can match: skip computing site facts (no monitor, no cost).
         if self.mons.monitors.iter().all(|m| m.rules.is_empty()) {
             return Ok(Vec::new());
+        }
+        if when == When::Before {
+            let here = match site.op {
+                Some(Operator::RefFunc { function_index }) => Some(*function_index),
+                _ => None,
+            };
+            self.ref_func.0 = std::mem::replace(&mut self.ref_func.1, here);
         }
         let v = site.validator;
         let opcode = site.op.map(monitor_abi::opcode_of);
@@ -1281,6 +1296,7 @@ impl Instrumenter for Matcher<'_> {
             },
             instr_index: site.instr_index,
             reached: site.reached,
+            ref_func_before: self.ref_func.0,
         };
         let mut out = Vec::new();
         for mi in 0..self.mons.monitors.len() {
