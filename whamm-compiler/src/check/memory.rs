@@ -93,11 +93,8 @@ impl Checker<'_> {
         };
         match lib {
             Some(crate::libs::CORE) if self.libs.contains_key(crate::libs::CORE) => {}
-            Some(l) if self.libs.contains_key(l) => self.err(
-                Diag::error(format!("the memory of library `{l}` is not reachable"), span)
-                    .with_label("a separate module's memory")
-                    .with_note("only `memid(whamm_core)` (the monitor's own memory, 0) exists here: libraries are linked as separate instances"),
-            ),
+            // read through `wizeng:lib` (only by `read_str`, codegen/memory.rs)
+            Some(l) if self.libs.contains_key(l) => self.uses_lib_memory = true,
             _ => self.err(
                 Diag::error("`memid` takes the name of a `use`d library", span)
                     .with_note("e.g. `use whamm_core;` ... `memid(whamm_core)`"),

@@ -95,6 +95,8 @@ struct Cg<'a> {
     /// `wizeng:app.memory_read`, `data_read`, `memory_size` and
     /// `page_size`, for `dup_at`, `mem_size` and `page_size`.
     app_memory: Option<[u32; 4]>,
+    /// `wizeng:lib.memory_read`, for `read_str(memid(LIB), ...)`.
+    lib_memory_read: Option<u32>,
     /// The event catalogue of the target (site-dependent variable types).
     cat: crate::catalog::AbiCatalog,
 }
@@ -144,6 +146,17 @@ pub fn compile(
             ));
         }
     }
+    // `read_str(memid(LIB), ...)` reads a library's memory (Part B).
+    let mut lib_memory_read = None;
+    if checked.uses_lib_memory && !opts.portable {
+        lib_memory_read = Some(4 + lib_imports.len() as u32);
+        lib_imports.push((
+            monitor_abi::imports::MODULE_LIB.into(),
+            "memory_read".into(),
+            vec![VT::I32; 5],
+            vec![VT::I32],
+        ));
+    }
     // The builtin clock `rdtsc()` is `wizeng.rdtsc` (Part A).
     let mut rdtsc = None;
     if checked.uses_rdtsc {
@@ -189,6 +202,7 @@ pub fn compile(
         app_table_fid,
         rdtsc,
         app_memory,
+        lib_memory_read,
         cat: if opts.portable {
             crate::catalog::AbiCatalog::portable()
         } else {

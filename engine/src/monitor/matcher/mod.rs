@@ -27,6 +27,7 @@ use crate::runtime::wasi::WasiCtx;
 
 mod app_memory;
 mod blocks;
+mod lib_memory;
 use blocks::Blocks;
 mod link;
 mod output;
@@ -384,8 +385,10 @@ impl Monitors {
             define_app_imports(&mut linker, store);
             define_app_memory_imports(&mut linker, store);
             app_memory::define(&mut linker, store, &app_memories);
+            let lib_mems = lib_memory::LibMemories::default();
+            lib_memory::define(&mut linker, store, &lib_mems);
             reflect::define_reflect(&mut linker, store);
-            let (m, instance, dyn_group) = link::link_group(store, &mut linker, spec)?;
+            let (m, instance, dyn_group) = link::link_group(store, &mut linker, spec, &lib_mems)?;
             dynamic |= dyn_group;
             let mut lm = LoadedMonitor {
                 name: name.clone(),
