@@ -49,7 +49,7 @@ impl Cg<'_> {
                 }
                 cx.e(I::I32Const(0));
             }
-            "read_str" if args.first().is_some_and(|a| memid_call_of_lib(a)) => {
+            "read_str" if args.first().is_some_and(memid_call_of_lib) => {
                 self.read_lib_str(cx, func, args);
             }
             "read_str" => {
