@@ -514,7 +514,7 @@ fn frame_probes_are_inlined() {
     for (name, calls) in [
         ("frame_inlined", 2),
         ("frame_write", 14),
-        ("frame_heights", 97),
+        ("frame_heights", 100),
         ("frame_operand_order", 5),
     ] {
         let out = jit_metrics(name);

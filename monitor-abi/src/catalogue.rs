@@ -420,6 +420,10 @@ fn opcode_spec(op: Opcode) -> EventSpec {
     if mnemonic == "table.get" {
         vars.push(var("resolved_fid", LangType::I32, D));
     }
+    // a funcref operand: known only when `ref.func N` made it just before
+    if matches!(mnemonic, "call_ref" | "return_call_ref" | "table.set") {
+        vars.push(var("resolved_fid", LangType::I32, S));
+    }
     if op.has_memarg() {
         vars.push(var("addr", LangType::U32, D));
         vars.push(var("offset", LangType::U64, S));

@@ -14,6 +14,8 @@ pub const MODULE_DYNINSTR: &str = "whamm:dyninstr";
 pub const MODULE_FRAME_ACCESSOR: &str = "wizeng:frame_accessor";
 /// Module `wizeng:app` (Part B): read-only facts about the application's state.
 pub const MODULE_APP: &str = "wizeng:app";
+/// Module `wizeng:lib` (Part B): reads of a monitor library's memory.
+pub const MODULE_LIB: &str = "wizeng:lib";
 
 /// Exported memory the engine writes `opname`/`fname` strings into
 /// (`docs/monitor-abi.md#whamm_buffer`).
@@ -127,6 +129,12 @@ pub static PROVIDED_IMPORTS: &[ProvidedImport] = &[
         "(mem, src, dst, len): copy len bytes of the app's memory mem at src to the caller's memory 0 at dst; 0, or -1 if out of bounds"),
     imp!(MODULE_APP, "data_read", [I32, I32, I32, I32] -> [I32], B,
         "(seg, off, dst, len): copy len bytes of the app's data segment seg from off to the caller's memory 0 at dst; 0, or -1 if out of bounds"),
+    imp!(MODULE_APP, "memory_size", [I32] -> [I32], B,
+        "(mem): the app's memory mem's size in pages (declared initial size until the app is instantiated); -1 if there is no such memory"),
+    imp!(MODULE_LIB, "memory_read", [I32, I32, I32, I32, I32] -> [I32], B,
+        "(name_ptr, name_len, src, dst, len): copy len bytes from src of the memory the monitor's library `name` exports to the caller's memory 0 at dst; 0, or -1 if there is none or out of bounds"),
+    imp!(MODULE_APP, "page_size", [I32] -> [I32], B,
+        "(mem): the page size of the app's memory mem in bytes (65536, or 1 with custom-page-sizes); -1 if there is no such memory"),
 ];
 
 /// Looks up a provided import by module and name.
@@ -145,7 +153,7 @@ pub fn imports_of_module(module: &str) -> impl Iterator<Item = &'static Provided
 pub fn is_provided_module(module: &str) -> bool {
     matches!(
         module,
-        MODULE_WIZENG | MODULE_DYNINSTR | MODULE_FRAME_ACCESSOR | MODULE_APP
+        MODULE_WIZENG | MODULE_DYNINSTR | MODULE_FRAME_ACCESSOR | MODULE_APP | MODULE_LIB
     )
 }
 

@@ -355,7 +355,7 @@ opcode_consts! {
     LOCAL_GET = LocalGet, LOCAL_SET = LocalSet, LOCAL_TEE = LocalTee, GLOBAL_GET = GlobalGet,
     GLOBAL_SET = GlobalSet, MEMORY_SIZE = MemorySize, MEMORY_GROW = MemoryGrow,
     I32_CONST = I32Const, I64_CONST = I64Const, F32_CONST = F32Const, F64_CONST = F64Const,
-    I32_ADD = I32Add, I32_LOAD = I32Load, I32_STORE = I32Store,
+    I32_ADD = I32Add, I32_LOAD = I32Load, I32_STORE = I32Store, TRY_TABLE = TryTable,
 }
 
 impl Opcode {
@@ -534,8 +534,8 @@ pub fn opcode_of(op: &wasmparser::Operator<'_>) -> Opcode {
 /// * a value / heap / reference type immediate (`select t`, `ref.null t`) uses
 ///   the same signed code (concrete heap types: their type index);
 /// * `i8x16.shuffle` is 16 lane `i32`s;
-/// * beyond the ABI (GC, exceptions, threads): `try_table` is the block type,
-///   the catch count, then per catch (kind 0..3, tag if any, label);
+/// * beyond the ABI (GC, exceptions, threads): `try_table` is its block type
+///   only, as in Wizard (an `immN` beyond it is no match);
 ///   `br_on_cast*` is (label, from nullable 0/1, from heap type, to nullable,
 ///   to heap type); atomic ordering is 0 = seq_cst, 1 = acq_rel.
 pub fn flatten_immediates(op: &wasmparser::Operator<'_>) -> Vec<ConstValue> {
@@ -684,33 +684,9 @@ impl Flatten for wasmparser::Ordering {
     }
 }
 impl Flatten for wasmparser::TryTable {
+    /// As in Wizard: the block type only (it binds no catch clauses).
     fn flatten(&self, out: &mut Vec<ConstValue>) {
         self.ty.flatten(out);
-        out.push(ConstValue::I32(self.catches.len() as i32));
-        for c in &self.catches {
-            match c {
-                wasmparser::Catch::One { tag, label } => {
-                    out.extend([
-                        ConstValue::I32(0),
-                        ConstValue::I32(*tag as i32),
-                        ConstValue::I32(*label as i32),
-                    ]);
-                }
-                wasmparser::Catch::OneRef { tag, label } => {
-                    out.extend([
-                        ConstValue::I32(1),
-                        ConstValue::I32(*tag as i32),
-                        ConstValue::I32(*label as i32),
-                    ]);
-                }
-                wasmparser::Catch::All { label } => {
-                    out.extend([ConstValue::I32(2), ConstValue::I32(*label as i32)]);
-                }
-                wasmparser::Catch::AllRef { label } => {
-                    out.extend([ConstValue::I32(3), ConstValue::I32(*label as i32)]);
-                }
-            }
-        }
     }
 }
 

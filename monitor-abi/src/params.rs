@@ -62,6 +62,7 @@ impl Param {
             | Param::InstrCount
             | Param::AtFuncEnd
             | Param::Opidx
+            | Param::RefFuncBefore
             | Param::DefaultTarget
             | Param::ArgTy(_)
             | Param::LocalTy(_) => (Static, true, true, Fixed(I32)),
@@ -112,6 +113,7 @@ impl Param {
         Param::InstrCount,
         Param::AtFuncEnd,
         Param::Opidx,
+        Param::RefFuncBefore,
         Param::DefaultTarget,
         Param::Targets,
         Param::TargetFnName,
@@ -124,6 +126,7 @@ impl Param {
     pub fn is_part_b(&self) -> bool {
         match self {
             Param::Opidx
+            | Param::RefFuncBefore
             | Param::DefaultTarget
             | Param::Targets
             | Param::TargetFnName
@@ -150,6 +153,7 @@ impl Param {
             Param::InstrCount => "instr_count",
             Param::AtFuncEnd => "at_func_end",
             Param::Opidx => "opidx",
+            Param::RefFuncBefore => "ref_func_before",
             Param::DefaultTarget => "default_target",
             Param::Targets => "targets",
             Param::TargetFnName => "target_fn_name",
@@ -343,9 +347,9 @@ pub struct SiteFacts {
 
 /// Decides whether `param` can be bound at a site
 /// (`docs/monitor-abi.md#site-rules`): `argN` beyond the
-/// operands is no match for `call`/`call_indirect` (and their tail/ref
-/// variants), an error otherwise; `immN` beyond the immediates is no match
-/// for `br_table`, error otherwise; `localN` out of range is no match;
+/// operands is no match for `call`/`call_indirect` (not their tail or ref
+/// variants: as in Wizard), an error otherwise; `immN` beyond the immediates
+/// is no match for `br_table` and `try_table`, error otherwise; `localN` out of range is no match;
 /// `offset` on an instruction without memarg, `num_targets` outside
 /// `br_table`, `instr_count` outside `block:end` are errors.
 ///
@@ -363,7 +367,9 @@ pub fn check_param_at_site(param: &Param, site: &SiteFacts) -> SiteCheck {
         Param::Arg(n) | Param::ArgTy(n) => match site.num_operands {
             Some(k) if *n < k => SiteCheck::Ok,
             Some(k) => {
-                if site.opcode.is_some_and(|o| o.is_call()) {
+                // As in Wizard: no match only for `call` and `call_indirect`
+                // (their callees' arities vary); an error on any other.
+                if matches!(site.opcode, Some(Opcode::CALL | Opcode::CALL_INDIRECT)) {
                     SiteCheck::NoMatch
                 } else {
                     SiteCheck::Error(format!("arg{n} out of range: `{name}` has {k} operand(s)"))
@@ -376,7 +382,8 @@ pub fn check_param_at_site(param: &Param, site: &SiteFacts) -> SiteCheck {
         Param::Imm(n) => {
             if *n < site.num_immediates {
                 SiteCheck::Ok
-            } else if site.opcode == Some(Opcode::BR_TABLE) {
+            } else if matches!(site.opcode, Some(Opcode::BR_TABLE | Opcode::TRY_TABLE)) {
+                // As in Wizard: their immediate counts vary with the site.
                 SiteCheck::NoMatch
             } else {
                 SiteCheck::Error(format!(

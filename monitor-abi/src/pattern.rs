@@ -10,7 +10,8 @@
 //!          | "num_targets" | "offset" | "instr_count" | "at_func_end"
 //!          | "arg" N | "imm" N | "local" N | call
 //!          | "opidx" | "default_target" | "targets" | "target_fn_name"
-//!          | "target_fn_type" | "target_imp_module" | "argty" N | "localty" N ) ws
+//!          | "target_fn_type" | "target_imp_module" | "ref_func_before"
+//!          | "argty" N | "localty" N ) ws
 //! ```
 //!
 //! The params of the last two lines are this project's Part B additions
@@ -113,6 +114,9 @@ pub enum Param {
     AtFuncEnd,
     /// `opidx` (Part B): index of the instruction in its function.
     Opidx,
+    /// `ref_func_before` (Part B): N if the instruction just before this one
+    /// is `ref.func N`, else -1.
+    RefFuncBefore,
     /// `default_target` (Part B): the default label of a `br_table`.
     DefaultTarget,
     /// `targets` (Part B, static calls only): the labels of a `br_table`

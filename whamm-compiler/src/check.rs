@@ -54,6 +54,9 @@ pub struct CheckResult {
     pub uses_rdtsc: bool,
     /// `dup_at` reads the app's memory and data (`wizeng:app`, Part B).
     pub uses_app_memory: bool,
+    /// `read_str(memid(LIB), ...)` reads a library's memory (`wizeng:lib`,
+    /// Part B).
+    pub uses_lib_memory: bool,
 }
 
 impl CheckResult {
@@ -105,6 +108,7 @@ struct Checker<'a> {
     expr_types: HashMap<usize, Type>,
     uses_rdtsc: bool,
     uses_app_memory: bool,
+    uses_lib_memory: bool,
 }
 
 /// Builtin functions: the printers and the clock `rdtsc() -> u64`
@@ -145,6 +149,7 @@ pub fn check_with_libs(
         expr_types: HashMap::new(),
         uses_rdtsc: false,
         uses_app_memory: false,
+        uses_lib_memory: false,
     };
     c.collect(script);
     let mut result = CheckResult::default();
@@ -189,6 +194,7 @@ pub fn check_with_libs(
     result.expr_types = std::mem::take(&mut c.expr_types);
     result.uses_rdtsc = c.uses_rdtsc;
     result.uses_app_memory = c.uses_app_memory;
+    result.uses_lib_memory = c.uses_lib_memory;
     result
 }
 

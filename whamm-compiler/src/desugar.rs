@@ -10,6 +10,9 @@
 //!   `memory.init` into another memory, reads the instruction's operands
 //!   and immediate: it becomes `dup_at(mem, ptr, arg0, arg1, imm0, opname)`
 //!   so the checker binds them like any other use.
+//! - `APP_MEMID`, whamm's id of the app's memory, is the memory id 1 (the
+//!   app's memory 0; 0 is the monitor's own), which `page_size` and
+//!   `mem_size` accept.
 
 use crate::ast::*;
 use crate::diag::Diag;
@@ -26,6 +29,9 @@ pub(crate) fn whamm_aliases(script: &mut Script, diags: &mut Vec<Diag>) {
     crate::nesting::each_expr_mut(script, &mut |e| {
         if dup {
             dup_at(e);
+        }
+        if matches!(&e.kind, ExprKind::Var(v) if v == "APP_MEMID") {
+            e.kind = ExprKind::Int(1);
         }
         if !resolve {
             return;

@@ -1,7 +1,8 @@
 //! Checking whamm's memory and string functions: `memid(lib)`,
 //! `read_str(mem, ptr, len)`, `write_str(mem, ptr, s)`,
 //! `memcpy(src_mem, src, dst_mem, dst, len)`, `strcmp((ptr, len), s)`,
-//! `dup_at(mem, ptr)` (in `memory.copy`/`fill`/`init` probes)
+//! `dup_at(mem, ptr)` (in `memory.copy`/`fill`/`init` probes),
+//! `page_size(mem)`, `mem_size(mem)`
 //! (docs/probe-language.md#memory-and-string-functions). Memory ids are
 //! whamm's: 0 is the monitor's own memory, where its strings live, and
 //! `memid(whamm_core)` names the same memory, since the monitor provides
@@ -21,6 +22,8 @@ pub(crate) const MEMORY_FNS: &[&str] = &[
     "memcpy",
     "strcmp",
     "dup_at",
+    "page_size",
+    "mem_size",
 ];
 
 impl Checker<'_> {
@@ -34,6 +37,11 @@ impl Checker<'_> {
             "read_str" => (vec![Type::U32, Type::I32, Type::U32], Type::Str),
             "write_str" => (vec![Type::U32, Type::I32, Type::Str], Type::Unit),
             "memcpy" => (vec![Type::U32; 5], Type::Unit),
+            // the app's memory sizes come through `wizeng:app` (Part B)
+            "page_size" | "mem_size" => {
+                self.uses_app_memory = true;
+                (vec![Type::U32], Type::U32)
+            }
             // (mem, ptr) and what desugar.rs adds: arg0, arg1, imm0, opname
             "dup_at" => {
                 self.uses_app_memory = true;
@@ -85,11 +93,8 @@ impl Checker<'_> {
         };
         match lib {
             Some(crate::libs::CORE) if self.libs.contains_key(crate::libs::CORE) => {}
-            Some(l) if self.libs.contains_key(l) => self.err(
-                Diag::error(format!("the memory of library `{l}` is not reachable"), span)
-                    .with_label("a separate module's memory")
-                    .with_note("only `memid(whamm_core)` (the monitor's own memory, 0) exists here: libraries are linked as separate instances"),
-            ),
+            // read through `wizeng:lib` (only by `read_str`, codegen/memory.rs)
+            Some(l) if self.libs.contains_key(l) => self.uses_lib_memory = true,
             _ => self.err(
                 Diag::error("`memid` takes the name of a `use`d library", span)
                     .with_note("e.g. `use whamm_core;` ... `memid(whamm_core)`"),

@@ -47,6 +47,7 @@ pub(super) enum PKey {
     InstrCount,
     Offset,
     Opidx,
+    RefFuncBefore,
     DefaultTarget,
     Imm(u32),
     ArgTy(u32),
@@ -71,6 +72,7 @@ impl PKey {
             PKey::InstrCount => Param::InstrCount,
             PKey::Offset => Param::Offset,
             PKey::Opidx => Param::Opidx,
+            PKey::RefFuncBefore => Param::RefFuncBefore,
             PKey::DefaultTarget => Param::DefaultTarget,
             PKey::Imm(n) => Param::Imm(*n),
             PKey::ArgTy(n) => Param::ArgTy(*n),
@@ -158,6 +160,7 @@ impl BoundEnv<'_> {
             | PKey::ArgTy(_)
             | PKey::LocalTy(_) => Type::U32,
             PKey::AtFuncEnd => Type::Bool,
+            PKey::RefFuncBefore => Type::I32,
             PKey::Offset => Type::U64,
             PKey::Imm(_) => self.imm_type(),
             PKey::Targets => targets_type(),
@@ -221,6 +224,15 @@ impl BoundEnv<'_> {
             "opidx" => Access::P(PKey::Opidx),
             "default_target" => Access::P(PKey::DefaultTarget),
             "resolved_fid" if self.spec.event == Some("ref.func") => Access::P(PKey::Imm(0)),
+            // whamm's look-back: the function of a `ref.func` just before, else -1
+            "resolved_fid"
+                if matches!(
+                    self.spec.event,
+                    Some("call_ref" | "return_call_ref" | "table.set")
+                ) =>
+            {
+                Access::P(PKey::RefFuncBefore)
+            }
             "resolved_fid" => Access::Resolved,
             "opname" | "category_name" | "category_id" | "bytecode" | "data_size" | "is_write" => {
                 Access::Const(name.to_string())

@@ -5,14 +5,41 @@
 
 use super::fn_cx::FnCx;
 use super::Cg;
-use crate::ast::{Expr, Ident};
+use crate::ast::{Expr, ExprKind, Ident};
 use crate::diag::Diag;
 use crate::types::Type;
 use wasm_encoder::Instruction as I;
+use wasm_encoder::ValType as VT;
+
+/// The id `memid(LIB)` evaluates to for a library other than `whamm_core`
+/// (any id but 0 traps where a memory id is checked).
+const LIB_MEMID: i32 = 0x100;
+
+/// `LIB` if `args` is the argument list `(LIB)` of a `memid` call naming a
+/// library other than `whamm_core`.
+fn lib_memid(args: &[Expr]) -> Option<String> {
+    match args {
+        [Expr {
+            kind: ExprKind::Var(l),
+            ..
+        }] if l != crate::libs::CORE => Some(l.clone()),
+        _ => None,
+    }
+}
+
+/// Whether `e` is `memid(LIB)` for a library other than `whamm_core`.
+fn memid_call_of_lib(e: &Expr) -> bool {
+    matches!(&e.kind, ExprKind::Call { func, args } if func.name == "memid" && lib_memid(args).is_some())
+}
 
 impl Cg<'_> {
     pub(super) fn memory_call(&mut self, cx: &mut FnCx, func: &Ident, args: &[Expr]) {
         match func.name.as_str() {
+            "memid" if lib_memid(args).is_some() => {
+                // Another library's memory: only `read_str` reads it (below);
+                // anywhere else the id is not 0 and traps when used.
+                cx.e(I::I32Const(LIB_MEMID));
+            }
             "memid" => {
                 if !Cg::builtin_core(&self.opts, crate::libs::CORE) {
                     self.err(Diag::error(
@@ -21,6 +48,9 @@ impl Cg<'_> {
                     ));
                 }
                 cx.e(I::I32Const(0));
+            }
+            "read_str" if args.first().is_some_and(memid_call_of_lib) => {
+                self.read_lib_str(cx, func, args);
             }
             "read_str" => {
                 self.mem_id(cx, &args[0]);
@@ -50,6 +80,7 @@ impl Cg<'_> {
                 });
             }
             "dup_at" => self.dup_at(cx, func, args),
+            "page_size" | "mem_size" => self.mem_size(cx, func, args),
             _ => {
                 // strcmp((ptr, len), s): the bytes equal the string's
                 let pair = Type::Tuple(vec![Type::I32, Type::I32]);
@@ -71,7 +102,7 @@ impl Cg<'_> {
             Some(super::fold::Const::Str(s)) => s,
             _ => String::new(),
         };
-        let Some((mem_read, data_read)) = self.app_memory else {
+        let Some([mem_read, data_read, ..]) = self.app_memory else {
             self.err(Diag::error(
                 "`dup_at` needs monitor ABI Part B (the app's memory); not available with --portable",
                 func.span,
@@ -112,6 +143,90 @@ impl Cg<'_> {
                 cx.e(I::MemoryFill(0));
             }
         }
+    }
+
+    /// `page_size(mem)` (bytes per page) and `mem_size(mem)` (pages): memory
+    /// 0 is the monitor's own (64 KiB pages); memory k ≥ 1 is the app's
+    /// memory k - 1 (`APP_MEMID` is 1), asked through `wizeng:app` (-1 if
+    /// the app has no such memory).
+    fn mem_size(&mut self, cx: &mut FnCx, func: &Ident, args: &[Expr]) {
+        let Some([_, _, app_pages, app_page_size]) = self.app_memory else {
+            self.err(Diag::error(
+                format!("`{}` needs monitor ABI Part B (the app's memory); not available with --portable", func.name),
+                func.span,
+            ));
+            return;
+        };
+        let pages = func.name == "mem_size";
+        let id = cx.local(wasm_encoder::ValType::I32);
+        self.expr_to(cx, &args[0], &Type::U32);
+        cx.e(I::LocalTee(id));
+        cx.e(I::If(wasm_encoder::BlockType::Result(
+            wasm_encoder::ValType::I32,
+        )));
+        cx.e(I::LocalGet(id));
+        cx.e(I::I32Const(1));
+        cx.e(I::I32Sub);
+        cx.e(I::Call(if pages { app_pages } else { app_page_size }));
+        cx.e(I::Else);
+        cx.e(if pages {
+            I::MemorySize(0)
+        } else {
+            I::I32Const(65536)
+        });
+        cx.e(I::End);
+    }
+
+    /// `read_str(memid(LIB), ptr, len)`: a new string of the bytes
+    /// `[ptr, ptr+len)` of the memory library `LIB` exports, copied through
+    /// `wizeng:lib.memory_read` (an empty string if it fails).
+    fn read_lib_str(&mut self, cx: &mut FnCx, func: &Ident, args: &[Expr]) {
+        let memid_args = match &args[0].kind {
+            ExprKind::Call { args, .. } => args.clone(),
+            _ => return,
+        };
+        let (Some(lib), Some(read)) = (lib_memid(&memid_args), self.lib_memory_read) else {
+            self.err(Diag::error(
+                "reading a library's memory needs monitor ABI Part B (`wizeng:lib`); not available with --portable",
+                func.span,
+            ));
+            return;
+        };
+        let name = self.m.string(&lib);
+        let (n, s) = (cx.local(VT::I32), cx.local(VT::I32));
+        let src = cx.local(VT::I32);
+        self.expr_to(cx, &args[1], &Type::I32);
+        cx.e(I::LocalSet(src));
+        self.expr_to(cx, &args[2], &Type::U32);
+        cx.e(I::LocalTee(n));
+        // the empty string is 0
+        cx.e(I::If(wasm_encoder::BlockType::Empty));
+        cx.e(I::LocalGet(n));
+        cx.e(I::I32Const(4));
+        cx.e(I::I32Add);
+        cx.e(I::Call(self.m.rt("alloc")));
+        cx.e(I::LocalTee(s));
+        cx.e(I::LocalGet(n));
+        cx.e(I::I32Store(wasm_encoder::MemArg {
+            offset: 0,
+            align: 2,
+            memory_index: 0,
+        }));
+        cx.e(I::I32Const(name as i32 + 4));
+        cx.e(I::I32Const(lib.len() as i32));
+        cx.e(I::LocalGet(src));
+        cx.e(I::LocalGet(s));
+        cx.e(I::I32Const(4));
+        cx.e(I::I32Add);
+        cx.e(I::LocalGet(n));
+        cx.e(I::Call(read));
+        // a failed read leaves no string
+        cx.e(I::If(wasm_encoder::BlockType::Empty));
+        cx.e(I::I32Const(0));
+        cx.e(I::LocalSet(s));
+        cx.e(I::End);
+        cx.e(I::End);
+        cx.e(I::LocalGet(s));
     }
 
     /// Evaluate a memory id and trap unless it is 0.

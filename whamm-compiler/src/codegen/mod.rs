@@ -92,8 +92,11 @@ struct Cg<'a> {
     app_table_fid: Option<u32>,
     /// Function index of the `wizeng.rdtsc` import (the builtin `rdtsc()`).
     rdtsc: Option<u32>,
-    /// `wizeng:app.memory_read` and `data_read`, for `dup_at`.
-    app_memory: Option<(u32, u32)>,
+    /// `wizeng:app.memory_read`, `data_read`, `memory_size` and
+    /// `page_size`, for `dup_at`, `mem_size` and `page_size`.
+    app_memory: Option<[u32; 4]>,
+    /// `wizeng:lib.memory_read`, for `read_str(memid(LIB), ...)`.
+    lib_memory_read: Option<u32>,
     /// The event catalogue of the target (site-dependent variable types).
     cat: crate::catalog::AbiCatalog,
 }
@@ -123,19 +126,36 @@ pub fn compile(
             vec![VT::I32],
         ));
     }
-    // `dup_at` reads the app's memory and data segments (Part B).
+    // `dup_at`, `mem_size` and `page_size` read the app's memories and
+    // data segments (Part B).
     let mut app_memory = None;
     if checked.uses_app_memory && !opts.portable {
         let n = 4 + lib_imports.len() as u32;
-        app_memory = Some((n, n + 1));
-        for name in ["memory_read", "data_read"] {
+        app_memory = Some([n, n + 1, n + 2, n + 3]);
+        for (name, params) in [
+            ("memory_read", 4),
+            ("data_read", 4),
+            ("memory_size", 1),
+            ("page_size", 1),
+        ] {
             lib_imports.push((
                 monitor_abi::imports::MODULE_APP.into(),
                 name.into(),
-                vec![VT::I32; 4],
+                vec![VT::I32; params],
                 vec![VT::I32],
             ));
         }
+    }
+    // `read_str(memid(LIB), ...)` reads a library's memory (Part B).
+    let mut lib_memory_read = None;
+    if checked.uses_lib_memory && !opts.portable {
+        lib_memory_read = Some(4 + lib_imports.len() as u32);
+        lib_imports.push((
+            monitor_abi::imports::MODULE_LIB.into(),
+            "memory_read".into(),
+            vec![VT::I32; 5],
+            vec![VT::I32],
+        ));
     }
     // The builtin clock `rdtsc()` is `wizeng.rdtsc` (Part A).
     let mut rdtsc = None;
@@ -182,6 +202,7 @@ pub fn compile(
         app_table_fid,
         rdtsc,
         app_memory,
+        lib_memory_read,
         cat: if opts.portable {
             crate::catalog::AbiCatalog::portable()
         } else {

@@ -159,7 +159,10 @@ impl Cg<'_> {
     pub(super) fn print_map_csv_fn(&mut self, kt: &Type, v: &Type) -> u32 {
         let f = self.m.declare(&[VT::I32], &[]);
         let mut cx = FnCx::new(&[VT::I32], None);
-        self.print_map(&mut cx, kt, v, true);
+        // whamm's core library keeps 32- and 64-bit integers signed: its CSV
+        // prints (and orders) a u32 -1 as -1.
+        let (kt, v) = (signed_view(kt), signed_view(v));
+        self.print_map(&mut cx, &kt, &v, true);
         self.m.define(f, cx.finish());
         f
     }
@@ -296,5 +299,16 @@ impl Cg<'_> {
         cx.e(I::I32Const(0));
         self.m.define(f, cx.finish());
         f
+    }
+}
+
+/// `t` with its unsigned 32- and 64-bit integers read as signed (the same
+/// representation).
+fn signed_view(t: &Type) -> Type {
+    match t {
+        Type::U32 => Type::I32,
+        Type::U64 => Type::I64,
+        Type::Tuple(ts) => Type::Tuple(ts.iter().map(signed_view).collect()),
+        t => t.clone(),
     }
 }

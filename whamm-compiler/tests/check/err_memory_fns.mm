@@ -1,4 +1,4 @@
-// whamm's memory functions: only the monitor's own memory is reachable.
+// whamm's memory functions: misuses (`memid(other)` of a `use`d library is fine).
 use whamm_core;
 use other;
 var a: u32 = memid(other);

@@ -951,8 +951,12 @@ pub(crate) fn translate(
             .get_control_frame(0)
             .map(|f| f.unreachable)
             .unwrap_or(true);
-        if reachable && falls_through && !at_func_end {
+        // `:after` sites too are matched in unreachable code (static calls
+        // run); probes fire where control continues past the instruction,
+        // also past an `end` that only branches reach.
+        if !at_func_end {
             if let Some(ins) = instr.as_deref_mut() {
+                let fires = reached && falls_through;
                 let site = Site {
                     func_idx,
                     pc: t.cur_pc,
@@ -960,13 +964,15 @@ pub(crate) fn translate(
                     validator: v,
                     at_func_end,
                     instr_index,
-                    reached: true,
+                    reached: fires,
                 };
                 let calls = t.site_calls(ins, When::After, &site)?;
-                let start = t.here();
-                t.emit_probes(calls, ins);
-                if let Some(g) = gc_maps.as_mut() {
-                    g.record(v, start, t.here());
+                if fires {
+                    let start = t.here();
+                    t.emit_probes(calls, ins);
+                    if let Some(g) = gc_maps.as_mut() {
+                        g.record(v, start, t.here());
+                    }
                 }
             }
         }

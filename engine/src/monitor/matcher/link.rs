@@ -40,10 +40,13 @@ struct Pending {
 /// Instantiate `libs` and `monitor` (the monitor last among equals) with
 /// `linker` (the provided modules). Returns the monitor's module and
 /// instance, and whether any module of the group imports `whamm:dyninstr`.
+/// Each library's exported memory is recorded in `lib_mems` as soon as it
+/// is instantiated (the monitor's start function may read it).
 pub(super) fn link_group(
     store: &mut Store,
     linker: &mut Linker,
     spec: &super::MonitorSpec,
+    lib_mems: &super::lib_memory::LibMemories,
 ) -> Result<(Arc<Module>, InstanceId, bool), MonitorError> {
     let (monitor, libs) = (spec.path.as_path(), spec.libs.as_slice());
     let what = |i: usize| match i < libs.len() {
@@ -129,6 +132,9 @@ pub(super) fn link_group(
             .instantiate(store, &modules[i])
             .map_err(|e| MonitorError(format!("{}: {e}", what(i))))?;
         linker.instance(store, &names[i], inst);
+        if i < libs.len() {
+            super::lib_memory::record(lib_mems, linker, &names[i..=i]);
+        }
         instances[i] = Some(inst);
     }
     for p in pending {

@@ -25,7 +25,9 @@ use crate::core::types::*;
 use crate::runtime::store::{Caller, Linker, Store};
 use crate::runtime::wasi::WasiCtx;
 
+mod app_memory;
 mod blocks;
+mod lib_memory;
 use blocks::Blocks;
 mod link;
 mod output;
@@ -156,6 +158,8 @@ pub struct Monitors {
     pub stats: MonitorStats,
     /// The monitors' own output files (`MonitorSpec::output`).
     outputs: Vec<output::MonitorOutput>,
+    /// The app's declared memories, for `wizeng:app.memory_size`/`page_size`.
+    app_memories: app_memory::AppMemories,
 }
 
 #[derive(Default, Debug, Clone)]
@@ -368,6 +372,7 @@ impl Monitors {
         let mut monitors = Vec::new();
         let mut dynamic = false;
         let mut outputs = Vec::new();
+        let app_memories = app_memory::AppMemories::default();
         for spec in specs {
             let name = spec.path.display().to_string();
             let mut linker = base.clone();
@@ -379,8 +384,11 @@ impl Monitors {
             }
             define_app_imports(&mut linker, store);
             define_app_memory_imports(&mut linker, store);
+            app_memory::define(&mut linker, store, &app_memories);
+            let lib_mems = lib_memory::LibMemories::default();
+            lib_memory::define(&mut linker, store, &lib_mems);
             reflect::define_reflect(&mut linker, store);
-            let (m, instance, dyn_group) = link::link_group(store, &mut linker, spec)?;
+            let (m, instance, dyn_group) = link::link_group(store, &mut linker, spec, &lib_mems)?;
             dynamic |= dyn_group;
             let mut lm = LoadedMonitor {
                 name: name.clone(),
@@ -458,6 +466,7 @@ impl Monitors {
             dynamic,
             stats: MonitorStats::default(),
             outputs,
+            app_memories,
         })
     }
 
@@ -470,6 +479,7 @@ impl Monitors {
     /// names (name section) and imported functions (`target_fn_*`).
     pub fn set_app(&mut self, bytes: &[u8]) {
         self.func_names = crate::core::module::read_func_names(bytes);
+        *self.app_memories.borrow_mut() = app_memory::declared(bytes);
         self.func_imports.clear();
         for p in wasmparser::Parser::new(0).parse_all(bytes) {
             match p {
@@ -567,6 +577,7 @@ impl Monitors {
             mons: self,
             store,
             last_effect: None,
+            ref_func: (None, None),
             buf_used: 0,
             zero_tested: Default::default(),
             static_funcs: Default::default(),
@@ -582,6 +593,9 @@ pub struct Matcher<'a> {
     store: &'a mut Store,
     /// The stack effect computed before the current instruction.
     last_effect: Option<(u32, u32, Option<monitor_abi::StackEffect>)>,
+    /// `ref_func_before` of the current instruction, and N if the current
+    /// instruction is `ref.func N` (the next one's).
+    ref_func: (Option<u32>, Option<u32>),
     /// Bytes of `whamm_buffer` used by the current static call's strings.
     buf_used: usize,
     /// Which probe functions only test an operand against zero.
@@ -704,6 +718,8 @@ struct SiteInfo<'a> {
     instr_index: u32,
     /// Whether the instruction can execute (see `Site::reached`).
     reached: bool,
+    /// N if the instruction before is `ref.func N`.
+    ref_func_before: Option<u32>,
 }
 
 impl SiteInfo<'_> {
@@ -835,6 +851,7 @@ impl Matcher<'_> {
                 None => return Ok(None),
             },
             Param::Opidx => vec![Value::I32(site.instr_index as i32)],
+            Param::RefFuncBefore => vec![Value::I32(site.ref_func_before.map_or(-1, |f| f as i32))],
             Param::DefaultTarget => match site.op {
                 Some(Operator::BrTable { targets }) => vec![Value::I32(targets.default() as i32)],
                 _ => return Err("default_target on an instruction that is not br_table".into()),
@@ -1270,6 +1287,7 @@ impl Instrumenter for Matcher<'_> {
         } else {
             Blocks::default()
         };
+        self.ref_func = (None, None);
         Ok(())
     }
 
@@ -1277,6 +1295,13 @@ impl Instrumenter for Matcher<'_> {
         // No rule can match: skip computing site facts (no monitor, no cost).
         if self.mons.monitors.iter().all(|m| m.rules.is_empty()) {
             return Ok(Vec::new());
+        }
+        if when == When::Before {
+            let here = match site.op {
+                Some(Operator::RefFunc { function_index }) => Some(*function_index),
+                _ => None,
+            };
+            self.ref_func.0 = std::mem::replace(&mut self.ref_func.1, here);
         }
         let v = site.validator;
         let opcode = site.op.map(monitor_abi::opcode_of);
@@ -1335,6 +1360,7 @@ impl Instrumenter for Matcher<'_> {
             },
             instr_index: site.instr_index,
             reached: site.reached,
+            ref_func_before: self.ref_func.0,
         };
         let mut out = Vec::new();
         for mi in 0..self.mons.monitors.len() {
