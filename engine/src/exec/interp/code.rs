@@ -1007,6 +1007,12 @@ pub enum Op {
         o1: SimdOp,
         o2: SimdOp,
     },
+    /// `SimdBinaryK { o: o1, k }` then `SimdBinary(o2)`: `o2(a, o1(b, K))`.
+    SimdBinaryK2 {
+        o1: SimdOp,
+        o2: SimdOp,
+        k: u32,
+    },
     /// `v128.load32_splat` (`SimdMem` without its kind tests).
     V128Load32Splat(MemArg),
     /// `local.get a; i32.const c; i32.add; v128.load32_splat offset=off` of memory 0.

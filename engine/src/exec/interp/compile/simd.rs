@@ -1,7 +1,8 @@
 //! SIMD superinstructions, chosen from the ops matrix and filter kernels
 //! execute most (`scripts/bench-simd.sh`'s mat4: a splatted scalar times a
 //! constant row, summed): a binary op with a `v128.const` right operand, two
-//! binary ops in a row, and `v128.load32_splat` without `SimdMem`'s kind
+//! binary ops in a row (also when the first has such a constant), and
+//! `v128.load32_splat` without `SimdMem`'s kind
 //! tests, also with its `local + const` address. None of them can trap but
 //! the load, whose pc the fused op keeps (it is emitted at the load).
 
@@ -22,6 +23,9 @@ impl Translator<'_> {
         let fused = match (self.last(1), o) {
             (Some(Op::V128Const(k)), Op::SimdBinary(o)) => Some(Op::SimdBinaryK { o, k }),
             (Some(Op::SimdBinary(o1)), Op::SimdBinary(o2)) => Some(Op::SimdBinary2 { o1, o2 }),
+            (Some(Op::SimdBinaryK { o: o1, k }), Op::SimdBinary(o2)) => {
+                Some(Op::SimdBinaryK2 { o1, o2, k })
+            }
             (
                 Some(Op::I32AddLC {
                     a,

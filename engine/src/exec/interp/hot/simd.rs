@@ -120,6 +120,16 @@ handlers! {
                 wr!(sp - 2, lo);
                 set_top!(hi);
             },
+    // SAFETY (constants): as for `V128Const`.
+    h_SimdBinaryK2: Op::SimdBinaryK2 { o1, o2, k } => {
+                let c = unsafe { (&(*r.code).v128_consts)[k as usize] };
+                let b = join(rd!(sp - 2), top!());
+                let a = join(rd!(sp - 4), rd!(sp - 3));
+                sp -= 2;
+                let (lo, hi) = halves(binary(o2, a, binary(o1, b, c)));
+                wr!(sp - 2, lo);
+                set_top!(hi);
+            },
     h_V128Load32Splat: Op::V128Load32Splat(m) => {
                 let (base, len) = mem_of!(m);
                 let a = top!() as u32 as u64 + m.offset as u64;
