@@ -7,6 +7,8 @@
 # usage: scripts/bench-simd.sh [KERNEL...]     (default: saxpy dot bright sad mat4)
 # env:
 #   RUNS=5            best of N runs per cell
+#   KERNEL_ROUNDS=N   rounds per kernel (default the program's 400; the JIT runs
+#                     400 in about a millisecond, so compare it with Wasmtime at 20000+)
 #   WIZENG="cmd ..."  engine command (default target/release/wizeng; built if missing)
 #   WASMTIME="cmd"    Wasmtime CLI (default: `wasmtime` on PATH; column left out if none)
 #   WASMI="cmd"       wasmi CLI with SIMD (`cargo install wasmi_cli --features simd`;
@@ -34,4 +36,4 @@ FLAGS=(--target=wasm32-wasi --sysroot="$SYSROOT" -ffp-contract=off -Wl,--strip-a
 exec python3 "$ROOT/scripts/bench_simd.py" --wizeng "$WIZENG" \
     --wasmtime "${WASMTIME:-$(command -v wasmtime || true)}" \
     --wasmi "${WASMI:-$(command -v wasmi || true)}" \
-    --runs "${RUNS:-5}" "$TMP/scalar.wasm" "$TMP/simd.wasm" "$@"
+    --runs "${RUNS:-5}" --rounds "${KERNEL_ROUNDS:-0}" "$TMP/scalar.wasm" "$TMP/simd.wasm" "$@"

@@ -49,36 +49,50 @@ def main():
     ap.add_argument("--wizeng", required=True)
     ap.add_argument("--wasmtime", default="")
     ap.add_argument("--wasmi", default="")
+    ap.add_argument("--rounds", type=int, default=0,
+                    help="rounds per kernel (0: the program's default, 400)")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("scalar")
     ap.add_argument("simd")
     ap.add_argument("kernels", nargs="*")
     a = ap.parse_args()
     kernels = a.kernels or KERNELS
+    extra = [f"rounds={a.rounds}"] if a.rounds else []
     engines = [("int", [a.wizeng, "--mode=int", "--metrics"]),
                ("jit", [a.wizeng, "--mode=jit", "--metrics"])]
     print(f"{'kernel':8} {'engine':9} {'scalar ms':>18} {'simd ms':>18} {'simd/scalar':>12}")
     print(f"{'':8} {'':9} {'(process / run)':>18} {'(process / run)':>18} {'(run)':>12}")
     ratios = {}
     simd_wall = {}
+    simd_run = {}
+    # Start-up alone (no kernel named but `none`): subtracted from the peers'
+    # whole-process times to estimate their run time.
+    startup = {}
+    peers = ([("wt-warm", [a.wasmtime, "run"])] if a.wasmtime else []) + \
+        ([("wasmi", [a.wasmi])] if a.wasmi else [])
+    for name, cmd in peers:
+        v = best(cmd + [a.simd, "none"], a.runs, {}, "none", may_fail=True)
+        if v is not None:
+            startup[name] = v[0]
     for k in kernels:
         outputs = {}
         for name, cmd in engines:
-            s = best(cmd + [a.scalar, k], a.runs, outputs, k)
-            v = best(cmd + [a.simd, k], a.runs, outputs, k)
+            s = best(cmd + [a.scalar, k] + extra, a.runs, outputs, k)
+            v = best(cmd + [a.simd, k] + extra, a.runs, outputs, k)
             r = v[1] / s[1]
             ratios.setdefault(name, []).append(r)
             simd_wall[(name, k)] = v[0]
+            simd_run[(name, k)] = v[1]
             print(f"{k:8} {name:9} {s[0]*1e3:8.1f} / {s[1]*1e3:7.1f} {v[0]*1e3:8.1f} / {v[1]*1e3:7.1f} {r:12.2f}")
         if a.wasmtime:
             for cache in ["warm", "cold"]:
                 flags = ["-C", "cache=n"] if cache == "cold" else []
                 cmd = [a.wasmtime, "run"] + flags
-                v = best(cmd + [a.simd, k], a.runs, outputs, k)
+                v = best(cmd + [a.simd, k] + extra, a.runs, outputs, k)
                 simd_wall[("wt-" + cache, k)] = v[0]
                 print(f"{k:8} {'wt-' + cache:9} {'':>18} {v[0]*1e3:8.1f} / {'':>7}")
         if a.wasmi:
-            v = best([a.wasmi, a.simd, k], a.runs, outputs, k, may_fail=True)
+            v = best([a.wasmi, a.simd, k] + extra, a.runs, outputs, k, may_fail=True)
             if v is None:
                 print(f"{k:8} {'wasmi':9} {'':>18} {'fails':>18}")
             else:
@@ -86,6 +100,17 @@ def main():
                 print(f"{k:8} {'wasmi':9} {'':>18} {v[0]*1e3:8.1f} / {'':>7}")
     for name, rs in ratios.items():
         print(f"geomean simd/scalar run time, {name}: {geomean(rs):.2f}")
+    for ours, theirs in [("jit", "wt-warm"), ("int", "wasmi")]:
+        if theirs not in startup:
+            continue
+        pairs = [(k, simd_run[(ours, k)] / (simd_wall[(theirs, k)] - startup[theirs]))
+                 for k in kernels
+                 if (theirs, k) in simd_wall and simd_wall[(theirs, k)] > startup[theirs]]
+        if pairs:
+            per = " ".join(f"{k}={r:.2f}" for k, r in pairs)
+            print(f"SIMD build, run time, {ours} (--metrics run) / {theirs} (process minus "
+                  f"its {startup[theirs]*1e3:.1f} ms start-up): geomean "
+                  f"{geomean([r for _, r in pairs]):.2f} ({per})")
     for ours, theirs in [("jit", "wt-warm"), ("int", "wasmi")]:
         rs = [simd_wall[(ours, k)] / simd_wall[(theirs, k)]
               for k in kernels if (theirs, k) in simd_wall]
