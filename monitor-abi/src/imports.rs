@@ -127,6 +127,8 @@ pub static PROVIDED_IMPORTS: &[ProvidedImport] = &[
         "(table, index) of the app: the index of the function stored there, -1 if null, out of bounds or not an app function"),
     imp!(MODULE_APP, "memory_read", [I32, I32, I32, I32] -> [I32], B,
         "(mem, src, dst, len): copy len bytes of the app's memory mem at src to the caller's memory 0 at dst; 0, or -1 if out of bounds"),
+    imp!(MODULE_APP, "memory_read64", [I32, I64, I32, I32] -> [I32], B,
+        "(mem, src, dst, len): memory_read with an i64 src, for a 64-bit app memory"),
     imp!(MODULE_APP, "data_read", [I32, I32, I32, I32] -> [I32], B,
         "(seg, off, dst, len): copy len bytes of the app's data segment seg from off to the caller's memory 0 at dst; 0, or -1 if out of bounds"),
     imp!(MODULE_APP, "memory_size", [I32] -> [I32], B,

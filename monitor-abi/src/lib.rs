@@ -73,7 +73,7 @@ pub mod valtype;
 
 pub use catalogue::{catalogue, EventSpec, LangType, ProbeMode, Target};
 pub use imports::{AbiPart, ProvidedImport, PROVIDED_IMPORTS};
-pub use opcode::{flatten_immediates, opcode_of, Category, Opcode};
+pub use opcode::{flatten_immediates, memarg, opcode_of, Category, Opcode};
 pub use params::{check_param_at_site, type_code, validate_pattern, ParamError, ParamInfo, Timing};
 pub use pattern::{
     parse_export_name, parse_pattern, render_caret, Event, ExportMeaning, Mode, OpcodeMatch, Param,

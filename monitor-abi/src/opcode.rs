@@ -80,10 +80,30 @@ macro_rules! define_opcode_table {
                 )*
             }
         }
+
+        fn memarg_raw(op: &wasmparser::Operator<'_>) -> Option<wasmparser::MemArg> {
+            match op {
+                $(
+                    #[allow(unused_variables)]
+                    wasmparser::Operator::$op $({ $($arg),* })? => {
+                        $( $( if let Some(m) = Flatten::memarg($arg) { return Some(m); } )* )?
+                        None
+                    }
+                )*
+            }
+        }
     };
 }
 
 wasmparser::for_each_operator!(define_opcode_table);
+
+/// The memory immediate of any memory-accessing instruction (loads, stores,
+/// SIMD lane and splat loads, atomics), with its full 64-bit offset; `None`
+/// for an instruction without one. It is always the first immediate, so its
+/// offset is `imm2`.
+pub fn memarg(op: &wasmparser::Operator<'_>) -> Option<wasmparser::MemArg> {
+    memarg_raw(op)
+}
 
 /// First words that are followed by `.` in a mnemonic (rule 2).
 const NAMESPACES: &[&str] = &[
@@ -589,6 +609,10 @@ pub fn heap_type_code(ht: &wasmparser::HeapType) -> i32 {
 /// Flattening of one immediate field into `immN` constants.
 trait Flatten {
     fn flatten(&self, out: &mut Vec<ConstValue>);
+    /// The field itself if it is a memory immediate.
+    fn memarg(&self) -> Option<wasmparser::MemArg> {
+        None
+    }
 }
 
 impl Flatten for u32 {
@@ -637,6 +661,9 @@ impl Flatten for wasmparser::MemArg {
         out.push(ConstValue::I32(flags));
         out.push(ConstValue::I32(self.memory as i32));
         out.push(ConstValue::I32(self.offset as u32 as i32));
+    }
+    fn memarg(&self) -> Option<wasmparser::MemArg> {
+        Some(*self)
     }
 }
 impl Flatten for wasmparser::BrTable<'_> {

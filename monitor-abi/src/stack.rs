@@ -12,8 +12,10 @@
 //! reference types, tail calls, SIMD, relaxed SIMD, threads atomics,
 //! typed function references (`call_ref`, `br_on_null`, ...), `ref.eq`,
 //! exception handling (`throw`, `throw_ref`, `try_table` and the legacy
-//! `try`/`catch`/`catch_all`/`rethrow`/`delegate`). GC aggregates and
-//! shared-everything-threads return `None`.
+//! `try`/`catch`/`catch_all`/`rethrow`/`delegate`), and the GC instructions
+//! but `br_on_cast(_fail)`: struct and array accessors and allocations through
+//! [`TypeResolver::fields`] (a packed `i8`/`i16` field reads and writes as
+//! `i32`). `br_on_cast(_fail)` and shared-everything-threads return `None`.
 
 use wasmparser::{BlockType, FuncType, Operator, RefType, ValType};
 
@@ -104,6 +106,11 @@ pub trait TypeResolver {
     /// The type of the operand `depth` positions below the top of the stack at
     /// this instruction (0 = top), for `drop`, untyped `select`, `ref.is_null`.
     fn operand_type(&self, _depth: u32) -> Option<ValType> {
+        None
+    }
+    /// The fields of struct type `type_idx`, or the one element field of
+    /// array type `type_idx` (GC accessors and allocations).
+    fn fields(&self, _type_idx: u32) -> Option<Vec<wasmparser::FieldType>> {
         None
     }
 }
@@ -368,11 +375,113 @@ pub fn stack_effect(op: &Operator<'_>, r: &dyn TypeResolver) -> Option<StackEffe
         ),
         O::AnyConvertExtern => e(vec![r.operand_type(0)?], vec![abs_ref(true, A::Any)?]),
         O::ExternConvertAny => e(vec![r.operand_type(0)?], vec![abs_ref(true, A::Extern)?]),
+        O::StructNew { .. }
+        | O::StructGet { .. }
+        | O::StructGetS { .. }
+        | O::StructGetU { .. }
+        | O::StructSet { .. }
+        | O::ArrayNew { .. }
+        | O::ArrayNewFixed { .. }
+        | O::ArrayGet { .. }
+        | O::ArrayGetS { .. }
+        | O::ArrayGetU { .. }
+        | O::ArraySet { .. }
+        | O::ArrayFill { .. }
+        | O::ArrayCopy { .. }
+        | O::ArrayInitData { .. }
+        | O::ArrayInitElem { .. } => return aggregate(op, r),
         O::MemoryAtomicNotify { memarg } => e(vec![addr(r, memarg.memory), I32], vec![I32]),
         O::MemoryAtomicWait32 { memarg } => e(vec![addr(r, memarg.memory), I32, I64], vec![I32]),
         O::MemoryAtomicWait64 { memarg } => e(vec![addr(r, memarg.memory), I64, I64], vec![I32]),
         _ => return by_mnemonic(op, r),
     })
+}
+
+/// The value type a field is read and written as (packed ones as `i32`).
+fn unpacked(f: &wasmparser::FieldType) -> ValType {
+    match f.element_type {
+        wasmparser::StorageType::Val(t) => t,
+        wasmparser::StorageType::I8 | wasmparser::StorageType::I16 => I32,
+    }
+}
+
+/// A nullable reference to concrete type `t` (what GC accessors pop).
+fn concrete_null(t: u32) -> Option<ValType> {
+    Some(ValType::Ref(RefType::new(
+        true,
+        wasmparser::HeapType::Concrete(wasmparser::UnpackedIndex::Module(t)),
+    )?))
+}
+
+/// Struct and array accessors and allocations: their field types come from
+/// the resolver.
+fn aggregate(op: &Operator<'_>, r: &dyn TypeResolver) -> Option<StackEffect> {
+    use Operator as O;
+    let e = |p: Vec<ValType>, res: Vec<ValType>| Some(StackEffect::new(p, res));
+    let field = |t: u32, i: u32| r.fields(t)?.get(i as usize).map(unpacked);
+    let elem = |t: u32| field(t, 0);
+    match *op {
+        O::StructNew {
+            struct_type_index: t,
+        } => {
+            let fs = r.fields(t)?.iter().map(unpacked).collect();
+            e(fs, vec![concrete(t)?])
+        }
+        O::StructGet {
+            struct_type_index: t,
+            field_index: i,
+        }
+        | O::StructGetS {
+            struct_type_index: t,
+            field_index: i,
+        }
+        | O::StructGetU {
+            struct_type_index: t,
+            field_index: i,
+        } => e(vec![concrete_null(t)?], vec![field(t, i)?]),
+        O::StructSet {
+            struct_type_index: t,
+            field_index: i,
+        } => e(vec![concrete_null(t)?, field(t, i)?], vec![]),
+        O::ArrayNew {
+            array_type_index: t,
+        } => e(vec![elem(t)?, I32], vec![concrete(t)?]),
+        O::ArrayNewFixed {
+            array_type_index: t,
+            array_size: n,
+        } => e(vec![elem(t)?; n as usize], vec![concrete(t)?]),
+        O::ArrayGet {
+            array_type_index: t,
+        }
+        | O::ArrayGetS {
+            array_type_index: t,
+        }
+        | O::ArrayGetU {
+            array_type_index: t,
+        } => e(vec![concrete_null(t)?, I32], vec![elem(t)?]),
+        O::ArraySet {
+            array_type_index: t,
+        } => e(vec![concrete_null(t)?, I32, elem(t)?], vec![]),
+        O::ArrayFill {
+            array_type_index: t,
+        } => e(vec![concrete_null(t)?, I32, elem(t)?, I32], vec![]),
+        O::ArrayCopy {
+            array_type_index_dst: d,
+            array_type_index_src: s,
+        } => e(
+            vec![concrete_null(d)?, I32, concrete_null(s)?, I32, I32],
+            vec![],
+        ),
+        O::ArrayInitData {
+            array_type_index: t,
+            ..
+        }
+        | O::ArrayInitElem {
+            array_type_index: t,
+            ..
+        } => e(vec![concrete_null(t)?, I32, I32, I32], vec![]),
+        _ => None,
+    }
 }
 
 /// A reference to an abstract heap type.

@@ -4,6 +4,7 @@
  * wasm_simd128.h). The two builds print the same checksums. */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #ifdef __wasm_simd128__
 #include <wasm_simd128.h>
@@ -92,15 +93,23 @@ static uint32_t hash_bytes(const void *p, size_t n) {
     return h;
 }
 
+/* `rounds=N` arguments are not kernel names. */
 static int wanted(int argc, char **argv, const char *k) {
-    if (argc < 2) return 1;
-    for (int i = 1; i < argc; i++)
+    int named = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strncmp(argv[i], "rounds=", 7) == 0) continue;
+        named = 1;
         if (strcmp(argv[i], k) == 0) return 1;
-    return 0;
+    }
+    return !named;
 }
 
-/* usage: simd_kernels [KERNEL...]  (saxpy dot bright sad mat4; default all) */
+/* usage: simd_kernels [KERNEL...] [rounds=N]  (saxpy dot bright sad mat4;
+ * default all, ROUNDS rounds) */
 int main(int argc, char **argv) {
+    int rounds = ROUNDS;
+    for (int i = 1; i < argc; i++)
+        if (strncmp(argv[i], "rounds=", 7) == 0) rounds = atoi(argv[i] + 7);
     for (int i = 0; i < N; i++) {
         fa[i] = (float)(rnd() % 1000) / 100.0f;
         fc[i] = (float)(rnd() % 1000) / 1000.0f;
@@ -114,7 +123,7 @@ int main(int argc, char **argv) {
     int do_saxpy = wanted(argc, argv, "saxpy"), do_dot = wanted(argc, argv, "dot"),
         do_bright = wanted(argc, argv, "bright"), do_sad = wanted(argc, argv, "sad"),
         do_mat4 = wanted(argc, argv, "mat4");
-    for (int r = 0; r < ROUNDS; r++) {
+    for (int r = 0; r < rounds; r++) {
         if (do_saxpy) saxpy(0.001f * (float)(r % 7));
         if (do_dot) dots += dot_i32();
         if (do_bright) brighten((uint8_t)(r % 50));

@@ -996,6 +996,31 @@ pub enum Op {
         lane: u8,
         m: MemArg,
     },
+    // SIMD superinstructions (`compile/simd.rs`).
+    /// `v128.const k` then binary op `o`: the constant is the right operand.
+    SimdBinaryK {
+        o: SimdOp,
+        k: u32,
+    },
+    /// Binary ops `o1` then `o2` on the top three `v128`s: `o2(a, o1(b, c))`.
+    SimdBinary2 {
+        o1: SimdOp,
+        o2: SimdOp,
+    },
+    /// `SimdBinaryK { o: o1, k }` then `SimdBinary(o2)`: `o2(a, o1(b, K))`.
+    SimdBinaryK2 {
+        o1: SimdOp,
+        o2: SimdOp,
+        k: u32,
+    },
+    /// `v128.load32_splat` (`SimdMem` without its kind tests).
+    V128Load32Splat(MemArg),
+    /// `local.get a; i32.const c; i32.add; v128.load32_splat offset=off` of memory 0.
+    V128Load32SplatLC {
+        a: u32,
+        c: u32,
+        off: u32,
+    },
 
     /// Any load, store, SIMD or atomic access to a 64-bit memory (memory64):
     /// `Compiled::mem64[k]` has the access. Its own op, so that the 32-bit

@@ -14,6 +14,7 @@ use crate::core::types::{slot_count, FuncType, ValType};
 use wasmparser::WasmModuleResources;
 
 mod eh;
+mod simd;
 
 /// What the translator needs to know about the module.
 pub(crate) struct ModuleCtx<'a> {
@@ -142,7 +143,10 @@ fn fusable(op: &Operator<'_>) -> bool {
             | W::F64Store { .. }
             | W::Nop
             | W::Drop
+            | W::V128Const { .. }
+            | W::V128Load32Splat { .. }
     ) || numeric(op).is_some()
+        || simd::fuses(op)
 }
 
 impl Translator<'_> {
@@ -1395,7 +1399,7 @@ fn translate_op(
                 return Ok(());
             }
             if let Some(o) = simd_op(op) {
-                simple(t, o)
+                t.emit_simd(o)
             } else if let Some((op, m)) = AtomicOp::from_operator(op) {
                 simple(t, Op::Atomic { op, m })
             } else if let Some(o) = numeric(op) {

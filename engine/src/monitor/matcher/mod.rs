@@ -288,17 +288,25 @@ fn define_app_imports(linker: &mut Linker, store: &mut Store) {
 /// `memory_read(mem, src, dst, len)` and `data_read(seg, off, dst, len)`:
 /// bytes of the app's memory or data segment (a dropped one is empty)
 /// copied into the calling monitor's memory 0; 0, or -1 when a range is out
-/// of bounds or the app is not instantiated.
+/// of bounds or the app is not instantiated. `memory_read64` takes an i64
+/// `src` (for a 64-bit app memory; both read either kind of memory).
 fn define_app_memory_imports(linker: &mut Linker, store: &mut Store) {
-    let i32t = ValType::I32;
-    for (name, from_data) in [("memory_read", false), ("data_read", true)] {
+    let (i32t, i64t) = (ValType::I32, ValType::I64);
+    for (name, from_data, src) in [
+        ("memory_read", false, i32t),
+        ("memory_read64", false, i64t),
+        ("data_read", true, i32t),
+    ] {
         linker.func(
             store,
             monitor_abi::imports::MODULE_APP,
             name,
-            FuncType::new([i32t; 4], [i32t]),
+            FuncType::new([i32t, src, i32t, i32t], [i32t]),
             move |c, a, r| {
-                let arg = |i: usize| a[i].i32().unwrap_or(0) as u32 as usize;
+                let arg = |i: usize| match a[i] {
+                    Value::I64(v) => usize::try_from(v as u64).unwrap_or(usize::MAX),
+                    ref v => v.i32().unwrap_or(0) as u32 as usize,
+                };
                 let bytes = app_bytes(c.store, from_data, arg(0), arg(1), arg(3));
                 let ok = match (bytes, c.memory0()) {
                     (Some(b), Ok(mem)) => match mem.get_mut(arg(2)..arg(2) + b.len()) {
@@ -687,6 +695,29 @@ impl monitor_abi::TypeResolver for Resolver<'_> {
     }
     fn operand_type(&self, depth: u32) -> Option<wasmparser::ValType> {
         self.0.get_operand_type(depth as usize).flatten()
+    }
+    fn memory_is_64(&self, idx: u32) -> bool {
+        self.0
+            .resources()
+            .memory_at(idx)
+            .is_some_and(|m| m.memory64)
+    }
+    fn table_is_64(&self, idx: u32) -> bool {
+        self.0.resources().table_at(idx).is_some_and(|t| t.table64)
+    }
+    fn fields(&self, type_idx: u32) -> Option<Vec<wasmparser::FieldType>> {
+        use wasmparser::CompositeInnerType as C;
+        match &self
+            .0
+            .resources()
+            .sub_type_at(type_idx)?
+            .composite_type
+            .inner
+        {
+            C::Struct(s) => Some(s.fields.to_vec()),
+            C::Array(a) => Some(vec![a.0]),
+            C::Func(_) => None,
+        }
     }
 }
 
@@ -1114,6 +1145,16 @@ impl Matcher<'_> {
                         Err(e) => return Err(m_err(self, e)),
                     }
                 }
+                _ if matches!(p, Param::Imm(2)) && site.op.and_then(memarg_offset).is_some() => {
+                    let off = site.op.and_then(memarg_offset).unwrap_or(0);
+                    match offset_imm(off, fty.params.get(types.len())) {
+                        Ok(v) => {
+                            types.push(v.ty());
+                            args.push(ArgSource::Const(v.to_slot()));
+                        }
+                        Err(e) => return Err(m_err(self, e)),
+                    }
+                }
                 _ => match self.static_values(mi, p, site) {
                     Ok(Some(vs)) => {
                         for v in vs {
@@ -1156,17 +1197,21 @@ fn list(ts: &[ValType]) -> String {
 }
 
 fn memarg_offset(op: &Operator<'_>) -> Option<u64> {
-    use monitor_abi::opcode_of;
-    if !opcode_of(op).has_memarg() {
-        return None;
+    monitor_abi::memarg(op).map(|m| m.offset)
+}
+
+/// `immN` when it is a memarg's offset (`imm2` of a memory access;
+/// docs/monitor-abi.md#immediates): bound at the probe's declared type, an
+/// `i64` the full offset, an `i32` its value if it fits in 32 bits (a larger
+/// offset, only possible on a 64-bit memory, is an error).
+fn offset_imm(off: u64, want: Option<&ValType>) -> Result<Value, String> {
+    match (want, u32::try_from(off)) {
+        (Some(ValType::I64), _) => Ok(Value::I64(off as i64)),
+        (_, Ok(o)) => Ok(Value::I32(o as i32)),
+        (_, Err(_)) => Err(format!(
+            "imm2: the memarg offset {off:#x} does not fit in 32 bits; declare the parameter i64"
+        )),
     }
-    monitor_abi::flatten_immediates(op)
-        .get(2)
-        .and_then(|c| match c {
-            ConstValue::I32(v) => Some(*v as u32 as u64),
-            ConstValue::I64(v) => Some(*v as u64),
-            _ => None,
-        })
 }
 
 /// Which rule categories apply at a site, in firing order.

@@ -54,6 +54,13 @@ impl Merged<'_> {
         let mut mems = self.app_memories();
         let snap_data = self.monitor_memories(&mut mems);
         out.section(&mems);
+        if let Some(r) = self.app.tags.clone() {
+            let mut tags = wasm_encoder::TagSection::new();
+            self.app_map
+                .parse_tag_section(&mut tags, r)
+                .map_err(reencode_err)?;
+            out.section(&tags);
+        }
         out.section(&self.global_section()?);
         out.section(&self.export_section());
         if let Some(s) = self.app.start {

@@ -145,12 +145,22 @@ pub fn merge(
         .iter()
         .map(|i| Parts::parse(&i.module.bytes))
         .collect::<Result<_, _>>()?;
+    // The app's tags keep their indices; monitors' tags would need numbering.
+    if mons.iter().any(|m| m.num_tags() > 0) {
+        return Err(unsupported("a monitor defines exception tags"));
+    }
 
     // Types: the app's, each instance's, then the helpers'.
     let (types_base, num_types) = remap::type_bases(&app, &mons);
     let mut b = Builder::new(num_types);
     let app_imports = remap::AppImports::bind(&app, &probes)?;
     let mon_imports = shims::MonitorImports::classify(store, &insts);
+    if mon_imports.needs_io() && app.memory0_is_64() {
+        return Err(unsupported(
+            "the monitors' output goes through WASI, which needs the app's memory 0 \
+             to be 32-bit, and it is 64-bit",
+        ));
+    }
     let added = shims::add_imports(&mut b, &app_imports, &mon_imports)?;
     let layout = remap::Layout::number(&app, &app_imports, &insts, &mut b, mon_imports.needs_io());
     let mut app_map = layout.app_map(&app, &app_imports)?;

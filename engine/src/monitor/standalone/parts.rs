@@ -3,6 +3,7 @@
 
 use super::unsupported;
 use crate::core::error::LoadError;
+use crate::monitor::weave::PROBE_MODULE;
 
 /// The sections of a module, decoded.
 #[derive(Default)]
@@ -23,6 +24,8 @@ pub(super) struct Parts<'a> {
     pub(super) elems: Vec<wasmparser::Element<'a>>,
     pub(super) bodies: Vec<wasmparser::FunctionBody<'a>>,
     pub(super) datas: Vec<wasmparser::Data<'a>>,
+    /// Defined exception tags (a tag import is refused).
+    pub(super) tags: Option<wasmparser::TagSectionReader<'a>>,
 }
 
 impl<'a> Parts<'a> {
@@ -57,7 +60,7 @@ impl<'a> Parts<'a> {
                 P::ElementSection(r) => all(&mut p.elems, r)?,
                 P::CodeSectionEntry(b) => p.bodies.push(b),
                 P::DataSection(r) => all(&mut p.datas, r)?,
-                P::TagSection(_) => return Err(unsupported("exception-handling tags")),
+                P::TagSection(r) => p.tags = Some(r),
                 P::CustomSection(c) => {
                     if let wasmparser::KnownCustom::Name(r) = c.as_known() {
                         for sub in r.into_iter().flatten() {
@@ -72,6 +75,29 @@ impl<'a> Parts<'a> {
                 _ => {}
             }
         }
+        if p.imports
+            .iter()
+            .any(|i| matches!(i.ty, wasmparser::TypeRef::Tag(_)))
+        {
+            return Err(unsupported("an imported exception tag"));
+        }
         Ok(p)
+    }
+
+    /// Whether the app's memory 0 (imported or defined; a woven app's probe
+    /// imports are monitor memories) is a 64-bit memory.
+    pub(super) fn memory0_is_64(&self) -> bool {
+        let imported = self.imports.iter().find_map(|i| match i.ty {
+            wasmparser::TypeRef::Memory(m) if i.module != PROBE_MODULE => Some(m),
+            _ => None,
+        });
+        imported
+            .or(self.memories.first().copied())
+            .is_some_and(|m| m.memory64)
+    }
+
+    /// Number of defined exception tags.
+    pub(super) fn num_tags(&self) -> u32 {
+        self.tags.as_ref().map_or(0, |r| r.count())
     }
 }

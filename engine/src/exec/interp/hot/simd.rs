@@ -99,10 +99,49 @@ handlers! {
                 let b = join(rd!(sp - 2), top!());
                 let a = join(rd!(sp - 4), rd!(sp - 3));
                 sp -= 2;
-                let r = simd_fast::binary(o, a, b).unwrap_or_else(|| simd::binary(o, a, b));
-                let (lo, hi) = halves(r);
+                let (lo, hi) = halves(binary(o, a, b));
                 wr!(sp - 2, lo);
                 set_top!(hi);
+            },
+    // SAFETY (constants): as for `V128Const`.
+    h_SimdBinaryK: Op::SimdBinaryK { o, k } => {
+                let b = unsafe { (&(*r.code).v128_consts)[k as usize] };
+                let a = join(rd!(sp - 2), top!());
+                let (lo, hi) = halves(binary(o, a, b));
+                wr!(sp - 2, lo);
+                set_top!(hi);
+            },
+    h_SimdBinary2: Op::SimdBinary2 { o1, o2 } => {
+                let c = join(rd!(sp - 2), top!());
+                let b = join(rd!(sp - 4), rd!(sp - 3));
+                let a = join(rd!(sp - 6), rd!(sp - 5));
+                sp -= 4;
+                let (lo, hi) = halves(binary(o2, a, binary(o1, b, c)));
+                wr!(sp - 2, lo);
+                set_top!(hi);
+            },
+    // SAFETY (constants): as for `V128Const`.
+    h_SimdBinaryK2: Op::SimdBinaryK2 { o1, o2, k } => {
+                let c = unsafe { (&(*r.code).v128_consts)[k as usize] };
+                let b = join(rd!(sp - 2), top!());
+                let a = join(rd!(sp - 4), rd!(sp - 3));
+                sp -= 2;
+                let (lo, hi) = halves(binary(o2, a, binary(o1, b, c)));
+                wr!(sp - 2, lo);
+                set_top!(hi);
+            },
+    h_V128Load32Splat: Op::V128Load32Splat(m) => {
+                let (base, len) = mem_of!(m);
+                let a = top!() as u32 as u64 + m.offset as u64;
+                let x = u32::from_le_bytes(load_at!(base, len, a, 4)) as u64;
+                set_top!(x | x << 32);
+                push!(x | x << 32);
+            },
+    h_V128Load32SplatLC: Op::V128Load32SplatLC { a: l, c, off } => {
+                let a = (loc!(l) as u32).wrapping_add(c) as u64 + off as u64;
+                let x = u32::from_le_bytes(load0!(a, 4)) as u64;
+                push!(x | x << 32);
+                push!(x | x << 32);
             },
     h_SimdTernary: Op::SimdTernary(o) => {
                 let c = join(rd!(sp - 2), top!());
@@ -204,6 +243,12 @@ handlers! {
                     }
                 }
             },
+}
+
+/// A binary op: the fast lane-array path if it has one, else the reference.
+#[inline(always)]
+fn binary(o: SimdOp, a: u128, b: u128) -> u128 {
+    simd_fast::binary(o, a, b).unwrap_or_else(|| simd::binary(o, a, b))
 }
 
 /// The lane loads (a v128 operand besides the address).

@@ -1,0 +1,15 @@
+;; Struct and array accessors and allocations, with packed and reference fields.
+(module
+  (type $s (struct (field i32) (field (mut i64)) (field (mut i8)) (field (mut (ref null $s)))))
+  (type $a (array (mut i16)))
+  (func (export "_start") (local $x (ref null $s)) (local $y (ref null $a))
+    (local.set $x (struct.new $s (i32.const 5) (i64.const 6) (i32.const -3) (ref.null $s)))
+    (drop (struct.get $s 0 (local.get $x)))
+    (drop (struct.get_s $s 2 (local.get $x)))
+    (struct.set $s 1 (local.get $x) (i64.const 9))
+    (struct.set $s 3 (local.get $x) (local.get $x))
+    (local.set $y (array.new $a (i32.const 7) (i32.const 3)))
+    (drop (array.get_u $a (local.get $y) (i32.const 2)))
+    (array.set $a (local.get $y) (i32.const 1) (i32.const 8))
+    (array.fill $a (local.get $y) (i32.const 0) (i32.const 4) (i32.const 2))
+    (drop (array.new_fixed $a 2 (i32.const 10) (i32.const 11)))))
