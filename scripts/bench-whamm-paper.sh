@@ -13,6 +13,8 @@
 #   WHAMM_UPSTREAM=...               upstream whamm's CLI; default $WHAMM_TARGET/release/whamm,
 #                                    built from WHAMM_SRC with cargo if missing
 #   WHAMM_TARGET=/work/tools/whamm-target   CARGO_TARGET_DIR for that build
+#   WHAMM_CORE=$WHAMM_SRC/embedded/release/whamm_core.wasm   whamm's core library (the one its
+#                                    release build embeds), preloaded into Wasmtime
 #   WHAMM=target/release/whamm       our compiler (built if missing)
 #   WIZENG=target/release/wizeng     our engine (built if missing)
 #   WASMTIME=/work/tools/wasmtime/bin/wasmtime (or `wasmtime` on the PATH)
@@ -55,6 +57,7 @@ echo "whamm:    $WHAMM (ours), $WHAMM_UPSTREAM (upstream)" >&2
 echo "wasmtime: $("${WASMTIME%% *}" --version)" >&2
 exec "$PY" "$ROOT/scripts/bench_whamm_paper.py" --bench-root "$BENCH_ROOT" \
     --paper-eval "$WHAMM_SRC/tests/scripts/paper_eval" --whamm "$WHAMM" --whamm-upstream "$WHAMM_UPSTREAM" \
+    --core-lib "${WHAMM_CORE:-$WHAMM_SRC/embedded/release/whamm_core.wasm}" \
     --wizeng "$WIZENG" --wasmtime "$WASMTIME" --suites "${SUITES:-polybench,ostrich}" \
     --scripts "${SCRIPTS:-hotness,branches,coverage,basic-blocks}" --runs "${RUNS:-3}" \
     --timeout "${TIMEOUT:-600}" "${extra[@]}" "${1:-}"
