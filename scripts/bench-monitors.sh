@@ -24,7 +24,8 @@
 #   PROC_RUNS=$RUNS         whole-process runs in the default mode (no --mode): Ti/Tu of the whole
 #                           process, posix_spawn + blocking wait4; 0: skip
 #   ONLY_PROC=1             only the whole-process columns (plus one jit run of each, whose output
-#                           they are checked against): PolyBench+Ostrich x 5 built-ins in ~10 min
+#                           they are checked against): PolyBench+Ostrich x 5 built-ins, RUNS=1:
+#                           ~15 min here (profile on Ostrich's page-rank alone: 25 s)
 #   WT_FLAGS="..."          extra options for `wizeng --emit-woven` (e.g. --block-counts=off)
 #   INT_FILTER=...          regex: the interpreter only on these programs ('' = all); default
 #                           10 short PolyBench programs: with a probe per instruction the
