@@ -7,7 +7,8 @@
 # standalone module) run on Wasmtime (Ti/Tu against the app on Wasmtime), and
 # woven per site (--block-counts=off --specialize=off: what a static rewriter produces);
 # plus examples/empty.wat (a monitor without probes) against no monitor, to show
-# "no monitor, no cost". Checks that every configuration prints the identical
+# "no monitor, no cost"; and the whole process in the default mode (the
+# `proc` column: spawn to exit, what a user waits for). Checks that every configuration prints the identical
 # monitor report and that the app's output is unchanged; a difference is
 # printed as MISMATCH and the script exits 1. See scripts/README.md.
 #
@@ -20,6 +21,11 @@
 #   WT_RUNS=$RUNS           Wasmtime rounds (app, and the woven module per monitor); 0: skip
 #   SITE_RUNS=$WT_RUNS      Wasmtime rounds of the module woven per site (--block-counts=off --specialize=off:
 #                           each probe at its own site, as a static rewriter weaves); 0: skip
+#   PROC_RUNS=$RUNS         whole-process runs in the default mode (no --mode): Ti/Tu of the whole
+#                           process, posix_spawn + blocking wait4; 0: skip
+#   ONLY_PROC=1             only the whole-process columns (plus one jit run of each, whose output
+#                           they are checked against): PolyBench+Ostrich x 5 built-ins, RUNS=1:
+#                           ~15 min here (profile on Ostrich's page-rank alone: 25 s)
 #   WT_FLAGS="..."          extra options for `wizeng --emit-woven` (e.g. --block-counts=off)
 #   INT_FILTER=...          regex: the interpreter only on these programs ('' = all); default
 #                           10 short PolyBench programs: with a probe per instruction the
@@ -29,7 +35,9 @@
 #                           builtin:NAME: the built-in monitor (`--monitors=NAME{csv}`), e.g.
 #                           MONITORS=builtin:coverage,builtin:hotness,builtin:branches,builtin:calls,
 #                           builtin:loops,builtin:memory,builtin:imix,builtin:profile,builtin:trace
-#                           (trace's lines go to /dev/null)
+#                           (trace's lines go to /dev/null); MONITORS=builtins is the five with
+#                           an overhead goal (coverage, hotness, branches, calls, profile); in the
+#                           whole-process column a built-in runs as `--monitors=NAME` (table report)
 #   SUITES=polybench,ostrich
 #   WIZENG="cmd ..."        engine command (default target/release/wizeng; built if missing)
 #   TIMEOUT=600             per-run timeout, seconds
@@ -69,6 +77,8 @@ extra=()
 [[ -n "${WT_RUNS:-}" ]] && extra+=(--wt-runs "$WT_RUNS")
 [[ -n "${SITE_RUNS:-}" ]] && extra+=(--site-runs "$SITE_RUNS")
 [[ -n "${WT_FLAGS:-}" ]] && extra+=(--wt-flags "$WT_FLAGS")
+[[ -n "${PROC_RUNS:-}" ]] && extra+=(--proc-runs "$PROC_RUNS")
+[[ -n "${ONLY_PROC:-}" && "${ONLY_PROC}" != 0 ]] && extra+=(--only-proc)
 echo "wizeng: $WIZENG" >&2
 exec "$PY" "$ROOT/scripts/bench_monitors.py" --bench-root "$BENCH_ROOT" \
     --suites "${SUITES:-polybench,ostrich}" --wizeng "$WIZENG" --monitors "${MONITORS:-hotness,branches,calls}" \

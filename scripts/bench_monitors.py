@@ -24,6 +24,12 @@ Driven by scripts/bench-monitors.sh; see scripts/README.md. For every program:
     the app" baseline. `wt` above is our own optimised weaving (block counts,
     specialisation), i.e. the identical code our JIT runs, so `jit/wt`
     compares the two code generators.
+  * `proc`: the whole process in wizeng's default mode (no --mode, no
+    --metrics), from spawn to exit with a blocking wait (posix_spawn +
+    wait4, as bench_startup.py), against the uninstrumented app the same
+    way (`tu-proc`); what a user waits for: load, match, weave, compile,
+    run and the report. A built-in monitor runs here as a user names it
+    (`--monitors=NAME`: its table report), elsewhere as `NAME{csv}`.
 Times are `--metrics` "run" (the entry call; compile excluded) for wizeng, and
 the `_start` call for Wasmtime; compile time (load+validate+translate + jit
 compile) is reported separately. Best of RUNS rounds (configurations
@@ -54,6 +60,12 @@ ROOT = os.path.dirname(HERE)
 MONITORS = ["hotness", "branches", "calls"]
 METRICS = re.compile(r"load\+validate\+translate ([0-9.]+) ms, jit compile ([0-9.]+) ms, run ([0-9.]+) ms")
 WT_TIMES = re.compile(r"compile_s=([0-9.]+) run_s=([0-9.]+)")
+PROC_TIME = re.compile(r"^proc_ms=([0-9.]+)$", re.M)
+# Goals for the whole process in the default mode (issues #15 and #18), by
+# monitor name (a `builtin:` prefix or `.mm`/`.wat` suffix is ignored).
+PROC_GOALS = {"coverage": 1.1, "hotness": 1.5, "branches": 1.2, "calls": 1.2, "profile": 2.0}
+# MONITORS=builtins: the built-in monitors that have an overhead goal.
+BUILTINS = "builtin:coverage,builtin:hotness,builtin:branches,builtin:calls,builtin:profile"
 
 
 def wasmtime_child(argv):
@@ -110,6 +122,9 @@ def wasmtime_child(argv):
 
 def times_of(config, stderr):
     """{"compile": ms, "run": ms} from a run's stderr, or None."""
+    if config.endswith("proc"):
+        m = PROC_TIME.search(stderr)
+        return m and {"run": float(m.group(1))}
     if config.endswith(("wt", "/site")):
         m = WT_TIMES.search(stderr)
         return m and {"compile": float(m.group(1)) * 1e3, "run": float(m.group(2)) * 1e3}
@@ -142,9 +157,111 @@ def run(cmd, timeout, nice, cwd):
     return True, stdout, stderr
 
 
+def run_proc(cmd, timeout, cwd):
+    """Like run(), but times the whole process: posix_spawn, then a blocking
+    wait4 (never a polling wait), as bench_startup.py does; the time is
+    appended to the stderr text as `proc_ms=...`."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
+            open(os.devnull, "rb") as inp:
+        actions = [(os.POSIX_SPAWN_DUP2, inp.fileno(), 0), (os.POSIX_SPAWN_DUP2, out.fileno(), 1),
+                   (os.POSIX_SPAWN_DUP2, err.fileno(), 2)]
+        old = os.getcwd()
+        os.chdir(cwd)
+        try:
+            t0 = time.perf_counter()
+            pid = os.posix_spawnp(cmd[0], cmd, os.environ, file_actions=actions)
+            timer = threading.Timer(timeout, os.kill, (pid, 9))
+            timer.start()
+            _, status, _ = os.wait4(pid, 0)
+            dt = time.perf_counter() - t0
+        finally:
+            os.chdir(old)
+        timed_out = not timer.is_alive()
+        timer.cancel()
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read(), err.read().decode("utf-8", "replace")
+    code = os.waitstatus_to_exitcode(status)
+    if timed_out:
+        return False, b"", "TIMEOUT"
+    if code != 0:
+        lines = stderr.strip().splitlines()
+        return False, stdout, f"FAIL(exit {code}: {lines[-1][:100] if lines else ''})"
+    return True, stdout, stderr + f"\nproc_ms={dt * 1e3:.3f}\n"
+
+
 def geomean(rs):
     rs = [r for r in rs if r is not None and r > 0 and math.isfinite(r)]
     return (math.exp(sum(map(math.log, rs)) / len(rs)), len(rs)) if rs else (float("nan"), 0)
+
+
+def finish(a, results, geo, mismatches):
+    """Write the JSON, list the mismatches; the exit status."""
+    if a.json:
+        with open(a.json, "w") as fh:
+            json.dump({"results": results, "geomeans": geo, "mismatches": mismatches}, fh, indent=1)
+    if mismatches:
+        print(f"\n!!!!! {len(mismatches)} MISMATCH(ES) — monitor outputs are not identical across configurations:")
+        for m in mismatches:
+            print("!!!!! " + m)
+        return 1
+    print("\nall monitor reports identical across configurations (and the apps' output unchanged)")
+    return 0
+
+
+def print_empty_table(results, val, ratio, short, cell):
+    """No monitor against the empty monitor, run and compile time."""
+    print("\n== no monitor (Tu) vs an empty monitor (examples/empty.wat), JIT: run and compile ms")
+    hdr = f"{'program':<28}{'Tu':>9}{'empty':>9}{'ratio':>7} |{'comp Tu':>9}{'empty':>9}{'ratio':>7}"
+    print(hdr + "\n" + "-" * len(hdr))
+    for name in results:
+        print(f"{name:<28}{cell(val(name, 'tu'))}{short(name, 'empty') or cell(val(name, 'empty'))}"
+              f"{cell(ratio(name, 'empty', 'tu'), 7, 2)} |{cell(val(name, 'tu', 'compile'))}"
+              f"{cell(val(name, 'empty', 'compile'))}{cell(ratio(name, 'empty', 'tu', 'compile'), 7, 2)}")
+
+
+def proc_geomeans(mon, results, ratio):
+    """{suite or "all": (geomean whole-process Ti/Tu, programs)}."""
+    suites = sorted({n.split("/")[0] for n in results}) + ["all"]
+    return {suite: geomean([ratio(n, f"{mon}/proc", "tu-proc") for n in results
+                            if suite == "all" or n.startswith(suite + "/")]) for suite in suites}
+
+
+def print_proc_table(mon, results, val, ratio, short, cell):
+    """The whole-process times of one monitor (ONLY_PROC=1)."""
+    print(f"\n== {mon}: whole process in the default mode, ms (best of PROC_RUNS) and Ti/Tu")
+    hdr = f"{'program':<28}{'Tu proc':>9}{'proc':>9}{'Ti/Tu':>7} | report's last row (CSV, --mode=jit)"
+    print(hdr + "\n" + "-" * len(hdr))
+    for name in results:
+        print(f"{name:<28}" + (short(name, "tu-proc") or cell(val(name, "tu-proc")))
+              + (short(name, f"{mon}/proc") or cell(val(name, f"{mon}/proc")))
+              + cell(ratio(name, f"{mon}/proc", "tu-proc"), 7, 2)
+              + " | " + (results[name]["reports"].get(mon, "MISMATCH/FAIL").splitlines() or [""])[-1][:70])
+
+
+def goal_of(monitor):
+    """The whole-process goal of a monitor, by its bare name, or None."""
+    name = monitor.split(":", 1)[-1].split(".", 1)[0]
+    return PROC_GOALS.get(name)
+
+
+def print_proc_geomeans(monitors, geo):
+    """Geomean whole-process Ti/Tu per monitor and suite, with the goals."""
+    suites = list(next(iter(geo[m]["proc"] for m in monitors), {}))
+    print("\n== whole process, default mode: geomean Ti/Tu (programs counted)")
+    hdr = f"{'monitor':<22}" + "".join(f"{s:>16}" for s in suites) + f"{'goal':>8}  verdict"
+    print(hdr + "\n" + "-" * len(hdr))
+    for mon in monitors:
+        g, goal = geo[mon]["proc"], goal_of(mon)
+        row = f"{mon:<22}" + "".join(
+            f"{g[s][0]:>9.3f} ({g[s][1]:>3})" if g[s][1] else f"{'-':>16}" for s in suites)
+        verdict = ""
+        if goal:
+            checks = [(s, g[s][0]) for s in suites if g[s][1] and s in ("polybench", "all")]
+            verdict = ", ".join(f"{s} {'met' if v <= goal else 'MISSED'}" for s, v in checks)
+        print(row + (f"{goal:>8.2f}  " if goal else f"{'':>8}  ") + verdict)
+    print("goals: issue #18, PolyBench, default mode: hotness <= 1.5, branches <= 1.2; issue #15, PolyBench + Ostrich"
+          " (all): coverage <= 1.1, hotness <= 1.5, branches <= 1.2, calls <= 1.2, profile <= 2")
 
 
 def main():
@@ -166,6 +283,10 @@ def main():
     ap.add_argument("--wt-runs", type=int, default=None, help="Wasmtime runs (default: --runs; 0: skip)")
     ap.add_argument("--site-runs", type=int, default=None,
                     help="Wasmtime runs of the per-site woven module (default: Wasmtime runs; 0: skip)")
+    ap.add_argument("--proc-runs", type=int, default=None,
+                    help="whole-process runs in the default mode (default: --runs; 0: skip)")
+    ap.add_argument("--only-proc", action="store_true",
+                    help="only the whole-process columns (no jit/off/int/Wasmtime runs)")
     ap.add_argument("--wt-flags", default="", help="extra wizeng options for --emit-woven (e.g. --block-counts=off)")
     ap.add_argument("--timeout", type=float, default=600)
     ap.add_argument("--no-nice", action="store_true")
@@ -175,10 +296,16 @@ def main():
     off_runs = a.runs if a.off_runs is None else a.off_runs
     wt_runs = a.runs if a.wt_runs is None else a.wt_runs
     site_runs = wt_runs if a.site_runs is None else a.site_runs
-    monitors = [m for m in a.monitors.split(",") if m]
+    proc_runs = a.runs if a.proc_runs is None else a.proc_runs
+    if a.only_proc:
+        off_runs = wt_runs = site_runs = a.int_runs = 0
+    monitors = [m for m in a.monitors.replace("builtins", BUILTINS).split(",") if m]
     # `NAME` is examples/NAME.wat; `NAME.mm` is examples/NAME.mm, compiled with whamm
     mondir = tempfile.mkdtemp(prefix="bench-monitors-mm-")
     mon_path = {}
+    # what the whole-process column names: a built-in monitor as a user does
+    # (its table report); every other monitor as in the other columns
+    proc_path = {}
     for m in monitors + ["empty"]:
         if m.startswith("builtin:"):
             # a built-in monitor (monitors/NAME.mm, compiled into wizeng); its CSV
@@ -188,6 +315,7 @@ def main():
             name = m.split(":", 1)[1]
             trace = name in ("trace", "trace-instrs")
             mon_path[m] = name + ("{file=/dev/null}" if trace else "{csv}")
+            proc_path[m] = name + ("{file=/dev/null}" if trace else "")
         elif m.endswith(".mm"):
             mon_path[m] = os.path.join(mondir, m + ".wasm")
             subprocess.run(shlex.split(a.whamm) + ["build", os.path.join(ROOT, "examples", m), "-o", mon_path[m]],
@@ -213,13 +341,18 @@ def main():
     def configs(name, wasm, args, woven):
         use_int = a.int_runs > 0 and re.search(a.int_filter, name)
         w = lambda opts: wz + opts + ["--metrics", wasm] + args  # noqa: E731
-        c = {"tu": (w(["--mode=jit"]), a.runs), "empty": (w(["--mode=jit", "--monitors=" + mon_path["empty"]]), a.runs)}
+        c = {"tu": (w(["--mode=jit"]), a.runs if not a.only_proc else 1),
+             "empty": (w(["--mode=jit", "--monitors=" + mon_path["empty"]]), 0 if a.only_proc else a.runs)}
+        if proc_runs > 0:
+            c["tu-proc"] = (wz + [wasm] + args, proc_runs)
         if use_int:
             c["tu-int"] = (w(["--mode=int"]), a.int_runs)
         if wt_runs > 0 or site_runs > 0:
             c["tu-wt"] = (wasmtime(wasm, args, os.path.basename(wasm)), max(wt_runs, site_runs))
         for m in monitors:
-            c[f"{m}/jit"] = (w(["--mode=jit", "--monitors=" + mon_path[m]]), a.runs)
+            c[f"{m}/jit"] = (w(["--mode=jit", "--monitors=" + mon_path[m]]), 1 if a.only_proc else a.runs)
+            if proc_runs > 0:
+                c[f"{m}/proc"] = (wz + ["--monitors=" + proc_path.get(m, mon_path[m]), wasm] + args, proc_runs)
             c[f"{m}/off"] = (w(["--mode=jit", "--inline=off", "--monitors=" + mon_path[m]]), off_runs)
             if use_int:
                 c[f"{m}/int"] = (w(["--mode=int", "--monitors=" + mon_path[m]]), a.int_runs)
@@ -256,7 +389,10 @@ def main():
             for c, (cmd, runs) in cfg.items():
                 if k >= runs or status[c]:
                     continue
-                ok, out, err = run(cmd, a.timeout, nice, tmp)
+                if c.endswith("proc"):
+                    ok, out, err = run_proc(cmd, a.timeout, tmp)
+                else:
+                    ok, out, err = run(cmd, a.timeout, nice, tmp)
                 if not ok:
                     status[c] = err
                     continue
@@ -276,9 +412,12 @@ def main():
                     mismatches.append(f"{name} [{c}]: the app's output differs from the uninstrumented run's")
                     status[c] = "MISMATCH"
                     break
-                reports.setdefault(c.split("/")[0] if "/" in c else c, {}).setdefault(out[len(plain):], []).append(c)
+                group = c.split("/")[0] if "/" in c else c
+                if c.endswith("/proc") and c.split("/")[0] in proc_path:
+                    group += "@proc"  # a built-in monitor's table, the others print CSV
+                reports.setdefault(group, {}).setdefault(out[len(plain):], []).append(c)
         for mon, by_report in reports.items():
-            if mon in ("tu", "tu-int", "tu-wt") or "profile" in mon:
+            if mon in ("tu", "tu-int", "tu-wt", "tu-proc") or "profile" in mon:
                 continue  # (profile: times differ from run to run)
             if mon == "empty":
                 if any(r for r in by_report):
@@ -318,23 +457,22 @@ def main():
 
     geo = {}
     # no monitor vs the empty monitor
-    print("\n== no monitor (Tu) vs an empty monitor (examples/empty.wat), JIT: run and compile ms")
-    hdr = f"{'program':<28}{'Tu':>9}{'empty':>9}{'ratio':>7} |{'comp Tu':>9}{'empty':>9}{'ratio':>7}"
-    print(hdr + "\n" + "-" * len(hdr))
-    for name in results:
-        print(f"{name:<28}{cell(val(name, 'tu'))}{short(name, 'empty') or cell(val(name, 'empty'))}"
-              f"{cell(ratio(name, 'empty', 'tu'), 7, 2)} |{cell(val(name, 'tu', 'compile'))}"
-              f"{cell(val(name, 'empty', 'compile'))}{cell(ratio(name, 'empty', 'tu', 'compile'), 7, 2)}")
+    if not a.only_proc:
+        print_empty_table(results, val, ratio, short, cell)
     geo["empty"] = {"run": geomean([ratio(n, "empty", "tu") for n in results]),
                     "compile": geomean([ratio(n, "empty", "tu", "compile") for n in results])}
 
     for mon in monitors:
+        if a.only_proc:
+            print_proc_table(mon, results, val, ratio, short, cell)
+            geo[mon] = {"proc": proc_geomeans(mon, results, ratio)}
+            continue
         print(f"\n== {mon}: run ms and Ti/Tu (jit: inlined, off: --inline=off, both / JIT Tu; int: / interpreter Tu;"
               f" wt: our woven module on Wasmtime / app on Wasmtime; site: woven per site (a static rewriter's output)"
               f" on Wasmtime; jit/wt, jit/st: Ti jit / Ti wt, Ti site); compile ms")
         hdr = (f"{'program':<28}{'Tu':>9}{'jit':>9}{'Ti/Tu':>7}{'off':>9}{'Ti/Tu':>7}{'Tu int':>9}{'int':>9}{'Ti/Tu':>7}"
                f"{'Tu wt':>9}{'wt':>9}{'Ti/Tu':>7}{'site':>9}{'Ti/Tu':>7}{'jit/wt':>7}{'jit/st':>7}"
-               f" |{'comp Tu':>8}{'jit':>8}{'off':>8} | report")
+               f" |{'Tu proc':>9}{'proc':>9}{'Ti/Tu':>7} |{'comp Tu':>8}{'jit':>8}{'off':>8} | report")
         print(hdr + "\n" + "-" * len(hdr))
         for name in results:
             row = f"{name:<28}{cell(val(name, 'tu'))}"
@@ -345,6 +483,9 @@ def main():
                     row += cell(ratio(name, c, base), 7, 2)
             row += cell(ratio(name, f"{mon}/jit", f"{mon}/wt"), 7, 2)
             row += cell(ratio(name, f"{mon}/jit", f"{mon}/site"), 7, 2)
+            row += " |" + (short(name, "tu-proc") or cell(val(name, "tu-proc")))
+            row += (short(name, f"{mon}/proc") or cell(val(name, f"{mon}/proc")))
+            row += cell(ratio(name, f"{mon}/proc", "tu-proc"), 7, 2)
             row += " |" + "".join(cell(val(name, c, "compile"), 8) for c in ("tu", f"{mon}/jit", f"{mon}/off"))
             row += " | " + results[name]["reports"].get(mon, "MISMATCH/FAIL")[:90]
             print(row)
@@ -360,8 +501,12 @@ def main():
             "jit/site max": max(((ratio(n, f"{mon}/jit", f"{mon}/site") or 0, n) for n in results), default=(0, "")),
             "compile jit": geomean([ratio(n, f"{mon}/jit", "tu", "compile") for n in results]),
             "compile off": geomean([ratio(n, f"{mon}/off", "tu", "compile") for n in results]),
+            "proc": proc_geomeans(mon, results, ratio),
         }
 
+    if a.only_proc:
+        print_proc_geomeans(monitors, geo)
+        return finish(a, results, geo, mismatches)
     print("\n== geomean Ti/Tu (programs counted)")
     hdr = (f"{'monitor':<10}{'jit inlined':>14}{'jit no-inline':>16}{'interpreter':>14}{'woven on wt':>14}"
            f"{'per-site wt':>14} |{'Ti jit/Ti wt':>14}{'Ti jit/Ti st':>14} |{'compile inl':>14}{'compile off':>14}")
@@ -378,16 +523,9 @@ def main():
         f" site {geo[mon]['jit/site max'][0]:.2f} ({geo[mon]['jit/site max'][1]})" for mon in monitors))
     print("goals (issue): hotness <= 1.5, branches <= 1.2 (jit inlined), and jit inlined no slower than the statically"
           " woven module on Wasmtime (site; wt is the stricter same-code comparison); empty == 1 (no monitor, no cost)")
-    if a.json:
-        with open(a.json, "w") as fh:
-            json.dump({"results": results, "geomeans": geo, "mismatches": mismatches}, fh, indent=1)
-    if mismatches:
-        print(f"\n!!!!! {len(mismatches)} MISMATCH(ES) — monitor outputs are not identical across configurations:")
-        for m in mismatches:
-            print("!!!!! " + m)
-        return 1
-    print("\nall monitor reports identical across configurations (and the apps' output unchanged)")
-    return 0
+    if proc_runs > 0:
+        print_proc_geomeans(monitors, geo)
+    return finish(a, results, geo, mismatches)
 
 
 if __name__ == "__main__":

@@ -8,103 +8,14 @@
 //! a site is `(fid, pc, probe)`, and its variables are collected into one
 //! [`Site`].
 
+mod csv;
+
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 
 use crate::monitor::builtin::{Format, ReportOptions};
-
-/// One matched site of a monitor and its report variables.
-#[derive(Debug, Default)]
-pub struct Site {
-    pub fid: u32,
-    pub pc: u32,
-    /// The matched event: an opcode mnemonic (`i32.add`), or `block:start`.
-    pub event: String,
-    pub vars: BTreeMap<String, String>,
-}
-
-impl Site {
-    fn num(&self, var: &str) -> u64 {
-        self.vars.get(var).and_then(|v| v.parse().ok()).unwrap_or(0)
-    }
-    /// A map variable (`k->v;k->v`, or `empty map`) as (key, count) pairs.
-    fn map(&self, var: &str) -> Vec<(i64, u64)> {
-        let Some(v) = self.vars.get(var) else {
-            return vec![];
-        };
-        v.split(';')
-            .filter_map(|kv| {
-                let (k, v) = kv.split_once("->")?;
-                Some((k.trim().parse().ok()?, v.trim().parse().ok()?))
-            })
-            .collect()
-    }
-}
-
-/// Parse a whamm CSV report: the per-site rows, in order of first appearance,
-/// and every other line of the output (the script's own prints), verbatim.
-pub fn parse(csv: &str) -> (Vec<Site>, String) {
-    let mut sites: Vec<Site> = Vec::new();
-    let mut index: HashMap<(u32, u32, String), usize> = HashMap::new();
-    let mut other = String::new();
-    let mut in_report = false;
-    for line in csv.lines() {
-        if line.contains("REPORT CSV FLUSH") {
-            // The report's header starts with an empty line.
-            if other.ends_with("\n\n") || other == "\n" {
-                other.pop();
-            }
-            in_report = true;
-            continue;
-        }
-        if in_report && line.starts_with("id, id_type,") {
-            continue;
-        }
-        let row = in_report.then(|| parse_row(line)).flatten();
-        let Some((name, fid, pc, probe, value)) = row else {
-            if !(in_report && line.is_empty()) {
-                other.push_str(line);
-                other.push('\n');
-            }
-            continue;
-        };
-        let key = (fid, pc, probe.to_string());
-        let i = *index.entry(key).or_insert_with(|| {
-            let event = probe.split_once('_').map_or(probe, |(_, r)| r);
-            let event = event.strip_prefix("wasm:").unwrap_or(event);
-            let event = event.strip_prefix("opcode:").unwrap_or(event);
-            let event = event.strip_suffix(":before").unwrap_or(event);
-            sites.push(Site {
-                fid,
-                pc,
-                event: event.to_string(),
-                ..Default::default()
-            });
-            sites.len() - 1
-        });
-        sites[i].vars.insert(name.to_string(), value.to_string());
-    }
-    (sites, other)
-}
-
-/// `(name, fid, pc, probe_id, value)` of a per-site row.
-fn parse_row(line: &str) -> Option<(&str, u32, u32, &str, &str)> {
-    // id, id_type, name, whamm_type, wasm_type, script_id, | fname, fid, pc, probe_id, value
-    let mut left = line.splitn(7, ", ");
-    let _id = left.next()?;
-    if left.next()? != "memaddr" {
-        return None;
-    }
-    let name = left.next()?;
-    let (_, _, _) = (left.next()?, left.next()?, left.next()?);
-    let rest = left.next()?;
-    let mut right = rest.rsplitn(5, ", ");
-    let value = right.next()?;
-    let probe = right.next()?;
-    let pc = right.next()?.parse().ok()?;
-    let fid = right.next()?.parse().ok()?;
-    Some((name, fid, pc, probe, value))
-}
+pub use csv::{parse, Site};
 
 /// Function names and source locations for reports.
 pub struct Names<'a> {
@@ -116,9 +27,15 @@ pub struct Names<'a> {
 
 impl Names<'_> {
     pub fn get(&self, fid: u32) -> String {
+        self.name(fid).into_owned()
+    }
+
+    /// The name of function `fid` (`func[N]` if it has none), borrowed
+    /// when it can be.
+    pub fn name(&self, fid: u32) -> Cow<'_, str> {
         match self.names.get(&fid) {
-            Some(n) => n.clone(),
-            None => format!("func[{fid}]"),
+            Some(n) => Cow::Borrowed(n),
+            None => Cow::Owned(format!("func[{fid}]")),
         }
     }
 
@@ -149,15 +66,18 @@ pub fn render(
     if monitor == "profile" {
         return super::profile::render(output, names, o, format);
     }
+    if matches!(format, Format::Csv | Format::Folded | Format::Flamegraph) {
+        return output.to_string();
+    }
     let (mut sites, other) = parse(output);
-    sites.retain(|s| o.wants(&names.get(s.fid)));
+    if o.filter.is_some() {
+        sites.retain(|s| o.wants(&names.name(s.fid)));
+    }
     match format {
-        Format::Csv => return output.to_string(),
         Format::Json => return json(monitor, &sites, names),
         Format::Dot => return calls_dot(&sites, names),
         Format::Lcov => return lcov(&sites, names),
-        Format::Folded | Format::Flamegraph => return output.to_string(),
-        Format::Table => {}
+        _ => {}
     }
     let mut out = other;
     let body = match monitor {
@@ -199,8 +119,9 @@ pub(super) fn json_str(s: &str) -> String {
 fn json(monitor: &str, sites: &[Site], names: &Names) -> String {
     let mut out = format!("{{\"monitor\": {}, \"sites\": [", json_str(monitor));
     for (i, s) in sites.iter().enumerate() {
-        let vars: Vec<String> = s
-            .vars
+        let mut sorted = s.vars.to_vec();
+        sorted.sort_unstable_by_key(|(k, _)| *k);
+        let vars: Vec<String> = sorted
             .iter()
             .map(|(k, v)| {
                 let val = match v.parse::<i64>() {
@@ -220,7 +141,7 @@ fn json(monitor: &str, sites: &[Site], names: &Names) -> String {
             json_str(&names.get(s.fid)),
             s.fid,
             s.pc,
-            json_str(&s.event),
+            json_str(s.event),
             vars.join(", ")
         );
     }
@@ -233,7 +154,7 @@ fn json(monitor: &str, sites: &[Site], names: &Names) -> String {
 fn calls_dot(sites: &[Site], names: &Names) -> String {
     let mut edges: BTreeMap<(u32, i64, bool), u64> = BTreeMap::new();
     for s in sites {
-        if s.vars.contains_key("callees") {
+        if s.var("callees").is_some() {
             for (callee, n) in s.map("callees") {
                 *edges.entry((s.fid, callee, true)).or_default() += n;
             }
@@ -382,11 +303,11 @@ pub(super) fn pct(part: u64, whole: u64) -> String {
 
 /// Rows ranked by `key` (descending, then in code order), zero rows dropped
 /// unless asked for, at most `limit`; and a line saying what was left out.
-fn ranked<'a>(
-    mut v: Vec<(&'a Site, u64)>,
+fn ranked<'s, 'a>(
+    mut v: Vec<(&'s Site<'a>, u64)>,
     o: &ReportOptions,
     what: &str,
-) -> (Vec<(&'a Site, u64)>, String) {
+) -> (Vec<(&'s Site<'a>, u64)>, String) {
     let total = v.len();
     if !o.zero {
         v.retain(|(_, n)| *n > 0);
@@ -465,7 +386,7 @@ fn hotness(sites: &[Site], names: &Names, o: &ReportOptions) -> String {
                 pct(*n, total),
                 names.get(s.fid),
                 names.pc(s.fid, s.pc),
-                s.event.clone(),
+                s.event.to_string(),
             ]
         })
         .collect();
@@ -481,7 +402,7 @@ fn branches(sites: &[Site], names: &Names, o: &ReportOptions) -> String {
     let v = sites
         .iter()
         .map(|s| {
-            let n = match s.event.as_str() {
+            let n = match s.event {
                 "br_table" => s.map("index").iter().map(|(_, n)| n).sum(),
                 "select" => s.num("first") + s.num("second"),
                 _ => s.num("taken") + s.num("not_taken"),
@@ -493,7 +414,7 @@ fn branches(sites: &[Site], names: &Names, o: &ReportOptions) -> String {
     let rows: Vec<Vec<String>> = v
         .iter()
         .map(|(s, n)| {
-            let outcomes = match s.event.as_str() {
+            let outcomes = match s.event {
                 "br_table" => s
                     .map("index")
                     .iter()
@@ -506,7 +427,7 @@ fn branches(sites: &[Site], names: &Names, o: &ReportOptions) -> String {
             vec![
                 names.get(s.fid),
                 names.pc(s.fid, s.pc),
-                s.event.clone(),
+                s.event.to_string(),
                 n.to_string(),
                 outcomes,
             ]
@@ -524,7 +445,7 @@ fn calls(sites: &[Site], names: &Names, o: &ReportOptions) -> String {
     // (caller, callee or -1, indirect) -> (count, sites)
     let mut edges: BTreeMap<(u32, i64, bool), (u64, u32)> = BTreeMap::new();
     for s in sites {
-        if s.vars.contains_key("callees") {
+        if s.var("callees").is_some() {
             let m = s.map("callees");
             for (callee, n) in m {
                 let e = edges.entry((s.fid, callee, true)).or_default();
@@ -593,7 +514,7 @@ fn memory(sites: &[Site], names: &Names, o: &ReportOptions) -> String {
     let (mut lo, mut hi) = (u64::MAX, 0u64);
     for s in sites {
         let (n, size) = (s.num("count"), s.num("size"));
-        if s.vars.get("write").is_some_and(|w| w == "true") {
+        if s.var("write") == Some("true") {
             stores += n;
             sbytes += n * size;
         } else {
@@ -620,7 +541,7 @@ fn memory(sites: &[Site], names: &Names, o: &ReportOptions) -> String {
                 (n * size).to_string(),
                 names.get(s.fid),
                 names.pc(s.fid, s.pc),
-                s.event.clone(),
+                s.event.to_string(),
                 range,
             ]
         })
@@ -654,12 +575,12 @@ fn imix(sites: &[Site]) -> String {
     for s in sites {
         let n = s.num("count");
         total += n;
-        let cat = monitor_abi::opcode::Opcode::from_mnemonic(&s.event)
+        let cat = monitor_abi::opcode::Opcode::from_mnemonic(s.event)
             .map_or("other", |op| op.category_name());
         let c = cats.entry(cat).or_default();
         c.0 += n;
         c.1 += 1;
-        let c = ops.entry(s.event.as_str()).or_default();
+        let c = ops.entry(s.event).or_default();
         c.0 += n;
         c.1 += 1;
     }
@@ -679,20 +600,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn rows_and_tables() {
-        let csv = "hello\n\n==== REPORT CSV FLUSH ====\n\
-            id, id_type, name, whamm_type, wasm_type, script_id, fname, fid, pc, probe_id, value(s)\n\
-            1, memaddr, count, u64, i64, script0, a, b, 5, 3, 0_wasm:opcode:i32.add:before, 7\n\
-            2, memaddr, index, map<u32,u64>, i32, script0, , 5, 9, 0_wasm:opcode:br_table:before, 0->2;3->1\n";
-        let (sites, other) = parse(csv);
-        assert_eq!(other, "hello\n");
-        assert_eq!(sites.len(), 2);
-        assert_eq!(
-            (sites[0].fid, sites[0].pc, sites[0].event.as_str()),
-            (5, 3, "i32.add")
-        );
-        assert_eq!(sites[0].num("count"), 7);
-        assert_eq!(sites[1].map("index"), vec![(0, 2), (3, 1)]);
+    fn aligned_tables() {
         let t = table(
             &["a", ">n"],
             &[

@@ -1,0 +1,300 @@
+//! Reading a whamm CSV report (docs/probe-language.md#report-format) back
+//! into sites: the session renders built-in monitors' reports from it.
+//!
+//! A report of a per-instruction monitor has a row per instruction (10k rows
+//! for a PolyBench kernel), so this is a single pass that borrows everything
+//! from the captured text: no allocation per row beyond the site list, the
+//! site index and each site's variable list.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use smallvec::SmallVec;
+
+/// The line that starts whamm's report (the rows follow its header line).
+const FLUSH_MARKER: &str = "REPORT CSV FLUSH";
+
+/// One matched site of a monitor and its report variables, borrowed from the
+/// report's text.
+#[derive(Debug, Default)]
+pub struct Site<'a> {
+    pub fid: u32,
+    pub pc: u32,
+    /// The matched event: an opcode mnemonic (`i32.add`), or `block:start`.
+    pub event: &'a str,
+    /// The probe id the rows name (`0_wasm:opcode:i32.add:before`).
+    probe: &'a str,
+    /// `(name, value)` in the order the rows came; a later row of the same
+    /// variable replaces the earlier value.
+    pub vars: SmallVec<[(&'a str, &'a str); 2]>,
+}
+
+impl<'a> Site<'a> {
+    /// The value of report variable `var`.
+    pub fn var(&self, var: &str) -> Option<&'a str> {
+        self.vars.iter().find(|(k, _)| *k == var).map(|(_, v)| *v)
+    }
+
+    /// A numeric variable (0 when missing or not a number).
+    pub fn num(&self, var: &str) -> u64 {
+        self.var(var).and_then(|v| v.parse().ok()).unwrap_or(0)
+    }
+
+    /// A map variable (`k->v;k->v`, or `empty map`) as (key, count) pairs.
+    pub fn map(&self, var: &str) -> Vec<(i64, u64)> {
+        let Some(v) = self.var(var) else {
+            return vec![];
+        };
+        v.split(';')
+            .filter_map(|kv| {
+                let (k, v) = kv.split_once("->")?;
+                Some((k.trim().parse().ok()?, v.trim().parse().ok()?))
+            })
+            .collect()
+    }
+
+    fn set(&mut self, name: &'a str, value: &'a str) {
+        match self.vars.iter_mut().find(|(k, _)| *k == name) {
+            Some(slot) => slot.1 = value,
+            None => self.vars.push((name, value)),
+        }
+    }
+}
+
+/// Parse a whamm CSV report: the per-site rows, in order of first appearance,
+/// and every other line of the output (the script's own prints), verbatim.
+pub fn parse(csv: &str) -> (Vec<Site<'_>>, String) {
+    // a row is about 90 bytes
+    let rows = csv.len() / 64;
+    let mut sites: Vec<Site> = Vec::with_capacity(rows);
+    let mut index: HashMap<(u32, u32, &str), usize, BuildHasherDefault<SiteHasher>> =
+        HashMap::with_capacity_and_hasher(rows, Default::default());
+    let mut other = String::new();
+    let mut in_report = false;
+    let mut markers = Markers::new(csv);
+    for line in csv.lines() {
+        if markers.in_line(csv, line) {
+            // The report's header starts with an empty line.
+            if other.ends_with("\n\n") || other == "\n" {
+                other.pop();
+            }
+            in_report = true;
+            continue;
+        }
+        if in_report && line.starts_with("id, id_type,") {
+            continue;
+        }
+        let row = in_report.then(|| parse_row(line)).flatten();
+        let Some((name, fid, pc, probe, value)) = row else {
+            if !(in_report && line.is_empty()) {
+                other.push_str(line);
+                other.push('\n');
+            }
+            continue;
+        };
+        // Rows of one site usually come together: try the last site first.
+        let last = sites.len().checked_sub(1);
+        let same = last.filter(|&i| {
+            let s = &sites[i];
+            (s.fid, s.pc, s.probe) == (fid, pc, probe)
+        });
+        let i = match same {
+            Some(i) => i,
+            None => *index.entry((fid, pc, probe)).or_insert_with(|| {
+                sites.push(Site {
+                    fid,
+                    pc,
+                    event: event_of(probe),
+                    probe,
+                    vars: SmallVec::new(),
+                });
+                sites.len() - 1
+            }),
+        };
+        sites[i].set(name, value);
+    }
+    (sites, other)
+}
+
+/// The event of a probe id: `0_wasm:opcode:i32.add:before` is `i32.add`.
+fn event_of(probe: &str) -> &str {
+    let event = probe.split_once('_').map_or(probe, |(_, r)| r);
+    let event = event.strip_prefix("wasm:").unwrap_or(event);
+    let event = event.strip_prefix("opcode:").unwrap_or(event);
+    event.strip_suffix(":before").unwrap_or(event)
+}
+
+/// Where [`FLUSH_MARKER`] occurs in the text, found in one pass, so that each
+/// line's test is a comparison of offsets instead of a substring search.
+struct Markers {
+    at: std::vec::IntoIter<usize>,
+    next: Option<usize>,
+}
+
+impl Markers {
+    fn new(text: &str) -> Markers {
+        let at: Vec<usize> = text.match_indices(FLUSH_MARKER).map(|(i, _)| i).collect();
+        let mut at = at.into_iter();
+        let next = at.next();
+        Markers { at, next }
+    }
+
+    /// Whether `line` (a slice of `text`, lines visited in order) contains
+    /// the marker.
+    fn in_line(&mut self, text: &str, line: &str) -> bool {
+        let start = line.as_ptr() as usize - text.as_ptr() as usize;
+        let end = start + line.len();
+        let mut found = false;
+        while let Some(p) = self.next.filter(|&p| p < end) {
+            found |= p >= start && p + FLUSH_MARKER.len() <= end;
+            self.next = self.at.next();
+        }
+        found
+    }
+}
+
+/// `(name, fid, pc, probe_id, value)` of a per-site row:
+/// `id, memaddr, name, whamm_type, wasm_type, script_id, fname, fid, pc,
+/// probe_id, value`. The function name may hold `, `, so the last four
+/// fields are taken from the right.
+fn parse_row(line: &str) -> Option<(&str, u32, u32, &str, &str)> {
+    let mut rest = line;
+    let _id = field(&mut rest)?;
+    if field(&mut rest)? != "memaddr" {
+        return None;
+    }
+    let name = field(&mut rest)?;
+    for _ in 0..3 {
+        field(&mut rest)?; // whamm_type, wasm_type, script_id
+    }
+    let value = field_back(&mut rest)?;
+    let probe = field_back(&mut rest)?;
+    let pc = field_back(&mut rest)?.parse().ok()?;
+    let fid = field_back(&mut rest).unwrap_or(rest).parse().ok()?;
+    Some((name, fid, pc, probe, value))
+}
+
+/// The text before the first `, ` of `s`; `s` keeps what follows it.
+fn field<'a>(s: &mut &'a str) -> Option<&'a str> {
+    let b = s.as_bytes();
+    let mut from = 0;
+    loop {
+        let comma = from + b[from..].iter().position(|&c| c == b',')?;
+        if b.get(comma + 1) == Some(&b' ') {
+            let f = &s[..comma];
+            *s = &s[comma + 2..];
+            return Some(f);
+        }
+        from = comma + 1;
+    }
+}
+
+/// The text after the last `, ` of `s`; `s` keeps what precedes it.
+fn field_back<'a>(s: &mut &'a str) -> Option<&'a str> {
+    let b = s.as_bytes();
+    let mut to = b.len();
+    loop {
+        let comma = b[..to].iter().rposition(|&c| c == b',')?;
+        if b.get(comma + 1) == Some(&b' ') {
+            let f = &s[comma + 2..];
+            *s = &s[..comma];
+            return Some(f);
+        }
+        to = comma;
+    }
+}
+
+/// A cheap hasher for the site index (keys are the monitor's own report,
+/// read once; no need for a keyed hash).
+#[derive(Default)]
+struct SiteHasher(u64);
+
+impl SiteHasher {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl Hasher for SiteHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut w = [0u8; 8];
+            w[..chunk.len()].copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(w));
+        }
+    }
+    fn write_u32(&mut self, n: u32) {
+        self.add(u64::from(n));
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CSV: &str = "hello\n\n==== REPORT CSV FLUSH ====\n\
+        id, id_type, name, whamm_type, wasm_type, script_id, fname, fid, pc, probe_id, value(s)\n\
+        1, memaddr, count, u64, i64, script0, a, b, 5, 3, 0_wasm:opcode:i32.add:before, 7\n\
+        2, memaddr, index, map<u32,u64>, i32, script0, , 5, 9, 0_wasm:opcode:br_table:before, 0->2;3->1\n\
+        3, memaddr, taken, u64, i64, script0, , 5, 9, 0_wasm:opcode:br_table:before, 4\n\
+        4, memaddr, count, u64, i64, script0, a, b, 5, 3, 0_wasm:opcode:i32.add:before, 8\n\
+        5, memaddr, count, u64, i64, script0, a, b, 5, 3, 1_wasm:opcode:i32.add:after, 9\n\
+        after the report\n";
+
+    #[test]
+    fn sites_in_order_of_first_row() {
+        let (sites, other) = parse(CSV);
+        assert_eq!(other, "hello\nafter the report\n");
+        let keys: Vec<_> = sites.iter().map(|s| (s.fid, s.pc, s.event)).collect();
+        assert_eq!(
+            keys,
+            [
+                (5, 3, "i32.add"),
+                (5, 9, "br_table"),
+                (5, 3, "i32.add:after")
+            ]
+        );
+        // a later row of the same site and variable replaces the value
+        assert_eq!(sites[0].num("count"), 8);
+        assert_eq!(sites[1].map("index"), vec![(0, 2), (3, 1)]);
+        assert_eq!(sites[1].vars[..], [("index", "0->2;3->1"), ("taken", "4")]);
+        assert_eq!(sites[2].num("count"), 9);
+        assert_eq!(sites[0].num("missing"), 0);
+    }
+
+    #[test]
+    fn rows_split_at_comma_space_only() {
+        // a function name with `, ` in it; a map value with `,` but no space
+        let row =
+            "7, memaddr, n, map<u32,u64>, i32, script0, f, g, 3, 4, 0_wasm:opcode:nop:before, 1->2";
+        assert_eq!(
+            parse_row(row),
+            Some(("n", 3, 4, "0_wasm:opcode:nop:before", "1->2"))
+        );
+        // no function name column at all
+        let row = "7, memaddr, n, u32, i32, script0, 3, 4, 0_x, 5";
+        assert_eq!(parse_row(row), Some(("n", 3, 4, "0_x", "5")));
+        for bad in [
+            "7, global_id, n, u32, i32, script0, f, 3, 4, 0_x, 5",
+            "7, memaddr, n, u32, i32, script0, f, x, 4, 0_x, 5",
+            "7, memaddr, n, u32, i32, script0",
+            "",
+        ] {
+            assert_eq!(parse_row(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn rows_before_the_marker_are_other_lines() {
+        let text = "1, memaddr, count, u64, i64, script0, a, 0, 1, 0_x, 2\nREPORT CSV FLUSH x\n";
+        let (sites, other) = parse(text);
+        assert!(sites.is_empty());
+        assert_eq!(
+            other,
+            "1, memaddr, count, u64, i64, script0, a, 0, 1, 0_x, 2\n"
+        );
+    }
+}
