@@ -186,6 +186,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
     // against the app while it is validated and translated.
     s.load_monitors(&monitor_list(&cli))
         .map_err(session_failure(&cli))?;
+    s.set_app_path(&cli.app.display().to_string());
     let bytes = wizeng::module::read_binary(&cli.app)
         .map_err(|e| Failure(status::LOAD, anyhow!("{}: {e}", cli.app.display())))?;
     if let Some(path) = &cli.emit_woven {

@@ -207,6 +207,14 @@ impl Session {
         }
     }
 
+    /// The app's path as the user gave it, for monitors that ask
+    /// (`whamm:reflect.read_module_path`); call after loading the monitors.
+    pub fn set_app_path(&mut self, path: &str) {
+        if let Some(m) = self.monitors.as_mut() {
+            m.set_app_path(path);
+        }
+    }
+
     pub fn store(&self) -> &Store {
         &self.store
     }

@@ -160,6 +160,9 @@ pub struct Monitors {
     outputs: Vec<output::MonitorOutput>,
     /// The app's declared memories, for `wizeng:app.memory_size`/`page_size`.
     app_memories: app_memory::AppMemories,
+    /// The app as `whamm:reflect` sees it, and its path as given.
+    app_view: reflect::AppView,
+    app_path: String,
 }
 
 #[derive(Default, Debug, Clone)]
@@ -381,6 +384,7 @@ impl Monitors {
         let mut dynamic = false;
         let mut outputs = Vec::new();
         let app_memories = app_memory::AppMemories::default();
+        let app_view = reflect::AppView::default();
         for spec in specs {
             let name = spec.path.display().to_string();
             let mut linker = base.clone();
@@ -395,7 +399,7 @@ impl Monitors {
             app_memory::define(&mut linker, store, &app_memories);
             let lib_mems = lib_memory::LibMemories::default();
             lib_memory::define(&mut linker, store, &lib_mems);
-            reflect::define_reflect(&mut linker, store);
+            reflect::define_reflect(&mut linker, store, &app_view);
             let (m, instance, dyn_group) = link::link_group(store, &mut linker, spec, &lib_mems)?;
             dynamic |= dyn_group;
             let mut lm = LoadedMonitor {
@@ -475,6 +479,8 @@ impl Monitors {
             stats: MonitorStats::default(),
             outputs,
             app_memories,
+            app_view,
+            app_path: String::new(),
         })
     }
 
@@ -483,10 +489,16 @@ impl Monitors {
         self.func_names = names;
     }
 
+    /// The app's path as the user gave it (`whamm:reflect.read_module_path`).
+    pub fn set_app_path(&mut self, path: &str) {
+        self.app_path = path.to_string();
+    }
+
     /// What matching needs to know about the application's module: function
     /// names (name section) and imported functions (`target_fn_*`).
     pub fn set_app(&mut self, bytes: &[u8]) {
         self.func_names = crate::core::module::read_func_names(bytes);
+        *self.app_view.borrow_mut() = Some(Rc::new(reflect::App::new(bytes, &self.app_path)));
         *self.app_memories.borrow_mut() = app_memory::declared(bytes);
         self.func_imports.clear();
         for p in wasmparser::Parser::new(0).parse_all(bytes) {
@@ -801,7 +813,10 @@ impl Matcher<'_> {
         let store = &mut *self.store;
         let global = |g: GlobalAddr| match store.global_value(g) {
             Value::I32(v) => Ok(v as u32 as usize),
-            v => Err(format!("a `whamm_buffer` bound global is a {}, not an i32", v.ty())),
+            v => Err(format!(
+                "a `whamm_buffer` bound global is a {}, not an i32",
+                v.ty()
+            )),
         };
         let (start, max) = (global(start)?, global(max)?);
         let used = self.buf_used.min(max);

@@ -1,0 +1,22 @@
+;; An app with an entry in most sections, two function imports, a module name
+;; and a custom section of its own, for whamm:reflect's outline.
+(module $reflected
+  (import "wasi_snapshot_preview1" "fd_write" (func $fd_write (param i32 i32 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "proc_exit" (func $proc_exit (param i32)))
+  (type $pair (func (param i32 i32) (result i32)))
+  (table 2 funcref)
+  (memory (export "memory") 1)
+  (global $g (mut i32) (i32.const 5))
+  (global i64 (i64.const -1))
+  (tag $oops (param i32))
+  (elem (i32.const 0) $add $twice)
+  (data (i32.const 100) "app done\n")
+  (data "passive")
+  (func $add (type $pair) (i32.add (local.get 0) (local.get 1)))
+  (func $twice (param i32) (result i32) (local i64) (call $add (local.get 0) (local.get 0)))
+  (func (export "_start")
+    (global.set $g (call $twice (global.get $g)))
+    (i32.store (i32.const 200) (i32.const 100))
+    (i32.store (i32.const 204) (i32.const 9))
+    (drop (call $fd_write (i32.const 1) (i32.const 200) (i32.const 1) (i32.const 208))))
+  (@custom "note" (after data) "hi"))
