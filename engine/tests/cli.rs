@@ -712,3 +712,43 @@ fn code_cache_is_reused_and_checked() {
     assert_eq!(stdout(&first), stdout(&fourth));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Every import `monitor_abi::PROVIDED_IMPORTS` lists is provided to a
+/// monitor with exactly that signature: a monitor importing all of them
+/// loads and runs (its `wasm:exit` prints), in every mode.
+#[test]
+fn every_provided_import_links() {
+    let mut wat = String::from("(module\n");
+    for i in monitor_abi::PROVIDED_IMPORTS {
+        let list =
+            |ts: &[monitor_abi::ValType]| ts.iter().map(|t| t.name()).collect::<Vec<_>>().join(" ");
+        wat.push_str(&format!(
+            "  (import \"{}\" \"{}\" (func (param {}) (result {})))\n",
+            i.module,
+            i.name,
+            list(i.sig.params),
+            list(i.sig.results)
+        ));
+    }
+    wat.push_str("  (memory (export \"memory\") 1)\n");
+    wat.push_str("  (func (export \"wasm:exit\") (call 0 (i32.const 0) (i32.const 0))))\n");
+    assert!(
+        wat.starts_with("(module\n  (import \"wizeng\" \"puts\""),
+        "puts must be import 0"
+    );
+    let dir = std::env::temp_dir().join(format!("wizeng-provided-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("all.wat"), &wat).unwrap();
+    let app = repo_root().join("tests/monitors/app.wat");
+    for mode in modes() {
+        let mut args = mode_args(&mode);
+        args.push("--monitors=all.wat".into());
+        args.push(app.display().to_string());
+        let got = run_wizeng(&dir, &args);
+        assert_eq!(
+            got, "exit: 0\n--- stdout\napp done\n--- stderr\n",
+            "mode {mode}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

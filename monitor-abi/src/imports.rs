@@ -10,6 +10,8 @@ use crate::valtype::ValType::{self, ExternRef, FuncRef, F32, F64, I32, I64, V128
 pub const MODULE_WIZENG: &str = "wizeng";
 /// Module `whamm:dyninstr` (Part A).
 pub const MODULE_DYNINSTR: &str = "whamm:dyninstr";
+/// Module `whamm:reflect` (Part A): questions about the application's module.
+pub const MODULE_REFLECT: &str = "whamm:reflect";
 /// Module `wizeng:frame_accessor` (Part B).
 pub const MODULE_FRAME_ACCESSOR: &str = "wizeng:frame_accessor";
 /// Module `wizeng:app` (Part B): read-only facts about the application's state.
@@ -83,6 +85,7 @@ macro_rules! imp {
 }
 
 const FA: &str = MODULE_FRAME_ACCESSOR;
+const RF: &str = MODULE_REFLECT;
 
 /// Every provided import, grouped by module.
 pub static PROVIDED_IMPORTS: &[ProvidedImport] = &[
@@ -93,9 +96,44 @@ pub static PROVIDED_IMPORTS: &[ProvidedImport] = &[
     imp!(MODULE_WIZENG, "rdtsc", [] -> [I64], A, "a monotonic cycle/nanosecond counter"),
     imp!(MODULE_WIZENG, "ref_id", [ExternRef] -> [I32], A,
         "an opaque app reference's id (>= 1, the same for the same reference while it lives); 0 for null, -1 for any other externref"),
+    imp!(MODULE_WIZENG, "invoke0", [FuncRef] -> [], A,
+        "call a function without parameters or results; null or another type traps"),
+    imp!(MODULE_WIZENG, "tail_invoke0", [FuncRef] -> [], A, "invoke0 as a tail call"),
+    imp!(MODULE_WIZENG, "crash", [] -> [], A, "end the run with an error"),
+    imp!(MODULE_WIZENG, "force_gc", [] -> [], A, "ask for a garbage collection"),
     imp!(MODULE_DYNINSTR, "insert_new_probe", [I32, I32, FuncRef] -> [I32], A,
         "attach a function (no params/results) at (fid, pc); new probe id or negative error"),
     imp!(MODULE_DYNINSTR, "remove_probe", [I32] -> [], A, "detach the probe with this id"),
+    imp!(RF, "get_module_size", [] -> [I32], A, "bytes of the app's binary"),
+    imp!(RF, "get_num_types", [] -> [I32], A, "entries of the app's type section"),
+    imp!(RF, "get_num_imports", [] -> [I32], A, "entries of the app's import section"),
+    imp!(RF, "get_num_functions", [] -> [I32], A, "functions of the app, imports included"),
+    imp!(RF, "get_num_tables", [] -> [I32], A, "tables of the app, imports included"),
+    imp!(RF, "get_num_memories", [] -> [I32], A, "memories of the app, imports included"),
+    imp!(RF, "get_num_globals", [] -> [I32], A, "globals of the app, imports included"),
+    imp!(RF, "get_num_tags", [] -> [I32], A, "tags of the app, imports included"),
+    imp!(RF, "get_num_exports", [] -> [I32], A, "entries of the app's export section"),
+    imp!(RF, "get_num_elements", [] -> [I32], A, "entries of the app's element section"),
+    imp!(RF, "get_num_data", [] -> [I32], A, "entries of the app's data section"),
+    imp!(RF, "get_num_custom_sections", [] -> [I32], A, "custom sections of the app"),
+    imp!(RF, "get_import_index", [I32, I32] -> [I32], A, "(section, i): import position of entry i of an index space, -1 if defined"),
+    imp!(RF, "read_module_path", [I32, I32] -> [I32], A, "(ptr, len): the app's path; full length"),
+    imp!(RF, "read_module_name", [I32, I32] -> [I32], A, "(ptr, len): the name section's module name; full length"),
+    imp!(RF, "read_module_def", [I32, I32] -> [I32], A, "(ptr, len): the app's binary; full length"),
+    imp!(RF, "read_section", [I32, I32, I32, I32] -> [I32], A, "(section, ptr, len, unused): a section's contents; full length"),
+    imp!(RF, "read_type_def", [I32, I32, I32] -> [I32], A, "(i, ptr, len): bytes of type section entry i"),
+    imp!(RF, "read_import_def", [I32, I32, I32] -> [I32], A, "(i, ptr, len): bytes of import i"),
+    imp!(RF, "read_function_def", [I32, I32, I32] -> [I32], A, "(i, ptr, len): function section entry of function i (empty if imported)"),
+    imp!(RF, "read_function_name", [I32, I32, I32] -> [I32], A, "(fid, ptr, len): name-section name of fid"),
+    imp!(RF, "read_function_body", [I32, I32, I32] -> [I32], A, "(fid, ptr, len): body bytes of fid (empty if imported)"),
+    imp!(RF, "read_table_def", [I32, I32, I32] -> [I32], A, "(i, ptr, len): bytes of table i (empty if imported)"),
+    imp!(RF, "read_memory_def", [I32, I32, I32] -> [I32], A, "(i, ptr, len): bytes of memory i (empty if imported)"),
+    imp!(RF, "read_global_def", [I32, I32, I32] -> [I32], A, "(i, ptr, len): bytes of global i (empty if imported)"),
+    imp!(RF, "read_tag_def", [I32, I32, I32] -> [I32], A, "(i, ptr, len): bytes of tag i (empty if imported)"),
+    imp!(RF, "read_export_def", [I32, I32, I32] -> [I32], A, "(i, ptr, len): bytes of export i"),
+    imp!(RF, "read_element_def", [I32, I32, I32] -> [I32], A, "(i, ptr, len): bytes of element segment i"),
+    imp!(RF, "read_data_def", [I32, I32, I32] -> [I32], A, "(i, ptr, len): bytes of data segment i"),
+    imp!(RF, "read_custom_section", [I32, I32, I32] -> [I32], A, "(i, ptr, len): custom section i (name and payload)"),
     imp!(FA, "get_pc", [ExternRef] -> [I32], B, "current pc"),
     imp!(FA, "get_fid", [ExternRef] -> [I32], B, "function index"),
     imp!(FA, "get_depth", [ExternRef] -> [I32], B, "call depth (entry function is 0)"),
@@ -155,7 +193,12 @@ pub fn imports_of_module(module: &str) -> impl Iterator<Item = &'static Provided
 pub fn is_provided_module(module: &str) -> bool {
     matches!(
         module,
-        MODULE_WIZENG | MODULE_DYNINSTR | MODULE_FRAME_ACCESSOR | MODULE_APP | MODULE_LIB
+        MODULE_WIZENG
+            | MODULE_DYNINSTR
+            | MODULE_REFLECT
+            | MODULE_FRAME_ACCESSOR
+            | MODULE_APP
+            | MODULE_LIB
     )
 }
 

@@ -370,7 +370,16 @@ fn provided_imports() {
         imports::find_import("wizeng", "ref_id").map(|i| i.sig.to_string()),
         Some("(externref) -> i32".to_string())
     );
-    assert_eq!(imports::imports_of_module("wizeng").count(), 6);
+    assert_eq!(imports::imports_of_module("wizeng").count(), 10);
+    // Wizard's reflector: twelve counts, get_import_index and seventeen reads.
+    assert_eq!(
+        imports::imports_of_module("whamm:reflect").count(),
+        12 + 1 + 17
+    );
+    assert_eq!(
+        imports::find_import("whamm:reflect", "read_section").map(|i| i.sig.to_string()),
+        Some("(i32, i32, i32, i32) -> i32".to_string())
+    );
     assert_eq!(imports::imports_of_module("whamm:dyninstr").count(), 2);
     let fa: Vec<_> = imports::imports_of_module("wizeng:frame_accessor").collect();
     // Seven frame-wide functions, and a getter and a setter of locals and of

@@ -19,7 +19,7 @@ use monitor_abi::pattern::{Event, ExportMeaning, Mode, OpcodeMatch, Param, Patte
 use monitor_abi::{ConstValue, Opcode};
 use wasmparser::{FuncValidator, Operator, ValidatorResources, WasmModuleResources};
 
-use crate::core::error::{LoadError, LoadErrorKind, Trap};
+use crate::core::error::{LoadError, LoadErrorKind, Trap, TrapKind};
 use crate::core::probe::{ArgSource, Instrumenter, ProbeCall, Site, When};
 use crate::core::types::*;
 use crate::runtime::store::{Caller, Linker, Store};
@@ -227,6 +227,36 @@ pub fn define_wizeng_imports(linker: &mut Linker, store: &mut Store, out: Rc<Ref
             Ok(())
         },
     );
+    define_wizeng_control(linker, store);
+}
+
+/// Wizard's `invoke0`, `tail_invoke0` (a call here: only the host stack
+/// differs), `crash` (a trap here) and `force_gc` (nothing to force here: the
+/// GC heap is collected as it fills).
+fn define_wizeng_control(linker: &mut Linker, store: &mut Store) {
+    for name in ["invoke0", "tail_invoke0"] {
+        let ty = FuncType::new([ValType::FuncRef], []);
+        linker.func(store, "wizeng", name, ty, move |c, a, _| {
+            let f = match a[0] {
+                Value::FuncRef(Some(f)) => f,
+                _ => return Err(Trap::new(TrapKind::NullFunctionReference)),
+            };
+            let ty = c.store.func_type(f);
+            if !ty.params.is_empty() || !ty.results.is_empty() {
+                return Err(Trap::new(TrapKind::IndirectCallTypeMismatch));
+            }
+            c.call(f, &[]).map(|_| ())
+        });
+    }
+    linker.func(
+        store,
+        "wizeng",
+        "crash",
+        FuncType::new([], []),
+        |_, _, _| Err(Trap::host("wizeng.crash() called by program")),
+    );
+    let ty = FuncType::new([], []);
+    linker.func(store, "wizeng", "force_gc", ty, |_, _, _| Ok(()));
 }
 
 fn base_name(p: &Path) -> String {

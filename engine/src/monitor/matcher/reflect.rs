@@ -19,7 +19,7 @@ use crate::core::error::{Trap, TrapKind};
 use crate::core::types::{FuncType, ValType, Value};
 use crate::runtime::store::{Caller, Linker, Store};
 
-const M: &str = "whamm:reflect";
+const M: &str = monitor_abi::imports::MODULE_REFLECT;
 
 /// The app being matched, shared by the reflector's host functions and the
 /// matcher (`Monitors::set_app` fills it).
