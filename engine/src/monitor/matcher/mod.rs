@@ -1291,12 +1291,16 @@ fn rule_matches(
     }
 }
 
-fn category(e: &Event) -> u8 {
+/// A rule's place in the firing order at a site. At a `return`, `func:exit`
+/// rules are among the opcode rules (in export order), as Wizard registers
+/// them as `return` rules; at the final `end` they come last.
+fn category(e: &Event, at_return: bool) -> u8 {
     match e {
         Event::FuncEntry => 0,
         Event::BlockStart => 1,
         Event::BlockEnd => 2,
         Event::Opcode { .. } => 3,
+        Event::FuncExit if at_return => 3,
         Event::FuncExit => 4,
     }
 }
@@ -1469,7 +1473,10 @@ impl Instrumenter for Matcher<'_> {
                     )
                 })
                 .collect();
-            order.sort_by_key(|&ri| category(&self.mons.monitors[mi].rules[ri].pattern.event));
+            let at_return = matches!(info.op, Some(Operator::Return));
+            order.sort_by_key(|&ri| {
+                category(&self.mons.monitors[mi].rules[ri].pattern.event, at_return)
+            });
             for ri in order {
                 if let Bound::Call(c) = self.bind(mi, ri, &info)? {
                     out.push(c);

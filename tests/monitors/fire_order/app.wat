@@ -1,0 +1,3 @@
+(module
+  (func $g)
+  (func (export "_start") (call $g) (call $g)))
