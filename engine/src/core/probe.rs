@@ -40,6 +40,10 @@ pub struct ProbeCall {
     pub origin: std::sync::Arc<str>,
     /// With a `frame` arg: the types of the frame's operands, top first.
     pub operand_types: Option<std::sync::Arc<[ValType]>>,
+    /// The static `probe_id` with which `whamm:dyninstr.remove_probe`
+    /// detaches this call: as in Wizard, the last probe a monitor attached
+    /// at a site where one of its rules bound `probe_id`.
+    pub removable: Option<u32>,
 }
 
 /// A counter increment the interpreter performs itself instead of calling a

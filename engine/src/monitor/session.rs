@@ -346,6 +346,12 @@ impl Session {
             }
             Some(_) => self.load_woven(bytes)?,
         };
+        if let Some(m) = self.monitors.as_ref() {
+            let n = m.static_probe_ids();
+            crate::exec::state_mut(&mut self.store)
+                .dyn_sites
+                .set_static_ids(n);
+        }
         Ok(module)
     }
 

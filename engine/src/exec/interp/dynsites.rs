@@ -6,15 +6,17 @@
 //! also in frames already running; the site keeps the replaced op, runs it
 //! after its probes, and restores it when its last probe is detached. The probe
 //! list is shared (`Rc`) so the interpreter can fire a snapshot of it.
+//!
+//! Probe ids are Wizard's: the static `probe_id`s given out while matching
+//! come first (0, 1, ...), dynamic ids follow. Detaching a static id marks
+//! it removed; the static probe call that carries it
+//! (`ProbeCall::removable`) is skipped from then on.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 use super::code::{Compiled, Op};
 use crate::core::types::FuncAddr;
-
-/// First dynamic probe id (static `probe_id`s are small numbers).
-const FIRST_ID: i32 = 0x10000;
 
 #[derive(Clone)]
 pub(crate) struct DynProbe {
@@ -37,6 +39,10 @@ pub(crate) struct DynSites {
     /// Site by probe id.
     ids: HashMap<i32, usize>,
     next_id: i32,
+    /// Static probe ids given out while matching (below them, an id is static).
+    static_ids: u32,
+    /// Static probe ids detached.
+    pub removed: HashSet<u32>,
 }
 
 /// The first op of the instruction at `pc` that is not a static probe.
@@ -48,6 +54,11 @@ fn op_index_at(code: &Compiled, pc: u32) -> Option<usize> {
 }
 
 impl DynSites {
+    /// How many static probe ids matching gave out.
+    pub(crate) fn set_static_ids(&mut self, n: u32) {
+        self.static_ids = n;
+    }
+
     /// Attach `func` at `(fid, pc)` of `code` (function `fid`'s code); its new
     /// probe id, or None if no instruction starts at `pc`.
     pub(crate) fn attach(
@@ -72,11 +83,8 @@ impl DynSites {
                 self.sites.len() - 1
             }
         };
-        if self.next_id == 0 {
-            self.next_id = FIRST_ID;
-        }
-        let id = self.next_id;
-        self.next_id += 1;
+        let id = self.next_id.max(self.static_ids as i32);
+        self.next_id = id + 1;
         let s = &mut self.sites[site];
         Rc::make_mut(&mut s.probes).push(DynProbe { id, func });
         s.code.ops[s.op_index].set(Op::DynProbe(site as u32));
@@ -88,6 +96,11 @@ impl DynSites {
     /// when it has no probe left.
     pub(crate) fn detach(&mut self, id: i32) {
         let Some(site) = self.ids.remove(&id) else {
+            if let Ok(n) = u32::try_from(id) {
+                if n < self.static_ids {
+                    self.removed.insert(n);
+                }
+            }
             return;
         };
         let s = &mut self.sites[site];

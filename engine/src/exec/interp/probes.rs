@@ -27,6 +27,15 @@ impl Interp<'_> {
 
     fn fire_probe_calls(&mut self, c: super::exec::CodeRef, k: u32) -> Result<(), Trap> {
         for call in &c.probes[k as usize] {
+            if let Some(id) = call.removable {
+                if crate::exec::state(self.store)
+                    .dyn_sites
+                    .removed
+                    .contains(&id)
+                {
+                    continue;
+                }
+            }
             // An interpreted Wasm function without a frame handle:
             // its argument slots as they are.
             let r = if call.args.len() <= 8

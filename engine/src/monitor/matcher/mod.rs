@@ -524,6 +524,12 @@ impl Monitors {
         self.app_path = path.to_string();
     }
 
+    /// How many static `probe_id`s matching gave out (dynamic probe ids
+    /// follow them, as in Wizard).
+    pub fn static_probe_ids(&self) -> u32 {
+        self.probe_ids.len() as u32
+    }
+
     /// What matching needs to know about the application's module: function
     /// names (name section) and imported functions (`target_fn_*`).
     pub fn set_app(&mut self, bytes: &[u8]) {
@@ -633,6 +639,7 @@ impl Monitors {
             static_funcs: Default::default(),
             buffers: Default::default(),
             fname: None,
+            probe_id_bound: false,
         }
     }
 }
@@ -658,6 +665,8 @@ pub struct Matcher<'a> {
     buffers: rustc_hash::FxHashMap<usize, (MemAddr, GlobalAddr, GlobalAddr)>,
     /// The name (`fname`) of the last function asked for, as bytes.
     fname: Option<(u32, Rc<[u8]>)>,
+    /// Whether a rule of the current monitor bound `probe_id` at this site.
+    probe_id_bound: bool,
 }
 
 /// A trap in monitor code, reported with the monitor and export it came from.
@@ -831,6 +840,7 @@ impl Matcher<'_> {
     }
 
     fn probe_id(&mut self, site: &SiteInfo<'_>) -> u32 {
+        self.probe_id_bound = true;
         let n = self.mons.probe_ids.len() as u32;
         *self.mons.probe_ids.entry((site.fid, site.pc)).or_insert(n)
     }
@@ -1230,6 +1240,7 @@ impl Matcher<'_> {
             args,
             origin,
             operand_types,
+            removable: None,
         }))
     }
 }
@@ -1477,9 +1488,19 @@ impl Instrumenter for Matcher<'_> {
             order.sort_by_key(|&ri| {
                 category(&self.mons.monitors[mi].rules[ri].pattern.event, at_return)
             });
+            self.probe_id_bound = false;
+            let first = out.len();
             for ri in order {
                 if let Bound::Call(c) = self.bind(mi, ri, &info)? {
                     out.push(c);
+                }
+            }
+            // `remove_probe(probe_id)` detaches this monitor's last probe
+            // here, as Wizard records it.
+            if self.probe_id_bound && out.len() > first {
+                let id = self.mons.probe_ids.get(&(info.fid, info.pc)).copied();
+                if let Some(c) = out.last_mut() {
+                    c.removable = id;
                 }
             }
         }
