@@ -551,14 +551,22 @@ pub fn opcode_of(op: &wasmparser::Operator<'_>) -> Opcode {
 ///   -64 (`0x40`) for the empty type, -1 (`0x7F`) `i32`, -2 `i64`, -3 `f32`,
 ///   -4 `f64`, -5 `v128`, -16 `funcref`, -17 `externref`, or the non-negative
 ///   type index;
-/// * a value / heap / reference type immediate (`select t`, `ref.null t`) uses
-///   the same signed code (concrete heap types: their type index);
+/// * a heap type immediate (`ref.null t`, `ref.test`, `ref.cast`) uses the
+///   same signed code (concrete heap types: their type index);
 /// * `i8x16.shuffle` is 16 lane `i32`s;
+/// * as in Wizard, which reads none for them: `select t` and `br_on_cast*`
+///   have no immediates;
 /// * beyond the ABI (GC, exceptions, threads): `try_table` is its block type
-///   only, as in Wizard (an `immN` beyond it is no match);
-///   `br_on_cast*` is (label, from nullable 0/1, from heap type, to nullable,
-///   to heap type); atomic ordering is 0 = seq_cst, 1 = acq_rel.
+///   only, as in Wizard (an `immN` beyond it is no match); atomic ordering is
+///   0 = seq_cst, 1 = acq_rel.
 pub fn flatten_immediates(op: &wasmparser::Operator<'_>) -> Vec<ConstValue> {
+    use wasmparser::Operator as O;
+    if matches!(
+        op,
+        O::TypedSelect { .. } | O::BrOnCast { .. } | O::BrOnCastFail { .. }
+    ) {
+        return Vec::new();
+    }
     let mut out = Vec::new();
     flatten_raw(op, &mut out);
     out

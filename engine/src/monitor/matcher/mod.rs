@@ -1292,7 +1292,12 @@ fn rule_matches(
             mode_ok
                 && match matches {
                     OpcodeMatch::Any => true,
-                    OpcodeMatch::One(o) => site.opcode == Some(o),
+                    // As in Wizard, whose `select` names only the untyped
+                    // form: `select t` is matched by `*` alone.
+                    OpcodeMatch::One(o) => {
+                        site.opcode == Some(o)
+                            && !matches!(site.op, Some(Operator::TypedSelect { .. }))
+                    }
                 }
         }
         (Event::FuncExit, When::Before) => {
