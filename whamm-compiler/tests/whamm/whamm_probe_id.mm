@@ -1,7 +1,8 @@
 // `probe_id` (a small static id per site) and `use dyninstr;` without
-// `--lib`, which names the engine's `whamm:dyninstr` module. Static probe
-// ids are not dynamic probe ids, so remove_probe ignores them and the probe
-// keeps firing (docs/monitor-abi.md#dynamic-probes).
+// `--lib`, which names the engine's `whamm:dyninstr` module. As in Wizard,
+// static and dynamic probe ids share one space: remove_probe(probe_id)
+// detaches this static probe, so it fires once (the br_if runs 5 times;
+// docs/monitor-abi.md#dynamic-probes).
 use dyninstr;
 
 wasm:opcode:br_if:before {
