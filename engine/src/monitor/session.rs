@@ -166,7 +166,7 @@ pub struct Session {
     monitors: Option<Monitors>,
     module: Option<Arc<Module>>,
     /// The tier the app's code runs in (the interpreter when monitors need
-    /// frames or dynamic probes; lazy for woven code in dyn).
+    /// frames or dynamic probes).
     app_tier: Tier,
     app: Option<InstanceId>,
     counters: Option<BlockCounters>,
@@ -358,14 +358,10 @@ impl Session {
             }
             return Ok(orig);
         }
-        // In the dyn tier, woven code is compiled on first call, as in lazy.
-        // The interpreter can run it (it attributes traps in woven code as
-        // the JIT does: `exec::interp::woven`; `WIZENG_WOVEN_DYN=1`), but
-        // measured on PolyBench gemm that is 3-6x slower whole process
-        // (probe calls from interpreted code), so it stays off.
-        if self.config.engine.tier == Tier::Dyn && std::env::var_os("WIZENG_WOVEN_DYN").is_none() {
-            self.app_tier = Tier::Lazy;
-        }
+        // In the dyn tier the woven code runs as any app's: interpreted (its
+        // inlined increments and block counters are ordinary code; traps are
+        // attributed as the JIT attributes them, `exec::interp::woven`) until
+        // a function or loop is hot, then compiled in the background.
         let t0 = Instant::now();
         let w = weave::weave(&orig, &plan, &self.store, &self.config.inline, false)?;
         self.metrics.weave = t0.elapsed();
@@ -375,7 +371,7 @@ impl Session {
         self.metrics.inline = Some(w.stats.clone());
         self.counters = Some(w.counters);
         let t0 = Instant::now();
-        let mut wm = Module::new(&w.bytes).map_err(|e| LoadError {
+        let mut wm = Module::new_for_tier(&w.bytes, self.app_tier).map_err(|e| LoadError {
             message: format!("woven module does not validate: {}", e.message),
             ..e
         })?;
@@ -439,7 +435,7 @@ impl Session {
         self.store.config.tier = self.app_tier;
         let inst = self.linker.instantiate(&mut self.store, &module);
         // An app interpreted for its monitors' sake still calls compiled
-        // monitors; a woven app in dyn runs as lazy (monitors included).
+        // monitors.
         if self.app_tier == Tier::Int {
             self.store.config.tier = tier;
         }

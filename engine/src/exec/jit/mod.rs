@@ -249,8 +249,15 @@ pub(crate) fn global_slot(store: &Store, inst: InstanceId, idx: u32) -> u64 {
 
 /// Set global `idx` of JIT-prepared instance `inst` (see [`global_slot`]).
 pub(crate) fn set_global_slot(store: &mut Store, inst: InstanceId, idx: u32, v: u64) {
-    let idata = store.instances.get_mut(inst.0 as usize).expect("live instance");
-    if let Some(code) = idata.jit_code.as_ref().and_then(|c| c.downcast_ref::<JitCode>()) {
+    let idata = store
+        .instances
+        .get_mut(inst.0 as usize)
+        .expect("live instance");
+    if let Some(code) = idata
+        .jit_code
+        .as_ref()
+        .and_then(|c| c.downcast_ref::<JitCode>())
+    {
         if code.layout.is_inline_global(idx) {
             let slot = code.layout.global(idx) as usize / 8;
             if let Some(vm) = idata.vmctx.as_mut() {

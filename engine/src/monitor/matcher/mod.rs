@@ -801,7 +801,10 @@ impl Matcher<'_> {
         let store = &mut *self.store;
         let global = |g: GlobalAddr| match store.global_value(g) {
             Value::I32(v) => Ok(v as u32 as usize),
-            v => Err(format!("a `whamm_buffer` bound global is a {}, not an i32", v.ty())),
+            v => Err(format!(
+                "a `whamm_buffer` bound global is a {}, not an i32",
+                v.ty()
+            )),
         };
         let (start, max) = (global(start)?, global(max)?);
         let used = self.buf_used.min(max);
