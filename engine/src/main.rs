@@ -532,6 +532,10 @@ fn print_monitor_metrics(s: &Session) {
         ms(m.weave),
         ms(m.woven_decode)
     );
+    eprintln!(
+        "wizeng: metrics: exit: fold counts, wasm:exit and reports {:.3} ms",
+        ms(m.finish)
+    );
     if let Some(why) = m.interpreted {
         eprintln!("wizeng: metrics: application interpreted: {why}");
     }

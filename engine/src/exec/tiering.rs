@@ -96,7 +96,7 @@ pub(crate) fn call_is_hot(store: &mut Store, f: FuncAddr) -> bool {
     if c + 1 < call_threshold(store, f) {
         return false;
     }
-    if interp_only(store, f) {
+    if interp_only(store, f) || jit::ensure_prepared(store).is_err() {
         mark(store, f, NEVER);
         return false;
     }
@@ -142,7 +142,7 @@ fn call_threshold(store: &Store, f: FuncAddr) -> u32 {
 /// compiled code instead (jit, lazy: whenever it has code; dyn: once hot).
 pub(crate) fn use_compiled(store: &mut Store, f: FuncAddr) -> bool {
     if store.config.tier == Tier::Int
-        || store.funcrefs[f.0 as usize].code.is_null()
+        || (store.funcrefs[f.0 as usize].code.is_null() && !jit::awaits_preparation(store, f))
         || interp_only(store, f)
     {
         return false;

@@ -154,6 +154,9 @@ pub struct SessionMetrics {
     pub interpreted: Option<&'static str>,
     /// What the weaver inlined (compiled tiers with monitors).
     pub inline: Option<InlineStats>,
+    /// [`Session::finish`]: folding block counts, the monitors' `wasm:exit`
+    /// and writing their reports.
+    pub finish: Duration,
 }
 
 /// An application and its monitors in one store (see the module docs).
@@ -469,6 +472,13 @@ impl Session {
     /// fold block counts into the monitors' state, then run their `wasm:exit`.
     /// A trap while folding is reported on stderr and the exit probes still run.
     pub fn finish(&mut self) -> Result<(), Trap> {
+        let t0 = Instant::now();
+        let r = self.finish_inner();
+        self.metrics.finish = t0.elapsed();
+        r
+    }
+
+    fn finish_inner(&mut self) -> Result<(), Trap> {
         let _ = self.wasi.borrow_mut().flush();
         if let (Some(c), Some(app)) = (&self.counters, self.app) {
             if let Err(t) = c.settle(&mut self.store, app, self.trap_site) {

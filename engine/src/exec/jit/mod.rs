@@ -149,6 +149,10 @@ pub struct StoreJit {
     osr_pending: std::collections::HashSet<(u32, u32, u32)>,
     /// The compiled-code cache (`Config::code_cache`), once opened.
     cache: Option<Arc<CodeCache>>,
+    /// Dyn tier: instances whose JIT preparation waits for the first tier-up
+    /// request (in instantiation order), and whether one was made.
+    unprepared: Vec<InstanceId>,
+    started: bool,
 }
 
 thread_local! {
@@ -1050,6 +1054,44 @@ fn code_for(store: &Store, inst: InstanceId) -> Result<Rc<JitCode>, String> {
     Ok(code)
 }
 
+/// A new instance's JIT preparation ([`prepare_instance`]): now, or in the
+/// dyn tier, until the store's first tier-up request, none being made yet
+/// ([`ensure_prepared`]). A program that never gets hot thus costs what it
+/// costs the interpreter: no trampolines, vmctx or code cache.
+pub(crate) fn prepare_or_defer(store: &mut Store, id: InstanceId) -> Result<(), String> {
+    let dyn_tier = store.config.tier == crate::runtime::store::Tier::Dyn;
+    let j = &mut crate::exec::state_mut(store).jit;
+    if dyn_tier && !j.started {
+        j.unprepared.push(id);
+        return Ok(());
+    }
+    prepare_instance(store, id)
+}
+
+/// Whether `f` is a function of an instance that waits for its JIT
+/// preparation (it has no entry points yet, but may get hot).
+pub(crate) fn awaits_preparation(store: &Store, f: FuncAddr) -> bool {
+    let waiting = &crate::exec::state(store).jit.unprepared;
+    match store.funcs[f.0 as usize].kind {
+        FuncKind::Wasm { instance, .. } => !waiting.is_empty() && waiting.contains(&instance),
+        FuncKind::Host(_) => false,
+    }
+}
+
+/// Prepare every instance that waits, in instantiation order (an instance
+/// needs the entry points of the functions it imports); from now on new
+/// instances are prepared at once. The interpreter may be running: this
+/// only fills entry points and vmctx blocks, which it does not read.
+pub(crate) fn ensure_prepared(store: &mut Store) -> Result<(), String> {
+    let j = &mut crate::exec::state_mut(store).jit;
+    j.started = true;
+    let ids = std::mem::take(&mut j.unprepared);
+    for id in ids {
+        prepare_instance(store, id)?;
+    }
+    Ok(())
+}
+
 /// Compile (or reuse) the instance's module, build its vmctx, and publish its
 /// functions' entry points.
 pub(crate) fn prepare_instance(store: &mut Store, id: InstanceId) -> Result<(), String> {
@@ -1376,6 +1418,9 @@ pub(crate) fn osr_enter(
     locals: &[u64],
 ) -> Result<OsrEntry, Trap> {
     if store.config.tier != crate::runtime::store::Tier::Dyn || code.interp_only {
+        return Ok(OsrEntry::Never);
+    }
+    if ensure_prepared(store).is_err() {
         return Ok(OsrEntry::Never);
     }
     let idata = &store.instances[inst];
