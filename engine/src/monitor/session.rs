@@ -183,6 +183,11 @@ pub struct Session {
     app_names: std::collections::HashMap<u32, String>,
     /// The app's DWARF line table, if it has one, for rendered reports.
     app_lines: Option<super::dwarf::LineTable>,
+    /// Once woven: the instrumented original module and the match result,
+    /// no longer needed, kept until the session is dropped rather than freed
+    /// at load (a per-site structure: freeing it costs start-up time, and the
+    /// command never drops its session).
+    matched: Option<(Module, weave::Plan)>,
 }
 
 impl Session {
@@ -207,6 +212,7 @@ impl Session {
             reports: Vec::new(),
             app_names: Default::default(),
             app_lines: None,
+            matched: None,
         }
     }
 
@@ -380,6 +386,7 @@ impl Session {
         })?;
         self.metrics.woven_decode = t0.elapsed();
         wm.origin = Some(w.origin);
+        self.matched = Some((orig, plan));
         Ok(wm)
     }
 

@@ -95,41 +95,82 @@ struct LoadedMonitor {
 }
 
 /// Which rules a site may match, built once per monitor: a rule for one
-/// opcode is a candidate only at that opcode's sites; every other rule (any
-/// opcode, entry, block and exit events) at every site. Candidates come in
+/// opcode is a candidate only at that opcode's sites of its kind (before or
+/// after the instruction); every other rule (any opcode, entry, block and
+/// exit events) at every site of the kinds its event has. Candidates come in
 /// export order, so matching a site costs its candidates, not every rule (a
 /// compiled `wasm:opcode:*` script has one rule per opcode).
 #[derive(Default)]
 struct RuleIndex {
-    by_opcode: HashMap<u16, Vec<usize>>,
-    general: Vec<usize>,
+    /// Per site kind (`When` as index: entry, before, after): rules for one
+    /// opcode, by opcode, and the rules that may match any site of that kind.
+    by_opcode: [HashMap<u16, Vec<usize>>; 3],
+    general: [Vec<usize>; 3],
+}
+
+/// The site kinds a rule can match, as [`RuleIndex`] indices.
+fn rule_whens(event: &Event) -> &'static [usize] {
+    const ENTRY: usize = 0;
+    const BEFORE: usize = 1;
+    const AFTER: usize = 2;
+    match event {
+        Event::FuncEntry => &[ENTRY],
+        Event::BlockStart | Event::BlockEnd => &[ENTRY, BEFORE],
+        Event::FuncExit => &[BEFORE],
+        Event::Opcode {
+            mode: Mode::Before, ..
+        } => &[BEFORE],
+        Event::Opcode {
+            mode: Mode::After, ..
+        } => &[AFTER],
+    }
+}
+
+fn when_index(when: When) -> usize {
+    match when {
+        When::Entry => 0,
+        When::Before => 1,
+        When::After => 2,
+    }
 }
 
 impl RuleIndex {
     fn new(rules: &[Rule]) -> RuleIndex {
         let mut ix = RuleIndex::default();
         for (i, r) in rules.iter().enumerate() {
-            match r.pattern.event {
-                Event::Opcode {
-                    matches: OpcodeMatch::One(o),
-                    ..
-                } => ix.by_opcode.entry(o.index()).or_default().push(i),
-                _ => ix.general.push(i),
+            for &w in rule_whens(&r.pattern.event) {
+                match r.pattern.event {
+                    Event::Opcode {
+                        matches: OpcodeMatch::One(o),
+                        ..
+                    } => ix.by_opcode[w].entry(o.index()).or_default().push(i),
+                    _ => ix.general[w].push(i),
+                }
             }
         }
         ix
     }
 
-    /// Candidate rules at a site with `opcode`, in export order.
-    fn candidates(&self, opcode: Option<monitor_abi::Opcode>) -> Vec<usize> {
-        let one: &[usize] = opcode
-            .and_then(|o| self.by_opcode.get(&o.index()))
-            .map_or(&[], |v| v.as_slice());
+    fn one(&self, opcode: Option<monitor_abi::Opcode>, when: When) -> &[usize] {
+        opcode
+            .and_then(|o| self.by_opcode[when_index(when)].get(&o.index()))
+            .map_or(&[], |v| v.as_slice())
+    }
+
+    /// Whether some rule may match a site of this kind with `opcode`.
+    fn any(&self, opcode: Option<monitor_abi::Opcode>, when: When) -> bool {
+        !self.general[when_index(when)].is_empty() || !self.one(opcode, when).is_empty()
+    }
+
+    /// Candidate rules at a site of this kind with `opcode`, in export order.
+    fn candidates(&self, opcode: Option<monitor_abi::Opcode>, when: When) -> Vec<usize> {
+        let one = self.one(opcode, when);
+        let general = &self.general[when_index(when)];
         if one.is_empty() {
-            return self.general.clone();
+            return general.clone();
         }
-        let mut out = Vec::with_capacity(one.len() + self.general.len());
-        let (mut a, mut b) = (one.iter().peekable(), self.general.iter().peekable());
+        let mut out = Vec::with_capacity(one.len() + general.len());
+        let (mut a, mut b) = (one.iter().peekable(), general.iter().peekable());
         while let (Some(&&x), Some(&&y)) = (a.peek(), b.peek()) {
             out.push(
                 if x < y { a.next() } else { b.next() }
@@ -1353,6 +1394,13 @@ impl Instrumenter for Matcher<'_> {
         }
         let v = site.validator;
         let opcode = site.op.map(monitor_abi::opcode_of);
+        // Only rules of this site's kind and opcode can match: without any,
+        // skip the site's facts (the `:after` ones need the effect computed
+        // before the instruction).
+        let any = |w| self.mons.monitors.iter().any(|m| m.index.any(opcode, w));
+        if !any(when) && !(when == When::Before && any(When::After)) {
+            return Ok(Vec::new());
+        }
         let imms = site
             .op
             .map(monitor_abi::flatten_immediates)
@@ -1415,7 +1463,7 @@ impl Instrumenter for Matcher<'_> {
             // Rules by category (entry, block start, block end, opcode, exit), export order within.
             let mut order: Vec<usize> = self.mons.monitors[mi]
                 .index
-                .candidates(opcode)
+                .candidates(opcode, when)
                 .into_iter()
                 .filter(|&ri| {
                     rule_matches(
