@@ -176,6 +176,17 @@ pub(crate) fn interp_only(store: &Store, f: FuncAddr) -> bool {
     }
 }
 
+/// From now on, compile every function on its first call, as the lazy tier
+/// does, instead of interpreting it until hot: for code that runs once and
+/// does all its work in one go (the monitors' `wasm:exit`: a report's loop
+/// over thousands of rows, which the dyn tier would interpret for its first
+/// iterations and hand to a compiler thread only then). Dyn tier only.
+pub(crate) fn compile_from_now_on(store: &mut Store) {
+    if store.config.tier == Tier::Dyn && jit::ensure_prepared(store).is_ok() {
+        store.config.tier = Tier::Lazy;
+    }
+}
+
 /// Dyn tier: a loop header of the interpreter ran its `n`-th iteration;
 /// whether to enter compiled code there now (once, at the threshold).
 pub(crate) fn loop_is_hot(store: &Store, n: u32) -> bool {

@@ -492,6 +492,7 @@ impl Session {
                 eprintln!("wizeng: trap: {t}");
             }
         }
+        crate::exec::tiering::compile_from_now_on(&mut self.store);
         let r = self.exit_monitors();
         let _ = self.wasi.borrow_mut().flush();
         if let Some(m) = &self.monitors {
