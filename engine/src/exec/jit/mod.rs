@@ -102,6 +102,9 @@ pub struct JitCode {
     pub entry_tramps: Vec<*const u8>,
     /// Per module type index: the lazy tier's compile-on-first-call stub.
     pub lazy_stubs: Vec<*const u8>,
+    /// The trampoline of clock functions (`Linker::clock`), if the module
+    /// has their type `[] -> [i64]`.
+    pub clock_tramp: Option<*const u8>,
     pub infos: Vec<FuncInfo>,
     pub compile_time: std::time::Duration,
 }
@@ -122,6 +125,9 @@ impl Drop for JitCode {
 pub struct StoreJit {
     /// Per store type id: (host trampoline, entry trampoline).
     tramps: HashMap<u32, (*const u8, *const u8)>,
+    /// The clock functions' trampoline (`JitCode::clock_tramp` of the first
+    /// module that has one).
+    clock_tramp: Option<*const u8>,
     /// Host function contexts (boxed: JIT code holds pointers to them).
     host_ctxs: Vec<Box<libcalls::HostCtx>>,
     /// A host function's error while called from JIT code.
@@ -463,6 +469,7 @@ pub(crate) fn link(input: &CodegenInput, out: CodegenOutput) -> Result<JitCode, 
     // the code), so that their code is the same in every process: cacheable.
     builder.symbol(HOST_CALL, libcalls::host_call as *const u8);
     builder.symbol(LAZY_CALL, lazy_call as *const u8);
+    builder.symbol(CLOCK_CALL, libcalls::clock_call as *const u8);
     let table = libcalls::table();
     for (name, addr) in table {
         builder.symbol(name, addr as *const u8);
@@ -572,8 +579,14 @@ pub(crate) fn link(input: &CodegenInput, out: CodegenOutput) -> Result<JitCode, 
     // Trampolines for every type of the module.
     let mut tramp_ids = Vec::new();
     let mut lazy_ids = Vec::new();
+    let mut clock_id = None;
     if only.is_none_or(|o| o == u32::MAX) {
         for (ti, ty) in m.types.iter().enumerate() {
+            if clock_id.is_none() && ty.params.is_empty() && *ty.results == [ValType::I64] {
+                let c = host_trampoline(&mut jit, &mut ctx, ty, ti, CLOCK_CALL, cache)
+                    .map_err(|e| format!("clock trampoline: {e}"))?;
+                clock_id = Some(c);
+            }
             let h = host_trampoline(&mut jit, &mut ctx, ty, ti, HOST_CALL, cache)
                 .map_err(|e| format!("host trampoline: {e}"))?;
             let e = entry_trampoline(&mut jit, &mut ctx, ty, ti, cache)
@@ -622,6 +635,11 @@ pub(crate) fn link(input: &CodegenInput, out: CodegenOutput) -> Result<JitCode, 
             htraps,
         ));
     }
+    let clock_tramp = clock_id.map(|(c, clen, ctraps)| {
+        let cp = jit.get_finalized_function(c);
+        infos.push(FuncInfo::stub("clock trampoline".into(), cp, clen, ctraps));
+        cp
+    });
     signals::register(&infos);
     Ok(JitCode {
         module: Some(jit),
@@ -630,6 +648,7 @@ pub(crate) fn link(input: &CodegenInput, out: CodegenOutput) -> Result<JitCode, 
         host_tramps,
         entry_tramps,
         lazy_stubs,
+        clock_tramp,
         infos,
         compile_time: t0.elapsed(),
     })
@@ -982,6 +1001,7 @@ fn entry_trampoline(
 /// Symbols the trampolines call ([`libcalls::host_call`], [`lazy_call`]).
 const HOST_CALL: &str = "wizeng_host_call";
 const LAZY_CALL: &str = "wizeng_lazy_call";
+const CLOCK_CALL: &str = "wizeng_clock_call";
 
 /// Compile `ctx`'s function (through the code cache, if there is one) and
 /// define it as `id` in `jit`.
@@ -1098,10 +1118,9 @@ pub(crate) fn prepare_instance(store: &mut Store, id: InstanceId) -> Result<(), 
     open_cache(store);
     let code = code_for(store, id)?;
     crate::exec::state_mut(store).jit.compile_time += code.compile_time;
-    crate::exec::state_mut(store)
-        .jit
-        .profiling
-        .announce(&code.infos);
+    let j = &mut crate::exec::state_mut(store).jit;
+    j.profiling.announce(&code.infos);
+    j.clock_tramp = j.clock_tramp.or(code.clock_tramp);
     let m = store.instance(id).module.clone();
     for (ti, _) in m.types.iter().enumerate() {
         let tid = store.instance(id).type_ids[ti];
@@ -1397,10 +1416,35 @@ fn publish_func(store: &mut Store, func: FuncAddr, code: JitCode) {
     let fr = &mut store.funcrefs[func.0 as usize];
     fr.code = p;
     fr.vmctx = vmctx_ptr;
+    retarget_importers(store, func, p, vmctx_ptr);
     let j = &mut crate::exec::state_mut(store).jit;
     j.lazy_code.push(Rc::new(code));
     j.lazy_done.insert(func.0);
     crate::exec::tiering::mark(store, func, crate::exec::tiering::COMPILED);
+}
+
+/// Point every other instance's import of `func` at its new code: until
+/// then their compiled calls reach it through its stub (`lazy_call`), which
+/// works but costs a host-call round trip per call (a probe call from woven
+/// code to a monitor function is such an import). Compiled code reads an
+/// import's entry at each call, so a call already running is unaffected.
+fn retarget_importers(store: &mut Store, func: FuncAddr, code: *const u8, vmctx: *mut u8) {
+    for inst in store.instances.iter_mut() {
+        let imported = inst.module.num_imported_funcs as usize;
+        let Some(layout) = jit_code(inst).map(|c| &c.layout) else {
+            continue;
+        };
+        let entries: smallvec::SmallVec<[usize; 2]> = (0..imported)
+            .filter(|&k| inst.funcs[k] == func)
+            .map(|k| layout.func(k as u32) as usize / 8)
+            .collect();
+        if let (Some(v), false) = (inst.vmctx.as_mut(), entries.is_empty()) {
+            for o in entries {
+                v[o + 1] = code as u64;
+                v[o + 2] = vmctx as u64;
+            }
+        }
+    }
 }
 
 /// Dyn tier: the interpreter's loop at op `op_index` of `code` (instance
@@ -1499,12 +1543,12 @@ fn fill_funcrefs(store: &mut Store, all: bool) {
             continue;
         }
         if let FuncKind::Host(_) = store.funcs[a].kind {
-            if let Some((h, _)) = crate::exec::state(store)
-                .jit
-                .tramps
-                .get(&store.funcs[a].type_id)
-                .copied()
-            {
+            let j = &crate::exec::state(store).jit;
+            let tramp = match j.clock_tramp {
+                Some(c) if store.is_clock(FuncAddr(a as u32)) => Some(c),
+                _ => j.tramps.get(&store.funcs[a].type_id).map(|t| t.0),
+            };
+            if let Some(h) = tramp {
                 let ctx = Box::new(libcalls::HostCtx {
                     store_ctx: sc,
                     func: a as u32,

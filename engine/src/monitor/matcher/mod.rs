@@ -244,17 +244,7 @@ pub fn define_wizeng_imports(linker: &mut Linker, store: &mut Store, out: Rc<Ref
             Err(Trap::host(format!("wizeng.error: {msg}")))
         },
     );
-    let t0 = std::time::Instant::now();
-    linker.func(
-        store,
-        "wizeng",
-        "rdtsc",
-        FuncType::new([], [ValType::I64]),
-        move |_, _, r| {
-            r[0] = Value::I64(t0.elapsed().as_nanos() as i64);
-            Ok(())
-        },
-    );
+    linker.clock(store, "wizeng", "rdtsc");
     linker.func(
         store,
         "wizeng",
