@@ -1006,7 +1006,7 @@ impl Linker {
     /// Define `module.name` as the store's monotonic clock, `[] -> [i64]`:
     /// nanoseconds since the store was made. Compiled code calls it through a
     /// trampoline of its own, a few nanoseconds instead of a host call's
-    /// round trip (a profiler's probes read it twice per call).
+    /// round trip (a profiler reads it twice in each of its probes).
     pub fn clock(&mut self, store: &mut Store, module: &str, name: &str) -> FuncAddr {
         let ty = FuncType::new([], [ValType::I64]);
         let a = self.func(store, module, name, ty, |c, _, r| {
