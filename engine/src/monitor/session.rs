@@ -180,6 +180,8 @@ pub struct Session {
     app_names: std::collections::HashMap<u32, String>,
     /// The app's DWARF line table, if it has one, for rendered reports.
     app_lines: Option<super::dwarf::LineTable>,
+    /// The app as declared, when announced before the monitors are loaded.
+    announced: Option<matcher::AppDecl>,
 }
 
 impl Session {
@@ -204,6 +206,7 @@ impl Session {
             reports: Vec::new(),
             app_names: Default::default(),
             app_lines: None,
+            announced: None,
         }
     }
 
@@ -228,6 +231,14 @@ impl Session {
     /// Give the app the engine's own host module (`--expose=wizeng`).
     pub fn expose_wizeng(&mut self) {
         matcher::define_wizeng_imports(&mut self.linker, &mut self.store, self.wasi.clone());
+    }
+
+    /// Tell the monitors loaded next which app they will run with, so their
+    /// start functions can query its declared memories and data through
+    /// `wizeng:app` (docs/monitor-abi.md#lifecycle). Optional: without it
+    /// those queries answer -1 until [`Session::load_app`].
+    pub fn announce_app(&mut self, bytes: &[u8]) {
+        self.announced = Some(matcher::AppDecl::read(bytes));
     }
 
     /// Load and instantiate the monitors of a `--monitors` list
@@ -286,8 +297,14 @@ impl Session {
         matcher::define_wizeng_imports(&mut mon_linker, &mut self.store, self.wasi.clone());
         frames::define_frame_accessor(&mut mon_linker, &mut self.store);
         dyninstr::define_dyninstr(&mut mon_linker, &mut self.store);
-        let m = Monitors::load(&mut self.store, &specs, &mon_linker, self.config.fatal)
-            .map_err(|e| SessionError::Monitor(e.to_string()))?;
+        let m = Monitors::load(
+            &mut self.store,
+            &specs,
+            &mon_linker,
+            self.config.fatal,
+            self.announced.take(),
+        )
+        .map_err(|e| SessionError::Monitor(e.to_string()))?;
         self.monitors = Some(m);
         Ok(())
     }
