@@ -2,7 +2,9 @@
 //! store, from loading to the monitors' `wasm:exit`.
 //!
 //! [`Session`] is the pipeline the `wizeng` command runs, for embedders and
-//! tests: create it with a [`SessionConfig`] and a WASI context, load monitors
+//! tests: create it with a [`SessionConfig`] and a WASI context, optionally
+//! announce the app ([`Session::announce_app`]: the monitors' start functions
+//! may then read its declared memories and data), load monitors
 //! ([`Session::load_monitors`]: instantiated first, their start functions run),
 //! load the app ([`Session::load_app`]: matched against the monitors' rules
 //! while it is validated; for compiled tiers, woven), [`Session::instantiate`]
