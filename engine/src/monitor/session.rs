@@ -2,7 +2,9 @@
 //! store, from loading to the monitors' `wasm:exit`.
 //!
 //! [`Session`] is the pipeline the `wizeng` command runs, for embedders and
-//! tests: create it with a [`SessionConfig`] and a WASI context, load monitors
+//! tests: create it with a [`SessionConfig`] and a WASI context, optionally
+//! announce the app ([`Session::announce_app`]: the monitors' start functions
+//! may then read its declared memories and data), load monitors
 //! ([`Session::load_monitors`]: instantiated first, their start functions run),
 //! load the app ([`Session::load_app`]: matched against the monitors' rules
 //! while it is validated; for compiled tiers, woven), [`Session::instantiate`]
@@ -188,6 +190,8 @@ pub struct Session {
     /// at load (a per-site structure: freeing it costs start-up time, and the
     /// command never drops its session).
     matched: Option<(Module, weave::Plan)>,
+    /// The app as declared, when announced before the monitors are loaded.
+    announced: Option<matcher::AppDecl>,
 }
 
 impl Session {
@@ -213,6 +217,7 @@ impl Session {
             app_names: Default::default(),
             app_lines: None,
             matched: None,
+            announced: None,
         }
     }
 
@@ -237,6 +242,14 @@ impl Session {
     /// Give the app the engine's own host module (`--expose=wizeng`).
     pub fn expose_wizeng(&mut self) {
         matcher::define_wizeng_imports(&mut self.linker, &mut self.store, self.wasi.clone());
+    }
+
+    /// Tell the monitors loaded next which app they will run with, so their
+    /// start functions can query its declared memories and data through
+    /// `wizeng:app` (docs/monitor-abi.md#lifecycle). Optional: without it
+    /// those queries answer -1 until [`Session::load_app`].
+    pub fn announce_app(&mut self, bytes: &[u8]) {
+        self.announced = Some(matcher::AppDecl::read(bytes));
     }
 
     /// Load and instantiate the monitors of a `--monitors` list
@@ -295,8 +308,14 @@ impl Session {
         matcher::define_wizeng_imports(&mut mon_linker, &mut self.store, self.wasi.clone());
         frames::define_frame_accessor(&mut mon_linker, &mut self.store);
         dyninstr::define_dyninstr(&mut mon_linker, &mut self.store);
-        let m = Monitors::load(&mut self.store, &specs, &mon_linker, self.config.fatal)
-            .map_err(|e| SessionError::Monitor(e.to_string()))?;
+        let m = Monitors::load(
+            &mut self.store,
+            &specs,
+            &mon_linker,
+            self.config.fatal,
+            self.announced.take(),
+        )
+        .map_err(|e| SessionError::Monitor(e.to_string()))?;
         self.monitors = Some(m);
         Ok(())
     }

@@ -26,6 +26,7 @@ use crate::runtime::store::{Caller, Linker, Store};
 use crate::runtime::wasi::WasiCtx;
 
 mod app_memory;
+pub use app_memory::AppDecl;
 mod blocks;
 mod lib_memory;
 use blocks::Blocks;
@@ -199,7 +200,8 @@ pub struct Monitors {
     pub stats: MonitorStats,
     /// The monitors' own output files (`MonitorSpec::output`).
     outputs: Vec<output::MonitorOutput>,
-    /// The app's declared memories, for `wizeng:app.memory_size`/`page_size`.
+    /// The app's declared memories and data, for the `wizeng:app` queries
+    /// answered before it is instantiated.
     app_memories: app_memory::AppMemories,
 }
 
@@ -316,68 +318,6 @@ fn define_app_imports(linker: &mut Linker, store: &mut Store) {
     );
 }
 
-/// `memory_read(mem, src, dst, len)` and `data_read(seg, off, dst, len)`:
-/// bytes of the app's memory or data segment (a dropped one is empty)
-/// copied into the calling monitor's memory 0; 0, or -1 when a range is out
-/// of bounds or the app is not instantiated. `memory_read64` takes an i64
-/// `src` (for a 64-bit app memory; both read either kind of memory).
-fn define_app_memory_imports(linker: &mut Linker, store: &mut Store) {
-    let (i32t, i64t) = (ValType::I32, ValType::I64);
-    for (name, from_data, src) in [
-        ("memory_read", false, i32t),
-        ("memory_read64", false, i64t),
-        ("data_read", true, i32t),
-    ] {
-        linker.func(
-            store,
-            monitor_abi::imports::MODULE_APP,
-            name,
-            FuncType::new([i32t, src, i32t, i32t], [i32t]),
-            move |c, a, r| {
-                let arg = |i: usize| match a[i] {
-                    Value::I64(v) => usize::try_from(v as u64).unwrap_or(usize::MAX),
-                    ref v => v.i32().unwrap_or(0) as u32 as usize,
-                };
-                let bytes = app_bytes(c.store, from_data, arg(0), arg(1), arg(3));
-                let ok = match (bytes, c.memory0()) {
-                    (Some(b), Ok(mem)) => match mem.get_mut(arg(2)..arg(2) + b.len()) {
-                        Some(dst) => {
-                            dst.copy_from_slice(&b);
-                            true
-                        }
-                        None => false,
-                    },
-                    _ => false,
-                };
-                r[0] = Value::I32(if ok { 0 } else { -1 });
-                Ok(())
-            },
-        );
-    }
-}
-
-/// `len` bytes from `off` of the app's memory `idx` (or data segment `idx`).
-fn app_bytes(store: &Store, data: bool, idx: usize, off: usize, len: usize) -> Option<Vec<u8>> {
-    let inst = &store.instances[store.app?.0 as usize];
-    let src: &[u8] = if data {
-        let range = inst.module.datas.get(idx)?.range.clone();
-        if inst.data_dropped[idx] {
-            &[]
-        } else {
-            &inst.module.bytes[range]
-        }
-    } else {
-        // A woven module (JIT) has the monitors' memories after the app's
-        // imported ones.
-        let idx = match &inst.module.origin {
-            Some(o) if idx as u32 >= o.mem_imports => idx + o.mem_shift as usize,
-            _ => idx,
-        };
-        &store.memories[inst.memories.get(idx)?.0 as usize].data[..]
-    };
-    Some(src.get(off..off.checked_add(len)?)?.to_vec())
-}
-
 fn app_table_fid(store: &Store, table: i32, index: i32) -> Option<u32> {
     let app = store.app?;
     let inst = &store.instances[app.0 as usize];
@@ -401,17 +341,20 @@ fn app_table_fid(store: &Store, table: i32, index: i32) -> Option<u32> {
 
 impl Monitors {
     /// Instantiate every monitor (libraries first) in `store`. Warnings about
-    /// malformed probe names go to stderr (errors with `fatal`).
+    /// malformed probe names go to stderr (errors with `fatal`). `app`, when
+    /// the app is known before the monitors start, answers their start
+    /// functions' `wizeng:app` queries (its declared memories and data).
     pub fn load(
         store: &mut Store,
         specs: &[MonitorSpec],
         base: &Linker,
         fatal: bool,
+        app: Option<AppDecl>,
     ) -> Result<Monitors, MonitorError> {
         let mut monitors = Vec::new();
         let mut dynamic = false;
         let mut outputs = Vec::new();
-        let app_memories = app_memory::AppMemories::default();
+        let app_memories = app_memory::AppMemories::new(RefCell::new(app.unwrap_or_default()));
         for spec in specs {
             let name = spec.path.display().to_string();
             let mut linker = base.clone();
@@ -422,7 +365,6 @@ impl Monitors {
                 outputs.push(out);
             }
             define_app_imports(&mut linker, store);
-            define_app_memory_imports(&mut linker, store);
             app_memory::define(&mut linker, store, &app_memories);
             let lib_mems = lib_memory::LibMemories::default();
             lib_memory::define(&mut linker, store, &lib_mems);
@@ -518,7 +460,7 @@ impl Monitors {
     /// names (name section) and imported functions (`target_fn_*`).
     pub fn set_app(&mut self, bytes: &[u8]) {
         self.func_names = crate::core::module::read_func_names(bytes);
-        *self.app_memories.borrow_mut() = app_memory::declared(bytes);
+        *self.app_memories.borrow_mut() = AppDecl::read(bytes);
         self.func_imports.clear();
         for p in wasmparser::Parser::new(0).parse_all(bytes) {
             match p {
