@@ -1710,15 +1710,29 @@ fn trap_from_pc(store: &mut Store, pc: usize, rets: &[usize]) -> Trap {
 /// in between (within one expression tree).
 ///
 /// When the faulting instruction has no location of its own (`borrowed`, see
-/// `signals::borrowed_location`), `at` is the op located just before it, and
-/// the access is the first load/store from `at` on (after `at` when `at`'s
-/// own access has its location, `Some(true)`), with no control flow in
-/// between; the backward search is the fallback.
+/// `signals::borrowed_location`), `at` is the op located just before it.
+/// The access is then the first one of `at`'s straight-line code (no
+/// control flow in between) whose own location holds no trapping
+/// instruction (not in `located`: its load was merged elsewhere, e.g. into
+/// a splat the egraph rebuilt without a location); failing that, the first
+/// load/store from `at` on (after `at` when `at`'s own access has its
+/// location, `Some(true)`); the backward search is the last fallback.
 ///
 /// A bulk memory op at `at` is the access only for an `explicit` trap (its
 /// libcall's check); a guard-page fault there is a load merged into its
 /// operands (e.g. the widening of `memory.fill`'s destination).
-fn faulting_access(body: &[u8], at: u32, borrowed: Option<bool>, explicit: bool) -> Option<u32> {
+fn faulting_access(
+    body: &[u8],
+    at: u32,
+    borrowed: Option<bool>,
+    explicit: bool,
+    located: &[u32],
+) -> Option<u32> {
+    if borrowed.is_some() {
+        if let Some(p) = unlocated_access(body, at, located) {
+            return Some(p);
+        }
+    }
     let fb = wasmparser::FunctionBody::new(wasmparser::BinaryReader::new(body, 0));
     let mut ops = fb.get_operators_reader().ok()?;
     let mut last: Option<u32> = None;
@@ -1726,22 +1740,7 @@ fn faulting_access(body: &[u8], at: u32, borrowed: Option<bool>, explicit: bool)
         let (op, off) = ops.read_with_offset().ok()?;
         let off = off as u32;
         use wasmparser::Operator as O;
-        let access = crate::core::operators::memarg_of(&op).is_some()
-            || crate::exec::interp::simd::MemOp::from_operator(&op).is_some();
-        // Control flow that ends a Cranelift block (a `block` start does not).
-        let control = matches!(
-            op,
-            O::Loop { .. }
-                | O::If { .. }
-                | O::Else
-                | O::End
-                | O::Br { .. }
-                | O::BrIf { .. }
-                | O::BrTable { .. }
-                | O::Call { .. }
-                | O::CallIndirect { .. }
-                | O::Return
-        );
+        let (access, control) = (is_access(&op), ends_block(&op));
         if off > at {
             match borrowed {
                 Some(_) if access => return Some(off),
@@ -1771,6 +1770,51 @@ fn faulting_access(body: &[u8], at: u32, borrowed: Option<bool>, explicit: bool)
         }
     }
     last
+}
+
+/// A load or store (scalar, SIMD or atomic) with a memarg.
+fn is_access(op: &wasmparser::Operator<'_>) -> bool {
+    crate::core::operators::memarg_of(op).is_some()
+        || crate::exec::interp::simd::MemOp::from_operator(op).is_some()
+}
+
+/// Control flow that ends a Cranelift block (a `block` start does not).
+fn ends_block(op: &wasmparser::Operator<'_>) -> bool {
+    use wasmparser::Operator as O;
+    matches!(
+        op,
+        O::Loop { .. }
+            | O::If { .. }
+            | O::Else
+            | O::End
+            | O::Br { .. }
+            | O::BrIf { .. }
+            | O::BrTable { .. }
+            | O::Call { .. }
+            | O::CallIndirect { .. }
+            | O::Return
+    )
+}
+
+/// The first access of the straight-line code around `at` that is not in
+/// `located` (see `faulting_access`).
+fn unlocated_access(body: &[u8], at: u32, located: &[u32]) -> Option<u32> {
+    let fb = wasmparser::FunctionBody::new(wasmparser::BinaryReader::new(body, 0));
+    let mut ops = fb.get_operators_reader().ok()?;
+    let mut first: Option<u32> = None;
+    while !ops.eof() {
+        let (op, off) = ops.read_with_offset().ok()?;
+        let off = off as u32;
+        if ends_block(&op) {
+            if off >= at {
+                return first;
+            }
+            first = None;
+        } else if first.is_none() && is_access(&op) && !located.contains(&off) {
+            first = Some(off);
+        }
+    }
+    first
 }
 
 fn site_at(pc: usize) -> Option<TrapSite> {
@@ -1840,8 +1884,9 @@ fn trap_at(store: &mut Store, pc: usize, rets: &[usize]) -> Trap {
         // (`lookup` found it), and every x86 instruction that faults or traps
         // here is at least 2 bytes long.
         let explicit = unsafe { std::ptr::read(pc as *const [u8; 2]) } == [0x0f, 0x0b];
-        if let Some(p) =
-            signals::body_at(pc).and_then(|b| faulting_access(&b, pc_in_body, borrowed, explicit))
+        let located = signals::located_trap_pcs(pc);
+        if let Some(p) = signals::body_at(pc)
+            .and_then(|b| faulting_access(&b, pc_in_body, borrowed, explicit, &located))
         {
             pc_in_body = p;
         }
