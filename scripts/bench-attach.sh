@@ -13,7 +13,7 @@
 #                           `report unshared var` counters) and whamm's paper script
 #                           hotness-hw.mm (`report var count: u32`), if WHAMM_SRC has it;
 #                           spec: a built-in name, a .wasm/.wat monitor or a .mm script
-#   WHAMM_SRC=/work/whamm-upstream   WHAMM=target/release/whamm   WIZENG=target/release/wizeng
+#   WHAMM_SRC=../whamm-upstream      WHAMM=target/release/whamm   WIZENG=target/release/wizeng
 #   VENV=<repo>/.venv
 set -euo pipefail
 
@@ -25,7 +25,7 @@ WIZENG="${WIZENG:-$ROOT/target/release/wizeng}"
 [[ -x "${WIZENG%% *}" ]] || (cd "$ROOT" && nice cargo build --release -p wizeng) >&2
 WHAMM="${WHAMM:-$ROOT/target/release/whamm}"
 [[ -x "${WHAMM%% *}" ]] || (cd "$ROOT" && nice cargo build --release -p whamm-compiler) >&2
-WHAMM_SRC="${WHAMM_SRC:-/work/whamm-upstream}"
+WHAMM_SRC="${WHAMM_SRC:-$ROOT/../whamm-upstream}"
 if [[ -z "${MONITORS:-}" ]]; then
     MONITORS="hotness=hotness;hotness.mm=$ROOT/examples/hotness.mm"
     paper="$WHAMM_SRC/tests/scripts/paper_eval/hotness/hotness-hw.mm"

@@ -11,6 +11,9 @@
 #                     400 in about a millisecond, so compare it with Wasmtime at 20000+)
 #   WIZENG="cmd ..."  engine command (default target/release/wizeng; built if missing)
 #   WASMTIME="cmd"    Wasmtime CLI (default: `wasmtime` on PATH; column left out if none)
+#   WASMTIME_PY=1     also Wasmtime through its Python API (the venv's `wasmtime`,
+#                     scripts/venv.sh; run time measured in-process, so compared
+#                     with our --metrics run time directly); WASMTIME_PY=0 skips it
 #   WASMI="cmd"       wasmi CLI with SIMD (`cargo install wasmi_cli --features simd`;
 #                     default: `wasmi` on PATH; column left out if none)
 #   CLANG=clang-16    C compiler for wasm32-wasi (apt-get install -y clang-16 lld-16 wasi-libc)
@@ -33,7 +36,14 @@ FLAGS=(--target=wasm32-wasi --sysroot="$SYSROOT" -ffp-contract=off -Wl,--strip-a
 "$CLANG" "${FLAGS[@]}" -O2 "$SRC" -o "$TMP/scalar.wasm"
 "$CLANG" "${FLAGS[@]}" -O3 -msimd128 "$SRC" -o "$TMP/simd.wasm"
 
-exec python3 "$ROOT/scripts/bench_simd.py" --wizeng "$WIZENG" \
+wt_py=()
+if [[ "${WASMTIME_PY:-1}" != 0 ]]; then
+    # shellcheck source=scripts/venv.sh
+    source "$ROOT/scripts/venv.sh"
+    wt_py=(--wasmtime-py "$PY")
+fi
+
+exec python3 "$ROOT/scripts/bench_simd.py" --wizeng "$WIZENG" "${wt_py[@]}" \
     --wasmtime "${WASMTIME:-$(command -v wasmtime || true)}" \
     --wasmi "${WASMI:-$(command -v wasmi || true)}" \
     --runs "${RUNS:-5}" --rounds "${KERNEL_ROUNDS:-0}" "$TMP/scalar.wasm" "$TMP/simd.wasm" "$@"

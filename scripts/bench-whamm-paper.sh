@@ -8,16 +8,16 @@
 #
 # usage: scripts/bench-whamm-paper.sh [FILTER_REGEX]     (regex on "suite/program")
 # env:
-#   WHAMM_SRC=/work/whamm-upstream   upstream whamm's checkout (its tests/scripts/paper_eval
+#   WHAMM_SRC=../whamm-upstream      upstream whamm's checkout (default: beside this repository) (its tests/scripts/paper_eval
 #                                    holds the scripts)
 #   WHAMM_UPSTREAM=...               upstream whamm's CLI; default $WHAMM_TARGET/release/whamm,
 #                                    built from WHAMM_SRC with cargo if missing
-#   WHAMM_TARGET=/work/tools/whamm-target   CARGO_TARGET_DIR for that build
+#   WHAMM_TARGET=target/whamm-upstream   CARGO_TARGET_DIR for that build
 #   WHAMM_CORE=$WHAMM_SRC/embedded/release/whamm_core.wasm   whamm's core library (the one its
 #                                    release build embeds), preloaded into Wasmtime
 #   WHAMM=target/release/whamm       our compiler (built if missing)
 #   WIZENG=target/release/wizeng     our engine (built if missing)
-#   WASMTIME=/work/tools/wasmtime/bin/wasmtime (or `wasmtime` on the PATH)
+#   WASMTIME=wasmtime                the Wasmtime CLI (see bench-startup.sh)
 #   SCRIPTS=hotness,branches,coverage,basic-blocks
 #   SUITES=polybench,ostrich         RUNS=3 (median)   TIMEOUT=600 (per run or build)
 #   KEEP=DIR                         write both outputs of a differing program there
@@ -29,8 +29,8 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # shellcheck source=scripts/venv.sh
 source "$ROOT/scripts/venv.sh"
 
-WHAMM_SRC="${WHAMM_SRC:-/work/whamm-upstream}"
-WHAMM_TARGET="${WHAMM_TARGET:-/work/tools/whamm-target}"
+WHAMM_SRC="${WHAMM_SRC:-$ROOT/../whamm-upstream}"
+WHAMM_TARGET="${WHAMM_TARGET:-$ROOT/target/whamm-upstream}"
 WHAMM_UPSTREAM="${WHAMM_UPSTREAM:-$WHAMM_TARGET/release/whamm}"
 if [[ ! -x "${WHAMM_UPSTREAM%% *}" ]]; then
     echo "building upstream whamm into $WHAMM_TARGET ..." >&2
@@ -40,10 +40,7 @@ WHAMM="${WHAMM:-$ROOT/target/release/whamm}"
 [[ -x "${WHAMM%% *}" ]] || (cd "$ROOT" && nice cargo build --release -p whamm-compiler) >&2
 WIZENG="${WIZENG:-$ROOT/target/release/wizeng}"
 [[ -x "${WIZENG%% *}" ]] || (cd "$ROOT" && nice cargo build --release -p wizeng) >&2
-if [[ -z "${WASMTIME:-}" ]]; then
-    WASMTIME=wasmtime
-    [[ -x /work/tools/wasmtime/bin/wasmtime ]] && WASMTIME=/work/tools/wasmtime/bin/wasmtime
-fi
+WASMTIME="${WASMTIME:-wasmtime}"
 command -v "${WASMTIME%% *}" >/dev/null || {
     echo "bench-whamm-paper.sh: the Wasmtime CLI was not found (set WASMTIME=; see bench-startup.sh)" >&2
     exit 2

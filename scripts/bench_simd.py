@@ -27,7 +27,10 @@ def run(cmd, may_fail=False):
     if p.returncode != 0:
         sys.exit(f"failed ({p.returncode}): {' '.join(cmd)}\n{p.stderr.decode()}")
     m = re.search(rb"run ([0-9.]+) ms", p.stderr)
-    return wall, (float(m.group(1)) / 1000 if m else None), p.stdout
+    if m:
+        return wall, float(m.group(1)) / 1000, p.stdout
+    m = re.search(rb"run_s=([0-9.]+)", p.stderr)  # run_wasmtime.py --times
+    return wall, (float(m.group(1)) if m else None), p.stdout
 
 
 def best(cmd, runs, outputs, key, may_fail=False):
@@ -49,6 +52,9 @@ def main():
     ap.add_argument("--wizeng", required=True)
     ap.add_argument("--wasmtime", default="")
     ap.add_argument("--wasmi", default="")
+    ap.add_argument("--wasmtime-py", default="",
+                    help="Python with the wasmtime package: Wasmtime through its API "
+                         "(scripts/run_wasmtime.py), run time measured in-process")
     ap.add_argument("--rounds", type=int, default=0,
                     help="rounds per kernel (0: the program's default, 400)")
     ap.add_argument("--runs", type=int, default=5)
@@ -91,6 +97,12 @@ def main():
                 v = best(cmd + [a.simd, k] + extra, a.runs, outputs, k)
                 simd_wall[("wt-" + cache, k)] = v[0]
                 print(f"{k:8} {'wt-' + cache:9} {'':>18} {v[0]*1e3:8.1f} / {'':>7}")
+        if a.wasmtime_py:
+            here = os.path.dirname(os.path.abspath(__file__))
+            cmd = [a.wasmtime_py, os.path.join(here, "run_wasmtime.py"), "--times"]
+            v = best(cmd + [a.simd, k] + extra, a.runs, outputs, k)
+            simd_wall[("wt-api", k)], simd_run[("wt-api", k)] = v
+            print(f"{k:8} {'wt-api':9} {'':>18} {v[0]*1e3:8.1f} / {v[1]*1e3:7.1f}")
         if a.wasmi:
             v = best([a.wasmi, a.simd, k] + extra, a.runs, outputs, k, may_fail=True)
             if v is None:
@@ -100,6 +112,12 @@ def main():
                 print(f"{k:8} {'wasmi':9} {'':>18} {v[0]*1e3:8.1f} / {'':>7}")
     for name, rs in ratios.items():
         print(f"geomean simd/scalar run time, {name}: {geomean(rs):.2f}")
+    pairs = [(k, simd_run[("jit", k)] / simd_run[("wt-api", k)])
+             for k in kernels if ("wt-api", k) in simd_run]
+    if pairs:
+        per = " ".join(f"{k}={r:.2f}" for k, r in pairs)
+        print(f"SIMD build, run time (in-process), jit / Wasmtime API: geomean "
+              f"{geomean([r for _, r in pairs]):.2f} ({per})")
     for ours, theirs in [("jit", "wt-warm"), ("int", "wasmi")]:
         if theirs not in startup:
             continue

@@ -182,13 +182,17 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
     if cli.expose.iter().any(|e| e == "wizeng") {
         s.expose_wizeng();
     }
-    // Monitors are instantiated first (their start functions run), then matched
-    // against the app while it is validated and translated.
-    s.load_monitors(&monitor_list(&cli))
-        .map_err(session_failure(&cli))?;
+    // Monitors are instantiated first (their start functions run, knowing the
+    // app as declared), then matched against the app while it is validated
+    // and translated.
     s.set_app_path(&cli.app.display().to_string());
     let bytes = wizeng::module::read_binary(&cli.app)
         .map_err(|e| Failure(status::LOAD, anyhow!("{}: {e}", cli.app.display())))?;
+    let monitors = monitor_list(&cli);
+    if !monitors.is_empty() {
+        s.announce_app(&bytes);
+    }
+    s.load_monitors(&monitors).map_err(session_failure(&cli))?;
     if let Some(path) = &cli.emit_woven {
         let b = s.emit_woven(&bytes).map_err(session_failure(&cli))?;
         std::fs::write(path, b)
@@ -532,6 +536,10 @@ fn print_monitor_metrics(s: &Session) {
         ms(m.matching),
         ms(m.weave),
         ms(m.woven_decode)
+    );
+    eprintln!(
+        "wizeng: metrics: exit: fold counts, wasm:exit and reports {:.3} ms",
+        ms(m.finish)
     );
     if let Some(why) = m.interpreted {
         eprintln!("wizeng: metrics: application interpreted: {why}");

@@ -216,6 +216,43 @@ fn regression_seeds() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// Seeds that once differed with SIMD, memory64 and threads on in every
+/// module (as in the run that found them: `DIFF_SIMD=all
+/// DIFF_PROPOSALS=memory64,threads`); any mismatch or trap-site difference
+/// fails.
+#[test]
+fn simd_memory64_threads_regression_seeds() {
+    let p = harness::Proposals {
+        memory64: true,
+        threads: true,
+        ..Default::default()
+    };
+    let seeds: [u64; 2] = [
+        // Two out-of-bounds loads merged into instructions the egraph rebuilt
+        // without a location (a splat, via uextend): the JIT named the next
+        // located access after them, pc 0x69, not the first load, pc 0x40
+        // (JIT: `faulting_access` prefers an access whose own location has
+        // no trapping instruction, `unlocated_access`).
+        2063891,
+        // `f32.mul` of two NaNs whose bits reach an i32 global: the
+        // interpreter's `a * b` (operands swapped by LLVM) kept the second
+        // NaN, the JIT's `mulss` the first (`hot::floats::nan32`).
+        2134693,
+    ];
+    let mut failures = Vec::new();
+    for seed in seeds {
+        match harness::check_for(&harness::seed_bytes(seed), true, p) {
+            Ok(s)
+                if s.site_mismatches
+                    .iter()
+                    .all(|m| m.starts_with(harness::OOB_MERGED)) => {}
+            Ok(s) => failures.push(format!("seed {seed}: {:?}", s.site_mismatches)),
+            Err(e) => failures.push(format!("seed {seed}: {e}")),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// Seeds that once differed with exception handling and GC on (as in the
 /// run that found them: `DIFF_PROPOSALS=exceptions,gc`, SIMD as the seed
 /// says); any mismatch or trap-site difference fails.

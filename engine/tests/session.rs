@@ -104,3 +104,51 @@ fn errors_carry_their_exit_status() {
     let err = s.instantiate().unwrap_err();
     assert_eq!(err.exit_status(), 126, "{err}");
 }
+
+/// A monitor whose start function reads the app through `wizeng:app`: the
+/// union of its active data (start, length) and its first two bytes there,
+/// kept in globals; `got` returns them, or -1s where a query failed.
+const DATA_MONITOR: &str = r#"(module
+  (import "wizeng:app" "active_data_start" (func $start (param i32) (result i32)))
+  (import "wizeng:app" "active_data_len" (func $len (param i32) (result i32)))
+  (import "wizeng:app" "memory_read" (func $read (param i32 i32 i32 i32) (result i32)))
+  (memory 1)
+  (global $s (mut i32) (i32.const 0))
+  (global $n (mut i32) (i32.const 0))
+  (global $b (mut i32) (i32.const 0))
+  (func $init
+    (global.set $s (call $start (i32.const 0)))
+    (global.set $n (call $len (i32.const 0)))
+    (global.set $b (i32.const -1))
+    (if (i32.eqz (call $read (i32.const 0) (global.get $s) (i32.const 0) (i32.const 2)))
+      (then (global.set $b (i32.load16_u (i32.const 0))))))
+  (start $init)
+  (func (export "got") (result i32 i32 i32) (global.get $s) (global.get $n) (global.get $b)))"#;
+
+/// Active data at 16 ("hi") and 40 ("!"): their union is [16, 41).
+const DATA_APP: &str = r#"(module
+  (memory 1)
+  (data (i32.const 16) "hi")
+  (data (i32.const 40) "!"))"#;
+
+#[test]
+fn an_announced_app_is_readable_from_monitor_start_functions() {
+    let mon = write_monitor("data.wasm", DATA_MONITOR);
+    let app = wat::parse_str(DATA_APP).unwrap();
+    for (announce, want) in [
+        (true, [16, 25, i32::from_le_bytes([b'h', b'i', 0, 0])]),
+        (false, [-1, -1, -1]),
+    ] {
+        let mut s = session(Tier::Int);
+        if announce {
+            s.announce_app(&app);
+        }
+        s.load_monitors(&mon.display().to_string()).unwrap();
+        s.load_app(&app).unwrap();
+        s.instantiate().unwrap();
+        let m = s.monitor_instances()[0];
+        let got = s.store().export_func(m, "got").unwrap();
+        let vals = s.store_mut().invoke(got, &[]).unwrap();
+        assert_eq!(vals, want.map(Value::I32), "announced: {announce}");
+    }
+}

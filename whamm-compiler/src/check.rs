@@ -16,7 +16,7 @@ use crate::types::Type;
 use std::collections::HashMap;
 
 mod memory;
-pub(crate) use memory::MEMORY_FNS;
+pub(crate) use memory::{is_monitor_memid, MEMORY_FNS};
 
 #[derive(Clone, Debug)]
 pub struct BoundInfo {

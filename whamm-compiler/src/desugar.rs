@@ -11,8 +11,9 @@
 //!   and immediate: it becomes `dup_at(mem, ptr, arg0, arg1, imm0, opname)`
 //!   so the checker binds them like any other use.
 //! - `APP_MEMID`, whamm's id of the app's memory, is the memory id 1 (the
-//!   app's memory 0; 0 is the monitor's own), which `page_size` and
-//!   `mem_size` accept.
+//!   app's memory 0; 0 is the monitor's own), which `page_size`,
+//!   `mem_size`, `active_data_start`, `active_data_len` and `memcpy`'s
+//!   source accept.
 
 use crate::ast::*;
 use crate::diag::Diag;

@@ -93,7 +93,7 @@ impl Store {
             if tier == Tier::Int {
                 return Ok(());
             }
-            jit::prepare_instance(store, id)
+            jit::prepare_or_defer(store, id)
                 .map_err(|e| Trap::host(format!("JIT compilation failed: {e}")))
         })?;
         if let Some(s) = module.start {

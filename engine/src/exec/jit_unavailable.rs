@@ -51,7 +51,16 @@ pub(crate) mod signals {
     }
 }
 
-pub(crate) fn prepare_instance(_: &mut Store, _: InstanceId) -> Result<(), String> {
+pub(crate) fn prepare_or_defer(_: &mut Store, _: InstanceId) -> Result<(), String> {
+    Err(WHY.into())
+}
+
+/// Nothing is ever prepared, so nothing waits.
+pub(crate) fn awaits_preparation(_: &Store, _: FuncAddr) -> bool {
+    false
+}
+
+pub(crate) fn ensure_prepared(_: &mut Store) -> Result<(), String> {
     Err(WHY.into())
 }
 

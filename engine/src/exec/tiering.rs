@@ -96,7 +96,7 @@ pub(crate) fn call_is_hot(store: &mut Store, f: FuncAddr) -> bool {
     if c + 1 < call_threshold(store, f) {
         return false;
     }
-    if interp_only(store, f) {
+    if interp_only(store, f) || jit::ensure_prepared(store).is_err() {
         mark(store, f, NEVER);
         return false;
     }
@@ -142,7 +142,7 @@ fn call_threshold(store: &Store, f: FuncAddr) -> u32 {
 /// compiled code instead (jit, lazy: whenever it has code; dyn: once hot).
 pub(crate) fn use_compiled(store: &mut Store, f: FuncAddr) -> bool {
     if store.config.tier == Tier::Int
-        || store.funcrefs[f.0 as usize].code.is_null()
+        || (store.funcrefs[f.0 as usize].code.is_null() && !jit::awaits_preparation(store, f))
         || interp_only(store, f)
     {
         return false;
@@ -173,6 +173,17 @@ pub(crate) fn interp_only(store: &Store, f: FuncAddr) -> bool {
                 && crate::exec::interp::load::func_code(m, func_idx).interp_only
         }
         FuncKind::Host(_) => false,
+    }
+}
+
+/// From now on, compile every function on its first call, as the lazy tier
+/// does, instead of interpreting it until hot: for code that runs once and
+/// does all its work in one go (the monitors' `wasm:exit`: a report's loop
+/// over thousands of rows, which the dyn tier would interpret for its first
+/// iterations and hand to a compiler thread only then). Dyn tier only.
+pub(crate) fn compile_from_now_on(store: &mut Store) {
+    if store.config.tier == Tier::Dyn && jit::ensure_prepared(store).is_ok() {
+        store.config.tier = Tier::Lazy;
     }
 }
 

@@ -2,7 +2,9 @@
 //! store, from loading to the monitors' `wasm:exit`.
 //!
 //! [`Session`] is the pipeline the `wizeng` command runs, for embedders and
-//! tests: create it with a [`SessionConfig`] and a WASI context, load monitors
+//! tests: create it with a [`SessionConfig`] and a WASI context, optionally
+//! announce the app ([`Session::announce_app`]: the monitors' start functions
+//! may then read its declared memories and data), load monitors
 //! ([`Session::load_monitors`]: instantiated first, their start functions run),
 //! load the app ([`Session::load_app`]: matched against the monitors' rules
 //! while it is validated; for compiled tiers, woven), [`Session::instantiate`]
@@ -154,6 +156,9 @@ pub struct SessionMetrics {
     pub interpreted: Option<&'static str>,
     /// What the weaver inlined (compiled tiers with monitors).
     pub inline: Option<InlineStats>,
+    /// [`Session::finish`]: folding block counts, the monitors' `wasm:exit`
+    /// and writing their reports.
+    pub finish: Duration,
 }
 
 /// An application and its monitors in one store (see the module docs).
@@ -166,7 +171,7 @@ pub struct Session {
     monitors: Option<Monitors>,
     module: Option<Arc<Module>>,
     /// The tier the app's code runs in (the interpreter when monitors need
-    /// frames or dynamic probes; lazy for woven code in dyn).
+    /// frames or dynamic probes).
     app_tier: Tier,
     app: Option<InstanceId>,
     counters: Option<BlockCounters>,
@@ -180,6 +185,17 @@ pub struct Session {
     app_names: std::collections::HashMap<u32, String>,
     /// The app's DWARF line table, if it has one, for rendered reports.
     app_lines: Option<super::dwarf::LineTable>,
+    /// Once woven: the instrumented original module and the match result,
+    /// no longer needed, kept until the session is dropped rather than freed
+    /// at load (a per-site structure: freeing it costs start-up time, and the
+    /// command never drops its session).
+    matched: Option<(Module, weave::Plan)>,
+    /// The app as declared, when announced before the monitors are loaded.
+    announced: Option<matcher::AppDecl>,
+    /// Its bytes, for `whamm:reflect` in the monitors' start functions.
+    announced_bytes: Option<Vec<u8>>,
+    /// The app's path as the user gave it (`Session::set_app_path`).
+    app_path: String,
 }
 
 impl Session {
@@ -204,12 +220,17 @@ impl Session {
             reports: Vec::new(),
             app_names: Default::default(),
             app_lines: None,
+            matched: None,
+            announced: None,
+            announced_bytes: None,
+            app_path: String::new(),
         }
     }
 
     /// The app's path as the user gave it, for monitors that ask
-    /// (`whamm:reflect.read_module_path`); call after loading the monitors.
+    /// (`whamm:reflect.read_module_path`).
     pub fn set_app_path(&mut self, path: &str) {
+        self.app_path = path.to_string();
         if let Some(m) = self.monitors.as_mut() {
             m.set_app_path(path);
         }
@@ -236,6 +257,16 @@ impl Session {
     /// Give the app the engine's own host module (`--expose=wizeng`).
     pub fn expose_wizeng(&mut self) {
         matcher::define_wizeng_imports(&mut self.linker, &mut self.store, self.wasi.clone());
+    }
+
+    /// Tell the monitors loaded next which app they will run with, so their
+    /// start functions can query its declared memories and data through
+    /// `wizeng:app` (docs/monitor-abi.md#lifecycle) and ask `whamm:reflect`.
+    /// Optional: without it those queries answer -1 (`whamm:reflect` traps)
+    /// until [`Session::load_app`].
+    pub fn announce_app(&mut self, bytes: &[u8]) {
+        self.announced = Some(matcher::AppDecl::read(bytes));
+        self.announced_bytes = Some(bytes.to_vec());
     }
 
     /// Load and instantiate the monitors of a `--monitors` list
@@ -294,8 +325,18 @@ impl Session {
         matcher::define_wizeng_imports(&mut mon_linker, &mut self.store, self.wasi.clone());
         frames::define_frame_accessor(&mut mon_linker, &mut self.store);
         dyninstr::define_dyninstr(&mut mon_linker, &mut self.store);
-        let m = Monitors::load(&mut self.store, &specs, &mon_linker, self.config.fatal)
-            .map_err(|e| SessionError::Monitor(e.to_string()))?;
+        let mut m = Monitors::load(
+            &mut self.store,
+            &specs,
+            &mon_linker,
+            self.config.fatal,
+            self.announced.take(),
+            self.announced_bytes
+                .take()
+                .map(|b| (b, self.app_path.clone())),
+        )
+        .map_err(|e| SessionError::Monitor(e.to_string()))?;
+        m.set_app_path(&self.app_path);
         self.monitors = Some(m);
         Ok(())
     }
@@ -372,14 +413,10 @@ impl Session {
             }
             return Ok(orig);
         }
-        // In the dyn tier, woven code is compiled on first call, as in lazy.
-        // The interpreter can run it (it attributes traps in woven code as
-        // the JIT does: `exec::interp::woven`; `WIZENG_WOVEN_DYN=1`), but
-        // measured on PolyBench gemm that is 3-6x slower whole process
-        // (probe calls from interpreted code), so it stays off.
-        if self.config.engine.tier == Tier::Dyn && std::env::var_os("WIZENG_WOVEN_DYN").is_none() {
-            self.app_tier = Tier::Lazy;
-        }
+        // In the dyn tier the woven code runs as any app's: interpreted (its
+        // inlined increments and block counters are ordinary code; traps are
+        // attributed as the JIT attributes them, `exec::interp::woven`) until
+        // a function or loop is hot, then compiled in the background.
         let t0 = Instant::now();
         let w = weave::weave(&orig, &plan, &self.store, &self.config.inline, false)?;
         self.metrics.weave = t0.elapsed();
@@ -389,12 +426,13 @@ impl Session {
         self.metrics.inline = Some(w.stats.clone());
         self.counters = Some(w.counters);
         let t0 = Instant::now();
-        let mut wm = Module::new(&w.bytes).map_err(|e| LoadError {
+        let mut wm = Module::new_for_tier(&w.bytes, self.app_tier).map_err(|e| LoadError {
             message: format!("woven module does not validate: {}", e.message),
             ..e
         })?;
         self.metrics.woven_decode = t0.elapsed();
         wm.origin = Some(w.origin);
+        self.matched = Some((orig, plan));
         Ok(wm)
     }
 
@@ -453,7 +491,7 @@ impl Session {
         self.store.config.tier = self.app_tier;
         let inst = self.linker.instantiate(&mut self.store, &module);
         // An app interpreted for its monitors' sake still calls compiled
-        // monitors; a woven app in dyn runs as lazy (monitors included).
+        // monitors.
         if self.app_tier == Tier::Int {
             self.store.config.tier = tier;
         }
@@ -487,12 +525,20 @@ impl Session {
     /// fold block counts into the monitors' state, then run their `wasm:exit`.
     /// A trap while folding is reported on stderr and the exit probes still run.
     pub fn finish(&mut self) -> Result<(), Trap> {
+        let t0 = Instant::now();
+        let r = self.finish_inner();
+        self.metrics.finish = t0.elapsed();
+        r
+    }
+
+    fn finish_inner(&mut self) -> Result<(), Trap> {
         let _ = self.wasi.borrow_mut().flush();
         if let (Some(c), Some(app)) = (&self.counters, self.app) {
             if let Err(t) = c.settle(&mut self.store, app, self.trap_site) {
                 eprintln!("wizeng: trap: {t}");
             }
         }
+        crate::exec::tiering::compile_from_now_on(&mut self.store);
         let r = self.exit_monitors();
         let _ = self.wasi.borrow_mut().flush();
         if let Some(m) = &self.monitors {

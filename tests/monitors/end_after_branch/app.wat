@@ -6,7 +6,7 @@
 (module
   (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
   (func $f (param i32) (result i32)
-    (block                              ;; end at pc 10: only `br 0` reaches it
+    (block                              ;; end at pc 8: only `br 0` reaches it
       (br 0)
       (drop (i32.const 7)))
     (block $out (result i32)            ;; end: only the br_if and the br reach it

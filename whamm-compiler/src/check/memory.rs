@@ -2,7 +2,8 @@
 //! `read_str(mem, ptr, len)`, `write_str(mem, ptr, s)`,
 //! `memcpy(src_mem, src, dst_mem, dst, len)`, `strcmp((ptr, len), s)`,
 //! `dup_at(mem, ptr)` (in `memory.copy`/`fill`/`init` probes),
-//! `page_size(mem)`, `mem_size(mem)`
+//! `page_size(mem)`, `mem_size(mem)`, `active_data_start(mem)`,
+//! `active_data_len(mem)`
 //! (docs/probe-language.md#memory-and-string-functions). Memory ids are
 //! whamm's: 0 is the monitor's own memory, where its strings live, and
 //! `memid(whamm_core)` names the same memory, since the monitor provides
@@ -24,6 +25,8 @@ pub(crate) const MEMORY_FNS: &[&str] = &[
     "dup_at",
     "page_size",
     "mem_size",
+    "active_data_start",
+    "active_data_len",
 ];
 
 impl Checker<'_> {
@@ -36,9 +39,13 @@ impl Checker<'_> {
         let (params, ret): (Vec<Type>, Type) = match func.name.as_str() {
             "read_str" => (vec![Type::U32, Type::I32, Type::U32], Type::Str),
             "write_str" => (vec![Type::U32, Type::I32, Type::Str], Type::Unit),
-            "memcpy" => (vec![Type::U32; 5], Type::Unit),
-            // the app's memory sizes come through `wizeng:app` (Part B)
-            "page_size" | "mem_size" => {
+            "memcpy" => {
+                // copying from the app's memory reads it through `wizeng:app`
+                self.uses_app_memory |= !args.first().is_some_and(is_monitor_memid);
+                (vec![Type::U32; 5], Type::Unit)
+            }
+            // the app's memory sizes and data come through `wizeng:app` (Part B)
+            "page_size" | "mem_size" | "active_data_start" | "active_data_len" => {
                 self.uses_app_memory = true;
                 (vec![Type::U32], Type::U32)
             }
@@ -101,5 +108,16 @@ impl Checker<'_> {
             ),
         }
         Type::U32
+    }
+}
+
+/// Whether `e` names the monitor's own memory in every case: the literal 0
+/// or `memid(...)` (0 for `whamm_core`; another library's id is never an
+/// app memory).
+pub(crate) fn is_monitor_memid(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Int(0) => true,
+        ExprKind::Call { func, .. } => func.name == "memid",
+        _ => false,
     }
 }

@@ -6,6 +6,7 @@
 use super::fn_cx::FnCx;
 use super::Cg;
 use crate::ast::{Expr, ExprKind, Ident};
+use crate::check::is_monitor_memid;
 use crate::diag::Diag;
 use crate::types::Type;
 use wasm_encoder::Instruction as I;
@@ -64,6 +65,15 @@ impl Cg<'_> {
                 self.expr_to(cx, &args[2], &Type::Str);
                 cx.e(I::Call(self.m.rt("str_write")));
             }
+            "memcpy" if self.app_memory.is_some() && !is_monitor_memid(&args[0]) => {
+                self.memcpy_from_app(cx, args);
+            }
+            "memcpy" if matches!(args[0].kind, ExprKind::Int(n) if n != 0) => {
+                self.err(Diag::error(
+                    "`memcpy` from the app's memory needs monitor ABI Part B (`wizeng:app`); not available with --portable",
+                    func.span,
+                ));
+            }
             "memcpy" => {
                 // (src_mem, src, dst_mem, dst, len) -> memory.copy(dst, src, len)
                 self.mem_id(cx, &args[0]);
@@ -80,7 +90,9 @@ impl Cg<'_> {
                 });
             }
             "dup_at" => self.dup_at(cx, func, args),
-            "page_size" | "mem_size" => self.mem_size(cx, func, args),
+            "page_size" | "mem_size" | "active_data_start" | "active_data_len" => {
+                self.app_query(cx, func, args)
+            }
             _ => {
                 // strcmp((ptr, len), s): the bytes equal the string's
                 let pair = Type::Tuple(vec![Type::I32, Type::I32]);
@@ -145,19 +157,26 @@ impl Cg<'_> {
         }
     }
 
-    /// `page_size(mem)` (bytes per page) and `mem_size(mem)` (pages): memory
-    /// 0 is the monitor's own (64 KiB pages); memory k ≥ 1 is the app's
-    /// memory k - 1 (`APP_MEMID` is 1), asked through `wizeng:app` (-1 if
-    /// the app has no such memory).
-    fn mem_size(&mut self, cx: &mut FnCx, func: &Ident, args: &[Expr]) {
-        let Some([_, _, app_pages, app_page_size]) = self.app_memory else {
+    /// `page_size(mem)` (bytes per page), `mem_size(mem)` (pages),
+    /// `active_data_start(mem)` and `active_data_len(mem)` (the union of
+    /// the active data segments): memory 0 is the monitor's own (64 KiB
+    /// pages; no app data), memory k ≥ 1 is the app's memory k - 1
+    /// (`APP_MEMID` is 1), asked through `wizeng:app` (-1 if the app has no
+    /// such memory).
+    fn app_query(&mut self, cx: &mut FnCx, func: &Ident, args: &[Expr]) {
+        let Some([_, _, pages, page_size, data_start, data_len]) = self.app_memory else {
             self.err(Diag::error(
                 format!("`{}` needs monitor ABI Part B (the app's memory); not available with --portable", func.name),
                 func.span,
             ));
             return;
         };
-        let pages = func.name == "mem_size";
+        let (import, own) = match func.name.as_str() {
+            "mem_size" => (pages, I::MemorySize(0)),
+            "page_size" => (page_size, I::I32Const(65536)),
+            "active_data_start" => (data_start, I::I32Const(0)),
+            _ => (data_len, I::I32Const(0)),
+        };
         let id = cx.local(wasm_encoder::ValType::I32);
         self.expr_to(cx, &args[0], &Type::U32);
         cx.e(I::LocalTee(id));
@@ -167,12 +186,54 @@ impl Cg<'_> {
         cx.e(I::LocalGet(id));
         cx.e(I::I32Const(1));
         cx.e(I::I32Sub);
-        cx.e(I::Call(if pages { app_pages } else { app_page_size }));
+        cx.e(I::Call(import));
         cx.e(I::Else);
-        cx.e(if pages {
-            I::MemorySize(0)
-        } else {
-            I::I32Const(65536)
+        cx.e(own);
+        cx.e(I::End);
+    }
+
+    /// `memcpy(src_mem, src, dst_mem, dst, len)` whose source may be an app
+    /// memory: from memory 0 a `memory.copy`, from memory k ≥ 1 (the app's
+    /// memory k - 1) `wizeng:app.memory_read`, which reads the app's initial
+    /// contents while the monitor starts; a failed read traps. The
+    /// destination must be memory 0.
+    fn memcpy_from_app(&mut self, cx: &mut FnCx, args: &[Expr]) {
+        let Some([mem_read, ..]) = self.app_memory else {
+            return;
+        };
+        let [id, src, dst, len] = [(); 4].map(|_| cx.local(VT::I32));
+        self.expr_to(cx, &args[0], &Type::U32);
+        cx.e(I::LocalSet(id));
+        self.expr_to(cx, &args[1], &Type::U32);
+        cx.e(I::LocalSet(src));
+        self.mem_id(cx, &args[2]);
+        self.expr_to(cx, &args[3], &Type::U32);
+        cx.e(I::LocalSet(dst));
+        self.expr_to(cx, &args[4], &Type::U32);
+        cx.e(I::LocalSet(len));
+        cx.e(I::LocalGet(id));
+        cx.e(I::If(wasm_encoder::BlockType::Empty));
+        cx.e(I::LocalGet(id));
+        cx.e(I::I32Const(1));
+        cx.e(I::I32Sub);
+        for l in [src, dst, len] {
+            cx.e(I::LocalGet(l));
+        }
+        cx.e(I::Call(mem_read));
+        cx.e(I::If(wasm_encoder::BlockType::Empty));
+        let msg = "memcpy: the range is outside the app's memory";
+        let p = self.m.string(msg);
+        cx.e(I::I32Const(p as i32 + 4));
+        cx.e(I::I32Const(msg.len() as i32));
+        cx.e(I::Call(self.m.rt("fail")));
+        cx.e(I::End);
+        cx.e(I::Else);
+        for l in [dst, src, len] {
+            cx.e(I::LocalGet(l));
+        }
+        cx.e(I::MemoryCopy {
+            src_mem: 0,
+            dst_mem: 0,
         });
         cx.e(I::End);
     }

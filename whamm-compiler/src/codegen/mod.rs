@@ -92,9 +92,11 @@ struct Cg<'a> {
     app_table_fid: Option<u32>,
     /// Function index of the `wizeng.rdtsc` import (the builtin `rdtsc()`).
     rdtsc: Option<u32>,
-    /// `wizeng:app.memory_read`, `data_read`, `memory_size` and
-    /// `page_size`, for `dup_at`, `mem_size` and `page_size`.
-    app_memory: Option<[u32; 4]>,
+    /// `wizeng:app.memory_read`, `data_read`, `memory_size`, `page_size`,
+    /// `active_data_start` and `active_data_len`, for `dup_at`, `memcpy`
+    /// from the app, `mem_size`, `page_size` and the `active_data_*`
+    /// functions.
+    app_memory: Option<[u32; 6]>,
     /// `wizeng:lib.memory_read`, for `read_str(memid(LIB), ...)`.
     lib_memory_read: Option<u32>,
     /// The event catalogue of the target (site-dependent variable types).
@@ -126,17 +128,20 @@ pub fn compile(
             vec![VT::I32],
         ));
     }
-    // `dup_at`, `mem_size` and `page_size` read the app's memories and
-    // data segments (Part B).
+    // `dup_at`, `memcpy` from the app, `mem_size`, `page_size` and the
+    // `active_data_*` functions read the app's memories and data segments
+    // (Part B).
     let mut app_memory = None;
     if checked.uses_app_memory && !opts.portable {
         let n = 4 + lib_imports.len() as u32;
-        app_memory = Some([n, n + 1, n + 2, n + 3]);
+        app_memory = Some([n, n + 1, n + 2, n + 3, n + 4, n + 5]);
         for (name, params) in [
             ("memory_read", 4),
             ("data_read", 4),
             ("memory_size", 1),
             ("page_size", 1),
+            ("active_data_start", 1),
+            ("active_data_len", 1),
         ] {
             lib_imports.push((
                 monitor_abi::imports::MODULE_APP.into(),

@@ -985,7 +985,9 @@ pub enum Op {
         kind: LaneOp,
         lane: u8,
     },
-    /// `i8x16.shuffle` with the lane indices in `Compiled::v128_consts[k]`.
+    /// `i8x16.shuffle` with the lane indices in `Compiled::v128_consts[k]`
+    /// (and on x86-64 its byte-shuffle masks in `k + 1` and `k + 2`,
+    /// `simd_fast::shuffle_consts`).
     Shuffle(u32),
     /// `v128.load` and `v128.store` (the common case of `SimdMem`).
     V128Load(MemArg),

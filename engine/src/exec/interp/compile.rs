@@ -1262,7 +1262,8 @@ fn translate_op(
         }
         W::I8x16Shuffle { lanes } => {
             let k = t.out.v128_consts.len() as u32;
-            t.out.v128_consts.push(u128::from_le_bytes(lanes));
+            let consts = crate::exec::interp::simd_fast::shuffle_consts(lanes);
+            t.out.v128_consts.extend(consts);
             simple(t, Op::Shuffle(k))
         }
 

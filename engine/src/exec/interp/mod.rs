@@ -17,6 +17,8 @@ pub(crate) mod load;
 mod probes;
 pub(crate) mod simd;
 mod simd_fast;
+#[cfg(target_arch = "x86_64")]
+mod simd_x86;
 pub(crate) mod stackmap;
 mod unwind;
 mod woven;

@@ -111,6 +111,34 @@ pub fn binary(op: SimdOp, a: u128, b: u128) -> Option<u128> {
     })
 }
 
+/// Any binary op, by the fastest form the host has: on x86-64 `simd_x86`'s
+/// vector instructions where it has the op (SSE2 inline, SSE4.1 if the host
+/// has it), otherwise (out of line there, so that an interpreter handler
+/// inlining this keeps its frameless tail dispatch) `binary`, else the
+/// reference `simd.rs`.
+#[inline(always)]
+pub fn binary_any(op: SimdOp, a: u128, b: u128) -> u128 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if let Some(r) = super::simd_x86::sse2(op, a, b) {
+            return r;
+        }
+        if super::simd_x86::covers(op) && super::simd_x86::available() {
+            // SAFETY: the host has SSE4.1 (just checked).
+            return unsafe { super::simd_x86::binary(op, a, b) };
+        }
+        binary_out_of_line(op, a, b)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    binary(op, a, b).unwrap_or_else(|| super::simd::binary(op, a, b))
+}
+
+#[cfg(target_arch = "x86_64")]
+#[inline(never)]
+fn binary_out_of_line(op: SimdOp, a: u128, b: u128) -> u128 {
+    binary(op, a, b).unwrap_or_else(|| super::simd::binary(op, a, b))
+}
+
 /// `a`'s lanes then `b`'s, each converted by `f` (the narrowing ops).
 #[inline(always)]
 fn concat<T: Copy, U, const N: usize, const M: usize>(
@@ -124,6 +152,29 @@ fn concat<T: Copy, U, const N: usize, const M: usize>(
 #[inline(always)]
 fn narrow(a: [u16; 8], b: [u16; 8], f: impl Fn(u16) -> u8) -> u128 {
     from_u8s(concat(a, b, f))
+}
+
+/// `i8x16.shuffle` by its constants `k` as `shuffle_consts` makes them.
+#[inline(always)]
+pub fn shuffle_by(a: u128, b: u128, k: &[u128]) -> u128 {
+    #[cfg(target_arch = "x86_64")]
+    if super::simd_x86::available() {
+        // SAFETY: the host has SSE4.1 (just checked).
+        return unsafe { super::simd_x86::shuffle(a, b, k[1..3].as_ptr()) };
+    }
+    shuffle(a, b, &k[0].to_le_bytes())
+}
+
+/// The constants an `i8x16.shuffle` keeps: its lanes, then (x86-64) the
+/// two byte-shuffle masks of `simd_x86::shuffle_masks`.
+pub fn shuffle_consts(lanes: [u8; 16]) -> Vec<u128> {
+    let mut k = vec![u128::from_le_bytes(lanes)];
+    #[cfg(target_arch = "x86_64")]
+    {
+        let (a, b) = super::simd_x86::shuffle_masks(&lanes);
+        k.extend([a, b]);
+    }
+    k
 }
 
 /// `i8x16.shuffle` (lane indices below 32, by validation).
@@ -241,6 +292,47 @@ mod tests {
                 }))
     }
 
+    /// The host's vector form of `op` (`simd_x86`), if it has one.
+    fn vector(op: SimdOp, a: u128, b: u128) -> Option<u128> {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use super::super::simd_x86 as x86;
+            if let Some(r) = x86::sse2(op, a, b) {
+                assert!(!x86::covers(op), "{op:?} has two vector forms");
+                return Some(r);
+            }
+            if x86::covers(op) && x86::available() {
+                // SAFETY: the host has SSE4.1 (just checked).
+                return Some(unsafe { x86::binary(op, a, b) });
+            }
+        }
+        let _ = (op, a, b);
+        None
+    }
+
+    /// What the interpreter runs for `op` (`binary_any`), where that is a
+    /// fast path.
+    fn vector_or_lanes(op: SimdOp, a: u128, b: u128) -> Option<u128> {
+        vector(op, a, b).or_else(|| super::binary(op, a, b))
+    }
+
+    /// Every op `simd_x86` claims has its vector form (it would panic
+    /// otherwise), and on an SSE4.1 host the hot float and integer ops do.
+    #[test]
+    fn vector_forms_cover_what_they_claim() {
+        let mut n = 0;
+        for &op in SimdOp::ALL {
+            if op.shape() == Shape::Binary && vector(op, 1, 2).is_some() {
+                n += 1;
+            }
+        }
+        #[cfg(target_arch = "x86_64")]
+        if super::super::simd_x86::available() {
+            assert!(n >= 50, "only {n} vector forms");
+        }
+        let _ = n;
+    }
+
     #[test]
     fn fast_paths_agree_with_the_reference() {
         let ins = inputs();
@@ -249,7 +341,12 @@ mod tests {
             match op.shape() {
                 Shape::Binary => {
                     for (&a, &b) in ins.iter().zip(ins.iter().rev()) {
-                        if let Some(f) = super::binary(op, a, b) {
+                        // Both paths: the host's vector forms (where it has
+                        // them) and the lane arrays.
+                        for f in [super::binary(op, a, b), vector(op, a, b)]
+                            .into_iter()
+                            .flatten()
+                        {
                             assert!(same(op, f, simd::binary(op, a, b)), "{op:?} {a:#x} {b:#x}");
                             covered += 1;
                         }
@@ -281,14 +378,27 @@ mod tests {
             SimdOp::F32x4Sub,
             SimdOp::F32x4Div,
         ] {
-            assert_eq!(super::binary(op, v(a), v(b)), Some(v(a)), "{op:?}");
-            assert_eq!(super::binary(op, v(b), v(a)), Some(v(b)), "{op:?}");
+            for f in [super::binary, vector_or_lanes] {
+                assert_eq!(f(op, v(a), v(b)), Some(v(a)), "{op:?}");
+                assert_eq!(f(op, v(b), v(a)), Some(v(b)), "{op:?}");
+                // One NaN lane among numbers: that lane alone is NaN.
+                let mixed = v(a) & u128::MAX << 96 | 0x3f80_0000;
+                let one = v(0x3f80_0000);
+                let got = f(op, mixed, one).unwrap();
+                assert_eq!(got >> 96, a as u128, "{op:?}");
+                assert!(!f32::from_bits(got as u32).is_nan(), "{op:?}");
+            }
         }
-        // A signalling NaN comes out quiet.
-        assert_eq!(
-            super::binary(SimdOp::F32x4Add, v(0x7f80_0001), v(0)),
-            Some(v(0x7fc0_0001))
-        );
+        // A signalling NaN comes out quiet, and so does an f64 one.
+        for f in [super::binary, vector_or_lanes] {
+            assert_eq!(
+                f(SimdOp::F32x4Add, v(0x7f80_0001), v(0)),
+                Some(v(0x7fc0_0001))
+            );
+            let d = |x: u64| x as u128 | (x as u128) << 64;
+            let (s, q) = (0x7ff0_0000_0000_0001, 0x7ff8_0000_0000_0001);
+            assert_eq!(f(SimdOp::F64x2Mul, d(1), d(s)), Some(d(q)));
+        }
     }
 
     #[test]
@@ -296,7 +406,9 @@ mod tests {
         let ins = inputs();
         for (&a, &b) in ins.iter().zip(ins.iter().skip(1)) {
             let lanes: [u8; 16] = std::array::from_fn(|i| ((a >> (8 * i)) as u8) & 31);
-            assert_eq!(super::shuffle(a, b, &lanes), simd::shuffle(a, b, &lanes));
+            let want = simd::shuffle(a, b, &lanes);
+            assert_eq!(super::shuffle(a, b, &lanes), want);
+            assert_eq!(super::shuffle_by(a, b, &super::shuffle_consts(lanes)), want);
         }
     }
 

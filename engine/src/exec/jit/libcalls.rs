@@ -220,6 +220,22 @@ pub(crate) unsafe extern "C" fn host_call(
     }
 }
 
+/// The clock trampoline's target (`Linker::clock` functions, `[] -> [i64]`):
+/// the same contract as [`host_call`], without its generic conversions.
+pub(crate) unsafe extern "C" fn clock_call(
+    host: *const HostCtx,
+    _caller_vmctx: *const u64,
+    args: *mut u64,
+) -> i32 {
+    // SAFETY: `host` is a live HostCtx owned by the store, and the
+    // trampoline's buffer holds the one result slot; see the module comment.
+    unsafe {
+        let store = &*(*(*host).store_ctx).store;
+        *args = store.clock_nanos();
+    }
+    0
+}
+
 // The threads proposal in a one-thread store (`crate::runtime::atomics`):
 // the result, or a negative code for a trap (`atomics::trap_code`). `addr`
 // is the effective address (zero-extended for a 32-bit memory).

@@ -102,6 +102,9 @@ pub struct JitCode {
     pub entry_tramps: Vec<*const u8>,
     /// Per module type index: the lazy tier's compile-on-first-call stub.
     pub lazy_stubs: Vec<*const u8>,
+    /// The trampoline of clock functions (`Linker::clock`), if the module
+    /// has their type `[] -> [i64]`.
+    pub clock_tramp: Option<*const u8>,
     pub infos: Vec<FuncInfo>,
     pub compile_time: std::time::Duration,
 }
@@ -122,6 +125,9 @@ impl Drop for JitCode {
 pub struct StoreJit {
     /// Per store type id: (host trampoline, entry trampoline).
     tramps: HashMap<u32, (*const u8, *const u8)>,
+    /// The clock functions' trampoline (`JitCode::clock_tramp` of the first
+    /// module that has one).
+    clock_tramp: Option<*const u8>,
     /// Host function contexts (boxed: JIT code holds pointers to them).
     host_ctxs: Vec<Box<libcalls::HostCtx>>,
     /// A host function's error while called from JIT code.
@@ -149,6 +155,10 @@ pub struct StoreJit {
     osr_pending: std::collections::HashSet<(u32, u32, u32)>,
     /// The compiled-code cache (`Config::code_cache`), once opened.
     cache: Option<Arc<CodeCache>>,
+    /// Dyn tier: instances whose JIT preparation waits for the first tier-up
+    /// request (in instantiation order), and whether one was made.
+    unprepared: Vec<InstanceId>,
+    started: bool,
 }
 
 thread_local! {
@@ -249,8 +259,15 @@ pub(crate) fn global_slot(store: &Store, inst: InstanceId, idx: u32) -> u64 {
 
 /// Set global `idx` of JIT-prepared instance `inst` (see [`global_slot`]).
 pub(crate) fn set_global_slot(store: &mut Store, inst: InstanceId, idx: u32, v: u64) {
-    let idata = store.instances.get_mut(inst.0 as usize).expect("live instance");
-    if let Some(code) = idata.jit_code.as_ref().and_then(|c| c.downcast_ref::<JitCode>()) {
+    let idata = store
+        .instances
+        .get_mut(inst.0 as usize)
+        .expect("live instance");
+    if let Some(code) = idata
+        .jit_code
+        .as_ref()
+        .and_then(|c| c.downcast_ref::<JitCode>())
+    {
         if code.layout.is_inline_global(idx) {
             let slot = code.layout.global(idx) as usize / 8;
             if let Some(vm) = idata.vmctx.as_mut() {
@@ -452,6 +469,7 @@ pub(crate) fn link(input: &CodegenInput, out: CodegenOutput) -> Result<JitCode, 
     // the code), so that their code is the same in every process: cacheable.
     builder.symbol(HOST_CALL, libcalls::host_call as *const u8);
     builder.symbol(LAZY_CALL, lazy_call as *const u8);
+    builder.symbol(CLOCK_CALL, libcalls::clock_call as *const u8);
     let table = libcalls::table();
     for (name, addr) in table {
         builder.symbol(name, addr as *const u8);
@@ -561,8 +579,14 @@ pub(crate) fn link(input: &CodegenInput, out: CodegenOutput) -> Result<JitCode, 
     // Trampolines for every type of the module.
     let mut tramp_ids = Vec::new();
     let mut lazy_ids = Vec::new();
+    let mut clock_id = None;
     if only.is_none_or(|o| o == u32::MAX) {
         for (ti, ty) in m.types.iter().enumerate() {
+            if clock_id.is_none() && ty.params.is_empty() && *ty.results == [ValType::I64] {
+                let c = host_trampoline(&mut jit, &mut ctx, ty, ti, CLOCK_CALL, cache)
+                    .map_err(|e| format!("clock trampoline: {e}"))?;
+                clock_id = Some(c);
+            }
             let h = host_trampoline(&mut jit, &mut ctx, ty, ti, HOST_CALL, cache)
                 .map_err(|e| format!("host trampoline: {e}"))?;
             let e = entry_trampoline(&mut jit, &mut ctx, ty, ti, cache)
@@ -611,6 +635,11 @@ pub(crate) fn link(input: &CodegenInput, out: CodegenOutput) -> Result<JitCode, 
             htraps,
         ));
     }
+    let clock_tramp = clock_id.map(|(c, clen, ctraps)| {
+        let cp = jit.get_finalized_function(c);
+        infos.push(FuncInfo::stub("clock trampoline".into(), cp, clen, ctraps));
+        cp
+    });
     signals::register(&infos);
     Ok(JitCode {
         module: Some(jit),
@@ -619,6 +648,7 @@ pub(crate) fn link(input: &CodegenInput, out: CodegenOutput) -> Result<JitCode, 
         host_tramps,
         entry_tramps,
         lazy_stubs,
+        clock_tramp,
         infos,
         compile_time: t0.elapsed(),
     })
@@ -971,6 +1001,7 @@ fn entry_trampoline(
 /// Symbols the trampolines call ([`libcalls::host_call`], [`lazy_call`]).
 const HOST_CALL: &str = "wizeng_host_call";
 const LAZY_CALL: &str = "wizeng_lazy_call";
+const CLOCK_CALL: &str = "wizeng_clock_call";
 
 /// Compile `ctx`'s function (through the code cache, if there is one) and
 /// define it as `id` in `jit`.
@@ -1043,16 +1074,53 @@ fn code_for(store: &Store, inst: InstanceId) -> Result<Rc<JitCode>, String> {
     Ok(code)
 }
 
+/// A new instance's JIT preparation ([`prepare_instance`]): now, or in the
+/// dyn tier, until the store's first tier-up request, none being made yet
+/// ([`ensure_prepared`]). A program that never gets hot thus costs what it
+/// costs the interpreter: no trampolines, vmctx or code cache.
+pub(crate) fn prepare_or_defer(store: &mut Store, id: InstanceId) -> Result<(), String> {
+    let dyn_tier = store.config.tier == crate::runtime::store::Tier::Dyn;
+    let j = &mut crate::exec::state_mut(store).jit;
+    if dyn_tier && !j.started {
+        j.unprepared.push(id);
+        return Ok(());
+    }
+    prepare_instance(store, id)
+}
+
+/// Whether `f` is a function of an instance that waits for its JIT
+/// preparation (it has no entry points yet, but may get hot).
+pub(crate) fn awaits_preparation(store: &Store, f: FuncAddr) -> bool {
+    let waiting = &crate::exec::state(store).jit.unprepared;
+    match store.funcs[f.0 as usize].kind {
+        FuncKind::Wasm { instance, .. } => !waiting.is_empty() && waiting.contains(&instance),
+        FuncKind::Host(_) => false,
+    }
+}
+
+/// Prepare every instance that waits, in instantiation order (an instance
+/// needs the entry points of the functions it imports); from now on new
+/// instances are prepared at once. The interpreter may be running: this
+/// only fills entry points and vmctx blocks, which it does not read.
+pub(crate) fn ensure_prepared(store: &mut Store) -> Result<(), String> {
+    let j = &mut crate::exec::state_mut(store).jit;
+    j.started = true;
+    let ids = std::mem::take(&mut j.unprepared);
+    for id in ids {
+        prepare_instance(store, id)?;
+    }
+    Ok(())
+}
+
 /// Compile (or reuse) the instance's module, build its vmctx, and publish its
 /// functions' entry points.
 pub(crate) fn prepare_instance(store: &mut Store, id: InstanceId) -> Result<(), String> {
     open_cache(store);
     let code = code_for(store, id)?;
     crate::exec::state_mut(store).jit.compile_time += code.compile_time;
-    crate::exec::state_mut(store)
-        .jit
-        .profiling
-        .announce(&code.infos);
+    let j = &mut crate::exec::state_mut(store).jit;
+    j.profiling.announce(&code.infos);
+    j.clock_tramp = j.clock_tramp.or(code.clock_tramp);
     let m = store.instance(id).module.clone();
     for (ti, _) in m.types.iter().enumerate() {
         let tid = store.instance(id).type_ids[ti];
@@ -1348,10 +1416,35 @@ fn publish_func(store: &mut Store, func: FuncAddr, code: JitCode) {
     let fr = &mut store.funcrefs[func.0 as usize];
     fr.code = p;
     fr.vmctx = vmctx_ptr;
+    retarget_importers(store, func, p, vmctx_ptr);
     let j = &mut crate::exec::state_mut(store).jit;
     j.lazy_code.push(Rc::new(code));
     j.lazy_done.insert(func.0);
     crate::exec::tiering::mark(store, func, crate::exec::tiering::COMPILED);
+}
+
+/// Point every other instance's import of `func` at its new code: until
+/// then their compiled calls reach it through its stub (`lazy_call`), which
+/// works but costs a host-call round trip per call (a probe call from woven
+/// code to a monitor function is such an import). Compiled code reads an
+/// import's entry at each call, so a call already running is unaffected.
+fn retarget_importers(store: &mut Store, func: FuncAddr, code: *const u8, vmctx: *mut u8) {
+    for inst in store.instances.iter_mut() {
+        let imported = inst.module.num_imported_funcs as usize;
+        let Some(layout) = jit_code(inst).map(|c| &c.layout) else {
+            continue;
+        };
+        let entries: smallvec::SmallVec<[usize; 2]> = (0..imported)
+            .filter(|&k| inst.funcs[k] == func)
+            .map(|k| layout.func(k as u32) as usize / 8)
+            .collect();
+        if let (Some(v), false) = (inst.vmctx.as_mut(), entries.is_empty()) {
+            for o in entries {
+                v[o + 1] = code as u64;
+                v[o + 2] = vmctx as u64;
+            }
+        }
+    }
 }
 
 /// Dyn tier: the interpreter's loop at op `op_index` of `code` (instance
@@ -1369,6 +1462,9 @@ pub(crate) fn osr_enter(
     locals: &[u64],
 ) -> Result<OsrEntry, Trap> {
     if store.config.tier != crate::runtime::store::Tier::Dyn || code.interp_only {
+        return Ok(OsrEntry::Never);
+    }
+    if ensure_prepared(store).is_err() {
         return Ok(OsrEntry::Never);
     }
     let idata = &store.instances[inst];
@@ -1447,12 +1543,12 @@ fn fill_funcrefs(store: &mut Store, all: bool) {
             continue;
         }
         if let FuncKind::Host(_) = store.funcs[a].kind {
-            if let Some((h, _)) = crate::exec::state(store)
-                .jit
-                .tramps
-                .get(&store.funcs[a].type_id)
-                .copied()
-            {
+            let j = &crate::exec::state(store).jit;
+            let tramp = match j.clock_tramp {
+                Some(c) if store.is_clock(FuncAddr(a as u32)) => Some(c),
+                _ => j.tramps.get(&store.funcs[a].type_id).map(|t| t.0),
+            };
+            if let Some(h) = tramp {
                 let ctx = Box::new(libcalls::HostCtx {
                     store_ctx: sc,
                     func: a as u32,
@@ -1614,15 +1710,29 @@ fn trap_from_pc(store: &mut Store, pc: usize, rets: &[usize]) -> Trap {
 /// in between (within one expression tree).
 ///
 /// When the faulting instruction has no location of its own (`borrowed`, see
-/// `signals::borrowed_location`), `at` is the op located just before it, and
-/// the access is the first load/store from `at` on (after `at` when `at`'s
-/// own access has its location, `Some(true)`), with no control flow in
-/// between; the backward search is the fallback.
+/// `signals::borrowed_location`), `at` is the op located just before it.
+/// The access is then the first one of `at`'s straight-line code (no
+/// control flow in between) whose own location holds no trapping
+/// instruction (not in `located`: its load was merged elsewhere, e.g. into
+/// a splat the egraph rebuilt without a location); failing that, the first
+/// load/store from `at` on (after `at` when `at`'s own access has its
+/// location, `Some(true)`); the backward search is the last fallback.
 ///
 /// A bulk memory op at `at` is the access only for an `explicit` trap (its
 /// libcall's check); a guard-page fault there is a load merged into its
 /// operands (e.g. the widening of `memory.fill`'s destination).
-fn faulting_access(body: &[u8], at: u32, borrowed: Option<bool>, explicit: bool) -> Option<u32> {
+fn faulting_access(
+    body: &[u8],
+    at: u32,
+    borrowed: Option<bool>,
+    explicit: bool,
+    located: &[u32],
+) -> Option<u32> {
+    if borrowed.is_some() {
+        if let Some(p) = unlocated_access(body, at, located) {
+            return Some(p);
+        }
+    }
     let fb = wasmparser::FunctionBody::new(wasmparser::BinaryReader::new(body, 0));
     let mut ops = fb.get_operators_reader().ok()?;
     let mut last: Option<u32> = None;
@@ -1630,22 +1740,7 @@ fn faulting_access(body: &[u8], at: u32, borrowed: Option<bool>, explicit: bool)
         let (op, off) = ops.read_with_offset().ok()?;
         let off = off as u32;
         use wasmparser::Operator as O;
-        let access = crate::core::operators::memarg_of(&op).is_some()
-            || crate::exec::interp::simd::MemOp::from_operator(&op).is_some();
-        // Control flow that ends a Cranelift block (a `block` start does not).
-        let control = matches!(
-            op,
-            O::Loop { .. }
-                | O::If { .. }
-                | O::Else
-                | O::End
-                | O::Br { .. }
-                | O::BrIf { .. }
-                | O::BrTable { .. }
-                | O::Call { .. }
-                | O::CallIndirect { .. }
-                | O::Return
-        );
+        let (access, control) = (is_access(&op), ends_block(&op));
         if off > at {
             match borrowed {
                 Some(_) if access => return Some(off),
@@ -1675,6 +1770,51 @@ fn faulting_access(body: &[u8], at: u32, borrowed: Option<bool>, explicit: bool)
         }
     }
     last
+}
+
+/// A load or store (scalar, SIMD or atomic) with a memarg.
+fn is_access(op: &wasmparser::Operator<'_>) -> bool {
+    crate::core::operators::memarg_of(op).is_some()
+        || crate::exec::interp::simd::MemOp::from_operator(op).is_some()
+}
+
+/// Control flow that ends a Cranelift block (a `block` start does not).
+fn ends_block(op: &wasmparser::Operator<'_>) -> bool {
+    use wasmparser::Operator as O;
+    matches!(
+        op,
+        O::Loop { .. }
+            | O::If { .. }
+            | O::Else
+            | O::End
+            | O::Br { .. }
+            | O::BrIf { .. }
+            | O::BrTable { .. }
+            | O::Call { .. }
+            | O::CallIndirect { .. }
+            | O::Return
+    )
+}
+
+/// The first access of the straight-line code around `at` that is not in
+/// `located` (see `faulting_access`).
+fn unlocated_access(body: &[u8], at: u32, located: &[u32]) -> Option<u32> {
+    let fb = wasmparser::FunctionBody::new(wasmparser::BinaryReader::new(body, 0));
+    let mut ops = fb.get_operators_reader().ok()?;
+    let mut first: Option<u32> = None;
+    while !ops.eof() {
+        let (op, off) = ops.read_with_offset().ok()?;
+        let off = off as u32;
+        if ends_block(&op) {
+            if off >= at {
+                return first;
+            }
+            first = None;
+        } else if first.is_none() && is_access(&op) && !located.contains(&off) {
+            first = Some(off);
+        }
+    }
+    first
 }
 
 fn site_at(pc: usize) -> Option<TrapSite> {
@@ -1744,8 +1884,9 @@ fn trap_at(store: &mut Store, pc: usize, rets: &[usize]) -> Trap {
         // (`lookup` found it), and every x86 instruction that faults or traps
         // here is at least 2 bytes long.
         let explicit = unsafe { std::ptr::read(pc as *const [u8; 2]) } == [0x0f, 0x0b];
-        if let Some(p) =
-            signals::body_at(pc).and_then(|b| faulting_access(&b, pc_in_body, borrowed, explicit))
+        let located = signals::located_trap_pcs(pc);
+        if let Some(p) = signals::body_at(pc)
+            .and_then(|b| faulting_access(&b, pc_in_body, borrowed, explicit, &located))
         {
             pc_in_body = p;
         }

@@ -190,6 +190,22 @@ pub(crate) fn borrowed_location(pc: usize) -> Option<bool> {
     })
 }
 
+/// The Wasm pcs (body offsets) of the function at `pc` whose own located
+/// machine code holds a trapping instruction: an access missing here had
+/// its load merged into an instruction without a location (or removed).
+pub(crate) fn located_trap_pcs(pc: usize) -> Vec<u32> {
+    with_range(pc, |x, _| {
+        Some(
+            x.srclocs
+                .iter()
+                .filter(|s| x.traps.iter().any(|t| s.0 <= t.0 && t.0 < s.1))
+                .map(|s| s.2.saturating_sub(x.body_start))
+                .collect(),
+        )
+    })
+    .unwrap_or_default()
+}
+
 static mut PREV: [Option<libc::sigaction>; 4] = [None, None, None, None];
 const SIGNALS: [libc::c_int; 4] = [libc::SIGILL, libc::SIGFPE, libc::SIGSEGV, libc::SIGBUS];
 

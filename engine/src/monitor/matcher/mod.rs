@@ -26,6 +26,7 @@ use crate::runtime::store::{Caller, Linker, Store};
 use crate::runtime::wasi::WasiCtx;
 
 mod app_memory;
+pub use app_memory::AppDecl;
 mod blocks;
 mod lib_memory;
 use blocks::Blocks;
@@ -95,41 +96,82 @@ struct LoadedMonitor {
 }
 
 /// Which rules a site may match, built once per monitor: a rule for one
-/// opcode is a candidate only at that opcode's sites; every other rule (any
-/// opcode, entry, block and exit events) at every site. Candidates come in
+/// opcode is a candidate only at that opcode's sites of its kind (before or
+/// after the instruction); every other rule (any opcode, entry, block and
+/// exit events) at every site of the kinds its event has. Candidates come in
 /// export order, so matching a site costs its candidates, not every rule (a
 /// compiled `wasm:opcode:*` script has one rule per opcode).
 #[derive(Default)]
 struct RuleIndex {
-    by_opcode: HashMap<u16, Vec<usize>>,
-    general: Vec<usize>,
+    /// Per site kind (`When` as index: entry, before, after): rules for one
+    /// opcode, by opcode, and the rules that may match any site of that kind.
+    by_opcode: [HashMap<u16, Vec<usize>>; 3],
+    general: [Vec<usize>; 3],
+}
+
+/// The site kinds a rule can match, as [`RuleIndex`] indices.
+fn rule_whens(event: &Event) -> &'static [usize] {
+    const ENTRY: usize = 0;
+    const BEFORE: usize = 1;
+    const AFTER: usize = 2;
+    match event {
+        Event::FuncEntry => &[ENTRY],
+        Event::BlockStart | Event::BlockEnd => &[ENTRY, BEFORE],
+        Event::FuncExit => &[BEFORE],
+        Event::Opcode {
+            mode: Mode::Before, ..
+        } => &[BEFORE],
+        Event::Opcode {
+            mode: Mode::After, ..
+        } => &[AFTER],
+    }
+}
+
+fn when_index(when: When) -> usize {
+    match when {
+        When::Entry => 0,
+        When::Before => 1,
+        When::After => 2,
+    }
 }
 
 impl RuleIndex {
     fn new(rules: &[Rule]) -> RuleIndex {
         let mut ix = RuleIndex::default();
         for (i, r) in rules.iter().enumerate() {
-            match r.pattern.event {
-                Event::Opcode {
-                    matches: OpcodeMatch::One(o),
-                    ..
-                } => ix.by_opcode.entry(o.index()).or_default().push(i),
-                _ => ix.general.push(i),
+            for &w in rule_whens(&r.pattern.event) {
+                match r.pattern.event {
+                    Event::Opcode {
+                        matches: OpcodeMatch::One(o),
+                        ..
+                    } => ix.by_opcode[w].entry(o.index()).or_default().push(i),
+                    _ => ix.general[w].push(i),
+                }
             }
         }
         ix
     }
 
-    /// Candidate rules at a site with `opcode`, in export order.
-    fn candidates(&self, opcode: Option<monitor_abi::Opcode>) -> Vec<usize> {
-        let one: &[usize] = opcode
-            .and_then(|o| self.by_opcode.get(&o.index()))
-            .map_or(&[], |v| v.as_slice());
+    fn one(&self, opcode: Option<monitor_abi::Opcode>, when: When) -> &[usize] {
+        opcode
+            .and_then(|o| self.by_opcode[when_index(when)].get(&o.index()))
+            .map_or(&[], |v| v.as_slice())
+    }
+
+    /// Whether some rule may match a site of this kind with `opcode`.
+    fn any(&self, opcode: Option<monitor_abi::Opcode>, when: When) -> bool {
+        !self.general[when_index(when)].is_empty() || !self.one(opcode, when).is_empty()
+    }
+
+    /// Candidate rules at a site of this kind with `opcode`, in export order.
+    fn candidates(&self, opcode: Option<monitor_abi::Opcode>, when: When) -> Vec<usize> {
+        let one = self.one(opcode, when);
+        let general = &self.general[when_index(when)];
         if one.is_empty() {
-            return self.general.clone();
+            return general.clone();
         }
-        let mut out = Vec::with_capacity(one.len() + self.general.len());
-        let (mut a, mut b) = (one.iter().peekable(), self.general.iter().peekable());
+        let mut out = Vec::with_capacity(one.len() + general.len());
+        let (mut a, mut b) = (one.iter().peekable(), general.iter().peekable());
         while let (Some(&&x), Some(&&y)) = (a.peek(), b.peek()) {
             out.push(
                 if x < y { a.next() } else { b.next() }
@@ -158,7 +200,8 @@ pub struct Monitors {
     pub stats: MonitorStats,
     /// The monitors' own output files (`MonitorSpec::output`).
     outputs: Vec<output::MonitorOutput>,
-    /// The app's declared memories, for `wizeng:app.memory_size`/`page_size`.
+    /// The app's declared memories and data, for the `wizeng:app` queries
+    /// answered before it is instantiated.
     app_memories: app_memory::AppMemories,
     /// The app as `whamm:reflect` sees it, and its path as given.
     app_view: reflect::AppView,
@@ -206,17 +249,7 @@ pub fn define_wizeng_imports(linker: &mut Linker, store: &mut Store, out: Rc<Ref
             Err(Trap::host(format!("wizeng.error: {msg}")))
         },
     );
-    let t0 = std::time::Instant::now();
-    linker.func(
-        store,
-        "wizeng",
-        "rdtsc",
-        FuncType::new([], [ValType::I64]),
-        move |_, _, r| {
-            r[0] = Value::I64(t0.elapsed().as_nanos() as i64);
-            Ok(())
-        },
-    );
+    linker.clock(store, "wizeng", "rdtsc");
     linker.func(
         store,
         "wizeng",
@@ -318,68 +351,6 @@ fn define_app_imports(linker: &mut Linker, store: &mut Store) {
     );
 }
 
-/// `memory_read(mem, src, dst, len)` and `data_read(seg, off, dst, len)`:
-/// bytes of the app's memory or data segment (a dropped one is empty)
-/// copied into the calling monitor's memory 0; 0, or -1 when a range is out
-/// of bounds or the app is not instantiated. `memory_read64` takes an i64
-/// `src` (for a 64-bit app memory; both read either kind of memory).
-fn define_app_memory_imports(linker: &mut Linker, store: &mut Store) {
-    let (i32t, i64t) = (ValType::I32, ValType::I64);
-    for (name, from_data, src) in [
-        ("memory_read", false, i32t),
-        ("memory_read64", false, i64t),
-        ("data_read", true, i32t),
-    ] {
-        linker.func(
-            store,
-            monitor_abi::imports::MODULE_APP,
-            name,
-            FuncType::new([i32t, src, i32t, i32t], [i32t]),
-            move |c, a, r| {
-                let arg = |i: usize| match a[i] {
-                    Value::I64(v) => usize::try_from(v as u64).unwrap_or(usize::MAX),
-                    ref v => v.i32().unwrap_or(0) as u32 as usize,
-                };
-                let bytes = app_bytes(c.store, from_data, arg(0), arg(1), arg(3));
-                let ok = match (bytes, c.memory0()) {
-                    (Some(b), Ok(mem)) => match mem.get_mut(arg(2)..arg(2) + b.len()) {
-                        Some(dst) => {
-                            dst.copy_from_slice(&b);
-                            true
-                        }
-                        None => false,
-                    },
-                    _ => false,
-                };
-                r[0] = Value::I32(if ok { 0 } else { -1 });
-                Ok(())
-            },
-        );
-    }
-}
-
-/// `len` bytes from `off` of the app's memory `idx` (or data segment `idx`).
-fn app_bytes(store: &Store, data: bool, idx: usize, off: usize, len: usize) -> Option<Vec<u8>> {
-    let inst = &store.instances[store.app?.0 as usize];
-    let src: &[u8] = if data {
-        let range = inst.module.datas.get(idx)?.range.clone();
-        if inst.data_dropped[idx] {
-            &[]
-        } else {
-            &inst.module.bytes[range]
-        }
-    } else {
-        // A woven module (JIT) has the monitors' memories after the app's
-        // imported ones.
-        let idx = match &inst.module.origin {
-            Some(o) if idx as u32 >= o.mem_imports => idx + o.mem_shift as usize,
-            _ => idx,
-        };
-        &store.memories[inst.memories.get(idx)?.0 as usize].data[..]
-    };
-    Some(src.get(off..off.checked_add(len)?)?.to_vec())
-}
-
 fn app_table_fid(store: &Store, table: i32, index: i32) -> Option<u32> {
     let app = store.app?;
     let inst = &store.instances[app.0 as usize];
@@ -403,18 +374,25 @@ fn app_table_fid(store: &Store, table: i32, index: i32) -> Option<u32> {
 
 impl Monitors {
     /// Instantiate every monitor (libraries first) in `store`. Warnings about
-    /// malformed probe names go to stderr (errors with `fatal`).
+    /// malformed probe names go to stderr (errors with `fatal`). `app`, when
+    /// the app is known before the monitors start, answers their start
+    /// functions' `wizeng:app` queries (its declared memories and data), and
+    /// `announced` (its bytes and path) their `whamm:reflect` questions.
     pub fn load(
         store: &mut Store,
         specs: &[MonitorSpec],
         base: &Linker,
         fatal: bool,
+        app: Option<AppDecl>,
+        announced: Option<(Vec<u8>, String)>,
     ) -> Result<Monitors, MonitorError> {
         let mut monitors = Vec::new();
         let mut dynamic = false;
         let mut outputs = Vec::new();
-        let app_memories = app_memory::AppMemories::default();
-        let app_view = reflect::AppView::default();
+        let app_memories = app_memory::AppMemories::new(RefCell::new(app.unwrap_or_default()));
+        let app_view = reflect::AppView::new(RefCell::new(
+            announced.map(|(bytes, path)| Rc::new(reflect::App::new(&bytes, &path))),
+        ));
         for spec in specs {
             let name = spec.path.display().to_string();
             let mut linker = base.clone();
@@ -425,7 +403,6 @@ impl Monitors {
                 outputs.push(out);
             }
             define_app_imports(&mut linker, store);
-            define_app_memory_imports(&mut linker, store);
             app_memory::define(&mut linker, store, &app_memories);
             let lib_mems = lib_memory::LibMemories::default();
             lib_memory::define(&mut linker, store, &lib_mems);
@@ -535,7 +512,7 @@ impl Monitors {
     pub fn set_app(&mut self, bytes: &[u8]) {
         self.func_names = crate::core::module::read_func_names(bytes);
         *self.app_view.borrow_mut() = Some(Rc::new(reflect::App::new(bytes, &self.app_path)));
-        *self.app_memories.borrow_mut() = app_memory::declared(bytes);
+        *self.app_memories.borrow_mut() = AppDecl::read(bytes);
         self.func_imports.clear();
         for p in wasmparser::Parser::new(0).parse_all(bytes) {
             match p {
@@ -1415,6 +1392,13 @@ impl Instrumenter for Matcher<'_> {
         }
         let v = site.validator;
         let opcode = site.op.map(monitor_abi::opcode_of);
+        // Only rules of this site's kind and opcode can match: without any,
+        // skip the site's facts (the `:after` ones need the effect computed
+        // before the instruction).
+        let any = |w| self.mons.monitors.iter().any(|m| m.index.any(opcode, w));
+        if !any(when) && !(when == When::Before && any(When::After)) {
+            return Ok(Vec::new());
+        }
         let imms = site
             .op
             .map(monitor_abi::flatten_immediates)
@@ -1477,7 +1461,7 @@ impl Instrumenter for Matcher<'_> {
             // Rules by category (entry, block start, block end, opcode, exit), export order within.
             let mut order: Vec<usize> = self.mons.monitors[mi]
                 .index
-                .candidates(opcode)
+                .candidates(opcode, when)
                 .into_iter()
                 .filter(|&ri| {
                     rule_matches(

@@ -65,7 +65,11 @@ impl<'a> Rewriter<'a> {
             probe_imports,
             func_blocks,
             weaver: Weaver::new(m.num_imported_funcs, layout),
-            counters: CounterSections::new(n_counters, layout.first_fold, !layout.fold_funcs.is_empty()),
+            counters: CounterSections::new(
+                n_counters,
+                layout.first_fold,
+                !layout.fold_funcs.is_empty(),
+            ),
             zero_tested: ZeroTested::default(),
             prov: Provenance::default(),
             specialized: 0,

@@ -3,6 +3,65 @@
 
 use super::*;
 
+// With NaN operands, x86's SSE arithmetic returns its first operand's NaN
+// (quieted), and so does the JIT's code, which keeps the Wasm operand order.
+// Rust's `a + b` and `a * b` may be emitted with the operands swapped (both
+// are commutative), which picks the other NaN when both operands are NaNs:
+// a difference between the tiers a program sees through `reinterpret`. The
+// Wasm spec allows either NaN; these keep the tiers bit-identical, at no
+// cost: one instruction, the operands in Wasm order. (`-` and `/` are not
+// commutative, so the compiler keeps their order.)
+#[cfg(target_arch = "x86_64")]
+mod ordered {
+    macro_rules! ordered {
+        ($name:ident, $t:ty, $ins:literal) => {
+            #[inline(always)]
+            pub(crate) fn $name(a: $t, b: $t) -> $t {
+                let mut r = a;
+                // SAFETY: register-only arithmetic (no memory, no stack, no
+                // flags the compiler relies on).
+                unsafe {
+                    std::arch::asm!(
+                        concat!($ins, " {r}, {b}"),
+                        r = inout(xmm_reg) r,
+                        b = in(xmm_reg) b,
+                        options(pure, nomem, nostack, preserves_flags)
+                    )
+                };
+                r
+            }
+        };
+    }
+    ordered!(add32, f32, "addss");
+    ordered!(mul32, f32, "mulss");
+    ordered!(add64, f64, "addsd");
+    ordered!(mul64, f64, "mulsd");
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+mod ordered {
+    pub(crate) fn add32(a: f32, b: f32) -> f32 {
+        a + b
+    }
+    pub(crate) fn mul32(a: f32, b: f32) -> f32 {
+        a * b
+    }
+    pub(crate) fn add64(a: f64, b: f64) -> f64 {
+        a + b
+    }
+    pub(crate) fn mul64(a: f64, b: f64) -> f64 {
+        a * b
+    }
+}
+
+pub(super) use ordered::{add32, add64, mul32, mul64};
+
+/// `x + y * z` as the two Wasm instructions compute it (no fused multiply-add).
+#[inline(always)]
+pub(super) fn mul_add64(x: f64, y: f64, z: f64) -> f64 {
+    add64(x, mul64(y, z))
+}
+
 fn f32_min(a: f32, b: f32) -> f32 {
     if a.is_nan() || b.is_nan() {
         a + b
@@ -84,9 +143,9 @@ handlers! {
     h_F32Trunc: Op::F32Trunc => f32un!(|a| a.trunc()),
     h_F32Nearest: Op::F32Nearest => f32un!(|a| a.round_ties_even()),
     h_F32Sqrt: Op::F32Sqrt => f32un!(|a| a.sqrt()),
-    h_F32Add: Op::F32Add => f32bin!(|a, b| a + b),
+    h_F32Add: Op::F32Add => f32bin!(|a, b| add32(a, b)),
     h_F32Sub: Op::F32Sub => f32bin!(|a, b| a - b),
-    h_F32Mul: Op::F32Mul => f32bin!(|a, b| a * b),
+    h_F32Mul: Op::F32Mul => f32bin!(|a, b| mul32(a, b)),
     h_F32Div: Op::F32Div => f32bin!(|a, b| a / b),
     h_F32Min: Op::F32Min => f32bin!(|a, b| f32_min(a, b)),
     h_F32Max: Op::F32Max => f32bin!(|a, b| f32_max(a, b)),
@@ -99,9 +158,9 @@ handlers! {
     h_F64Trunc: Op::F64Trunc => f64un!(|a| a.trunc()),
     h_F64Nearest: Op::F64Nearest => f64un!(|a| a.round_ties_even()),
     h_F64Sqrt: Op::F64Sqrt => f64un!(|a| a.sqrt()),
-    h_F64Add: Op::F64Add => f64bin!(|a, b| a + b),
+    h_F64Add: Op::F64Add => f64bin!(|a, b| add64(a, b)),
     h_F64Sub: Op::F64Sub => f64bin!(|a, b| a - b),
-    h_F64Mul: Op::F64Mul => f64bin!(|a, b| a * b),
+    h_F64Mul: Op::F64Mul => f64bin!(|a, b| mul64(a, b)),
     h_F64Div: Op::F64Div => f64bin!(|a, b| a / b),
     h_F64Min: Op::F64Min => f64bin!(|a, b| f64_min(a, b)),
     h_F64Max: Op::F64Max => f64bin!(|a, b| f64_max(a, b)),
@@ -166,17 +225,17 @@ handlers! {
     h_F64AddL: Op::F64AddL(y) => {
                 let b = f64::from_bits(loc!(y));
                 let a = f64::from_bits(top!());
-                set_top!((a + b).to_bits());
+                set_top!(add64(a, b).to_bits());
             },
     h_F64AddLL: Op::F64AddLL(x, y) => {
                 let a = f64::from_bits(loc!(x));
                 let b = f64::from_bits(loc!(y));
-                push!((a + b).to_bits());
+                push!(add64(a, b).to_bits());
             },
     h_F64AddC: Op::F64AddC(c) => {
                 let b = f64::from_bits(c);
                 let a = f64::from_bits(top!());
-                set_top!((a + b).to_bits());
+                set_top!(add64(a, b).to_bits());
             },
     h_F64SubL: Op::F64SubL(y) => {
                 let b = f64::from_bits(loc!(y));
@@ -196,17 +255,17 @@ handlers! {
     h_F64MulL: Op::F64MulL(y) => {
                 let b = f64::from_bits(loc!(y));
                 let a = f64::from_bits(top!());
-                set_top!((a * b).to_bits());
+                set_top!(mul64(a, b).to_bits());
             },
     h_F64MulLL: Op::F64MulLL(x, y) => {
                 let a = f64::from_bits(loc!(x));
                 let b = f64::from_bits(loc!(y));
-                push!((a * b).to_bits());
+                push!(mul64(a, b).to_bits());
             },
     h_F64MulC: Op::F64MulC(c) => {
                 let b = f64::from_bits(c);
                 let a = f64::from_bits(top!());
-                set_top!((a * b).to_bits());
+                set_top!(mul64(a, b).to_bits());
             },
     h_F64DivL: Op::F64DivL(y) => {
                 let b = f64::from_bits(loc!(y));
@@ -228,24 +287,24 @@ handlers! {
                 let y = f64::from_bits(rd!(sp - 2));
                 let x = f64::from_bits(rd!(sp - 3));
                 sp -= 2;
-                set_top!((x + (y + z)).to_bits());
+                set_top!(add64(x, add64(y, z)).to_bits());
             },
     h_F64MulAdd: Op::F64MulAdd => {
                 let z = f64::from_bits(rd!(sp - 1));
                 let y = f64::from_bits(rd!(sp - 2));
                 let x = f64::from_bits(rd!(sp - 3));
                 sp -= 2;
-                set_top!((x + y * z).to_bits());
+                set_top!(mul_add64(x, y, z).to_bits());
             },
-    h_F32AddL: Op::F32AddL(y) => f32_with!(loc!(y), |a, b| a + b),
-    h_F32AddLL: Op::F32AddLL(x, y) => f32_ll!(x, y, |a, b| a + b),
-    h_F32AddC: Op::F32AddC(c) => f32_with!(c, |a, b| a + b),
+    h_F32AddL: Op::F32AddL(y) => f32_with!(loc!(y), |a, b| add32(a, b)),
+    h_F32AddLL: Op::F32AddLL(x, y) => f32_ll!(x, y, |a, b| add32(a, b)),
+    h_F32AddC: Op::F32AddC(c) => f32_with!(c, |a, b| add32(a, b)),
     h_F32SubL: Op::F32SubL(y) => f32_with!(loc!(y), |a, b| a - b),
     h_F32SubLL: Op::F32SubLL(x, y) => f32_ll!(x, y, |a, b| a - b),
     h_F32SubC: Op::F32SubC(c) => f32_with!(c, |a, b| a - b),
-    h_F32MulL: Op::F32MulL(y) => f32_with!(loc!(y), |a, b| a * b),
-    h_F32MulLL: Op::F32MulLL(x, y) => f32_ll!(x, y, |a, b| a * b),
-    h_F32MulC: Op::F32MulC(c) => f32_with!(c, |a, b| a * b),
+    h_F32MulL: Op::F32MulL(y) => f32_with!(loc!(y), |a, b| mul32(a, b)),
+    h_F32MulLL: Op::F32MulLL(x, y) => f32_ll!(x, y, |a, b| mul32(a, b)),
+    h_F32MulC: Op::F32MulC(c) => f32_with!(c, |a, b| mul32(a, b)),
     h_F32DivL: Op::F32DivL(y) => f32_with!(loc!(y), |a, b| a / b),
     h_F32DivLL: Op::F32DivLL(x, y) => f32_ll!(x, y, |a, b| a / b),
     h_F32DivC: Op::F32DivC(c) => f32_with!(c, |a, b| a / b),

@@ -97,7 +97,7 @@ handlers! {
                     8
                 )));
                 sp -= 2;
-                set_top!((x + y).to_bits());
+                set_top!(super::floats::add64(x, y).to_bits());
             },
     h_I32LoadLC: Op::I32LoadLC { a, c, off } => {
                 let ea = (loc!(a) as u32).wrapping_add(c) as u64 + off as u64;
@@ -119,14 +119,14 @@ handlers! {
                 let y = f64::from_bits(rd!(sp - 2));
                 let x = f64::from_bits(rd!(sp - 3));
                 let a = rd!(sp - 4) as u32 as u64 + off as u64;
-                store0!(a, (x + y * z).to_bits().to_le_bytes());
+                store0!(a, super::floats::mul_add64(x, y, z).to_bits().to_le_bytes());
                 shrink!(4);
             },
     h_F64MulAddTeeStore: Op::F64MulAddTeeStore { t, off } => {
                 let z = f64::from_bits(rd!(sp - 1));
                 let y = f64::from_bits(rd!(sp - 2));
                 let x = f64::from_bits(rd!(sp - 3));
-                let v = (x + y * z).to_bits();
+                let v = super::floats::mul_add64(x, y, z).to_bits();
                 wr!(fp + t as usize, v);
                 let a = rd!(sp - 4) as u32 as u64 + off as u64;
                 store0!(a, v.to_le_bytes());
@@ -138,7 +138,7 @@ handlers! {
                 let y = f64::from_bits(rd!(sp - 1));
                 let x = f64::from_bits(rd!(sp - 2));
                 sp -= 1;
-                set_top!((x + y * z).to_bits());
+                set_top!(super::floats::mul_add64(x, y, z).to_bits());
             },
     h_F64MulAddLoadSL: Op::F64MulAddLoadSL { b, off } => {
                 let ea = (rd!(sp - 1) as u32).wrapping_add(loc!(b) as u32) as u64 + off as u64;
@@ -146,7 +146,7 @@ handlers! {
                 let y = f64::from_bits(rd!(sp - 2));
                 let x = f64::from_bits(rd!(sp - 3));
                 sp -= 2;
-                set_top!((x + y * z).to_bits());
+                set_top!(super::floats::mul_add64(x, y, z).to_bits());
             },
     h_I32StoreTee: Op::I32StoreTee { t, off } => {
                 let v = rd!(sp - 1);

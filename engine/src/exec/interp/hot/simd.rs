@@ -81,12 +81,14 @@ handlers! {
                 push!(lo);
                 push!(hi);
             },
+    // SAFETY (constants): as for `V128Const`; the lanes and masks follow
+    // each other from `k`.
     h_Shuffle: Op::Shuffle(k) => {
-                let lanes = unsafe { (&(*r.code).v128_consts)[k as usize] }.to_le_bytes();
+                let k = unsafe { &(&(*r.code).v128_consts)[k as usize..] };
                 let b = join(rd!(sp - 2), top!());
                 let a = join(rd!(sp - 4), rd!(sp - 3));
                 sp -= 2;
-                let (lo, hi) = halves(simd_fast::shuffle(a, b, &lanes));
+                let (lo, hi) = halves(simd_fast::shuffle_by(a, b, k));
                 wr!(sp - 2, lo);
                 set_top!(hi);
             },
@@ -245,10 +247,11 @@ handlers! {
             },
 }
 
-/// A binary op: the fast lane-array path if it has one, else the reference.
+/// A binary op: the host's vector form, the fast lane-array path or the
+/// reference (`simd_fast::binary_any`).
 #[inline(always)]
 fn binary(o: SimdOp, a: u128, b: u128) -> u128 {
-    simd_fast::binary(o, a, b).unwrap_or_else(|| simd::binary(o, a, b))
+    simd_fast::binary_any(o, a, b)
 }
 
 /// The lane loads (a v128 operand besides the address).
