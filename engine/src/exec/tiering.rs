@@ -141,6 +141,10 @@ fn call_threshold(store: &Store, f: FuncAddr) -> u32 {
 /// The interpreter is about to call Wasm function `f`: whether to call its
 /// compiled code instead (jit, lazy: whenever it has code; dyn: once hot).
 pub(crate) fn use_compiled(store: &mut Store, f: FuncAddr) -> bool {
+    if store.config.tier == Tier::Dyn && super::state(store).counts.get(f) == COMPILED {
+        // (Published code: never a function only the interpreter runs.)
+        return true;
+    }
     if store.config.tier == Tier::Int
         || (store.funcrefs[f.0 as usize].code.is_null() && !jit::awaits_preparation(store, f))
         || interp_only(store, f)

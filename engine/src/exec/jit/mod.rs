@@ -25,7 +25,8 @@ pub mod profiling;
 pub(crate) mod signals;
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+// Small integer keys looked up on every crossing between the tiers: Fx, not SipHash.
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -141,7 +142,7 @@ pub struct StoreJit {
     /// Functions compiled one by one (lazy tier).
     lazy_code: Vec<Rc<JitCode>>,
     /// Store addresses of the functions already compiled lazily.
-    lazy_done: std::collections::HashSet<u32>,
+    lazy_done: HashSet<u32>,
     /// Dyn tier: OSR entries by (instance, function index, loop pc); `None`
     /// if the loop cannot be entered.
     osr_code: HashMap<(u32, u32, u32), Option<Rc<JitCode>>>,
@@ -152,7 +153,7 @@ pub struct StoreJit {
     pub(crate) background: background::Background,
     pub background_link_time: std::time::Duration,
     /// OSR entries the compiler thread is working on.
-    osr_pending: std::collections::HashSet<(u32, u32, u32)>,
+    osr_pending: HashSet<(u32, u32, u32)>,
     /// The compiled-code cache (`Config::code_cache`), once opened.
     cache: Option<Arc<CodeCache>>,
     /// Dyn tier: instances whose JIT preparation waits for the first tier-up
