@@ -70,15 +70,18 @@ fn a_hot_function_gets_its_code_from_the_compiler_thread() {
     );
     assert_eq!(store.background_stats().in_flight, 0);
     // The 10th call of f (and of `calls`) asks for code; nothing is
-    // compiled on this thread.
+    // compiled on this thread: whatever code is in use already came from the
+    // compiler thread (a later call publishes what it finished, so how much
+    // depends on its speed), and the rest is still there.
     assert_eq!(
         store
             .invoke(calls, &[Value::I32(9), Value::I32(3)])
             .unwrap(),
         [Value::I32(want(9, 3))]
     );
-    assert_eq!(store.dyn_stats(), (0, 0));
-    assert_eq!(store.background_stats().in_flight, 2);
+    let bg = store.background_stats();
+    assert_eq!(store.dyn_stats(), (bg.done, 0));
+    assert_eq!(bg.done + bg.in_flight, 2);
     store.finish_background_compiles();
     assert_eq!(store.dyn_stats(), (2, 0));
     let bg = store.background_stats();
