@@ -168,11 +168,36 @@ fn const_value(e: &wasmparser::ConstExpr<'_>, globals: &[Option<u64>]) -> Option
     stack.pop()
 }
 
-/// Define `memory_size(mem) -> pages`, `page_size(mem) -> bytes` (-1 if the
-/// app has no memory `mem`), `active_data_start(mem)` and
-/// `active_data_len(mem)` (-1 likewise).
+/// An `(mem: i32) -> i32` query of `wizeng:app`: its answer about app
+/// memory `mem` (the live one once the app is instantiated, else as
+/// declared), `None` when the app has no such memory (the import returns -1).
+type Query = fn(&Store, &AppDecl, usize) -> Option<i64>;
+
+/// The memory's (pages, log2 page size): live, else as declared.
+fn size_of(store: &Store, d: &AppDecl, m: usize) -> Option<(u64, u8)> {
+    live(store, m).or_else(|| d.memories.get(m).map(|&(n, log2, _)| (n, log2)))
+}
+
+const QUERIES: [(&str, Query); 4] = [
+    ("memory_size", |s, d, m| {
+        size_of(s, d, m).map(|(n, _)| n as i64)
+    }),
+    ("page_size", |s, d, m| {
+        size_of(s, d, m).map(|(_, log2)| 1i64 << log2)
+    }),
+    ("active_data_start", |_, d, m| {
+        d.active_span(m as u32).map(|(s, _)| s as i64)
+    }),
+    ("active_data_len", |_, d, m| {
+        d.active_span(m as u32).map(|(_, n)| n as i64)
+    }),
+];
+
+/// Define the `(mem) -> i32` queries ([`QUERIES`]: `memory_size` in pages,
+/// `page_size` in bytes, `active_data_start` and `active_data_len`; -1 if
+/// the app has no memory `mem`) and the reads ([`define_reads`]).
 pub(super) fn define(linker: &mut Linker, store: &mut Store, decls: &AppMemories) {
-    for (name, pages) in [("memory_size", true), ("page_size", false)] {
+    for (name, query) in QUERIES {
         let decls = decls.clone();
         linker.func(
             store,
@@ -180,39 +205,9 @@ pub(super) fn define(linker: &mut Linker, store: &mut Store, decls: &AppMemories
             name,
             FuncType::new([ValType::I32], [ValType::I32]),
             move |c, a, r| {
-                let mem = a[0].i32().unwrap_or(-1);
-                let size = usize::try_from(mem).ok().and_then(|m| {
-                    live(c.store, m).or_else(|| {
-                        let d = decls.borrow();
-                        d.memories.get(m).map(|&(n, log2, _)| (n, log2))
-                    })
-                });
-                r[0] = Value::I32(match size {
-                    Some((n, _)) if pages => n as i32,
-                    Some((_, log2)) => 1i32 << log2,
-                    None => -1,
-                });
-                Ok(())
-            },
-        );
-    }
-    for (name, start) in [("active_data_start", true), ("active_data_len", false)] {
-        let decls = decls.clone();
-        linker.func(
-            store,
-            monitor_abi::imports::MODULE_APP,
-            name,
-            FuncType::new([ValType::I32], [ValType::I32]),
-            move |_, a, r| {
-                let mem = a[0].i32().unwrap_or(-1);
-                let span = u32::try_from(mem)
-                    .ok()
-                    .and_then(|m| decls.borrow().active_span(m));
-                r[0] = Value::I32(match span {
-                    Some((s, _)) if start => s as i32,
-                    Some((_, n)) => n as i32,
-                    None => -1,
-                });
+                let m = usize::try_from(a[0].i32().unwrap_or(-1)).ok();
+                let v = m.and_then(|m| query(c.store, &decls.borrow(), m));
+                r[0] = Value::I32(v.map_or(-1, |v| v as i32));
                 Ok(())
             },
         );
