@@ -10,9 +10,18 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use wasmparser::{
-    FuncValidator, FunctionBody, Operator, Parser, Payload, Validator, ValidatorResources,
-    WasmFeatures,
+    FuncToValidate, FuncValidator, FunctionBody, Operator, Parser, Payload, Validator,
+    ValidatorResources, WasmFeatures,
 };
+
+/// What validation knows of a module (types, imports, exports...), shared by
+/// every function's validator: kept with the module, so that a translator
+/// that runs later (the JIT, for one function) validates that function
+/// without revalidating the module's sections.
+pub type Resources = Arc<ValidatorResources>;
+
+/// The validator of one function body, as every translator sees it.
+pub type BodyValidator = FuncValidator<Resources>;
 
 use crate::core::error::{LoadError, LoadErrorKind};
 use crate::core::gc_types::{HeapTy, ModuleTypes};
@@ -190,6 +199,10 @@ pub struct ModuleInfo {
     pub imports: Vec<Import>,
     /// Type index of every function in the function index space (imports first).
     pub func_types: Vec<u32>,
+    /// The module's validation state once its sections are validated
+    /// (`None` for a module without function bodies): see
+    /// [`ModuleInfo::body_validator`].
+    pub resources: Option<Resources>,
     pub num_imported_funcs: u32,
     pub num_imported_tables: u32,
     pub num_imported_memories: u32,
@@ -272,7 +285,7 @@ pub trait BodyTranslator {
     fn body(
         &mut self,
         ctx: &BodyCtx<'_>,
-        validator: &mut FuncValidator<ValidatorResources>,
+        validator: &mut BodyValidator,
         body: &FunctionBody<'_>,
     ) -> Result<(), LoadError>;
     fn finish(&mut self) -> Box<dyn Any>;
@@ -333,6 +346,25 @@ impl ModuleInfo {
     /// The body of a defined function, by function index (must not be an import).
     pub fn body(&self, func_idx: u32) -> &FuncBody {
         &self.bodies[(func_idx - self.num_imported_funcs) as usize]
+    }
+
+    /// Defined function `func_idx`'s body with what its validator needs, for
+    /// a translator that runs after loading (the JIT): the module's sections
+    /// were validated at load and are not revisited.
+    pub fn body_to_validate(
+        &self,
+        func_idx: u32,
+    ) -> Option<(FuncToValidate<Resources>, FunctionBody<'_>)> {
+        let resources = self.resources.clone()?;
+        let range = self.body(func_idx).range.clone();
+        let reader = wasmparser::BinaryReader::new(&self.bytes[range.clone()], range.start);
+        let func = FuncToValidate {
+            resources,
+            index: func_idx,
+            ty: self.func_types[func_idx as usize],
+            features: self.features,
+        };
+        Some((func, FunctionBody::new(reader)))
     }
 
     /// Name of a function for reports: from the name section, else `func[N]`.
@@ -594,6 +626,7 @@ fn parse(
         gc: Default::default(),
         imports: Vec::new(),
         func_types: Vec::new(),
+        resources: None,
         num_imported_funcs: 0,
         num_imported_tables: 0,
         num_imported_memories: 0,
@@ -620,6 +653,24 @@ fn parse(
     for payload in Parser::new(0).parse_all(bytes) {
         let payload = payload?;
         if let wasmparser::ValidPayload::Func(func, body) = validator.payload(&payload)? {
+            // Every function's resources are the same module's: keep the
+            // first, share it.
+            let FuncToValidate {
+                resources,
+                index,
+                ty,
+                features,
+            } = func;
+            let resources = m
+                .resources
+                .get_or_insert_with(|| Arc::new(resources))
+                .clone();
+            let func = FuncToValidate {
+                resources,
+                index,
+                ty,
+                features,
+            };
             let mut fv = func.into_validator(std::mem::take(&mut allocs));
             let ctx = BodyCtx {
                 types: &m.types,

@@ -4,7 +4,8 @@
 //! [`Instrumenter`] at every instruction while it validates the body, so the
 //! instrumenter sees exact operand and local types.
 
-use wasmparser::{FuncValidator, Operator, ValidatorResources};
+use crate::core::module::BodyValidator;
+use wasmparser::Operator;
 
 use crate::core::error::LoadError;
 use crate::core::types::{FuncAddr, ValType};
@@ -92,7 +93,7 @@ pub struct Site<'a, 'v> {
     pub op: Option<&'a Operator<'a>>,
     /// The validator, positioned before the instruction (or after it, for
     /// [`When::After`]): operand types are `validator.get_operand_type(n)`.
-    pub validator: &'v FuncValidator<ValidatorResources>,
+    pub validator: &'v BodyValidator,
     /// Whether this is the function's final `end`.
     pub at_func_end: bool,
     /// Index of the instruction in the function (0-based).

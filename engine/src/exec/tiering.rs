@@ -180,6 +180,21 @@ pub(crate) fn interp_only(store: &Store, f: FuncAddr) -> bool {
     }
 }
 
+/// Run `f` with every Wasm function it calls interpreted, none of those
+/// calls counting towards tier-up: for one-off calls at load time (the
+/// monitors' static calls, one per matched site), where crossing into
+/// compiled code and compiling what they call would cost more than it saves.
+/// Dyn tier only; other tiers run `f` as they are.
+pub(crate) fn interpreted<R>(store: &mut Store, f: impl FnOnce(&mut Store) -> R) -> R {
+    if store.config.tier != Tier::Dyn {
+        return f(store);
+    }
+    store.config.tier = Tier::Int;
+    let r = f(store);
+    store.config.tier = Tier::Dyn;
+    r
+}
+
 /// From now on, compile every function on its first call, as the lazy tier
 /// does, instead of interpreting it until hot: for code that runs once and
 /// does all its work in one go (the monitors' `wasm:exit`: a report's loop

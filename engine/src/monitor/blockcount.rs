@@ -63,6 +63,31 @@ enum Av {
         n: usize,
         delta: u64,
     },
+    /// A template's symbolic argument: the constant of parameter `param`
+    /// plus `off`, wrapped at 64 bits (`wide`) or 32.
+    Sym {
+        param: u32,
+        off: u64,
+        wide: bool,
+    },
+}
+
+/// The address operand of a memory access: known, or a template's symbol.
+#[derive(Clone, Copy, Debug)]
+enum Addr {
+    Const(u64),
+    Sym { param: u32, off: u64, wide: bool },
+}
+
+/// One memory access of an evaluation, in order: a load, or a store of
+/// load `n`'s value plus `delta`.
+#[derive(Clone, Copy, Debug)]
+struct Access {
+    mem: MemAddr,
+    addr: Addr,
+    offset: u64,
+    width: u8,
+    store: Option<(usize, u64)>,
 }
 
 struct Load {
@@ -132,6 +157,20 @@ fn binop(op: &Operator<'_>) -> Option<(ValType, Bin)> {
 /// The increments a probe performs, if it is nothing but constant-address,
 /// in-bounds counter increments in the monitor's own memories.
 pub fn pure_increment(store: &Store, call: &ProbeCall) -> Option<Vec<Inc>> {
+    let (instance, func_idx, params) = abstract_params(store, call, false)?;
+    let mut st = Eval::default();
+    eval(store, instance, func_idx, params, &mut st, 0)?;
+    (!st.incs.is_empty()).then_some(st.incs)
+}
+
+/// The probe function's instance and index, and its parameters as abstract
+/// values: an integer constant argument as itself, or (`symbolic`) as a
+/// symbol of a template.
+fn abstract_params(
+    store: &Store,
+    call: &ProbeCall,
+    symbolic: bool,
+) -> Option<(InstanceId, u32, Vec<Av>)> {
     let FuncKind::Wasm { instance, func_idx } = store.funcs[call.func.0 as usize].kind else {
         return None;
     };
@@ -139,13 +178,106 @@ pub fn pure_increment(store: &Store, call: &ProbeCall) -> Option<Vec<Inc>> {
     let mut params = Vec::new();
     for (i, t) in fty.params.iter().enumerate() {
         params.push(match (call.args.get(i)?, t) {
+            (ArgSource::Const(_), ValType::I32 | ValType::I64) if symbolic => Av::Sym {
+                param: i as u32,
+                off: 0,
+                wide: *t == ValType::I64,
+            },
             (ArgSource::Const(v), ValType::I32 | ValType::I64) => Av::Const(mask(*t, *v)),
             _ => Av::Unknown,
         });
     }
-    let mut st = Eval::default();
-    eval(store, instance, func_idx, params, &mut st, 0)?;
-    (!st.incs.is_empty()).then_some(st.incs)
+    Some((instance, func_idx, params))
+}
+
+/// A probe function's memory accesses with its constant arguments left
+/// symbolic: what [`pure_increment`] finds for every call of the function
+/// whose constants sit at the same positions, as long as no branch, compare
+/// or value stored depends on them (they only offset addresses). None when
+/// they do: then each call is evaluated on its own.
+struct Template(Vec<Access>);
+
+impl Template {
+    fn new(store: &Store, call: &ProbeCall) -> Option<Template> {
+        let (instance, func_idx, params) = abstract_params(store, call, true)?;
+        let mut st = Eval {
+            deferred: Some(Vec::new()),
+            ..Eval::default()
+        };
+        eval(store, instance, func_idx, params, &mut st, 0)?;
+        st.deferred.map(Template)
+    }
+
+    /// [`pure_increment`] of `call`, replaying the accesses with its constants.
+    fn apply(&self, store: &Store, call: &ProbeCall) -> Option<Vec<Inc>> {
+        let mut st = Eval::default();
+        for a in &self.0 {
+            access(store, &mut st, a, &call.args)?;
+        }
+        (!st.incs.is_empty()).then_some(st.incs)
+    }
+}
+
+/// The key of a probe call's template: its function and the positions of its
+/// constant arguments.
+fn template_key(c: &ProbeCall) -> (crate::core::types::FuncAddr, u64) {
+    let consts = c.args.iter().enumerate().take(64).fold(0u64, |m, (i, a)| {
+        m | (matches!(a, ArgSource::Const(_)) as u64) << i
+    });
+    (c.func, consts)
+}
+
+/// Perform access `a` of an evaluation: check it is in bounds and touches no
+/// bytes already incremented; a load is remembered, a store of a loaded
+/// value (plus a delta) to the same bytes is an increment.
+fn access(store: &Store, st: &mut Eval, a: &Access, args: &[ArgSource]) -> Option<()> {
+    let base = match a.addr {
+        Addr::Const(v) => v,
+        Addr::Sym { param, off, wide } => {
+            let ArgSource::Const(v) = args.get(param as usize)? else {
+                return None;
+            };
+            let t = if wide { ValType::I64 } else { ValType::I32 };
+            mask(t, v.wrapping_add(off))
+        }
+    };
+    let (mem, width) = (a.mem, a.width);
+    let ea = base.checked_add(a.offset)?;
+    // In bounds now, so always (memories never shrink).
+    if ea + width as u64 > store.memory(mem).data.len() as u64 {
+        return None;
+    }
+    let ea = ea as u32;
+    let overlaps = |i: &Inc| {
+        i.mem == mem
+            && (i.ea as u64) < ea as u64 + width as u64
+            && (ea as u64) < i.ea as u64 + i.width as u64
+    };
+    if st.incs.iter().any(overlaps) {
+        // Reads or writes bytes already written here: not a plain increment.
+        return None;
+    }
+    match a.store {
+        None => st.loads.push(Load { mem, ea, width }),
+        Some((n, delta)) => {
+            let l = &st.loads[n];
+            if l.mem != mem || l.ea != ea || l.width != width {
+                return None;
+            }
+            let delta = if width == 8 {
+                delta
+            } else {
+                delta & ((1u64 << (8 * width as u32)) - 1)
+            };
+            st.incs.push(Inc {
+                mem,
+                ea,
+                width,
+                delta,
+            });
+        }
+    }
+    Some(())
 }
 
 fn mask(t: ValType, v: u64) -> u64 {
@@ -161,6 +293,10 @@ fn mask(t: ValType, v: u64) -> u64 {
 struct Eval {
     loads: Vec<Load>,
     incs: Vec<Inc>,
+    /// Loads evaluated (numbering them).
+    n_loads: usize,
+    /// Building a [`Template`]: the accesses, recorded instead of performed.
+    deferred: Option<Vec<Access>>,
     /// Instructions evaluated (bounded).
     n: usize,
 }
@@ -203,11 +339,6 @@ fn eval(
     let mut stack: Vec<Av> = Vec::new();
     let mut depth = 0u32;
     let mut ops = m.operators(func_idx);
-    let overlaps = |a: &Inc, mem: MemAddr, ea: u32, w: u8| {
-        a.mem == mem
-            && (a.ea as u64) < ea as u64 + w as u64
-            && (ea as u64) < a.ea as u64 + a.width as u64
-    };
     while !ops.eof() {
         let op = ops.read().ok()?;
         st.n += 1;
@@ -299,6 +430,11 @@ fn eval(
                 let v = stack.pop()?;
                 stack.push(match v {
                     Av::Const(c) => Av::Const(c as u32 as u64),
+                    Av::Sym { param, off, .. } => Av::Sym {
+                        param,
+                        off,
+                        wide: false,
+                    },
                     _ => Av::Unknown,
                 });
             }
@@ -344,6 +480,21 @@ fn eval(
                         n,
                         delta: delta.wrapping_sub(c),
                     },
+                    (Av::Sym { param, off, wide }, Av::Const(c))
+                    | (Av::Const(c), Av::Sym { param, off, wide })
+                        if k == Bin::Add =>
+                    {
+                        Av::Sym {
+                            param,
+                            off: off.wrapping_add(c),
+                            wide,
+                        }
+                    }
+                    (Av::Sym { param, off, wide }, Av::Const(c)) if k == Bin::Sub => Av::Sym {
+                        param,
+                        off: off.wrapping_sub(c),
+                        wide,
+                    },
                     _ => Av::Unknown,
                 };
                 stack.push(r);
@@ -353,45 +504,33 @@ fn eval(
                 let ma = crate::core::operators::memarg_of(&op)?;
                 let mem = *idata.memories.get(ma.memory as usize)?;
                 let value = if is_store { Some(stack.pop()?) } else { None };
-                let Av::Const(a) = stack.pop()? else {
-                    return None;
+                let addr = match stack.pop()? {
+                    Av::Const(a) => Addr::Const(a),
+                    Av::Sym { param, off, wide } => Addr::Sym { param, off, wide },
+                    _ => return None,
                 };
-                let ea = a.checked_add(ma.offset)?;
-                // In bounds now, so always (memories never shrink).
-                if ea + width as u64 > store.memory(mem).data.len() as u64 {
-                    return None;
-                }
-                let ea = ea as u32;
-                if st.incs.iter().any(|i| overlaps(i, mem, ea, width)) {
-                    // Reads or writes bytes already written here: not a plain increment.
-                    return None;
-                }
-                match value {
-                    None => {
-                        st.loads.push(Load { mem, ea, width });
-                        stack.push(Av::Loaded {
-                            n: st.loads.len() - 1,
-                            delta: 0,
-                        });
-                    }
-                    Some(Av::Loaded { n, delta }) => {
-                        let l = &st.loads[n];
-                        if l.mem != mem || l.ea != ea || l.width != width {
-                            return None;
-                        }
-                        let delta = if width == 8 {
-                            delta
-                        } else {
-                            delta & ((1u64 << (8 * width as u32)) - 1)
-                        };
-                        st.incs.push(Inc {
-                            mem,
-                            ea,
-                            width,
-                            delta,
-                        });
-                    }
+                let store_of = match value {
+                    None => None,
+                    Some(Av::Loaded { n, delta }) => Some((n, delta)),
                     Some(_) => return None,
+                };
+                let a = Access {
+                    mem,
+                    addr,
+                    offset: ma.offset,
+                    width,
+                    store: store_of,
+                };
+                match st.deferred.as_mut() {
+                    Some(d) => d.push(a),
+                    None => access(store, st, &a, &[])?,
+                }
+                if store_of.is_none() {
+                    stack.push(Av::Loaded {
+                        n: st.n_loads,
+                        delta: 0,
+                    });
+                    st.n_loads += 1;
                 }
             }
         }
@@ -588,8 +727,12 @@ fn add(store: &mut Store, i: &Inc, delta: u64) {
     mem[ea..ea + w].copy_from_slice(&v.to_le_bytes()[..w]);
 }
 
-/// Identifies a probe call for [`pure_increment`]: its function and constant args.
-pub type CallKey = (crate::core::types::FuncAddr, Vec<Option<u64>>);
+/// Identifies a probe call for [`pure_increment`]: its function and constant
+/// args (inline: one is made per site and per lookup).
+pub type CallKey = (
+    crate::core::types::FuncAddr,
+    smallvec::SmallVec<[Option<u64>; 4]>,
+);
 
 pub fn call_key(c: &ProbeCall) -> CallKey {
     let args = c
@@ -613,12 +756,22 @@ pub fn countable<'a>(
     let calls: Vec<&ProbeCall> = calls.collect();
     let mut out: HashMap<CallKey, Vec<Inc>> = HashMap::default();
     let mut failed: HashSet<CallKey> = HashSet::default();
+    // Sites of one probe differ in their constants (each its own counter's
+    // address): evaluate the function once per shape of constants.
+    let mut templates = HashMap::default();
     for c in &calls {
         let k = call_key(c);
         if out.contains_key(&k) || failed.contains(&k) {
             continue;
         }
-        match pure_increment(store, c) {
+        let template = templates
+            .entry(template_key(c))
+            .or_insert_with(|| Template::new(store, c));
+        let incs = match template {
+            Some(t) => t.apply(store, c),
+            None => pure_increment(store, c),
+        };
+        match incs {
             Some(incs) => {
                 out.insert(k, incs);
             }
@@ -901,4 +1054,102 @@ pub fn fold_functions(
     }
     main.instruction(&I::End);
     std::iter::once(main).chain(chunks).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::store::{Config, Linker};
+    use std::sync::Arc;
+
+    /// A monitor whose functions take counter addresses (and other
+    /// constants) as arguments, instantiated in a fresh store.
+    fn monitor() -> (Store, InstanceId) {
+        let wat = r#"(module
+            (memory 1)
+            (global $one i32 (i32.const 1))
+            ;; the counter at the argument, + 1
+            (func (export "inc") (param i32)
+                (i64.store offset=8 (local.get 0)
+                    (i64.add (i64.load offset=8 (local.get 0)) (i64.const 1))))
+            ;; two counters, the second 4 bytes on, through an added address
+            (func (export "two") (param i32 i32)
+                (i32.store (local.get 0) (i32.add (i32.load (local.get 0)) (i32.const 1)))
+                (local.set 0 (i32.add (local.get 0) (i32.const 4)))
+                (i32.store (local.get 0) (i32.add (i32.load (local.get 0)) (local.get 1))))
+            ;; the address computed by a call, wrapped from an i64
+            (func $addr (param i64) (result i32) (i32.wrap_i64 (i64.sub (local.get 0) (i64.const 16))))
+            (func (export "called") (param i64)
+                (i32.store8 (call $addr (local.get 0))
+                    (i32.add (i32.load8_u (call $addr (local.get 0))) (global.get $one))))
+            ;; a branch on the argument: no template, each call on its own
+            (func (export "branchy") (param i32)
+                (if (i32.eqz (local.get 0)) (then (return)))
+                (i32.store (local.get 0) (i32.add (i32.load (local.get 0)) (i32.const 1)))))"#;
+        let bytes = wat::parse_str(wat).unwrap();
+        let mut store = Store::new(Config::default());
+        let module = Arc::new(crate::Module::new(&bytes).unwrap());
+        let id = Linker::new().instantiate(&mut store, &module).unwrap();
+        (store, id)
+    }
+
+    fn call(store: &Store, id: InstanceId, name: &str, args: &[ArgSource]) -> ProbeCall {
+        let func = store.export_func(id, name).unwrap();
+        ProbeCall {
+            func,
+            types: store.func_type(func).params.to_vec(),
+            args: args.to_vec(),
+            origin: Arc::from(name),
+            operand_types: None,
+            removable: None,
+        }
+    }
+
+    #[test]
+    fn templates_find_what_each_call_finds() {
+        let (store, id) = monitor();
+        use ArgSource::{Const, Local};
+        let cases: Vec<(&str, Vec<ArgSource>, bool)> = vec![
+            ("inc", vec![Const(0)], true),
+            ("inc", vec![Const(64)], true),
+            // Out of bounds (one page): no increment.
+            ("inc", vec![Const(65536 - 12)], true),
+            ("inc", vec![Const(0xffff_fff8)], true),
+            ("two", vec![Const(100), Const(5)], false),
+            ("two", vec![Const(200), Local(0)], false),
+            ("two", vec![Const(300), Const(1)], false),
+            ("called", vec![Const(40)], true),
+            ("called", vec![Const(8)], true),
+            ("branchy", vec![Const(0)], false),
+            ("branchy", vec![Const(12)], false),
+        ];
+        for (name, args, templated) in cases {
+            let c = call(&store, id, name, &args);
+            let direct = pure_increment(&store, &c);
+            let t = Template::new(&store, &c);
+            assert_eq!(t.is_some(), templated, "{name}{args:?}: template");
+            if let Some(t) = t {
+                assert_eq!(t.apply(&store, &c), direct, "{name}{args:?}");
+            }
+        }
+        // What a template gives is the evaluation's own result.
+        let c = call(&store, id, "inc", &[Const(64)]);
+        let got = Template::new(&store, &c).unwrap().apply(&store, &c);
+        let want = Inc {
+            mem: store.instance(id).memories[0],
+            ea: 72,
+            width: 8,
+            delta: 1,
+        };
+        assert_eq!(got, Some(vec![want]));
+        let c = call(&store, id, "called", &[Const(40)]);
+        assert_eq!(
+            Template::new(&store, &c)
+                .unwrap()
+                .apply(&store, &c)
+                .unwrap()[0]
+                .ea,
+            24
+        );
+    }
 }

@@ -218,7 +218,7 @@ mod tests {
         fn body(
             &mut self,
             _: &BodyCtx<'_>,
-            _: &mut wasmparser::FuncValidator<wasmparser::ValidatorResources>,
+            _: &mut crate::core::module::BodyValidator,
             _: &wasmparser::FunctionBody<'_>,
         ) -> Result<(), crate::core::error::LoadError> {
             unreachable!("no bodies")

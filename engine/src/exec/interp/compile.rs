@@ -4,7 +4,8 @@
 //! operand stack height and the enclosing control frames at every instruction,
 //! so branch stack adjustments are computed without a second stack model.
 
-use wasmparser::{BlockType, FrameKind, FuncValidator, FunctionBody, Operator, ValidatorResources};
+use crate::core::module::BodyValidator;
+use wasmparser::{BlockType, FrameKind, FunctionBody, Operator};
 
 use super::code::*;
 use super::fused::{jump_target_mut, F64Bin, Form, I32Bin};
@@ -415,7 +416,7 @@ impl Translator<'_> {
 
     /// Before an indirect call through a 64-bit table: narrow its i64 index
     /// (`Op::TableIndex64`).
-    fn table_index64(&mut self, v: &FuncValidator<ValidatorResources>, table: u32) {
+    fn table_index64(&mut self, v: &BodyValidator, table: u32) {
         if v.resources().table_at(table).is_some_and(|t| t.table64) {
             self.emit(Op::TableIndex64);
         }
@@ -619,11 +620,7 @@ impl Translator<'_> {
     /// with its stack adjustment, and whether values must move (before the
     /// branch pops anything). None for an invalid depth; the validator rejects
     /// the op right after.
-    fn branch(
-        &self,
-        v: &FuncValidator<ValidatorResources>,
-        depth: u32,
-    ) -> Option<(BrTarget, bool)> {
+    fn branch(&self, v: &BodyValidator, depth: u32) -> Option<(BrTarget, bool)> {
         let frame = v.get_control_frame(depth as usize)?;
         if depth as usize >= self.ctls.len() {
             return None;
@@ -644,7 +641,7 @@ impl Translator<'_> {
     }
 
     /// Slots taken by the bottom `values` operands of the whole operand stack.
-    fn slots_below(&self, v: &FuncValidator<ValidatorResources>, values: u32) -> u32 {
+    fn slots_below(&self, v: &BodyValidator, values: u32) -> u32 {
         if !self.wide {
             return values;
         }
@@ -658,7 +655,7 @@ impl Translator<'_> {
     }
 
     /// The type of the operand `depth` values from the top, if known.
-    fn operand_type(v: &FuncValidator<ValidatorResources>, depth: usize) -> Option<ValType> {
+    fn operand_type(v: &BodyValidator, depth: usize) -> Option<ValType> {
         match v.get_operand_type(depth) {
             Some(Some(t)) => Some(ValType::from_wasmparser(t)),
             _ => None,
@@ -680,7 +677,7 @@ impl Translator<'_> {
         Ok(calls)
     }
 
-    fn slot_args(&self, v: &FuncValidator<ValidatorResources>, calls: &mut [ProbeCall]) {
+    fn slot_args(&self, v: &BodyValidator, calls: &mut [ProbeCall]) {
         for call in calls {
             for a in &mut call.args {
                 match a {
@@ -712,7 +709,7 @@ impl Translator<'_> {
     /// An indirect call through type `ty`, which subtypes may have (a
     /// non-final type): a callee of a subtype matches, which only the
     /// interpreter checks (compiled code compares type ids exactly).
-    fn subtyped_call(&mut self, v: &FuncValidator<ValidatorResources>, ty: u32) {
+    fn subtyped_call(&mut self, v: &BodyValidator, ty: u32) {
         if v.resources().sub_type_at(ty).is_some_and(|st| !st.is_final) {
             self.require_interpreter();
         }
@@ -731,11 +728,7 @@ impl Translator<'_> {
 /// one of the `any` hierarchy (`any`, `eq`, `i31`, `struct`, `array`,
 /// `none`, concrete struct and array types), or of the `extern` one when
 /// `extern_objects`.
-fn holds_gc_ref(
-    v: &FuncValidator<ValidatorResources>,
-    t: wasmparser::ValType,
-    extern_objects: bool,
-) -> bool {
+fn holds_gc_ref(v: &BodyValidator, t: wasmparser::ValType, extern_objects: bool) -> bool {
     use wasmparser::AbstractHeapType as A;
     let wasmparser::ValType::Ref(r) = t else {
         return false;
@@ -756,7 +749,7 @@ fn memarg(m: &wasmparser::MemArg) -> MemArg {
 
 /// Validate and translate one function body.
 pub(crate) fn translate(
-    v: &mut FuncValidator<ValidatorResources>,
+    v: &mut BodyValidator,
     body: &FunctionBody<'_>,
     ctx: &ModuleCtx<'_>,
     mut instr: Option<&mut (dyn Instrumenter + '_)>,
@@ -1021,7 +1014,7 @@ fn dump_if_requested(c: &Compiled) {
 
 fn translate_op(
     t: &mut Translator<'_>,
-    v: &FuncValidator<ValidatorResources>,
+    v: &BodyValidator,
     op: &Operator<'_>,
     reachable: bool,
     site_start: u32,
@@ -1427,7 +1420,7 @@ fn translate_op(
 
 /// A load, store, SIMD or atomic access to a 64-bit memory, as an
 /// `Op::Mem64` access (see [`Mem64Access`]); None for anything else.
-fn mem64_access(v: &FuncValidator<ValidatorResources>, op: &Operator<'_>) -> Option<Mem64Access> {
+fn mem64_access(v: &BodyValidator, op: &Operator<'_>) -> Option<Mem64Access> {
     use Operator as W;
     type Make = fn(MemArg) -> Op;
     let scalar: Option<(&wasmparser::MemArg, u32, Make)> = match op {

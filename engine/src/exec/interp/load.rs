@@ -6,7 +6,8 @@
 
 use std::rc::Rc;
 
-use wasmparser::{FuncValidator, FunctionBody, ValidatorResources, WasmFeatures};
+use crate::core::module::BodyValidator;
+use wasmparser::{FunctionBody, WasmFeatures};
 
 use super::code::Compiled;
 use crate::core::error::LoadError;
@@ -56,7 +57,7 @@ impl BodyTranslator for Translate<'_, '_> {
     fn body(
         &mut self,
         ctx: &BodyCtx<'_>,
-        validator: &mut FuncValidator<ValidatorResources>,
+        validator: &mut BodyValidator,
         body: &FunctionBody<'_>,
     ) -> Result<(), LoadError> {
         let v128_types = *self.v128_types.get_or_insert_with(|| {

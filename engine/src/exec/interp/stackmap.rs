@@ -12,9 +12,8 @@
 //! its operand stack that names a live object keeps it): never unsound, only
 //! possibly keeping garbage, and no translated op is expected to need it.
 
-use wasmparser::{
-    AbstractHeapType, FuncValidator, HeapType, Operator, ValidatorResources, WasmModuleResources,
-};
+use crate::core::module::BodyValidator;
+use wasmparser::{AbstractHeapType, HeapType, Operator, ValidatorResources, WasmModuleResources};
 
 /// The stack maps of one function.
 #[derive(Debug, Default)]
@@ -111,11 +110,7 @@ pub(crate) struct Recorder {
 impl Recorder {
     /// A recorder if the function can hold heap references (`module` is
     /// [`module_has_heap_refs`] of its module).
-    pub fn new(
-        v: &FuncValidator<ValidatorResources>,
-        module: bool,
-        wide: bool,
-    ) -> Option<Recorder> {
+    pub fn new(v: &BodyValidator, module: bool, wide: bool) -> Option<Recorder> {
         let r = v.resources();
         let mut ref_locals = Vec::new();
         let mut at = 0u32;
@@ -136,7 +131,7 @@ impl Recorder {
     }
 
     /// The operand state of `v` holds for ops `[start, end)`.
-    pub fn record(&mut self, v: &FuncValidator<ValidatorResources>, start: u32, end: u32) {
+    pub fn record(&mut self, v: &BodyValidator, start: u32, end: u32) {
         if start >= end {
             return;
         }

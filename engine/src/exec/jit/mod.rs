@@ -401,29 +401,25 @@ pub(crate) fn codegen(input: &CodegenInput) -> Result<CodegenOutput, String> {
         Some(_) => Vec::new(),
     };
     let is_interp_only = |idx: u32| input.interp_only[(idx - m.num_imported_funcs) as usize];
-    // Walk the code section again with a validator, for the translator.
-    let mut validator = wasmparser::Validator::new_with_features(m.features);
+    // Each body with its validator (the module's validation state from its
+    // load), for the translator.
     let mut jobs = Vec::new();
-    let mut def = 0usize;
-    for payload in wasmparser::Parser::new(0).parse_all(&m.bytes) {
-        let payload = payload.map_err(|e| e.to_string())?;
-        if let wasmparser::ValidPayload::Func(func, body) =
-            validator.payload(&payload).map_err(|e| e.to_string())?
-        {
-            let idx = m.num_imported_funcs + def as u32;
-            if only.is_none_or(|o| o == idx) && !is_interp_only(idx) {
-                jobs.push(Job {
-                    idx,
-                    id: if only.is_some() {
-                        planned_id(0)
-                    } else {
-                        ids[def]
-                    },
-                    func,
-                    body,
-                });
-            }
-            def += 1;
+    for def in 0..n_defined {
+        let idx = m.num_imported_funcs + def as u32;
+        if only.is_none_or(|o| o == idx) && !is_interp_only(idx) {
+            let (func, body) = m
+                .body_to_validate(idx)
+                .ok_or("the module has no validation state")?;
+            jobs.push(Job {
+                idx,
+                id: if only.is_some() {
+                    planned_id(0)
+                } else {
+                    ids[def]
+                },
+                func,
+                body,
+            });
         }
     }
     let osr_body = match (&input.osr, jobs.first()) {
@@ -659,7 +655,7 @@ pub(crate) fn link(input: &CodegenInput, out: CodegenOutput) -> Result<JitCode, 
 struct Job<'a> {
     idx: u32,
     id: FuncId,
-    func: wasmparser::FuncToValidate<wasmparser::ValidatorResources>,
+    func: wasmparser::FuncToValidate<crate::core::module::Resources>,
     body: wasmparser::FunctionBody<'a>,
 }
 

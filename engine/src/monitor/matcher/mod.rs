@@ -14,10 +14,11 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
+use crate::core::module::BodyValidator;
 use monitor_abi::params::{Binding, ParamContext, ParamError, SiteCheck, SiteFacts};
 use monitor_abi::pattern::{Event, ExportMeaning, Mode, OpcodeMatch, Param, Pattern, StaticCall};
 use monitor_abi::{ConstValue, Opcode};
-use wasmparser::{FuncValidator, Operator, ValidatorResources, WasmModuleResources};
+use wasmparser::{Operator, WasmModuleResources};
 
 use crate::core::error::{LoadError, LoadErrorKind, Trap, TrapKind};
 use crate::core::probe::{ArgSource, Instrumenter, ProbeCall, Site, When};
@@ -301,7 +302,7 @@ fn base_name(p: &Path) -> String {
 /// Whether `t` is a reference of the `any` hierarchy (a GC reference): a
 /// monitor gets such a value only as an opaque reference
 /// (`ArgSource::OpaqueOperand`/`OpaqueLocal`), bound to an `externref`.
-fn gc_ref(v: &FuncValidator<ValidatorResources>, t: wasmparser::ValType) -> bool {
+fn gc_ref(v: &BodyValidator, t: wasmparser::ValType) -> bool {
     let wasmparser::ValType::Ref(r) = t else {
         return false;
     };
@@ -655,7 +656,7 @@ pub fn wrap_trap(monitor: &str, export: &str, t: Trap) -> Trap {
 }
 
 /// Resolves stack effects from the validator's view of the module.
-struct Resolver<'v>(&'v FuncValidator<ValidatorResources>);
+struct Resolver<'v>(&'v BodyValidator);
 
 type Sig = (Vec<wasmparser::ValType>, Vec<wasmparser::ValType>);
 
@@ -770,7 +771,7 @@ struct SiteInfo<'a> {
     operand_types: Vec<ValType>,
     num_operands: Option<u32>,
     /// The validator at the site: local types on demand (`local_type`).
-    validator: &'a FuncValidator<ValidatorResources>,
+    validator: &'a BodyValidator,
     at_func_end: bool,
     instr_count: Option<u32>,
     /// Index of the instruction in its function.
@@ -1041,7 +1042,7 @@ impl Matcher<'_> {
             ));
         }
         let store = &mut *self.store;
-        match store.invoke(func, &args) {
+        match crate::exec::tiering::interpreted(store, |s| s.invoke(func, &args)) {
             Ok(r) => Ok(r.into_iter().next()),
             Err(t) => Err(format!("static call `{}` trapped: {t}", call.name)),
         }

@@ -5,7 +5,8 @@
 //! reads the regions. A function with any of this, or with `exnref`
 //! values, is marked for the interpreter (`Translator::require_interpreter`).
 
-use wasmparser::{FuncValidator, FunctionBody, Operator, ValidatorResources};
+use crate::core::module::BodyValidator;
+use wasmparser::{FunctionBody, Operator};
 
 use super::{Ctl, Fixup, ModuleCtx, Translator};
 use crate::exec::interp::code::{BrTarget, Catch, Op, TryRegion};
@@ -54,7 +55,7 @@ pub(super) fn may_make_exnref(op: &Operator<'_>) -> bool {
 /// Whether `op` names `exnref` in its immediates (a block type, a callee's
 /// or an indirect call's type, a typed `select`, `ref.null exn`, an exnref
 /// table or global): Cranelift's translation cannot even read the type.
-pub(super) fn names_exnref(op: &Operator<'_>, v: &FuncValidator<ValidatorResources>) -> bool {
+pub(super) fn names_exnref(op: &Operator<'_>, v: &BodyValidator) -> bool {
     use wasmparser::{BlockType, WasmModuleResources};
     use Operator as O;
     let r = v.resources();
@@ -148,11 +149,7 @@ impl Translator<'_> {
 
     /// `try_table`: a block whose body is a region; each catch clause is a
     /// branch to its label, resolved here (outside the block).
-    pub(super) fn try_table(
-        &mut self,
-        v: &FuncValidator<ValidatorResources>,
-        tt: &wasmparser::TryTable,
-    ) {
+    pub(super) fn try_table(&mut self, v: &BodyValidator, tt: &wasmparser::TryTable) {
         self.require_interpreter();
         let r = self.out.handlers.len();
         let mut catches = Vec::new();
@@ -198,7 +195,7 @@ impl Translator<'_> {
     /// the block's base height and the exnref kept in the try's local slot.
     pub(super) fn legacy_catch(
         &mut self,
-        v: &FuncValidator<ValidatorResources>,
+        v: &BodyValidator,
         tag: Option<u32>,
         falls_through: bool,
     ) {
