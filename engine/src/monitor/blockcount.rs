@@ -43,6 +43,9 @@ use crate::runtime::store::{FuncKind, Store};
 /// (`wasm:exit`).
 pub const FOLD_EXPORT: &str = "wizeng:fold";
 
+/// A probe's increments (usually one).
+pub type Incs = smallvec::SmallVec<[Inc; 2]>;
+
 /// One counter increment: `width` bytes at `ea` in `mem`, little-endian,
 /// increased by `delta` (wrapping).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -156,7 +159,7 @@ fn binop(op: &Operator<'_>) -> Option<(ValType, Bin)> {
 
 /// The increments a probe performs, if it is nothing but constant-address,
 /// in-bounds counter increments in the monitor's own memories.
-pub fn pure_increment(store: &Store, call: &ProbeCall) -> Option<Vec<Inc>> {
+pub fn pure_increment(store: &Store, call: &ProbeCall) -> Option<Incs> {
     let (instance, func_idx, params) = abstract_params(store, call, false)?;
     let mut st = Eval::default();
     eval(store, instance, func_idx, params, &mut st, 0)?;
@@ -209,7 +212,7 @@ impl Template {
     }
 
     /// [`pure_increment`] of `call`, replaying the accesses with its constants.
-    fn apply(&self, store: &Store, call: &ProbeCall) -> Option<Vec<Inc>> {
+    fn apply(&self, store: &Store, call: &ProbeCall) -> Option<Incs> {
         let mut st = Eval::default();
         for a in &self.0 {
             access(store, &mut st, a, &call.args)?;
@@ -292,7 +295,7 @@ fn mask(t: ValType, v: u64) -> u64 {
 #[derive(Default)]
 struct Eval {
     loads: Vec<Load>,
-    incs: Vec<Inc>,
+    incs: Incs,
     /// Loads evaluated (numbering them).
     n_loads: usize,
     /// Building a [`Template`]: the accesses, recorded instead of performed.
@@ -746,38 +749,48 @@ pub fn call_key(c: &ProbeCall) -> CallKey {
     (c.func, args)
 }
 
+/// The probe calls of a plan that are counted through their block
+/// ([`countable`]), by identity: each site's own [`ProbeCall`].
+#[derive(Default)]
+pub struct Countable(HashMap<usize, Incs>);
+
+impl Countable {
+    /// The increments of `c`, if it is counted.
+    pub fn get(&self, c: &ProbeCall) -> Option<&[Inc]> {
+        self.0.get(&(c as *const ProbeCall as usize)).map(|v| &v[..])
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
 /// Which probe increments may be counted: those of pure increments whose
 /// bytes no other increment touches with another (address, width) (adds of
 /// the same bytes commute; overlapping ones of different shape would not).
-pub fn countable<'a>(
-    store: &Store,
-    calls: impl Iterator<Item = &'a ProbeCall>,
-) -> HashMap<CallKey, Vec<Inc>> {
+pub fn countable<'a>(store: &Store, calls: impl Iterator<Item = &'a ProbeCall>) -> Countable {
     let calls: Vec<&ProbeCall> = calls.collect();
-    let mut out: HashMap<CallKey, Vec<Inc>> = HashMap::default();
-    let mut failed: HashSet<CallKey> = HashSet::default();
+    let id = |c: &ProbeCall| c as *const ProbeCall as usize;
+    let mut out: HashMap<usize, Incs> = HashMap::default();
+    out.reserve(calls.len());
     // Sites of one probe differ in their constants (each its own counter's
-    // address): evaluate the function once per shape of constants.
+    // address): evaluate the function once per shape of constants; calls
+    // it cannot do so for, once per distinct call.
     let mut templates = HashMap::default();
+    let mut one_by_one: HashMap<CallKey, Option<Incs>> = HashMap::default();
     for c in &calls {
-        let k = call_key(c);
-        if out.contains_key(&k) || failed.contains(&k) {
-            continue;
-        }
         let template = templates
             .entry(template_key(c))
             .or_insert_with(|| Template::new(store, c));
         let incs = match template {
             Some(t) => t.apply(store, c),
-            None => pure_increment(store, c),
+            None => one_by_one
+                .entry(call_key(c))
+                .or_insert_with(|| pure_increment(store, c))
+                .clone(),
         };
-        match incs {
-            Some(incs) => {
-                out.insert(k, incs);
-            }
-            None => {
-                failed.insert(k);
-            }
+        if let Some(incs) = incs {
+            out.insert(id(c), incs);
         }
     }
     // Shapes per memory, sorted by address: any two distinct shapes that overlap conflict.
@@ -786,7 +799,7 @@ pub fn countable<'a>(
         .flatten()
         .map(|i| (i.mem, i.ea, i.width))
         .collect();
-    shapes.sort_by_key(|s| (s.0 .0, s.1, s.2));
+    shapes.sort_unstable_by_key(|s| (s.0 .0, s.1, s.2));
     shapes.dedup();
     // Sweep by start address: a shape that starts before the furthest end seen
     // so far overlaps the shape with that end.
@@ -812,8 +825,9 @@ pub fn countable<'a>(
     // not counted: such a probe could read the counters, and folding them
     // before each of its executions would cost more than it saves.
     let mut reached: HashSet<MemAddr> = HashSet::default();
+    let mut seen = HashSet::default();
     for c in &calls {
-        if out.contains_key(&call_key(c)) {
+        if out.contains_key(&id(c)) || !seen.insert(c.func) {
             continue;
         }
         let reach = match store.funcs[c.func.0 as usize].kind {
@@ -822,11 +836,11 @@ pub fn countable<'a>(
         };
         match reach {
             Some(r) => reached.extend(r),
-            None => return HashMap::default(),
+            None => return Countable::default(),
         }
     }
     out.retain(|_, incs| !incs.iter().any(|i| reached.contains(&i.mem)));
-    out
+    Countable(out)
 }
 
 /// Where one function's counters go (pass 1 of weaving; emission replays
@@ -894,7 +908,7 @@ pub fn plan_function(
     m: &crate::Module,
     idx: u32,
     fp: &crate::monitor::weave::FuncPlan,
-    countable: &HashMap<CallKey, Vec<Inc>>,
+    countable: &Countable,
     first_global: u32,
     out: &mut BlockCounters,
 ) -> Result<FuncBlocks, crate::LoadError> {
@@ -946,7 +960,7 @@ pub fn plan_function(
                 if let Some(calls) = calls.filter(|c| !c.is_empty()) {
                     let incs: Option<Vec<Inc>> = calls
                         .iter()
-                        .map(|c| countable.get(&call_key(c)))
+                        .map(|c| countable.get(c))
                         .collect::<Option<Vec<_>>>()
                         .map(|v| v.into_iter().flatten().copied().collect());
                     match incs {
@@ -1141,7 +1155,7 @@ mod tests {
             width: 8,
             delta: 1,
         };
-        assert_eq!(got, Some(vec![want]));
+        assert_eq!(got.map(|v| v.to_vec()), Some(vec![want]));
         let c = call(&store, id, "called", &[Const(40)]);
         assert_eq!(
             Template::new(&store, &c)
