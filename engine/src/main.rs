@@ -10,6 +10,11 @@ use wizeng::monitor::session::{Session, SessionConfig, SessionError};
 use wizeng::wasi::WasiCtx;
 use wizeng::{Store, Value};
 
+// The library leaves the allocator to its users; the command line picks one
+// made for many small, short-lived allocations (Cargo.toml says why).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Exit statuses of the engine itself (the app's own status is passed through).
 /// Those of a monitored session's errors (3: monitor bind, 125: load, 126:
 /// link, 134: trap during instantiation) come from `SessionError::exit_status`.

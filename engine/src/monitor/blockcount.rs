@@ -757,7 +757,9 @@ pub struct Countable(HashMap<usize, Incs>);
 impl Countable {
     /// The increments of `c`, if it is counted.
     pub fn get(&self, c: &ProbeCall) -> Option<&[Inc]> {
-        self.0.get(&(c as *const ProbeCall as usize)).map(|v| &v[..])
+        self.0
+            .get(&(c as *const ProbeCall as usize))
+            .map(|v| &v[..])
     }
 
     pub fn is_empty(&self) -> bool {

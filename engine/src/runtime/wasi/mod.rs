@@ -66,7 +66,13 @@ impl CaptureBuffer {
         self.0.borrow().clone()
     }
     pub fn to_string_lossy(&self) -> String {
-        String::from_utf8_lossy(&self.0.borrow()).into_owned()
+        // Valid UTF-8 (the usual case) is checked a word at a time; the
+        // lossy decoder goes byte by byte.
+        let b = self.0.borrow();
+        match std::str::from_utf8(&b) {
+            Ok(s) => s.to_owned(),
+            Err(_) => String::from_utf8_lossy(&b).into_owned(),
+        }
     }
     pub fn clear(&self) {
         self.0.borrow_mut().clear()
