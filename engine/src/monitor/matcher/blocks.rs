@@ -27,7 +27,7 @@
 //! the look from there reaches past the end. Checked against Wizard on the
 //! PolyBench programs (`scripts/wizard-sites.sh`).
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use wasmparser::Operator;
 

@@ -106,7 +106,7 @@ struct LoadedMonitor {
 struct RuleIndex {
     /// Per site kind (`When` as index: entry, before, after): rules for one
     /// opcode, by opcode, and the rules that may match any site of that kind.
-    by_opcode: [HashMap<u16, Vec<usize>>; 3],
+    by_opcode: [rustc_hash::FxHashMap<u16, Vec<usize>>; 3],
     general: [Vec<usize>; 3],
 }
 
@@ -189,7 +189,7 @@ impl RuleIndex {
 pub struct Monitors {
     monitors: Vec<LoadedMonitor>,
     /// Per-site probe ids (allocated on first use).
-    probe_ids: HashMap<(u32, u32), u32>,
+    probe_ids: rustc_hash::FxHashMap<(u32, u32), u32>,
     blocks: Blocks,
     func_names: HashMap<u32, String>,
     /// Imported functions of the application: index -> (module, field).
@@ -478,7 +478,7 @@ impl Monitors {
         }
         Ok(Monitors {
             monitors,
-            probe_ids: HashMap::new(),
+            probe_ids: Default::default(),
             blocks: Blocks::default(),
             func_names: HashMap::new(),
             func_imports: HashMap::new(),
