@@ -72,7 +72,7 @@ pub mod stack;
 pub mod valtype;
 
 pub use catalogue::{catalogue, EventSpec, LangType, ProbeMode, Target};
-pub use imports::{AbiPart, ProvidedImport, PROVIDED_IMPORTS};
+pub use imports::{AbiPart, ImporterTyped, ProvidedImport, PROVIDED_IMPORTS};
 pub use opcode::{flatten_immediates, memarg, opcode_of, Category, Opcode};
 pub use params::{check_param_at_site, type_code, validate_pattern, ParamError, ParamInfo, Timing};
 pub use pattern::{

@@ -33,6 +33,7 @@ use blocks::Blocks;
 mod link;
 mod output;
 mod reflect;
+mod typed_imports;
 
 /// One `--monitors` item: a monitor file and its `+lib.wasm` libraries.
 #[derive(Clone, Debug, PartialEq)]
