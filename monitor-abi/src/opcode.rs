@@ -593,8 +593,9 @@ pub fn opcode_of(op: &wasmparser::Operator<'_>) -> Opcode {
 /// * as in Wizard, which reads none for them: `select t` and `br_on_cast*`
 ///   have no immediates;
 /// * beyond the ABI (GC, exceptions, threads): `try_table` is its block type
-///   only, as in Wizard (an `immN` beyond it is no match); atomic ordering is
-///   0 = seq_cst, 1 = acq_rel.
+///   only, as in Wizard (an `immN` beyond it is no match); `atomic.fence` is
+///   its reserved zero byte, as in Wizard; atomic ordering is 0 = seq_cst,
+///   1 = acq_rel.
 pub fn flatten_immediates(op: &wasmparser::Operator<'_>) -> Vec<ConstValue> {
     use wasmparser::Operator as O;
     if matches!(
@@ -602,6 +603,10 @@ pub fn flatten_immediates(op: &wasmparser::Operator<'_>) -> Vec<ConstValue> {
         O::TypedSelect { .. } | O::BrOnCast { .. } | O::BrOnCastFail { .. }
     ) {
         return Vec::new();
+    }
+    // `atomic.fence`'s reserved byte (always 0), which Wizard reads as imm0.
+    if matches!(op, O::AtomicFence) {
+        return vec![ConstValue::I32(0)];
     }
     let mut out = Vec::new();
     flatten_raw(op, &mut out);
