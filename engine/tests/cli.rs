@@ -714,26 +714,33 @@ fn code_cache_is_reused_and_checked() {
 }
 
 /// Every import `monitor_abi::PROVIDED_IMPORTS` lists is provided to a
-/// monitor with exactly that signature: a monitor importing all of them
-/// loads and runs (its `wasm:exit` prints), in every mode.
+/// monitor with exactly that signature (a reference of the importer's type
+/// at one of its own types): a monitor importing all of them loads and runs
+/// (its `wasm:exit` prints), in every mode.
 #[test]
 fn every_provided_import_links() {
-    let mut wat = String::from("(module\n");
+    use monitor_abi::ImporterTyped;
+    let mut wat = String::from("(module\n  (type $f (func))\n  (type $a (array (mut i8)))\n");
     for i in monitor_abi::PROVIDED_IMPORTS {
-        let list =
-            |ts: &[monitor_abi::ValType]| ts.iter().map(|t| t.name()).collect::<Vec<_>>().join(" ");
+        let list = |ts: &[monitor_abi::ValType]| ts.iter().map(|t| t.name()).collect::<Vec<_>>();
+        let (mut params, mut results) = (list(i.sig.params), list(i.sig.results));
+        match i.importer_typed {
+            Some(ImporterTyped::FuncResult) => results[0] = "(ref null $f)",
+            Some(ImporterTyped::I8ArrayParam) => params[0] = "(ref null $a)",
+            None => {}
+        }
         wat.push_str(&format!(
             "  (import \"{}\" \"{}\" (func (param {}) (result {})))\n",
             i.module,
             i.name,
-            list(i.sig.params),
-            list(i.sig.results)
+            params.join(" "),
+            results.join(" ")
         ));
     }
     wat.push_str("  (memory (export \"memory\") 1)\n");
     wat.push_str("  (func (export \"wasm:exit\") (call 0 (i32.const 0) (i32.const 0))))\n");
     assert!(
-        wat.starts_with("(module\n  (import \"wizeng\" \"puts\""),
+        wat.contains("(array (mut i8)))\n  (import \"wizeng\" \"puts\""),
         "puts must be import 0"
     );
     let dir = std::env::temp_dir().join(format!("wizeng-provided-{}", std::process::id()));

@@ -8,7 +8,7 @@
 //!
 //! | package | events | modes |
 //! |---|---|---|
-//! | `opcode` | every mnemonic ([`Opcode::all`]) | `before`, `after`, `alt`; block-structured also `entry`, `exit`, `semantic_after`; branches also `at_target` |
+//! | `opcode` | every opcode ([`Opcode::all`], named by [`Opcode::event_name`]) | `before`, `after`, `alt`; block-structured also `entry`, `exit`, `semantic_after`; branches also `at_target` |
 //! | `func` | `entry`, `exit` | none |
 //! | `block` | `start`, `end` | none |
 //! | `begin`, `end`, `report`, `exit` | none | none |
@@ -452,7 +452,7 @@ fn opcode_spec(op: Opcode) -> EventSpec {
     EventSpec {
         provider: "wasm",
         package: "opcode",
-        event: Some(mnemonic),
+        event: Some(op.event_name()),
         opcode: Some(op),
         modes,
         engine: true,
@@ -502,8 +502,8 @@ pub fn catalogue() -> &'static [EventSpec] {
     })
 }
 
-/// Finds an event by package and event name (exact; mnemonics as in
-/// [`Opcode::mnemonic`]).
+/// Finds an event by package and event name (exact; opcode events as in
+/// [`Opcode::event_name`]).
 pub fn find_event(package: &str, event: Option<&str>) -> Option<&'static EventSpec> {
     catalogue()
         .iter()

@@ -57,6 +57,21 @@ impl std::fmt::Display for Signature {
     }
 }
 
+/// A reference in a provided import's signature whose type is one of the
+/// importer's own types (Wizard's `new_funcref` and `puta`): [`Signature`]
+/// shows its abstract supertype, and the engine provides the function at
+/// whichever such type the importer declares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ImporterTyped {
+    /// The result is `(ref null? $f)` for a function type `$f` of the
+    /// importer (shown as `funcref`).
+    FuncResult,
+    /// The first parameter is `(ref null $a)` for an array type `$a` of `i8`
+    /// elements (shown as `externref`, the engine's representation of every
+    /// non-function reference).
+    I8ArrayParam,
+}
+
 /// One function the engine provides.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ProvidedImport {
@@ -70,6 +85,8 @@ pub struct ProvidedImport {
     pub part: AbiPart,
     /// One-line description.
     pub doc: &'static str,
+    /// A reference whose type is the importer's (`None`: `sig` is exact).
+    pub importer_typed: Option<ImporterTyped>,
 }
 
 macro_rules! imp {
@@ -80,6 +97,13 @@ macro_rules! imp {
             sig: Signature { params: &[$($p),*], results: &[$($r),*] },
             part: AbiPart::$part,
             doc: $doc,
+            importer_typed: None,
+        }
+    };
+    ($m:expr, $n:expr, [$($p:expr),*] -> [$($r:expr),*], $part:ident, $doc:expr, $typed:ident) => {
+        ProvidedImport {
+            importer_typed: Some(ImporterTyped::$typed),
+            ..imp!($m, $n, [$($p),*] -> [$($r),*], $part, $doc)
         }
     };
 }
@@ -87,7 +111,9 @@ macro_rules! imp {
 const FA: &str = MODULE_FRAME_ACCESSOR;
 const RF: &str = MODULE_REFLECT;
 
-/// Every provided import, grouped by module.
+/// Every provided import, grouped by module. Signatures are exact, except
+/// where [`ProvidedImport::importer_typed`] says a reference is of the
+/// importer's type.
 pub static PROVIDED_IMPORTS: &[ProvidedImport] = &[
     imp!(MODULE_WIZENG, "puts", [I32, I32] -> [], A, "write bytes (ptr, len) of the caller's memory 0 to stdout"),
     imp!(MODULE_WIZENG, "puti", [I32] -> [], A, "write a signed decimal"),
@@ -101,6 +127,11 @@ pub static PROVIDED_IMPORTS: &[ProvidedImport] = &[
     imp!(MODULE_WIZENG, "tail_invoke0", [FuncRef] -> [], A, "invoke0 as a tail call"),
     imp!(MODULE_WIZENG, "crash", [] -> [], A, "end the run with an error"),
     imp!(MODULE_WIZENG, "force_gc", [] -> [], A, "ask for a garbage collection"),
+    imp!(MODULE_WIZENG, "new_funcref", [I32, I32] -> [FuncRef], A,
+        "(ptr, len): a new function of the result's type $f from the body at ptr, validated in the importer; null if invalid",
+        FuncResult),
+    imp!(MODULE_WIZENG, "puta", [ExternRef, I32, I32] -> [], A,
+        "(array, offset, len): write elements of an i8 array to stdout", I8ArrayParam),
     imp!(MODULE_DYNINSTR, "insert_new_probe", [I32, I32, FuncRef] -> [I32], A,
         "attach a function (no params/results) at (fid, pc); new probe id or negative error"),
     imp!(MODULE_DYNINSTR, "remove_probe", [I32] -> [], A, "detach the probe with this id"),

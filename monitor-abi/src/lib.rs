@@ -53,8 +53,10 @@
 //! * `immN` encodings of memarg flags, block types, heap types, and the
 //!   non-ABI proposals: see [`flatten_immediates`].
 //! * Category names and ids: see [`opcode`].
-//! * Operators that share one mnemonic (`select`/typed `select`, both
-//!   `ref.test`, both `ref.cast`) share one [`Opcode`].
+//! * Operators that share one mnemonic (`select`/typed `select`) share one
+//!   [`Opcode`]; the nullable `ref.test`/`ref.cast` are `ref.test null` and
+//!   `ref.cast null`, as in Wizard (`ref.test_null`, `ref.cast_null` in the
+//!   probe language: [`Opcode::event_name`]).
 //! * `instr_count` outside `block:end` is a pattern-level error; the other
 //!   site-dependent rules are in [`check_param_at_site`].
 //!
@@ -72,7 +74,7 @@ pub mod stack;
 pub mod valtype;
 
 pub use catalogue::{catalogue, EventSpec, LangType, ProbeMode, Target};
-pub use imports::{AbiPart, ProvidedImport, PROVIDED_IMPORTS};
+pub use imports::{AbiPart, ImporterTyped, ProvidedImport, PROVIDED_IMPORTS};
 pub use opcode::{flatten_immediates, memarg, opcode_of, Category, Opcode};
 pub use params::{check_param_at_site, type_code, validate_pattern, ParamError, ParamInfo, Timing};
 pub use pattern::{

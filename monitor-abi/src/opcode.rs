@@ -20,9 +20,12 @@
 //! 3. Fix-ups of the joined text, for words the text format writes as one:
 //!    `and_not`→`andnot`, `ext_add`→`extadd`, `ext_mul`→`extmul`,
 //!    `q15_mulr`→`q15mulr`, `p_min`→`pmin`, `p_max`→`pmax`.
-//! 4. Whole-name exceptions, where wasmparser has two operators for one
-//!    mnemonic: `TypedSelect`→`select`, `RefTestNonNull`/`RefTestNullable`→
-//!    `ref.test`, `RefCastNonNull`/`RefCastNullable`→`ref.cast`.
+//! 4. Whole-name exceptions: `TypedSelect`→`select` (wasmparser has two
+//!    operators for one mnemonic); `RefTestNonNull`→`ref.test`,
+//!    `RefTestNullable`→`ref.test null`, `RefCastNonNull`→`ref.cast`,
+//!    `RefCastNullable`→`ref.cast null`: the text format writes both forms
+//!    `ref.test`, but Wizard's opcode table (the monitor ABI's reference)
+//!    names the nullable ones with ` null`, so they are events of their own.
 //!
 //! The unit tests cross-check every derived mnemonic against wasmparser's
 //! snake-case visitor names (`visit_i64_load32_u`) and a list of known names.
@@ -30,6 +33,11 @@
 //! Operators that share a mnemonic (rule 4) share one [`Opcode`]: the first in
 //! wasmparser's order is *canonical*, and [`opcode_of`] maps the others to it,
 //! so `wasm:opcode:select` matches both forms of `select`.
+//!
+//! The probe language cannot write a space in an event name: there the
+//! nullable forms are `ref.test_null` and `ref.cast_null` (whamm's names),
+//! [`Opcode::event_name`]; everywhere else (export names, `opname`) the
+//! mnemonic is Wizard's.
 //!
 //! # Categories
 //!
@@ -126,9 +134,9 @@ const FIXUPS: &[(&str, &str)] = &[
 const EXCEPTIONS: &[(&str, &str)] = &[
     ("TypedSelect", "select"),
     ("RefTestNonNull", "ref.test"),
-    ("RefTestNullable", "ref.test"),
+    ("RefTestNullable", "ref.test null"),
     ("RefCastNonNull", "ref.cast"),
-    ("RefCastNullable", "ref.cast"),
+    ("RefCastNullable", "ref.cast null"),
 ];
 
 /// Converts a wasmparser CamelCase operator name to its text-format mnemonic
@@ -238,6 +246,8 @@ struct Entry {
     proposal: &'static str,
     camel: &'static str,
     mnemonic: String,
+    /// The probe language's event name: the mnemonic with `_` for ` `.
+    event: String,
     canonical: u16,
     category: Category,
     has_memarg: bool,
@@ -246,6 +256,7 @@ struct Entry {
 struct Table {
     entries: Vec<Entry>,
     by_mnemonic: HashMap<String, u16>,
+    by_event: HashMap<String, u16>,
 }
 
 const CONTROL: &[&str] = &[
@@ -326,16 +337,20 @@ fn table() -> &'static Table {
     TABLE.get_or_init(|| {
         let mut entries = Vec::with_capacity(RAW_OPERATORS.len());
         let mut by_mnemonic: HashMap<String, u16> = HashMap::new();
+        let mut by_event: HashMap<String, u16> = HashMap::new();
         for (i, (proposal, camel, _visit, args)) in RAW_OPERATORS.iter().enumerate() {
             let idx = u16::try_from(i).unwrap_or(u16::MAX);
             let mnemonic = camel_to_mnemonic(camel);
             let has_memarg = args.split_whitespace().any(|a| a == "memarg");
             let canonical = *by_mnemonic.entry(mnemonic.clone()).or_insert(idx);
             let category = categorize(proposal, &mnemonic, has_memarg);
+            let event = mnemonic.replace(' ', "_");
+            by_event.entry(event.clone()).or_insert(canonical);
             entries.push(Entry {
                 proposal,
                 camel,
                 mnemonic,
+                event,
                 canonical,
                 category,
                 has_memarg,
@@ -344,6 +359,7 @@ fn table() -> &'static Table {
         Table {
             entries,
             by_mnemonic,
+            by_event,
         }
     })
 }
@@ -390,13 +406,33 @@ impl Opcode {
         Opcode::from_mnemonic(&mnemonic.to_ascii_lowercase())
     }
 
-    /// The standard text-format mnemonic (`i64.load32_u`).
+    /// The standard text-format mnemonic (`i64.load32_u`), Wizard's for the
+    /// nullable `ref.test null` and `ref.cast null`.
     pub fn mnemonic(self) -> &'static str {
         table()
             .entries
             .get(usize::from(self.0))
             .map(|e| e.mnemonic.as_str())
             .unwrap_or("")
+    }
+
+    /// The probe language's event name: the mnemonic, `ref.test_null` and
+    /// `ref.cast_null` for the two with a space.
+    pub fn event_name(self) -> &'static str {
+        table()
+            .entries
+            .get(usize::from(self.0))
+            .map(|e| e.event.as_str())
+            .unwrap_or("")
+    }
+
+    /// Looks up an [event name](Self::event_name) or a mnemonic.
+    pub fn from_event_name(name: &str) -> Option<Opcode> {
+        let t = table();
+        t.by_event
+            .get(name)
+            .or_else(|| t.by_mnemonic.get(name))
+            .map(|&i| Opcode(i))
     }
 
     /// The wasmparser variant name of the canonical operator (`I64Load32U`).
@@ -557,8 +593,9 @@ pub fn opcode_of(op: &wasmparser::Operator<'_>) -> Opcode {
 /// * as in Wizard, which reads none for them: `select t` and `br_on_cast*`
 ///   have no immediates;
 /// * beyond the ABI (GC, exceptions, threads): `try_table` is its block type
-///   only, as in Wizard (an `immN` beyond it is no match); atomic ordering is
-///   0 = seq_cst, 1 = acq_rel.
+///   only, as in Wizard (an `immN` beyond it is no match); `atomic.fence` is
+///   its reserved zero byte, as in Wizard; atomic ordering is 0 = seq_cst,
+///   1 = acq_rel.
 pub fn flatten_immediates(op: &wasmparser::Operator<'_>) -> Vec<ConstValue> {
     use wasmparser::Operator as O;
     if matches!(
@@ -566,6 +603,10 @@ pub fn flatten_immediates(op: &wasmparser::Operator<'_>) -> Vec<ConstValue> {
         O::TypedSelect { .. } | O::BrOnCast { .. } | O::BrOnCastFail { .. }
     ) {
         return Vec::new();
+    }
+    // `atomic.fence`'s reserved byte (always 0), which Wizard reads as imm0.
+    if matches!(op, O::AtomicFence) {
+        return vec![ConstValue::I32(0)];
     }
     let mut out = Vec::new();
     flatten_raw(op, &mut out);
@@ -778,7 +819,8 @@ mod tests {
             ("I64AtomicRmwCmpxchg", "i64.atomic.rmw.cmpxchg"),
             ("MemoryAtomicWait32", "memory.atomic.wait32"),
             ("AtomicFence", "atomic.fence"),
-            ("RefTestNullable", "ref.test"),
+            ("RefTestNullable", "ref.test null"),
+            ("RefCastNonNull", "ref.cast"),
             ("AnyConvertExtern", "any.convert_extern"),
         ];
         for (camel, m) in known {
@@ -806,17 +848,28 @@ mod tests {
             assert!(seen.insert(m), "duplicate {m}");
             assert_eq!(Opcode::from_mnemonic(m), Some(op));
             assert_eq!(Opcode::from_index(op.index()), Some(op));
+            let word = m.strip_suffix(" null").unwrap_or(m);
             assert!(
-                m.bytes().all(|b| b.is_ascii_lowercase()
+                word.bytes().all(|b| b.is_ascii_lowercase()
                     || b.is_ascii_digit()
                     || b == b'.'
                     || b == b'_'),
                 "{m}"
             );
+            assert!(word == m || matches!(word, "ref.test" | "ref.cast"), "{m}");
+            assert_eq!(Opcode::from_event_name(op.event_name()), Some(op));
+            assert_eq!(op.event_name(), m.replace(' ', "_"));
             n += 1;
         }
-        // Three operators (typed select, the nullable ref.test/ref.cast) are aliases.
-        assert_eq!(n + 3, RAW_OPERATORS.len());
+        // One operator (typed select) is an alias.
+        assert_eq!(n + 1, RAW_OPERATORS.len());
+        let test_null = Opcode::from_mnemonic("ref.test null").unwrap();
+        assert_eq!(test_null.event_name(), "ref.test_null");
+        assert_eq!(
+            Opcode::from_event_name("ref.cast_null").unwrap().mnemonic(),
+            "ref.cast null"
+        );
+        assert_ne!(Opcode::from_mnemonic("ref.test"), Some(test_null));
     }
 
     #[test]

@@ -487,7 +487,14 @@ impl Parser<'_> {
                 None
             } else {
                 let col = self.pos;
-                let m = self.take_while(is_mnemonic);
+                let mut m = self.take_while(is_mnemonic);
+                // Wizard's names of the nullable forms have a space.
+                if matches!(m.as_str(), "ref.test" | "ref.cast")
+                    && self.s[self.pos..].starts_with(b" null")
+                {
+                    self.pos += 5;
+                    m.push_str(" null");
+                }
                 if m.is_empty() {
                     return syntax(
                         col,

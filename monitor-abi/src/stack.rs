@@ -278,6 +278,37 @@ pub fn stack_effect(op: &Operator<'_>, r: &dyn TypeResolver) -> Option<StackEffe
             res.push(non_null(t)?);
             e(p, res)
         }
+        O::BrOnCast {
+            relative_depth,
+            to_ref_type,
+            ..
+        } => {
+            // Not taken: the reference stays, non-null if the cast accepts null.
+            let t = r.operand_type(0)?;
+            let mut res = r.label_types(*relative_depth)?;
+            res.pop()?;
+            let mut p = res.clone();
+            p.push(t);
+            res.push(if to_ref_type.is_nullable() {
+                non_null(t)?
+            } else {
+                t
+            });
+            e(p, res)
+        }
+        O::BrOnCastFail {
+            relative_depth,
+            to_ref_type,
+            ..
+        } => {
+            // Not taken: the cast succeeded.
+            let mut res = r.label_types(*relative_depth)?;
+            res.pop()?;
+            let mut p = res.clone();
+            p.push(r.operand_type(0)?);
+            res.push(ValType::Ref(*to_ref_type));
+            e(p, res)
+        }
         O::BrOnNonNull { relative_depth } => {
             // The label takes the non-null reference last; not taken, the null is dropped.
             let mut res = r.label_types(*relative_depth)?;

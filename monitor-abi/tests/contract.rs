@@ -370,7 +370,7 @@ fn provided_imports() {
         imports::find_import("wizeng", "ref_id").map(|i| i.sig.to_string()),
         Some("(externref) -> i32".to_string())
     );
-    assert_eq!(imports::imports_of_module("wizeng").count(), 10);
+    assert_eq!(imports::imports_of_module("wizeng").count(), 12);
     // Wizard's reflector: twelve counts, get_import_index and seventeen reads.
     assert_eq!(
         imports::imports_of_module("whamm:reflect").count(),

@@ -68,6 +68,7 @@ fn immediates_flattened_per_abi() {
          i32.const 0 i32.const 1 i32.const 1 select (result i32) drop \
          v128.const i32x4 1 2 3 4 v128.const i64x2 0 0 i8x16.shuffle 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 \
          drop \
+         atomic.fence \
          f32.const 0",
     );
     let find = |m: &str| {
@@ -102,6 +103,8 @@ fn immediates_flattened_per_abi() {
     assert_eq!(find("v128.const"), vec![V128(v)]);
     assert_eq!(find("i8x16.shuffle"), (0..16).map(I32).collect::<Vec<_>>());
     assert_eq!(find("drop"), vec![]);
+    // Its reserved zero byte, which Wizard reads as imm0.
+    assert_eq!(find("atomic.fence"), vec![I32(0)]);
 }
 
 #[test]

@@ -141,6 +141,44 @@ fn whitespace() {
     assert!(err("wasm:opcode :call").is_syntax());
 }
 
+/// Wizard's names of the nullable `ref.test`/`ref.cast` have a space; they
+/// are events of their own, and the probe language's `ref.test_null` is not
+/// an export name.
+#[test]
+fn nullable_cast_names() {
+    for (name, m, mode) in [
+        (
+            "wasm:opcode:ref.test null(arg0)",
+            "ref.test null",
+            Mode::Before,
+        ),
+        (
+            "wasm:opcode:ref.cast null:after (arg0)",
+            "ref.cast null",
+            Mode::After,
+        ),
+        ("wasm:opcode:ref.cast(arg0)", "ref.cast", Mode::Before),
+    ] {
+        let p = probe(name);
+        assert_eq!(
+            p.event,
+            Event::Opcode {
+                matches: op(m),
+                mode
+            },
+            "{name}"
+        );
+        round_trip(&p);
+    }
+    assert_ne!(op("ref.test"), op("ref.test null"));
+    let e = err("wasm:opcode:ref.test_null");
+    assert_eq!(
+        e.kind,
+        PatternErrorKind::UnknownOpcode("ref.test_null".into())
+    );
+    assert!(err("wasm:opcode:ref.test nul").is_syntax());
+}
+
 #[test]
 fn unknown_events_and_opcodes_are_ignorable() {
     let e = err("wasm:opcode:i32.frobnicate(pc)");

@@ -210,7 +210,7 @@ fn portable_imports_only_part_a() {
 /// here (the build time is printed with --nocapture).
 #[test]
 fn compile_300_probes() {
-    let ops: Vec<&str> = monitor_abi::Opcode::all().map(|o| o.mnemonic()).collect();
+    let ops: Vec<&str> = monitor_abi::Opcode::all().map(|o| o.event_name()).collect();
     let mut src = String::from("report var hits: map<u32, u64>;\nvar total: u64;\n");
     for i in 0..299 {
         let op = ops[i % ops.len()];

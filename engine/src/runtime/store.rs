@@ -294,6 +294,10 @@ pub struct Store {
     /// without the generic host-call path.
     pub(crate) clock_origin: std::time::Instant,
     pub(crate) clock_funcs: Vec<FuncAddr>,
+    /// Functions the funcref array keeps room for beyond those it has, so
+    /// that as many can be added while wasm code runs without moving it
+    /// ([`Store::keep_room_for_funcs`]).
+    pub(crate) spare_funcs: usize,
 }
 
 /// What a host function sees of its caller.
@@ -366,6 +370,7 @@ impl Store {
             last_serial: 0,
             clock_origin: std::time::Instant::now(),
             clock_funcs: Vec::new(),
+            spare_funcs: 0,
         }
     }
 
@@ -384,13 +389,23 @@ impl Store {
         self.types.intern_func(ty)
     }
 
-    /// Add a host function to the store.
     /// Add a host function. Its results are checked after every call: each
     /// must have the declared type, and a function reference must name a
     /// function of this store (compiled code indexes the store's functions by
     /// it without a check), else the call traps.
     pub fn add_host_func(&mut self, ty: FuncType, f: HostFn) -> FuncAddr {
         let type_id = self.intern_type(&ty);
+        self.add_host_func_typed(ty, type_id, f)
+    }
+
+    /// [`Store::add_host_func`] with the store type id `type_id` (a module's
+    /// type, which `ty` describes without its reference details).
+    pub(crate) fn add_host_func_typed(
+        &mut self,
+        ty: FuncType,
+        type_id: u32,
+        f: HostFn,
+    ) -> FuncAddr {
         let want = ty.results.clone();
         let f: HostFn = Rc::new(
             move |c: &mut Caller<'_>, args: &[Value], res: &mut [Value]| {
@@ -414,14 +429,31 @@ impl Store {
         })
     }
 
+    /// Keep room for `n` functions added while wasm code runs
+    /// (`wizeng.new_funcref`). Called while no wasm code runs.
+    pub(crate) fn keep_room_for_funcs(&mut self, n: usize) {
+        self.spare_funcs = self.spare_funcs.max(n);
+        self.funcrefs.reserve(n);
+        self.vm_store.funcrefs = self.funcrefs.as_ptr();
+    }
+
+    /// Whether a function can be added now: always while no wasm code runs,
+    /// else only into the room kept ([`Store::keep_room_for_funcs`]).
+    pub(crate) fn can_add_func(&self) -> bool {
+        self.depth == 0 || self.funcrefs.len() < self.funcrefs.capacity()
+    }
+
     pub(crate) fn push_func(&mut self, f: FuncInst) -> FuncAddr {
         // JIT code loads the funcref array's base once per function and keeps
         // it (a readonly load, see `jit::env`): the array must not move while
-        // wasm code runs.
+        // wasm code runs; functions added then go into the room kept.
         assert!(
-            self.depth == 0,
-            "functions are added to a store only while no wasm code runs"
+            self.can_add_func(),
+            "functions are added to a store while wasm code runs only into the room kept"
         );
+        if self.depth == 0 {
+            self.funcrefs.reserve(self.spare_funcs + 1);
+        }
         self.funcrefs.push(crate::runtime::vm::VMFuncRef {
             code: std::ptr::null(),
             vmctx: std::ptr::null_mut(),
@@ -971,6 +1003,9 @@ struct ConstScope<'a> {
 #[derive(Default, Clone)]
 pub struct Linker {
     defs: HashMap<(String, String), Extern>,
+    /// Functions for one import type only (module, name, the importer's type
+    /// index), found before `defs`: [`Linker::define_for_type`].
+    for_type: HashMap<(String, String, u32), FuncAddr>,
 }
 
 impl Linker {
@@ -981,6 +1016,13 @@ impl Linker {
     pub fn define(&mut self, module: &str, name: &str, ext: Extern) {
         self.defs
             .insert((module.to_string(), name.to_string()), ext);
+    }
+
+    /// Define `module.name` for the imports of it at type index `ty` of the
+    /// module about to be linked (a function whose type is the importer's).
+    pub(crate) fn define_for_type(&mut self, module: &str, name: &str, ty: u32, f: FuncAddr) {
+        self.for_type
+            .insert((module.to_string(), name.to_string(), ty), f);
     }
 
     pub fn get(&self, module: &str, name: &str) -> Option<Extern> {
@@ -1029,8 +1071,15 @@ impl Linker {
         let mut out = Vec::with_capacity(module.imports.len());
         let ids = store.types.lookup_module(module);
         for imp in &module.imports {
-            let ext = self
-                .get(&imp.module, &imp.name)
+            let typed = match imp.desc {
+                ImportDesc::Func(t) => {
+                    let key = (imp.module.clone(), imp.name.clone(), t);
+                    self.for_type.get(&key).map(|f| Extern::Func(*f))
+                }
+                _ => None,
+            };
+            let ext = typed
+                .or_else(|| self.get(&imp.module, &imp.name))
                 .ok_or_else(|| LinkError::UnknownImport {
                     module: imp.module.clone(),
                     name: imp.name.clone(),

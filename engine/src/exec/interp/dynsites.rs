@@ -26,6 +26,7 @@ pub(crate) struct DynProbe {
 
 pub(crate) struct DynSite {
     code: Rc<Compiled>,
+    pc: u32,
     op_index: usize,
     pub original: Op,
     pub probes: Rc<Vec<DynProbe>>,
@@ -43,6 +44,10 @@ pub(crate) struct DynSites {
     static_ids: u32,
     /// Static probe ids detached.
     pub removed: HashSet<u32>,
+    /// The static probes of a site are firing: its code, its pc, and the
+    /// first id not given out when they started. Dynamic probes attached
+    /// there meanwhile fire from the next occurrence on, as in Wizard.
+    firing: Option<(*const Compiled, u32, i32)>,
 }
 
 /// The first op of the instruction at `pc` that is not a static probe.
@@ -75,6 +80,7 @@ impl DynSites {
                 let original = code.ops[op_index].get();
                 self.sites.push(DynSite {
                     code,
+                    pc,
                     op_index,
                     original,
                     probes: Rc::default(),
@@ -90,6 +96,21 @@ impl DynSites {
         s.code.ops[s.op_index].set(Op::DynProbe(site as u32));
         self.ids.insert(id, site);
         Some(id)
+    }
+
+    /// The static probes at `pc` of `code` start firing.
+    pub(crate) fn static_firing(&mut self, code: *const Compiled, pc: u32) {
+        self.firing = Some((code, pc, self.next_id.max(self.static_ids as i32)));
+    }
+
+    /// The probes of site `k` that fire in this occurrence have ids below
+    /// this: those attached before its static probes (if any) started.
+    pub(crate) fn take_cutoff(&mut self, k: usize) -> i32 {
+        let s = &self.sites[k];
+        match self.firing.take() {
+            Some((c, pc, n)) if c == Rc::as_ptr(&s.code) && pc == s.pc => n,
+            _ => i32::MAX,
+        }
     }
 
     /// Detach probe `id` (unknown ids are ignored); the site's op is restored

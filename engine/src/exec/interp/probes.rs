@@ -16,6 +16,15 @@ impl Interp<'_> {
     #[inline]
     pub(super) fn fire_probes(&mut self, k: u32) -> Result<(), Trap> {
         let c = self.code;
+        // The first static probe op of its site: dynamic probes attached
+        // from now on at this site wait for its next occurrence.
+        let at = self.ip_index() - 1;
+        let pc = c.pcs[at];
+        if at == 0 || c.pcs[at - 1] != pc || !matches!(c.ops[at - 1].get(), Op::Probe(_)) {
+            crate::exec::state_mut(self.store)
+                .dyn_sites
+                .static_firing(c.0, pc);
+        }
         let published = self.publish_for_gc();
         let r = self.fire_probe_calls(c, k);
         self.unpublish_for_gc(published);
@@ -146,14 +155,17 @@ impl Interp<'_> {
     /// replaced (to execute next).
     #[inline(never)]
     pub(super) fn dyn_probe(&mut self, k: u32) -> Result<Op, Trap> {
-        let (list, original) = {
-            let site = &crate::exec::state(self.store).dyn_sites.sites[k as usize];
-            (site.probes.clone(), site.original)
+        let (list, original, cutoff) = {
+            let sites = &mut crate::exec::state_mut(self.store).dyn_sites;
+            let cutoff = sites.take_cutoff(k as usize);
+            let site = &sites.sites[k as usize];
+            (site.probes.clone(), site.original, cutoff)
         };
-        // B3: the list is a snapshot; probes inserted now fire next time,
-        // removed ones still fire this time.
+        // B3: the list is a snapshot; probes inserted now (or by this site's
+        // static probes in this occurrence) fire next time, removed ones
+        // still fire this time.
         let published = self.publish_for_gc();
-        for p in list.iter() {
+        for p in list.iter().filter(|p| p.id < cutoff) {
             if let Err(t) = self.store.invoke(p.func, &[]) {
                 self.unpublish_for_gc(published);
                 let what = format!("dynamic probe {}", p.id);

@@ -89,6 +89,8 @@ pub(super) fn link_group(
     while let Some(i) = next_ready(&deps, &instances) {
         let ready = deps[i].iter().all(|&j| instances[j].is_some());
         let mut l = linker.clone();
+        super::typed_imports::define(&mut l, store, &modules[i])
+            .map_err(|e| MonitorError(format!("{}: {e}", what(i))))?;
         if !ready {
             for imp in &modules[i].imports {
                 let Some(j) = names.iter().position(|n| *n == imp.module) else {

@@ -34,6 +34,7 @@ use blocks::Blocks;
 mod link;
 mod output;
 mod reflect;
+mod typed_imports;
 
 /// One `--monitors` item: a monitor file and its `+lib.wasm` libraries.
 #[derive(Clone, Debug, PartialEq)]
@@ -188,8 +189,9 @@ impl RuleIndex {
 /// The loaded monitors of one run.
 pub struct Monitors {
     monitors: Vec<LoadedMonitor>,
-    /// Per-site probe ids (allocated on first use).
-    probe_ids: rustc_hash::FxHashMap<(u32, u32), u32>,
+    /// Probe ids per (monitor, fid, pc), allocated on first use: as in
+    /// Wizard, each monitor gets its own id at a site.
+    probe_ids: rustc_hash::FxHashMap<(usize, u32, u32), u32>,
     blocks: Blocks,
     func_names: HashMap<u32, String>,
     /// Imported functions of the application: index -> (module, field).
@@ -817,10 +819,14 @@ impl Matcher<'_> {
         }
     }
 
-    fn probe_id(&mut self, site: &SiteInfo<'_>) -> u32 {
+    fn probe_id(&mut self, mi: usize, site: &SiteInfo<'_>) -> u32 {
         self.probe_id_bound = true;
         let n = self.mons.probe_ids.len() as u32;
-        *self.mons.probe_ids.entry((site.fid, site.pc)).or_insert(n)
+        *self
+            .mons
+            .probe_ids
+            .entry((mi, site.fid, site.pc))
+            .or_insert(n)
     }
 
     /// Write a string into the monitor's `whamm_buffer`, after the strings
@@ -899,7 +905,7 @@ impl Matcher<'_> {
         Ok(Some(match p {
             Param::Fid => vec![Value::I32(site.fid as i32)],
             Param::Pc => vec![Value::I32(site.pc as i32)],
-            Param::ProbeId => vec![Value::I32(self.probe_id(site) as i32)],
+            Param::ProbeId => vec![Value::I32(self.probe_id(mi, site) as i32)],
             Param::AtFuncEnd => vec![Value::I32(site.at_func_end as i32)],
             Param::InstrCount => vec![Value::I32(site.instr_count.unwrap_or(0) as i32)],
             Param::NumTargets => match site.op {
@@ -1488,7 +1494,7 @@ impl Instrumenter for Matcher<'_> {
             // `remove_probe(probe_id)` detaches this monitor's last probe
             // here, as Wizard records it.
             if self.probe_id_bound && out.len() > first {
-                let id = self.mons.probe_ids.get(&(info.fid, info.pc)).copied();
+                let id = self.mons.probe_ids.get(&(mi, info.fid, info.pc)).copied();
                 if let Some(c) = out.last_mut() {
                     c.removable = id;
                 }

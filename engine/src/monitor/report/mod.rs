@@ -575,7 +575,7 @@ fn imix(sites: &[Site]) -> String {
     for s in sites {
         let n = s.num("count");
         total += n;
-        let cat = monitor_abi::opcode::Opcode::from_mnemonic(s.event)
+        let cat = monitor_abi::opcode::Opcode::from_event_name(s.event)
             .map_or("other", |op| op.category_name());
         let c = cats.entry(cat).or_default();
         c.0 += n;

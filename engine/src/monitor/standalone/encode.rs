@@ -54,11 +54,8 @@ impl Merged<'_> {
         let mut mems = self.app_memories();
         let snap_data = self.monitor_memories(&mut mems);
         out.section(&mems);
-        if let Some(r) = self.app.tags.clone() {
-            let mut tags = wasm_encoder::TagSection::new();
-            self.app_map
-                .parse_tag_section(&mut tags, r)
-                .map_err(reencode_err)?;
+        let tags = self.tag_section()?;
+        if !tags.is_empty() {
             out.section(&tags);
         }
         out.section(&self.global_section()?);
@@ -90,6 +87,24 @@ impl Merged<'_> {
         out.section(&ds);
         out.section(&self.names());
         Ok(out.finish())
+    }
+
+    /// The app's tags (at their indices), then each instance's.
+    fn tag_section(&mut self) -> Result<wasm_encoder::TagSection, LoadError> {
+        let mut tags = wasm_encoder::TagSection::new();
+        if let Some(r) = self.app.tags.clone() {
+            self.app_map
+                .parse_tag_section(&mut tags, r)
+                .map_err(reencode_err)?;
+        }
+        for (k, m) in self.mons.iter().enumerate() {
+            if let Some(r) = m.tags.clone() {
+                self.mon_maps[k]
+                    .parse_tag_section(&mut tags, r)
+                    .map_err(reencode_err)?;
+            }
+        }
+        Ok(tags)
     }
 
     /// The app's types, each instance's, then the helpers'.

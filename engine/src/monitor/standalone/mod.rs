@@ -145,10 +145,6 @@ pub fn merge(
         .iter()
         .map(|i| Parts::parse(&i.module.bytes))
         .collect::<Result<_, _>>()?;
-    // The app's tags keep their indices; monitors' tags would need numbering.
-    if mons.iter().any(|m| m.num_tags() > 0) {
-        return Err(unsupported("a monitor defines exception tags"));
-    }
 
     // Types: the app's, each instance's, then the helpers'.
     let (types_base, num_types) = remap::type_bases(&app, &mons);

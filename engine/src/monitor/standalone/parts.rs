@@ -1,7 +1,6 @@
 //! The sections of a source module (the woven app, or a monitor instance's
 //! module), decoded for the merge.
 
-use super::unsupported;
 use crate::core::error::LoadError;
 use crate::monitor::weave::PROBE_MODULE;
 
@@ -24,7 +23,7 @@ pub(super) struct Parts<'a> {
     pub(super) elems: Vec<wasmparser::Element<'a>>,
     pub(super) bodies: Vec<wasmparser::FunctionBody<'a>>,
     pub(super) datas: Vec<wasmparser::Data<'a>>,
-    /// Defined exception tags (a tag import is refused).
+    /// Defined exception tags.
     pub(super) tags: Option<wasmparser::TagSectionReader<'a>>,
 }
 
@@ -74,12 +73,6 @@ impl<'a> Parts<'a> {
                 }
                 _ => {}
             }
-        }
-        if p.imports
-            .iter()
-            .any(|i| matches!(i.ty, wasmparser::TypeRef::Tag(_)))
-        {
-            return Err(unsupported("an imported exception tag"));
         }
         Ok(p)
     }

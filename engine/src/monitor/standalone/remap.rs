@@ -17,7 +17,7 @@ use super::parts::Parts;
 use super::shims::{AddedImports, ImportedFunc, MonitorImports};
 use super::{unsupported, WASI_MODULE};
 use crate::core::error::LoadError;
-use crate::core::types::{Extern, FuncAddr, GlobalAddr, MemAddr, TableAddr};
+use crate::core::types::{Extern, FuncAddr, GlobalAddr, MemAddr, TableAddr, TagAddr};
 use crate::monitor::weave::PROBE_MODULE;
 use crate::runtime::store::InstanceData;
 
@@ -29,6 +29,8 @@ pub(super) struct IndexMap {
     pub(super) tables: Vec<u32>,
     pub(super) memories: Vec<u32>,
     pub(super) globals: Vec<u32>,
+    /// Empty for the app, whose tags keep their indices.
+    pub(super) tags: Vec<u32>,
     pub(super) types_base: u32,
     pub(super) elems_base: u32,
     pub(super) datas_base: u32,
@@ -48,6 +50,9 @@ impl Reencode for IndexMap {
     fn global_index(&mut self, g: u32) -> u32 {
         self.globals[g as usize]
     }
+    fn tag_index(&mut self, t: u32) -> u32 {
+        self.tags.get(t as usize).copied().unwrap_or(t)
+    }
     fn type_index(&mut self, t: u32) -> u32 {
         self.types_base + t
     }
@@ -65,6 +70,7 @@ pub(super) struct Addrs {
     pub(super) memories: HashMap<MemAddr, u32>,
     pub(super) globals: HashMap<GlobalAddr, u32>,
     pub(super) tables: HashMap<TableAddr, u32>,
+    pub(super) tags: HashMap<TagAddr, u32>,
 }
 
 impl Addrs {
@@ -141,6 +147,7 @@ pub(super) struct AppImports<'a> {
     num_mems: u32,
     num_globals: u32,
     num_tables: u32,
+    num_tags: u32,
 }
 
 impl<'a> AppImports<'a> {
@@ -157,6 +164,7 @@ impl<'a> AppImports<'a> {
             num_mems: 0,
             num_globals: 0,
             num_tables: 0,
+            num_tags: 0,
         };
         for imp in &app.imports {
             let probe =
@@ -184,6 +192,7 @@ impl<'a> AppImports<'a> {
                     r.num_globals += 1;
                 }
                 (wasmparser::TypeRef::Table(_), None) => r.num_tables += 1,
+                (wasmparser::TypeRef::Tag(_), None) => r.num_tags += 1,
                 (wasmparser::TypeRef::Func(_), Some(e)) => r.funcs.push(Bound::Probe(e)),
                 (wasmparser::TypeRef::Memory(_), Some(e)) => r.mems.push(Bound::Probe(e)),
                 (wasmparser::TypeRef::Global(_), Some(e)) => r.globals.push(Bound::Probe(e)),
@@ -236,6 +245,7 @@ impl Layout {
             memories: HashMap::new(),
             globals: HashMap::new(),
             tables: HashMap::new(),
+            tags: HashMap::new(),
         };
         // Functions: the app's, then each instance's, then the helpers.
         let mut nf = imports.num_funcs + b.added_imports.len() as u32;
@@ -272,6 +282,13 @@ impl Layout {
         for idata in insts {
             let n = idata.module.num_imported_tables;
             number_defined(&mut addrs.tables, &mut ntab, &idata.tables, n);
+        }
+        // Tags: the app's (kept imports and defined, at their indices),
+        // each instance's.
+        let mut ntag = imports.num_tags + app.num_tags();
+        for idata in insts {
+            let n = idata.module.num_imported_tags;
+            number_defined(&mut addrs.tags, &mut ntag, &idata.tags, n);
         }
         Layout {
             addrs,
@@ -371,6 +388,7 @@ impl Layout {
             map.memories = resolve(&addrs.memories, &idata.memories, "memory")?;
             map.globals = resolve(&addrs.globals, &idata.globals, "global")?;
             map.tables = resolve(&addrs.tables, &idata.tables, "table")?;
+            map.tags = resolve(&addrs.tags, &idata.tags, "tag")?;
             maps.push(map);
         }
         Ok(maps)

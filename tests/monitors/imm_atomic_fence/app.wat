@@ -1,0 +1,12 @@
+(module
+  (import "wasi_snapshot_preview1" "fd_write" (func $fd_write (param i32 i32 i32 i32) (result i32)))
+  (memory (export "memory") 1 1 shared)
+  (func $main (export "_start")
+    (atomic.fence)
+    (i32.atomic.store8 (i32.const 100) (i32.const 111))
+    (atomic.fence)
+    (i32.store8 (i32.const 101) (i32.const 107))
+    (i32.store8 (i32.const 102) (i32.const 10))
+    (i32.store (i32.const 200) (i32.const 100))
+    (i32.store (i32.const 204) (i32.const 3))
+    (drop (call $fd_write (i32.const 1) (i32.const 200) (i32.const 1) (i32.const 208)))))
