@@ -1310,6 +1310,8 @@ pub(crate) fn osr_enter(
     let Some(entry) = entry else {
         return Ok(OsrEntry::Never);
     };
+    // (In the background: once the loop is entered, for the same reason.)
+    crate::exec::tiering::settle(store, faddr);
     let args = Value::from_slots(&store.funcs[faddr.0 as usize].ty.params, locals);
     store.vm_store.osr_locals = locals.as_ptr();
     let r = invoke_code(store, faddr, entry.funcs[0], vmctx_ptr, &args);
