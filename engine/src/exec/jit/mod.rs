@@ -1362,6 +1362,10 @@ fn fill_funcrefs(store: &mut Store, all: bool) {
     } else {
         crate::exec::state(store).jit.filled
     };
+    if from == store.funcs.len() {
+        // (Every call between the tiers asks: usually nothing is new.)
+        return;
+    }
     let sc = &mut *store.vm_store as *mut vm::VMStoreCtx;
     for a in from..store.funcs.len() {
         if !store.funcrefs[a].code.is_null() {
