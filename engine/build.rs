@@ -1,5 +1,6 @@
 fn main() {
     build_monitors();
+    cranelift_version();
     // The interpreter's handlers tail-call each other (`interp/hot.rs`); that
     // needs LLVM's sibling-call optimisation, which runs when optimising, on
     // targets known to lower it. Elsewhere they return to a dispatch loop.
@@ -28,6 +29,22 @@ fn main() {
         .file("src/exec/jit/trap_catch.c")
         .warnings(true)
         .compile("wizeng_trap_catch");
+}
+
+/// `WIZENG_CRANELIFT_VERSION`: the version of cranelift-codegen in the
+/// workspace's lock file (part of the JIT's trampoline cache key; "unknown"
+/// without one).
+fn cranelift_version() {
+    let lock =
+        std::path::Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap()).join("../Cargo.lock");
+    println!("cargo:rerun-if-changed={}", lock.display());
+    let text = std::fs::read_to_string(&lock).unwrap_or_default();
+    let version = text
+        .split("[[package]]")
+        .find(|p| p.contains("name = \"cranelift-codegen\"\n"))
+        .and_then(|p| p.lines().find_map(|l| l.strip_prefix("version = ")))
+        .map_or("unknown", |v| v.trim_matches('"'));
+    println!("cargo:rustc-env=WIZENG_CRANELIFT_VERSION={version}");
 }
 
 /// The built-in monitors (`monitors/NAME.mm` at the repository root),

@@ -11,7 +11,12 @@
 #   WASMTIME=wasmtime            the Wasmtime CLI (for example
 #       cargo install wasmtime-cli --version 48.0.8 --locked --no-default-features \
 #           --features run,cache,cranelift,parallel-compilation)
-#   CONFIGS="name=flags;..."     more wizeng columns, e.g. "sync=--background-compile=off"
+#   CONFIGS="name=flags;..."     more wizeng columns, e.g. "sync=--background-compile=off";
+#                                "before=@/path/to/wizeng" runs another build (interleaved
+#                                with the others in every round: a fair before/after on a
+#                                busy machine)
+#   SKIP=wt-cold,int             columns not to run (the wasm-r3 replays take Wasmtime
+#                                seconds each to compile cold)
 #   VENV=<repo>/.venv            Python venv (gets wasure==0.9, wasmtime)
 set -euo pipefail
 
@@ -41,4 +46,4 @@ echo "wizeng:   $WIZENG" >&2
 echo "wasmtime: $("${WASMTIME%% *}" --version)" >&2
 exec "$PY" "$ROOT/scripts/bench_startup.py" --bench-root "$BENCH_ROOT" \
     --suites "${SUITES:-polybench,ostrich}" --wizeng "$WIZENG" --wasmtime "$WASMTIME" \
-    --runs "${RUNS:-5}" "${extra[@]}" "${1:-}"
+    --runs "${RUNS:-5}" --skip "${SKIP:-}" "${extra[@]}" "${1:-}"

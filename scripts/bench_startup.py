@@ -77,7 +77,10 @@ def main():
     ap.add_argument("--suites", default="polybench,ostrich")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--wizeng-config", action="append", default=[],
-                    help="NAME=FLAGS: another wizeng column (e.g. sync='--background-compile=off')")
+                    help="NAME=FLAGS: another wizeng column (e.g. sync='--background-compile=off'); "
+                         "NAME=@PATH FLAGS runs the wizeng binary at PATH (e.g. a build before a change)")
+    ap.add_argument("--skip", default="",
+                    help="comma-separated columns not to run (int, wt-warm, wt-cold, or a config)")
     a = ap.parse_args()
 
     wz = shlex.split(a.wizeng)
@@ -85,8 +88,17 @@ def main():
     engines = [("default", wz), ("int", wz + ["--mode=int"])]
     for c in a.wizeng_config:
         name, _, flags = c.partition("=")
-        engines.append((name, wz + shlex.split(flags)))
+        words = shlex.split(flags)
+        if words and words[0].startswith("@"):
+            engines.append((name, [words[0][1:]] + words[1:]))
+        else:
+            engines.append((name, wz + words))
     engines += [("wt-warm", wt + ["run"]), ("wt-cold", wt + ["run", "-C", "cache=n"])]
+    skip = {s for s in a.skip.split(",") if s}
+    engines = [(e, c) for e, c in engines if e == "default" or e not in skip]
+    names_run = [e for e, _ in engines]
+    # The reference output: Wasmtime's (cold, else warm), else the default mode's.
+    ref_engine = next((e for e in ("wt-cold", "wt-warm") if e in names_run), "default")
     progs = load_programs(a.bench_root, a.suites.split(","), a.filter)
     tmp = tempfile.mkdtemp(prefix="wizeng-startup-")
     cells = {}
@@ -94,16 +106,18 @@ def main():
         cwd = os.path.dirname(path)
         ref = None
         times = {e: [] for e, _ in engines}
-        ok = {}
+        ok, outs = {}, {}
         # Correctness run first (it also fills Wasmtime's cache for warm).
         for e, cmd in reversed(engines):
             out = os.path.join(tmp, e + ".out")
             code, _ = run_once(cmd + [path] + args, cwd, out)
             with open(out, "rb") as f:
                 got = (code, f.read())
-            if e == "wt-cold":
+            if ref is None and e == ref_engine:
                 ref = got
-            ok[e] = got == ref
+            outs[e] = got
+        for e in outs:
+            ok[e] = outs[e] == ref
         for _ in range(a.runs):
             for e, cmd in engines:
                 if ok[e]:
@@ -122,13 +136,16 @@ def main():
         rows = [c for s, c in cells.values() if g in ("all", s)]
         for e in names:
             def ratio(ref):
-                return geomean([c[e] / c[ref] for c in rows
-                                if c[e] is not None and c[ref] is not None])
-            print(f"{g:10} {e:10} vs wasmtime warm {ratio('wt-warm'):.2f}x, "
-                  f"cold {ratio('wt-cold'):.2f}x, vs int {ratio('int'):.2f}x "
+                if ref not in names_run:
+                    return "-"
+                r = geomean([c[e] / c[ref] for c in rows
+                             if c[e] is not None and c[ref] is not None])
+                return f"{r:.2f}x"
+            print(f"{g:10} {e:10} vs wasmtime warm {ratio('wt-warm')}, "
+                  f"cold {ratio('wt-cold')}, vs int {ratio('int')} "
                   f"({len(rows)} programs)")
     slower = [(n, c["default"] / c["int"]) for n, (_, c) in cells.items()
-              if c["default"] and c["int"] and c["default"] > 1.1 * c["int"]]
+              if c.get("default") and c.get("int") and c["default"] > 1.1 * c["int"]]
     print("default mode more than 10% slower than --mode=int:",
           ", ".join(f"{n} {r:.2f}x" for n, r in slower) or "none")
     return 0

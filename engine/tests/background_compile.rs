@@ -1,6 +1,7 @@
 //! The dyn tier compiling on its background thread: a hot function and a
 //! hot loop get compiled code while the interpreter keeps running, and that
-//! code is used once published. The tier itself never waits, so each test
+//! code is used once published; what else the policy compiles (a loop's
+//! function, a caller that keeps calling compiled code). The tier itself never waits, so each test
 //! makes the point deterministic with `Store::finish_background_compiles`
 //! (from the embedder, or from a host function in the middle of a loop).
 
@@ -108,6 +109,42 @@ fn a_hot_loop_enters_compiled_code_once_it_is_ready() {
         [Value::I64(n * (n - 1) / 2)]
     );
     assert_eq!(store.dyn_stats().1, 1, "one loop entry compiled and used");
+    // Entering the loop also asked for the function itself (its loop never
+    // asks again): its next calls run compiled.
+    store.finish_background_compiles();
+    assert_eq!(store.dyn_stats(), (1, 1));
+    assert_eq!(
+        store.invoke(sum, &[Value::I32(5)]).unwrap(),
+        [Value::I64(10)]
+    );
+}
+
+/// `$g` calls `$f` twenty times (no loop); `$main` calls `$g` twice.
+const CROSSING: &str = r#"(module
+  (func $f (param i32) (result i32) (i32.add (local.get 0) (i32.const 1)))
+  (func $g (param i32) (result i32)
+    local.get 0
+    call $f call $f call $f call $f call $f call $f call $f call $f call $f call $f
+    call $f call $f call $f call $f call $f call $f call $f call $f call $f call $f)
+  (func (export "main") (result i32)
+    (i32.add (call $g (i32.const 0)) (call $g (i32.const 100)))))"#;
+
+#[test]
+fn an_interpreted_caller_of_compiled_code_is_compiled_early() {
+    // Threshold 10, compiled in the foreground: $f at its 10th call. The
+    // first $g then calls compiled code 11 times; each crossing counts as a
+    // call of $g, so its second call (its own count: 2) compiles it.
+    let mut store = Store::new(Config {
+        tier: Tier::Dyn,
+        dyn_threshold: 10,
+        ..Default::default()
+    });
+    let bytes = wat::parse_str(CROSSING).unwrap();
+    let module = Arc::new(Module::new_for_tier(&bytes, Tier::Dyn).unwrap());
+    let inst = Linker::new().instantiate(&mut store, &module).unwrap();
+    let main = store.export_func(inst, "main").unwrap();
+    assert_eq!(store.invoke(main, &[]).unwrap(), [Value::I32(140)]);
+    assert_eq!(store.dyn_stats(), (2, 0), "$f and $g compiled, not $main");
 }
 
 #[test]

@@ -538,7 +538,11 @@ impl Session {
                 eprintln!("wizeng: trap: {t}");
             }
         }
-        crate::exec::tiering::compile_from_now_on(&mut self.store);
+        // (Only monitors run after this: without them, preparing the JIT
+        // here would be all cost; figma-startpage: 60M instructions.)
+        if self.monitors.is_some() {
+            crate::exec::tiering::compile_from_now_on(&mut self.store);
+        }
         let r = self.exit_monitors();
         let _ = self.wasi.borrow_mut().flush();
         if let Some(m) = &self.monitors {

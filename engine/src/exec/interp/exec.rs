@@ -700,6 +700,8 @@ impl<'s> Interp<'s> {
         tail: bool,
     ) -> Result<Flow, Trap> {
         if host.is_none() {
+            let caller = self.store.instances[self.inst].funcs[self.code.func_idx as usize];
+            crate::exec::tiering::count_crossing(self.store, caller);
             if let Some(flow) = self.call_compiled_numeric(faddr, tail)? {
                 return Ok(flow);
             }

@@ -23,6 +23,7 @@ pub(crate) mod libcalls;
 pub(crate) mod osr;
 pub mod profiling;
 pub(crate) mod signals;
+pub(crate) mod tramps;
 
 use std::cell::RefCell;
 // Small integer keys looked up on every crossing between the tiers: Fx, not SipHash.
@@ -31,22 +32,22 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use cranelift_codegen::ir::types::I64;
-use cranelift_codegen::ir::{self, AbiParam, InstBuilder, MemFlags, Signature, UserFuncName};
+use cranelift_codegen::ir::{self, MemFlags, Signature, UserFuncName};
 use cranelift_codegen::isa::CallConv;
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_codegen::Context;
-use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{FuncId, Linkage, Module as _};
 
 use crate::core::error::{Trap, TrapKind, TrapSite};
 use crate::core::module::Module;
-use crate::core::types::{slot_count, FuncAddr, FuncType, InstanceId, ValType, Value};
+use crate::core::types::{FuncAddr, InstanceId, ValType, Value};
 use crate::exec::tiering::OsrEntry;
 use crate::runtime::store::{FuncKind, Store};
 use crate::runtime::vm::{self, VmLayout};
 use cache::CodeCache;
-use env::{clif_type, wasm_sig, Env};
+use env::{wasm_sig, Env};
+pub(crate) use tramps::buffer_slots;
 
 /// Per-function metadata for traps and profilers.
 pub struct FuncInfo {
@@ -464,9 +465,9 @@ pub(crate) fn link(input: &CodegenInput, out: CodegenOutput) -> Result<JitCode, 
     let mut builder = JITBuilder::with_isa(isa, cranelift_module::default_libcall_names());
     // Trampolines call these by symbol (a relocation, not an address in
     // the code), so that their code is the same in every process: cacheable.
-    builder.symbol(HOST_CALL, libcalls::host_call as *const u8);
-    builder.symbol(LAZY_CALL, lazy_call as *const u8);
-    builder.symbol(CLOCK_CALL, libcalls::clock_call as *const u8);
+    builder.symbol(tramps::HOST_CALL, libcalls::host_call as *const u8);
+    builder.symbol(tramps::LAZY_CALL, lazy_call as *const u8);
+    builder.symbol(tramps::CLOCK_CALL, libcalls::clock_call as *const u8);
     let table = libcalls::table();
     for (name, addr) in table {
         builder.symbol(name, addr as *const u8);
@@ -574,27 +575,11 @@ pub(crate) fn link(input: &CodegenInput, out: CodegenOutput) -> Result<JitCode, 
         pending.push((d.idx, d.id, info));
     }
     // Trampolines for every type of the module.
-    let mut tramp_ids = Vec::new();
-    let mut lazy_ids = Vec::new();
-    let mut clock_id = None;
+    let (mut tramp_ids, mut lazy_ids, mut clock_id) = (Vec::new(), Vec::new(), None);
     if only.is_none_or(|o| o == u32::MAX) {
-        for (ti, ty) in m.types.iter().enumerate() {
-            if clock_id.is_none() && ty.params.is_empty() && *ty.results == [ValType::I64] {
-                let c = host_trampoline(&mut jit, &mut ctx, ty, ti, CLOCK_CALL, cache)
-                    .map_err(|e| format!("clock trampoline: {e}"))?;
-                clock_id = Some(c);
-            }
-            let h = host_trampoline(&mut jit, &mut ctx, ty, ti, HOST_CALL, cache)
-                .map_err(|e| format!("host trampoline: {e}"))?;
-            let e = entry_trampoline(&mut jit, &mut ctx, ty, ti, cache)
-                .map_err(|e| format!("entry trampoline: {e}"))?;
-            tramp_ids.push((h, e));
-            if only == Some(u32::MAX) || stubs_for_interp_only {
-                let l = host_trampoline(&mut jit, &mut ctx, ty, ti, LAZY_CALL, cache)
-                    .map_err(|e| format!("lazy stub: {e}"))?;
-                lazy_ids.push(l);
-            }
-        }
+        let lazy = only == Some(u32::MAX) || stubs_for_interp_only;
+        let set = tramps::define_all(&mut jit, &mut ctx, &m.types, lazy, cache)?;
+        (tramp_ids, lazy_ids, clock_id) = (set.tramps, set.lazy, set.clock);
     }
     jit.finalize_definitions().map_err(|e| e.to_string())?;
     // Whole-module: by defined index, null for an interpreted-only function.
@@ -855,169 +840,6 @@ impl Translator {
             srclocs,
         })
     }
-}
-
-type Compiled = (FuncId, usize, Vec<(u32, ir::TrapCode)>);
-
-/// `(hostctx, caller_vmctx, params...) -> results` (tail): spill the params,
-/// call `libcalls::host_call`, trap if it failed, reload the results.
-fn host_trampoline(
-    jit: &mut JITModule,
-    ctx: &mut Context,
-    ty: &FuncType,
-    ti: usize,
-    target: &str,
-    cache: Option<&CodeCache>,
-) -> Result<Compiled, String> {
-    let sig = wasm_sig(ty);
-    let id = jit
-        .declare_function(&format!("{target}_tramp{ti}"), Linkage::Local, &sig)
-        .map_err(|e| e.to_string())?;
-    let mut lsig = Signature::new(CallConv::SystemV);
-    lsig.params
-        .extend([AbiParam::new(I64), AbiParam::new(I64), AbiParam::new(I64)]);
-    lsig.returns.push(AbiParam::new(ir::types::I32));
-    let target_id = jit
-        .declare_function(target, Linkage::Import, &lsig)
-        .map_err(|e| e.to_string())?;
-    ctx.func = ir::Function::with_name_signature(UserFuncName::user(2, ti as u32), sig);
-    let mut fbc = FunctionBuilderContext::new();
-    {
-        let mut b = FunctionBuilder::new(&mut ctx.func, &mut fbc);
-        let block = b.create_block();
-        b.append_block_params_for_function_params(block);
-        b.switch_to_block(block);
-        b.seal_block(block);
-        let params = b.block_params(block).to_vec();
-        let slot = b.create_sized_stack_slot(ir::StackSlotData::new(
-            ir::StackSlotKind::ExplicitSlot,
-            (buffer_slots(ty) * 8) as u32,
-            4,
-        ));
-        for (p, off) in params[2..].iter().zip(slot_offsets(&ty.params)) {
-            b.ins().stack_store(*p, slot, off);
-        }
-        let buf = b.ins().stack_addr(I64, slot, 0);
-        let lsig = b.import_signature(lsig);
-        let target_ref = jit.declare_func_in_func(target_id, b.func);
-        let callee = b.ins().func_addr(I64, target_ref);
-        let call = b
-            .ins()
-            .call_indirect(lsig, callee, &[params[0], params[1], buf]);
-        let st = b.inst_results(call)[0];
-        b.ins().trapnz(st, env::TRAP_HOST);
-        let mut rets = Vec::new();
-        for (t, off) in ty.results.iter().zip(slot_offsets(&ty.results)) {
-            rets.push(b.ins().stack_load(clif_type(*t), slot, off));
-        }
-        b.ins().return_(&rets);
-        b.finalize();
-    }
-    define(jit, id, ctx, cache)?;
-    let cc = ctx.compiled_code().expect("compiled");
-    let out = (
-        id,
-        cc.code_info().total_size as usize,
-        cc.buffer
-            .traps()
-            .iter()
-            .map(|t| (t.offset, t.code))
-            .collect(),
-    );
-    jit.clear_context(ctx);
-    Ok(out)
-}
-
-/// Slots of the argument/result buffer of a trampoline for `ty`: values in
-/// their slots (see [`ValType::slots`]), params and results overlapping.
-pub(crate) fn buffer_slots(ty: &FuncType) -> usize {
-    slot_count(&ty.params).max(slot_count(&ty.results)).max(1)
-}
-
-/// Byte offsets of values of types `tys` laid out in slots.
-fn slot_offsets(tys: &[ValType]) -> Vec<i32> {
-    let mut at = 0;
-    tys.iter()
-        .map(|t| {
-            at += t.slots() as i32 * 8;
-            at - t.slots() as i32 * 8
-        })
-        .collect()
-}
-
-/// `extern "C" fn(code, callee_vmctx, caller_vmctx, args_ptr)`: load params
-/// from the buffer, call the Wasm function, store its results.
-fn entry_trampoline(
-    jit: &mut JITModule,
-    ctx: &mut Context,
-    ty: &FuncType,
-    ti: usize,
-    cache: Option<&CodeCache>,
-) -> Result<Compiled, String> {
-    let mut sig = Signature::new(CallConv::SystemV);
-    sig.params.extend([
-        AbiParam::new(I64),
-        AbiParam::new(I64),
-        AbiParam::new(I64),
-        AbiParam::new(I64),
-    ]);
-    let id = jit
-        .declare_function(&format!("entry_tramp{ti}"), Linkage::Local, &sig)
-        .map_err(|e| e.to_string())?;
-    ctx.func = ir::Function::with_name_signature(UserFuncName::user(3, ti as u32), sig);
-    let mut fbc = FunctionBuilderContext::new();
-    {
-        let mut b = FunctionBuilder::new(&mut ctx.func, &mut fbc);
-        let block = b.create_block();
-        b.append_block_params_for_function_params(block);
-        b.switch_to_block(block);
-        b.seal_block(block);
-        let p = b.block_params(block).to_vec();
-        let (code, cvmctx, caller, buf) = (p[0], p[1], p[2], p[3]);
-        let mut args = vec![cvmctx, caller];
-        // The buffer is 8-byte aligned: not `trusted()` (which says aligned) for a v128.
-        let flags = MemFlags::new().with_notrap();
-        for (t, off) in ty.params.iter().zip(slot_offsets(&ty.params)) {
-            args.push(b.ins().load(clif_type(*t), flags, buf, off));
-        }
-        let wsig = b.import_signature(wasm_sig(ty));
-        let call = b.ins().call_indirect(wsig, code, &args);
-        let results = b.inst_results(call).to_vec();
-        for (r, off) in results.iter().zip(slot_offsets(&ty.results)) {
-            b.ins().store(flags, *r, buf, off);
-        }
-        b.ins().return_(&[]);
-        b.finalize();
-    }
-    define(jit, id, ctx, cache)?;
-    let out = (id, 0, Vec::new());
-    jit.clear_context(ctx);
-    Ok(out)
-}
-
-/// Symbols the trampolines call ([`libcalls::host_call`], [`lazy_call`]).
-const HOST_CALL: &str = "wizeng_host_call";
-const LAZY_CALL: &str = "wizeng_lazy_call";
-const CLOCK_CALL: &str = "wizeng_clock_call";
-
-/// Compile `ctx`'s function (through the code cache, if there is one) and
-/// define it as `id` in `jit`.
-fn define(
-    jit: &mut JITModule,
-    id: FuncId,
-    ctx: &mut Context,
-    cache: Option<&CodeCache>,
-) -> Result<(), String> {
-    let Some(c) = cache else {
-        return jit.define_function(id, ctx).map_err(|e| format!("{e:?}"));
-    };
-    ctx.compile_with_cache(jit.isa(), &mut cache::Store(c), &mut Default::default())
-        .map_err(|e| format!("{:?}", e.inner))?;
-    let cc = ctx.compiled_code().expect("compiled above");
-    let (alignment, relocs) = (cc.buffer.alignment as u64, cc.buffer.relocs().to_vec());
-    let code = cc.code_buffer().to_vec();
-    jit.define_function_bytes(id, &ctx.func, alignment, &code, &relocs)
-        .map_err(|e| format!("{e:?}"))
 }
 
 /// Whether the interpreter's translator marked function `idx` of `m`
@@ -1484,6 +1306,8 @@ pub(crate) fn osr_enter(
     let Some(entry) = entry else {
         return Ok(OsrEntry::Never);
     };
+    // (In the background: once the loop is entered, for the same reason.)
+    crate::exec::tiering::settle(store, faddr);
     let args = Value::from_slots(&store.funcs[faddr.0 as usize].ty.params, locals);
     store.vm_store.osr_locals = locals.as_ptr();
     let r = invoke_code(store, faddr, entry.funcs[0], vmctx_ptr, &args);
@@ -1534,6 +1358,10 @@ fn fill_funcrefs(store: &mut Store, all: bool) {
     } else {
         crate::exec::state(store).jit.filled
     };
+    if from == store.funcs.len() {
+        // (Every call between the tiers asks: usually nothing is new.)
+        return;
+    }
     let sc = &mut *store.vm_store as *mut vm::VMStoreCtx;
     for a in from..store.funcs.len() {
         if !store.funcrefs[a].code.is_null() {
