@@ -201,7 +201,7 @@ pub struct ModuleInfo {
     pub func_types: Vec<u32>,
     /// The module's validation state once its sections are validated
     /// (`None` for a module without function bodies): see
-    /// [`ModuleInfo::body_validator`].
+    /// [`ModuleInfo::body_to_validate`].
     pub resources: Option<Resources>,
     pub num_imported_funcs: u32,
     pub num_imported_tables: u32,
