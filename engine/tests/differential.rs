@@ -254,6 +254,11 @@ fn simd_memory64_threads_regression_seeds() {
         // NaN, the JIT's `mulss` the first (`hot/floats.rs`: `ordered`;
         // tests/wast/nan_operands.wast).
         (2134693, Some(true)),
+        // A `v128.load16_splat` (pc 0x12) of a zero-page memory whose load the
+        // egraph fed into a new, location-less `sextend`: the fault had no
+        // location and took the preceding machine code's, a `data.drop` at pc
+        // 0x3a (JIT: `located.rs` gives such consumers the load's location).
+        (2192586, Some(true)),
     ];
     assert_seeds_agree(&seeds, Some(p), true);
 }

@@ -20,6 +20,7 @@ pub(crate) mod background;
 pub mod cache;
 pub(crate) mod env;
 pub(crate) mod libcalls;
+mod located;
 pub(crate) mod osr;
 pub mod profiling;
 pub(crate) mod signals;
@@ -816,22 +817,12 @@ impl Translator {
                 .translate_body(&mut fv, body, &mut self.ctx.func, &mut env)
                 .map_err(|e| format!("function {idx}: {e}"))?;
         }
-        let compiled = match sh.cache {
-            Some(c) => self
-                .ctx
-                .compile_with_cache(&*self.isa, &mut cache::Store(c), &mut Default::default())
-                .map(|_| ()),
-            None => self
-                .ctx
-                .compile(&*self.isa, &mut Default::default())
-                .map(|_| ()),
-        };
-        compiled.map_err(|e| format!("function {idx}: {:?}", e.inner))?;
+        let cc = located::compile(&mut self.ctx, &*self.isa, sh.cache)
+            .map_err(|e| format!("function {idx}: {e}"))?;
         if dump_clif(idx) {
-            // After `compile`, `ctx.func` holds the optimised IR.
+            // After a compile (not a cache hit), `ctx.func` holds the optimised IR.
             eprintln!("{}", self.ctx.func.display());
         }
-        let cc = self.ctx.compiled_code().expect("compiled above");
         let code = cc.code_buffer().to_vec();
         let alignment = cc.buffer.alignment as u64;
         let relocs = cc.buffer.relocs().to_vec();
@@ -1711,7 +1702,9 @@ fn trap_from_pc(store: &mut Store, pc: usize, rets: &[usize]) -> Trap {
 /// in between (within one expression tree).
 ///
 /// When the faulting instruction has no location of its own (`borrowed`, see
-/// `signals::borrowed_location`), `at` is the op located just before it.
+/// `signals::borrowed_location`; `located.rs` gives one to every location-less
+/// direct consumer of a load, so this is a longer chain), `at` is the op
+/// located just before it.
 /// The access is then the first one of `at`'s straight-line code (no
 /// control flow in between) whose own location holds no trapping
 /// instruction (not in `located`: its load was merged elsewhere, e.g. into
