@@ -35,7 +35,8 @@ use super::cache::{self, CodeCache};
 const KEY_SALT: &[u8] = b"wizeng: merged loads located (1)";
 
 /// Optimise and compile `ctx.func` (through `cache`, if there is one). On a
-/// compile (not a cache hit), `ctx.func` is left holding the optimised IR.
+/// compile (not a cache hit), `ctx.func` is left holding the optimised IR,
+/// and the code has a listing if `ctx.want_disasm`.
 pub(crate) fn compile(
     ctx: &mut Context,
     isa: &dyn TargetIsa,
@@ -55,7 +56,7 @@ pub(crate) fn compile(
     ctx.optimize(isa, ctrl).map_err(err)?;
     locate_merged_loads(&mut ctx.func);
     let mut stencil = isa
-        .compile_function(&ctx.func, &ctx.domtree, false, ctrl)
+        .compile_function(&ctx.func, &ctx.domtree, ctx.want_disasm, ctrl)
         .map_err(err)?;
     if let (Some(c), Some(k)) = (cache, &key) {
         let (s, blob) = ic::serialize_compiled(stencil);

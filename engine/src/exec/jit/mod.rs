@@ -817,11 +817,15 @@ impl Translator {
                 .translate_body(&mut fv, body, &mut self.ctx.func, &mut env)
                 .map_err(|e| format!("function {idx}: {e}"))?;
         }
+        self.ctx.want_disasm = dump_asm(idx);
         let cc = located::compile(&mut self.ctx, &*self.isa, sh.cache)
             .map_err(|e| format!("function {idx}: {e}"))?;
         if dump_clif(idx) {
             // After a compile (not a cache hit), `ctx.func` holds the optimised IR.
             eprintln!("{}", self.ctx.func.display());
+        }
+        if let Some(asm) = cc.vcode.as_ref().filter(|_| dump_asm(idx)) {
+            eprintln!("function {idx}:\n{asm}");
         }
         let code = cc.code_buffer().to_vec();
         let alignment = cc.buffer.alignment as u64;
@@ -1897,8 +1901,20 @@ fn trap_at(store: &mut Store, pc: usize, rets: &[usize]) -> Trap {
 /// functions (by function index) to stderr as they are compiled.
 fn dump_clif(idx: u32) -> bool {
     static SEL: std::sync::OnceLock<Option<Vec<u32>>> = std::sync::OnceLock::new();
-    let sel = SEL.get_or_init(|| {
-        let v = std::env::var("WIZENG_DUMP_CLIF").ok()?;
+    selected(&SEL, "WIZENG_DUMP_CLIF", idx)
+}
+
+/// `WIZENG_DUMP_ASM=N[,M...]|all`: print the machine code of those functions
+/// (Cranelift's listing, registers allocated) to stderr as they are compiled.
+fn dump_asm(idx: u32) -> bool {
+    static SEL: std::sync::OnceLock<Option<Vec<u32>>> = std::sync::OnceLock::new();
+    selected(&SEL, "WIZENG_DUMP_ASM", idx)
+}
+
+/// Whether the function list in environment variable `var` holds `idx`.
+fn selected(sel: &std::sync::OnceLock<Option<Vec<u32>>>, var: &str, idx: u32) -> bool {
+    let sel = sel.get_or_init(|| {
+        let v = std::env::var(var).ok()?;
         Some(if v == "all" {
             Vec::new()
         } else {
