@@ -711,7 +711,7 @@ impl<'s> Interp<'s> {
             .collect();
         let mut res: Vec<Value> = ty.results.iter().map(|t| Value::default_of(*t)).collect();
         self.sp -= np;
-        let published = self.publish_for_gc();
+        let published = self.publish_for_gc_call(tail);
         self.store.depth += 1;
         let r = match host {
             Some(h) => h(
@@ -757,7 +757,7 @@ impl<'s> Interp<'s> {
         let mut buf = [0u64; CALL_SLOTS];
         buf[..np].copy_from_slice(self.slots(self.sp - np, np));
         self.sp -= np;
-        let published = self.publish_for_gc();
+        let published = self.publish_for_gc_call(tail);
         self.store.depth += 1;
         let n = np.max(nr).max(1);
         let r = crate::exec::jit::invoke_slots(self.store, FuncAddr(faddr as u32), &mut buf[..n]);
