@@ -43,6 +43,11 @@ fn text_files(dir: &Path, out: &mut Vec<(PathBuf, String)>) {
     for e in entries {
         let path = e.path();
         let Ok(ft) = e.file_type() else { continue };
+        // In a `git worktree` checkout `.git` is a file naming the main
+        // repository's directory: git's, not ours.
+        if e.file_name() == ".git" {
+            continue;
+        }
         if ft.is_dir() {
             if !skipped_dir(&e.file_name().to_string_lossy()) {
                 text_files(&path, out);
