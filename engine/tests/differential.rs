@@ -330,6 +330,10 @@ fn all_features_regression_seeds() {
         // ran out of heap, 30 s to run) is `wasm3.rs`'s
         // `a_tail_call_out_of_the_interpreter_drops_the_callers_references`.
         (3074062, Some(true)),
+        // An exception out of a tail call into compiled code was caught by a
+        // `try_table` around the `return_call`, whose activation had ended
+        // (interpreter: `after_tail_call`; tests/eh/tail_call_ends_handlers.wat).
+        (4077413, Some(true)),
     ];
     assert_seeds_agree(&seeds, Some(all), true);
 }
