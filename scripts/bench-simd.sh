@@ -14,7 +14,8 @@
 #   WASMTIME_PY=1     also Wasmtime through its Python API (the venv's `wasmtime`,
 #                     scripts/venv.sh; run time measured in-process, so compared
 #                     with our --metrics run time directly); WASMTIME_PY=0 skips it
-#   WASMI="cmd"       wasmi CLI with SIMD (`cargo install wasmi_cli --features simd`;
+#   WASMI="cmd"       wasmi CLI with SIMD (`cargo install wasmi_cli --features simd`,
+#                     2.0.0 builds with rustc 1.95;
 #                     default: `wasmi` on PATH; column left out if none)
 #   CLANG=clang-16    C compiler for wasm32-wasi (apt-get install -y clang-16 lld-16 wasi-libc)
 #   WASI_SYSROOT=/usr

@@ -131,3 +131,50 @@ fn gc_reclaims_garbage() {
         "peak resident {peak_mib:.0} MiB: garbage is not reclaimed"
     );
 }
+
+/// `run` (GC code, interpreted in every tier) keeps a 1 MiB array in a
+/// local and tail-calls `middle` (numeric: compiled in jit), which has
+/// `alloc` (interpreted) allocate 1 MiB arrays. The tail call ends `run`'s
+/// activation, so its array is garbage: under a 1.5 MiB heap limit (arrays count 8 bytes an element) every tier
+/// must get through. The interpreter kept the frame of a tail call out of
+/// it (into compiled code) as a GC root, so the JIT tiers ran out of heap
+/// where the interpreter did not (differential seed 3010575).
+#[test]
+fn a_tail_call_out_of_the_interpreter_drops_the_callers_references() {
+    const APP: &str = r#"(module
+      (type $bytes (array (mut i8)))
+      (func $alloc
+        (drop (array.new_default $bytes (i32.const 131072))))
+      (func $middle (param $n i32)
+        (loop $again
+          (call $alloc)
+          (local.tee $n (i32.sub (local.get $n) (i32.const 1)))
+          (br_if $again)))
+      (func (export "run")
+        (local $kept (ref null $bytes))
+        (local.set $kept (array.new_default $bytes (i32.const 131072)))
+        (return_call $middle (i32.const 8))))"#;
+    let bytes = wat::parse_str(APP).unwrap();
+    let mut failures = Vec::new();
+    for tier in [
+        wizeng::Tier::Int,
+        wizeng::Tier::Jit,
+        wizeng::Tier::Lazy,
+        wizeng::Tier::Dyn,
+    ] {
+        let module = std::sync::Arc::new(wizeng::Module::new_for_tier(&bytes, tier).unwrap());
+        let mut store = wizeng::Store::new(wizeng::Config {
+            tier,
+            max_gc_heap_bytes: 3 << 19,
+            ..wizeng::Config::default()
+        });
+        let inst = wizeng::Linker::new()
+            .instantiate(&mut store, &module)
+            .unwrap();
+        let run = store.export_func(inst, "run").unwrap();
+        if let Err(e) = store.invoke(run, &[]) {
+            failures.push(format!("{tier:?}: {e}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

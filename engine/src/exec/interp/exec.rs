@@ -315,6 +315,10 @@ pub(super) struct Interp<'s> {
     /// the module is, as `CodeRef` (invariant there).
     mod_code: *const Rc<Compiled>,
     mod_code_inst: usize,
+    /// Set when an exception came out of a tail call to a callee outside the
+    /// interpreter made by the bottom activation: nothing of this execution
+    /// is left to catch it (`unwind`).
+    pub(super) ended: bool,
 }
 
 impl<'s> Interp<'s> {
@@ -357,6 +361,7 @@ impl<'s> Interp<'s> {
             serial,
             mod_code: std::ptr::null(),
             mod_code_inst: usize::MAX,
+            ended: false,
         };
         ex.refresh_mem();
         Ok(ex)
@@ -713,7 +718,7 @@ impl<'s> Interp<'s> {
             .collect();
         let mut res: Vec<Value> = ty.results.iter().map(|t| Value::default_of(*t)).collect();
         self.sp -= np;
-        let published = self.publish_for_gc();
+        let published = self.publish_for_gc_call(tail);
         self.store.depth += 1;
         let r = match host {
             Some(h) => h(
@@ -731,7 +736,8 @@ impl<'s> Interp<'s> {
         self.store.depth -= 1;
         self.unpublish_for_gc(published);
         if let Err(e) = r {
-            return Err(self.at_call_site(e));
+            let e = self.at_call_site(e);
+            return Err(if tail { self.after_tail_call(e) } else { e });
         }
         self.push_values(&res);
         self.refresh_mem();
@@ -759,14 +765,15 @@ impl<'s> Interp<'s> {
         let mut buf = [0u64; CALL_SLOTS];
         buf[..np].copy_from_slice(self.slots(self.sp - np, np));
         self.sp -= np;
-        let published = self.publish_for_gc();
+        let published = self.publish_for_gc_call(tail);
         self.store.depth += 1;
         let n = np.max(nr).max(1);
         let r = crate::exec::jit::invoke_slots(self.store, FuncAddr(faddr as u32), &mut buf[..n]);
         self.store.depth -= 1;
         self.unpublish_for_gc(published);
         if let Err(e) = r {
-            return Err(self.at_call_site(e));
+            let e = self.at_call_site(e);
+            return Err(if tail { self.after_tail_call(e) } else { e });
         }
         for x in &buf[..nr] {
             self.push(*x);

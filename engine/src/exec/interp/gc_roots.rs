@@ -7,7 +7,7 @@
 //! ([`super::stackmap`]). The activation that allocates is the running one;
 //! interpreters suspended in a call that may allocate (a host function,
 //! compiled code, probes, an OSR entry) publish themselves first
-//! ([`Interp::publish_for_gc`]). Compiled (JIT) frames hold no heap
+//! ([`Interp::publish_for_gc`]; a tail call out publishes only its callers). Compiled (JIT) frames hold no heap
 //! references: a function that could is interpreted.
 
 use super::exec::{CodeRef, Frame, Interp};
@@ -61,15 +61,40 @@ impl Interp<'_> {
     /// [`Interp::unpublish_for_gc`] when the call returns.
     #[inline]
     pub(super) fn publish_for_gc(&mut self) -> bool {
+        self.publish_for_gc_call(false)
+    }
+
+    /// `publish_for_gc` before a call out of this interpreter; a tail call
+    /// (`tail`) has finished the running activation, so only its callers
+    /// are published (as a tail call inside the interpreter drops the frame:
+    /// its references must not outlive it because the callee is elsewhere).
+    #[inline]
+    pub(super) fn publish_for_gc_call(&mut self, tail: bool) -> bool {
         if self.store.heap.is_empty_ever() {
             return false;
         }
+        let (nframes, top) = if !tail {
+            (self.frames.len(), self.top())
+        } else {
+            // The caller's frame becomes the top: stopped at its call, its
+            // operands ending where the finished activation began.
+            let Some(f) = self.frames.last() else {
+                return false;
+            };
+            let top = Top {
+                code: f.code,
+                op: f.ip.saturating_sub(1),
+                fp: f.fp - self.base,
+                sp: self.fp - self.base,
+            };
+            (self.frames.len() - 1, top)
+        };
         let s = Suspended {
             stack: self.base.0,
             len: self.slen,
             frames: self.frames.as_ptr(),
-            nframes: self.frames.len(),
-            top: self.top(),
+            nframes,
+            top,
         };
         crate::exec::state_mut(self.store).gc_suspended.push(s);
         true

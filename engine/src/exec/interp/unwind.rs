@@ -62,6 +62,9 @@ impl Interp<'_> {
         let Some(e) = t.exception() else {
             return Err(self.attribute_woven(t));
         };
+        if std::mem::take(&mut self.ended) {
+            return Err(t);
+        }
         let handle = e.exn as u64;
         let Some(tag) = self.store.exception(handle).map(|x| x.0) else {
             return Err(t);
@@ -81,6 +84,23 @@ impl Interp<'_> {
                 None => return Err(t),
             }
         }
+    }
+
+    /// `t` came out of a tail call to a callee outside the interpreter
+    /// (compiled code, a host function). The calling activation ended at the
+    /// call, so its handlers do not apply, as for a tail call inside the
+    /// interpreter: an exception unwinds from the caller's call, or leaves
+    /// this execution if the activation was its bottom one.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn after_tail_call(&mut self, t: Trap) -> Trap {
+        if t.exception().is_some() {
+            match self.frames.pop() {
+                Some(fr) => self.resume(fr),
+                None => self.ended = true,
+            }
+        }
+        t
     }
 
     /// The catch clause of the running activation that takes an exception

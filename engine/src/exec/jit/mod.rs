@@ -20,6 +20,7 @@ pub(crate) mod background;
 pub mod cache;
 pub(crate) mod env;
 pub(crate) mod libcalls;
+mod located;
 pub(crate) mod osr;
 pub mod profiling;
 pub(crate) mod signals;
@@ -797,22 +798,16 @@ impl Translator {
                 .translate_body(&mut fv, body, &mut self.ctx.func, &mut env)
                 .map_err(|e| format!("function {idx}: {e}"))?;
         }
-        let compiled = match sh.cache {
-            Some(c) => self
-                .ctx
-                .compile_with_cache(&*self.isa, &mut cache::Store(c), &mut Default::default())
-                .map(|_| ()),
-            None => self
-                .ctx
-                .compile(&*self.isa, &mut Default::default())
-                .map(|_| ()),
-        };
-        compiled.map_err(|e| format!("function {idx}: {:?}", e.inner))?;
+        self.ctx.want_disasm = dump_asm(idx);
+        let cc = located::compile(&mut self.ctx, &*self.isa, sh.cache)
+            .map_err(|e| format!("function {idx}: {e}"))?;
         if dump_clif(idx) {
-            // After `compile`, `ctx.func` holds the optimised IR.
+            // After a compile (not a cache hit), `ctx.func` holds the optimised IR.
             eprintln!("{}", self.ctx.func.display());
         }
-        let cc = self.ctx.compiled_code().expect("compiled above");
+        if let Some(asm) = cc.vcode.as_ref().filter(|_| dump_asm(idx)) {
+            eprintln!("function {idx}:\n{asm}");
+        }
         let code = cc.code_buffer().to_vec();
         let alignment = cc.buffer.alignment as u64;
         let relocs = cc.buffer.relocs().to_vec();
@@ -1535,7 +1530,9 @@ fn trap_from_pc(store: &mut Store, pc: usize, rets: &[usize]) -> Trap {
 /// in between (within one expression tree).
 ///
 /// When the faulting instruction has no location of its own (`borrowed`, see
-/// `signals::borrowed_location`), `at` is the op located just before it.
+/// `signals::borrowed_location`; `located.rs` gives one to every location-less
+/// direct consumer of a load, so this is a longer chain), `at` is the op
+/// located just before it.
 /// The access is then the first one of `at`'s straight-line code (no
 /// control flow in between) whose own location holds no trapping
 /// instruction (not in `located`: its load was merged elsewhere, e.g. into
@@ -1728,8 +1725,20 @@ fn trap_at(store: &mut Store, pc: usize, rets: &[usize]) -> Trap {
 /// functions (by function index) to stderr as they are compiled.
 fn dump_clif(idx: u32) -> bool {
     static SEL: std::sync::OnceLock<Option<Vec<u32>>> = std::sync::OnceLock::new();
-    let sel = SEL.get_or_init(|| {
-        let v = std::env::var("WIZENG_DUMP_CLIF").ok()?;
+    selected(&SEL, "WIZENG_DUMP_CLIF", idx)
+}
+
+/// `WIZENG_DUMP_ASM=N[,M...]|all`: print the machine code of those functions
+/// (Cranelift's listing, registers allocated) to stderr as they are compiled.
+fn dump_asm(idx: u32) -> bool {
+    static SEL: std::sync::OnceLock<Option<Vec<u32>>> = std::sync::OnceLock::new();
+    selected(&SEL, "WIZENG_DUMP_ASM", idx)
+}
+
+/// Whether the function list in environment variable `var` holds `idx`.
+fn selected(sel: &std::sync::OnceLock<Option<Vec<u32>>>, var: &str, idx: u32) -> bool {
+    let sel = sel.get_or_init(|| {
+        let v = std::env::var(var).ok()?;
         Some(if v == "all" {
             Vec::new()
         } else {
