@@ -275,17 +275,23 @@ fn build(
     })
 }
 
+/// A trampoline's single block, entered and sealed: its values are the
+/// function's parameters.
+fn only_block(b: &mut FunctionBuilder) -> Vec<ir::Value> {
+    let block = b.create_block();
+    b.append_block_params_for_function_params(block);
+    b.switch_to_block(block);
+    b.seal_block(block);
+    b.block_params(block).to_vec()
+}
+
 /// `(hostctx, caller_vmctx, params...) -> results` (tail): spill the params,
 /// call `target(hostctx, caller_vmctx, buffer)`, trap if it returned nonzero,
 /// reload the results.
 fn host_trampoline(func: &mut ir::Function, ty: &FuncType, lsig: Signature, target: ir::FuncRef) {
     let mut fbc = FunctionBuilderContext::new();
     let mut b = FunctionBuilder::new(func, &mut fbc);
-    let block = b.create_block();
-    b.append_block_params_for_function_params(block);
-    b.switch_to_block(block);
-    b.seal_block(block);
-    let params = b.block_params(block).to_vec();
+    let params = only_block(&mut b);
     let slot = b.create_sized_stack_slot(ir::StackSlotData::new(
         ir::StackSlotKind::ExplicitSlot,
         (buffer_slots(ty) * 8) as u32,
@@ -315,11 +321,7 @@ fn host_trampoline(func: &mut ir::Function, ty: &FuncType, lsig: Signature, targ
 fn entry_trampoline(func: &mut ir::Function, ty: &FuncType) {
     let mut fbc = FunctionBuilderContext::new();
     let mut b = FunctionBuilder::new(func, &mut fbc);
-    let block = b.create_block();
-    b.append_block_params_for_function_params(block);
-    b.switch_to_block(block);
-    b.seal_block(block);
-    let p = b.block_params(block).to_vec();
+    let p = only_block(&mut b);
     let (code, cvmctx, caller, buf) = (p[0], p[1], p[2], p[3]);
     let mut args = vec![cvmctx, caller];
     // The buffer is 8-byte aligned: not `trusted()` (which says aligned) for a v128.
