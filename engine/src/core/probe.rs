@@ -34,8 +34,9 @@ pub enum ArgSource {
 #[derive(Clone, Debug)]
 pub struct ProbeCall {
     pub func: FuncAddr,
-    /// Argument types, in order (the monitor function's parameter types).
-    pub types: Vec<ValType>,
+    /// Argument types, in order (the monitor function's parameter types;
+    /// shared by every site of a rule).
+    pub types: std::sync::Arc<[ValType]>,
     pub args: Vec<ArgSource>,
     /// For messages: which monitor and export this came from.
     pub origin: std::sync::Arc<str>,

@@ -1113,7 +1113,7 @@ mod tests {
         let func = store.export_func(id, name).unwrap();
         ProbeCall {
             func,
-            types: store.func_type(func).params.to_vec(),
+            types: store.func_type(func).params.to_vec().into(),
             args: args.to_vec(),
             origin: Arc::from(name),
             operand_types: None,

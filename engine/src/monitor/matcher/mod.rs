@@ -14,6 +14,8 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
+use smallvec::SmallVec;
+
 use crate::core::module::BodyValidator;
 use monitor_abi::params::{Binding, ParamContext, ParamError, SiteCheck, SiteFacts};
 use monitor_abi::pattern::{Event, ExportMeaning, Mode, OpcodeMatch, Param, Pattern, StaticCall};
@@ -79,6 +81,8 @@ struct Rule {
     pattern: Rc<Pattern>,
     func: FuncAddr,
     ty: Rc<FuncType>,
+    /// `ty`'s parameters, shared by every [`ProbeCall`] of the rule.
+    params: std::sync::Arc<[ValType]>,
     /// A placement error of the pattern (docs/monitor-abi.md#where-parameters-are-allowed),
     /// reported as a bind error at the first site the rule's event matches
     /// (as Wizard does): `(in the predicate, message)`. An error outside the
@@ -457,6 +461,7 @@ impl Monitors {
                             origin: format!("monitor {name}: `{}`", e.name).into(),
                             pattern: Rc::new(pattern),
                             func,
+                            params: ty.params.to_vec().into(),
                             ty,
                             invalid,
                         });
@@ -1056,12 +1061,13 @@ impl Matcher<'_> {
 
     fn bind(&mut self, mi: usize, ri: usize, site: &SiteInfo<'_>) -> Result<Bound, LoadError> {
         let r = &self.mons.monitors[mi].rules[ri];
-        let (export, origin, pattern, func, fty) = (
+        let (export, origin, pattern, func, fty, params) = (
             r.export.clone(),
             r.origin.clone(),
             r.pattern.clone(),
             r.func,
             r.ty.clone(),
+            r.params.clone(),
         );
         let invalid = r.invalid.clone();
         let m_err = |s: &Self, msg: String| {
@@ -1115,8 +1121,8 @@ impl Matcher<'_> {
         if let Some((_, msg)) = invalid {
             return Err(m_err(self, msg.to_string()));
         }
-        let mut types = Vec::new();
-        let mut args = Vec::new();
+        let mut types: SmallVec<[ValType; 8]> = SmallVec::new();
+        let mut args = Vec::with_capacity(pattern.params.len());
         for p in &pattern.params {
             match p.info().binding {
                 Binding::OperandType => {
@@ -1220,7 +1226,7 @@ impl Matcher<'_> {
             .then(|| site.operand_types.clone().into());
         Ok(Bound::Call(ProbeCall {
             func,
-            types,
+            types: params,
             args,
             origin,
             operand_types,
@@ -1508,6 +1514,8 @@ impl Instrumenter for Matcher<'_> {
             self.mons.stats.sites += 1;
             self.mons.stats.calls += out.len() as u64;
         }
+        // Kept per site by the plan and the tiers: no spare capacity.
+        out.shrink_to_fit();
         Ok(out)
     }
 }

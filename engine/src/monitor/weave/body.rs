@@ -157,7 +157,7 @@ impl<'p> Body<'p> {
     /// The probe call `c`: its arguments (argument `fixed.0` replaced by the
     /// constant `fixed.1`), then the inlined function or a call.
     fn call(&mut self, c: &ProbeCall, fixed: Option<(usize, i32)>) -> Result<(), LoadError> {
-        for (k, (a, t)) in c.args.iter().zip(&c.types).enumerate() {
+        for (k, (a, t)) in c.args.iter().zip(c.types.iter()).enumerate() {
             if let Some((_, v)) = fixed.filter(|(i, _)| *i == k) {
                 self.ins(&Instruction::I32Const(v));
                 continue;

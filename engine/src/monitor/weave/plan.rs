@@ -182,18 +182,19 @@ impl Instrumenter for Recorder<'_> {
                 fp.stacks
                     .insert((site.pc, when == When::After), SiteStack::at(site, when));
             }
+            // A clone has no spare capacity (one site's calls come at once).
+            let add = |m: &mut HashMap<u32, Vec<ProbeCall>>| match m.entry(site.pc) {
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert(calls.clone());
+                }
+                std::collections::hash_map::Entry::Occupied(mut e) => {
+                    e.get_mut().extend(calls.iter().cloned())
+                }
+            };
             match when {
                 When::Entry => fp.entry.extend(calls.iter().cloned()),
-                When::Before => fp
-                    .before
-                    .entry(site.pc)
-                    .or_default()
-                    .extend(calls.iter().cloned()),
-                When::After => fp
-                    .after
-                    .entry(site.pc)
-                    .or_default()
-                    .extend(calls.iter().cloned()),
+                When::Before => add(&mut fp.before),
+                When::After => add(&mut fp.after),
             }
         }
         Ok(calls)
