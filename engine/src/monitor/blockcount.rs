@@ -294,7 +294,7 @@ fn mask(t: ValType, v: u64) -> u64 {
 /// The effects seen so far by [`eval`].
 #[derive(Default)]
 struct Eval {
-    loads: Vec<Load>,
+    loads: smallvec::SmallVec<[Load; 4]>,
     incs: Incs,
     /// Loads evaluated (numbering them).
     n_loads: usize,
@@ -646,7 +646,7 @@ pub struct CountedBlock {
     /// Index of the counter in the woven module's globals.
     pub global: u32,
     /// The counted sites, in order: (key, increments).
-    pub sites: Vec<(u64, Vec<Inc>)>,
+    pub sites: Vec<(u64, Incs)>,
 }
 
 /// The block counters of a woven module, and what the engine must do before a
@@ -918,7 +918,7 @@ pub fn plan_function(
         start: usize,
         probes: u64,
         pcs: Option<(u32, u32)>,
-        sites: Vec<(u64, Vec<Inc>)>,
+        sites: Vec<(u64, Incs)>,
     }
     let new = |start| Cur {
         start,
@@ -960,11 +960,13 @@ pub fn plan_function(
                     When::After => fp.after.get(&pc),
                 };
                 if let Some(calls) = calls.filter(|c| !c.is_empty()) {
-                    let incs: Option<Vec<Inc>> = calls
-                        .iter()
-                        .map(|c| countable.get(c))
-                        .collect::<Option<Vec<_>>>()
-                        .map(|v| v.into_iter().flatten().copied().collect());
+                    let mut incs = Some(Incs::new());
+                    for c in calls {
+                        match (countable.get(c), incs.as_mut()) {
+                            (Some(i), Some(all)) => all.extend_from_slice(i),
+                            _ => incs = None,
+                        }
+                    }
                     match incs {
                         Some(incs) => {
                             cur.probes += calls.len() as u64;
