@@ -38,6 +38,9 @@
 #                           (trace's lines go to /dev/null); MONITORS=builtins is the five with
 #                           an overhead goal (coverage, hotness, branches, calls, profile); in the
 #                           whole-process column a built-in runs as `--monitors=NAME` (table report)
+#   WIZARD=path/to/wizeng.x86-64-linux   Wizard's engine: its monitors of the same names as our built-ins
+#                           (coverage, hotness, branches, calls, loops, profile) timed whole process too,
+#                           as the reference (`WIZARD_MODE`, default dyn); needs PROC_RUNS > 0
 #   SUITES=polybench,ostrich
 #   WIZENG="cmd ..."        engine command (default target/release/wizeng; built if missing)
 #   TIMEOUT=600             per-run timeout, seconds
@@ -79,6 +82,7 @@ extra=()
 [[ -n "${WT_FLAGS:-}" ]] && extra+=(--wt-flags "$WT_FLAGS")
 [[ -n "${PROC_RUNS:-}" ]] && extra+=(--proc-runs "$PROC_RUNS")
 [[ -n "${ONLY_PROC:-}" && "${ONLY_PROC}" != 0 ]] && extra+=(--only-proc)
+[[ -n "${WIZARD:-}" ]] && extra+=(--wizard "$WIZARD" --wizard-mode "${WIZARD_MODE:-dyn}")
 echo "wizeng: $WIZENG" >&2
 exec "$PY" "$ROOT/scripts/bench_monitors.py" --bench-root "$BENCH_ROOT" \
     --suites "${SUITES:-polybench,ostrich}" --wizeng "$WIZENG" --monitors "${MONITORS:-hotness,branches,calls}" \

@@ -64,6 +64,9 @@ PROC_TIME = re.compile(r"^proc_ms=([0-9.]+)$", re.M)
 # Goals for the whole process in the default mode (issues #15 and #18), by
 # monitor name (a `builtin:` prefix or `.mm`/`.wat` suffix is ignored).
 PROC_GOALS = {"coverage": 1.1, "hotness": 1.5, "branches": 1.2, "calls": 1.2, "profile": 2.0}
+# Built-in monitors Wizard also has under the same name (its `--monitors=NAME`):
+# with --wizard, each is timed on Wizard too, whole process, as the reference.
+WIZARD_SAME = {"coverage", "hotness", "branches", "calls", "loops", "profile"}
 # MONITORS=builtins: the built-in monitors that have an overhead goal.
 BUILTINS = "builtin:coverage,builtin:hotness,builtin:branches,builtin:calls,builtin:profile"
 
@@ -220,23 +223,41 @@ def print_empty_table(results, val, ratio, short, cell):
               f"{cell(val(name, 'empty', 'compile'))}{cell(ratio(name, 'empty', 'tu', 'compile'), 7, 2)}")
 
 
-def proc_geomeans(mon, results, ratio):
-    """{suite or "all": (geomean whole-process Ti/Tu, programs)}."""
+def wizard_name(monitor):
+    """Wizard's monitor of the same name as built-in `monitor`, or None."""
+    if not monitor.startswith("builtin:"):
+        return None
+    name = monitor.split(":", 1)[1]
+    return name if name in WIZARD_SAME else None
+
+
+def proc_geomeans(mon, results, ratio, num="proc", den="tu-proc"):
+    """{suite or "all": (geomean whole-process Ti/Tu, programs)}; with `num`/`den`
+    another ratio of two whole-process configurations (e.g. Wizard's)."""
     suites = sorted({n.split("/")[0] for n in results}) + ["all"]
-    return {suite: geomean([ratio(n, f"{mon}/proc", "tu-proc") for n in results
+    num = num if num.startswith("tu") else f"{mon}/{num}"
+    den = den if den.startswith(("tu", "wz-")) else f"{mon}/{den}"
+    return {suite: geomean([ratio(n, num, den) for n in results
                             if suite == "all" or n.startswith(suite + "/")]) for suite in suites}
 
 
 def print_proc_table(mon, results, val, ratio, short, cell):
     """The whole-process times of one monitor (ONLY_PROC=1)."""
     print(f"\n== {mon}: whole process in the default mode, ms (best of PROC_RUNS) and Ti/Tu")
-    hdr = f"{'program':<28}{'Tu proc':>9}{'proc':>9}{'Ti/Tu':>7} | report's last row (CSV, --mode=jit)"
+    wiz = any(f"{mon}/wzproc" in r["configs"] for r in results.values())
+    hdr = f"{'program':<28}{'Tu proc':>9}{'proc':>9}{'Ti/Tu':>7}" + (
+        f" |{'Wizard Tu':>10}{'Ti':>9}{'Ti/Tu':>7}{'ours/Wz':>8}" if wiz else "") + " | report's last row (CSV, --mode=jit)"
     print(hdr + "\n" + "-" * len(hdr))
     for name in results:
-        print(f"{name:<28}" + (short(name, "tu-proc") or cell(val(name, "tu-proc")))
-              + (short(name, f"{mon}/proc") or cell(val(name, f"{mon}/proc")))
-              + cell(ratio(name, f"{mon}/proc", "tu-proc"), 7, 2)
-              + " | " + (results[name]["reports"].get(mon, "MISMATCH/FAIL").splitlines() or [""])[-1][:70])
+        row = (f"{name:<28}" + (short(name, "tu-proc") or cell(val(name, "tu-proc")))
+               + (short(name, f"{mon}/proc") or cell(val(name, f"{mon}/proc")))
+               + cell(ratio(name, f"{mon}/proc", "tu-proc"), 7, 2))
+        if wiz:
+            row += (" |" + (short(name, "wz-tu-proc") or cell(val(name, "wz-tu-proc"), 10))
+                    + (short(name, f"{mon}/wzproc") or cell(val(name, f"{mon}/wzproc")))
+                    + cell(ratio(name, f"{mon}/wzproc", "wz-tu-proc"), 7, 2)
+                    + cell(ratio(name, f"{mon}/proc", f"{mon}/wzproc"), 8, 2))
+        print(row + " | " + (results[name]["reports"].get(mon, "MISMATCH/FAIL").splitlines() or [""])[-1][:70])
 
 
 def goal_of(monitor):
@@ -260,6 +281,16 @@ def print_proc_geomeans(monitors, geo):
             checks = [(s, g[s][0]) for s in suites if g[s][1] and s in ("polybench", "all")]
             verdict = ", ".join(f"{s} {'met' if v <= goal else 'MISSED'}" for s, v in checks)
         print(row + (f"{goal:>8.2f}  " if goal else f"{'':>8}  ") + verdict)
+    wiz = [m for m in monitors if "wizard" in geo[m]]
+    if wiz:
+        print(f"\n== Wizard's same-named monitors, whole process: geomean Ti/Tu on Wizard, and our Ti / Wizard's Ti")
+        hdr = f"{'monitor':<22}" + "".join(f"{s + ' Wz Ti/Tu':>22}{'ours/Wz':>10}" for s in suites)
+        print(hdr + "\n" + "-" * len(hdr))
+        for mon in wiz:
+            w, r = geo[mon]["wizard"], geo[mon]["ours/wizard"]
+            print(f"{mon:<22}" + "".join(
+                (f"{w[s][0]:>15.3f} ({w[s][1]:>3})" if w[s][1] else f"{'-':>22}")
+                + (f"{r[s][0]:>10.3f}" if r[s][1] else f"{'-':>10}") for s in suites))
     print("goals: issue #18, PolyBench, default mode: hotness <= 1.5, branches <= 1.2; issue #15, PolyBench + Ostrich"
           " (all): coverage <= 1.1, hotness <= 1.5, branches <= 1.2, calls <= 1.2, profile <= 2")
 
@@ -288,6 +319,9 @@ def main():
     ap.add_argument("--only-proc", action="store_true",
                     help="only the whole-process columns (no jit/off/int/Wasmtime runs)")
     ap.add_argument("--wt-flags", default="", help="extra wizeng options for --emit-woven (e.g. --block-counts=off)")
+    ap.add_argument("--wizard", default="", help="Wizard's wizeng binary: its same-named built-in monitors as a"
+                    " whole-process reference (needs PROC_RUNS > 0)")
+    ap.add_argument("--wizard-mode", default="dyn", help="Wizard's --mode for those runs")
     ap.add_argument("--timeout", type=float, default=600)
     ap.add_argument("--no-nice", action="store_true")
     ap.add_argument("--json", default="")
@@ -345,6 +379,9 @@ def main():
              "empty": (w(["--mode=jit", "--monitors=" + mon_path["empty"]]), 0 if a.only_proc else a.runs)}
         if proc_runs > 0:
             c["tu-proc"] = (wz + [wasm] + args, proc_runs)
+        wizard = [a.wizard, f"--mode={a.wizard_mode}"]
+        if a.wizard and proc_runs > 0:
+            c["wz-tu-proc"] = (wizard + [wasm] + args, proc_runs)
         if use_int:
             c["tu-int"] = (w(["--mode=int"]), a.int_runs)
         if wt_runs > 0 or site_runs > 0:
@@ -353,6 +390,8 @@ def main():
             c[f"{m}/jit"] = (w(["--mode=jit", "--monitors=" + mon_path[m]]), 1 if a.only_proc else a.runs)
             if proc_runs > 0:
                 c[f"{m}/proc"] = (wz + ["--monitors=" + proc_path.get(m, mon_path[m]), wasm] + args, proc_runs)
+            if a.wizard and proc_runs > 0 and wizard_name(m):
+                c[f"{m}/wzproc"] = (wizard + ["--monitors=" + wizard_name(m), wasm] + args, proc_runs)
             c[f"{m}/off"] = (w(["--mode=jit", "--inline=off", "--monitors=" + mon_path[m]]), off_runs)
             if use_int:
                 c[f"{m}/int"] = (w(["--mode=int", "--monitors=" + mon_path[m]]), a.int_runs)
@@ -413,11 +452,13 @@ def main():
                     status[c] = "MISMATCH"
                     break
                 group = c.split("/")[0] if "/" in c else c
+                if c.endswith("/wzproc"):
+                    continue  # Wizard's own report: not ours to compare
                 if c.endswith("/proc") and c.split("/")[0] in proc_path:
                     group += "@proc"  # a built-in monitor's table, the others print CSV
                 reports.setdefault(group, {}).setdefault(out[len(plain):], []).append(c)
         for mon, by_report in reports.items():
-            if mon in ("tu", "tu-int", "tu-wt", "tu-proc") or "profile" in mon:
+            if mon in ("tu", "tu-int", "tu-wt", "tu-proc", "wz-tu-proc") or "profile" in mon:
                 continue  # (profile: times differ from run to run)
             if mon == "empty":
                 if any(r for r in by_report):
@@ -466,6 +507,9 @@ def main():
         if a.only_proc:
             print_proc_table(mon, results, val, ratio, short, cell)
             geo[mon] = {"proc": proc_geomeans(mon, results, ratio)}
+            if wizard_name(mon) and a.wizard:
+                geo[mon]["wizard"] = proc_geomeans(mon, results, ratio, "wzproc", "wz-tu-proc")
+                geo[mon]["ours/wizard"] = proc_geomeans(mon, results, ratio, "proc", "wzproc")
             continue
         print(f"\n== {mon}: run ms and Ti/Tu (jit: inlined, off: --inline=off, both / JIT Tu; int: / interpreter Tu;"
               f" wt: our woven module on Wasmtime / app on Wasmtime; site: woven per site (a static rewriter's output)"
@@ -503,6 +547,9 @@ def main():
             "compile off": geomean([ratio(n, f"{mon}/off", "tu", "compile") for n in results]),
             "proc": proc_geomeans(mon, results, ratio),
         }
+        if wizard_name(mon) and a.wizard:
+            geo[mon]["wizard"] = proc_geomeans(mon, results, ratio, "wzproc", "wz-tu-proc")
+            geo[mon]["ours/wizard"] = proc_geomeans(mon, results, ratio, "proc", "wzproc")
 
     if a.only_proc:
         print_proc_geomeans(monitors, geo)
