@@ -185,11 +185,6 @@ pub struct Session {
     app_names: std::collections::HashMap<u32, String>,
     /// The app's DWARF line table, if it has one, for rendered reports.
     app_lines: Option<super::dwarf::LineTable>,
-    /// Once woven: the instrumented original module and the match result,
-    /// no longer needed, kept until the session is dropped rather than freed
-    /// at load (a per-site structure: freeing it costs start-up time, and the
-    /// command never drops its session).
-    matched: Option<(Module, weave::Plan)>,
     /// The app as declared, when announced before the monitors are loaded.
     announced: Option<matcher::AppDecl>,
     /// Its bytes, for `whamm:reflect` in the monitors' start functions.
@@ -220,7 +215,6 @@ impl Session {
             reports: Vec::new(),
             app_names: Default::default(),
             app_lines: None,
-            matched: None,
             announced: None,
             announced_bytes: None,
             app_path: String::new(),
@@ -425,6 +419,10 @@ impl Session {
         }
         self.metrics.inline = Some(w.stats.clone());
         self.counters = Some(w.counters);
+        // The match result is not needed any more: freed now, its memory
+        // serves the woven module's decoding (fresh pages cost more than
+        // freeing: on a large app, page faults dominated the weave).
+        drop((orig, plan));
         let t0 = Instant::now();
         let mut wm = Module::new_for_tier(&w.bytes, self.app_tier).map_err(|e| LoadError {
             message: format!("woven module does not validate: {}", e.message),
@@ -432,7 +430,6 @@ impl Session {
         })?;
         self.metrics.woven_decode = t0.elapsed();
         wm.origin = Some(w.origin);
-        self.matched = Some((orig, plan));
         Ok(wm)
     }
 
