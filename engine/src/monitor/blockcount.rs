@@ -955,7 +955,7 @@ pub fn plan_function(
             }
             Ev::Site(pc, when) => {
                 let calls = match when {
-                    When::Entry => Some(&fp.entry),
+                    When::Entry => Some(&fp.entry[..]),
                     When::Before => fp.before.get(&pc),
                     When::After => fp.after.get(&pc),
                 };

@@ -27,7 +27,7 @@ pub(super) fn site_calls(plan: &Plan) -> (Vec<FuncAddr>, Vec<SiteCall<'_>>) {
     let mut site_calls: Vec<SiteCall<'_>> = Vec::new();
     for f in fids {
         let fp = &plan.funcs[f];
-        let mut sites: Vec<(u32, u8, &Vec<ProbeCall>)> = fp
+        let mut sites: Vec<(u32, u8, &[ProbeCall])> = fp
             .before
             .iter()
             .map(|(pc, v)| (*pc, 1, v))

@@ -65,7 +65,7 @@ impl Rewriter<'_> {
             match ev {
                 Ev::Site(_, when) => {
                     let calls = fp.and_then(|f| match when {
-                        When::Entry => Some(&f.entry),
+                        When::Entry => Some(&f.entry[..]),
                         When::Before => f.before.get(&pc),
                         When::After => f.after.get(&pc),
                     });

@@ -3,6 +3,7 @@
 //! while the matcher runs.
 
 use rustc_hash::FxHashMap as HashMap;
+use smallvec::SmallVec;
 
 use wasmparser::Operator;
 
@@ -16,11 +17,55 @@ use crate::monitor::inline::{FrameOp, FrameUse};
 #[derive(Default)]
 pub struct FuncPlan {
     pub entry: Vec<ProbeCall>,
-    pub before: HashMap<u32, Vec<ProbeCall>>,
-    pub after: HashMap<u32, Vec<ProbeCall>>,
+    pub before: SiteCalls,
+    pub after: SiteCalls,
     /// The operand stack at sites whose probes read operands or take `frame`,
     /// by (pc, after); the entry site is (0, false).
     pub stacks: HashMap<(u32, bool), SiteStack>,
+}
+
+/// The probe calls at the sites of one kind (before or after the
+/// instruction) of one function, by pc. Sites arrive in program order, so
+/// this is a sorted list (binary search), and a site's calls are inline
+/// when there is one: a plan holds one entry per matched site, which on a
+/// large app with a probe on every instruction is millions.
+#[derive(Default)]
+pub struct SiteCalls {
+    pcs: Vec<u32>,
+    calls: Vec<SmallVec<[ProbeCall; 1]>>,
+}
+
+impl SiteCalls {
+    /// The calls at `pc`, if it has any.
+    pub fn get(&self, pc: &u32) -> Option<&[ProbeCall]> {
+        self.pcs.binary_search(pc).ok().map(|i| &self.calls[i][..])
+    }
+
+    pub fn contains_key(&self, pc: &u32) -> bool {
+        self.pcs.binary_search(pc).is_ok()
+    }
+
+    /// Every site with its calls, by pc.
+    pub fn iter(&self) -> impl Iterator<Item = (&u32, &[ProbeCall])> {
+        self.pcs.iter().zip(self.calls.iter().map(|c| &c[..]))
+    }
+
+    /// Drop the spare capacity of growing (once the function is matched).
+    fn shrink(&mut self) {
+        self.pcs.shrink_to_fit();
+        self.calls.shrink_to_fit();
+    }
+
+    /// Add `calls` at `pc` (after any already there).
+    fn add(&mut self, pc: u32, calls: &[ProbeCall]) {
+        match self.pcs.binary_search(&pc) {
+            Ok(i) => self.calls[i].extend(calls.iter().cloned()),
+            Err(i) => {
+                self.pcs.insert(i, pc);
+                self.calls.insert(i, calls.iter().cloned().collect());
+            }
+        }
+    }
 }
 
 /// The operand stack of the probed frame at a site, from validation.
@@ -160,6 +205,14 @@ impl Instrumenter for Recorder<'_> {
         body: &[u8],
         body_offset: usize,
     ) -> Result<(), LoadError> {
+        // Functions come in index order: the previous one is complete.
+        if let Some(prev) = func_idx
+            .checked_sub(1)
+            .and_then(|f| self.plan.funcs.get_mut(&f))
+        {
+            prev.before.shrink();
+            prev.after.shrink();
+        }
         self.inner.begin_function(func_idx, body, body_offset)
     }
     fn dynamic(&self) -> bool {
@@ -182,19 +235,10 @@ impl Instrumenter for Recorder<'_> {
                 fp.stacks
                     .insert((site.pc, when == When::After), SiteStack::at(site, when));
             }
-            // A clone has no spare capacity (one site's calls come at once).
-            let add = |m: &mut HashMap<u32, Vec<ProbeCall>>| match m.entry(site.pc) {
-                std::collections::hash_map::Entry::Vacant(e) => {
-                    e.insert(calls.clone());
-                }
-                std::collections::hash_map::Entry::Occupied(mut e) => {
-                    e.get_mut().extend(calls.iter().cloned())
-                }
-            };
             match when {
                 When::Entry => fp.entry.extend(calls.iter().cloned()),
-                When::Before => add(&mut fp.before),
-                When::After => add(&mut fp.after),
+                When::Before => fp.before.add(site.pc, &calls),
+                When::After => fp.after.add(site.pc, &calls),
             }
         }
         Ok(calls)
