@@ -77,6 +77,13 @@ impl CaptureBuffer {
     pub fn clear(&self) {
         self.0.borrow_mut().clear()
     }
+    /// Everything captured so far, as text, leaving the buffer empty: no copy
+    /// when it is valid UTF-8 (a report of millions of rows is captured
+    /// whole before it is rendered).
+    pub fn take_string_lossy(&self) -> String {
+        let b = std::mem::take(&mut *self.0.borrow_mut());
+        String::from_utf8(b).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+    }
 }
 
 /// Where stdout went before [`WasiCtx::redirect_stdout`].

@@ -555,6 +555,12 @@ fn stdio_capture_and_args() {
     ctx.fd_write(&mut m, 2, 400, 1, 500).unwrap();
     assert_eq!(out.to_string_lossy(), "hi there");
     assert_eq!(err.to_string_lossy(), "hi ");
+    // Taking the text empties the buffer; invalid UTF-8 is replaced.
+    assert_eq!(err.take_string_lossy(), "hi ");
+    assert_eq!(err.to_string_lossy(), "");
+    m.write_bytes(300, b"a\xffb").unwrap();
+    ctx.fd_write(&mut m, 2, 400, 1, 500).unwrap();
+    assert_eq!(err.take_string_lossy(), "a\u{fffd}b");
     // Stdin.
     m.write_u32(400, 600).unwrap();
     m.write_u32(404, 100).unwrap();
