@@ -12,6 +12,8 @@ use wizeng::{Store, Value};
 
 // The library leaves the allocator to its users; the command line picks one
 // made for many small, short-lived allocations (Cargo.toml says why).
+// (`--features system-alloc` keeps the system's, for heap profilers.)
+#[cfg(not(feature = "system-alloc"))]
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -44,7 +44,7 @@ use crate::runtime::store::{FuncKind, Store};
 pub const FOLD_EXPORT: &str = "wizeng:fold";
 
 /// A probe's increments (usually one).
-pub type Incs = smallvec::SmallVec<[Inc; 2]>;
+pub type Incs = smallvec::SmallVec<[Inc; 1]>;
 
 /// One counter increment: `width` bytes at `ea` in `mem`, little-endian,
 /// increased by `delta` (wrapping).
