@@ -750,20 +750,32 @@ pub fn call_key(c: &ProbeCall) -> CallKey {
 }
 
 /// The probe calls of a plan that are counted through their block
-/// ([`countable`]), by identity: each site's own [`ProbeCall`].
+/// ([`countable`]), by identity: each site's own [`ProbeCall`]. Sorted by
+/// address, and looked up from where the last lookup ended: the weave asks in
+/// site order, and a function's calls lie in order in its plan, so a lookup
+/// is usually the next entry (a hash map of millions of sites missed the
+/// cache on nearly every lookup).
 #[derive(Default)]
-pub struct Countable(HashMap<usize, Incs>);
+pub struct Countable {
+    entries: Vec<(usize, Incs)>,
+    finger: std::cell::Cell<usize>,
+}
 
 impl Countable {
     /// The increments of `c`, if it is counted.
     pub fn get(&self, c: &ProbeCall) -> Option<&[Inc]> {
-        self.0
-            .get(&(c as *const ProbeCall as usize))
-            .map(|v| &v[..])
+        let id = c as *const ProbeCall as usize;
+        let f = self.finger.get();
+        let at = |i: usize| self.entries.get(i).filter(|e| e.0 == id).map(|_| i);
+        let i = at(f)
+            .or_else(|| at(f + 1))
+            .or_else(|| self.entries.binary_search_by_key(&id, |e| e.0).ok())?;
+        self.finger.set(i + 1);
+        Some(&self.entries[i].1[..])
     }
 
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.entries.is_empty()
     }
 }
 
@@ -772,9 +784,8 @@ impl Countable {
 /// the same bytes commute; overlapping ones of different shape would not).
 pub fn countable<'a>(store: &Store, calls: impl Iterator<Item = &'a ProbeCall>) -> Countable {
     let calls: Vec<&ProbeCall> = calls.collect();
-    let id = |c: &ProbeCall| c as *const ProbeCall as usize;
-    let mut out: HashMap<usize, Incs> = HashMap::default();
-    out.reserve(calls.len());
+    // The increments of each call, by its position in `calls`.
+    let mut incs_of: Vec<Option<Incs>> = Vec::with_capacity(calls.len());
     // Sites of one probe differ in their constants (each its own counter's
     // address): evaluate the function once per shape of constants; calls
     // it cannot do so for, once per distinct call.
@@ -784,20 +795,18 @@ pub fn countable<'a>(store: &Store, calls: impl Iterator<Item = &'a ProbeCall>) 
         let template = templates
             .entry(template_key(c))
             .or_insert_with(|| Template::new(store, c));
-        let incs = match template {
+        incs_of.push(match template {
             Some(t) => t.apply(store, c),
             None => one_by_one
                 .entry(call_key(c))
                 .or_insert_with(|| pure_increment(store, c))
                 .clone(),
-        };
-        if let Some(incs) = incs {
-            out.insert(id(c), incs);
-        }
+        });
     }
     // Shapes per memory, sorted by address: any two distinct shapes that overlap conflict.
-    let mut shapes: Vec<(MemAddr, u32, u8)> = out
-        .values()
+    let mut shapes: Vec<(MemAddr, u32, u8)> = incs_of
+        .iter()
+        .flatten()
         .flatten()
         .map(|i| (i.mem, i.ea, i.width))
         .collect();
@@ -820,16 +829,24 @@ pub fn countable<'a>(store: &Store, calls: impl Iterator<Item = &'a ProbeCall>) 
             _ => reach = Some((s.0, end, *s)),
         }
     }
+    drop(shapes);
     if !bad.is_empty() {
-        out.retain(|_, incs| !incs.iter().any(|i| bad.contains(&(i.mem, i.ea, i.width))));
+        for incs in &mut incs_of {
+            if incs
+                .as_ref()
+                .is_some_and(|v| v.iter().any(|i| bad.contains(&(i.mem, i.ea, i.width))))
+            {
+                *incs = None;
+            }
+        }
     }
     // Memories that a probe which is not a countable increment can reach are
     // not counted: such a probe could read the counters, and folding them
     // before each of its executions would cost more than it saves.
     let mut reached: HashSet<MemAddr> = HashSet::default();
     let mut seen = HashSet::default();
-    for c in &calls {
-        if out.contains_key(&id(c)) || !seen.insert(c.func) {
+    for (c, incs) in calls.iter().zip(&incs_of) {
+        if incs.is_some() || !seen.insert(c.func) {
             continue;
         }
         let reach = match store.funcs[c.func.0 as usize].kind {
@@ -841,8 +858,18 @@ pub fn countable<'a>(store: &Store, calls: impl Iterator<Item = &'a ProbeCall>) 
             None => return Countable::default(),
         }
     }
-    out.retain(|_, incs| !incs.iter().any(|i| reached.contains(&i.mem)));
-    Countable(out)
+    let mut entries: Vec<(usize, Incs)> = calls
+        .iter()
+        .zip(incs_of)
+        .filter_map(|(c, incs)| Some((*c as *const ProbeCall as usize, incs?)))
+        .filter(|(_, incs)| !incs.iter().any(|i| reached.contains(&i.mem)))
+        .collect();
+    // (Mostly in order already: each function's calls lie in order.)
+    entries.sort_unstable_by_key(|e| e.0);
+    Countable {
+        entries,
+        finger: Default::default(),
+    }
 }
 
 /// Where one function's counters go (pass 1 of weaving; emission replays
