@@ -228,6 +228,13 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
     };
     if cli.metrics {
         print_monitor_metrics(&s);
+        if let Some(kib) = peak_rss_kib() {
+            // Start-up with monitors is largely memory: fresh pages cost.
+            eprintln!(
+                "wizeng: metrics: peak memory (max RSS) {:.1} MiB",
+                kib as f64 / 1024.0
+            );
+        }
     }
     // The process ends here: freeing the store, the app's code and the
     // monitors' match results one by one would only delay the exit (every
@@ -572,6 +579,15 @@ fn print_monitor_metrics(s: &Session) {
             st.specialized
         );
     }
+}
+
+/// The process's peak resident set size so far, in KiB.
+fn peak_rss_kib() -> Option<u64> {
+    // SAFETY: an all-zero `rusage` is a valid value (integers and timevals).
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `ru` is a valid, writable rusage for the duration of the call.
+    let r = unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
+    (r == 0).then_some(ru.ru_maxrss as u64)
 }
 
 /// CPU time of the calling thread (it runs the app in every tier).

@@ -759,3 +759,17 @@ fn every_provided_import_links() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--metrics` ends with the process's peak memory, a positive number of MiB
+/// (on a large app, start-up with monitors is largely memory).
+#[test]
+fn metrics_report_peak_memory() {
+    let out = metrics("dyn", "hotness");
+    let mib: f64 = out
+        .lines()
+        .find_map(|l| l.strip_prefix("wizeng: metrics: peak memory (max RSS) "))
+        .and_then(|r| r.strip_suffix(" MiB"))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no peak memory line:\n{out}"));
+    assert!(mib > 1.0, "implausible peak memory {mib} MiB:\n{out}");
+}
