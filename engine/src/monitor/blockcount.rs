@@ -54,6 +54,22 @@ pub struct Inc {
     pub ea: u32,
     pub width: u8,
     pub delta: u64,
+    /// A 4-byte counter stored back as 8 bytes, zero-extended: the 4 bytes
+    /// above it become zero (whamm keeps a `u32` in an 8-byte slot). After one
+    /// or more executions that is the same as a 4-byte increment followed by
+    /// zeroing those bytes, which is how it is folded.
+    pub zext: bool,
+}
+
+impl Inc {
+    /// The bytes it writes: `width`, or 8 for a zero-extended counter.
+    pub fn span(&self) -> u8 {
+        if self.zext {
+            8
+        } else {
+            self.width
+        }
+    }
 }
 
 /// Abstract values of the evaluation.
@@ -61,10 +77,12 @@ pub struct Inc {
 enum Av {
     Const(u64),
     Unknown,
-    /// The value loaded by load number `n`, plus a delta.
+    /// The value loaded by load number `n`, plus a delta; `zext`: as an i64,
+    /// zero-extended from 32 bits (nothing may be added to it then).
     Loaded {
         n: usize,
         delta: u64,
+        zext: bool,
     },
     /// A template's symbolic argument: the constant of parameter `param`
     /// plus `off`, wrapped at 64 bits (`wide`) or 32.
@@ -83,14 +101,14 @@ enum Addr {
 }
 
 /// One memory access of an evaluation, in order: a load, or a store of
-/// load `n`'s value plus `delta`.
+/// load `n`'s value plus `delta` (zero-extended to 64 bits: `true`).
 #[derive(Clone, Copy, Debug)]
 struct Access {
     mem: MemAddr,
     addr: Addr,
     offset: u64,
     width: u8,
-    store: Option<(usize, u64)>,
+    store: Option<(usize, u64, bool)>,
 }
 
 struct Load {
@@ -254,7 +272,7 @@ fn access(store: &Store, st: &mut Eval, a: &Access, args: &[ArgSource]) -> Optio
     let overlaps = |i: &Inc| {
         i.mem == mem
             && (i.ea as u64) < ea as u64 + width as u64
-            && (ea as u64) < i.ea as u64 + i.width as u64
+            && (ea as u64) < i.ea as u64 + i.span() as u64
     };
     if st.incs.iter().any(overlaps) {
         // Reads or writes bytes already written here: not a plain increment.
@@ -262,11 +280,18 @@ fn access(store: &Store, st: &mut Eval, a: &Access, args: &[ArgSource]) -> Optio
     }
     match a.store {
         None => st.loads.push(Load { mem, ea, width }),
-        Some((n, delta)) => {
+        Some((n, delta, zext)) => {
             let l = &st.loads[n];
-            if l.mem != mem || l.ea != ea || l.width != width {
+            // A zero-extended store writes the 4 loaded bytes and 4 more.
+            let same = if zext {
+                l.width == 4 && width == 8
+            } else {
+                l.width == width
+            };
+            if l.mem != mem || l.ea != ea || !same {
                 return None;
             }
+            let width = l.width;
             let delta = if width == 8 {
                 delta
             } else {
@@ -277,6 +302,7 @@ fn access(store: &Store, st: &mut Eval, a: &Access, args: &[ArgSource]) -> Optio
                 ea,
                 width,
                 delta,
+                zext,
             });
         }
     }
@@ -448,6 +474,16 @@ fn eval(
                         Av::Const(c as u32 as i32 as i64 as u64)
                     }
                     Av::Const(c) => Av::Const(c),
+                    // (The 4-byte load is checked at the store.)
+                    Av::Loaded {
+                        n,
+                        delta,
+                        zext: false,
+                    } if matches!(op, O::I64ExtendI32U) => Av::Loaded {
+                        n,
+                        delta,
+                        zext: true,
+                    },
                     _ => Av::Unknown,
                 });
             }
@@ -470,18 +506,37 @@ fn eval(
                             Bin::ShrU => x >> (y & bits),
                         },
                     )),
-                    (Av::Loaded { n, delta }, Av::Const(c))
-                    | (Av::Const(c), Av::Loaded { n, delta })
-                        if k == Bin::Add =>
-                    {
+                    (
                         Av::Loaded {
                             n,
-                            delta: delta.wrapping_add(c),
-                        }
-                    }
-                    (Av::Loaded { n, delta }, Av::Const(c)) if k == Bin::Sub => Av::Loaded {
+                            delta,
+                            zext: false,
+                        },
+                        Av::Const(c),
+                    )
+                    | (
+                        Av::Const(c),
+                        Av::Loaded {
+                            n,
+                            delta,
+                            zext: false,
+                        },
+                    ) if k == Bin::Add => Av::Loaded {
+                        n,
+                        delta: delta.wrapping_add(c),
+                        zext: false,
+                    },
+                    (
+                        Av::Loaded {
+                            n,
+                            delta,
+                            zext: false,
+                        },
+                        Av::Const(c),
+                    ) if k == Bin::Sub => Av::Loaded {
                         n,
                         delta: delta.wrapping_sub(c),
+                        zext: false,
                     },
                     (Av::Sym { param, off, wide }, Av::Const(c))
                     | (Av::Const(c), Av::Sym { param, off, wide })
@@ -514,7 +569,7 @@ fn eval(
                 };
                 let store_of = match value {
                     None => None,
-                    Some(Av::Loaded { n, delta }) => Some((n, delta)),
+                    Some(Av::Loaded { n, delta, zext }) => Some((n, delta, zext)),
                     Some(_) => return None,
                 };
                 let a = Access {
@@ -532,6 +587,7 @@ fn eval(
                     stack.push(Av::Loaded {
                         n: st.n_loads,
                         delta: 0,
+                        zext: false,
                     });
                     st.n_loads += 1;
                 }
@@ -686,41 +742,53 @@ impl BlockCounters {
         if self.blocks.is_empty() {
             return Ok(());
         }
-        if let Some((func, pc)) = trap {
-            let hit = self.blocks.iter().find(|b| {
+        // The block a trap left partly executed, and the key after which its
+        // sites did not run that last time.
+        let hit = trap.and_then(|(func, pc)| {
+            let b = self.blocks.iter().position(|b| {
                 b.func == func && b.pcs.is_some_and(|(first, last)| first <= pc && pc <= last)
-            });
-            if let Some(b) = hit {
+            })?;
+            Some((b, key(pc, When::Before)))
+        });
+        if let Some(f) = store.export_func(app, FOLD_EXPORT) {
+            // Take those back, then fold with the module's own code.
+            if let Some((b, after)) = hit {
+                let b = &self.blocks[b];
                 if crate::exec::jit::global_slot(store, app, b.global) != 0 {
-                    for (k, incs) in &b.sites {
-                        if *k > key(pc, When::Before) {
-                            for i in incs {
-                                add(store, i, i.delta.wrapping_neg());
-                            }
-                        }
+                    for i in b.sites.iter().filter(|s| s.0 > after).flat_map(|s| &s.1) {
+                        add(store, i, i.delta.wrapping_neg());
                     }
                 }
             }
-        }
-        if let Some(f) = store.export_func(app, FOLD_EXPORT) {
             return store.invoke(f, &[]).map(|_| ());
         }
-        // No fold code: fold here, as `fold_functions` would.
-        for b in &self.blocks {
+        // No fold code: fold here, each site by the times it ran.
+        for (bi, b) in self.blocks.iter().enumerate() {
             let count = crate::exec::jit::global_slot(store, app, b.global);
             if count == 0 {
                 continue;
             }
             crate::exec::jit::set_global_slot(store, app, b.global, 0);
-            for i in b.sites.iter().flat_map(|s| &s.1) {
-                add(store, i, count.wrapping_mul(i.delta));
+            for (k, incs) in &b.sites {
+                let ran = match hit {
+                    Some((hb, after)) if hb == bi && *k > after => count - 1,
+                    _ => count,
+                };
+                if ran == 0 {
+                    continue;
+                }
+                for i in incs {
+                    add(store, i, ran.wrapping_mul(i.delta));
+                }
             }
         }
         Ok(())
     }
 }
 
-/// Add `delta` (wrapping at the counter's width) to the counter of `i`.
+/// Add `delta` (wrapping at the counter's width) to the counter of `i`, as
+/// that many executions of its probe do (a zero-extended counter's upper
+/// bytes become zero).
 fn add(store: &mut Store, i: &Inc, delta: u64) {
     let mem = &mut store.memory_mut(i.mem).data;
     let (ea, w) = (i.ea as usize, i.width as usize);
@@ -728,6 +796,9 @@ fn add(store: &mut Store, i: &Inc, delta: u64) {
     b[..w].copy_from_slice(&mem[ea..ea + w]);
     let v = u64::from_le_bytes(b).wrapping_add(delta);
     mem[ea..ea + w].copy_from_slice(&v.to_le_bytes()[..w]);
+    if i.zext {
+        mem[ea + 4..ea + 8].fill(0);
+    }
 }
 
 /// Identifies a probe call for [`pure_increment`]: its function and constant
@@ -808,7 +879,7 @@ pub fn countable<'a>(store: &Store, calls: impl Iterator<Item = &'a ProbeCall>) 
         .iter()
         .flatten()
         .flatten()
-        .map(|i| (i.mem, i.ea, i.width))
+        .map(|i| (i.mem, i.ea, i.span()))
         .collect();
     shapes.sort_unstable_by_key(|s| (s.0 .0, s.1, s.2));
     shapes.dedup();
@@ -834,7 +905,7 @@ pub fn countable<'a>(store: &Store, calls: impl Iterator<Item = &'a ProbeCall>) 
         for incs in &mut incs_of {
             if incs
                 .as_ref()
-                .is_some_and(|v| v.iter().any(|i| bad.contains(&(i.mem, i.ea, i.width))))
+                .is_some_and(|v| v.iter().any(|i| bad.contains(&(i.mem, i.ea, i.span()))))
             {
                 *incs = None;
             }
@@ -1038,7 +1109,7 @@ pub fn fold_functions(
         let mut merged: Vec<Inc> = Vec::new();
         for i in agg {
             match merged.last_mut() {
-                Some(l) if (l.mem, l.ea, l.width) == (i.mem, i.ea, i.width) => {
+                Some(l) if (l.mem, l.ea, l.width, l.zext) == (i.mem, i.ea, i.width, i.zext) => {
                     l.delta = l.delta.wrapping_add(i.delta)
                 }
                 _ => merged.push(i),
@@ -1071,6 +1142,13 @@ pub fn fold_functions(
                 f.instruction(&I::I64Mul);
             }
             f.instruction(&I::I64Add);
+            if i.zext {
+                // The 4-byte counter, zero-extended into its 8 bytes.
+                f.instruction(&I::I64Const(0xffff_ffff));
+                f.instruction(&I::I64And);
+                f.instruction(&I::I64Store(ma));
+                continue;
+            }
             f.instruction(&match i.width {
                 8 => I::I64Store(ma),
                 4 => I::I64Store32(ma),
@@ -1130,7 +1208,15 @@ mod tests {
             ;; a branch on the argument: no template, each call on its own
             (func (export "branchy") (param i32)
                 (if (i32.eqz (local.get 0)) (then (return)))
-                (i32.store (local.get 0) (i32.add (i32.load (local.get 0)) (i32.const 1)))))"#;
+                (i32.store (local.get 0) (i32.add (i32.load (local.get 0)) (i32.const 1))))
+            ;; a u32 in an 8-byte slot (whamm's): stored back zero-extended
+            (func (export "u32slot") (param i32)
+                (i64.store (local.get 0)
+                    (i64.extend_i32_u (i32.add (i32.load (local.get 0)) (i32.const 3)))))
+            ;; the same, but added to after the extension: not an increment
+            (func (export "u32late") (param i32)
+                (i64.store (local.get 0)
+                    (i64.add (i64.extend_i32_u (i32.load (local.get 0))) (i64.const 1)))))"#;
         let bytes = wat::parse_str(wat).unwrap();
         let mut store = Store::new(Config::default());
         let module = Arc::new(crate::Module::new(&bytes).unwrap());
@@ -1167,6 +1253,8 @@ mod tests {
             ("called", vec![Const(8)], true),
             ("branchy", vec![Const(0)], false),
             ("branchy", vec![Const(12)], false),
+            ("u32slot", vec![Const(16)], true),
+            ("u32late", vec![Const(16)], false),
         ];
         for (name, args, templated) in cases {
             let c = call(&store, id, name, &args);
@@ -1185,8 +1273,26 @@ mod tests {
             ea: 72,
             width: 8,
             delta: 1,
+            zext: false,
         };
         assert_eq!(got.map(|v| v.to_vec()), Some(vec![want]));
+        // A zero-extended u32 slot: a 4-byte increment that clears the 4
+        // bytes above; with anything added after the extension, none.
+        let c = call(&store, id, "u32slot", &[Const(16)]);
+        let want = Inc {
+            mem: store.instance(id).memories[0],
+            ea: 16,
+            width: 4,
+            delta: 3,
+            zext: true,
+        };
+        assert_eq!(
+            pure_increment(&store, &c).map(|v| v.to_vec()),
+            Some(vec![want])
+        );
+        assert_eq!(want.span(), 8);
+        let c = call(&store, id, "u32late", &[Const(16)]);
+        assert_eq!(pure_increment(&store, &c), None);
         let c = call(&store, id, "called", &[Const(40)]);
         assert_eq!(
             Template::new(&store, &c)

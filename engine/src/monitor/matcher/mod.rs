@@ -1318,7 +1318,8 @@ impl Matcher<'_> {
         inc: crate::monitor::blockcount::Inc,
     ) -> Option<crate::core::probe::DirectInc> {
         let delta = u32::try_from(inc.delta).ok()?;
-        if !matches!(inc.width, 4 | 8) {
+        // (A zero-extended counter stays a probe call in the interpreter.)
+        if !matches!(inc.width, 4 | 8) || inc.zext {
             return None;
         }
         let mem = &mut self.store.memories[inc.mem.0 as usize].data;
