@@ -390,8 +390,10 @@ impl Cg<'_> {
     fn cached_fname(&mut self, cx: &mut FnCx, fid: u32, p: u32) -> u32 {
         let (last_fid, last_name) = *self.fname_cache.get_or_insert_with(|| {
             (
-                self.m.global(VT::I32, wasm_encoder::ConstExpr::i32_const(-1)),
-                self.m.global(VT::I32, wasm_encoder::ConstExpr::i32_const(0)),
+                self.m
+                    .global(VT::I32, wasm_encoder::ConstExpr::i32_const(-1)),
+                self.m
+                    .global(VT::I32, wasm_encoder::ConstExpr::i32_const(0)),
             )
         });
         let s = cx.local(VT::I32);
