@@ -118,7 +118,8 @@ pub(super) fn targets_type() -> Type {
 }
 
 /// The site record of a probe: a fixed header `[next, fid, pc, fname,
-/// probe_id, pad]`, then one 8-byte field per other buffer-passed static
+/// probe_id, pad]` (`probe_id` the string `, ID, ` as the report prints it),
+/// then one 8-byte field per other buffer-passed static
 /// variable the body uses, then the per-site variables.
 pub(super) const REC_HEADER: u32 = 24;
 pub(super) const REC_FNAME: u32 = 12;

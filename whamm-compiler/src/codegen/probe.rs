@@ -279,7 +279,8 @@ impl<'a> Cg<'a> {
         self.init_record(&mut cx, rec, lay);
         cx.e(I::LocalGet(rec));
         let core = self.alloc_core(&core_params, cx.finish());
-        let pid = self.m.string(&format!("{}_{}", pi, pl.match_name));
+        // the probe id as the report prints it, between separators
+        let pid = self.m.string(&format!(", {}_{}, ", pi, pl.match_name));
         let f = self.m.declare(&params, &[VT::I32]);
         let mut cx = FnCx::new(&params, None);
         for l in 0..params.len() as u32 {
