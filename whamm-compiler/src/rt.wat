@@ -45,6 +45,7 @@
   (data (i32.const 128) "-inf")
   (data (i32.const 136) "->")
   (data (i32.const 144) "memory id is not 0 (the monitor's own memory)") ;; 45
+  (data (i32.const 192) ", ")
 
   ;; Output. Everything a monitor prints goes through $out/$outc: straight
   ;; to wizeng.puts/putc, except between $buffer_on and $buffer_off (the
@@ -61,9 +62,18 @@
       (then (call $puts (local.get $p) (local.get $n)) (return)))
     (local.set $d (i32.add (global.get $obuf) (global.get $olen)))
     (global.set $olen (i32.add (global.get $olen) (local.get $n)))
-    ;; Most pieces are a few bytes: a loop is cheaper than a bulk copy there.
-    (if (i32.gt_u (local.get $n) (i32.const 32))
+    ;; Most pieces are a few dozen bytes at most: loops (8 bytes at a time,
+    ;; then the last few bytes) are cheaper than a bulk copy there.
+    (if (i32.gt_u (local.get $n) (i32.const 64))
       (then (memory.copy (local.get $d) (local.get $p) (local.get $n)) (return)))
+    (block $words
+      (loop $word
+        (br_if $words (i32.lt_u (local.get $n) (i32.const 8)))
+        (i64.store (local.get $d) (i64.load (local.get $p)))
+        (local.set $d (i32.add (local.get $d) (i32.const 8)))
+        (local.set $p (i32.add (local.get $p) (i32.const 8)))
+        (local.set $n (i32.sub (local.get $n) (i32.const 8)))
+        (br $word)))
     (block $done
       (loop $byte
         (br_if $done (i32.eqz (local.get $n)))
@@ -290,15 +300,62 @@
     (unreachable))
 
   ;; ---------------------------------------------------------------- numbers
+  ;; Decimal digits of v. Reports print thousands of numbers: while output
+  ;; is buffered the digits go straight into the buffer (counted first, then
+  ;; written from the last), one division per digit (the remainder by
+  ;; multiplying back), in 32 bits once the value fits.
   (func $print_u64 (export "print_u64") (param $v i64)
-    (local $p i32)
-    (local.set $p (i32.const 64))
+    (call $digits (local.get $v) (i32.const 0)))
+  ;; `, ` then the digits of v.
+  (func $print_sep_u64 (export "print_sep_u64") (param $v i64)
+    (call $digits (local.get $v) (i32.const 2)))
+  (func $digits (export "digits") (param $v i64) (param $sep i32)
+    (local $n i32) (local $p i64) (local $end i32)
+    (if (i32.eqz (global.get $buffering))
+      (then
+        (if (local.get $sep) (then (call $puts (i32.const 192) (i32.const 2))))
+        (local.set $end (call $digits_at (local.get $v) (i32.const 64)))
+        (call $puts (local.get $end) (i32.sub (i32.const 64) (local.get $end)))
+        (return)))
+    (local.set $n (i32.const 1))
+    (local.set $p (i64.const 10))
+    (block $counted
+      (loop $count
+        (br_if $counted (i64.lt_u (local.get $v) (local.get $p)))
+        (local.set $n (i32.add (local.get $n) (i32.const 1)))
+        (br_if $counted (i32.eq (local.get $n) (i32.const 20)))
+        (local.set $p (i64.mul (local.get $p) (i64.const 10)))
+        (br $count)))
+    (local.set $n (i32.add (local.get $n) (local.get $sep)))
+    (if (i32.gt_u (i32.add (global.get $olen) (local.get $n)) (i32.const 4096))
+      (then (call $out_flush)))
+    (local.set $end (i32.add (global.get $obuf) (global.get $olen)))
+    (if (local.get $sep) (then (i32.store16 (local.get $end) (i32.const 0x202c)))) ;; ", "
+    (global.set $olen (i32.add (global.get $olen) (local.get $n)))
+    (drop (call $digits_at (local.get $v) (i32.add (local.get $end) (local.get $n)))))
+  ;; Writes the digits of v so that they end at $end; returns where they start.
+  (func $digits_at (export "digits_at") (param $v i64) (param $end i32) (result i32)
+    (local $q i64) (local $w i32) (local $r i32)
+    (block $small
+      (loop $l
+        (br_if $small (i64.le_u (local.get $v) (i64.const 0xffffffff)))
+        (local.set $end (i32.sub (local.get $end) (i32.const 1)))
+        (local.set $q (i64.div_u (local.get $v) (i64.const 10)))
+        (i64.store8 (local.get $end)
+          (i64.add (i64.const 48)
+            (i64.sub (local.get $v) (i64.mul (local.get $q) (i64.const 10)))))
+        (local.set $v (local.get $q))
+        (br $l)))
+    (local.set $w (i32.wrap_i64 (local.get $v)))
     (loop $l
-      (local.set $p (i32.sub (local.get $p) (i32.const 1)))
-      (i64.store8 (local.get $p) (i64.add (i64.const 48) (i64.rem_u (local.get $v) (i64.const 10))))
-      (local.set $v (i64.div_u (local.get $v) (i64.const 10)))
-      (br_if $l (i64.ne (local.get $v) (i64.const 0))))
-    (call $out (local.get $p) (i32.sub (i32.const 64) (local.get $p))))
+      (local.set $end (i32.sub (local.get $end) (i32.const 1)))
+      (local.set $r (i32.div_u (local.get $w) (i32.const 10)))
+      (i32.store8 (local.get $end)
+        (i32.add (i32.const 48)
+          (i32.sub (local.get $w) (i32.mul (local.get $r) (i32.const 10)))))
+      (local.set $w (local.get $r))
+      (br_if $l (local.get $w)))
+    (local.get $end))
 
   (func $print_i64 (export "print_i64") (param $v i64)
     (if (i64.lt_s (local.get $v) (i64.const 0))

@@ -118,7 +118,8 @@ pub(super) fn targets_type() -> Type {
 }
 
 /// The site record of a probe: a fixed header `[next, fid, pc, fname,
-/// probe_id, pad]`, then one 8-byte field per other buffer-passed static
+/// probe_id, pad]` (`probe_id` the string `, ID, ` as the report prints it),
+/// then one 8-byte field per other buffer-passed static
 /// variable the body uses, then the per-site variables.
 pub(super) const REC_HEADER: u32 = 24;
 pub(super) const REC_FNAME: u32 = 12;
@@ -343,18 +344,24 @@ impl Cg<'_> {
     }
 
     /// Bind static-call params to locals: returns PKey -> (local, type).
-    /// `fname` (ptr, len) is copied to a heap string.
+    /// `fname` (ptr, len) is copied to a heap string; in an allocator
+    /// (`pred` false) once per function (see `cached_fname`).
     pub(super) fn bind_params(
         &mut self,
         cx: &mut FnCx,
         keys: &[PKey],
         env: &BoundEnv,
-        _pred: bool,
+        pred: bool,
     ) -> HashMap<PKey, (u32, Type)> {
         let mut out = HashMap::new();
         let mut l = 0u32;
         for k in keys {
-            if k.is_buf() {
+            let fid = out.get(&PKey::Fid).map(|x: &(u32, Type)| x.0);
+            if let (PKey::Fname, Some(fid), false) = (k, fid, pred) {
+                let s = self.cached_fname(cx, fid, l);
+                out.insert(k.clone(), (s, env.pkey_type(k, None)));
+                l += 2;
+            } else if k.is_buf() {
                 let s = cx.local(VT::I32);
                 cx.e(I::LocalGet(l));
                 cx.e(I::LocalGet(l + 1));
@@ -374,6 +381,39 @@ impl Cg<'_> {
             }
         }
         out
+    }
+
+    /// `fname` as a heap string in a new local, from the (ptr, len) in
+    /// locals `p`, `p + 1`, copied only when the site's function (local
+    /// `fid`) is not the previous allocation's: sites are matched in program
+    /// order, so a function's sites share one copy of its name (one monitor
+    /// instance matches one app, so the fid names the function).
+    fn cached_fname(&mut self, cx: &mut FnCx, fid: u32, p: u32) -> u32 {
+        let (last_fid, last_name) = *self.fname_cache.get_or_insert_with(|| {
+            (
+                self.m
+                    .global(VT::I32, wasm_encoder::ConstExpr::i32_const(-1)),
+                self.m
+                    .global(VT::I32, wasm_encoder::ConstExpr::i32_const(0)),
+            )
+        });
+        let s = cx.local(VT::I32);
+        cx.e(I::LocalGet(fid));
+        cx.e(I::GlobalGet(last_fid));
+        cx.e(I::I32Eq);
+        cx.e(I::If(wasm_encoder::BlockType::Empty));
+        cx.e(I::GlobalGet(last_name));
+        cx.e(I::LocalSet(s));
+        cx.e(I::Else);
+        cx.e(I::LocalGet(p));
+        cx.e(I::LocalGet(p + 1));
+        cx.e(I::Call(self.m.rt("name_from")));
+        cx.e(I::LocalTee(s));
+        cx.e(I::GlobalSet(last_name));
+        cx.e(I::LocalGet(fid));
+        cx.e(I::GlobalSet(last_fid));
+        cx.e(I::End);
+        s
     }
 
     pub(super) fn bind_bound(

@@ -87,6 +87,11 @@ struct Cg<'a> {
     reports: Vec<ReportVar>,
     sites: Vec<ProbeSites>,
     counter: u32,
+    /// The allocators' cache of the last site function's name: globals
+    /// (fid, name string), created by the first allocator that needs them.
+    fname_cache: Option<(u32, u32)>,
+    /// Allocator code (parameter types, encoded body) -> its function.
+    alloc_cores: HashMap<(String, Vec<u8>), u32>,
     opts: Options,
     /// Function index of the `wizeng:app.table_fid` import, if imported.
     app_table_fid: Option<u32>,
@@ -203,6 +208,8 @@ pub fn compile(
         reports: vec![],
         sites: vec![],
         counter: 0,
+        fname_cache: None,
+        alloc_cores: HashMap::new(),
         opts: opts.clone(),
         app_table_fid,
         rdtsc,

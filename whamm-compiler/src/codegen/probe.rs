@@ -254,8 +254,12 @@ impl<'a> Cg<'a> {
         keys.extend(lay.rec_fields.iter().map(|(k, _)| k.clone()));
         let keys: Vec<PKey> = keys.into_iter().collect();
         let params = static_call_params(&keys, &env);
-        let f = self.m.declare(&params, &[VT::I32]);
-        let mut cx = FnCx::new(&params, None);
+        // The allocation proper takes the probe id as a last parameter, so
+        // that the matches of a probe share it (`alloc_core`); each match's
+        // `$alloc_N` only adds its probe id.
+        let mut core_params = params.clone();
+        core_params.push(VT::I32);
+        let mut cx = FnCx::new(&core_params, None);
         let locals = self.bind_params(&mut cx, &keys, &env, false);
         let rec = cx.local(VT::I32);
         cx.e(I::I32Const(lay.rec_size as i32));
@@ -267,14 +271,23 @@ impl<'a> Cg<'a> {
             cx.e(I::LocalGet(locals[k].0));
             cx.e(I::I32Store(mem8(*off, 2)));
         }
-        let pid = self.m.string(&format!("{}_{}", pi, pl.match_name));
         cx.e(I::LocalGet(rec));
-        cx.e(I::I32Const(pid as i32));
+        cx.e(I::LocalGet(params.len() as u32));
         cx.e(I::I32Store(mem8(16, 2)));
         link_record(&mut cx, rec, head, tail);
         self.bind_bound(&mut cx, &init_access, &consts, &locals, &env, None);
         self.init_record(&mut cx, rec, lay);
         cx.e(I::LocalGet(rec));
+        let core = self.alloc_core(&core_params, cx.finish());
+        // the probe id as the report prints it, between separators
+        let pid = self.m.string(&format!(", {}_{}, ", pi, pl.match_name));
+        let f = self.m.declare(&params, &[VT::I32]);
+        let mut cx = FnCx::new(&params, None);
+        for l in 0..params.len() as u32 {
+            cx.e(I::LocalGet(l));
+        }
+        cx.e(I::I32Const(pid as i32));
+        cx.e(I::Call(core));
         self.m.define(f, cx.finish());
         self.counter += 1;
         let name = format!("$alloc_{}", self.counter);
@@ -283,6 +296,24 @@ impl<'a> Cg<'a> {
             name,
             params: keys.iter().map(|k| k.param()).collect(),
         }
+    }
+
+    /// The function of an allocator's code with parameters `params`: the
+    /// existing one if another match generated the same code (the matches of
+    /// `wasm:opcode:*` differ in their probe id only), else a new one. One
+    /// function instead of one per opcode keeps the monitor small (its
+    /// decoding and translation cost grows with its code).
+    fn alloc_core(&mut self, params: &[VT], code: wasm_encoder::Function) -> u32 {
+        let mut key = vec![];
+        wasm_encoder::Encode::encode(&code, &mut key);
+        let key = (format!("{params:?}"), key);
+        if let Some(&f) = self.alloc_cores.get(&key) {
+            return f;
+        }
+        let f = self.m.declare(params, &[VT::I32]);
+        self.m.define(f, code);
+        self.alloc_cores.insert(key, f);
+        f
     }
 
     /// Make the `@static` calls into the record (first: initializers may

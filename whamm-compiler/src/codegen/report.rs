@@ -187,13 +187,17 @@ impl Cg<'_> {
         cx.e(I::I32Load(mem8(4, 2)));
         self.print_value(cx, &Type::U32, false);
         cx.e(I::End);
-        self.puts_const(cx, ", ");
-        for (o, t) in [(4u32, Type::U32), (8, Type::U32), (16, Type::Str)] {
+        // `, fid`, `, pc`, then the probe id, stored with its separators
+        // (`, 0_wasm:opcode:nop:before, `): fewer pieces of output per row
+        for o in [4u32, 8] {
             cx.e(I::LocalGet(rec));
             cx.e(I::I32Load(mem8(o, 2)));
-            self.print_value(cx, &t, false);
-            self.puts_const(cx, ", ");
+            cx.e(I::I64ExtendI32U);
+            cx.e(I::Call(self.m.rt("print_sep_u64")));
         }
+        cx.e(I::LocalGet(rec));
+        cx.e(I::I32Load(mem8(16, 2)));
+        self.print_value(cx, &Type::Str, false);
         self.load(cx, ty, &Loc::Mem(Base::Local(rec), off));
         self.print_value(cx, ty, false);
         self.puts_const(cx, "\n");
