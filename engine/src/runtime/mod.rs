@@ -16,5 +16,6 @@ pub mod gc;
 pub mod linear_memory;
 pub mod store;
 pub(crate) mod types;
+pub(crate) mod value_stack;
 pub mod vm;
 pub mod wasi;

@@ -284,7 +284,7 @@ pub struct Store {
     /// back by it (`exec::state`): the runtime does not depend on the tiers.
     pub(crate) tiers: Box<dyn Any>,
     /// Value stacks kept for reuse by later invocations.
-    pub(crate) stacks: Vec<Vec<u64>>,
+    pub(crate) stacks: Vec<super::value_stack::ValueStack>,
     /// GC objects and exceptions (`runtime::gc`).
     pub(crate) heap: crate::runtime::gc::Heap,
     /// App references handed to monitors (`runtime::gc::OpaqueRefs`).

@@ -15,6 +15,7 @@ use crate::core::error::{Trap, TrapKind, TrapSite};
 use crate::core::types::{slot_count, FuncAddr, InstanceId, Value};
 use crate::exec::tiering::OsrEntry;
 use crate::runtime::store::{Caller, FuncKind, HostFn, Store};
+use crate::runtime::value_stack::ValueStack;
 
 /// Host stack kept free above the JIT's stack limit when a nested run
 /// starts: what one run can use before it reaches the next check (the
@@ -175,7 +176,7 @@ fn on_stack<R>(
     let mut stack = store
         .stacks
         .pop()
-        .unwrap_or_else(|| vec![0u64; store.config.value_stack_slots]);
+        .unwrap_or_else(|| ValueStack::new(store.config.value_stack_slots));
     init(&mut stack);
     store.depth += 1;
     let r = execute(store, &mut stack, f);
