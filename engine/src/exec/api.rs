@@ -73,6 +73,7 @@ impl Store {
             self.check_value(a)?;
         }
         self.check_args(f, args)?;
+        super::tiering::warm_up(self, f);
         if super::tiering::is_compiled(self, f) {
             jit::invoke(self, f, args)
         } else {
@@ -129,6 +130,27 @@ impl Store {
     /// rejected as damaged).
     pub fn code_cache_stats(&self) -> (usize, usize, usize) {
         jit::cache_stats(self)
+    }
+
+    /// Dyn tier with a code cache: remember which functions got hot, per
+    /// module, in the cache directory at [`Store::save_warm_start`], and
+    /// compile the functions a module's record names at their first call
+    /// (for instances made from now on). Only the timing of compiles
+    /// changes; a damaged or stale record is ignored.
+    pub fn enable_warm_start(&mut self) {
+        jit::enable_warm(self);
+    }
+
+    /// Write the warm-start records of this run (see
+    /// [`Store::enable_warm_start`]; nothing if it was not enabled).
+    pub fn save_warm_start(&self) {
+        jit::save_warm(self);
+    }
+
+    /// Warm start so far: (functions records named, functions compiled at
+    /// their first call because of a record, records ignored as damaged).
+    pub fn warm_start_stats(&self) -> (usize, usize, usize) {
+        jit::warm_stats(self)
     }
 
     /// Dyn tier: wait until the compiler thread has finished every request
