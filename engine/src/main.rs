@@ -414,10 +414,11 @@ fn run_app(cli: &Cli, s: &mut Session, t_load: std::time::Duration) -> Result<Ex
             eprintln!(
                 "wizeng: metrics: dyn tier compiled {funcs} functions and {osr} loop entries (OSR)"
             );
-            let (named, installed, rejected) = store.warm_start_stats();
+            let w = store.warm_start_stats();
             if store.config().code_cache.is_some() {
                 eprintln!(
-                    "wizeng: metrics: warm start: {installed} functions compiled at their first call ({named} named by records), {rejected} damaged records ignored"
+                    "wizeng: metrics: warm start: {} functions compiled at their first call, {} handed to the compiler thread at start ({} named by records), {} damaged records ignored",
+                    w.compiled_first, w.prefetched, w.named, w.rejected
                 );
             }
             let bg = store.background_stats();

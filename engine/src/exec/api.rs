@@ -147,9 +147,8 @@ impl Store {
         jit::save_warm(self);
     }
 
-    /// Warm start so far: (functions records named, functions compiled at
-    /// their first call because of a record, records ignored as damaged).
-    pub fn warm_start_stats(&self) -> (usize, usize, usize) {
+    /// What the warm-start records did so far.
+    pub fn warm_start_stats(&self) -> WarmStats {
         jit::warm_stats(self)
     }
 
@@ -195,6 +194,20 @@ impl Linker {
         let imports = self.resolve(store, module)?;
         store.instantiate_with(module, &imports)
     }
+}
+
+/// What the dyn tier's warm-start records did ([`Store::warm_start_stats`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct WarmStats {
+    /// Functions the records read named.
+    pub named: usize,
+    /// Named functions compiled at their first call (their code was cached).
+    pub compiled_first: usize,
+    /// Named functions handed to the compiler thread at instantiation
+    /// (the run that recorded them had not finished compiling them).
+    pub prefetched: usize,
+    /// Records ignored because they failed a check.
+    pub rejected: usize,
 }
 
 /// What the dyn tier's compiler thread did ([`Store::background_stats`]).

@@ -95,8 +95,8 @@ pub(crate) fn enable_warm(_: &mut Store) {}
 
 pub(crate) fn save_warm(_: &Store) {}
 
-pub(crate) fn warm_stats(_: &Store) -> (usize, usize, usize) {
-    (0, 0, 0)
+pub(crate) fn warm_stats(_: &Store) -> crate::exec::api::WarmStats {
+    Default::default()
 }
 
 pub(crate) fn warm_installed(_: &mut Store) {}

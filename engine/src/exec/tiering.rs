@@ -161,9 +161,14 @@ pub(crate) fn mark_warm(store: &mut Store, f: FuncAddr) {
     }
 }
 
-/// Whether the dyn tier decided to compile `f` (compiled, or being compiled).
-pub(crate) fn decided(store: &Store, f: FuncAddr) -> bool {
-    matches!(super::state(store).counts.get(f), COMPILED | PENDING)
+/// Whether the dyn tier decided to compile `f`: `Some(true)` if its code
+/// was published, `Some(false)` if it is being compiled.
+pub(crate) fn decided(store: &Store, f: FuncAddr) -> Option<bool> {
+    match super::state(store).counts.get(f) {
+        COMPILED => Some(true),
+        PENDING => Some(false),
+        _ => None,
+    }
 }
 
 /// Calls after which the dyn tier compiles `f`: the configured threshold,

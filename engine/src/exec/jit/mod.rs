@@ -899,14 +899,17 @@ fn code_for(store: &Store, inst: InstanceId) -> Result<Rc<JitCode>, String> {
 /// ([`ensure_prepared`]). A program that never gets hot thus costs what it
 /// costs the interpreter: no trampolines, vmctx or code cache.
 pub(crate) fn prepare_or_defer(store: &mut Store, id: InstanceId) -> Result<(), String> {
-    warm::load(store, id);
+    let requested = warm::load(store, id);
     let dyn_tier = store.config.tier == crate::runtime::store::Tier::Dyn;
     let j = &mut crate::exec::state_mut(store).jit;
     if dyn_tier && !j.started {
         j.unprepared.push(id);
+        warm::prefetch(store, requested);
         return Ok(());
     }
-    prepare_instance(store, id)
+    prepare_instance(store, id)?;
+    warm::prefetch(store, requested);
+    Ok(())
 }
 
 /// Whether `f` is a function of an instance that waits for its JIT

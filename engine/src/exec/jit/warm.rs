@@ -3,11 +3,14 @@
 //!
 //! At the end of a run the store writes, per module, a record of the
 //! functions the tier-up policy decided to compile (called often enough, or
-//! holding a loop entered by OSR) into the compiled-code cache's directory.
-//! The next run of the same module reads it at instantiation and compiles
-//! those functions at their first call ([`crate::exec::tiering`]'s `WARM`
-//! state), in the foreground: their machine code is then usually a cache hit,
-//! and the program does not interpret them until they are hot again.
+//! holding a loop entered by OSR) into the compiled-code cache's directory,
+//! each marked *compiled* (its code was published, so it is in the cache) or
+//! *requested* (the compiler thread had not finished it, or only a loop entry
+//! was compiled). The next run of the same module reads it at instantiation:
+//! a compiled function is compiled at its first call
+//! ([`crate::exec::tiering`]'s `WARM` state), in the foreground, its code
+//! being a cache hit; a requested one is handed to the compiler thread at
+//! once, so its code is ready sooner than if it had to get hot again.
 //!
 //! A record only changes *when* a function is compiled, never *what* runs:
 //! the code itself still comes from Cranelift's cache, keyed by its IR. It is
@@ -23,7 +26,7 @@ use sha2::{Digest, Sha256};
 
 use super::cache::{self, Entry};
 use crate::core::module::Module;
-use crate::core::types::InstanceId;
+use crate::core::types::{FuncAddr, InstanceId};
 use crate::exec::tiering;
 use crate::runtime::store::{Store, Tier};
 
@@ -40,6 +43,8 @@ pub(crate) struct Warm {
     pub named: usize,
     /// Functions compiled at their first call because a record named them.
     pub installed: usize,
+    /// Functions handed to the compiler thread at instantiation.
+    pub prefetched: usize,
     /// Records ignored because they failed a check.
     pub rejected: usize,
 }
@@ -49,9 +54,13 @@ struct Recorded {
     module: Arc<Module>,
     key: [u8; 32],
     digest: [u8; 32],
+    /// Function indices, ascending, [`REQUESTED`] set for requested ones.
     funcs: Vec<u32>,
     instances: Vec<InstanceId>,
 }
+
+/// The flag of a requested (not known to be cached) function in a record.
+const REQUESTED: u32 = 1 << 31;
 
 /// The record's file key and the module's digest.
 fn key_of(m: &Module, threshold: u32) -> ([u8; 32], [u8; 32]) {
@@ -91,19 +100,22 @@ fn decode(bytes: &[u8], digest: &[u8; 32], threshold: u32, m: &Module) -> Option
         return None;
     }
     let funcs: Vec<u32> = rest.chunks_exact(4).map(word).collect();
-    let defined = |f: &u32| (m.num_imported_funcs..m.num_funcs()).contains(f);
-    let ascending = funcs.windows(2).all(|w| w[0] < w[1]);
+    let defined = |f: &u32| (m.num_imported_funcs..m.num_funcs()).contains(&(f & !REQUESTED));
+    let ascending = funcs
+        .windows(2)
+        .all(|w| w[0] & !REQUESTED < w[1] & !REQUESTED);
     (ascending && funcs.iter().all(defined)).then_some(funcs)
 }
 
-/// A new instance of the dyn tier: mark the functions its module's record
-/// names (read once per module) to be compiled at their first call.
-pub(crate) fn load(store: &mut Store, id: InstanceId) {
+/// A new instance of the dyn tier: mark the compiled functions its module's
+/// record names (read once per module) to be compiled at their first call;
+/// the requested ones, to be handed to the compiler thread (returned).
+pub(crate) fn load(store: &mut Store, id: InstanceId) -> Vec<FuncAddr> {
     let (Some(dir), Tier::Dyn) = (store.config.code_cache.clone(), store.config.tier) else {
-        return;
+        return Vec::new();
     };
     if !crate::exec::state(store).jit.warm.enabled {
-        return;
+        return Vec::new();
     }
     let module = store.instance(id).module.clone();
     let threshold = store.config.dyn_threshold;
@@ -140,9 +152,33 @@ pub(crate) fn load(store: &mut Store, id: InstanceId) {
     warm.modules[k].instances.push(id);
     warm.named += warm.modules[k].funcs.len();
     let funcs = warm.modules[k].funcs.clone();
+    let mut requested = Vec::new();
     for f in funcs {
-        let a = store.instance(id).funcs[f as usize];
-        tiering::mark_warm(store, a);
+        let a = store.instance(id).funcs[(f & !REQUESTED) as usize];
+        if f & REQUESTED == 0 || !store.config.background_compile {
+            tiering::mark_warm(store, a);
+        } else {
+            requested.push(a);
+        }
+    }
+    requested
+}
+
+/// Hand the functions a record says were requested to the compiler thread
+/// now (the instance is prepared for it); any that cannot be wait for their
+/// first call, as compiled ones do.
+pub(crate) fn prefetch(store: &mut Store, funcs: Vec<FuncAddr>) {
+    if funcs.is_empty() {
+        return;
+    }
+    let prepared = super::ensure_prepared(store).is_ok();
+    for f in funcs {
+        if prepared && matches!(super::request_func(store, f), Ok(true)) {
+            tiering::mark(store, f, tiering::PENDING);
+            crate::exec::state_mut(store).jit.warm.prefetched += 1;
+        } else {
+            tiering::mark_warm(store, f);
+        }
     }
 }
 
@@ -157,24 +193,34 @@ pub(crate) fn save(store: &Store) {
     let threshold = store.config.dyn_threshold;
     let j = &crate::exec::state(store).jit;
     for r in &j.warm.modules {
-        let mut funcs = r.funcs.clone();
+        // Index -> requested?, starting from the record read.
+        let mut funcs: std::collections::BTreeMap<u32, bool> = r
+            .funcs
+            .iter()
+            .map(|f| (f & !REQUESTED, f & REQUESTED != 0))
+            .collect();
+        let mut note = |f: u32, compiled: bool| {
+            let requested = funcs.entry(f).or_insert(!compiled);
+            *requested &= !compiled;
+        };
         for &id in &r.instances {
             let inst = store.instance(id);
-            let defined = r.module.num_imported_funcs..r.module.num_funcs();
-            for f in defined {
-                if tiering::decided(store, inst.funcs[f as usize]) {
-                    funcs.push(f);
+            for f in r.module.num_imported_funcs..r.module.num_funcs() {
+                if let Some(compiled) = tiering::decided(store, inst.funcs[f as usize]) {
+                    note(f, compiled);
                 }
             }
         }
         // Loops entered by OSR (or being compiled for it) at exit.
-        let osr = j.osr_code.keys().chain(j.osr_pending.iter());
-        funcs.extend(
-            osr.filter(|(i, _, _)| r.instances.contains(&InstanceId(*i)))
-                .map(|(_, f, _)| *f),
-        );
-        funcs.sort_unstable();
-        funcs.dedup();
+        for &(i, f, _) in j.osr_code.keys().chain(j.osr_pending.iter()) {
+            if r.instances.contains(&InstanceId(i)) {
+                note(f, false);
+            }
+        }
+        let funcs: Vec<u32> = funcs
+            .into_iter()
+            .map(|(f, requested)| if requested { f | REQUESTED } else { f })
+            .collect();
         if funcs != r.funcs {
             let _ = cache::write(dir, &r.key, &encode(&r.digest, threshold, &funcs));
         }
@@ -187,11 +233,15 @@ pub(crate) fn enable(store: &mut Store) {
     crate::exec::state_mut(store).jit.warm.enabled = true;
 }
 
-/// (functions records named, of those compiled at their first call,
-/// records ignored as damaged or stale).
-pub(crate) fn stats(store: &Store) -> (usize, usize, usize) {
+/// What records did so far ([`crate::exec::api::WarmStats`]).
+pub(crate) fn stats(store: &Store) -> crate::exec::api::WarmStats {
     let w = &crate::exec::state(store).jit.warm;
-    (w.named, w.installed, w.rejected)
+    crate::exec::api::WarmStats {
+        named: w.named,
+        compiled_first: w.installed,
+        prefetched: w.prefetched,
+        rejected: w.rejected,
+    }
 }
 
 /// A function a record named was compiled at its first call.
@@ -213,14 +263,24 @@ mod tests {
     fn records_round_trip_and_bad_ones_are_refused() {
         let m = module();
         let (_, digest) = key_of(&m, 1000);
-        let good = encode(&digest, 1000, &[1, 3]);
-        assert_eq!(decode(&good, &digest, 1000, &m), Some(vec![1, 3]));
+        let good = encode(&digest, 1000, &[1, 3 | REQUESTED]);
+        assert_eq!(
+            decode(&good, &digest, 1000, &m),
+            Some(vec![1, 3 | REQUESTED])
+        );
         // Another threshold, another module, a cut, an import, out of range,
         // not ascending.
         assert_eq!(decode(&good, &digest, 999, &m), None);
         assert_eq!(decode(&good, &[0; 32], 1000, &m), None);
         assert_eq!(decode(&good[..good.len() - 1], &digest, 1000, &m), None);
-        for funcs in [&[0u32][..], &[4], &[3, 1], &[2, 2]] {
+        for funcs in [
+            &[0u32][..],
+            &[4],
+            &[3, 1],
+            &[2, 2],
+            &[2, 2 | REQUESTED],
+            &[1 << 30],
+        ] {
             let bad = encode(&digest, 1000, funcs);
             assert_eq!(decode(&bad, &digest, 1000, &m), None, "{funcs:?}");
         }
