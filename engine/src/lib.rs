@@ -23,7 +23,7 @@ pub use monitor::{blockcount, dyninstr, frames, inline, standalone, weave};
 pub use runtime::{linear_memory, store, wasi};
 
 pub use error::{InstantiateError, LinkError, LoadError, LoadErrorKind, Trap, TrapKind, TrapSite};
-pub use exec::BackgroundStats;
+pub use exec::{BackgroundStats, WarmStats};
 pub use module::Module;
 pub use store::{Caller, Config, HostFn, Linker, Store, Tier};
 pub use types::*;

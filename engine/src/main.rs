@@ -200,6 +200,11 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
         s.announce_app(&bytes);
     }
     s.load_monitors(&monitors).map_err(session_failure(&cli))?;
+    if monitors.is_empty() {
+        // Without monitors, the dyn tier compiles what got hot in the last
+        // run at its first call (a record in the code cache's directory).
+        s.store_mut().enable_warm_start();
+    }
     if let Some(path) = &cli.emit_woven {
         let b = s.emit_woven(&bytes).map_err(session_failure(&cli))?;
         std::fs::write(path, b)
@@ -210,6 +215,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
     s.load_app(&bytes).map_err(session_failure(&cli))?;
     let t_load = t0.elapsed();
     let result = run_app(&cli, &mut s, t_load);
+    s.store().save_warm_start();
     // `wasm:exit` runs after the app ends: normally, by proc_exit, or after a
     // trap (then after the trap message). The exit status stays the app's.
     let result = match result {
@@ -417,6 +423,13 @@ fn run_app(cli: &Cli, s: &mut Session, t_load: std::time::Duration) -> Result<Ex
             eprintln!(
                 "wizeng: metrics: dyn tier compiled {funcs} functions and {osr} loop entries (OSR)"
             );
+            let w = store.warm_start_stats();
+            if store.config().code_cache.is_some() {
+                eprintln!(
+                    "wizeng: metrics: warm start: {} functions compiled at their first call, {} handed to the compiler thread at start ({} named by records), {} damaged records ignored",
+                    w.compiled_first, w.prefetched, w.named, w.rejected
+                );
+            }
             let bg = store.background_stats();
             if store.config().background_compile {
                 eprintln!(

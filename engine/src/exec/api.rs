@@ -73,6 +73,7 @@ impl Store {
             self.check_value(a)?;
         }
         self.check_args(f, args)?;
+        super::tiering::warm_up(self, f);
         if super::tiering::is_compiled(self, f) {
             jit::invoke(self, f, args)
         } else {
@@ -131,6 +132,26 @@ impl Store {
         jit::cache_stats(self)
     }
 
+    /// Dyn tier with a code cache: remember which functions got hot, per
+    /// module, in the cache directory at [`Store::save_warm_start`], and
+    /// compile the functions a module's record names at their first call
+    /// (for instances made from now on). Only the timing of compiles
+    /// changes; a damaged or stale record is ignored.
+    pub fn enable_warm_start(&mut self) {
+        jit::enable_warm(self);
+    }
+
+    /// Write the warm-start records of this run (see
+    /// [`Store::enable_warm_start`]; nothing if it was not enabled).
+    pub fn save_warm_start(&self) {
+        jit::save_warm(self);
+    }
+
+    /// What the warm-start records did so far.
+    pub fn warm_start_stats(&self) -> WarmStats {
+        jit::warm_stats(self)
+    }
+
     /// Dyn tier: wait until the compiler thread has finished every request
     /// made so far and publish its code (the tier itself never waits; this
     /// makes a run's tier state deterministic, e.g. for tests).
@@ -173,6 +194,20 @@ impl Linker {
         let imports = self.resolve(store, module)?;
         store.instantiate_with(module, &imports)
     }
+}
+
+/// What the dyn tier's warm-start records did ([`Store::warm_start_stats`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct WarmStats {
+    /// Functions the records read named.
+    pub named: usize,
+    /// Named functions compiled at their first call (their code was cached).
+    pub compiled_first: usize,
+    /// Named functions handed to the compiler thread at instantiation
+    /// (the run that recorded them had not finished compiling them).
+    pub prefetched: usize,
+    /// Records ignored because they failed a check.
+    pub rejected: usize,
 }
 
 /// What the dyn tier's compiler thread did ([`Store::background_stats`]).

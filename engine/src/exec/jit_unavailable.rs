@@ -90,6 +90,17 @@ pub(crate) fn background_stats(_: &Store) -> crate::exec::api::BackgroundStats {
 
 pub(crate) fn poll_background(_: &mut Store) {}
 
+/// No compiled code, so no warm start.
+pub(crate) fn enable_warm(_: &mut Store) {}
+
+pub(crate) fn save_warm(_: &Store) {}
+
+pub(crate) fn warm_stats(_: &Store) -> crate::exec::api::WarmStats {
+    Default::default()
+}
+
+pub(crate) fn warm_installed(_: &mut Store) {}
+
 pub(crate) fn finish_background(_: &mut Store) {}
 
 pub(crate) fn request_func(_: &mut Store, _: FuncAddr) -> Result<bool, String> {

@@ -16,5 +16,5 @@ pub(crate) mod tiering;
 
 mod api;
 
-pub use api::BackgroundStats;
 pub(crate) use api::{state, state_mut};
+pub use api::{BackgroundStats, WarmStats};

@@ -5,7 +5,9 @@
 //! (compile one function, enter a loop by OSR). Per function (by store
 //! address) the dyn tier keeps a call count, or one of two final states:
 //! [`COMPILED`] (calls go to compiled code) or [`NEVER`] (it failed to compile
-//! and stays interpreted).
+//! and stays interpreted); in between, [`PENDING`] (being compiled on the
+//! compiler thread), and before the first call, [`WARM`] (a warm-start
+//! record says it got hot in an earlier run: compile it at its first call).
 
 use super::jit;
 use crate::core::types::FuncAddr;
@@ -29,6 +31,9 @@ pub(crate) const NEVER: u32 = u32::MAX - 1;
 /// The compiler thread is compiling the function; it runs interpreted until
 /// its code is published.
 pub(crate) const PENDING: u32 = u32::MAX - 2;
+/// A warm-start record (`jit/warm.rs`) names the function: it is compiled at
+/// its first call, in the foreground (its code is usually in the cache).
+pub(crate) const WARM: u32 = u32::MAX - 3;
 
 /// Bytes of a function body below which tier-up thresholds are not scaled.
 const SMALL_BODY: usize = 2048;
@@ -90,6 +95,7 @@ pub(crate) fn call_is_hot(store: &mut Store, f: FuncAddr) -> bool {
             jit::poll_background(store);
             return super::state(store).counts.get(f) == COMPILED;
         }
+        WARM => return compile_warm(store, f),
         _ => {}
     }
     counts.set(f, c + 1);
@@ -119,6 +125,50 @@ pub(crate) fn call_is_hot(store: &mut Store, f: FuncAddr) -> bool {
         return false;
     }
     true
+}
+
+/// The first call of a function a warm-start record names: compile it now
+/// (a cache hit costs far less than interpreting it until hot); whether it
+/// has compiled code.
+#[cold]
+fn compile_warm(store: &mut Store, f: FuncAddr) -> bool {
+    if interp_only(store, f)
+        || jit::ensure_prepared(store).is_err()
+        || jit::compile_lazily(store, f).is_err()
+    {
+        mark(store, f, NEVER);
+        return false;
+    }
+    jit::warm_installed(store);
+    true
+}
+
+/// A call from the host (the program's entry point, say): if a warm-start
+/// record names `f`, compile it now, so that its loops run compiled without
+/// waiting for an OSR entry.
+#[inline]
+pub(crate) fn warm_up(store: &mut Store, f: FuncAddr) {
+    if store.config.tier == Tier::Dyn && super::state(store).counts.get(f) == WARM {
+        compile_warm(store, f);
+    }
+}
+
+/// Warm start: `f` is to be compiled at its first call (unless it was called
+/// or decided already).
+pub(crate) fn mark_warm(store: &mut Store, f: FuncAddr) {
+    if super::state(store).counts.get(f) == 0 {
+        mark(store, f, WARM);
+    }
+}
+
+/// Whether the dyn tier decided to compile `f`: `Some(true)` if its code
+/// was published, `Some(false)` if it is being compiled.
+pub(crate) fn decided(store: &Store, f: FuncAddr) -> Option<bool> {
+    match super::state(store).counts.get(f) {
+        COMPILED => Some(true),
+        PENDING => Some(false),
+        _ => None,
+    }
 }
 
 /// Calls after which the dyn tier compiles `f`: the configured threshold,
@@ -223,6 +273,10 @@ pub(crate) fn settle(store: &mut Store, f: FuncAddr) {
     if c == COMPILED || c == NEVER || c == PENDING {
         return;
     }
+    if c == WARM {
+        compile_warm(store, f);
+        return;
+    }
     if interp_only(store, f) {
         return mark(store, f, NEVER);
     }
@@ -253,7 +307,7 @@ pub(crate) fn count_crossing(store: &mut Store, caller: FuncAddr) {
     let counts = &mut super::state_mut(store).counts;
     let c = counts.get(caller);
     // (The final states stay; a count stops short of them.)
-    if c < PENDING - 1 {
+    if c < WARM - 1 {
         counts.set(caller, c + 1);
     }
 }

@@ -57,8 +57,7 @@ impl CodeCache {
     }
 
     fn path(&self, key: &[u8]) -> PathBuf {
-        let hex: String = key.iter().map(|b| format!("{b:02x}")).collect();
-        self.dir.join(hex)
+        entry_path(&self.dir, key)
     }
 
     /// The payload of a well-formed entry, if `bytes` is one.
@@ -74,18 +73,56 @@ impl CodeCache {
     }
 
     fn write(&self, key: &[u8], payload: &[u8]) -> std::io::Result<()> {
-        let path = self.path(key);
-        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(MAGIC)?;
-        f.write_all(&(payload.len() as u64).to_le_bytes())?;
-        f.write_all(&Sha256::digest(payload))?;
-        f.write_all(payload)?;
-        drop(f);
-        std::fs::rename(&tmp, &path).inspect_err(|_| {
-            let _ = std::fs::remove_file(&tmp);
-        })
+        write_entry(&self.path(key), payload)
     }
+}
+
+/// The file of entry `key` in cache directory `dir`.
+fn entry_path(dir: &Path, key: &[u8]) -> PathBuf {
+    let hex: String = key.iter().map(|b| format!("{b:02x}")).collect();
+    dir.join(hex)
+}
+
+/// Write `payload` as the entry at `path` (through a temporary file).
+fn write_entry(path: &Path, payload: &[u8]) -> std::io::Result<()> {
+    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    let mut f = std::fs::File::create(&tmp)?;
+    f.write_all(MAGIC)?;
+    f.write_all(&(payload.len() as u64).to_le_bytes())?;
+    f.write_all(&Sha256::digest(payload))?;
+    f.write_all(payload)?;
+    drop(f);
+    std::fs::rename(&tmp, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })
+}
+
+/// An entry read by the engine itself rather than by Cranelift (the dyn
+/// tier's records, `warm.rs`).
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Entry {
+    Missing,
+    /// The file is there but fails the checks.
+    Damaged,
+    Found(Vec<u8>),
+}
+
+/// Read entry `key` of the cache in `dir`, checked as every entry is.
+pub(crate) fn read(dir: &Path, key: &[u8]) -> Entry {
+    let Ok(bytes) = std::fs::read(entry_path(dir, key)) else {
+        return Entry::Missing;
+    };
+    match CodeCache::check(&bytes) {
+        Some(p) => Entry::Found(p.to_vec()),
+        None => Entry::Damaged,
+    }
+}
+
+/// Store `payload` as entry `key` of the cache in `dir` (created private to
+/// the user if missing).
+pub(crate) fn write(dir: &Path, key: &[u8], payload: &[u8]) -> std::io::Result<()> {
+    CodeCache::open(dir)?;
+    write_entry(&entry_path(dir, key), payload)
 }
 
 /// A compile thread's handle on the cache (Cranelift wants `&mut`).

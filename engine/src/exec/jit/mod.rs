@@ -25,6 +25,7 @@ pub(crate) mod osr;
 pub mod profiling;
 pub(crate) mod signals;
 pub(crate) mod tramps;
+mod warm;
 
 use std::cell::RefCell;
 // Small integer keys looked up on every crossing between the tiers: Fx, not SipHash.
@@ -49,6 +50,9 @@ use crate::runtime::vm::{self, VmLayout};
 use cache::CodeCache;
 use env::{wasm_sig, Env};
 pub(crate) use tramps::buffer_slots;
+pub(crate) use warm::{
+    enable as enable_warm, installed as warm_installed, save as save_warm, stats as warm_stats,
+};
 
 /// Per-function metadata for traps and profilers.
 pub struct FuncInfo {
@@ -162,6 +166,8 @@ pub struct StoreJit {
     /// request (in instantiation order), and whether one was made.
     unprepared: Vec<InstanceId>,
     started: bool,
+    /// Dyn tier: warm-start records (`warm.rs`).
+    warm: warm::Warm,
 }
 
 thread_local! {
@@ -893,13 +899,17 @@ fn code_for(store: &Store, inst: InstanceId) -> Result<Rc<JitCode>, String> {
 /// ([`ensure_prepared`]). A program that never gets hot thus costs what it
 /// costs the interpreter: no trampolines, vmctx or code cache.
 pub(crate) fn prepare_or_defer(store: &mut Store, id: InstanceId) -> Result<(), String> {
+    let requested = warm::load(store, id);
     let dyn_tier = store.config.tier == crate::runtime::store::Tier::Dyn;
     let j = &mut crate::exec::state_mut(store).jit;
     if dyn_tier && !j.started {
         j.unprepared.push(id);
+        warm::prefetch(store, requested);
         return Ok(());
     }
-    prepare_instance(store, id)
+    prepare_instance(store, id)?;
+    warm::prefetch(store, requested);
+    Ok(())
 }
 
 /// Whether `f` is a function of an instance that waits for its JIT

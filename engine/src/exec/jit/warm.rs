@@ -1,0 +1,303 @@
+//! Warm start for the dyn tier: which functions got hot, remembered from one
+//! run to the next.
+//!
+//! At the end of a run the store writes, per module, a record of the
+//! functions the tier-up policy decided to compile (called often enough, or
+//! holding a loop entered by OSR) into the compiled-code cache's directory,
+//! each marked *compiled* (its code was published, so it is in the cache) or
+//! *requested* (the compiler thread had not finished it, or only a loop entry
+//! was compiled). The next run of the same module reads it at instantiation:
+//! a compiled function is compiled at its first call
+//! ([`crate::exec::tiering`]'s `WARM` state), in the foreground, its code
+//! being a cache hit; a requested one is handed to the compiler thread at
+//! once, so its code is ready sooner than if it had to get hot again.
+//!
+//! A record only changes *when* a function is compiled, never *what* runs:
+//! the code itself still comes from Cranelift's cache, keyed by its IR. It is
+//! still checked like any entry (length and SHA-256 of the file, via
+//! [`super::cache::read`]) and must name the module by its digest, the same
+//! threshold, and only defined functions in ascending order; a record that
+//! fails any check is ignored (and counted), the run tiers up as usual and
+//! writes a fresh one. No cache (`--cache=off`), no record.
+
+use std::sync::Arc;
+
+use sha2::{Digest, Sha256};
+
+use super::cache::{self, Entry};
+use crate::core::module::Module;
+use crate::core::types::{FuncAddr, InstanceId};
+use crate::exec::tiering;
+use crate::runtime::store::{Store, Tier};
+
+/// The record's version: a new layout gets new keys.
+const VERSION: &[u8] = b"wizeng warm-start record 1";
+
+/// A store's warm-start state.
+#[derive(Default)]
+pub(crate) struct Warm {
+    /// Whether records are read and written (`Store::enable_warm_start`).
+    pub enabled: bool,
+    modules: Vec<Recorded>,
+    /// Functions named by a record (at instantiation).
+    pub named: usize,
+    /// Functions compiled at their first call because a record named them.
+    pub installed: usize,
+    /// Functions handed to the compiler thread at instantiation.
+    pub prefetched: usize,
+    /// Records ignored because they failed a check.
+    pub rejected: usize,
+}
+
+/// A module of the store and the functions its record named.
+struct Recorded {
+    module: Arc<Module>,
+    key: [u8; 32],
+    digest: [u8; 32],
+    /// Function indices, ascending, [`REQUESTED`] set for requested ones.
+    funcs: Vec<u32>,
+    instances: Vec<InstanceId>,
+}
+
+/// The flag of a requested (not known to be cached) function in a record.
+const REQUESTED: u32 = 1 << 31;
+
+/// The module's identity in a record: a 64-bit hash of its bytes and its
+/// length. Not a cryptographic digest, on purpose: SHA-256 costs about
+/// 0.5 ms per MB here (40 ms for an 80 MB module, every run), and a record
+/// that named the wrong module could only change when functions are
+/// compiled, never what runs.
+fn module_digest(bytes: &[u8]) -> [u8; 32] {
+    use std::hash::Hasher;
+    let mut h = rustc_hash::FxHasher::default();
+    h.write(bytes);
+    let mut out = [0u8; 32];
+    out[..8].copy_from_slice(&h.finish().to_le_bytes());
+    out[8..16].copy_from_slice(&(bytes.len() as u64).to_le_bytes());
+    out
+}
+
+/// The record's file key and the module's digest.
+fn key_of(m: &Module, threshold: u32) -> ([u8; 32], [u8; 32]) {
+    let digest = module_digest(&m.bytes);
+    let key = Sha256::new()
+        .chain_update(VERSION)
+        .chain_update(env!("CARGO_PKG_VERSION"))
+        .chain_update(digest)
+        .chain_update(threshold.to_le_bytes())
+        .finalize()
+        .into();
+    (key, digest)
+}
+
+/// A record's payload: the module's digest, the threshold, the count, then
+/// the function indices.
+fn encode(digest: &[u8; 32], threshold: u32, funcs: &[u32]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(40 + 4 * funcs.len());
+    out.extend_from_slice(digest);
+    out.extend_from_slice(&threshold.to_le_bytes());
+    out.extend_from_slice(&(funcs.len() as u32).to_le_bytes());
+    for f in funcs {
+        out.extend_from_slice(&f.to_le_bytes());
+    }
+    out
+}
+
+/// The functions of a sound record for `m` (defined functions, ascending).
+fn decode(bytes: &[u8], digest: &[u8; 32], threshold: u32, m: &Module) -> Option<Vec<u32>> {
+    let (head, rest) = bytes.split_at_checked(40)?;
+    let word = |b: &[u8]| u32::from_le_bytes(b.try_into().unwrap_or_default());
+    if head[..32] != digest[..] || word(&head[32..36]) != threshold {
+        return None;
+    }
+    let n = word(&head[36..40]) as usize;
+    if rest.len() != n.checked_mul(4)? {
+        return None;
+    }
+    let funcs: Vec<u32> = rest.chunks_exact(4).map(word).collect();
+    let defined = |f: &u32| (m.num_imported_funcs..m.num_funcs()).contains(&(f & !REQUESTED));
+    let ascending = funcs
+        .windows(2)
+        .all(|w| w[0] & !REQUESTED < w[1] & !REQUESTED);
+    (ascending && funcs.iter().all(defined)).then_some(funcs)
+}
+
+/// A new instance of the dyn tier: mark the compiled functions its module's
+/// record names (read once per module) to be compiled at their first call;
+/// the requested ones, to be handed to the compiler thread (returned).
+pub(crate) fn load(store: &mut Store, id: InstanceId) -> Vec<FuncAddr> {
+    let (Some(dir), Tier::Dyn) = (store.config.code_cache.clone(), store.config.tier) else {
+        return Vec::new();
+    };
+    if !crate::exec::state(store).jit.warm.enabled {
+        return Vec::new();
+    }
+    let module = store.instance(id).module.clone();
+    let threshold = store.config.dyn_threshold;
+    let warm = &mut crate::exec::state_mut(store).jit.warm;
+    let k = match warm
+        .modules
+        .iter()
+        .position(|r| Arc::ptr_eq(&r.module, &module))
+    {
+        Some(k) => k,
+        None => {
+            let (key, digest) = key_of(&module, threshold);
+            let funcs = match cache::read(&dir, &key) {
+                Entry::Missing => Vec::new(),
+                Entry::Found(b) => decode(&b, &digest, threshold, &module).unwrap_or_else(|| {
+                    warm.rejected += 1;
+                    Vec::new()
+                }),
+                Entry::Damaged => {
+                    warm.rejected += 1;
+                    Vec::new()
+                }
+            };
+            warm.modules.push(Recorded {
+                module: module.clone(),
+                key,
+                digest,
+                funcs,
+                instances: Vec::new(),
+            });
+            warm.modules.len() - 1
+        }
+    };
+    warm.modules[k].instances.push(id);
+    warm.named += warm.modules[k].funcs.len();
+    let funcs = warm.modules[k].funcs.clone();
+    let mut requested = Vec::new();
+    for f in funcs {
+        let a = store.instance(id).funcs[(f & !REQUESTED) as usize];
+        if f & REQUESTED == 0 || !store.config.background_compile {
+            tiering::mark_warm(store, a);
+        } else {
+            requested.push(a);
+        }
+    }
+    requested
+}
+
+/// Hand the functions a record says were requested to the compiler thread
+/// now (the instance is prepared for it); any that cannot be wait for their
+/// first call, as compiled ones do.
+pub(crate) fn prefetch(store: &mut Store, funcs: Vec<FuncAddr>) {
+    if funcs.is_empty() {
+        return;
+    }
+    let prepared = super::ensure_prepared(store).is_ok();
+    for f in funcs {
+        if prepared && matches!(super::request_func(store, f), Ok(true)) {
+            tiering::mark(store, f, tiering::PENDING);
+            crate::exec::state_mut(store).jit.warm.prefetched += 1;
+        } else {
+            tiering::mark_warm(store, f);
+        }
+    }
+}
+
+/// The end of a run: write each module's record if this run decided to
+/// compile a function it did not name (a record only grows). Errors are
+/// ignored: a record that cannot be written only costs the next run its
+/// warm start.
+pub(crate) fn save(store: &Store) {
+    let Some(dir) = store.config.code_cache.as_deref() else {
+        return;
+    };
+    let threshold = store.config.dyn_threshold;
+    let j = &crate::exec::state(store).jit;
+    for r in &j.warm.modules {
+        // Index -> requested?, starting from the record read.
+        let mut funcs: std::collections::BTreeMap<u32, bool> = r
+            .funcs
+            .iter()
+            .map(|f| (f & !REQUESTED, f & REQUESTED != 0))
+            .collect();
+        let mut note = |f: u32, compiled: bool| {
+            let requested = funcs.entry(f).or_insert(!compiled);
+            *requested &= !compiled;
+        };
+        for &id in &r.instances {
+            let inst = store.instance(id);
+            for f in r.module.num_imported_funcs..r.module.num_funcs() {
+                if let Some(compiled) = tiering::decided(store, inst.funcs[f as usize]) {
+                    note(f, compiled);
+                }
+            }
+        }
+        // Loops entered by OSR (or being compiled for it) at exit.
+        for &(i, f, _) in j.osr_code.keys().chain(j.osr_pending.iter()) {
+            if r.instances.contains(&InstanceId(i)) {
+                note(f, false);
+            }
+        }
+        let funcs: Vec<u32> = funcs
+            .into_iter()
+            .map(|(f, requested)| if requested { f | REQUESTED } else { f })
+            .collect();
+        if funcs != r.funcs {
+            let _ = cache::write(dir, &r.key, &encode(&r.digest, threshold, &funcs));
+        }
+    }
+}
+
+/// Turn warm-start records on for this store (the CLI does, for an app run
+/// without monitors).
+pub(crate) fn enable(store: &mut Store) {
+    crate::exec::state_mut(store).jit.warm.enabled = true;
+}
+
+/// What records did so far ([`crate::exec::api::WarmStats`]).
+pub(crate) fn stats(store: &Store) -> crate::exec::api::WarmStats {
+    let w = &crate::exec::state(store).jit.warm;
+    crate::exec::api::WarmStats {
+        named: w.named,
+        compiled_first: w.installed,
+        prefetched: w.prefetched,
+        rejected: w.rejected,
+    }
+}
+
+/// A function a record named was compiled at its first call.
+pub(crate) fn installed(store: &mut Store) {
+    crate::exec::state_mut(store).jit.warm.installed += 1;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn module() -> Module {
+        let wat = r#"(module (import "m" "f" (func)) (func) (func) (func))"#;
+        let bytes = wat::parse_str(wat).unwrap();
+        Module::new(&bytes).unwrap()
+    }
+
+    #[test]
+    fn records_round_trip_and_bad_ones_are_refused() {
+        let m = module();
+        let (_, digest) = key_of(&m, 1000);
+        let good = encode(&digest, 1000, &[1, 3 | REQUESTED]);
+        assert_eq!(
+            decode(&good, &digest, 1000, &m),
+            Some(vec![1, 3 | REQUESTED])
+        );
+        // Another threshold, another module, a cut, an import, out of range,
+        // not ascending.
+        assert_eq!(decode(&good, &digest, 999, &m), None);
+        assert_eq!(decode(&good, &[0; 32], 1000, &m), None);
+        assert_eq!(decode(&good[..good.len() - 1], &digest, 1000, &m), None);
+        for funcs in [
+            &[0u32][..],
+            &[4],
+            &[3, 1],
+            &[2, 2],
+            &[2, 2 | REQUESTED],
+            &[1 << 30],
+        ] {
+            let bad = encode(&digest, 1000, funcs);
+            assert_eq!(decode(&bad, &digest, 1000, &m), None, "{funcs:?}");
+        }
+    }
+}
