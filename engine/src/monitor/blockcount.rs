@@ -1266,26 +1266,21 @@ mod tests {
             }
         }
         // What a template gives is the evaluation's own result.
+        let mem = store.instance(id).memories[0];
+        let inc = |ea, width, delta, zext| Inc {
+            mem,
+            ea,
+            width,
+            delta,
+            zext,
+        };
         let c = call(&store, id, "inc", &[Const(64)]);
         let got = Template::new(&store, &c).unwrap().apply(&store, &c);
-        let want = Inc {
-            mem: store.instance(id).memories[0],
-            ea: 72,
-            width: 8,
-            delta: 1,
-            zext: false,
-        };
-        assert_eq!(got.map(|v| v.to_vec()), Some(vec![want]));
+        assert_eq!(got.map(|v| v.to_vec()), Some(vec![inc(72, 8, 1, false)]));
         // A zero-extended u32 slot: a 4-byte increment that clears the 4
         // bytes above; with anything added after the extension, none.
         let c = call(&store, id, "u32slot", &[Const(16)]);
-        let want = Inc {
-            mem: store.instance(id).memories[0],
-            ea: 16,
-            width: 4,
-            delta: 3,
-            zext: true,
-        };
+        let want = inc(16, 4, 3, true);
         assert_eq!(
             pure_increment(&store, &c).map(|v| v.to_vec()),
             Some(vec![want])
