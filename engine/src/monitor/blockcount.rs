@@ -59,9 +59,24 @@ pub struct Inc {
     /// or more executions that is the same as a 4-byte increment followed by
     /// zeroing those bytes, which is how it is folded.
     pub zext: bool,
+    /// Not an increment: the probe stores the constant `delta` there (a
+    /// coverage flag, `reached = true`). Any number of executions but zero
+    /// leave the same bytes, so it is folded as one store if the site ran.
+    pub set: bool,
 }
 
+/// What an increment does to which bytes: memory, address, bytes written,
+/// kind (0 add, 1 zero-extended add, 2 constant store) and the constant
+/// stored. Increments of one shape commute; two overlapping shapes do not.
+type Shape = (MemAddr, u32, u8, u8, u64);
+
 impl Inc {
+    fn shape(&self) -> Shape {
+        let kind = self.zext as u8 | (self.set as u8) << 1;
+        let value = if self.set { self.delta } else { 0 };
+        (self.mem, self.ea, self.span(), kind, value)
+    }
+
     /// The bytes it writes: `width`, or 8 for a zero-extended counter.
     pub fn span(&self) -> u8 {
         if self.zext {
@@ -100,15 +115,23 @@ enum Addr {
     Sym { param: u32, off: u64, wide: bool },
 }
 
-/// One memory access of an evaluation, in order: a load, or a store of
-/// load `n`'s value plus `delta` (zero-extended to 64 bits: `true`).
+/// One memory access of an evaluation, in order: a load, or a store.
 #[derive(Clone, Copy, Debug)]
 struct Access {
     mem: MemAddr,
     addr: Addr,
     offset: u64,
     width: u8,
-    store: Option<(usize, u64, bool)>,
+    store: Option<Stored>,
+}
+
+/// What a store writes.
+#[derive(Clone, Copy, Debug)]
+enum Stored {
+    /// Load `n`'s value plus `delta` (zero-extended to 64 bits: `true`).
+    Loaded(usize, u64, bool),
+    /// A constant.
+    Const(u64),
 }
 
 struct Load {
@@ -280,7 +303,19 @@ fn access(store: &Store, st: &mut Eval, a: &Access, args: &[ArgSource]) -> Optio
     }
     match a.store {
         None => st.loads.push(Load { mem, ea, width }),
-        Some((n, delta, zext)) => {
+        Some(Stored::Const(v)) => st.incs.push(Inc {
+            mem,
+            ea,
+            width,
+            delta: if width == 8 {
+                v
+            } else {
+                v & ((1u64 << (8 * width as u32)) - 1)
+            },
+            zext: false,
+            set: true,
+        }),
+        Some(Stored::Loaded(n, delta, zext)) => {
             let l = &st.loads[n];
             // A zero-extended store writes the 4 loaded bytes and 4 more.
             let same = if zext {
@@ -303,6 +338,7 @@ fn access(store: &Store, st: &mut Eval, a: &Access, args: &[ArgSource]) -> Optio
                 width,
                 delta,
                 zext,
+                set: false,
             });
         }
     }
@@ -569,7 +605,8 @@ fn eval(
                 };
                 let store_of = match value {
                     None => None,
-                    Some(Av::Loaded { n, delta, zext }) => Some((n, delta, zext)),
+                    Some(Av::Loaded { n, delta, zext }) => Some(Stored::Loaded(n, delta, zext)),
+                    Some(Av::Const(v)) => Some(Stored::Const(v)),
                     Some(_) => return None,
                 };
                 let a = Access {
@@ -755,8 +792,12 @@ impl BlockCounters {
             if let Some((b, after)) = hit {
                 let b = &self.blocks[b];
                 if crate::exec::jit::global_slot(store, app, b.global) != 0 {
+                    // (A constant store cannot be taken back: the fold code
+                    // stores it once the block ran at all.)
                     for i in b.sites.iter().filter(|s| s.0 > after).flat_map(|s| &s.1) {
-                        add(store, i, i.delta.wrapping_neg());
+                        if !i.set {
+                            add(store, i, i.delta.wrapping_neg());
+                        }
                     }
                 }
             }
@@ -778,6 +819,7 @@ impl BlockCounters {
                     continue;
                 }
                 for i in incs {
+                    // (`add` stores a constant once, whatever it is given.)
                     add(store, i, ran.wrapping_mul(i.delta));
                 }
             }
@@ -792,6 +834,10 @@ impl BlockCounters {
 fn add(store: &mut Store, i: &Inc, delta: u64) {
     let mem = &mut store.memory_mut(i.mem).data;
     let (ea, w) = (i.ea as usize, i.width as usize);
+    if i.set {
+        mem[ea..ea + w].copy_from_slice(&i.delta.to_le_bytes()[..w]);
+        return;
+    }
     let mut b = [0u8; 8];
     b[..w].copy_from_slice(&mem[ea..ea + w]);
     let v = u64::from_le_bytes(b).wrapping_add(delta);
@@ -875,18 +921,13 @@ pub fn countable<'a>(store: &Store, calls: impl Iterator<Item = &'a ProbeCall>) 
         });
     }
     // Shapes per memory, sorted by address: any two distinct shapes that overlap conflict.
-    let mut shapes: Vec<(MemAddr, u32, u8)> = incs_of
-        .iter()
-        .flatten()
-        .flatten()
-        .map(|i| (i.mem, i.ea, i.span()))
-        .collect();
-    shapes.sort_unstable_by_key(|s| (s.0 .0, s.1, s.2));
+    let mut shapes: Vec<Shape> = incs_of.iter().flatten().flatten().map(Inc::shape).collect();
+    shapes.sort_unstable_by_key(|s| (s.0 .0, s.1, s.2, s.3, s.4));
     shapes.dedup();
     // Sweep by start address: a shape that starts before the furthest end seen
     // so far overlaps the shape with that end.
-    let mut bad: HashSet<(MemAddr, u32, u8)> = HashSet::default();
-    let mut reach: Option<(MemAddr, u64, (MemAddr, u32, u8))> = None;
+    let mut bad: HashSet<Shape> = HashSet::default();
+    let mut reach: Option<(MemAddr, u64, Shape)> = None;
     for s in &shapes {
         if let Some((m, end, first)) = reach {
             if m == s.0 && (s.1 as u64) < end {
@@ -905,7 +946,7 @@ pub fn countable<'a>(store: &Store, calls: impl Iterator<Item = &'a ProbeCall>) 
         for incs in &mut incs_of {
             if incs
                 .as_ref()
-                .is_some_and(|v| v.iter().any(|i| bad.contains(&(i.mem, i.ea, i.span()))))
+                .is_some_and(|v| v.iter().any(|i| bad.contains(&i.shape())))
             {
                 *incs = None;
             }
@@ -1109,7 +1150,11 @@ pub fn fold_functions(
         let mut merged: Vec<Inc> = Vec::new();
         for i in agg {
             match merged.last_mut() {
-                Some(l) if (l.mem, l.ea, l.width, l.zext) == (i.mem, i.ea, i.width, i.zext) => {
+                Some(l)
+                    if !i.set
+                        && (l.mem, l.ea, l.width, l.zext, l.set)
+                            == (i.mem, i.ea, i.width, i.zext, i.set) =>
+                {
                     l.delta = l.delta.wrapping_add(i.delta)
                 }
                 _ => merged.push(i),
@@ -1129,6 +1174,17 @@ pub fn fold_functions(
                 memory_index: mem_idx(i.mem),
             };
             f.instruction(&I::I32Const(i.ea as i32));
+            if i.set {
+                // The block ran: its constant, once.
+                f.instruction(&I::I64Const(i.delta as i64));
+                f.instruction(&match i.width {
+                    8 => I::I64Store(ma),
+                    4 => I::I64Store32(ma),
+                    2 => I::I64Store16(ma),
+                    _ => I::I64Store8(ma),
+                });
+                continue;
+            }
             f.instruction(&I::I32Const(i.ea as i32));
             f.instruction(&match i.width {
                 8 => I::I64Load(ma),
@@ -1216,7 +1272,10 @@ mod tests {
             ;; the same, but added to after the extension: not an increment
             (func (export "u32late") (param i32)
                 (i64.store (local.get 0)
-                    (i64.add (i64.extend_i32_u (i32.load (local.get 0))) (i64.const 1)))))"#;
+                    (i64.add (i64.extend_i32_u (i32.load (local.get 0))) (i64.const 1))))
+            ;; a flag (whamm's `reached = true` in an 8-byte slot)
+            (func (export "flag") (param i32)
+                (i64.store offset=8 (local.get 0) (i64.extend_i32_u (i32.const 1)))))"#;
         let bytes = wat::parse_str(wat).unwrap();
         let mut store = Store::new(Config::default());
         let module = Arc::new(crate::Module::new(&bytes).unwrap());
@@ -1255,6 +1314,7 @@ mod tests {
             ("branchy", vec![Const(12)], false),
             ("u32slot", vec![Const(16)], true),
             ("u32late", vec![Const(16)], false),
+            ("flag", vec![Const(32)], true),
         ];
         for (name, args, templated) in cases {
             let c = call(&store, id, name, &args);
@@ -1273,6 +1333,7 @@ mod tests {
             width,
             delta,
             zext,
+            set: false,
         };
         let c = call(&store, id, "inc", &[Const(64)]);
         let got = Template::new(&store, &c).unwrap().apply(&store, &c);
@@ -1288,6 +1349,16 @@ mod tests {
         assert_eq!(want.span(), 8);
         let c = call(&store, id, "u32late", &[Const(16)]);
         assert_eq!(pure_increment(&store, &c), None);
+        // A constant store: folded as one store.
+        let c = call(&store, id, "flag", &[Const(32)]);
+        let want = Inc {
+            set: true,
+            ..inc(40, 8, 1, false)
+        };
+        assert_eq!(
+            pure_increment(&store, &c).map(|v| v.to_vec()),
+            Some(vec![want])
+        );
         let c = call(&store, id, "called", &[Const(40)]);
         assert_eq!(
             Template::new(&store, &c)

@@ -1319,7 +1319,7 @@ impl Matcher<'_> {
     ) -> Option<crate::core::probe::DirectInc> {
         let delta = u32::try_from(inc.delta).ok()?;
         // (A zero-extended counter stays a probe call in the interpreter.)
-        if !matches!(inc.width, 4 | 8) || inc.zext {
+        if !matches!(inc.width, 4 | 8) || inc.zext || inc.set {
             return None;
         }
         let mem = &mut self.store.memories[inc.mem.0 as usize].data;
