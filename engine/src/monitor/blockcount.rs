@@ -307,11 +307,7 @@ fn access(store: &Store, st: &mut Eval, a: &Access, args: &[ArgSource]) -> Optio
             mem,
             ea,
             width,
-            delta: if width == 8 {
-                v
-            } else {
-                v & ((1u64 << (8 * width as u32)) - 1)
-            },
+            delta: low_bytes(v, width),
             zext: false,
             set: true,
         }),
@@ -326,23 +322,26 @@ fn access(store: &Store, st: &mut Eval, a: &Access, args: &[ArgSource]) -> Optio
             if l.mem != mem || l.ea != ea || !same {
                 return None;
             }
-            let width = l.width;
-            let delta = if width == 8 {
-                delta
-            } else {
-                delta & ((1u64 << (8 * width as u32)) - 1)
-            };
             st.incs.push(Inc {
                 mem,
                 ea,
-                width,
-                delta,
+                width: l.width,
+                delta: low_bytes(delta, l.width),
                 zext,
                 set: false,
             });
         }
     }
     Some(())
+}
+
+/// The low `width` bytes of `v`.
+fn low_bytes(v: u64, width: u8) -> u64 {
+    if width >= 8 {
+        v
+    } else {
+        v & ((1u64 << (8 * width as u32)) - 1)
+    }
 }
 
 fn mask(t: ValType, v: u64) -> u64 {
@@ -1130,6 +1129,17 @@ pub fn plan_function(
     Ok(fb)
 }
 
+/// The i64 store of a counter's `width` bytes.
+fn store_of_width(width: u8, ma: wasm_encoder::MemArg) -> wasm_encoder::Instruction<'static> {
+    use wasm_encoder::Instruction as I;
+    match width {
+        8 => I::I64Store(ma),
+        4 => I::I64Store32(ma),
+        2 => I::I64Store16(ma),
+        _ => I::I64Store8(ma),
+    }
+}
+
 /// The fold functions: the first (exported as [`FOLD_EXPORT`]) calls the
 /// others, which fold a share of the blocks each (bounded size, for the
 /// compiler). `first_func` is the index of the first; `mem_idx` maps a
@@ -1177,12 +1187,7 @@ pub fn fold_functions(
             if i.set {
                 // The block ran: its constant, once.
                 f.instruction(&I::I64Const(i.delta as i64));
-                f.instruction(&match i.width {
-                    8 => I::I64Store(ma),
-                    4 => I::I64Store32(ma),
-                    2 => I::I64Store16(ma),
-                    _ => I::I64Store8(ma),
-                });
+                f.instruction(&store_of_width(i.width, ma));
                 continue;
             }
             f.instruction(&I::I32Const(i.ea as i32));
@@ -1205,12 +1210,7 @@ pub fn fold_functions(
                 f.instruction(&I::I64Store(ma));
                 continue;
             }
-            f.instruction(&match i.width {
-                8 => I::I64Store(ma),
-                4 => I::I64Store32(ma),
-                2 => I::I64Store16(ma),
-                _ => I::I64Store8(ma),
-            });
+            f.instruction(&store_of_width(i.width, ma));
         }
         f.instruction(&I::End);
         n += merged.len() + 1;
