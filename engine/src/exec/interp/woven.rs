@@ -50,7 +50,12 @@ impl Interp<'_> {
                     // above, or compiled or host code called from here).
                     return Trap::host(format!("{origin} trapped: {t} {site}"));
                 }
-                if innermost {
+                // Raised here (its site is this op's, in woven terms) or by a
+                // host function called here (no site): name the original
+                // site. A trap that came out of compiled code called from
+                // here (a call or an OSR entry) is named already.
+                let raised_here = t.site.as_ref().is_none_or(|s| s.func == idx && s.pc == pc);
+                if innermost && raised_here {
                     t.site = Some(TrapSite {
                         func: orig,
                         func_name: name,
