@@ -200,11 +200,10 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
         s.announce_app(&bytes);
     }
     s.load_monitors(&monitors).map_err(session_failure(&cli))?;
-    if monitors.is_empty() {
-        // Without monitors, the dyn tier compiles what got hot in the last
-        // run at its first call (a record in the code cache's directory).
-        s.store_mut().enable_warm_start();
-    }
+    // The dyn tier compiles what got hot in the last run at its first call
+    // (a record in the code cache's directory, per module: with monitors,
+    // the woven app's and each monitor's).
+    s.store_mut().enable_warm_start();
     if let Some(path) = &cli.emit_woven {
         let b = s.emit_woven(&bytes).map_err(session_failure(&cli))?;
         std::fs::write(path, b)

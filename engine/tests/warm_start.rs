@@ -139,3 +139,42 @@ fn a_record_belongs_to_its_module() {
     assert!(warm_counts(&e3).unwrap()[0] > 0, "{e3}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// With monitors, the woven app and each monitor get records like any
+/// module: the monitors' reports and the app's output are the same cold,
+/// warm and without a cache, with block counters (`hotness`) and with probe
+/// calls that stay calls (`branches`).
+#[test]
+fn monitored_runs_warm_start_with_the_same_reports() {
+    for (mon, prog) in [
+        ("hotness{csv}", "sort.wasm"),
+        ("branches{csv}", "matrix.wasm"),
+    ] {
+        let dir = std::env::temp_dir().join(format!(
+            "wizeng-warm-mon-{}-{}",
+            std::process::id(),
+            prog.trim_end_matches(".wasm")
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        let args = |extra: &[&str]| -> Vec<String> {
+            let mut a: Vec<String> = vec![
+                "--dyn-threshold=10".into(),
+                "--metrics".into(),
+                format!("--cache-dir={}", dir.display()),
+                format!("--monitors={mon}"),
+            ];
+            a.extend(extra.iter().map(|s| s.to_string()));
+            a.push(format!("tests/programs/{prog}"));
+            a
+        };
+        let (cold, e1) = run(&args(&[]));
+        assert_eq!(warm_counts(&e1), Some([0, 0, 0]), "{mon}: {e1}");
+        let (warm, e2) = run(&args(&[]));
+        assert!(warm_counts(&e2).unwrap()[0] > 0, "{mon}: {e2}");
+        assert_eq!(cold, warm, "{mon}: report with the record");
+        let (off, _) = run(&args(&["--cache=off"]));
+        assert_eq!(cold, off, "{mon}: report without the cache");
+        assert!(cold.lines().count() > 10, "{mon}: no report?\n{cold}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
