@@ -45,6 +45,27 @@ fn warm_counts(stderr: &str) -> Option<[usize; 3]> {
     Some([n[0] + n[1], n[2], n[3]])
 }
 
+/// A fresh cache directory for one test's runs (`tag`: what they are of).
+fn fresh_dir(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("wizeng-warm-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// `--dyn-threshold=10 --metrics --cache-dir=DIR`, then `flags` and `extra`,
+/// then the program `tests/programs/PROG`.
+fn warm_args(dir: &Path, flags: &[String], extra: &[&str], prog: &str) -> Vec<String> {
+    let mut a: Vec<String> = vec![
+        "--dyn-threshold=10".into(),
+        "--metrics".into(),
+        format!("--cache-dir={}", dir.display()),
+    ];
+    a.extend(flags.iter().cloned());
+    a.extend(extra.iter().map(|s| s.to_string()));
+    a.push(format!("tests/programs/{prog}"));
+    a
+}
+
 /// Programs with functions that get hot at a low threshold; `exitcode` ends
 /// by `proc_exit`.
 const PROGRAMS: &[&str] = &[
@@ -57,23 +78,9 @@ const PROGRAMS: &[&str] = &[
 #[test]
 fn a_record_compiles_hot_functions_first_and_changes_no_output() {
     for name in PROGRAMS {
-        let dir = std::env::temp_dir().join(format!(
-            "wizeng-warm-{}-{}",
-            std::process::id(),
-            name.trim_end_matches(".wasm")
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        let args = |extra: &[&str]| -> Vec<String> {
-            let mut a: Vec<String> = vec![
-                "--mode=dyn".into(),
-                "--dyn-threshold=10".into(),
-                "--metrics".into(),
-                format!("--cache-dir={}", dir.display()),
-            ];
-            a.extend(extra.iter().map(|s| s.to_string()));
-            a.push(format!("tests/programs/{name}"));
-            a
-        };
+        let dir = fresh_dir(name.trim_end_matches(".wasm"));
+        let flags = ["--mode=dyn".to_string()];
+        let args = |extra: &[&str]| warm_args(&dir, &flags, extra, name);
         let (cold, e1) = run(&args(&[]));
         assert_eq!(warm_counts(&e1), Some([0, 0, 0]), "{name}: {e1}");
         let (warm, e2) = run(&args(&[]));
@@ -121,16 +128,8 @@ fn a_record_compiles_hot_functions_first_and_changes_no_output() {
 /// same cache directory is not affected by it.
 #[test]
 fn a_record_belongs_to_its_module() {
-    let dir = std::env::temp_dir().join(format!("wizeng-warm-two-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let args = |prog: &str| -> Vec<String> {
-        vec![
-            "--dyn-threshold=10".into(),
-            "--metrics".into(),
-            format!("--cache-dir={}", dir.display()),
-            format!("tests/programs/{prog}"),
-        ]
-    };
+    let dir = fresh_dir("two");
+    let args = |prog: &str| warm_args(&dir, &[], &[], prog);
     let (_, e1) = run(&args("sort.wasm"));
     assert_eq!(warm_counts(&e1), Some([0, 0, 0]), "{e1}");
     let (_, e2) = run(&args("sort.O0.wasm"));
@@ -150,23 +149,9 @@ fn monitored_runs_warm_start_with_the_same_reports() {
         ("hotness{csv}", "sort.wasm"),
         ("branches{csv}", "matrix.wasm"),
     ] {
-        let dir = std::env::temp_dir().join(format!(
-            "wizeng-warm-mon-{}-{}",
-            std::process::id(),
-            prog.trim_end_matches(".wasm")
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        let args = |extra: &[&str]| -> Vec<String> {
-            let mut a: Vec<String> = vec![
-                "--dyn-threshold=10".into(),
-                "--metrics".into(),
-                format!("--cache-dir={}", dir.display()),
-                format!("--monitors={mon}"),
-            ];
-            a.extend(extra.iter().map(|s| s.to_string()));
-            a.push(format!("tests/programs/{prog}"));
-            a
-        };
+        let dir = fresh_dir(&format!("mon-{}", prog.trim_end_matches(".wasm")));
+        let flags = [format!("--monitors={mon}")];
+        let args = |extra: &[&str]| warm_args(&dir, &flags, extra, prog);
         let (cold, e1) = run(&args(&[]));
         assert_eq!(warm_counts(&e1), Some([0, 0, 0]), "{mon}: {e1}");
         let (warm, e2) = run(&args(&[]));
