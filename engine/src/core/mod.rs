@@ -13,4 +13,5 @@ pub mod operators;
 pub mod probe;
 pub mod provenance;
 pub mod refs;
+pub mod site_walk;
 pub mod types;

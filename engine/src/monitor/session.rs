@@ -369,12 +369,22 @@ impl Session {
         let tier = self.config.engine.tier;
         let module = match self.monitors.as_mut() {
             None => Module::new_for_tier(bytes, tier)?,
-            Some(m) if tier == Tier::Int => {
+            // The interpreter runs the app with its probes: matched while
+            // it is translated. So do compiled tiers when a monitor inserts
+            // probes at run time.
+            Some(m) if tier == Tier::Int || m.dynamic => {
+                if tier != Tier::Int {
+                    self.app_tier = Tier::Int;
+                    self.metrics.interpreted = Some("a monitor inserts probes at run time");
+                }
                 m.set_app(bytes);
                 let t0 = Instant::now();
                 let mut matcher = m.matcher(&mut self.store);
                 let mut timed = Timed::new(&mut matcher, self.config.metrics);
-                let module = Module::new_instrumented(bytes, &mut timed);
+                let module = match tier {
+                    Tier::Int => Module::new_instrumented(bytes, &mut timed),
+                    _ => Module::new_instrumented_for_tier(bytes, &mut timed, tier),
+                };
                 self.metrics.matching = timed.spent;
                 self.metrics.decode = t0.elapsed();
                 module?
@@ -390,22 +400,27 @@ impl Session {
         Ok(module)
     }
 
-    /// Match for a compiled tier: weave, or fall back to the interpreter when
-    /// the monitors need it (dynamic probes, frame accessors beyond intrinsics).
+    /// Match for a compiled tier and weave, or fall back to the interpreter
+    /// when probes access frames beyond what woven code can give them.
     fn load_woven(&mut self, bytes: &[u8]) -> Result<Module, SessionError> {
-        let (orig, plan, dynamic) = self.match_app(bytes)?;
-        if plan.is_empty()
-            || dynamic
-            || plan.frames_need_interpreter(&orig, &self.store, &self.config.inline)
-        {
-            if dynamic || !plan.is_empty() {
-                self.app_tier = Tier::Int;
-                self.metrics.interpreted = Some(match dynamic {
-                    true => "a monitor inserts probes at run time",
-                    false => "probes access frames other than through intrinsics",
-                });
-            }
-            return Ok(orig);
+        let tier = self.config.engine.tier;
+        let (orig, plan) = self.match_app(bytes)?;
+        // (Matched without translating: `orig` cannot run.)
+        if plan.is_empty() {
+            drop(orig);
+            return Ok(Module::new_for_tier(bytes, tier)?);
+        }
+        if plan.frames_need_interpreter(&orig, &self.store, &self.config.inline) {
+            drop(orig);
+            self.app_tier = Tier::Int;
+            self.metrics.interpreted = Some("probes access frames other than through intrinsics");
+            let m = self.monitors.as_mut().expect("matched above");
+            let mut matcher = m.matcher(&mut self.store);
+            let mut replay = weave::Replay {
+                plan: &plan,
+                inner: &mut matcher,
+            };
+            return Ok(Module::new_instrumented_for_tier(bytes, &mut replay, tier)?);
         }
         // In the dyn tier the woven code runs as any app's: interpreted (its
         // inlined increments and block counters are ordinary code; traps are
@@ -433,15 +448,14 @@ impl Session {
         Ok(wm)
     }
 
-    /// Load the app matching it against the monitors, recording the plan.
-    fn match_app(&mut self, bytes: &[u8]) -> Result<(Module, weave::Plan, bool), SessionError> {
-        let tier = self.config.engine.tier;
+    /// Match the app against the monitors, recording the plan, without
+    /// translating it ([`Module::new_matched`]).
+    fn match_app(&mut self, bytes: &[u8]) -> Result<(Module, weave::Plan), SessionError> {
         let m = self
             .monitors
             .as_mut()
             .ok_or(SessionError::Usage("no monitors loaded"))?;
         m.set_app(bytes);
-        let dynamic = m.dynamic;
         let t0 = Instant::now();
         let mut matcher = m.matcher(&mut self.store);
         let mut timed = Timed::new(&mut matcher, self.config.metrics);
@@ -449,11 +463,11 @@ impl Session {
             inner: &mut timed,
             plan: Default::default(),
         };
-        let orig = Module::new_instrumented_for_tier(bytes, &mut rec, tier);
+        let orig = Module::new_matched(bytes, &mut rec);
         let plan = rec.plan;
         self.metrics.matching = timed.spent;
         self.metrics.decode = t0.elapsed();
-        Ok((orig?, plan, dynamic))
+        Ok((orig?, plan))
     }
 
     /// The app with the monitors' probes woven in and the monitors merged
@@ -464,8 +478,9 @@ impl Session {
                 "--emit-woven needs at least one monitor (--monitors=...)",
             ));
         }
-        let (orig, plan, dynamic) = self.match_app(bytes)?;
+        let (orig, plan) = self.match_app(bytes)?;
         let m = self.monitors.as_ref().expect("checked above");
+        let dynamic = m.dynamic;
         let life = m.lifecycle();
         Ok(standalone::emit(
             &orig,

