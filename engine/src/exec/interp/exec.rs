@@ -12,7 +12,7 @@ use std::rc::Rc;
 use super::code::*;
 use super::hot::{self, Exit, Regs, Slot};
 use crate::core::error::{Trap, TrapKind, TrapSite};
-use crate::core::types::{slot_count, FuncAddr, InstanceId, Value};
+use crate::core::types::{slot_count, FuncAddr, InstanceId, ValType, Value};
 use crate::exec::tiering::OsrEntry;
 use crate::runtime::store::{Caller, FuncKind, HostFn, Store};
 use crate::runtime::value_stack::ValueStack;
@@ -95,7 +95,8 @@ pub(crate) fn invoke(store: &mut Store, f: FuncAddr, args: &[Value]) -> Result<V
         return Err(Trap::new(TrapKind::CallStackExhausted));
     }
     let fi = &store.funcs[f.0 as usize];
-    let results_ty = fi.ty.results.clone();
+    // (Copied out of the store, which the call borrows; without allocating.)
+    let results_ty: smallvec::SmallVec<[ValType; 4]> = fi.ty.results.iter().copied().collect();
     if let FuncKind::Host(h) = &fi.kind {
         let h = h.clone();
         let mut res: Vec<Value> = results_ty.iter().map(|t| Value::default_of(*t)).collect();

@@ -74,6 +74,12 @@ pub fn parse_monitor_list(s: &str) -> Vec<MonitorSpec> {
 #[error("{0}")]
 pub struct MonitorError(pub String);
 
+/// The rules that may match at a site, by index (usually a few).
+type Candidates = SmallVec<[usize; 8]>;
+
+/// A static call's arguments (rarely more than a handful).
+type StaticArgs = SmallVec<[Value; 8]>;
+
 struct Rule {
     export: std::sync::Arc<str>,
     /// `monitor NAME: \`EXPORT\``, for messages (`ProbeCall::origin`).
@@ -170,13 +176,13 @@ impl RuleIndex {
     }
 
     /// Candidate rules at a site of this kind with `opcode`, in export order.
-    fn candidates(&self, opcode: Option<monitor_abi::Opcode>, when: When) -> Vec<usize> {
+    fn candidates(&self, opcode: Option<monitor_abi::Opcode>, when: When) -> Candidates {
         let one = self.one(opcode, when);
         let general = &self.general[when_index(when)];
         if one.is_empty() {
-            return general.clone();
+            return general.iter().copied().collect();
         }
-        let mut out = Vec::with_capacity(one.len() + general.len());
+        let mut out = Candidates::with_capacity(one.len() + general.len());
         let (mut a, mut b) = (one.iter().peekable(), general.iter().peekable());
         while let (Some(&&x), Some(&&y)) = (a.peek(), b.peek()) {
             out.push(
@@ -185,7 +191,7 @@ impl RuleIndex {
                     .unwrap_or_default(),
             );
         }
-        out.extend(a.chain(b));
+        out.extend(a.chain(b).copied());
         out
     }
 }
@@ -900,35 +906,37 @@ impl Matcher<'_> {
         }
     }
 
-    /// The value(s) of a static param at a site.
+    /// Push the value(s) of a static param at a site onto `out`; false if
+    /// it has none there (an immediate the site lacks: no match).
     fn static_values(
         &mut self,
         mi: usize,
         p: &Param,
         site: &SiteInfo<'_>,
-    ) -> Result<Option<Vec<Value>>, String> {
-        Ok(Some(match p {
-            Param::Fid => vec![Value::I32(site.fid as i32)],
-            Param::Pc => vec![Value::I32(site.pc as i32)],
-            Param::ProbeId => vec![Value::I32(self.probe_id(mi, site) as i32)],
-            Param::AtFuncEnd => vec![Value::I32(site.at_func_end as i32)],
-            Param::InstrCount => vec![Value::I32(site.instr_count.unwrap_or(0) as i32)],
+        out: &mut StaticArgs,
+    ) -> Result<bool, String> {
+        let one = match p {
+            Param::Fid => Value::I32(site.fid as i32),
+            Param::Pc => Value::I32(site.pc as i32),
+            Param::ProbeId => Value::I32(self.probe_id(mi, site) as i32),
+            Param::AtFuncEnd => Value::I32(site.at_func_end as i32),
+            Param::InstrCount => Value::I32(site.instr_count.unwrap_or(0) as i32),
             Param::NumTargets => match site.op {
-                Some(Operator::BrTable { targets }) => vec![Value::I32(targets.len() as i32)],
+                Some(Operator::BrTable { targets }) => Value::I32(targets.len() as i32),
                 _ => return Err("num_targets on an instruction that is not br_table".into()),
             },
             Param::Offset => match site.op.and_then(memarg_offset) {
-                Some(o) => vec![Value::I64(o as i64)],
+                Some(o) => Value::I64(o as i64),
                 None => return Err("offset on an instruction without a memory immediate".into()),
             },
             Param::Imm(n) => match site.imms.get(*n as usize).and_then(const_value) {
-                Some(v) => vec![v],
-                None => return Ok(None),
+                Some(v) => v,
+                None => return Ok(false),
             },
-            Param::Opidx => vec![Value::I32(site.instr_index as i32)],
-            Param::RefFuncBefore => vec![Value::I32(site.ref_func_before.map_or(-1, |f| f as i32))],
+            Param::Opidx => Value::I32(site.instr_index as i32),
+            Param::RefFuncBefore => Value::I32(site.ref_func_before.map_or(-1, |f| f as i32)),
             Param::DefaultTarget => match site.op {
-                Some(Operator::BrTable { targets }) => vec![Value::I32(targets.default() as i32)],
+                Some(Operator::BrTable { targets }) => Value::I32(targets.default() as i32),
                 _ => return Err("default_target on an instruction that is not br_table".into()),
             },
             // 0 beyond the instruction's operands (in a predicate, where
@@ -936,11 +944,11 @@ impl Matcher<'_> {
             Param::ArgTy(n) => {
                 let in_range = site.num_operands.is_none_or(|k| *n < k);
                 let t = site.operand_types.get(*n as usize).filter(|_| in_range);
-                vec![Value::I32(monitor_abi::type_code(t.map(|t| abi_type(*t))))]
+                Value::I32(monitor_abi::type_code(t.map(|t| abi_type(*t))))
             }
-            Param::LocalTy(n) => vec![Value::I32(monitor_abi::type_code(
-                site.local_type(*n).map(abi_type),
-            ))],
+            Param::LocalTy(n) => {
+                Value::I32(monitor_abi::type_code(site.local_type(*n).map(abi_type)))
+            }
             Param::Opname
             | Param::Fname
             | Param::Targets
@@ -954,10 +962,13 @@ impl Matcher<'_> {
                     let bytes = self.static_bytes(p, site)?;
                     self.write_buffer(mi, &bytes)?
                 };
-                vec![Value::I32(p), Value::I32(l)]
+                out.push(Value::I32(p));
+                Value::I32(l)
             }
             _ => return Err(format!("`{}` is not available at match time", p.keyword())),
-        }))
+        };
+        out.push(one);
+        Ok(true)
     }
 
     /// The bytes of a (ptr, len) static param at a site.
@@ -1030,12 +1041,11 @@ impl Matcher<'_> {
         site: &SiteInfo<'_>,
     ) -> Result<Option<Value>, String> {
         let (func, ty) = self.static_func(mi, call)?;
-        let mut args = Vec::new();
+        let mut args = StaticArgs::new();
         self.buf_used = 0;
         for p in &call.params {
-            match self.static_values(mi, p, site)? {
-                Some(v) => args.extend(v),
-                None => return Ok(None),
+            if !self.static_values(mi, p, site, &mut args)? {
+                return Ok(None);
             }
         }
         if !args.iter().map(Value::ty).eq(ty.params.iter().copied()) {
@@ -1200,16 +1210,19 @@ impl Matcher<'_> {
                         Err(e) => return Err(m_err(self, e)),
                     }
                 }
-                _ => match self.static_values(mi, p, site) {
-                    Ok(Some(vs)) => {
-                        for v in vs {
-                            types.push(v.ty());
-                            args.push(ArgSource::Const(v.to_slot()));
+                _ => {
+                    let mut vs = StaticArgs::new();
+                    match self.static_values(mi, p, site, &mut vs) {
+                        Ok(true) => {
+                            for v in vs {
+                                types.push(v.ty());
+                                args.push(ArgSource::Const(v.to_slot()));
+                            }
                         }
+                        Ok(false) => return Ok(Bound::NoMatch),
+                        Err(e) => return Err(m_err(self, e)),
                     }
-                    Ok(None) => return Ok(Bound::NoMatch),
-                    Err(e) => return Err(m_err(self, e)),
-                },
+                }
             }
         }
         if types[..] != fty.params[..] {
@@ -1473,7 +1486,7 @@ impl Instrumenter for Matcher<'_> {
         let mut out = Vec::new();
         for mi in 0..self.mons.monitors.len() {
             // Rules by category (entry, block start, block end, opcode, exit), export order within.
-            let mut order: Vec<usize> = self.mons.monitors[mi]
+            let mut order: Candidates = self.mons.monitors[mi]
                 .index
                 .candidates(opcode, when)
                 .into_iter()

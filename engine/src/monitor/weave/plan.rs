@@ -57,12 +57,12 @@ impl SiteCalls {
     }
 
     /// Add `calls` at `pc` (after any already there).
-    fn add(&mut self, pc: u32, calls: &[ProbeCall]) {
+    fn add(&mut self, pc: u32, calls: Vec<ProbeCall>) {
         match self.pcs.binary_search(&pc) {
-            Ok(i) => self.calls[i].extend(calls.iter().cloned()),
+            Ok(i) => self.calls[i].extend(calls),
             Err(i) => {
                 self.pcs.insert(i, pc);
-                self.calls.insert(i, calls.iter().cloned().collect());
+                self.calls.insert(i, SmallVec::from_vec(calls));
             }
         }
     }
@@ -193,7 +193,9 @@ impl Plan {
     }
 }
 
-/// Records the probes an inner instrumenter attaches.
+/// Records the probes an inner instrumenter attaches, into [`Recorder::plan`]:
+/// for matching without translating ([`Module::new_matched`]), so it gives
+/// the caller no probes back (they are moved into the plan, not copied).
 pub struct Recorder<'a> {
     pub inner: &'a mut dyn Instrumenter,
     pub plan: Plan,
@@ -237,12 +239,13 @@ impl Instrumenter for Recorder<'_> {
                     .insert((site.pc, when == When::After), SiteStack::at(site, when));
             }
             match when {
-                When::Entry => fp.entry.extend(calls.iter().cloned()),
-                When::Before => fp.before.add(site.pc, &calls),
-                When::After => fp.after.add(site.pc, &calls),
+                When::Entry => fp.entry.extend(calls),
+                When::Before => fp.before.add(site.pc, calls),
+                When::After => fp.after.add(site.pc, calls),
             }
         }
-        Ok(calls)
+        // (Kept here, not given back: see the type's docs.)
+        Ok(Vec::new())
     }
 }
 
