@@ -9,9 +9,12 @@ use wasm_encoder::reencode::Reencode;
 use wasm_encoder::{Encode, Instruction};
 
 use super::body::Body;
+use super::imports::Weaver;
+use super::provenance::Provenance;
 use super::rewrite::Rewriter;
 use super::{enc_val, err};
 use crate::core::error::LoadError;
+use crate::core::module::Module;
 use crate::core::probe::When;
 use crate::core::types::ValType;
 use crate::monitor::blockcount::{self, Ev, FuncBlocks};
@@ -49,6 +52,13 @@ impl Rewriter<'_> {
         let fp = self.plan.funcs.get(&idx);
         let no_blocks = FuncBlocks::default();
         let fblocks = self.func_blocks.get(&idx).unwrap_or(&no_blocks);
+        if fp.is_none() && fblocks.starts.is_empty() {
+            plain_code(&mut self.weaver, m, idx, &mut b)?;
+            let specialized = b.specialized;
+            let body = finish_function(&mut self.weaver, &mut self.prov, m, idx, b);
+            self.specialized += specialized;
+            return body;
+        }
         let wrapped = fp.is_some_and(|fp| blockcount::wrapped(m, idx, fp));
         let weaver = &mut self.weaver;
         let mut n = 0usize;
@@ -95,17 +105,56 @@ impl Rewriter<'_> {
             }
             Ok(())
         })?;
-        let n = fb.locals.len();
-        let added: Vec<Result<wasmparser::ValType, ValType>> = (n..b.locals.len())
-            .map(|i| b.typed.get(&i).copied().ok_or(b.locals[i]))
-            .collect();
-        let mut body = local_declarations(&mut self.weaver, m, idx, &added)?;
-        b.header_len = body.len() as u32;
-        body.extend_from_slice(&b.code);
-        self.prov.push(&b);
-        self.specialized += b.specialized;
-        Ok(body)
+        let specialized = b.specialized;
+        let body = finish_function(&mut self.weaver, &mut self.prov, m, idx, b);
+        self.specialized += specialized;
+        body
     }
+}
+
+/// Function `idx`'s local declarations (grown by what weaving added) and
+/// woven code `b`, as in the code section; its provenance is recorded.
+fn finish_function(
+    weaver: &mut Weaver,
+    prov: &mut Provenance,
+    m: &Module,
+    idx: u32,
+    mut b: Body<'_>,
+) -> Result<Vec<u8>, LoadError> {
+    let n = m.body(idx).locals.len();
+    let added: Vec<Result<wasmparser::ValType, ValType>> = (n..b.locals.len())
+        .map(|i| b.typed.get(&i).copied().ok_or(b.locals[i]))
+        .collect();
+    let mut body = local_declarations(weaver, m, idx, &added)?;
+    b.header_len = body.len() as u32;
+    body.extend_from_slice(&b.code);
+    prov.push(&b);
+    Ok(body)
+}
+
+/// The code of function `idx` without probes or counters: each instruction
+/// copied, or re-encoded where an index it names shifts.
+fn plain_code(
+    weaver: &mut Weaver,
+    m: &Module,
+    idx: u32,
+    b: &mut Body<'_>,
+) -> Result<(), LoadError> {
+    let body_start = m.body(idx).range.start;
+    let mut ops = m.operators(idx);
+    while !ops.eof() {
+        let start = ops.original_position();
+        let op = ops.read().map_err(LoadError::from)?;
+        b.pcs
+            .push((b.code.len() as u32, (start - body_start) as u32));
+        if weaver.unchanged(&op) {
+            b.code
+                .extend_from_slice(&m.bytes[start..ops.original_position()]);
+        } else {
+            b.ins(&weaver.instruction(op).map_err(err)?);
+        }
+    }
+    Ok(())
 }
 
 /// The result type of function `idx` as declared, if it has one result of a
