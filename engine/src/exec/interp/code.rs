@@ -83,6 +83,9 @@ pub enum Op {
     I64Store16(MemArg),
     I64Store32(MemArg),
     MemorySize(u32),
+    /// `memory.size` of memory 0 when its pages are 64 KiB (its size in
+    /// bytes is in the interpreter's registers).
+    MemorySize0,
     MemoryGrow(u32),
     MemoryFill(u32),
     MemoryCopy {

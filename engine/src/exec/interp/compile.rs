@@ -1283,7 +1283,13 @@ fn translate_op(
         W::I32Store16 { memarg } => simple(t, Op::I32Store16(memarg_of(&memarg))),
         W::I64Store16 { memarg } => simple(t, Op::I64Store16(memarg_of(&memarg))),
         W::I64Store32 { memarg } => simple(t, Op::I64Store32(memarg_of(&memarg))),
-        W::MemorySize { mem, .. } => simple(t, Op::MemorySize(mem)),
+        W::MemorySize { mem, .. } => {
+            let page64k = |m: wasmparser::MemoryType| m.page_size_log2.is_none_or(|l| l == 16);
+            match v.resources().memory_at(mem) {
+                Some(m) if mem == 0 && page64k(m) => simple(t, Op::MemorySize0),
+                _ => simple(t, Op::MemorySize(mem)),
+            }
+        }
         W::MemoryGrow { mem, .. } => simple(t, Op::MemoryGrow(mem)),
         W::MemoryFill { mem } => simple(t, Op::MemoryFill(mem)),
         W::MemoryCopy { dst_mem, src_mem } => simple(

@@ -18,6 +18,7 @@ handlers! {
     h_I64Load16U: Op::I64Load16U(m) => load!(m, 2, |b| u16::from_le_bytes(b) as u64),
     h_I64Load32S: Op::I64Load32S(m) => load!(m, 4, |b| i32::from_le_bytes(b) as i64 as u64),
     h_I64Load32U: Op::I64Load32U(m) => load!(m, 4, |b| u32::from_le_bytes(b) as u64),
+    h_MemorySize0: Op::MemorySize0 => push!(r.mem_len >> 16),
     h_I32Store: Op::I32Store(m) => store_!(m, 4, |v| (v as u32).to_le_bytes()),
     h_I64Store: Op::I64Store(m) => store_!(m, 8, |v| v.to_le_bytes()),
     h_I32Store8: Op::I32Store8(m) | Op::I64Store8(m) => store_!(m, 1, |v| [v as u8]),
