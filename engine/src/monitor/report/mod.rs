@@ -303,6 +303,7 @@ pub(super) fn pct(part: u64, whole: u64) -> String {
 
 /// Rows ranked by `key` (descending, then in code order), zero rows dropped
 /// unless asked for, at most `limit`; and a line saying what was left out.
+/// Only the rows shown are sorted (a report may have 100k rows and show 20).
 fn ranked<'s, 'a>(
     mut v: Vec<(&'s Site<'a>, u64)>,
     o: &ReportOptions,
@@ -313,10 +314,6 @@ fn ranked<'s, 'a>(
         v.retain(|(_, n)| *n > 0);
     }
     let zero = total - v.len();
-    v.sort_by(|a, b| {
-        b.1.cmp(&a.1)
-            .then((a.0.fid, a.0.pc).cmp(&(b.0.fid, b.0.pc)))
-    });
     let shown = v.len().min(o.limit());
     let mut note = format!("{total} {what}");
     if zero > 0 {
@@ -325,8 +322,22 @@ fn ranked<'s, 'a>(
     if shown < v.len() {
         let _ = write!(note, "; top {shown} shown (top=N for more, top=0 for all)");
     }
-    v.truncate(shown);
-    (v, note + "\n")
+    // Ties keep the sites' order: the position is the last key.
+    let mut keyed: Vec<(usize, (&'s Site<'a>, u64))> = v.into_iter().enumerate().collect();
+    let order = |a: &(usize, (&Site, u64)), b: &(usize, (&Site, u64))| {
+        let (x, y) = (&a.1, &b.1);
+        y.1.cmp(&x.1)
+            .then((x.0.fid, x.0.pc).cmp(&(y.0.fid, y.0.pc)))
+            .then(a.0.cmp(&b.0))
+    };
+    if shown == 0 {
+        keyed.clear();
+    } else if shown < keyed.len() {
+        keyed.select_nth_unstable_by(shown - 1, order);
+        keyed.truncate(shown);
+    }
+    keyed.sort_unstable_by(order);
+    (keyed.into_iter().map(|(_, r)| r).collect(), note + "\n")
 }
 
 fn coverage(sites: &[Site], names: &Names) -> String {
@@ -598,6 +609,50 @@ fn imix(sites: &[Site]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The top rows are those a full stable sort puts first, ties included.
+    #[test]
+    fn ranked_top_rows_are_a_stable_sorts_first() {
+        let sites: Vec<Site> = (0..200u32)
+            .map(|i| {
+                let mut s = Site::default();
+                (s.fid, s.pc) = (i % 3, (i * 7) % 11);
+                s
+            })
+            .collect();
+        let counts = |i: usize| ((i * 37) % 13) as u64;
+        for (top, zero) in [
+            (Some(5), false),
+            (Some(40), true),
+            (Some(0), false),
+            (None, true),
+        ] {
+            let o = ReportOptions {
+                top,
+                zero,
+                ..Default::default()
+            };
+            let v: Vec<_> = sites
+                .iter()
+                .enumerate()
+                .map(|(i, s)| (s, counts(i)))
+                .collect();
+            let mut want: Vec<_> = v.clone();
+            want.retain(|r| zero || r.1 > 0);
+            want.sort_by(|a, b| {
+                b.1.cmp(&a.1)
+                    .then((a.0.fid, a.0.pc).cmp(&(b.0.fid, b.0.pc)))
+            });
+            want.truncate(o.limit());
+            let (got, _) = ranked(v, &o, "sites");
+            fn ptrs(r: &[(&Site, u64)]) -> Vec<(usize, u64)> {
+                r.iter()
+                    .map(|(s, n)| (std::ptr::from_ref(*s).addr(), *n))
+                    .collect()
+            }
+            assert_eq!(ptrs(&got), ptrs(&want), "top {top:?} zero {zero}");
+        }
+    }
 
     #[test]
     fn aligned_tables() {
