@@ -173,9 +173,12 @@ pub fn camel_to_mnemonic(camel: &str) -> String {
         }
         out.extend(w.chars().map(|c| c.to_ascii_lowercase()));
     }
-    for (from, to) in FIXUPS {
-        if out.contains(from) {
-            out = out.replace(from, to);
+    // (every fix-up has an `_`: most mnemonics need no search at all)
+    if out.contains('_') {
+        for (from, to) in FIXUPS {
+            if out.contains(from) {
+                out = out.replace(from, to);
+            }
         }
     }
     out
@@ -344,8 +347,8 @@ fn table() -> &'static Table {
     static TABLE: OnceLock<Table> = OnceLock::new();
     TABLE.get_or_init(|| {
         let mut entries = Vec::with_capacity(RAW_OPERATORS.len());
-        let mut by_mnemonic: HashMap<String, u16> = HashMap::new();
-        let mut by_event: HashMap<String, u16> = HashMap::new();
+        let mut by_mnemonic: HashMap<String, u16> = HashMap::with_capacity(RAW_OPERATORS.len());
+        let mut by_event: HashMap<String, u16> = HashMap::with_capacity(RAW_OPERATORS.len());
         for (i, (proposal, camel, _visit, args)) in RAW_OPERATORS.iter().enumerate() {
             let idx = u16::try_from(i).unwrap_or(u16::MAX);
             let mnemonic = camel_to_mnemonic(camel);
@@ -777,6 +780,12 @@ impl Flatten for wasmparser::TryTable {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `camel_to_mnemonic` searches for fix-ups only in names with an `_`.
+    #[test]
+    fn every_fixup_has_an_underscore() {
+        assert!(FIXUPS.iter().all(|(from, _)| from.contains('_')));
+    }
 
     #[test]
     fn derived_mnemonics_match_wasmparser_visitor_names() {

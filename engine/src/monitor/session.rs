@@ -581,7 +581,8 @@ impl Session {
                 lines: self.app_lines.as_ref(),
             };
             let format = opts.format.unwrap_or(self.config.report_format);
-            let text = report::render(name, &buf.take_string_lossy(), &names, &opts, format);
+            let captured = buf.take_string_lossy();
+            let text = report::render(name, &captured, &names, &opts, format);
             match opts.file.as_ref().or(self.config.report_file.as_ref()) {
                 None => {
                     let _ = self.wasi.borrow_mut().write_stdout(text.as_bytes());
