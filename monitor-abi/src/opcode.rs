@@ -145,29 +145,40 @@ pub fn camel_to_mnemonic(camel: &str) -> String {
     if let Some((_, m)) = EXCEPTIONS.iter().find(|(c, _)| *c == camel) {
         return (*m).to_string();
     }
-    let mut words: Vec<String> = Vec::new();
-    for ch in camel.chars() {
-        if ch.is_ascii_uppercase() || words.is_empty() {
-            words.push(String::new());
-        }
-        if let Some(w) = words.last_mut() {
-            w.push(ch.to_ascii_lowercase());
+    // Words start at each uppercase letter; they are compared ignoring case
+    // and written lowercased (no allocation per word: this runs for every
+    // operator when the table is first used).
+    let mut words: Vec<&str> = Vec::with_capacity(8);
+    let mut start = 0;
+    for (i, b) in camel.bytes().enumerate() {
+        if i > 0 && b.is_ascii_uppercase() {
+            words.push(&camel[start..i]);
+            start = i;
         }
     }
-    let mut out = String::new();
+    if !camel.is_empty() {
+        words.push(&camel[start..]);
+    }
+    let is = |w: &str, lower: &str| w.eq_ignore_ascii_case(lower);
+    let mut out = String::with_capacity(camel.len() + 4);
     for (i, w) in words.iter().enumerate() {
         if i > 0 {
-            let prev = &words[i - 1];
-            let dot = (i == 1 && NAMESPACES.contains(&prev.as_str()))
-                || prev == "atomic"
-                || (prev.starts_with("rmw") && i >= 2 && words[i - 2] == "atomic");
+            let prev = words[i - 1];
+            let dot = (i == 1 && NAMESPACES.iter().any(|n| is(prev, n)))
+                || is(prev, "atomic")
+                || (prev.get(..3).is_some_and(|p| is(p, "rmw"))
+                    && i >= 2
+                    && is(words[i - 2], "atomic"));
             out.push(if dot { '.' } else { '_' });
         }
-        out.push_str(w);
+        out.extend(w.chars().map(|c| c.to_ascii_lowercase()));
     }
-    for (from, to) in FIXUPS {
-        if out.contains(from) {
-            out = out.replace(from, to);
+    // (every fix-up has an `_`: most mnemonics need no search at all)
+    if out.contains('_') {
+        for (from, to) in FIXUPS {
+            if out.contains(from) {
+                out = out.replace(from, to);
+            }
         }
     }
     out
@@ -336,8 +347,8 @@ fn table() -> &'static Table {
     static TABLE: OnceLock<Table> = OnceLock::new();
     TABLE.get_or_init(|| {
         let mut entries = Vec::with_capacity(RAW_OPERATORS.len());
-        let mut by_mnemonic: HashMap<String, u16> = HashMap::new();
-        let mut by_event: HashMap<String, u16> = HashMap::new();
+        let mut by_mnemonic: HashMap<String, u16> = HashMap::with_capacity(RAW_OPERATORS.len());
+        let mut by_event: HashMap<String, u16> = HashMap::with_capacity(RAW_OPERATORS.len());
         for (i, (proposal, camel, _visit, args)) in RAW_OPERATORS.iter().enumerate() {
             let idx = u16::try_from(i).unwrap_or(u16::MAX);
             let mnemonic = camel_to_mnemonic(camel);
@@ -769,6 +780,12 @@ impl Flatten for wasmparser::TryTable {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `camel_to_mnemonic` searches for fix-ups only in names with an `_`.
+    #[test]
+    fn every_fixup_has_an_underscore() {
+        assert!(FIXUPS.iter().all(|(from, _)| from.contains('_')));
+    }
 
     #[test]
     fn derived_mnemonics_match_wasmparser_visitor_names() {

@@ -133,7 +133,11 @@ pub(super) fn link_group(
         let inst = l
             .instantiate(store, &modules[i])
             .map_err(|e| MonitorError(format!("{}: {e}", what(i))))?;
-        linker.instance(store, &names[i], inst);
+        // The monitor's exports (a built-in has a thousand) are named only
+        // for forwarders into it; its libraries' for the modules after them.
+        if i != modules.len() - 1 || pending.iter().any(|p| p.module == names[i]) {
+            linker.instance(store, &names[i], inst);
+        }
         if i < libs.len() {
             super::lib_memory::record(lib_mems, linker, &names[i..=i]);
         }

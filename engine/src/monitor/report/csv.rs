@@ -67,12 +67,11 @@ pub fn parse(csv: &str) -> (Vec<Site<'_>>, String) {
     // a row is about 90 bytes
     let rows = csv.len() / 64;
     let mut sites: Vec<Site> = Vec::with_capacity(rows);
-    let mut index: HashMap<(u32, u32, &str), usize, BuildHasherDefault<SiteHasher>> =
-        HashMap::with_capacity_and_hasher(rows, Default::default());
+    let mut index = SiteIndex::with_capacity(rows);
     let mut other = String::new();
     let mut in_report = false;
     let mut markers = Markers::new(csv);
-    for line in csv.lines() {
+    for line in Lines(csv) {
         if markers.in_line(csv, line) {
             // The report's header starts with an empty line.
             if other.ends_with("\n\n") || other == "\n" {
@@ -93,27 +92,86 @@ pub fn parse(csv: &str) -> (Vec<Site<'_>>, String) {
             continue;
         };
         // Rows of one site usually come together: try the last site first.
-        let last = sites.len().checked_sub(1);
-        let same = last.filter(|&i| {
-            let s = &sites[i];
-            (s.fid, s.pc, s.probe) == (fid, pc, probe)
-        });
-        let i = match same {
-            Some(i) => i,
-            None => *index.entry((fid, pc, probe)).or_insert_with(|| {
-                sites.push(Site {
-                    fid,
-                    pc,
-                    event: event_of(probe),
-                    probe,
-                    vars: SmallVec::new(),
-                });
-                sites.len() - 1
-            }),
-        };
-        sites[i].set(name, value);
+        let same = sites
+            .last()
+            .is_some_and(|s| (s.fid, s.pc, s.probe) == (fid, pc, probe));
+        if !same {
+            if let Some(i) = index.find_or_add(fid, pc, probe, sites.len()) {
+                sites[i].set(name, value);
+                continue;
+            }
+            sites.push(Site {
+                fid,
+                pc,
+                event: event_of(probe),
+                probe,
+                vars: SmallVec::new(),
+            });
+        }
+        let last = sites.last_mut().expect("a site was pushed");
+        last.set(name, value);
     }
     (sites, other)
+}
+
+/// The lines of a text as [`str::lines`] splits them (`\n` or `\r\n`),
+/// found with `memchr`.
+struct Lines<'a>(&'a str);
+
+impl<'a> Iterator for Lines<'a> {
+    type Item = &'a str;
+    fn next(&mut self) -> Option<&'a str> {
+        if self.0.is_empty() {
+            return None;
+        }
+        let (line, rest) = match memchr::memchr(b'\n', self.0.as_bytes()) {
+            Some(i) => (&self.0[..i], &self.0[i + 1..]),
+            None => (self.0, ""),
+        };
+        self.0 = rest;
+        Some(line.strip_suffix('\r').unwrap_or(line))
+    }
+}
+
+/// The sites seen so far by `(fid, pc, probe)`. Probe ids are interned
+/// (a report names a few hundred, its rows come in site order) and the
+/// index is keyed by numbers.
+struct SiteIndex<'a> {
+    probes: rustc_hash::FxHashMap<&'a str, u32>,
+    last: Option<(&'a str, u32)>,
+    sites: HashMap<(u64, u32), usize, BuildHasherDefault<SiteHasher>>,
+}
+
+impl<'a> SiteIndex<'a> {
+    fn with_capacity(n: usize) -> Self {
+        SiteIndex {
+            probes: Default::default(),
+            last: None,
+            sites: HashMap::with_capacity_and_hasher(n, Default::default()),
+        }
+    }
+
+    /// The index of site `(fid, pc, probe)` if it was seen; else it is
+    /// recorded as `new` (the caller adds it there).
+    fn find_or_add(&mut self, fid: u32, pc: u32, probe: &'a str, new: usize) -> Option<usize> {
+        let pid = match self.last {
+            Some((p, id)) if p == probe => id,
+            _ => {
+                let n = self.probes.len() as u32;
+                let id = *self.probes.entry(probe).or_insert(n);
+                self.last = Some((probe, id));
+                id
+            }
+        };
+        let key = (u64::from(fid) << 32 | u64::from(pc), pid);
+        match self.sites.entry(key) {
+            std::collections::hash_map::Entry::Occupied(e) => Some(*e.get()),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(new);
+                None
+            }
+        }
+    }
 }
 
 /// The event of a probe id: `0_wasm:opcode:i32.add:before` is `i32.add`.
@@ -179,6 +237,7 @@ fn field<'a>(s: &mut &'a str) -> Option<&'a str> {
     let b = s.as_bytes();
     let mut from = 0;
     loop {
+        // (fields are short: a byte loop beats memchr's setup)
         let comma = from + b[from..].iter().position(|&c| c == b',')?;
         if b.get(comma + 1) == Some(&b' ') {
             let f = &s[..comma];
@@ -225,6 +284,9 @@ impl Hasher for SiteHasher {
     }
     fn write_u32(&mut self, n: u32) {
         self.add(u64::from(n));
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.add(n);
     }
     fn finish(&self) -> u64 {
         self.0

@@ -55,28 +55,28 @@ impl Names<'_> {
 }
 
 /// Render the report of built-in monitor `monitor` from its captured output,
-/// in `format` (`Csv`: the output as it is).
-pub fn render(
+/// in `format` (`Csv`: the output as it is, not copied).
+pub fn render<'a>(
     monitor: &str,
-    output: &str,
+    output: &'a str,
     names: &Names,
     o: &ReportOptions,
     format: Format,
-) -> String {
+) -> Cow<'a, str> {
     if monitor == "profile" {
-        return super::profile::render(output, names, o, format);
+        return Cow::Owned(super::profile::render(output, names, o, format));
     }
     if matches!(format, Format::Csv | Format::Folded | Format::Flamegraph) {
-        return output.to_string();
+        return Cow::Borrowed(output);
     }
     let (mut sites, other) = parse(output);
     if o.filter.is_some() {
         sites.retain(|s| o.wants(&names.name(s.fid)));
     }
     match format {
-        Format::Json => return json(monitor, &sites, names),
-        Format::Dot => return calls_dot(&sites, names),
-        Format::Lcov => return lcov(&sites, names),
+        Format::Json => return Cow::Owned(json(monitor, &sites, names)),
+        Format::Dot => return Cow::Owned(calls_dot(&sites, names)),
+        Format::Lcov => return Cow::Owned(lcov(&sites, names)),
         _ => {}
     }
     let mut out = other;
@@ -88,62 +88,90 @@ pub fn render(
         "loops" => loops(&sites, names, o),
         "memory" => memory(&sites, names, o),
         "imix" => imix(&sites),
-        _ => return output.to_string(),
+        _ => return Cow::Borrowed(output),
     };
     let _ = writeln!(out, "--- {monitor} ---");
     out.push_str(&body);
-    out
+    Cow::Owned(out)
 }
 
 /// An aligned table: a header row, then rows; columns whose header starts
 /// with `>` are right-aligned (the `>` is not printed).
 /// A JSON string literal.
 pub(super) fn json_str(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
+    let mut out = String::with_capacity(s.len() + 2);
+    push_json_str(&mut out, s);
     out
 }
 
+/// Append `s` to `out` as a JSON string literal.
+fn push_json_str(out: &mut String, s: &str) {
+    out.push('"');
+    // Runs of characters that need no escape are copied whole.
+    let mut from = 0;
+    for (i, c) in s.char_indices() {
+        let esc = matches!(c, '"' | '\\') || (c as u32) < 0x20;
+        if !esc {
+            continue;
+        }
+        out.push_str(&s[from..i]);
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+        }
+        from = i + c.len_utf8();
+    }
+    out.push_str(&s[from..]);
+    out.push('"');
+}
+
 /// `{"monitor": .., "sites": [{"function", "fid", "pc", "event", "vars": {..}}]}`;
-/// a variable is a JSON number when it is one, else a string.
+/// a variable is a JSON number when it is one, else a string. Written in
+/// place (a per-instruction report has 10k sites or more).
 fn json(monitor: &str, sites: &[Site], names: &Names) -> String {
-    let mut out = format!("{{\"monitor\": {}, \"sites\": [", json_str(monitor));
+    let mut out = String::with_capacity(64 + sites.len() * 128);
+    out.push_str("{\"monitor\": ");
+    push_json_str(&mut out, monitor);
+    out.push_str(", \"sites\": [");
+    // consecutive sites are mostly in one function: its name is escaped once
+    let mut name: Option<(u32, String)> = None;
     for (i, s) in sites.iter().enumerate() {
-        let mut sorted = s.vars.to_vec();
-        sorted.sort_unstable_by_key(|(k, _)| *k);
-        let vars: Vec<String> = sorted
-            .iter()
-            .map(|(k, v)| {
-                let val = match v.parse::<i64>() {
-                    Ok(n) => n.to_string(),
-                    Err(_) => json_str(v),
-                };
-                format!("{}: {val}", json_str(k))
-            })
-            .collect();
-        let source = names.source(s.fid, s.pc).map_or(String::new(), |at| {
-            format!(", \"source\": {}", json_str(&at))
-        });
+        if name.as_ref().map(|n| n.0) != Some(s.fid) {
+            name = Some((s.fid, json_str(&names.name(s.fid))));
+        }
+        let fname = name.as_ref().map_or("", |n| n.1.as_str());
+        out.push_str(if i == 0 { "\n  " } else { ",\n  " });
         let _ = write!(
             out,
-            "{}\n  {{\"function\": {}, \"fid\": {}, \"pc\": {}{source}, \"event\": {}, \"vars\": {{{}}}}}",
-            if i == 0 { "" } else { "," },
-            json_str(&names.get(s.fid)),
-            s.fid,
-            s.pc,
-            json_str(s.event),
-            vars.join(", ")
+            "{{\"function\": {fname}, \"fid\": {}, \"pc\": {}",
+            s.fid, s.pc
         );
+        if let Some(at) = names.source(s.fid, s.pc) {
+            out.push_str(", \"source\": ");
+            push_json_str(&mut out, &at);
+        }
+        out.push_str(", \"event\": ");
+        push_json_str(&mut out, s.event);
+        out.push_str(", \"vars\": {");
+        let mut sorted = s.vars.clone();
+        sorted.sort_unstable_by_key(|(k, _)| *k);
+        for (j, (k, v)) in sorted.iter().enumerate() {
+            if j > 0 {
+                out.push_str(", ");
+            }
+            push_json_str(&mut out, k);
+            out.push_str(": ");
+            match v.parse::<i64>() {
+                Ok(n) => {
+                    let _ = write!(out, "{n}");
+                }
+                Err(_) => push_json_str(&mut out, v),
+            }
+        }
+        out.push_str("}}");
     }
     out.push_str("\n]}\n");
     out
@@ -303,6 +331,7 @@ pub(super) fn pct(part: u64, whole: u64) -> String {
 
 /// Rows ranked by `key` (descending, then in code order), zero rows dropped
 /// unless asked for, at most `limit`; and a line saying what was left out.
+/// Only the rows shown are sorted (a report may have 100k rows and show 20).
 fn ranked<'s, 'a>(
     mut v: Vec<(&'s Site<'a>, u64)>,
     o: &ReportOptions,
@@ -313,10 +342,6 @@ fn ranked<'s, 'a>(
         v.retain(|(_, n)| *n > 0);
     }
     let zero = total - v.len();
-    v.sort_by(|a, b| {
-        b.1.cmp(&a.1)
-            .then((a.0.fid, a.0.pc).cmp(&(b.0.fid, b.0.pc)))
-    });
     let shown = v.len().min(o.limit());
     let mut note = format!("{total} {what}");
     if zero > 0 {
@@ -325,8 +350,22 @@ fn ranked<'s, 'a>(
     if shown < v.len() {
         let _ = write!(note, "; top {shown} shown (top=N for more, top=0 for all)");
     }
-    v.truncate(shown);
-    (v, note + "\n")
+    // Ties keep the sites' order: the position is the last key.
+    let mut keyed: Vec<(usize, (&'s Site<'a>, u64))> = v.into_iter().enumerate().collect();
+    let order = |a: &(usize, (&Site, u64)), b: &(usize, (&Site, u64))| {
+        let (x, y) = (&a.1, &b.1);
+        y.1.cmp(&x.1)
+            .then((x.0.fid, x.0.pc).cmp(&(y.0.fid, y.0.pc)))
+            .then(a.0.cmp(&b.0))
+    };
+    if shown == 0 {
+        keyed.clear();
+    } else if shown < keyed.len() {
+        keyed.select_nth_unstable_by(shown - 1, order);
+        keyed.truncate(shown);
+    }
+    keyed.sort_unstable_by(order);
+    (keyed.into_iter().map(|(_, r)| r).collect(), note + "\n")
 }
 
 fn coverage(sites: &[Site], names: &Names) -> String {
@@ -598,6 +637,60 @@ fn imix(sites: &[Site]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The top rows are those a full stable sort puts first, ties included.
+    #[test]
+    fn ranked_top_rows_are_a_stable_sorts_first() {
+        let sites: Vec<Site> = (0..200u32)
+            .map(|i| {
+                let mut s = Site::default();
+                (s.fid, s.pc) = (i % 3, (i * 7) % 11);
+                s
+            })
+            .collect();
+        let counts = |i: usize| ((i * 37) % 13) as u64;
+        for (top, zero) in [
+            (Some(5), false),
+            (Some(40), true),
+            (Some(0), false),
+            (None, true),
+        ] {
+            let o = ReportOptions {
+                top,
+                zero,
+                ..Default::default()
+            };
+            let v: Vec<_> = sites
+                .iter()
+                .enumerate()
+                .map(|(i, s)| (s, counts(i)))
+                .collect();
+            let mut want: Vec<_> = v.clone();
+            want.retain(|r| zero || r.1 > 0);
+            want.sort_by(|a, b| {
+                b.1.cmp(&a.1)
+                    .then((a.0.fid, a.0.pc).cmp(&(b.0.fid, b.0.pc)))
+            });
+            want.truncate(o.limit());
+            let (got, _) = ranked(v, &o, "sites");
+            fn ptrs(r: &[(&Site, u64)]) -> Vec<(usize, u64)> {
+                r.iter()
+                    .map(|(s, n)| (std::ptr::from_ref(*s).addr(), *n))
+                    .collect()
+            }
+            assert_eq!(ptrs(&got), ptrs(&want), "top {top:?} zero {zero}");
+        }
+    }
+
+    #[test]
+    fn json_strings_escape_quotes_backslashes_and_controls() {
+        assert_eq!(json_str(""), "\"\"");
+        assert_eq!(json_str("plain é"), "\"plain é\"");
+        assert_eq!(
+            json_str("a\"b\\c\nd\u{1}"),
+            "\"a\\\"b\\\\c\\u000ad\\u0001\""
+        );
+    }
 
     #[test]
     fn aligned_tables() {

@@ -61,6 +61,11 @@ impl CaptureBuffer {
     pub fn new() -> CaptureBuffer {
         CaptureBuffer::default()
     }
+    /// An empty buffer with room for `bytes` (no regrowing and copying while
+    /// a large output of known size is captured).
+    pub fn with_capacity(bytes: usize) -> CaptureBuffer {
+        CaptureBuffer(Rc::new(RefCell::new(Vec::with_capacity(bytes))))
+    }
     /// A copy of everything captured so far.
     pub fn contents(&self) -> Vec<u8> {
         self.0.borrow().clone()
