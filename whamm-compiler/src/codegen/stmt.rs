@@ -2,7 +2,7 @@
 
 use super::fn_cx::{FnCx, Label};
 use super::fold::Const;
-use super::repr::{vts, zero_ins, Loc, Var};
+use super::repr::{push_base, store_leaf, vts, zero_ins, Loc, Var};
 use super::Cg;
 use crate::ast::*;
 use crate::diag::Diag;
@@ -48,6 +48,12 @@ impl Cg<'_> {
                 let Some((t, _)) = self.place_type(cx, target) else {
                     return;
                 };
+                if let Some((b, off, lt)) = self.mem_leaf(cx, target, &t) {
+                    push_base(cx, b);
+                    self.expr_to(cx, value, &t);
+                    store_leaf(cx, &lt, off);
+                    return;
+                }
                 self.expr_to(cx, value, &t);
                 let tmp = cx.spill(&vts(&t));
                 let Some((_, loc)) = self.place(cx, target) else {
@@ -59,11 +65,18 @@ impl Cg<'_> {
                 let Some((t, loc)) = self.place(cx, target) else {
                     return;
                 };
+                let direct = self.mem_leaf(cx, target, &t);
+                if let Some((b, _, _)) = &direct {
+                    push_base(cx, *b);
+                }
                 self.load(cx, &t, &loc);
                 self.one(cx, &t);
                 let op = if *inc { BinOp::Add } else { BinOp::Sub };
                 self.arith(cx, op, &t);
-                self.store_from_stack(cx, &t, &loc);
+                match direct {
+                    Some((_, off, lt)) => store_leaf(cx, &lt, off),
+                    None => self.store_from_stack(cx, &t, &loc),
+                }
             }
             StmtKind::Expr(e) => {
                 let t = self.ty(e);
