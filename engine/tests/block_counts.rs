@@ -77,3 +77,56 @@ fn block_counts_equal_per_site_counts() {
     }
     assert!(failures.is_empty(), "counts differ: {failures:?}");
 }
+
+/// One probe per basic block (`block:end`, as whamm's basic-block profiling
+/// script): every straight-line block holds one countable probe, and each is
+/// counted through a block counter (none inlined), with the counts of
+/// per-site probes (`--block-counts=off`, the lazy tier).
+#[test]
+fn one_probe_blocks_are_counted() {
+    const ONE: &str = "--monitors=tests/monitors/blocks_single/monitor.wat";
+    let mut failures = Vec::new();
+    for prog in ["recursion.wasm", "hash.wasm", "sort.wasm", "strings.wasm"] {
+        let app = format!("tests/programs/{prog}");
+        let counted = run(&["--mode=jit", ONE, &app]);
+        assert!(
+            counted.lines().count() > 20,
+            "{prog}: too few sites:\n{counted}"
+        );
+        for (name, args) in [
+            (
+                "jit --block-counts=off",
+                vec!["--mode=jit", "--block-counts=off"],
+            ),
+            ("lazy", vec!["--mode=lazy"]),
+        ] {
+            let mut args = args;
+            args.extend([ONE, app.as_str()]);
+            if run(&args) != counted {
+                failures.push(format!("{prog}: jit vs {name}"));
+            }
+        }
+        let metrics = run(&["--mode=jit", "--metrics", ONE, &app]);
+        let line = |key: &str| {
+            metrics
+                .lines()
+                .find(|l| l.contains(key))
+                .unwrap_or_else(|| panic!("{prog}: no `{key}` in\n{metrics}"))
+                .to_string()
+        };
+        assert!(
+            line("probe calls inlined").contains("inlined 0, called 0"),
+            "{prog}: {}",
+            line("probe calls inlined")
+        );
+        // `counting N probes at N sites`: every site of the app is counted.
+        let sites = line("probes attached at");
+        let n = sites.split_whitespace().nth(5).unwrap();
+        assert!(
+            line("block counters").contains(&format!("counting {n} probes at {n} sites")),
+            "{prog}: {sites} / {}",
+            line("block counters")
+        );
+    }
+    assert!(failures.is_empty(), "counts differ: {failures:?}");
+}

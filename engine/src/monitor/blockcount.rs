@@ -13,7 +13,7 @@
 //! 2. The woven function is cut into blocks ([`layout`]): at branch targets
 //!    (`loop` headers, after `end`, `if`, `else`), after branches, returns,
 //!    `unreachable` and every call, and around any site with a probe that is not
-//!    such an increment. A block whose increments number at least two gets a
+//!    such an increment. A block with at least one such increment gets a
 //!    counter (a global of the woven module), incremented once at its entry;
 //!    those probes are not emitted.
 //! 3. The counts are folded into the monitor's memory (`count * delta` into each
@@ -697,26 +697,24 @@ fn ends_block(op: &Operator<'_>) -> bool {
     )
 }
 
-/// The events of instruction `op` at `pc`.
-pub fn layout(op: &Operator<'_>, pc: u32, final_end: bool, wrapped: bool) -> Vec<Ev> {
+/// The events of instruction `op` at `pc` (at most five, no allocation:
+/// this runs for every instruction of every woven function, twice).
+pub fn layout(op: &Operator<'_>, pc: u32, final_end: bool, wrapped: bool) -> Events {
     use Ev::*;
-    match op {
-        Operator::Loop { .. } => vec![Op, Split, Site(pc, When::Before), Site(pc, When::After)],
-        Operator::End if !final_end => {
-            vec![Op, Split, Site(pc, When::Before), Site(pc, When::After)]
-        }
-        Operator::End if wrapped => vec![
-            WrapEnd,
-            Split,
-            Site(pc, When::Before),
-            Op,
-            Site(pc, When::After),
-        ],
-        Operator::End => vec![Site(pc, When::Before), Op, Site(pc, When::After)],
-        _ if ends_block(op) => vec![Site(pc, When::Before), Op, Split, Site(pc, When::After)],
-        _ => vec![Site(pc, When::Before), Op, Site(pc, When::After)],
-    }
+    let (before, after) = (Site(pc, When::Before), Site(pc, When::After));
+    let evs: &[Ev] = match op {
+        Operator::Loop { .. } => &[Op, Split, before, after],
+        Operator::End if !final_end => &[Op, Split, before, after],
+        Operator::End if wrapped => &[WrapEnd, Split, before, Op, after],
+        Operator::End => &[before, Op, after],
+        _ if ends_block(op) => &[before, Op, Split, after],
+        _ => &[before, Op, after],
+    };
+    evs.iter().copied().collect()
 }
+
+/// The events of one instruction ([`layout`]).
+pub type Events = smallvec::SmallVec<[Ev; 5]>;
 
 /// Site order within a function: entry, then (pc, before), (pc, after).
 pub fn key(pc: u32, when: When) -> u64 {
@@ -1042,7 +1040,10 @@ fn nesting(op: &Operator<'_>) -> i32 {
 }
 
 /// Partition function `idx` into blocks and give a counter to each block
-/// with at least two countable probes. Counters are numbered from
+/// with a countable probe (one is enough: at run time a counter increment
+/// costs what the inlined increment would, and weaving, translating and
+/// compiling it costs far less than inlining the probe's body). Counters are
+/// numbered from
 /// `first_global + out.blocks.len()`.
 pub fn plan_function(
     m: &crate::Module,
@@ -1066,7 +1067,7 @@ pub fn plan_function(
     };
     let mut fb = FuncBlocks::default();
     let mut close = |c: Cur, fb: &mut FuncBlocks| {
-        if c.probes < 2 {
+        if c.probes == 0 {
             return;
         }
         let global = first_global + out.blocks.len() as u32;

@@ -99,6 +99,13 @@ impl Cg<'_> {
 
     /// A variable: local (or per-site), bound, or global.
     fn var_value(&mut self, cx: &mut FnCx, n: &str, t: &Type, e: &Expr) {
+        if let Some(i) = cx.forward.iter().rposition(|(f, _)| f == n) {
+            // (Taken out while it is emitted; its address stays.)
+            let (f, fwd) = cx.forward.remove(i);
+            self.expr_to(cx, &fwd, t);
+            cx.forward.insert(i, (f, fwd));
+            return;
+        }
         if let Some(v) = cx.lookup(n) {
             return self.load(cx, &v.ty, &v.loc);
         }

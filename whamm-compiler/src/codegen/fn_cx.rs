@@ -27,6 +27,10 @@ pub(super) struct FnCx {
     pub(super) site_vars: HashMap<String, Var>,
     /// `@static` calls evaluated at match time: span -> their value's place.
     pub(super) statics: HashMap<(usize, usize), Var>,
+    /// Flags not stored: their one read evaluates a copy of the expression
+    /// (`forward.rs`; boxed, so its address, which keys its types, stays),
+    /// innermost last.
+    pub(super) forward: Vec<(String, Box<crate::ast::Expr>)>,
 }
 
 impl FnCx {
@@ -41,6 +45,7 @@ impl FnCx {
             bound: HashMap::new(),
             site_vars: HashMap::new(),
             statics: HashMap::new(),
+            forward: Vec::new(),
         }
     }
     pub(super) fn local(&mut self, t: VT) -> u32 {

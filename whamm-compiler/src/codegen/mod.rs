@@ -33,6 +33,7 @@ mod bound;
 mod expr;
 mod fn_cx;
 mod fold;
+mod forward;
 mod layout;
 mod memory;
 mod places;
@@ -92,6 +93,9 @@ struct Cg<'a> {
     fname_cache: Option<(u32, u32)>,
     /// Allocator code (parameter types, encoded body) -> its function.
     alloc_cores: HashMap<(String, Vec<u8>), u32>,
+    /// The checked types of the copies of forwarded flags (`forward.rs`),
+    /// by address as the checker's are; present while the copy lives.
+    copy_types: HashMap<usize, Type>,
     opts: Options,
     /// Function index of the `wizeng:app.table_fid` import, if imported.
     app_table_fid: Option<u32>,
@@ -210,6 +214,7 @@ pub fn compile(
         counter: 0,
         fname_cache: None,
         alloc_cores: HashMap::new(),
+        copy_types: HashMap::new(),
         opts: opts.clone(),
         app_table_fid,
         rdtsc,
@@ -265,6 +270,9 @@ impl Cg<'_> {
     }
 
     fn ty(&self, e: &Expr) -> Type {
-        self.checked.type_of(e)
+        match self.copy_types.get(&(e as *const Expr as usize)) {
+            Some(t) => t.clone(),
+            None => self.checked.type_of(e),
+        }
     }
 }

@@ -179,14 +179,7 @@ impl<'a> Cg<'a> {
             bind_record(&mut cx, r, lay);
         }
         self.run_time_predicate(&mut cx, lay);
-        for s in &p.body.stmts {
-            if let StmtKind::Decl { decorators, .. } = &s.kind {
-                if !decorators.is_empty() {
-                    continue;
-                }
-            }
-            self.stmt(&mut cx, s);
-        }
+        self.stmts(&mut cx, &p.body.stmts, true);
         self.m.define(f, cx.finish());
         BodyFn { func: f, keys }
     }

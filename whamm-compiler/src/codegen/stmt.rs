@@ -2,7 +2,7 @@
 
 use super::fn_cx::{FnCx, Label};
 use super::fold::Const;
-use super::repr::{vts, zero_ins, Loc, Var};
+use super::repr::{push_base, store_leaf, vts, zero_ins, Loc, Var};
 use super::Cg;
 use crate::ast::*;
 use crate::diag::Diag;
@@ -13,10 +13,31 @@ use wasm_encoder::{BlockType, Instruction as I};
 impl Cg<'_> {
     pub(super) fn block(&mut self, cx: &mut FnCx, b: &Block) {
         cx.scopes.push(HashMap::new());
-        for s in &b.stmts {
+        self.stmts(cx, &b.stmts, false);
+        cx.scopes.pop();
+    }
+
+    /// The statements of a block in order (`probe_body`: a probe's, whose
+    /// report and per-site declarations were laid out already), with its
+    /// flags forwarded where possible (`forward.rs`).
+    pub(super) fn stmts(&mut self, cx: &mut FnCx, stmts: &[Stmt], probe_body: bool) {
+        let forwarded = cx.forward.len();
+        for (i, s) in stmts.iter().enumerate() {
+            if let StmtKind::Decl { decorators, .. } = &s.kind {
+                if probe_body && !decorators.is_empty() {
+                    continue;
+                }
+            }
+            if let Some((name, e)) = self.forwardable(cx, stmts, i) {
+                let copy = self.typed_copy(e);
+                cx.forward.push((name.to_string(), copy));
+                continue;
+            }
             self.stmt(cx, s);
         }
-        cx.scopes.pop();
+        for (_, copy) in cx.forward.split_off(forwarded) {
+            self.drop_copy(&copy);
+        }
     }
 
     pub(super) fn stmt(&mut self, cx: &mut FnCx, s: &Stmt) {
@@ -48,6 +69,21 @@ impl Cg<'_> {
                 let Some((t, _)) = self.place_type(cx, target) else {
                     return;
                 };
+                if let Some(flag) = self.counted_flag(cx, target, value, &t) {
+                    self.expr_to(cx, flag, &Type::Bool);
+                    cx.e(I::If(BlockType::Empty));
+                    cx.labels.push(Label::Other);
+                    self.inc_dec(cx, target, true);
+                    cx.labels.pop();
+                    cx.e(I::End);
+                    return;
+                }
+                if let Some((b, off, lt)) = self.mem_leaf(cx, target, &t) {
+                    push_base(cx, b);
+                    self.expr_to(cx, value, &t);
+                    store_leaf(cx, &lt, off);
+                    return;
+                }
                 self.expr_to(cx, value, &t);
                 let tmp = cx.spill(&vts(&t));
                 let Some((_, loc)) = self.place(cx, target) else {
@@ -55,16 +91,7 @@ impl Cg<'_> {
                 };
                 self.store_locals(cx, &t, &loc, &tmp);
             }
-            StmtKind::IncDec { target, inc } => {
-                let Some((t, loc)) = self.place(cx, target) else {
-                    return;
-                };
-                self.load(cx, &t, &loc);
-                self.one(cx, &t);
-                let op = if *inc { BinOp::Add } else { BinOp::Sub };
-                self.arith(cx, op, &t);
-                self.store_from_stack(cx, &t, &loc);
-            }
+            StmtKind::IncDec { target, inc } => self.inc_dec(cx, target, *inc),
             StmtKind::Expr(e) => {
                 let t = self.ty(e);
                 self.expr(cx, e);
@@ -111,6 +138,25 @@ impl Cg<'_> {
                     )),
                 }
             }
+        }
+    }
+
+    /// `target++` / `target--`.
+    pub(super) fn inc_dec(&mut self, cx: &mut FnCx, target: &Expr, inc: bool) {
+        let Some((t, loc)) = self.place(cx, target) else {
+            return;
+        };
+        let direct = self.mem_leaf(cx, target, &t);
+        if let Some((b, _, _)) = &direct {
+            push_base(cx, *b);
+        }
+        self.load(cx, &t, &loc);
+        self.one(cx, &t);
+        let op = if inc { BinOp::Add } else { BinOp::Sub };
+        self.arith(cx, op, &t);
+        match direct {
+            Some((_, off, lt)) => store_leaf(cx, &lt, off),
+            None => self.store_from_stack(cx, &t, &loc),
         }
     }
 

@@ -19,7 +19,7 @@
 //!
 //! Block counters (with inlining, `InlineConfig::block_counts`; see
 //! [`crate::monitor::blockcount`]): probes that are pure counter increments are not
-//! emitted at their sites; each straight-line block with at least two of them
+//! emitted at their sites; each straight-line block with at least one of them
 //! increments one counter (a mutable i64 global appended to the woven module's
 //! globals) at its entry instead. The counts reach the monitors' memories
 //! through fold functions appended after the app's functions, the first of
