@@ -170,11 +170,6 @@ impl RuleIndex {
             .map_or(&[], |v| v.as_slice())
     }
 
-    /// Whether some rule may match a site of this kind with `opcode`.
-    fn any(&self, opcode: Option<monitor_abi::Opcode>, when: When) -> bool {
-        !self.general[when_index(when)].is_empty() || !self.one(opcode, when).is_empty()
-    }
-
     /// Candidate rules at a site of this kind with `opcode`, in export order.
     fn candidates(&self, opcode: Option<monitor_abi::Opcode>, when: When) -> Candidates {
         let one = self.one(opcode, when);
@@ -1281,7 +1276,20 @@ fn rule_matches(
     blocks: &Blocks,
     instr_index: u32,
 ) -> bool {
-    match (pattern.event, when) {
+    let op = (site.op, site.opcode, site.at_func_end);
+    event_matches(&pattern.event, when, op, blocks, instr_index)
+}
+
+/// Whether `event` happens at a site of kind `when` at instruction `op`
+/// (the operator, its opcode, whether it is the function's final `end`).
+fn event_matches(
+    event: &Event,
+    when: When,
+    (op, opcode, at_func_end): (Option<&Operator<'_>>, Option<monitor_abi::Opcode>, bool),
+    blocks: &Blocks,
+    instr_index: u32,
+) -> bool {
+    match (*event, when) {
         (Event::FuncEntry, When::Entry) => true,
         (Event::BlockStart, When::Before) => blocks.starts.contains(&instr_index),
         (Event::BlockEnd, When::Before) => blocks.ends.contains_key(&instr_index),
@@ -1298,14 +1306,11 @@ fn rule_matches(
                     // As in Wizard, whose `select` names only the untyped
                     // form: `select t` is matched by `*` alone.
                     OpcodeMatch::One(o) => {
-                        site.opcode == Some(o)
-                            && !matches!(site.op, Some(Operator::TypedSelect { .. }))
+                        opcode == Some(o) && !matches!(op, Some(Operator::TypedSelect { .. }))
                     }
                 }
         }
-        (Event::FuncExit, When::Before) => {
-            matches!(site.op, Some(Operator::Return)) || site.at_func_end
-        }
+        (Event::FuncExit, When::Before) => matches!(op, Some(Operator::Return)) || at_func_end,
         _ => false,
     }
 }
@@ -1422,7 +1427,23 @@ impl Instrumenter for Matcher<'_> {
         // Only rules of this site's kind and opcode can match: without any,
         // skip the site's facts (the `:after` ones need the effect computed
         // before the instruction).
-        let any = |w| self.mons.monitors.iter().any(|m| m.index.any(opcode, w));
+        // A rule of this site's kind and opcode may match; rules of other
+        // events (blocks, function exit) only where their event is.
+        let mons = &self.mons;
+        let any = |w| {
+            mons.monitors.iter().any(|m| {
+                !m.index.one(opcode, w).is_empty()
+                    || m.index.general[when_index(w)].iter().any(|&ri| {
+                        event_matches(
+                            &m.rules[ri].pattern.event,
+                            w,
+                            (site.op, opcode, site.at_func_end),
+                            &mons.blocks,
+                            site.instr_index,
+                        )
+                    })
+            })
+        };
         if !any(when) && !(when == When::Before && any(When::After)) {
             return Ok(Vec::new());
         }
