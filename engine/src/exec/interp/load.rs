@@ -428,3 +428,72 @@ fn converts_extern(bytes: &[u8]) -> bool {
     }
     false
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load(wat: &str) -> Result<Module, LoadError> {
+        Module::new(&wat::parse_str(wat).unwrap())
+    }
+
+    #[test]
+    fn plain_bodies_are_translated_at_first_use_and_eh_ones_at_load() {
+        let m = load(
+            r#"(module
+                (tag $e)
+                (func $plain (result i32) (i32.add (i32.const 1) (i32.const 2)))
+                (func $eh (try_table (catch_all 0) (throw $e))))"#,
+        )
+        .unwrap();
+        // A tag is a declaration with heap references: every body at load.
+        assert!(module_code(&m).get(0).is_some() && module_code(&m).get(1).is_some());
+        assert!(!interp_only(&m, 0) && interp_only(&m, 1));
+        let m = load(
+            r#"(module
+                (func $plain (result i32) (i32.add (i32.const 1) (i32.const 2)))
+                (func $eh (block (try_table (catch_all 0) (unreachable))))
+                (func $ext (local externref))
+                (func $null (drop (ref.null extern))))"#,
+        )
+        .unwrap();
+        let code = module_code(&m);
+        assert!(code.get(0).is_none(), "translated before its first use");
+        for d in 1..4 {
+            assert!(code.get(d).is_some(), "function {d} not translated at load");
+        }
+        assert!(interp_only(&m, 1) && !interp_only(&m, 0));
+        assert!(has_interp_only(&m));
+        let c = func_code(&m, 0).unwrap();
+        assert_eq!(c.num_results, 1);
+        assert!(Rc::ptr_eq(c, module_code(&m).get(0).unwrap()));
+    }
+
+    #[test]
+    fn a_body_never_called_is_still_validated_at_load() {
+        let e = load(r#"(module (func (result i32) (i64.const 1)))"#).unwrap_err();
+        assert_eq!(e.kind, crate::core::error::LoadErrorKind::Invalid, "{e:?}");
+    }
+
+    #[test]
+    fn lazy_translation_makes_the_same_code_as_eager() {
+        let wat = r#"(module (func (param i32) (result i32)
+            (loop (br_if 0 (i32.eqz (local.get 0)))) (local.get 0)))"#;
+        let m = load(wat).unwrap();
+        let lazy = func_code(&m, 0).unwrap();
+        let bytes = wat::parse_str(wat).unwrap();
+        let mut t = Translate {
+            instr: None,
+            osr: false,
+            code: Vec::new(),
+            v128_types: None,
+            heap_refs: None,
+            extern_objects: false,
+            lazy: Some(false),
+        };
+        let eager = Module::decode(&bytes, supported_features(), &mut t).unwrap();
+        let eager = module_code(&eager).get(0).unwrap();
+        assert_eq!(format!("{:?}", lazy.ops), format!("{:?}", eager.ops));
+        assert_eq!(lazy.pcs, eager.pcs);
+    }
+}
