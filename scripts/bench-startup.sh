@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Whole-process start-up benchmark: wizeng (default mode, and --mode=int)
-# against the Wasmtime CLI, warm (its code cache filled) and cold
+# Whole-process start-up benchmark: wizeng (default mode with its cache warm,
+# the same with a new empty cache directory every run ("cold"), and
+# --mode=int) against the Wasmtime CLI, warm (its code cache filled) and cold
 # (-C cache=n), on the wasure programs. See scripts/README.md.
 #
 # usage: scripts/bench-startup.sh [FILTER_REGEX]     (regex on "suite/program")
@@ -15,7 +16,7 @@
 #                                "before=@/path/to/wizeng" runs another build (interleaved
 #                                with the others in every round: a fair before/after on a
 #                                busy machine)
-#   SKIP=wt-cold,int             columns not to run (the wasm-r3 replays take Wasmtime
+#   SKIP=wt-cold,cold,int        columns not to run (the wasm-r3 replays take Wasmtime
 #                                seconds each to compile cold)
 #   VENV=<repo>/.venv            Python venv (gets wasure==0.9, wasmtime)
 set -euo pipefail

@@ -4,8 +4,12 @@
 Driven by scripts/bench-startup.sh; see scripts/README.md. Every program of
 the chosen wasure suites runs as a whole process, from spawn to exit, in:
 
-  * wizeng in its default mode (dyn, compiling in the background) and, if
-    asked, other wizeng configurations (`--wizeng-config NAME=FLAGS`);
+  * wizeng in its default mode (dyn, compiling in the background), warm
+    (its code cache and warm-start records filled by the first run), and
+    cold (`cold`: every run with a new, empty cache directory, as a first
+    run after installation), and, if asked, other wizeng configurations
+    (`--wizeng-config NAME=FLAGS`; a `{fresh}` word in FLAGS becomes a new
+    empty directory for every run);
   * wizeng --mode=int (the reference the default mode must never lose to);
   * the Wasmtime CLI warm (its on-disk code cache filled by a first run)
     and cold (`-C cache=n`: compiles every time).
@@ -22,6 +26,7 @@ import math
 import os
 import re
 import shlex
+import shutil
 import statistics
 import sys
 import tempfile
@@ -40,6 +45,21 @@ def load_programs(root, suites, regex):
                 continue
             out.append((suite, name, os.path.join(folder, b["path"]), b.get("args", [])))
     return out
+
+
+FRESH = "{fresh}"
+
+
+def run_fresh(cmd, cwd, out_path):
+    """`run_once`, each `{fresh}` word of `cmd` a new empty directory
+    (removed afterwards)."""
+    if FRESH not in " ".join(cmd):
+        return run_once(cmd, cwd, out_path)
+    d = tempfile.mkdtemp(prefix="wizeng-fresh-")
+    try:
+        return run_once([w.replace(FRESH, d) for w in cmd], cwd, out_path)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
 
 
 def run_once(cmd, cwd, out_path):
@@ -80,12 +100,13 @@ def main():
                     help="NAME=FLAGS: another wizeng column (e.g. sync='--background-compile=off'); "
                          "NAME=@PATH FLAGS runs the wizeng binary at PATH (e.g. a build before a change)")
     ap.add_argument("--skip", default="",
-                    help="comma-separated columns not to run (int, wt-warm, wt-cold, or a config)")
+                    help="comma-separated columns not to run (cold, int, wt-warm, wt-cold, or a config)")
     a = ap.parse_args()
 
     wz = shlex.split(a.wizeng)
     wt = shlex.split(a.wasmtime)
-    engines = [("default", wz), ("int", wz + ["--mode=int"])]
+    engines = [("default", wz), ("cold", wz + ["--cache-dir=" + FRESH]),
+               ("int", wz + ["--mode=int"])]
     for c in a.wizeng_config:
         name, _, flags = c.partition("=")
         words = shlex.split(flags)
@@ -110,7 +131,7 @@ def main():
         # Correctness run first (it also fills Wasmtime's cache for warm).
         for e, cmd in reversed(engines):
             out = os.path.join(tmp, e + ".out")
-            code, _ = run_once(cmd + [path] + args, cwd, out)
+            code, _ = run_fresh(cmd + [path] + args, cwd, out)
             with open(out, "rb") as f:
                 got = (code, f.read())
             if ref is None and e == ref_engine:
@@ -121,7 +142,7 @@ def main():
         for _ in range(a.runs):
             for e, cmd in engines:
                 if ok[e]:
-                    times[e].append(run_once(cmd + [path] + args, cwd, os.devnull)[1])
+                    times[e].append(run_fresh(cmd + [path] + args, cwd, os.devnull)[1])
         cells[name] = (suite, {e: statistics.median(t) if ok[e] else None
                                for e, t in times.items()})
         row = "  ".join(

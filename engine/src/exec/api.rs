@@ -166,7 +166,8 @@ impl Store {
             .iter()
             .map(|i| {
                 let code = crate::exec::interp::load::module_code(&i.module);
-                code.iter().filter(|c| c.interp_only).count()
+                // (Untranslated functions never are.)
+                code.translated().filter(|c| c.interp_only).count()
             })
             .sum()
     }

@@ -7,7 +7,9 @@
 //! [`COMPILED`] (calls go to compiled code) or [`NEVER`] (it failed to compile
 //! and stays interpreted); in between, [`PENDING`] (being compiled on the
 //! compiler thread), and before the first call, [`WARM`] (a warm-start
-//! record says it got hot in an earlier run: compile it at its first call).
+//! record says it got hot in an earlier run: compile it at its first call)
+//! or [`AWAITED`] (such a function is on the compiler thread already, and
+//! its first call waits for its code).
 
 use super::jit;
 use crate::core::types::FuncAddr;
@@ -34,6 +36,16 @@ pub(crate) const PENDING: u32 = u32::MAX - 2;
 /// A warm-start record (`jit/warm.rs`) names the function: it is compiled at
 /// its first call, in the foreground (its code is usually in the cache).
 pub(crate) const WARM: u32 = u32::MAX - 3;
+/// A warm-start record names the function as one whose loops were entered
+/// by OSR: it was handed to the compiler thread at instantiation, and its
+/// first call waits for its code (a loop that ran long enough to be
+/// entered once will again; one compile, usually a cache hit, costs less).
+/// The other functions a record names are [`PENDING`] meanwhile: they run
+/// interpreted until their code is there, so a program whose hot functions
+/// do little (most of real applications' start-up) never waits.
+pub(crate) const AWAITED: u32 = u32::MAX - 4;
+/// The lowest final or intermediate state: counts stay below it.
+const STATES: u32 = AWAITED;
 
 /// Bytes of a function body below which tier-up thresholds are not scaled.
 const SMALL_BODY: usize = 2048;
@@ -96,6 +108,7 @@ pub(crate) fn call_is_hot(store: &mut Store, f: FuncAddr) -> bool {
             return super::state(store).counts.get(f) == COMPILED;
         }
         WARM => return compile_warm(store, f),
+        AWAITED => return await_warm(store, f),
         _ => {}
     }
     counts.set(f, c + 1);
@@ -143,13 +156,35 @@ fn compile_warm(store: &mut Store, f: FuncAddr) -> bool {
     true
 }
 
+/// The first call of a function the compiler thread is compiling because a
+/// record names it ([`AWAITED`]): wait for its code; whether it has some.
+#[cold]
+fn await_warm(store: &mut Store, f: FuncAddr) -> bool {
+    jit::wait_for(store, f);
+    match super::state(store).counts.get(f) {
+        COMPILED => true,
+        // The compiler thread is gone: compile here.
+        AWAITED => compile_warm(store, f),
+        _ => false,
+    }
+}
+
 /// A call from the host (the program's entry point, say): if a warm-start
-/// record names `f`, compile it now, so that its loops run compiled without
-/// waiting for an OSR entry.
+/// record names `f`, compile it now (or wait for the compiler thread's
+/// code), so that its loops run compiled without waiting for an OSR entry.
 #[inline]
 pub(crate) fn warm_up(store: &mut Store, f: FuncAddr) {
-    if store.config.tier == Tier::Dyn && super::state(store).counts.get(f) == WARM {
-        compile_warm(store, f);
+    if store.config.tier != Tier::Dyn {
+        return;
+    }
+    match super::state(store).counts.get(f) {
+        WARM => {
+            compile_warm(store, f);
+        }
+        AWAITED => {
+            await_warm(store, f);
+        }
+        _ => {}
     }
 }
 
@@ -166,7 +201,7 @@ pub(crate) fn mark_warm(store: &mut Store, f: FuncAddr) {
 pub(crate) fn decided(store: &Store, f: FuncAddr) -> Option<bool> {
     match super::state(store).counts.get(f) {
         COMPILED => Some(true),
-        PENDING => Some(false),
+        PENDING | AWAITED => Some(false),
         _ => None,
     }
 }
@@ -223,8 +258,7 @@ pub(crate) fn interp_only(store: &Store, f: FuncAddr) -> bool {
     match store.funcs[f.0 as usize].kind {
         FuncKind::Wasm { instance, func_idx } => {
             let m = &store.instances[instance.0 as usize].module;
-            func_idx >= m.num_imported_funcs
-                && crate::exec::interp::load::func_code(m, func_idx).interp_only
+            func_idx >= m.num_imported_funcs && crate::exec::interp::load::interp_only(m, func_idx)
         }
         FuncKind::Host(_) => false,
     }
@@ -270,7 +304,7 @@ pub(crate) fn loop_is_hot(store: &Store, n: u32) -> bool {
 /// interpreted until `f` has been called often enough itself.
 pub(crate) fn settle(store: &mut Store, f: FuncAddr) {
     let c = super::state(store).counts.get(f);
-    if c == COMPILED || c == NEVER || c == PENDING {
+    if c == COMPILED || c == NEVER || c == PENDING || c == AWAITED {
         return;
     }
     if c == WARM {
@@ -307,7 +341,7 @@ pub(crate) fn count_crossing(store: &mut Store, caller: FuncAddr) {
     let counts = &mut super::state_mut(store).counts;
     let c = counts.get(caller);
     // (The final states stay; a count stops short of them.)
-    if c < WARM - 1 {
+    if c < STATES - 1 {
         counts.set(caller, c + 1);
     }
 }

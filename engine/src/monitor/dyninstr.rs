@@ -42,7 +42,9 @@ fn insert(store: &mut Store, app: Option<InstanceId>, fid: i32, pc: i32, f: Valu
     if fid < module.num_imported_funcs as i32 {
         return codes::IMPORTED;
     }
-    let code = crate::exec::interp::load::func_code(&module, fid as u32).clone();
+    let Ok(code) = crate::exec::interp::load::func_code(&module, fid as u32).cloned() else {
+        return codes::BAD_FID;
+    };
     // The pc is checked before the function's type, as in Wizard.
     if pc < 0 || code.pcs.binary_search(&(pc as u32)).is_err() {
         return codes::BAD_PC;

@@ -315,7 +315,7 @@ pub(super) struct Interp<'s> {
     /// The code array of instance `mod_code_inst`'s module (for `Regs`),
     /// looked up again only when the running instance changes. Valid while
     /// the module is, as `CodeRef` (invariant there).
-    mod_code: *const Rc<Compiled>,
+    mod_code: *const std::cell::OnceCell<Rc<Compiled>>,
     mod_code_inst: usize,
     /// Set when an exception came out of a tail call to a callee outside the
     /// interpreter made by the bottom activation: nothing of this execution
@@ -334,7 +334,7 @@ impl<'s> Interp<'s> {
         };
         let code: CodeRef = {
             let m = &store.instances[inst].module;
-            CodeRef::of(super::load::func_code(m, entry_idx))
+            CodeRef::of(super::load::func_code(m, entry_idx)?)
         };
         let operand_base = code.operand_base();
         if operand_base + code.max_height as usize > stack.len() {
@@ -504,7 +504,7 @@ impl<'s> Interp<'s> {
             hot_calls: store.config.tier == crate::runtime::store::Tier::Int,
             mod_code: {
                 if self.mod_code_inst != self.inst {
-                    self.mod_code = super::load::module_code(&inst.module).as_ptr();
+                    self.mod_code = super::load::module_code(&inst.module).slots();
                     self.mod_code_inst = self.inst;
                 }
                 self.mod_code
@@ -639,7 +639,7 @@ impl<'s> Interp<'s> {
             FuncKind::Wasm { instance, func_idx } => {
                 let ci = instance.0 as usize;
                 let m = &store.instances[ci].module;
-                let callee = CodeRef::of(super::load::func_code(m, *func_idx));
+                let callee = CodeRef::of(super::load::func_code(m, *func_idx)?);
                 self.enter_callee(ci, callee, tail)?;
                 Ok(Flow::Next)
             }

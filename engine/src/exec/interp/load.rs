@@ -4,13 +4,14 @@
 //! loader decodes and validates, and calls [`Translate`] on every body so that
 //! each function's interpreter code is made while its validator is at hand.
 
+use std::cell::OnceCell;
 use std::rc::Rc;
 
 use crate::core::module::BodyValidator;
 use wasmparser::{FunctionBody, WasmFeatures};
 
 use super::code::Compiled;
-use crate::core::error::LoadError;
+use crate::core::error::{LoadError, Trap, TrapKind};
 use crate::core::module::{
     read_binary, supported_features, to_binary, BodyCtx, BodyTranslator, Module,
 };
@@ -18,32 +19,113 @@ use crate::core::probe::Instrumenter;
 use crate::runtime::store::Tier;
 
 /// The interpreter code of a module's defined functions, by defined index.
-pub(crate) struct ModuleCode(pub Vec<Rc<Compiled>>);
+///
+/// A module loaded without an instrumenter is translated lazily: the loader
+/// validates every body (errors are reported at load, as always), but a
+/// function's code is made at its first use ([`func_code`]), so a large
+/// application pays translation (and the memory it fills) only for the
+/// functions it runs. A function that might have to run interpreted in
+/// every tier (`Compiled::interp_only`: exception handling, Wasm GC, other
+/// heap references; see [`needs_eager`]) is translated at load, so an
+/// untranslated function is never one, and that flag is known without
+/// translating anything. With monitors every body is translated at load
+/// (matching happens there).
+pub(crate) struct ModuleCode {
+    /// Per defined function, its code once translated (set once, never
+    /// replaced: code references stay valid as long as the module).
+    funcs: Box<[OnceCell<Rc<Compiled>>]>,
+    /// The module-wide facts a later translation needs.
+    osr: bool,
+    v128_types: bool,
+    heap_refs: bool,
+    extern_objects: bool,
+}
+
+impl ModuleCode {
+    /// Function `d`'s (a defined index) code, if it was translated.
+    pub(crate) fn get(&self, d: usize) -> Option<&Rc<Compiled>> {
+        self.funcs.get(d)?.get()
+    }
+
+    /// The translated functions' code.
+    pub(crate) fn translated(&self) -> impl Iterator<Item = &Rc<Compiled>> {
+        self.funcs.iter().filter_map(OnceCell::get)
+    }
+
+    /// The slots, by defined index (for the interpreter's hot calls, which
+    /// take an empty one to `exec.rs`).
+    pub(crate) fn slots(&self) -> *const OnceCell<Rc<Compiled>> {
+        self.funcs.as_ptr()
+    }
+}
 
 /// The interpreter code of `m`'s defined functions (every module is loaded
 /// through [`Translate`], so the product is always there).
-pub(crate) fn module_code(m: &Module) -> &[Rc<Compiled>] {
-    &m.code::<ModuleCode>()
+pub(crate) fn module_code(m: &Module) -> &ModuleCode {
+    m.code::<ModuleCode>()
         .expect("modules are loaded with the interpreter's translator")
-        .0
 }
 
 /// Whether some function of `m` always runs interpreted
-/// (`Compiled::interp_only`).
+/// (`Compiled::interp_only`; such functions are translated at load).
 pub(crate) fn has_interp_only(m: &Module) -> bool {
-    module_code(m).iter().any(|c| c.interp_only)
+    module_code(m).translated().any(|c| c.interp_only)
 }
 
-/// The interpreter code of defined function `func_idx` (an index of the whole
-/// function space; must not be an import).
-pub(crate) fn func_code(m: &Module, func_idx: u32) -> &Rc<Compiled> {
-    &module_code(m)[(func_idx - m.num_imported_funcs) as usize]
+/// Whether defined function `func_idx` (an index of the whole function
+/// space) always runs interpreted, without translating it (an untranslated
+/// function never does).
+pub(crate) fn interp_only(m: &Module, func_idx: u32) -> bool {
+    let d = (func_idx - m.num_imported_funcs) as usize;
+    module_code(m).get(d).is_some_and(|c| c.interp_only)
+}
+
+/// The interpreter code of defined function `func_idx` (an index of the
+/// whole function space; must not be an import), translated now if it was
+/// not yet. The body was validated at load, so translating it cannot fail
+/// but through an internal error, which becomes a trap of the call.
+pub(crate) fn func_code(m: &Module, func_idx: u32) -> Result<&Rc<Compiled>, Trap> {
+    let code = module_code(m);
+    let slot = &code.funcs[(func_idx - m.num_imported_funcs) as usize];
+    if let Some(c) = slot.get() {
+        return Ok(c);
+    }
+    let compiled = translate_later(m, code, func_idx).map_err(|e| {
+        Trap::new(TrapKind::Host(format!(
+            "function {func_idx} could not be translated: {}",
+            e.message
+        )))
+    })?;
+    Ok(slot.get_or_init(|| Rc::new(compiled)))
+}
+
+/// Translate defined function `func_idx` of a lazily translated module.
+#[cold]
+fn translate_later(m: &Module, code: &ModuleCode, func_idx: u32) -> Result<Compiled, LoadError> {
+    let Some((func, body)) = m.body_to_validate(func_idx) else {
+        return Err(LoadError {
+            kind: crate::core::error::LoadErrorKind::Invalid,
+            offset: None,
+            message: "the module has no validation state".into(),
+        });
+    };
+    let mut v = func.into_validator(Default::default());
+    let ctx = super::compile::ModuleCtx {
+        types: &m.types,
+        func_types: &m.func_types,
+        features: m.features,
+        osr: code.osr,
+        v128_types: code.v128_types,
+        heap_refs: code.heap_refs,
+        extern_objects: code.extern_objects,
+    };
+    super::compile::translate(&mut v, &body, &ctx, None)
 }
 
 struct Translate<'r, 'i> {
     instr: Option<&'r mut (dyn Instrumenter + 'i)>,
     osr: bool,
-    code: Vec<Rc<Compiled>>,
+    code: Vec<OnceCell<Rc<Compiled>>>,
     /// Some type of the module has a `v128` (computed at the first body).
     v128_types: Option<bool>,
     /// The module declares heap reference types (computed at the first body).
@@ -51,6 +133,10 @@ struct Translate<'r, 'i> {
     /// An `externref` of the module may name a heap object: a body has
     /// `any.convert_extern`/`extern.convert_any` ([`converts_extern`]).
     extern_objects: bool,
+    /// Bodies may be left untranslated (computed at the first body): no
+    /// instrumenter, and nothing the module declares can make a function
+    /// interpreted-only ([`module_may_be_lazy`]).
+    lazy: Option<bool>,
 }
 
 impl BodyTranslator for Translate<'_, '_> {
@@ -69,6 +155,56 @@ impl BodyTranslator for Translate<'_, '_> {
         let heap_refs = *self
             .heap_refs
             .get_or_insert_with(|| super::stackmap::module_has_heap_refs(validator.resources()));
+        let lazy = *self.lazy.get_or_insert_with(|| {
+            self.instr.is_none()
+                && !heap_refs
+                && !self.extern_objects
+                && module_may_be_lazy(validator.resources())
+                && !lazy_disabled_by_env()
+        });
+        if lazy {
+            match validate_only(validator, body, ctx.features)? {
+                Checked::Valid => {
+                    self.code.push(OnceCell::new());
+                    return Ok(());
+                }
+                // Translated now, with a fresh validator (this one is spent).
+                Checked::Eager => {
+                    let ty = ctx.func_types[validator.index() as usize];
+                    let func = wasmparser::FuncToValidate {
+                        resources: validator.resources().clone(),
+                        index: validator.index(),
+                        ty,
+                        features: ctx.features,
+                    };
+                    let mut fresh = func.into_validator(Default::default());
+                    return self.translate(ctx, &mut fresh, body, v128_types, heap_refs);
+                }
+            }
+        }
+        self.translate(ctx, validator, body, v128_types, heap_refs)
+    }
+
+    fn finish(&mut self) -> Box<dyn std::any::Any> {
+        Box::new(ModuleCode {
+            funcs: std::mem::take(&mut self.code).into_boxed_slice(),
+            osr: self.osr,
+            v128_types: self.v128_types.unwrap_or(false),
+            heap_refs: self.heap_refs.unwrap_or(false),
+            extern_objects: self.extern_objects,
+        })
+    }
+}
+
+impl Translate<'_, '_> {
+    fn translate(
+        &mut self,
+        ctx: &BodyCtx<'_>,
+        validator: &mut BodyValidator,
+        body: &FunctionBody<'_>,
+        v128_types: bool,
+        heap_refs: bool,
+    ) -> Result<(), LoadError> {
         let ctx = super::compile::ModuleCtx {
             types: ctx.types,
             func_types: ctx.func_types,
@@ -79,15 +215,116 @@ impl BodyTranslator for Translate<'_, '_> {
             extern_objects: self.extern_objects,
         };
         let compiled = super::compile::translate(validator, body, &ctx, self.instr.as_deref_mut())?;
-        self.code.push(Rc::new(compiled));
+        self.code.push(OnceCell::from(Rc::new(compiled)));
         Ok(())
-    }
-
-    fn finish(&mut self) -> Box<dyn std::any::Any> {
-        Box::new(ModuleCode(std::mem::take(&mut self.code)))
     }
 }
 
+/// `WIZENG_EAGER_TRANSLATE=1` translates every body at load (to compare);
+/// so does `WIZENG_DUMP_OPS` (which prints what is translated: all of it).
+fn lazy_disabled_by_env() -> bool {
+    std::env::var_os("WIZENG_EAGER_TRANSLATE").is_some_and(|v| v != "0")
+        || std::env::var_os("WIZENG_DUMP_OPS").is_some()
+}
+
+/// Whether a module's declarations allow translating its bodies lazily:
+/// every type is final (an indirect call through a non-final type runs
+/// interpreted). Heap reference types anywhere (`module_has_heap_refs`)
+/// rule it out too; the caller checks that.
+fn module_may_be_lazy(r: &wasmparser::ValidatorResources) -> bool {
+    use wasmparser::WasmModuleResources;
+    (0..).map_while(|i| r.sub_type_at(i)).all(|st| st.is_final)
+}
+
+/// What validating a body on its own found.
+enum Checked {
+    /// Valid, and it cannot have to run interpreted: translate it later.
+    Valid,
+    /// It may have to run interpreted ([`needs_eager`]): translate it now.
+    Eager,
+}
+
+/// Validate a body without translating it, stopping early (with
+/// [`Checked::Eager`]) at the first sign that it may be interpreted-only.
+fn validate_only(
+    v: &mut BodyValidator,
+    body: &FunctionBody<'_>,
+    features: WasmFeatures,
+) -> Result<Checked, LoadError> {
+    let mut reader = body.get_binary_reader();
+    v.read_locals(&mut reader)?;
+    for i in 0..v.len_locals() {
+        if v.get_local_type(i).is_some_and(maybe_heap_ref) {
+            return Ok(Checked::Eager);
+        }
+    }
+    reader.set_features(features);
+    while !reader.eof() {
+        let offset = reader.original_position();
+        let op = reader.read_operator()?;
+        if needs_eager(&op) {
+            return Ok(Checked::Eager);
+        }
+        v.op(offset, &op)?;
+    }
+    v.finish(reader.original_position())?;
+    Ok(Checked::Valid)
+}
+
+/// Whether `op`, in a module that declares no heap reference type and only
+/// final types, may make its function interpreted-only (the translator's
+/// `require_interpreter`), so the function is translated at load: exception
+/// handling, Wasm GC instructions and casts, conversions between `any` and
+/// `extern`, and anything whose immediates name a heap reference type (the
+/// only way such a value can appear in such a module). A superset of what
+/// the translator marks: it may translate a function at load that runs
+/// compiled after all, never the reverse.
+fn needs_eager(op: &wasmparser::Operator<'_>) -> bool {
+    use wasmparser::{BlockType, Operator as O, RefType, ValType};
+    match op {
+        O::Try { .. }
+        | O::Catch { .. }
+        | O::CatchAll
+        | O::Delegate { .. }
+        | O::Rethrow { .. }
+        | O::Throw { .. }
+        | O::ThrowRef
+        | O::TryTable { .. }
+        | O::BrOnCast { .. }
+        | O::BrOnCastFail { .. }
+        | O::RefTestNonNull { .. }
+        | O::RefTestNullable { .. }
+        | O::RefCastNonNull { .. }
+        | O::RefCastNullable { .. }
+        | O::AnyConvertExtern
+        | O::ExternConvertAny => true,
+        O::Block { blockty } | O::Loop { blockty } | O::If { blockty } => {
+            matches!(blockty, BlockType::Type(t) if maybe_heap_ref(*t))
+        }
+        O::TypedSelect { ty } => maybe_heap_ref(*ty),
+        O::RefNull { hty } => {
+            RefType::new(true, *hty).is_none_or(|t| maybe_heap_ref(ValType::Ref(t)))
+        }
+        _ => super::gc_ops::gc_op(op).is_some(),
+    }
+}
+
+/// Whether values of type `t` may be heap references, from the type alone:
+/// any reference but an abstract function one (a concrete type, even a
+/// function type's, counts: only the module's types could tell).
+fn maybe_heap_ref(t: wasmparser::ValType) -> bool {
+    use wasmparser::{AbstractHeapType as A, HeapType};
+    match t {
+        wasmparser::ValType::Ref(r) => !matches!(
+            r.heap_type(),
+            HeapType::Abstract {
+                ty: A::Func | A::NoFunc,
+                ..
+            }
+        ),
+        _ => false,
+    }
+}
 impl Module {
     /// Decode and validate a binary module.
     pub fn new(bytes: &[u8]) -> Result<Module, LoadError> {
@@ -146,6 +383,7 @@ impl Module {
             v128_types: None,
             heap_refs: None,
             extern_objects: converts_extern(bytes),
+            lazy: None,
         };
         Module::decode(bytes, features, &mut t)
     }
@@ -189,4 +427,73 @@ fn converts_extern(bytes: &[u8]) -> bool {
         }
     }
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load(wat: &str) -> Result<Module, LoadError> {
+        Module::new(&wat::parse_str(wat).unwrap())
+    }
+
+    #[test]
+    fn plain_bodies_are_translated_at_first_use_and_eh_ones_at_load() {
+        let m = load(
+            r#"(module
+                (tag $e)
+                (func $plain (result i32) (i32.add (i32.const 1) (i32.const 2)))
+                (func $eh (try_table (catch_all 0) (throw $e))))"#,
+        )
+        .unwrap();
+        // A tag is a declaration with heap references: every body at load.
+        assert!(module_code(&m).get(0).is_some() && module_code(&m).get(1).is_some());
+        assert!(!interp_only(&m, 0) && interp_only(&m, 1));
+        let m = load(
+            r#"(module
+                (func $plain (result i32) (i32.add (i32.const 1) (i32.const 2)))
+                (func $eh (block (try_table (catch_all 0) (unreachable))))
+                (func $ext (local externref))
+                (func $null (drop (ref.null extern))))"#,
+        )
+        .unwrap();
+        let code = module_code(&m);
+        assert!(code.get(0).is_none(), "translated before its first use");
+        for d in 1..4 {
+            assert!(code.get(d).is_some(), "function {d} not translated at load");
+        }
+        assert!(interp_only(&m, 1) && !interp_only(&m, 0));
+        assert!(has_interp_only(&m));
+        let c = func_code(&m, 0).unwrap();
+        assert_eq!(c.num_results, 1);
+        assert!(Rc::ptr_eq(c, module_code(&m).get(0).unwrap()));
+    }
+
+    #[test]
+    fn a_body_never_called_is_still_validated_at_load() {
+        let e = load(r#"(module (func (result i32) (i64.const 1)))"#).unwrap_err();
+        assert_eq!(e.kind, crate::core::error::LoadErrorKind::Invalid, "{e:?}");
+    }
+
+    #[test]
+    fn lazy_translation_makes_the_same_code_as_eager() {
+        let wat = r#"(module (func (param i32) (result i32)
+            (loop (br_if 0 (i32.eqz (local.get 0)))) (local.get 0)))"#;
+        let m = load(wat).unwrap();
+        let lazy = func_code(&m, 0).unwrap();
+        let bytes = wat::parse_str(wat).unwrap();
+        let mut t = Translate {
+            instr: None,
+            osr: false,
+            code: Vec::new(),
+            v128_types: None,
+            heap_refs: None,
+            extern_objects: false,
+            lazy: Some(false),
+        };
+        let eager = Module::decode(&bytes, supported_features(), &mut t).unwrap();
+        let eager = module_code(&eager).get(0).unwrap();
+        assert_eq!(format!("{:?}", lazy.ops), format!("{:?}", eager.ops));
+        assert_eq!(lazy.pcs, eager.pcs);
+    }
 }

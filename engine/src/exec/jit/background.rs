@@ -14,7 +14,8 @@
 //! does not wait for it, and a store dropped meanwhile just closes the
 //! channels (the thread's result is discarded, then it ends).
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::Duration;
 
@@ -52,6 +53,9 @@ struct Worker {
     received: usize,
     /// Requests sent to the thread.
     sent_to: usize,
+    /// A function the store's thread waits for (its address + 1; 0: none):
+    /// the thread compiles it next, before the shorter bodies queued.
+    urgent: Arc<AtomicU32>,
 }
 
 /// Bodies of at least this many bytes go to the second thread: compiling
@@ -64,6 +68,8 @@ const LARGE_BODY: usize = 16 * 1024;
 #[derive(Default)]
 pub(crate) struct Background {
     workers: [Option<Worker>; 2],
+    /// The worker each function request in flight went to.
+    funcs: HashMap<u32, usize>,
     /// Requests sent and not yet collected.
     pub in_flight: usize,
     /// Requests compiled (successfully or not) and collected.
@@ -76,9 +82,10 @@ impl Background {
     /// Send a request; `false` if the thread cannot be started (the caller
     /// then compiles in the foreground or not at all).
     pub(crate) fn submit(&mut self, target: Target, input: CodegenInput) -> bool {
-        let slot = &mut self.workers[usize::from(input.body_len() >= LARGE_BODY)];
+        let k = usize::from(input.body_len() >= LARGE_BODY);
+        let slot = &mut self.workers[k];
         if slot.is_none() {
-            *slot = start();
+            *slot = start(k == 0);
         }
         let Some(w) = slot else { return false };
         if w.tx.send(Request { target, input }).is_err() {
@@ -87,7 +94,45 @@ impl Background {
         }
         w.sent_to += 1;
         self.in_flight += 1;
+        if let Target::Func(a) = target {
+            self.funcs.insert(a, k);
+        }
         true
+    }
+
+    /// Wait until function `a`'s request (if one is in flight) is compiled,
+    /// asking its thread to take it next; what was received meanwhile, `a`'s
+    /// result included unless its thread is gone.
+    pub(crate) fn wait_for(&mut self, a: u32) -> Vec<Finished> {
+        let mut out = Vec::new();
+        let Some(&k) = self.funcs.get(&a) else {
+            return out;
+        };
+        if let Some(w) = &mut self.workers[k] {
+            w.urgent.store(a.wrapping_add(1), Ordering::Release);
+            while w.received < w.sent_to {
+                match w.rx.recv() {
+                    Ok(f) => {
+                        w.received += 1;
+                        let found = f.target == Target::Func(a);
+                        out.push(f);
+                        if found {
+                            break;
+                        }
+                    }
+                    Err(_) => {
+                        self.workers[k] = None;
+                        break;
+                    }
+                }
+            }
+            if let Some(w) = &self.workers[k] {
+                w.urgent.store(0, Ordering::Release);
+            }
+        }
+        self.funcs.remove(&a);
+        self.count(&out);
+        out
     }
 
     /// The results that are ready now (none without waiting).
@@ -134,18 +179,27 @@ impl Background {
     }
 
     fn count(&mut self, done: &[Finished]) {
+        for f in done {
+            if let Target::Func(a) = f.target {
+                self.funcs.remove(&a);
+            }
+        }
         self.in_flight = self.in_flight.saturating_sub(done.len());
         self.collected += done.len();
         self.time += done.iter().map(|f| f.time).sum::<Duration>();
     }
 }
 
-/// Start the compiler thread.
-fn start() -> Option<Worker> {
+/// Start a compiler thread; `sweep`: the first time it runs out of work, it
+/// removes leftovers of killed writers from the code cache's directory
+/// ([`super::cache::CodeCache::sweep_leftovers`]).
+fn start(sweep: bool) -> Option<Worker> {
     let (tx, requests) = mpsc::channel::<Request>();
     let (results, rx) = mpsc::channel::<Finished>();
     let sent = Arc::new(AtomicUsize::new(0));
     let counter = sent.clone();
+    let urgent = Arc::new(AtomicU32::new(0));
+    let wanted = urgent.clone();
     std::thread::Builder::new()
         .name("wizeng-compile".into())
         .stack_size(16 << 20)
@@ -153,18 +207,30 @@ fn start() -> Option<Worker> {
             // Shortest first: a large body (seconds of register allocation)
             // must not hold back the small hot functions queued behind it.
             let mut queue: Vec<Request> = Vec::new();
+            let mut cache: Option<Arc<super::cache::CodeCache>> = None;
+            let mut sweep = sweep;
             loop {
                 if queue.is_empty() {
+                    if let Some(c) = cache.take().filter(|_| sweep) {
+                        c.sweep_leftovers();
+                        sweep = false;
+                    }
                     match requests.recv() {
                         Ok(r) => queue.push(r),
                         Err(_) => break,
                     }
                 }
                 queue.extend(requests.try_iter());
-                let next = (0..queue.len())
-                    .min_by_key(|&i| queue[i].input.body_len())
+                let urgent = Target::Func(wanted.load(Ordering::Acquire).wrapping_sub(1));
+                let next = queue
+                    .iter()
+                    .position(|r| r.target == urgent)
+                    .or_else(|| (0..queue.len()).min_by_key(|&i| queue[i].input.body_len()))
                     .unwrap_or(0);
                 let Request { target, input } = queue.swap_remove(next);
+                if sweep && cache.is_none() {
+                    cache = input.cache.clone();
+                }
                 let t0 = std::time::Instant::now();
                 let out = super::codegen(&input);
                 let done = Finished {
@@ -187,5 +253,6 @@ fn start() -> Option<Worker> {
         sent,
         received: 0,
         sent_to: 0,
+        urgent,
     })
 }

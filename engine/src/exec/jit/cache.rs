@@ -17,6 +17,11 @@
 //! created private to the user (mode 0700); the checks protect against
 //! truncation and corruption, not against someone who may write there on
 //! purpose (the same trust Wasmtime places in its cache directory).
+//!
+//! A process that exits while its compiler thread writes an entry leaves the
+//! temporary file (`NAME.tmpPID`) behind; the compiler thread of a later run
+//! removes those whose process is gone ([`CodeCache::sweep_leftovers`]),
+//! once per run, when it has nothing else to do.
 
 use std::borrow::Cow;
 use std::io::Write;
@@ -75,6 +80,44 @@ impl CodeCache {
     fn write(&self, key: &[u8], payload: &[u8]) -> std::io::Result<()> {
         write_entry(&self.path(key), payload)
     }
+
+    /// Remove the temporary files of writers that are gone (a process cut
+    /// off while writing an entry, see [`write_entry`]); how many. A file
+    /// of a process still running (or of another process that got its pid)
+    /// stays, unless it is more than a day old.
+    pub(crate) fn sweep_leftovers(&self) -> usize {
+        let Ok(dir) = std::fs::read_dir(&self.dir) else {
+            return 0;
+        };
+        let procs = Path::new("/proc/self").exists();
+        let mut removed = 0;
+        for e in dir.flatten() {
+            let name = e.file_name();
+            let Some(pid) = name.to_str().and_then(leftover_pid) else {
+                continue;
+            };
+            let gone = procs && !Path::new(&format!("/proc/{pid}")).exists();
+            let old = e
+                .metadata()
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.elapsed().ok())
+                .is_some_and(|age| age.as_secs() > 24 * 3600);
+            if (gone || old) && pid != std::process::id() && std::fs::remove_file(e.path()).is_ok()
+            {
+                removed += 1;
+            }
+        }
+        removed
+    }
+}
+
+/// The writer's pid, if `name` is a temporary entry file (`HEX.tmpPID`).
+fn leftover_pid(name: &str) -> Option<u32> {
+    let (key, pid) = name.split_once(".tmp")?;
+    let hex = !key.is_empty() && key.bytes().all(|b| b.is_ascii_hexdigit());
+    let pid = pid.parse().ok().filter(|_| hex)?;
+    Some(pid)
 }
 
 /// The file of entry `key` in cache directory `dir`.
@@ -174,6 +217,29 @@ mod tests {
         std::fs::write(&path, &bad).unwrap();
         assert!(s.get(b"k1").is_none());
         assert_eq!(c.rejected.load(Ordering::Relaxed), 2);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn leftovers_of_gone_writers_are_swept() {
+        let dir = std::env::temp_dir().join(format!("wizeng-sweep-test-{}", std::process::id()));
+        let c = CodeCache::open(&dir).unwrap();
+        let mut s = Store(&c);
+        s.insert(b"k1", b"code".to_vec());
+        // No process has pid u32::MAX - 1 (above Linux's pid_max); this one
+        // is running; the others are not temporary files.
+        let gone = dir.join(format!("abcd.tmp{}", u32::MAX - 1));
+        let mine = dir.join(format!("abcd.tmp{}", std::process::id()));
+        let other = dir.join("notes.tmp1x");
+        for p in [&gone, &mine, &other] {
+            std::fs::write(p, b"").unwrap();
+        }
+        assert_eq!(leftover_pid("00ff.tmp12"), Some(12));
+        assert_eq!(leftover_pid("zz.tmp12"), None);
+        assert_eq!(leftover_pid("00ff.tmp"), None);
+        assert_eq!(c.sweep_leftovers(), 1);
+        assert!(!gone.exists() && mine.exists() && other.exists());
+        assert_eq!(s.get(b"k1").as_deref(), Some(&b"code"[..]));
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

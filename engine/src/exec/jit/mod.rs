@@ -353,9 +353,11 @@ impl CodegenInput {
         inline_globals: bool,
     ) -> CodegenInput {
         let defined = |i: &u32| (m.num_imported_funcs..m.num_funcs()).contains(i);
-        let osr = osr_at.zip(only.filter(defined)).map(|(pc, i)| {
-            let locals = &crate::exec::interp::load::func_code(m, i).local_types;
-            (pc, locals.clone())
+        // (A loop entry is compiled for a running activation: its function
+        // was translated.)
+        let osr = osr_at.zip(only.filter(defined)).and_then(|(pc, i)| {
+            let code = crate::exec::interp::load::func_code(m, i).ok()?;
+            Some((pc, code.local_types.clone()))
         });
         CodegenInput {
             module: m.shared_info(),
@@ -846,7 +848,7 @@ impl Translator {
 /// Whether the interpreter's translator marked function `idx` of `m`
 /// (defined) as one the JIT must not compile.
 fn interp_only(m: &Module, idx: u32) -> bool {
-    crate::exec::interp::load::func_code(m, idx).interp_only
+    crate::exec::interp::load::interp_only(m, idx)
 }
 
 /// Code per (module, tier): the tier decides whole-module or lazy code, and the layout.
@@ -1158,6 +1160,16 @@ pub(crate) fn background_stats(store: &Store) -> crate::exec::api::BackgroundSta
         compile_time: j.background.time,
         link_time: j.background_link_time,
     }
+}
+
+/// Dyn tier: wait for the compiler thread's code of `func` (and publish it,
+/// with whatever else was finished meanwhile).
+pub(crate) fn wait_for(store: &mut Store, func: FuncAddr) {
+    let done = crate::exec::state_mut(store)
+        .jit
+        .background
+        .wait_for(func.0);
+    install(store, done);
 }
 
 /// Wait for the compiler thread's work in flight and publish it.

@@ -6,11 +6,15 @@
 //! holding a loop entered by OSR) into the compiled-code cache's directory,
 //! each marked *compiled* (its code was published, so it is in the cache) or
 //! *requested* (the compiler thread had not finished it, or only a loop entry
-//! was compiled). The next run of the same module reads it at instantiation:
-//! a compiled function is compiled at its first call
-//! ([`crate::exec::tiering`]'s `WARM` state), in the foreground, its code
-//! being a cache hit; a requested one is handed to the compiler thread at
-//! once, so its code is ready sooner than if it had to get hot again.
+//! was compiled), and *looping* if a loop of it was entered by OSR. The next
+//! run of the same module reads it at instantiation and hands every function
+//! it names to the compiler thread at once (most are cache hits), so that
+//! the main thread goes on interpreting instead of compiling. The first call
+//! of a looping function waits for its code ([`crate::exec::tiering`]'s
+//! `AWAITED`: its loops are about to run long); the others run interpreted
+//! until their code is there. Without a compiler thread
+//! (`--background-compile=off`), every function named is compiled at its
+//! first call (`WARM`), in the foreground.
 //!
 //! A record only changes *when* a function is compiled, never *what* runs:
 //! the code itself still comes from Cranelift's cache, keyed by its IR. It is
@@ -31,7 +35,7 @@ use crate::exec::tiering;
 use crate::runtime::store::{Store, Tier};
 
 /// The record's version: a new layout gets new keys.
-const VERSION: &[u8] = b"wizeng warm-start record 1";
+const VERSION: &[u8] = b"wizeng warm-start record 2";
 
 /// A store's warm-start state.
 #[derive(Default)]
@@ -54,13 +58,18 @@ struct Recorded {
     module: Arc<Module>,
     key: [u8; 32],
     digest: [u8; 32],
-    /// Function indices, ascending, [`REQUESTED`] set for requested ones.
+    /// Function indices, ascending, [`REQUESTED`] set for requested ones,
+    /// [`LOOPING`] for those with a loop entered by OSR.
     funcs: Vec<u32>,
     instances: Vec<InstanceId>,
 }
 
 /// The flag of a requested (not known to be cached) function in a record.
 const REQUESTED: u32 = 1 << 31;
+/// The flag of a function with a loop entered by OSR in a record.
+const LOOPING: u32 = 1 << 30;
+/// A record entry's function index.
+const INDEX: u32 = !(REQUESTED | LOOPING);
 
 /// The module's identity in a record: a 64-bit hash of its bytes and its
 /// length. Not a cryptographic digest, on purpose: SHA-256 costs about
@@ -115,17 +124,16 @@ fn decode(bytes: &[u8], digest: &[u8; 32], threshold: u32, m: &Module) -> Option
         return None;
     }
     let funcs: Vec<u32> = rest.chunks_exact(4).map(word).collect();
-    let defined = |f: &u32| (m.num_imported_funcs..m.num_funcs()).contains(&(f & !REQUESTED));
-    let ascending = funcs
-        .windows(2)
-        .all(|w| w[0] & !REQUESTED < w[1] & !REQUESTED);
+    let defined = |f: &u32| (m.num_imported_funcs..m.num_funcs()).contains(&(f & INDEX));
+    let ascending = funcs.windows(2).all(|w| w[0] & INDEX < w[1] & INDEX);
     (ascending && funcs.iter().all(defined)).then_some(funcs)
 }
 
-/// A new instance of the dyn tier: mark the compiled functions its module's
-/// record names (read once per module) to be compiled at their first call;
-/// the requested ones, to be handed to the compiler thread (returned).
-pub(crate) fn load(store: &mut Store, id: InstanceId) -> Vec<FuncAddr> {
+/// A new instance of the dyn tier: the functions its module's record names
+/// (read once per module), to be handed to the compiler thread (returned,
+/// with whether the first call waits for the code: [`LOOPING`]); without a
+/// compiler thread, they are marked to be compiled at their first call.
+pub(crate) fn load(store: &mut Store, id: InstanceId) -> Vec<(FuncAddr, bool)> {
     let (Some(dir), Tier::Dyn) = (store.config.code_cache.clone(), store.config.tier) else {
         return Vec::new();
     };
@@ -169,27 +177,32 @@ pub(crate) fn load(store: &mut Store, id: InstanceId) -> Vec<FuncAddr> {
     let funcs = warm.modules[k].funcs.clone();
     let mut requested = Vec::new();
     for f in funcs {
-        let a = store.instance(id).funcs[(f & !REQUESTED) as usize];
-        if f & REQUESTED == 0 || !store.config.background_compile {
-            tiering::mark_warm(store, a);
+        let a = store.instance(id).funcs[(f & INDEX) as usize];
+        if store.config.background_compile {
+            requested.push((a, f & LOOPING != 0));
         } else {
-            requested.push(a);
+            tiering::mark_warm(store, a);
         }
     }
     requested
 }
 
-/// Hand the functions a record says were requested to the compiler thread
-/// now (the instance is prepared for it); any that cannot be wait for their
-/// first call, as compiled ones do.
-pub(crate) fn prefetch(store: &mut Store, funcs: Vec<FuncAddr>) {
+/// Hand the functions a record names to the compiler thread now (the
+/// instance is prepared for it), each waited for at its first call or not
+/// ([`load`]); any that cannot be are compiled at their first call.
+pub(crate) fn prefetch(store: &mut Store, funcs: Vec<(FuncAddr, bool)>) {
     if funcs.is_empty() {
         return;
     }
     let prepared = super::ensure_prepared(store).is_ok();
-    for f in funcs {
+    for (f, wait) in funcs {
         if prepared && matches!(super::request_func(store, f), Ok(true)) {
-            tiering::mark(store, f, tiering::PENDING);
+            let state = if wait {
+                tiering::AWAITED
+            } else {
+                tiering::PENDING
+            };
+            tiering::mark(store, f, state);
             crate::exec::state_mut(store).jit.warm.prefetched += 1;
         } else {
             tiering::mark_warm(store, f);
@@ -208,34 +221,34 @@ pub(crate) fn save(store: &Store) {
     let threshold = store.config.dyn_threshold;
     let j = &crate::exec::state(store).jit;
     for r in &j.warm.modules {
-        // Index -> requested?, starting from the record read.
-        let mut funcs: std::collections::BTreeMap<u32, bool> = r
-            .funcs
-            .iter()
-            .map(|f| (f & !REQUESTED, f & REQUESTED != 0))
-            .collect();
-        let mut note = |f: u32, compiled: bool| {
-            let requested = funcs.entry(f).or_insert(!compiled);
-            *requested &= !compiled;
+        // Index -> flags, starting from the record read: REQUESTED only
+        // until some run compiled it, LOOPING once some run entered a loop.
+        let mut funcs: std::collections::BTreeMap<u32, u32> =
+            r.funcs.iter().map(|f| (f & INDEX, f & !INDEX)).collect();
+        let mut note = |f: u32, compiled: bool, looping: bool| {
+            let flags = funcs.entry(f).or_insert(REQUESTED);
+            if compiled {
+                *flags &= !REQUESTED;
+            }
+            if looping {
+                *flags |= LOOPING;
+            }
         };
         for &id in &r.instances {
             let inst = store.instance(id);
             for f in r.module.num_imported_funcs..r.module.num_funcs() {
                 if let Some(compiled) = tiering::decided(store, inst.funcs[f as usize]) {
-                    note(f, compiled);
+                    note(f, compiled, false);
                 }
             }
         }
         // Loops entered by OSR (or being compiled for it) at exit.
         for &(i, f, _) in j.osr_code.keys().chain(j.osr_pending.iter()) {
             if r.instances.contains(&InstanceId(i)) {
-                note(f, false);
+                note(f, false, true);
             }
         }
-        let funcs: Vec<u32> = funcs
-            .into_iter()
-            .map(|(f, requested)| if requested { f | REQUESTED } else { f })
-            .collect();
+        let funcs: Vec<u32> = funcs.into_iter().map(|(f, flags)| f | flags).collect();
         if funcs != r.funcs {
             let _ = cache::write(dir, &r.key, &encode(&r.digest, threshold, &funcs));
         }
@@ -278,10 +291,10 @@ mod tests {
     fn records_round_trip_and_bad_ones_are_refused() {
         let m = module();
         let (_, digest) = key_of(&m, 1000);
-        let good = encode(&digest, 1000, &[1, 3 | REQUESTED]);
+        let good = encode(&digest, 1000, &[1, 2 | LOOPING, 3 | REQUESTED]);
         assert_eq!(
             decode(&good, &digest, 1000, &m),
-            Some(vec![1, 3 | REQUESTED])
+            Some(vec![1, 2 | LOOPING, 3 | REQUESTED])
         );
         // Another threshold, another module, a cut, an import, out of range,
         // not ascending.
@@ -294,7 +307,8 @@ mod tests {
             &[3, 1],
             &[2, 2],
             &[2, 2 | REQUESTED],
-            &[1 << 30],
+            &[2 | LOOPING, 2],
+            &[1 << 29],
         ] {
             let bad = encode(&digest, 1000, funcs);
             assert_eq!(decode(&bad, &digest, 1000, &m), None, "{funcs:?}");

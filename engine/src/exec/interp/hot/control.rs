@@ -69,9 +69,12 @@ handlers! {
                     cold!();
                 }
                 // SAFETY: `f` is a validated function index of the module, and
-                // defined functions have code; the `Arc` outlives this call
-                // (invariant at `CodeRef`).
-                let callee: &Compiled = unsafe { &**r.mod_code.add((f - r.num_imported) as usize) };
+                // defined functions have a slot; the `Rc` outlives this call
+                // (invariant at `CodeRef`). An untranslated callee: `exec.rs`.
+                let Some(callee) = (unsafe { &*r.mod_code.add((f - r.num_imported) as usize) }).get()
+                else {
+                    cold!();
+                };
                 // In the compiled tiers only a function that always runs
                 // interpreted is entered here (others may have code).
                 if !r.hot_calls && !callee.interp_only {
@@ -97,7 +100,9 @@ handlers! {
                                         && instance.0 as usize == r.inst
                                         && func_idx >= r.num_imported =>
                                 {
-                                    Some(&**r.mod_code.add((func_idx - r.num_imported) as usize))
+                                    (*r.mod_code.add((func_idx - r.num_imported) as usize))
+                                        .get()
+                                        .map(|c| &**c)
                                 }
                                 _ => None,
                             }

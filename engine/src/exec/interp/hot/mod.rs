@@ -123,7 +123,8 @@ pub(super) struct Regs {
     pub(super) type_ids: *const u32,
     /// The instance's module's code, by defined-function index, and its number
     /// of imported functions.
-    pub(super) mod_code: *const std::rc::Rc<Compiled>,
+    /// A function not translated yet (an empty slot) is called through `exec.rs`.
+    pub(super) mod_code: *const std::cell::OnceCell<std::rc::Rc<Compiled>>,
     pub(super) num_imported: u32,
     /// `Config::dyn_threshold`: a `LoopHead` reaching it goes to `exec.rs`.
     pub(super) dyn_threshold: u32,
