@@ -191,8 +191,8 @@ impl Background {
 }
 
 /// Start a compiler thread; `sweep`: the first time it runs out of work, it
-/// removes leftovers of killed writers from the code cache's directory
-/// ([`super::cache::CodeCache::sweep_leftovers`]).
+/// removes leftovers of killed writers from the code cache's directory if
+/// no run did in the last hour ([`super::cache::CodeCache::sweep_if_due`]).
 fn start(sweep: bool) -> Option<Worker> {
     let (tx, requests) = mpsc::channel::<Request>();
     let (results, rx) = mpsc::channel::<Finished>();
@@ -212,7 +212,7 @@ fn start(sweep: bool) -> Option<Worker> {
             loop {
                 if queue.is_empty() {
                     if let Some(c) = cache.take().filter(|_| sweep) {
-                        c.sweep_leftovers();
+                        c.sweep_if_due();
                         sweep = false;
                     }
                     match requests.recv() {

@@ -112,6 +112,31 @@ impl CodeCache {
     }
 }
 
+/// The file whose modification time is that of a directory's last sweep.
+const SWEEP_STAMP: &str = "swept.stamp";
+
+/// How often a cache directory is swept: listing one of 100k entries takes
+/// milliseconds of a core (a compiler thread's, but on two cores the main
+/// thread's too), far more than leftovers cost.
+const SWEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(3600);
+
+impl CodeCache {
+    /// [`CodeCache::sweep_leftovers`], if the directory was not swept in the
+    /// last [`SWEEP_EVERY`] (by any process: the time is the stamp file's).
+    pub(crate) fn sweep_if_due(&self) -> usize {
+        let stamp = self.dir.join(SWEEP_STAMP);
+        let recent = std::fs::metadata(&stamp)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age < SWEEP_EVERY);
+        if recent || std::fs::write(&stamp, b"").is_err() {
+            return 0;
+        }
+        self.sweep_leftovers()
+    }
+}
+
 /// The writer's pid, if `name` is a temporary entry file (`HEX.tmpPID`).
 fn leftover_pid(name: &str) -> Option<u32> {
     let (key, pid) = name.split_once(".tmp")?;
@@ -240,6 +265,12 @@ mod tests {
         assert_eq!(c.sweep_leftovers(), 1);
         assert!(!gone.exists() && mine.exists() && other.exists());
         assert_eq!(s.get(b"k1").as_deref(), Some(&b"code"[..]));
+        // A run sweeps only if no run did in the last hour.
+        std::fs::write(&gone, b"").unwrap();
+        assert_eq!(c.sweep_if_due(), 1);
+        std::fs::write(&gone, b"").unwrap();
+        assert_eq!(c.sweep_if_due(), 0);
+        assert!(gone.exists());
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
