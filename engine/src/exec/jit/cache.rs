@@ -20,8 +20,8 @@
 //!
 //! A process that exits while its compiler thread writes an entry leaves the
 //! temporary file (`NAME.tmpPID`) behind; the compiler thread of a later run
-//! removes those whose process is gone ([`CodeCache::sweep_leftovers`]),
-//! once per run, when it has nothing else to do.
+//! removes those whose process is gone (`CodeCache::sweep_leftovers`), when
+//! it has nothing else to do, at most once an hour per directory.
 
 use std::borrow::Cow;
 use std::io::Write;
