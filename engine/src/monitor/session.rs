@@ -381,10 +381,7 @@ impl Session {
                 let t0 = Instant::now();
                 let mut matcher = m.matcher(&mut self.store);
                 let mut timed = Timed::new(&mut matcher, self.config.metrics);
-                let module = match tier {
-                    Tier::Int => Module::new_instrumented(bytes, &mut timed),
-                    _ => Module::new_instrumented_for_tier(bytes, &mut timed, tier),
-                };
+                let module = Module::new_instrumented_for_tier(bytes, &mut timed, tier);
                 self.metrics.matching = timed.spent;
                 self.metrics.decode = t0.elapsed();
                 module?
