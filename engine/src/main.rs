@@ -52,7 +52,8 @@ struct Cli {
     #[arg(long, default_value = "on", value_parser = ["on", "off"])]
     background_compile: String,
     /// Compiled-code cache (JIT tiers): reuse machine code compiled by
-    /// earlier runs (on), or compile everything afresh (off).
+    /// earlier runs, and with monitors their match results (on), or compile
+    /// and match everything afresh (off).
     #[arg(long, default_value = "on", value_parser = ["on", "off"])]
     cache: String,
     /// Directory of the compiled-code cache (default: $WIZENG_CACHE_DIR, else
@@ -567,6 +568,9 @@ fn print_monitor_metrics(s: &Session) {
         "wizeng: metrics: exit: fold counts, wasm:exit and reports {:.3} ms",
         ms(m.finish)
     );
+    if let Some(o) = &m.match_cache {
+        eprintln!("wizeng: metrics: match cache: {}", o.describe());
+    }
     if let Some(why) = m.interpreted {
         eprintln!("wizeng: metrics: application interpreted: {why}");
     }

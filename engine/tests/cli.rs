@@ -128,11 +128,8 @@ fn check(expected_path: &Path, got: &str, name: &str, failed: &mut Vec<String>) 
     }
 }
 
-/// Monitor cases: each directory of `tests/monitors/` has a `monitor.wat`, an
-/// optional `args` file (default `--monitors=monitor.wat ../app.wat`), and the
-/// expected `expected.out`. Run in the case directory, in every mode.
-#[test]
-fn monitor_cases() {
+/// The directories of `tests/monitors/`, sorted.
+fn monitor_case_dirs() -> Vec<PathBuf> {
     let root = repo_root().join("tests/monitors");
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
         .unwrap()
@@ -141,12 +138,25 @@ fn monitor_cases() {
         .collect();
     dirs.sort();
     assert!(dirs.len() >= 15);
+    dirs
+}
+
+/// A monitor case's arguments (its `args` file, else the default).
+fn monitor_case_args(dir: &Path) -> Vec<String> {
+    match std::fs::read_to_string(dir.join("args")) {
+        Ok(a) => a.split_whitespace().map(String::from).collect(),
+        Err(_) => vec!["--monitors=monitor.wat".into(), "../app.wat".into()],
+    }
+}
+
+/// Monitor cases: each directory of `tests/monitors/` has a `monitor.wat`, an
+/// optional `args` file (default `--monitors=monitor.wat ../app.wat`), and the
+/// expected `expected.out`. Run in the case directory, in every mode.
+#[test]
+fn monitor_cases() {
     let mut failed = Vec::new();
-    for dir in &dirs {
-        let args: Vec<String> = match std::fs::read_to_string(dir.join("args")) {
-            Ok(a) => a.split_whitespace().map(String::from).collect(),
-            Err(_) => vec!["--monitors=monitor.wat".into(), "../app.wat".into()],
-        };
+    for dir in &monitor_case_dirs() {
+        let args = monitor_case_args(dir);
         let name = dir.file_name().unwrap().to_string_lossy().into_owned();
         for mode in modes() {
             let mut full = mode_args(&mode);
@@ -658,6 +668,100 @@ fn fused_ops_agree() {
     ] {
         assert!(dump.contains(op), "{rel} no longer translates to {op}");
     }
+}
+
+/// The match cache: each monitor case run twice with a fresh cache
+/// directory, first in `jit` (which matches and keeps the result), then in
+/// `dyn` (which restores it), prints what it expects both times; a third
+/// run's metrics show that the result was restored wherever it was kept,
+/// and that most cases keep one.
+#[test]
+fn match_cache_replays_every_monitor_case() {
+    let dir = std::env::temp_dir().join(format!("wizeng-match-cache-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let cache = format!("--cache-dir={}", dir.display());
+    let (mut failed, mut hits, mut kept_none) = (Vec::new(), 0, Vec::new());
+    let dirs = monitor_case_dirs();
+    for case in &dirs {
+        let name = case.file_name().unwrap().to_string_lossy().into_owned();
+        let expected = std::fs::read_to_string(case.join("expected.out")).unwrap();
+        for mode in ["jit", "dyn"] {
+            let mut full = mode_args(mode);
+            full.push(cache.clone());
+            full.extend(monitor_case_args(case));
+            if run_wizeng(case, &full) != expected {
+                failed.push(format!("{name} [{mode}]"));
+            }
+        }
+        let mut full = vec!["--metrics".to_string(), cache.clone()];
+        full.extend(monitor_case_args(case));
+        let out = run_wizeng(case, &full);
+        match out
+            .lines()
+            .find_map(|l| l.strip_prefix("wizeng: metrics: match cache: "))
+        {
+            Some(l) if l.starts_with("hit") => hits += 1,
+            Some(l) if l.starts_with("not used") => kept_none.push(format!("{name}: {l}")),
+            // Matching failed (a bind error), or the app is interpreted
+            // with its probes (dynamic probes): no match to keep.
+            None => kept_none.push(format!("{name}: -")),
+            Some(l) => failed.push(format!("{name}: third run: {l}")),
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    println!("match cache hits: {hits} of {}; not kept:", dirs.len());
+    kept_none.iter().for_each(|k| println!("  {k}"));
+    assert!(failed.is_empty(), "{failed:?}");
+    assert!(hits * 2 > dirs.len(), "only {hits} hits of {}", dirs.len());
+}
+
+/// A kept match result is checked like every cache entry: damaged, it is
+/// ignored (matched afresh, same output) and replaced; `--cache=off` keeps
+/// none.
+#[test]
+fn match_cache_entry_is_checked() {
+    let root = repo_root();
+    let dir = std::env::temp_dir().join(format!("wizeng-match-damage-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let args: Vec<String> = vec![
+        "--metrics".into(),
+        format!("--cache-dir={}", dir.display()),
+        "--monitors=coverage".into(),
+        "tests/programs/sort.wasm".into(),
+    ];
+    let outcome = |out: &str| {
+        out.lines()
+            .find_map(|l| l.strip_prefix("wizeng: metrics: match cache: "))
+            .unwrap_or_else(|| panic!("no match cache metrics in: {out}"))
+            .to_string()
+    };
+    let stdout = |out: &str| out.split("--- stderr").next().unwrap().to_string();
+    let first = run_wizeng(&root, &args);
+    assert_eq!(outcome(&first), "miss, result stored", "{first}");
+    let second = run_wizeng(&root, &args);
+    assert_eq!(outcome(&second), "hit (matching skipped)", "{second}");
+    assert_eq!(stdout(&first), stdout(&second));
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let p = e.unwrap().path();
+        let mut b = std::fs::read(&p).unwrap();
+        let mid = b.len() / 2;
+        if b.is_empty() {
+            continue; // (the sweep's stamp)
+        }
+        b[mid] ^= 0x55;
+        std::fs::write(&p, b).unwrap();
+    }
+    let third = run_wizeng(&root, &args);
+    assert_eq!(outcome(&third), "damaged entry ignored, result stored", "{third}");
+    assert_eq!(stdout(&first), stdout(&third));
+    let fourth = run_wizeng(&root, &args);
+    assert_eq!(outcome(&fourth), "hit (matching skipped)", "{fourth}");
+    let mut off = args.clone();
+    off.insert(0, "--cache=off".into());
+    let fifth = run_wizeng(&root, &off);
+    assert_eq!(outcome(&fifth), "not used: no code cache (--cache=off)", "{fifth}");
+    assert_eq!(stdout(&first), stdout(&fifth));
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `code cache H hits, M misses, R damaged...` of a `--metrics` run.

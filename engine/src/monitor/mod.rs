@@ -18,6 +18,7 @@ pub mod dwarf;
 pub mod dyninstr;
 pub mod frames;
 pub mod inline;
+pub mod match_cache;
 pub mod matcher;
 pub mod profile;
 pub mod report;

@@ -58,7 +58,7 @@ use crate::monitor::blockcount::BlockCounters;
 use crate::monitor::builtin::{self, Format, ReportOptions};
 use crate::monitor::inline::{InlineConfig, InlineStats};
 use crate::monitor::matcher::{self, Monitors};
-use crate::monitor::{dyninstr, frames, report, standalone, weave};
+use crate::monitor::{dyninstr, frames, match_cache, report, standalone, weave};
 use crate::runtime::store::{Config, Linker, Store, Tier};
 use crate::runtime::wasi::{self, WasiCtx};
 
@@ -156,9 +156,27 @@ pub struct SessionMetrics {
     pub interpreted: Option<&'static str>,
     /// What the weaver inlined (compiled tiers with monitors).
     pub inline: Option<InlineStats>,
+    /// Whether matching was restored from the match cache, or stored there.
+    pub match_cache: Option<match_cache::Outcome>,
     /// [`Session::finish`]: folding block counts, the monitors' `wasm:exit`
     /// and writing their reports.
     pub finish: Duration,
+}
+
+/// Gives no site a probe: validates an app whose match was restored.
+struct NoProbes;
+
+impl crate::core::probe::Instrumenter for NoProbes {
+    fn begin_function(&mut self, _: u32, _: &[u8], _: usize) -> Result<(), LoadError> {
+        Ok(())
+    }
+    fn probes(
+        &mut self,
+        _: crate::core::probe::When,
+        _: &crate::core::probe::Site<'_, '_>,
+    ) -> Result<Vec<crate::core::probe::ProbeCall>, LoadError> {
+        Ok(Vec::new())
+    }
 }
 
 /// An application and its monitors in one store (see the module docs).
@@ -447,6 +465,8 @@ impl Session {
 
     /// Match the app against the monitors, recording the plan, without
     /// translating it ([`Module::new_matched`]).
+    /// A run whose monitors did not look outside the store restores the
+    /// match of an earlier run of the same inputs instead ([`match_cache`]).
     fn match_app(&mut self, bytes: &[u8]) -> Result<(Module, weave::Plan), SessionError> {
         let m = self
             .monitors
@@ -454,6 +474,24 @@ impl Session {
             .ok_or(SessionError::Usage("no monitors loaded"))?;
         m.set_app(bytes);
         let t0 = Instant::now();
+        let key = match_cache::key(&self.store, &m.names(), bytes);
+        let mut damaged = false;
+        if let Ok(k) = &key {
+            match match_cache::restore(k, &mut self.store) {
+                Ok(Some(r)) => {
+                    m.restore_match(r.stats, r.probe_ids);
+                    let orig = Module::new_matched(bytes, &mut NoProbes)?;
+                    self.metrics.decode = t0.elapsed();
+                    self.metrics.match_cache = Some(match_cache::Outcome::Hit);
+                    return Ok((orig, r.plan));
+                }
+                Ok(None) => {}
+                Err(()) => damaged = true,
+            }
+        }
+        let before = key
+            .is_ok()
+            .then(|| match_cache::Before::capture(&self.store));
         let mut matcher = m.matcher(&mut self.store);
         let mut timed = Timed::new(&mut matcher, self.config.metrics);
         let mut rec = weave::Recorder {
@@ -464,7 +502,21 @@ impl Session {
         let plan = rec.plan;
         self.metrics.matching = timed.spent;
         self.metrics.decode = t0.elapsed();
-        Ok((orig?, plan))
+        let orig = orig?;
+        let outcome = match (&key, before) {
+            (Ok(k), Some(b)) => {
+                let (stats, ids) = (&m.stats, m.static_probe_ids());
+                match match_cache::save(k, &b, &self.store, &plan, stats, ids) {
+                    Ok(()) if damaged => match_cache::Outcome::Damaged,
+                    Ok(()) => match_cache::Outcome::Stored,
+                    Err(why) => match_cache::Outcome::NotKept(why),
+                }
+            }
+            (Err(why), _) => match_cache::Outcome::NotKept(why),
+            (Ok(_), None) => unreachable!("captured with the key"),
+        };
+        self.metrics.match_cache = Some(outcome);
+        Ok((orig, plan))
     }
 
     /// The app with the monitors' probes woven in and the monitors merged

@@ -298,6 +298,10 @@ pub struct Store {
     /// that as many can be added while wasm code runs without moving it
     /// ([`Store::keep_room_for_funcs`]).
     pub(crate) spare_funcs: usize,
+    /// Host functions called so far (every path: the interpreter's, compiled
+    /// code's, the embedder's). A monitor's match phase that made none is a
+    /// pure function of the modules' bytes (`monitor::match_cache`).
+    pub(crate) host_calls: std::cell::Cell<u64>,
 }
 
 /// What a host function sees of its caller.
@@ -371,6 +375,7 @@ impl Store {
             clock_origin: std::time::Instant::now(),
             clock_funcs: Vec::new(),
             spare_funcs: 0,
+            host_calls: std::cell::Cell::new(0),
         }
     }
 
@@ -378,6 +383,12 @@ impl Store {
     /// [`Linker::clock`] functions return).
     pub(crate) fn clock_nanos(&self) -> u64 {
         self.clock_origin.elapsed().as_nanos() as u64
+    }
+
+    /// Count a host function call (see [`Store::host_calls`]).
+    #[inline]
+    pub(crate) fn count_host_call(&self) {
+        self.host_calls.set(self.host_calls.get() + 1);
     }
 
     /// Whether `f` is a clock function ([`Linker::clock`]).

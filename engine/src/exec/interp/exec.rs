@@ -100,6 +100,7 @@ pub(crate) fn invoke(store: &mut Store, f: FuncAddr, args: &[Value]) -> Result<V
     if let FuncKind::Host(h) = &fi.kind {
         let h = h.clone();
         let mut res: Vec<Value> = results_ty.iter().map(|t| Value::default_of(*t)).collect();
+        store.count_host_call();
         store.depth += 1;
         let r = h(
             &mut Caller {
@@ -721,6 +722,9 @@ impl<'s> Interp<'s> {
         let mut res: Vec<Value> = ty.results.iter().map(|t| Value::default_of(*t)).collect();
         self.sp -= np;
         let published = self.publish_for_gc_call(tail);
+        if host.is_some() {
+            self.store.count_host_call();
+        }
         self.store.depth += 1;
         let r = match host {
             Some(h) => h(

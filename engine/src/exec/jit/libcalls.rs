@@ -198,6 +198,7 @@ pub(crate) unsafe extern "C" fn host_call(
     let slots = unsafe { std::slice::from_raw_parts_mut(args, n) };
     let vals: SmallVec<[Value; 8]> = Value::iter_slots(&params, slots).collect();
     let mut res: SmallVec<[Value; 4]> = results.iter().map(|t| Value::default_of(*t)).collect();
+    store.count_host_call();
     store.depth += 1;
     let r = h(
         &mut Caller {
@@ -231,6 +232,7 @@ pub(crate) unsafe extern "C" fn clock_call(
     // trampoline's buffer holds the one result slot; see the module comment.
     unsafe {
         let store = &*(*(*host).store_ctx).store;
+        store.count_host_call();
         *args = store.clock_nanos();
     }
     0

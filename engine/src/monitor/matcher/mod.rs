@@ -197,6 +197,9 @@ pub struct Monitors {
     /// Probe ids per (monitor, fid, pc), allocated on first use: as in
     /// Wizard, each monitor gets its own id at a site.
     probe_ids: rustc_hash::FxHashMap<(usize, u32, u32), u32>,
+    /// Static probe ids given out by a match restored from the match cache
+    /// (`monitor::match_cache`), which leaves `probe_ids` empty.
+    restored_probe_ids: u32,
     blocks: Blocks,
     func_names: HashMap<u32, String>,
     /// Imported functions of the application: index -> (module, field).
@@ -487,6 +490,7 @@ impl Monitors {
         Ok(Monitors {
             monitors,
             probe_ids: Default::default(),
+            restored_probe_ids: 0,
             blocks: Blocks::default(),
             func_names: HashMap::new(),
             func_imports: HashMap::new(),
@@ -513,7 +517,18 @@ impl Monitors {
     /// How many static `probe_id`s matching gave out (dynamic probe ids
     /// follow them, as in Wizard).
     pub fn static_probe_ids(&self) -> u32 {
-        self.probe_ids.len() as u32
+        (self.probe_ids.len() as u32).max(self.restored_probe_ids)
+    }
+
+    /// What matching counted, for a match restored from the match cache.
+    pub(crate) fn restore_match(&mut self, stats: MonitorStats, probe_ids: u32) {
+        self.stats = stats;
+        self.restored_probe_ids = probe_ids;
+    }
+
+    /// The monitors' names as given, in load order.
+    pub(crate) fn names(&self) -> Vec<&str> {
+        self.monitors.iter().map(|m| m.name.as_str()).collect()
     }
 
     /// What matching needs to know about the application's module: function

@@ -62,7 +62,7 @@ mod plan;
 mod provenance;
 mod rewrite;
 
-pub use plan::{FuncPlan, Plan, Recorder, Replay, SiteStack};
+pub use plan::{FuncPlan, Plan, Recorder, Replay, SiteCalls, SiteStack};
 
 /// Module name of the probe imports of a woven module.
 pub const PROBE_MODULE: &str = "wizeng:probe";

@@ -50,6 +50,13 @@ impl SiteCalls {
         self.pcs.iter().zip(self.calls.iter().map(|c| &c[..]))
     }
 
+    /// Sites given in ascending pc order, with their calls (a plan kept
+    /// by the match cache, `monitor::match_cache`).
+    pub(crate) fn from_sorted(pcs: Vec<u32>, calls: Vec<SmallVec<[ProbeCall; 1]>>) -> SiteCalls {
+        debug_assert!(pcs.windows(2).all(|w| w[0] < w[1]) && pcs.len() == calls.len());
+        SiteCalls { pcs, calls }
+    }
+
     /// Drop the spare capacity of growing (once the function is matched).
     fn shrink(&mut self) {
         self.pcs.shrink_to_fit();

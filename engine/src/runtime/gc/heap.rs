@@ -131,6 +131,12 @@ impl Default for Heap {
 }
 
 impl Heap {
+    /// Objects allocated so far (the next allocation's serial): unchanged
+    /// over a stretch of code that allocated nothing.
+    pub(crate) fn allocations(&self) -> u64 {
+        self.next_serial
+    }
+
     /// Add an object; its slot ([`refs::object`]).
     pub fn alloc(&mut self, obj: Object) -> u64 {
         let size = obj.size();

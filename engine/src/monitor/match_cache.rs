@@ -1,0 +1,906 @@
+//! The match cache: what matching an app against its monitors produced,
+//! kept in the compiled-code cache's directory for the next run of the same
+//! app with the same monitors.
+//!
+//! Matching runs the monitors' static predicates and static calls at every
+//! site, and records which probe calls each site gets (the weave plan). When
+//! nothing the monitors did before or during matching could see the world
+//! outside the store (no host function was called: no WASI, no output, no
+//! clock, no `wizeng` or `whamm:reflect` import; no GC object or exception was
+//! allocated; no table, element or data segment changed), the monitors'
+//! state after matching and the plan are a function of the modules' bytes
+//! alone. Such a run stores them ([`save`]): the plan, the monitors'
+//! counters ([`MonitorStats`], static probe ids), every global's value, the
+//! last frame serial, and each memory's size and the 4 KiB chunks that
+//! matching changed. A later run of the same inputs, whose monitors were
+//! instantiated the same way, restores that state instead of matching
+//! ([`restore`]): observably the same, since the static calls would have
+//! written exactly those bytes.
+//!
+//! The key ([`key`]) covers this engine build (the executable's size, time
+//! and inode), every module instantiated in the store (its bytes, in order),
+//! the monitors' names as given (they appear in messages), the store's shape
+//! and the app's bytes. An entry is checked as every cache entry is (length
+//! and SHA-256, [`cache::read`]), then decoded in full and checked against
+//! the store (numbers of functions, memories, globals; memory sizes before
+//! matching; every probe function exists) before anything is written: a
+//! damaged entry is counted and the run matches as usual.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap as HashMap;
+use sha2::{Digest, Sha256};
+use smallvec::SmallVec;
+
+use crate::core::probe::{ArgSource, ProbeCall};
+use crate::core::types::{FuncAddr, ValType};
+use crate::exec::jit::cache::{self, Entry};
+use crate::monitor::matcher::MonitorStats;
+use crate::monitor::weave::{FuncPlan, Plan, SiteCalls, SiteStack};
+use crate::runtime::store::Store;
+
+/// The entry format's version: a new layout gets new keys.
+const VERSION: &[u8] = b"wizeng match cache 1";
+/// The granularity of a memory's recorded changes.
+const CHUNK: usize = 4096;
+
+/// Where a run's match result is (or would be) kept.
+pub(crate) struct Key {
+    dir: PathBuf,
+    key: [u8; 32],
+}
+
+/// What happened to the match cache in a run (`--metrics`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// The match result was restored.
+    Hit,
+    /// Matched, and the result stored for the next run.
+    Stored,
+    /// Matched; the result cannot be kept (why).
+    NotKept(&'static str),
+    /// An entry was there but failed a check; matched afresh (and stored).
+    Damaged,
+}
+
+impl Outcome {
+    pub fn describe(&self) -> String {
+        match self {
+            Outcome::Hit => "hit (matching skipped)".into(),
+            Outcome::Stored => "miss, result stored".into(),
+            Outcome::NotKept(why) => format!("not used: {why}"),
+            Outcome::Damaged => "damaged entry ignored, result stored".into(),
+        }
+    }
+}
+
+/// The cache key of matching `app` against the monitors `names` in `store`,
+/// if the store has a cache directory and nothing so far called the host.
+pub(crate) fn key(store: &Store, names: &[&str], app: &[u8]) -> Result<Key, &'static str> {
+    let dir = store
+        .config
+        .code_cache
+        .clone()
+        .ok_or("no code cache (--cache=off)")?;
+    if store.host_calls.get() != 0 {
+        return Err("a monitor called the host while it started");
+    }
+    let mut h = Sha256::new();
+    h.update(VERSION);
+    h.update(env!("CARGO_PKG_VERSION"));
+    h.update(exe_identity().ok_or("this executable's identity is unknown")?);
+    let shape = [
+        store.funcs.len(),
+        store.memories.len(),
+        store.tables.len(),
+        store.globals.len(),
+        store.instances.len(),
+    ];
+    for n in shape {
+        h.update((n as u64).to_le_bytes());
+    }
+    for inst in &store.instances {
+        h.update((inst.module.bytes.len() as u64).to_le_bytes());
+        h.update(&inst.module.bytes);
+    }
+    for n in names {
+        h.update((n.len() as u64).to_le_bytes());
+        h.update(n.as_bytes());
+    }
+    h.update((app.len() as u64).to_le_bytes());
+    h.update(app);
+    Ok(Key {
+        dir,
+        key: h.finalize().into(),
+    })
+}
+
+/// This build of the engine: its executable's path, size, modification time
+/// and inode (any rebuild changes them), read once per process.
+fn exe_identity() -> Option<&'static [u8]> {
+    static ID: std::sync::OnceLock<Option<Vec<u8>>> = std::sync::OnceLock::new();
+    ID.get_or_init(|| {
+        let exe = std::env::current_exe().ok()?;
+        let md = std::fs::metadata(&exe).ok()?;
+        let t = md
+            .modified()
+            .ok()?
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()?;
+        let mut id = exe.to_string_lossy().into_owned().into_bytes();
+        id.extend(md.len().to_le_bytes());
+        id.extend(t.as_nanos().to_le_bytes());
+        #[cfg(unix)]
+        id.extend(std::os::unix::fs::MetadataExt::ino(&md).to_le_bytes());
+        Some(id)
+    })
+    .as_deref()
+}
+
+/// The store before matching: what tells whether matching stayed pure and
+/// which memory chunks it changed.
+pub(crate) struct Before {
+    allocations: u64,
+    memories: Vec<Vec<u8>>,
+    tables: Vec<Vec<u64>>,
+    segments: Vec<(Vec<bool>, Vec<usize>)>,
+}
+
+impl Before {
+    pub(crate) fn capture(store: &Store) -> Before {
+        Before {
+            allocations: store.heap.allocations(),
+            memories: store.memories.iter().map(|m| m.data().to_vec()).collect(),
+            tables: store.tables.iter().map(|t| t.elems().to_vec()).collect(),
+            segments: segments(store),
+        }
+    }
+
+    /// Why matching's effects cannot be replayed from memory and globals
+    /// alone, if they cannot.
+    fn impure(&self, store: &Store) -> Option<&'static str> {
+        if store.host_calls.get() != 0 {
+            return Some("a static call called the host");
+        }
+        if store.heap.allocations() != self.allocations {
+            return Some("a static call allocated a GC object or exception");
+        }
+        if store.memories.len() != self.memories.len()
+            || store.tables.len() != self.tables.len()
+            || store
+                .tables
+                .iter()
+                .zip(&self.tables)
+                .any(|(t, b)| t.elems() != &b[..])
+        {
+            return Some("a static call changed a table");
+        }
+        if segments(store) != self.segments {
+            return Some("a static call dropped a data or element segment");
+        }
+        None
+    }
+}
+
+/// Per instance: which data segments are dropped, and each element
+/// segment's length (`elem.drop` empties it).
+fn segments(store: &Store) -> Vec<(Vec<bool>, Vec<usize>)> {
+    store
+        .instances
+        .iter()
+        .map(|i| {
+            let elems = i.elems.iter().map(|e| e.len()).collect();
+            (i.data_dropped.clone(), elems)
+        })
+        .collect()
+}
+
+/// What a hit gives back besides the store's restored state.
+pub(crate) struct Restored {
+    pub plan: Plan,
+    pub stats: MonitorStats,
+    pub probe_ids: u32,
+}
+
+/// Keep the match result of this run (`before`: the store before
+/// matching) under `key`.
+pub(crate) fn save(
+    key: &Key,
+    before: &Before,
+    store: &Store,
+    plan: &Plan,
+    stats: &MonitorStats,
+    probe_ids: u32,
+) -> Result<(), &'static str> {
+    let payload = encode(before, store, plan, stats, probe_ids)?;
+    cache::write(&key.dir, &key.key, &payload).map_err(|_| "the cache directory is not writable")
+}
+
+/// The entry of this run's match result, if matching stayed pure.
+fn encode(
+    before: &Before,
+    store: &Store,
+    plan: &Plan,
+    stats: &MonitorStats,
+    probe_ids: u32,
+) -> Result<Vec<u8>, &'static str> {
+    if let Some(why) = before.impure(store) {
+        return Err(why);
+    }
+    let mut w = Writer::default();
+    w.shape(store);
+    for (m, b) in store.memories.iter().zip(&before.memories) {
+        w.u64(b.len() as u64);
+        w.memory(m.data(), b);
+    }
+    for g in &store.globals {
+        w.u64(g.value);
+        w.u64(g.hi);
+    }
+    w.u64(store.last_serial as u64);
+    w.u64(stats.sites);
+    w.u64(stats.calls);
+    w.u64(stats.direct_sites);
+    w.u64(probe_ids as u64);
+    PlanWriter::default().plan(plan, &mut w)?;
+    Ok(w.out)
+}
+
+/// Restore the match result kept under `key` into `store` (its monitors
+/// instantiated as in the run that kept it). `Ok(None)`: no entry;
+/// `Err(())`: an entry that failed a check (nothing was changed).
+pub(crate) fn restore(key: &Key, store: &mut Store) -> Result<Option<Restored>, ()> {
+    let payload = match cache::read(&key.dir, &key.key) {
+        Entry::Missing => return Ok(None),
+        Entry::Damaged => return Err(()),
+        Entry::Found(p) => p,
+    };
+    let image = Image::decode(&payload, store).ok_or(())?;
+    image.apply(store)?;
+    Ok(Some(image.restored))
+}
+
+/// A decoded entry, checked against the store, not applied yet.
+struct Image {
+    /// Per memory: its size after matching and its changed chunks.
+    memories: Vec<(usize, Vec<(usize, Vec<u8>)>)>,
+    globals: Vec<(u64, u64)>,
+    last_serial: u32,
+    restored: Restored,
+}
+
+impl Image {
+    fn decode(bytes: &[u8], store: &Store) -> Option<Image> {
+        let mut r = Reader { b: bytes, at: 0 };
+        r.check_shape(store)?;
+        let mut memories = Vec::with_capacity(store.memories.len());
+        for m in &store.memories {
+            if r.usize()? != m.data().len() {
+                return None;
+            }
+            let max = m.max_pages.saturating_mul(1 << m.ty().page_size_log2);
+            memories.push(r.memory(max)?);
+        }
+        let globals = (0..store.globals.len())
+            .map(|_| Some((r.u64()?, r.u64()?)))
+            .collect::<Option<Vec<_>>>()?;
+        let last_serial = u32::try_from(r.u64()?).ok()?;
+        let stats = MonitorStats {
+            sites: r.u64()?,
+            calls: r.u64()?,
+            direct_sites: r.u64()?,
+        };
+        let probe_ids = u32::try_from(r.u64()?).ok()?;
+        let plan = PlanReader::default().plan(&mut r, store)?;
+        (r.at == bytes.len()).then_some(Image {
+            memories,
+            globals,
+            last_serial,
+            restored: Restored {
+                plan,
+                stats,
+                probe_ids,
+            },
+        })
+    }
+
+    /// Write the state into the store. Memories grow first, all or none.
+    fn apply(&self, store: &mut Store) -> Result<(), ()> {
+        for (m, (len, _)) in store.memories.iter().zip(&self.memories) {
+            let page = 1usize << m.ty().page_size_log2;
+            let pages = *len as u64 >> m.ty().page_size_log2;
+            if len % page != 0 || *len < m.data().len() || pages > m.max_pages {
+                return Err(());
+            }
+        }
+        for (m, (len, chunks)) in store.memories.iter_mut().zip(&self.memories) {
+            let grow = (*len - m.data().len()) as u64 >> m.ty().page_size_log2;
+            if grow > 0 && m.grow(grow) < 0 {
+                // Reserved address space ran out: nothing sensible is left
+                // to do but fail the load.
+                return Err(());
+            }
+            let data = m.data_mut();
+            for (at, bytes) in chunks {
+                data[*at..*at + bytes.len()].copy_from_slice(bytes);
+            }
+        }
+        for (g, (v, hi)) in store.globals.iter_mut().zip(&self.globals) {
+            g.value = *v;
+            g.hi = *hi;
+        }
+        store.last_serial = self.last_serial;
+        Ok(())
+    }
+}
+
+/// Little-endian LEB128 encoding of the entry.
+#[derive(Default)]
+struct Writer {
+    out: Vec<u8>,
+}
+
+impl Writer {
+    fn u64(&mut self, mut v: u64) {
+        loop {
+            let b = (v & 0x7f) as u8;
+            v >>= 7;
+            if v == 0 {
+                self.out.push(b);
+                return;
+            }
+            self.out.push(b | 0x80);
+        }
+    }
+
+    fn bytes(&mut self, b: &[u8]) {
+        self.u64(b.len() as u64);
+        self.out.extend_from_slice(b);
+    }
+
+    fn shape(&mut self, store: &Store) {
+        for n in [
+            store.funcs.len(),
+            store.memories.len(),
+            store.tables.len(),
+            store.globals.len(),
+        ] {
+            self.u64(n as u64);
+        }
+    }
+
+    /// A memory after matching (`now`) as its length and the chunks that
+    /// differ from `before` (all of a grown part that is not zero).
+    fn memory(&mut self, now: &[u8], before: &[u8]) {
+        self.u64(now.len() as u64);
+        let changed: Vec<usize> = (0..now.len().div_ceil(CHUNK))
+            .filter(|c| {
+                let r = c * CHUNK..(c * CHUNK + CHUNK).min(now.len());
+                match before.get(r.clone()) {
+                    Some(b) => b != &now[r],
+                    None => now[r].iter().any(|&x| x != 0),
+                }
+            })
+            .collect();
+        self.u64(changed.len() as u64);
+        for c in changed {
+            let r = c * CHUNK..(c * CHUNK + CHUNK).min(now.len());
+            self.u64(c as u64);
+            self.bytes(&now[r]);
+        }
+    }
+}
+
+struct Reader<'a> {
+    b: &'a [u8],
+    at: usize,
+}
+
+impl Reader<'_> {
+    fn u64(&mut self) -> Option<u64> {
+        let mut v = 0u64;
+        for shift in (0..64).step_by(7) {
+            let b = *self.b.get(self.at)?;
+            self.at += 1;
+            v |= ((b & 0x7f) as u64) << shift;
+            if b & 0x80 == 0 {
+                return Some(v);
+            }
+        }
+        None
+    }
+
+    fn u32(&mut self) -> Option<u32> {
+        u32::try_from(self.u64()?).ok()
+    }
+
+    fn usize(&mut self) -> Option<usize> {
+        usize::try_from(self.u64()?).ok()
+    }
+
+    /// A count of items that each take at least one byte (bounded by what
+    /// is left, so a damaged count cannot ask for a huge allocation).
+    fn count(&mut self) -> Option<usize> {
+        let n = self.usize()?;
+        (n <= self.b.len() - self.at).then_some(n)
+    }
+
+    fn bytes(&mut self) -> Option<&[u8]> {
+        let n = self.count()?;
+        let b = &self.b[self.at..self.at + n];
+        self.at += n;
+        Some(b)
+    }
+
+    fn check_shape(&mut self, store: &Store) -> Option<()> {
+        for n in [
+            store.funcs.len(),
+            store.memories.len(),
+            store.tables.len(),
+            store.globals.len(),
+        ] {
+            (self.usize()? == n).then_some(())?;
+        }
+        Some(())
+    }
+
+    /// A memory's length after matching (at most `max` bytes) and its
+    /// changed chunks, each within that length.
+    fn memory(&mut self, max: u64) -> Option<(usize, Vec<(usize, Vec<u8>)>)> {
+        let len = self.usize()?;
+        if len as u64 > max {
+            return None;
+        }
+        let n = self.count()?;
+        let mut chunks = Vec::with_capacity(n);
+        for _ in 0..n {
+            let at = self.usize()?.checked_mul(CHUNK)?;
+            let bytes = self.bytes()?;
+            (at.checked_add(bytes.len())? <= len).then_some(())?;
+            chunks.push((at, bytes.to_vec()));
+        }
+        Some((len, chunks))
+    }
+}
+
+/// Encodes a plan; the argument-type lists and origins that every site of
+/// a rule shares are written once, and referred to by index.
+#[derive(Default)]
+struct PlanWriter {
+    types: HashMap<*const [ValType], u32>,
+    type_lists: Vec<Arc<[ValType]>>,
+    origins: HashMap<*const u8, u32>,
+    origin_list: Vec<Arc<str>>,
+}
+
+impl PlanWriter {
+    fn plan(mut self, plan: &Plan, w: &mut Writer) -> Result<(), &'static str> {
+        let mut body = Writer::default();
+        let mut fids: Vec<u32> = plan.funcs.keys().copied().collect();
+        fids.sort_unstable();
+        body.u64(fids.len() as u64);
+        for f in fids {
+            let fp = &plan.funcs[&f];
+            body.u64(f as u64);
+            self.calls(&fp.entry, &mut body);
+            for sites in [&fp.before, &fp.after] {
+                let all: Vec<(&u32, &[ProbeCall])> = sites.iter().collect();
+                body.u64(all.len() as u64);
+                for (pc, calls) in all {
+                    body.u64(*pc as u64);
+                    self.calls(calls, &mut body);
+                }
+            }
+            let mut stacks: Vec<(&(u32, bool), &SiteStack)> = fp.stacks.iter().collect();
+            stacks.sort_unstable_by_key(|(k, _)| **k);
+            body.u64(stacks.len() as u64);
+            for ((pc, after), s) in stacks {
+                body.u64(*pc as u64);
+                body.u64(*after as u64);
+                self.stack(s, &mut body)?;
+            }
+        }
+        w.u64(self.type_lists.len() as u64);
+        for l in &self.type_lists {
+            w.u64(l.len() as u64);
+            l.iter().for_each(|t| w.u64(val_code(*t)));
+        }
+        w.u64(self.origin_list.len() as u64);
+        for o in &self.origin_list {
+            w.bytes(o.as_bytes());
+        }
+        w.out.extend_from_slice(&body.out);
+        Ok(())
+    }
+
+    fn types(&mut self, t: &Arc<[ValType]>) -> u64 {
+        let n = self.type_lists.len() as u32;
+        *self.types.entry(Arc::as_ptr(t)).or_insert_with(|| {
+            self.type_lists.push(t.clone());
+            n
+        }) as u64
+    }
+
+    fn calls(&mut self, calls: &[ProbeCall], w: &mut Writer) {
+        w.u64(calls.len() as u64);
+        for c in calls {
+            w.u64(c.func.0 as u64);
+            let t = self.types(&c.types);
+            w.u64(t);
+            w.u64(c.args.len() as u64);
+            for a in &c.args {
+                let (tag, v) = match *a {
+                    ArgSource::Const(v) => (0, v),
+                    ArgSource::Operand(i) => (1, i as u64),
+                    ArgSource::Local(i) => (2, i as u64),
+                    ArgSource::Frame => (3, 0),
+                    ArgSource::OpaqueOperand(i) => (4, i as u64),
+                    ArgSource::OpaqueLocal(i) => (5, i as u64),
+                };
+                w.u64(tag);
+                w.u64(v);
+            }
+            let n = self.origin_list.len() as u32;
+            let o = *self.origins.entry(c.origin.as_ptr()).or_insert_with(|| {
+                self.origin_list.push(c.origin.clone());
+                n
+            });
+            w.u64(o as u64);
+            match &c.operand_types {
+                None => w.u64(0),
+                Some(t) => {
+                    let t = self.types(t);
+                    w.u64(t + 1);
+                }
+            }
+            w.u64(c.removable.map_or(0, |r| r as u64 + 1));
+        }
+    }
+
+    fn stack(&mut self, s: &SiteStack, w: &mut Writer) -> Result<(), &'static str> {
+        w.u64(s.types.len() as u64);
+        s.types.iter().for_each(|t| w.u64(val_code(*t)));
+        w.u64(s.declared.len() as u64);
+        for t in &s.declared {
+            use wasm_encoder::Encode;
+            let t = wasm_encoder::ValType::try_from(*t)
+                .map_err(|_| "an operand type has no module type index")?;
+            let mut b = Vec::new();
+            t.encode(&mut b);
+            w.bytes(&b);
+        }
+        w.u64(s.height as u64);
+        w.u64(s.accessible as u64);
+        Ok(())
+    }
+}
+
+#[derive(Default)]
+struct PlanReader {
+    type_lists: Vec<Arc<[ValType]>>,
+    origins: Vec<Arc<str>>,
+}
+
+impl PlanReader {
+    fn plan(mut self, r: &mut Reader<'_>, store: &Store) -> Option<Plan> {
+        for _ in 0..r.count()? {
+            let n = r.count()?;
+            let l = (0..n)
+                .map(|_| val_type(r.u64()?))
+                .collect::<Option<Arc<[ValType]>>>()?;
+            self.type_lists.push(l);
+        }
+        for _ in 0..r.count()? {
+            let s = std::str::from_utf8(r.bytes()?).ok()?;
+            self.origins.push(s.into());
+        }
+        let mut plan = Plan::default();
+        let mut last = None;
+        for _ in 0..r.count()? {
+            let f = r.u32()?;
+            // Strictly ascending: no function twice.
+            (last < Some(f)).then_some(())?;
+            last = Some(f);
+            let mut fp = FuncPlan {
+                entry: self.calls(r, store)?,
+                ..FuncPlan::default()
+            };
+            fp.before = self.sites(r, store)?;
+            fp.after = self.sites(r, store)?;
+            for _ in 0..r.count()? {
+                let pc = r.u32()?;
+                let after = match r.u64()? {
+                    0 => false,
+                    1 => true,
+                    _ => return None,
+                };
+                let s = self.stack(r)?;
+                fp.stacks.insert((pc, after), s);
+            }
+            plan.funcs.insert(f, fp);
+        }
+        Some(plan)
+    }
+
+    fn sites(&self, r: &mut Reader<'_>, store: &Store) -> Option<SiteCalls> {
+        let n = r.count()?;
+        let mut pcs = Vec::with_capacity(n);
+        let mut calls = Vec::with_capacity(n);
+        for _ in 0..n {
+            let pc = r.u32()?;
+            (pcs.last() < Some(&pc)).then_some(())?;
+            pcs.push(pc);
+            calls.push(SmallVec::from_vec(self.calls(r, store)?));
+        }
+        Some(SiteCalls::from_sorted(pcs, calls))
+    }
+
+    fn calls(&self, r: &mut Reader<'_>, store: &Store) -> Option<Vec<ProbeCall>> {
+        let n = r.count()?;
+        let mut out = Vec::with_capacity(n);
+        for _ in 0..n {
+            let func = r.u32()?;
+            let types = self.type_lists.get(r.usize()?)?.clone();
+            // The probe function exists and takes these arguments.
+            let f = store.funcs.get(func as usize)?;
+            (f.ty.params[..] == types[..]).then_some(())?;
+            let nargs = r.count()?;
+            (nargs == types.len()).then_some(())?;
+            let mut args = Vec::with_capacity(nargs);
+            for _ in 0..nargs {
+                let (tag, v) = (r.u64()?, r.u64()?);
+                let i = || u32::try_from(v).ok();
+                args.push(match tag {
+                    0 => ArgSource::Const(v),
+                    1 => ArgSource::Operand(i()?),
+                    2 => ArgSource::Local(i()?),
+                    3 => ArgSource::Frame,
+                    4 => ArgSource::OpaqueOperand(i()?),
+                    5 => ArgSource::OpaqueLocal(i()?),
+                    _ => return None,
+                });
+            }
+            let origin = self.origins.get(r.usize()?)?.clone();
+            let operand_types = match r.usize()? {
+                0 => None,
+                k => Some(self.type_lists.get(k - 1)?.clone()),
+            };
+            let removable = match r.u64()? {
+                0 => None,
+                k => Some(u32::try_from(k - 1).ok()?),
+            };
+            out.push(ProbeCall {
+                func: FuncAddr(func),
+                types,
+                args,
+                origin,
+                operand_types,
+                removable,
+            });
+        }
+        Some(out)
+    }
+
+    fn stack(&self, r: &mut Reader<'_>) -> Option<SiteStack> {
+        let n = r.count()?;
+        let types = (0..n)
+            .map(|_| val_type(r.u64()?))
+            .collect::<Option<Vec<_>>>()?;
+        let n = r.count()?;
+        let mut declared = Vec::with_capacity(n);
+        for _ in 0..n {
+            let b = r.bytes()?;
+            let mut br = wasmparser::BinaryReader::new(b, 0);
+            declared.push(br.read::<wasmparser::ValType>().ok()?);
+            br.eof().then_some(())?;
+        }
+        Some(SiteStack {
+            types,
+            declared,
+            height: r.u32()?,
+            accessible: r.u32()?,
+        })
+    }
+}
+
+fn val_code(t: ValType) -> u64 {
+    match t {
+        ValType::I32 => 0,
+        ValType::I64 => 1,
+        ValType::F32 => 2,
+        ValType::F64 => 3,
+        ValType::V128 => 4,
+        ValType::FuncRef => 5,
+        ValType::ExternRef => 6,
+        ValType::ExnRef => 7,
+    }
+}
+
+fn val_type(c: u64) -> Option<ValType> {
+    Some(match c {
+        0 => ValType::I32,
+        1 => ValType::I64,
+        2 => ValType::F32,
+        3 => ValType::F64,
+        4 => ValType::V128,
+        5 => ValType::FuncRef,
+        6 => ValType::ExternRef,
+        7 => ValType::ExnRef,
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::types::InstanceId;
+    use crate::runtime::store::{Config, Linker};
+
+    /// A monitor with a memory, a mutable global and two probe functions,
+    /// instantiated in a fresh store.
+    fn monitor() -> (Store, InstanceId) {
+        let wat = r#"(module
+            (memory 1 4)
+            (global (export "g") (mut i64) (i64.const 7))
+            (func (export "p") (param i32 i64))
+            (func (export "q") (param externref)))"#;
+        let bytes = wat::parse_str(wat).unwrap();
+        let mut store = Store::new(Config::default());
+        let module = Arc::new(crate::Module::new(&bytes).unwrap());
+        let id = Linker::new().instantiate(&mut store, &module).unwrap();
+        (store, id)
+    }
+
+    fn call(store: &Store, id: InstanceId, name: &str, args: Vec<ArgSource>) -> ProbeCall {
+        let func = store.export_func(id, name).unwrap();
+        ProbeCall {
+            func,
+            types: store.func_type(func).params.to_vec().into(),
+            args,
+            origin: Arc::from(format!("monitor m: `{name}`")),
+            operand_types: None,
+            removable: None,
+        }
+    }
+
+    /// A plan using every kind of argument, site and operand stack.
+    fn plan(store: &Store, id: InstanceId) -> Plan {
+        let p = call(
+            store,
+            id,
+            "p",
+            vec![ArgSource::Local(3), ArgSource::Const(1 << 40)],
+        );
+        let mut q = call(store, id, "q", vec![ArgSource::OpaqueOperand(0)]);
+        q.operand_types = Some(vec![ValType::ExternRef, ValType::I32].into());
+        q.removable = Some(5);
+        let mut plan = Plan::default();
+        let mut f = FuncPlan {
+            entry: vec![p.clone()],
+            ..FuncPlan::default()
+        };
+        f.before = SiteCalls::from_sorted(
+            vec![3, 9],
+            vec![
+                SmallVec::from_vec(vec![p.clone(), q.clone()]),
+                SmallVec::from_vec(vec![q.clone()]),
+            ],
+        );
+        f.after = SiteCalls::from_sorted(vec![4], vec![SmallVec::from_vec(vec![p.clone()])]);
+        let nullable = wasmparser::RefType::new(
+            true,
+            wasmparser::HeapType::Concrete(wasmparser::UnpackedIndex::Module(2)),
+        )
+        .unwrap();
+        f.stacks.insert(
+            (9, false),
+            SiteStack {
+                types: vec![ValType::FuncRef, ValType::I32],
+                declared: vec![wasmparser::ValType::Ref(nullable), wasmparser::ValType::I32],
+                height: 4,
+                accessible: 2,
+            },
+        );
+        plan.funcs.insert(7, f);
+        plan.funcs.insert(2, FuncPlan::default());
+        plan
+    }
+
+    fn stats() -> MonitorStats {
+        MonitorStats {
+            sites: 3,
+            calls: 5,
+            direct_sites: 1,
+        }
+    }
+
+    /// Matching's effects in `store`: two chunks written, a page grown and
+    /// written, the global set, a frame serial handed out.
+    fn mutate(store: &mut Store) {
+        let m = &mut store.memories[0];
+        m.data_mut()[5] = 1;
+        m.data_mut()[3 * CHUNK + 7] = 2;
+        m.grow(1);
+        m.data_mut()[65536 + 100] = 3;
+        store.globals[0].value = 42;
+        store.last_serial = 9;
+    }
+
+    fn entry() -> (Vec<u8>, Store) {
+        let (mut store, id) = monitor();
+        let before = Before::capture(&store);
+        mutate(&mut store);
+        let plan = plan(&store, id);
+        let bytes = encode(&before, &store, &plan, &stats(), 4).unwrap();
+        (bytes, store)
+    }
+
+    #[test]
+    fn a_restored_match_is_the_stored_one() {
+        let (bytes, matched) = entry();
+        let (mut fresh, _) = monitor();
+        let image = Image::decode(&bytes, &fresh).expect("decodes");
+        image.apply(&mut fresh).unwrap();
+        assert_eq!(fresh.memories[0].data(), matched.memories[0].data());
+        assert_eq!(fresh.globals[0].value, 42);
+        assert_eq!(fresh.last_serial, 9);
+        let r = image.restored;
+        assert_eq!(
+            (r.stats.sites, r.stats.calls, r.stats.direct_sites),
+            (3, 5, 1)
+        );
+        assert_eq!(r.probe_ids, 4);
+        // The plan encodes back to the same bytes (every field is written).
+        let again = encode(&Before::capture(&fresh), &fresh, &r.plan, &r.stats, 4).unwrap();
+        let plan_of = |b: &[u8]| b[b.len() - plan_len(&bytes)..].to_vec();
+        assert_eq!(plan_of(&again), plan_of(&bytes));
+        assert_eq!(r.plan.funcs[&7].before.get(&3).unwrap().len(), 2);
+    }
+
+    /// The length of the plan's encoding at the end of an entry.
+    fn plan_len(entry: &[u8]) -> usize {
+        let (store, id) = monitor();
+        let mut w = Writer::default();
+        PlanWriter::default()
+            .plan(&plan(&store, id), &mut w)
+            .unwrap();
+        assert!(entry.ends_with(&w.out));
+        w.out.len()
+    }
+
+    #[test]
+    fn damaged_entries_are_refused_without_panicking() {
+        let (bytes, _) = entry();
+        let (fresh, _) = monitor();
+        for n in 0..bytes.len() {
+            assert!(Image::decode(&bytes[..n], &fresh).is_none(), "prefix {n}");
+        }
+        for i in 0..bytes.len() {
+            for bit in [0x01, 0x80] {
+                let mut b = bytes.clone();
+                b[i] ^= bit;
+                let _ = Image::decode(&b, &fresh);
+            }
+        }
+    }
+
+    #[test]
+    fn another_store_shape_is_refused() {
+        let (bytes, _) = entry();
+        let (mut other, _) = monitor();
+        let module = other.instances[0].module.clone();
+        Linker::new().instantiate(&mut other, &module).unwrap();
+        assert!(Image::decode(&bytes, &other).is_none());
+    }
+
+    #[test]
+    fn impure_matching_is_not_kept() {
+        let (store, id) = monitor();
+        let before = Before::capture(&store);
+        store.count_host_call();
+        let plan = plan(&store, id);
+        let err = encode(&before, &store, &plan, &stats(), 0).unwrap_err();
+        assert_eq!(err, "a static call called the host");
+    }
+}
