@@ -568,6 +568,12 @@ fn print_monitor_metrics(s: &Session) {
         "wizeng: metrics: exit: fold counts, wasm:exit and reports {:.3} ms",
         ms(m.finish)
     );
+    if m.scripts != [0, 0] {
+        eprintln!(
+            "wizeng: metrics: .mm monitors: {} compiled, {} from the cache",
+            m.scripts[0], m.scripts[1]
+        );
+    }
     if let Some(o) = &m.match_cache {
         eprintln!("wizeng: metrics: match cache: {}", o.describe());
     }

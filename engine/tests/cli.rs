@@ -752,15 +752,78 @@ fn match_cache_entry_is_checked() {
         std::fs::write(&p, b).unwrap();
     }
     let third = run_wizeng(&root, &args);
-    assert_eq!(outcome(&third), "damaged entry ignored, result stored", "{third}");
+    assert_eq!(
+        outcome(&third),
+        "damaged entry ignored, result stored",
+        "{third}"
+    );
     assert_eq!(stdout(&first), stdout(&third));
     let fourth = run_wizeng(&root, &args);
     assert_eq!(outcome(&fourth), "hit (matching skipped)", "{fourth}");
     let mut off = args.clone();
     off.insert(0, "--cache=off".into());
     let fifth = run_wizeng(&root, &off);
-    assert_eq!(outcome(&fifth), "not used: no code cache (--cache=off)", "{fifth}");
+    assert_eq!(
+        outcome(&fifth),
+        "not used: no code cache (--cache=off)",
+        "{fifth}"
+    );
     assert_eq!(stdout(&first), stdout(&fifth));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A `.mm` monitor is compiled once per cache directory: the next run takes
+/// it from the cache and prints the same warnings; one that fails to compile
+/// fails every time.
+#[test]
+fn compiled_scripts_are_cached() {
+    let dir = std::env::temp_dir().join(format!("wizeng-script-cache-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = dir.join("warn.mm");
+    std::fs::write(
+        &script,
+        "wasm:opcode:call:before { report unshared var n: u64; n++; 7; }\n",
+    )
+    .unwrap();
+    let args = |s: &Path| -> Vec<String> {
+        vec![
+            "--metrics".into(),
+            format!("--cache-dir={}", dir.join("cache").display()),
+            format!("--monitors={}", s.display()),
+            "tests/programs/indirect.wasm".into(),
+        ]
+    };
+    let counts = |out: &str| {
+        out.lines()
+            .find_map(|l| l.strip_prefix("wizeng: metrics: .mm monitors: "))
+            .unwrap_or_else(|| panic!("no script metrics in: {out}"))
+            .to_string()
+    };
+    let without_metrics = |out: &str| {
+        out.lines()
+            .filter(|l| !l.starts_with("wizeng: metrics"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let root = repo_root();
+    let first = run_wizeng(&root, &args(&script));
+    assert_eq!(counts(&first), "1 compiled, 0 from the cache", "{first}");
+    assert!(
+        first.contains("warning: expression statement has no effect"),
+        "{first}"
+    );
+    let second = run_wizeng(&root, &args(&script));
+    assert_eq!(counts(&second), "0 compiled, 1 from the cache", "{second}");
+    assert_eq!(without_metrics(&first), without_metrics(&second));
+    let bad = dir.join("bad.mm");
+    std::fs::write(&bad, "wasm:opcode:call:before { nosuch++; }\n").unwrap();
+    let (e1, e2) = (
+        run_wizeng(&root, &args(&bad)),
+        run_wizeng(&root, &args(&bad)),
+    );
+    assert!(e1.starts_with("exit: 3") && e1.contains("nosuch"), "{e1}");
+    assert_eq!(e1, e2);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

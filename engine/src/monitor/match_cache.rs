@@ -118,7 +118,7 @@ pub(crate) fn key(store: &Store, names: &[&str], app: &[u8]) -> Result<Key, &'st
 
 /// This build of the engine: its executable's path, size, modification time
 /// and inode (any rebuild changes them), read once per process.
-fn exe_identity() -> Option<&'static [u8]> {
+pub(crate) fn exe_identity() -> Option<&'static [u8]> {
     static ID: std::sync::OnceLock<Option<Vec<u8>>> = std::sync::OnceLock::new();
     ID.get_or_init(|| {
         let exe = std::env::current_exe().ok()?;

@@ -22,6 +22,7 @@ pub mod match_cache;
 pub mod matcher;
 pub mod profile;
 pub mod report;
+pub(crate) mod script;
 pub mod session;
 pub mod standalone;
 pub mod weave;

@@ -58,7 +58,7 @@ use crate::monitor::blockcount::BlockCounters;
 use crate::monitor::builtin::{self, Format, ReportOptions};
 use crate::monitor::inline::{InlineConfig, InlineStats};
 use crate::monitor::matcher::{self, Monitors};
-use crate::monitor::{dyninstr, frames, match_cache, report, standalone, weave};
+use crate::monitor::{dyninstr, frames, match_cache, report, script, standalone, weave};
 use crate::runtime::store::{Config, Linker, Store, Tier};
 use crate::runtime::wasi::{self, WasiCtx};
 
@@ -156,6 +156,8 @@ pub struct SessionMetrics {
     pub interpreted: Option<&'static str>,
     /// What the weaver inlined (compiled tiers with monitors).
     pub inline: Option<InlineStats>,
+    /// `.mm` monitors compiled, and taken from the cache (`monitor::script`).
+    pub scripts: [usize; 2],
     /// Whether matching was restored from the match cache, or stored there.
     pub match_cache: Option<match_cache::Outcome>,
     /// [`Session::finish`]: folding block counts, the monitors' `wasm:exit`
@@ -315,10 +317,13 @@ impl Session {
                     self.reports.push((!trace).then(|| (b.name, o.clone())));
                 }
                 builtin::Item::Script { path, libs } => {
+                    let cache = self.store.config.code_cache.as_deref();
+                    let (bytes, cached) = script::compile(path, libs, cache)?;
+                    self.metrics.scripts[cached as usize] += 1;
                     specs.push(matcher::MonitorSpec {
                         path: path.into(),
                         libs: libs.iter().map(std::path::PathBuf::from).collect(),
-                        bytes: Some(compile_script(path, libs)?),
+                        bytes: Some(bytes),
                         output: None,
                     });
                     self.reports.push(None);
@@ -742,41 +747,4 @@ fn write_report(path: &std::path::Path, text: &str, append: bool) -> std::io::Re
         .truncate(!append)
         .open(path)?;
     f.write_all(text.as_bytes())
-}
-
-/// Compile a `.mm` monitor with the whamm compiler (the monitor libraries'
-/// signatures from `libs`, each named by its file's base name). Errors are
-/// rendered as `whamm check` prints them; warnings go to stderr.
-fn compile_script(path: &str, libs: &[&str]) -> Result<Vec<u8>, SessionError> {
-    let src = std::fs::read(path)
-        .map_err(|e| SessionError::Compile(format!("error: cannot read {path}: {e}\n")))?;
-    let src = String::from_utf8_lossy(&src).into_owned();
-    let mut opts = whamm_compiler::codegen::Options::default();
-    for lib in libs {
-        let p = std::path::Path::new(lib);
-        let name = p
-            .file_stem()
-            .unwrap_or_default()
-            .to_string_lossy()
-            .into_owned();
-        let sigs = std::fs::read(p)
-            .map_err(|e| e.to_string())
-            .and_then(|b| whamm_compiler::libs::read_library(&b).map_err(|e| e.to_string()))
-            .map_err(|e| SessionError::Monitor(format!("monitor library {lib}: {e}")))?;
-        opts.libs.insert(name, sigs);
-    }
-    match whamm_compiler::build(&src, &opts) {
-        Ok((bytes, warnings)) => {
-            eprint!("{}", whamm_compiler::diag::render(path, &src, &warnings));
-            Ok(bytes)
-        }
-        Err(diags) => {
-            let n = diags.iter().filter(|d| d.is_error()).count();
-            Err(SessionError::Compile(format!(
-                "{}error: {path} failed with {n} error{}\n",
-                whamm_compiler::diag::render(path, &src, &diags),
-                if n == 1 { "" } else { "s" }
-            )))
-        }
-    }
 }
