@@ -262,16 +262,16 @@ pub(crate) fn restore(key: &Key, store: &mut Store) -> Result<Option<Restored>, 
 }
 
 /// A decoded entry, checked against the store, not applied yet.
-struct Image {
+struct Image<'a> {
     /// Per memory: its size after matching and its changed chunks.
-    memories: Vec<(usize, Vec<(usize, Vec<u8>)>)>,
+    memories: Vec<(usize, Vec<(usize, &'a [u8])>)>,
     globals: Vec<(u64, u64)>,
     last_serial: u32,
     restored: Restored,
 }
 
-impl Image {
-    fn decode(bytes: &[u8], store: &Store) -> Option<Image> {
+impl<'a> Image<'a> {
+    fn decode(bytes: &'a [u8], store: &Store) -> Option<Image<'a>> {
         let mut r = Reader { b: bytes, at: 0 };
         r.check_shape(store)?;
         let mut memories = Vec::with_capacity(store.memories.len());
@@ -397,7 +397,7 @@ struct Reader<'a> {
     at: usize,
 }
 
-impl Reader<'_> {
+impl<'a> Reader<'a> {
     fn u64(&mut self) -> Option<u64> {
         let mut v = 0u64;
         for shift in (0..64).step_by(7) {
@@ -426,7 +426,7 @@ impl Reader<'_> {
         (n <= self.b.len() - self.at).then_some(n)
     }
 
-    fn bytes(&mut self) -> Option<&[u8]> {
+    fn bytes(&mut self) -> Option<&'a [u8]> {
         let n = self.count()?;
         let b = &self.b[self.at..self.at + n];
         self.at += n;
@@ -447,7 +447,7 @@ impl Reader<'_> {
 
     /// A memory's length after matching (at most `max` bytes) and its
     /// changed chunks, each within that length.
-    fn memory(&mut self, max: u64) -> Option<(usize, Vec<(usize, Vec<u8>)>)> {
+    fn memory(&mut self, max: u64) -> Option<(usize, Vec<(usize, &'a [u8])>)> {
         let len = self.usize()?;
         if len as u64 > max {
             return None;
@@ -458,7 +458,7 @@ impl Reader<'_> {
             let at = self.usize()?.checked_mul(CHUNK)?;
             let bytes = self.bytes()?;
             (at.checked_add(bytes.len())? <= len).then_some(())?;
-            chunks.push((at, bytes.to_vec()));
+            chunks.push((at, bytes));
         }
         Some((len, chunks))
     }
@@ -603,7 +603,7 @@ impl PlanReader {
             (last < Some(f)).then_some(())?;
             last = Some(f);
             let mut fp = FuncPlan {
-                entry: self.calls(r, store)?,
+                entry: self.calls::<Vec<_>>(r, store)?,
                 ..FuncPlan::default()
             };
             fp.before = self.sites(r, store)?;
@@ -631,14 +631,18 @@ impl PlanReader {
             let pc = r.u32()?;
             (pcs.last() < Some(&pc)).then_some(())?;
             pcs.push(pc);
-            calls.push(SmallVec::from_vec(self.calls(r, store)?));
+            calls.push(self.calls::<SmallVec<_>>(r, store)?);
         }
         Some(SiteCalls::from_sorted(pcs, calls))
     }
 
-    fn calls(&self, r: &mut Reader<'_>, store: &Store) -> Option<Vec<ProbeCall>> {
+    fn calls<T: Default + Extend<ProbeCall>>(
+        &self,
+        r: &mut Reader<'_>,
+        store: &Store,
+    ) -> Option<T> {
         let n = r.count()?;
-        let mut out = Vec::with_capacity(n);
+        let mut out = T::default();
         for _ in 0..n {
             let func = r.u32()?;
             let types = self.type_lists.get(r.usize()?)?.clone();
@@ -670,14 +674,14 @@ impl PlanReader {
                 0 => None,
                 k => Some(u32::try_from(k - 1).ok()?),
             };
-            out.push(ProbeCall {
+            out.extend([ProbeCall {
                 func: FuncAddr(func),
                 types,
                 args,
                 origin,
                 operand_types,
                 removable,
-            });
+            }]);
         }
         Some(out)
     }

@@ -177,11 +177,15 @@ pub(crate) enum Entry {
 
 /// Read entry `key` of the cache in `dir`, checked as every entry is.
 pub(crate) fn read(dir: &Path, key: &[u8]) -> Entry {
-    let Ok(bytes) = std::fs::read(entry_path(dir, key)) else {
+    let Ok(mut bytes) = std::fs::read(entry_path(dir, key)) else {
         return Entry::Missing;
     };
     match CodeCache::check(&bytes) {
-        Some(p) => Entry::Found(p.to_vec()),
+        // (The payload moved to the front in place: no copy in fresh memory.)
+        Some(_) => Entry::Found({
+            bytes.drain(..HEADER);
+            bytes
+        }),
         None => Entry::Damaged,
     }
 }
