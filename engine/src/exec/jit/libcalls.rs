@@ -11,7 +11,7 @@
 
 use smallvec::SmallVec;
 
-use crate::core::types::{InstanceId, ValType, Value};
+use crate::core::types::{InstanceId, Value};
 use crate::runtime::store::{Caller, FuncKind, Store};
 use crate::runtime::vm::{VMStoreCtx, INSTANCE, STORE_CTX};
 
@@ -188,16 +188,22 @@ pub(crate) unsafe extern "C" fn host_call(
     let FuncKind::Host(h) = &fi.kind else {
         unreachable!("host trampoline bound to a wasm function")
     };
-    // No allocation for the usual few values: a report flush makes a host
-    // call per field.
+    // No allocation for the usual few values (a report flush makes a host
+    // call per field), and the values are built in place: collecting them
+    // returned 256 bytes by value, copied on every call (a monitor that
+    // asks the host per indirect call spent half its time there).
     let h = h.clone();
-    let params: SmallVec<[ValType; 8]> = SmallVec::from_slice(&fi.ty.params);
-    let results: SmallVec<[ValType; 4]> = SmallVec::from_slice(&fi.ty.results);
     let n = super::buffer_slots(&fi.ty);
     // SAFETY: the trampoline's buffer holds `buffer_slots(ty)` slots.
     let slots = unsafe { std::slice::from_raw_parts_mut(args, n) };
-    let vals: SmallVec<[Value; 8]> = Value::iter_slots(&params, slots).collect();
-    let mut res: SmallVec<[Value; 4]> = results.iter().map(|t| Value::default_of(*t)).collect();
+    let mut vals: SmallVec<[Value; 8]> = SmallVec::new();
+    let mut at = 0;
+    for t in fi.ty.params.iter() {
+        vals.push(Value::read_slots(*t, &slots[at..]));
+        at += t.slots();
+    }
+    let mut res: SmallVec<[Value; 4]> = SmallVec::new();
+    res.extend(fi.ty.results.iter().map(|t| Value::default_of(*t)));
     store.count_host_call();
     store.depth += 1;
     let r = h(
