@@ -25,5 +25,5 @@ pub use runtime::{linear_memory, store, wasi};
 pub use error::{InstantiateError, LinkError, LoadError, LoadErrorKind, Trap, TrapKind, TrapSite};
 pub use exec::{BackgroundStats, WarmStats};
 pub use module::Module;
-pub use store::{Caller, Config, HostFn, Linker, Store, Tier};
+pub use store::{Caller, Config, HostFn, Linker, RawHostFn, Store, Tier};
 pub use types::*;

@@ -27,6 +27,25 @@ pub const MAX_PAGES: u64 = 65536;
 /// writes the results into the slice (pre-sized to the function type's results).
 pub type HostFn = Rc<dyn Fn(&mut Caller<'_>, &[Value], &mut [Value]) -> Result<(), Trap>>;
 
+/// A host function of a type with one-slot numbers only (`i32`, `i64`,
+/// `f32`, `f64`) on raw slots: its arguments in `slots[..params]`, its
+/// results written over them from `slots[0]`, each value in the low bits of
+/// its slot as compiled code and the interpreter keep them (an `i32` or
+/// `f32` in the low 32: an argument's upper 32 bits are undefined, a
+/// result's are ignored). Compiled code and the interpreter call it without
+/// converting to [`Value`]s; see [`Linker::func_raw`].
+pub type RawHostFn = Rc<dyn Fn(&mut Caller<'_>, &mut [u64]) -> Result<(), Trap>>;
+
+/// Clear the upper 32 bits of a raw host function's 32-bit results (see
+/// [`RawHostFn`]), as the tiers keep them.
+pub(crate) fn zero_extend_results(results: &[ValType], slots: &mut [u64]) {
+    for (s, t) in slots.iter_mut().zip(results) {
+        if matches!(t, ValType::I32 | ValType::F32) {
+            *s &= 0xffff_ffff;
+        }
+    }
+}
+
 pub(crate) enum FuncKind {
     Wasm { instance: InstanceId, func_idx: u32 },
     Host(HostFn),
@@ -37,6 +56,8 @@ pub(crate) struct FuncInst {
     /// Store-wide interned id of `ty`, for fast call_indirect checks.
     pub type_id: u32,
     pub kind: FuncKind,
+    /// A host function's raw form, if it has one ([`Linker::func_raw`]).
+    pub raw: Option<RawHostFn>,
 }
 
 pub struct MemoryInst {
@@ -437,6 +458,7 @@ impl Store {
             ty,
             type_id,
             kind: FuncKind::Host(f),
+            raw: None,
         })
     }
 
@@ -815,6 +837,7 @@ impl Store {
                     instance: id,
                     func_idx: i,
                 },
+                raw: None,
             });
             inst.funcs.push(a);
         }
@@ -1053,6 +1076,46 @@ impl Linker {
     ) -> FuncAddr {
         let a = store.add_host_func(ty, Rc::new(f));
         self.define(module, name, Extern::Func(a));
+        a
+    }
+
+    /// Define `module.name` as a host function on raw slots (see
+    /// [`RawHostFn`]); its type must have only `i32`, `i64`, `f32` and `f64`
+    /// (at most 8 of each side), else this panics. The embedder's calls
+    /// (and every other path) convert to and from [`Value`]s as for
+    /// [`Linker::func`].
+    pub fn func_raw(
+        &mut self,
+        store: &mut Store,
+        module: &str,
+        name: &str,
+        ty: FuncType,
+        f: impl Fn(&mut Caller<'_>, &mut [u64]) -> Result<(), Trap> + 'static,
+    ) -> FuncAddr {
+        let one_slot =
+            |t: &ValType| matches!(t, ValType::I32 | ValType::I64 | ValType::F32 | ValType::F64);
+        assert!(
+            ty.params.iter().chain(ty.results.iter()).all(one_slot)
+                && ty.params.len() <= 8
+                && ty.results.len() <= 8,
+            "func_raw: {ty} is not a type of one-slot numbers"
+        );
+        let raw: RawHostFn = Rc::new(f);
+        let g = raw.clone();
+        let n = ty.params.len().max(ty.results.len());
+        let results = ty.results.clone();
+        let a = self.func(store, module, name, ty, move |c, args, res| {
+            let mut slots = [0u64; 8];
+            for (s, v) in slots.iter_mut().zip(args) {
+                *s = v.to_slot();
+            }
+            g(c, &mut slots[..n])?;
+            for ((r, s), t) in res.iter_mut().zip(slots).zip(results.iter()) {
+                *r = Value::from_slot(*t, s);
+            }
+            Ok(())
+        });
+        store.funcs[a.0 as usize].raw = Some(raw);
         a
     }
 

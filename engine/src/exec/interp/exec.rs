@@ -644,11 +644,50 @@ impl<'s> Interp<'s> {
                 self.enter_callee(ci, callee, tail)?;
                 Ok(Flow::Next)
             }
+            FuncKind::Host(_) if store.funcs[faddr].raw.is_some() => self.call_raw(faddr, tail),
             FuncKind::Host(h) => {
                 let h = h.clone();
                 self.call_outside(faddr, Some(h), tail)
             }
         }
+    }
+
+    /// Calls a host function on raw slots ([`crate::runtime::store::RawHostFn`]):
+    /// its arguments are popped into a buffer on the native stack, its
+    /// results pushed from there.
+    #[inline(never)]
+    fn call_raw(&mut self, faddr: usize, tail: bool) -> Result<Flow, Trap> {
+        let fi = &self.store.funcs[faddr];
+        let raw = fi
+            .raw
+            .clone()
+            .expect("call_raw of a function with a raw form");
+        let (np, nr) = (fi.ty.params.len(), fi.ty.results.len());
+        let mut buf = [0u64; 8];
+        buf[..np].copy_from_slice(self.slots(self.sp - np, np));
+        self.sp -= np;
+        let published = self.publish_for_gc_call(tail);
+        self.store.count_host_call();
+        self.store.depth += 1;
+        let r = raw(
+            &mut Caller {
+                store: &mut *self.store,
+                instance: Some(InstanceId(self.inst as u32)),
+            },
+            &mut buf[..np.max(nr)],
+        );
+        self.store.depth -= 1;
+        self.unpublish_for_gc(published);
+        if let Err(e) = r {
+            let e = self.at_call_site(e);
+            return Err(if tail { self.after_tail_call(e) } else { e });
+        }
+        crate::runtime::store::zero_extend_results(&self.store.funcs[faddr].ty.results, &mut buf);
+        for x in &buf[..nr] {
+            self.push(*x);
+        }
+        self.refresh_mem();
+        Ok(if tail { self.do_return() } else { Flow::Next })
     }
 
     /// Pushes a frame for `callee` (of instance `ci`), whose arguments are

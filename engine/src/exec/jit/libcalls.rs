@@ -188,6 +188,31 @@ pub(crate) unsafe extern "C" fn host_call(
     let FuncKind::Host(h) = &fi.kind else {
         unreachable!("host trampoline bound to a wasm function")
     };
+    if let Some(raw) = &fi.raw {
+        let raw = raw.clone();
+        // SAFETY: as below; a raw function's values are one slot each.
+        let slots = unsafe { std::slice::from_raw_parts_mut(args, super::buffer_slots(&fi.ty)) };
+        store.count_host_call();
+        store.depth += 1;
+        let r = raw(
+            &mut Caller {
+                store,
+                instance: caller,
+            },
+            slots,
+        );
+        store.depth -= 1;
+        return match r {
+            Ok(()) => {
+                crate::runtime::store::zero_extend_results(&store.funcs[func].ty.results, slots);
+                0
+            }
+            Err(t) => {
+                crate::exec::state_mut(store).jit.pending_trap = Some(t);
+                1
+            }
+        };
+    }
     // No allocation for the usual few values (a report flush makes a host
     // call per field), and the values are built in place: collecting them
     // returned 256 bytes by value, copied on every call (a monitor that

@@ -349,14 +349,15 @@ fn abi_type(t: ValType) -> monitor_abi::ValType {
 /// the app is instantiated.
 fn define_app_imports(linker: &mut Linker, store: &mut Store) {
     let i32t = ValType::I32;
-    linker.func(
+    // On raw slots: a monitor asks this at every indirect call it tallies.
+    linker.func_raw(
         store,
         monitor_abi::imports::MODULE_APP,
         "table_fid",
         FuncType::new([i32t, i32t], [i32t]),
-        |c, a, r| {
-            let (t, i) = (a[0].i32().unwrap_or(-1), a[1].i32().unwrap_or(-1));
-            r[0] = Value::I32(app_table_fid(c.store, t, i).map_or(-1, |f| f as i32));
+        |c, s| {
+            let (t, i) = (s[0] as u32 as i32, s[1] as u32 as i32);
+            s[0] = app_table_fid(c.store, t, i).map_or(-1, |f| f as i32) as u32 as u64;
             Ok(())
         },
     );
