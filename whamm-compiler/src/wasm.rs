@@ -33,6 +33,8 @@ pub struct ModB {
     pub data_end: u32,
     pub table: Vec<u32>,
     pub start: Option<u32>,
+    /// Custom sections, written after the data section: (name, contents).
+    pub custom: Vec<(String, Vec<u8>)>,
     strings: HashMap<String, u32>,
     /// Runtime function name -> function index.
     pub rt: HashMap<String, u32>,
@@ -76,6 +78,7 @@ impl ModB {
             data_end: DATA_BASE,
             table: vec![],
             start: None,
+            custom: vec![],
             strings: HashMap::new(),
             rt: HashMap::new(),
             frozen_imports: false,
@@ -359,6 +362,12 @@ impl ModB {
             ds.active(0, &ConstExpr::i32_const(*a as i32), b.iter().copied());
         }
         module.section(&ds);
+        for (name, data) in &self.custom {
+            module.section(&we::CustomSection {
+                name: name.into(),
+                data: data.into(),
+            });
+        }
         module.finish()
     }
 }
