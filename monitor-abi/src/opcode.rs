@@ -172,8 +172,12 @@ pub fn camel_to_mnemonic(camel: &str) -> String {
         }
         out.extend(w.chars().map(|c| c.to_ascii_lowercase()));
     }
-    // (every fix-up has an `_`: most mnemonics need no search at all)
-    if out.contains('_') {
+    // (every fix-up has an `_` and is of a vector instruction, whose
+    // namespace is `v128` or a lane shape such as `i16x8`: most mnemonics
+    // need no search at all)
+    let namespace = out.split('.').next().unwrap_or_default();
+    let vector = namespace == "v128" || namespace.contains('x');
+    if vector && out.contains('_') {
         for (from, to) in FIXUPS {
             if out.contains(from) {
                 out = out.replace(from, to);
