@@ -69,7 +69,10 @@ fn build_monitors() {
         println!("cargo:rerun-if-changed={}", path.display());
         let name = path.file_stem().unwrap().to_string_lossy().into_owned();
         let src = std::fs::read_to_string(&path).unwrap();
-        let opts = whamm_compiler::codegen::Options::default();
+        let opts = whamm_compiler::codegen::Options {
+            report_layout: true,
+            ..Default::default()
+        };
         let bytes = match whamm_compiler::build(&src, &opts) {
             Ok((bytes, _)) => bytes,
             Err(diags) => {

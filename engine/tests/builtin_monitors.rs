@@ -224,3 +224,82 @@ fn profile_folded_stacks_and_flame_graph() {
     assert!(svg.contains("quicksort") && svg.contains("wizeng profile"));
     std::fs::remove_dir_all(&tmp).ok();
 }
+
+/// A built-in monitor's report is read from its memory, without running its
+/// `wasm:exit`, unless its CSV is asked for (docs/monitor-abi.md#report-layout);
+/// what is read renders exactly as the CSV the monitor itself prints: for
+/// every built-in monitor with a report, on programs with calls (direct and
+/// indirect), branches, loops and memory accesses, in every mode, its JSON
+/// and its full table equal those the library renders from its own CSV
+/// (three instances of the monitor in one run).
+#[test]
+fn reports_read_from_memory_equal_the_printed_ones() {
+    use wizeng::monitor::builtin::{self, Format, ReportOptions};
+    use wizeng::monitor::report;
+    let with_report = [
+        "coverage", "hotness", "branches", "calls", "loops", "memory", "imix",
+    ];
+    for b in builtin::all() {
+        let layout = monitor_abi::report::ReportLayout::of_module(b.wasm).unwrap();
+        assert_eq!(
+            layout.is_some(),
+            with_report.contains(&b.name),
+            "{}",
+            b.name
+        );
+    }
+    let tmp = std::env::temp_dir().join(format!("wizeng-memreport-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let modes = std::env::var("WIZENG_MODES").unwrap_or_else(|_| "int,jit,dyn".into());
+    let apps = [
+        "app.wat",
+        "../programs/sort.wasm",
+        "../programs/indirect.wasm",
+        "../programs/memory.wasm",
+        "../programs/strings.O0.wasm",
+    ];
+    let mut failures = vec![];
+    for app in apps {
+        let bytes = std::fs::read(dir().join(app)).unwrap();
+        let bytes = wizeng::module::to_binary(&bytes).unwrap();
+        let names = wizeng::module::read_func_names(&bytes);
+        let names = report::Names {
+            names: &names,
+            lines: None,
+        };
+        for mode in modes.split(',').filter(|m| !m.is_empty()) {
+            for name in with_report {
+                let [csv, json, table] = ["csv", "json", "txt"].map(|x| tmp.join(format!("r.{x}")));
+                let monitors = format!(
+                    "--monitors={name}{{csv,file={}}},{name}{{json,file={}}},{name}{{top=0,zero,file={}}}",
+                    csv.display(),
+                    json.display(),
+                    table.display()
+                );
+                let out = run(mode, &[&monitors, app]);
+                assert!(
+                    out.ends_with("status: 0\n") && !out.contains("warning"),
+                    "{out}"
+                );
+                let csv = std::fs::read_to_string(&csv).unwrap();
+                assert!(csv.contains("REPORT CSV FLUSH"), "{app} {name}: {csv}");
+                let all = ReportOptions {
+                    top: Some(0),
+                    zero: true,
+                    ..Default::default()
+                };
+                for (file, format) in [(json, Format::Json), (table, Format::Table)] {
+                    let got = std::fs::read_to_string(&file).unwrap();
+                    let want = report::render(name, &csv, &names, &all, format);
+                    if got != want {
+                        failures.push(format!(
+                            "{app} --mode={mode} {name} {format:?}:\n--- read from memory:\n{got}--- from the CSV:\n{want}"
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -17,6 +17,7 @@
 //! | [`stack`] | operand/result types per instruction ([`stack_effect`] with a [`TypeResolver`]) for `argN` | `#parameters` |
 //! | [`catalogue`](mod@catalogue) | probe-language events, modes, bound variables and target support | `docs/probe-language.md#probe-rules`, `#bound-variables` |
 //! | [`imports`] | provided import modules/functions with exact signatures and Part A/B (`wizeng:app.table_fid` is a Part B addition) | `#provided-imports` |
+//! | [`report`](mod@report) | the report layout section: where a compiled monitor's per-site `report` variables are, for the engine to read them from its memory | `#report-layout` |
 //! | [`valtype`] | the ABI's small [`ValType`] and typed [`ConstValue`] | — |
 //!
 //! ## Example
@@ -70,6 +71,7 @@ pub mod imports;
 pub mod opcode;
 pub mod params;
 pub mod pattern;
+pub mod report;
 pub mod stack;
 pub mod valtype;
 

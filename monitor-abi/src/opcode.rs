@@ -51,7 +51,6 @@
 //! `memory`, `elem.drop` is `table`; constants are `numeric` (`v128.const` is
 //! `vector`); exception-handling instructions are `control`.
 
-use std::collections::HashMap;
 use std::fmt;
 use std::sync::OnceLock;
 
@@ -173,8 +172,12 @@ pub fn camel_to_mnemonic(camel: &str) -> String {
         }
         out.extend(w.chars().map(|c| c.to_ascii_lowercase()));
     }
-    // (every fix-up has an `_`: most mnemonics need no search at all)
-    if out.contains('_') {
+    // (every fix-up has an `_` and is of a vector instruction, whose
+    // namespace is `v128` or a lane shape such as `i16x8`: most mnemonics
+    // need no search at all)
+    let namespace = out.split('.').next().unwrap_or_default();
+    let vector = namespace == "v128" || namespace.contains('x');
+    if vector && out.contains('_') {
         for (from, to) in FIXUPS {
             if out.contains(from) {
                 out = out.replace(from, to);
@@ -256,9 +259,9 @@ impl fmt::Display for Category {
 struct Entry {
     proposal: &'static str,
     camel: &'static str,
-    mnemonic: String,
+    mnemonic: &'static str,
     /// The probe language's event name: the mnemonic with `_` for ` `.
-    event: String,
+    event: &'static str,
     canonical: u16,
     category: Category,
     has_memarg: bool,
@@ -266,8 +269,8 @@ struct Entry {
 
 struct Table {
     entries: Vec<Entry>,
-    by_mnemonic: HashMap<String, u16>,
-    by_event: HashMap<String, u16>,
+    by_mnemonic: rustc_hash::FxHashMap<&'static str, u16>,
+    by_event: rustc_hash::FxHashMap<&'static str, u16>,
 }
 
 const CONTROL: &[&str] = &[
@@ -343,20 +346,29 @@ fn categorize(proposal: &str, m: &str, has_memarg: bool) -> Category {
     Category::Numeric
 }
 
+/// The table, made at its first use: every monitor load and app match needs
+/// it, so it is built without copies (the mnemonics live as long as the
+/// process, like the table) and indexed with a cheap hash.
 fn table() -> &'static Table {
     static TABLE: OnceLock<Table> = OnceLock::new();
     TABLE.get_or_init(|| {
-        let mut entries = Vec::with_capacity(RAW_OPERATORS.len());
-        let mut by_mnemonic: HashMap<String, u16> = HashMap::with_capacity(RAW_OPERATORS.len());
-        let mut by_event: HashMap<String, u16> = HashMap::with_capacity(RAW_OPERATORS.len());
+        let n = RAW_OPERATORS.len();
+        let mut entries = Vec::with_capacity(n);
+        let mut by_mnemonic = rustc_hash::FxHashMap::default();
+        by_mnemonic.reserve(n);
+        let mut by_event = rustc_hash::FxHashMap::default();
+        by_event.reserve(n);
         for (i, (proposal, camel, _visit, args)) in RAW_OPERATORS.iter().enumerate() {
             let idx = u16::try_from(i).unwrap_or(u16::MAX);
-            let mnemonic = camel_to_mnemonic(camel);
+            let mnemonic: &'static str = camel_to_mnemonic(camel).leak();
             let has_memarg = args.split_whitespace().any(|a| a == "memarg");
-            let canonical = *by_mnemonic.entry(mnemonic.clone()).or_insert(idx);
-            let category = categorize(proposal, &mnemonic, has_memarg);
-            let event = mnemonic.replace(' ', "_");
-            by_event.entry(event.clone()).or_insert(canonical);
+            let canonical = *by_mnemonic.entry(mnemonic).or_insert(idx);
+            let category = categorize(proposal, mnemonic, has_memarg);
+            let event: &'static str = match mnemonic.contains(' ') {
+                true => mnemonic.replace(' ', "_").leak(),
+                false => mnemonic,
+            };
+            by_event.entry(event).or_insert(canonical);
             entries.push(Entry {
                 proposal,
                 camel,
@@ -423,7 +435,7 @@ impl Opcode {
         table()
             .entries
             .get(usize::from(self.0))
-            .map(|e| e.mnemonic.as_str())
+            .map(|e| e.mnemonic)
             .unwrap_or("")
     }
 
@@ -433,7 +445,7 @@ impl Opcode {
         table()
             .entries
             .get(usize::from(self.0))
-            .map(|e| e.event.as_str())
+            .map(|e| e.event)
             .unwrap_or("")
     }
 

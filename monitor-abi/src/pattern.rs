@@ -319,7 +319,7 @@ fn is_mnemonic(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_' || b == b'.'
 }
 
-impl Parser<'_> {
+impl<'a> Parser<'a> {
     fn peek(&self) -> Option<u8> {
         self.s.get(self.pos).copied()
     }
@@ -328,13 +328,13 @@ impl Parser<'_> {
             self.pos += 1;
         }
     }
-    fn take_while(&mut self, f: impl Fn(u8) -> bool) -> String {
+    fn take_while(&mut self, f: impl Fn(u8) -> bool) -> &'a str {
         let start = self.pos;
         while self.peek().is_some_and(&f) {
             self.pos += 1;
         }
         // Only ASCII bytes are accepted by every predicate used here.
-        String::from_utf8_lossy(&self.s[start..self.pos]).into_owned()
+        std::str::from_utf8(&self.s[start..self.pos]).unwrap_or_default()
     }
     fn eat(&mut self, b: u8) -> bool {
         if self.peek() == Some(b) {
@@ -487,7 +487,7 @@ impl Parser<'_> {
                 None
             } else {
                 let col = self.pos;
-                let mut m = self.take_while(is_mnemonic);
+                let mut m = self.take_while(is_mnemonic).to_string();
                 // Wizard's names of the nullable forms have a space.
                 if matches!(m.as_str(), "ref.test" | "ref.cast")
                     && self.s[self.pos..].starts_with(b" null")
@@ -515,13 +515,13 @@ impl Parser<'_> {
                         format!("expected a mode (`after`), found {}", self.describe_here()),
                     );
                 }
-                Some((col, m))
+                Some((col, m.to_string()))
             } else {
                 None
             };
             return Ok(RawEvent::Opcode { mnemonic, mode });
         }
-        let mut text = first;
+        let mut text = first.to_string();
         while self.peek() == Some(b':') {
             self.pos += 1;
             let part = self.take_while(is_word);
@@ -535,14 +535,14 @@ impl Parser<'_> {
                 );
             }
             text.push(':');
-            text.push_str(&part);
+            text.push_str(part);
         }
         Ok(RawEvent::Other { start, text })
     }
 
     /// `IDENT "(" [ param { "," param } ] ")"`, at an IDENT.
     fn call(&mut self) -> Result<StaticCall, PatternError> {
-        let name = self.take_while(is_ident);
+        let name = self.take_while(is_ident).to_string();
         self.ws();
         if self.peek() != Some(b'(') {
             return syntax(

@@ -124,7 +124,11 @@ fn main() -> ExitCode {
                 &script,
                 &output,
                 emit_wat,
-                whamm_compiler::codegen::Options { portable, libs },
+                whamm_compiler::codegen::Options {
+                    portable,
+                    libs,
+                    ..Default::default()
+                },
             ),
             Err(c) => c,
         },

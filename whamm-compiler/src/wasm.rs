@@ -33,6 +33,8 @@ pub struct ModB {
     pub data_end: u32,
     pub table: Vec<u32>,
     pub start: Option<u32>,
+    /// Custom sections, written after the data section: (name, contents).
+    pub custom: Vec<(String, Vec<u8>)>,
     strings: HashMap<String, u32>,
     /// Runtime function name -> function index.
     pub rt: HashMap<String, u32>,
@@ -76,6 +78,7 @@ impl ModB {
             data_end: DATA_BASE,
             table: vec![],
             start: None,
+            custom: vec![],
             strings: HashMap::new(),
             rt: HashMap::new(),
             frozen_imports: false,
@@ -355,13 +358,43 @@ impl ModB {
         }
         module.section(&cs);
         let mut ds = we::DataSection::new();
-        for (a, b) in &self.data {
-            ds.active(0, &ConstExpr::i32_const(*a as i32), b.iter().copied());
+        for (a, b) in coalesce(std::mem::take(&mut self.data)) {
+            ds.active(0, &ConstExpr::i32_const(a as i32), b);
         }
         module.section(&ds);
+        for (name, data) in &self.custom {
+            module.section(&we::CustomSection {
+                name: name.into(),
+                data: data.into(),
+            });
+        }
         module.finish()
     }
 }
+
+/// Data segments merged where they are close (a gap of at most
+/// [`MERGE_GAP`] bytes, written as the zeros memory starts with): a
+/// `wasm:opcode:*` monitor has a string per opcode, and every segment costs
+/// the engine work to validate and to instantiate.
+fn coalesce(mut data: Vec<(u32, Vec<u8>)>) -> Vec<(u32, Vec<u8>)> {
+    data.sort_by_key(|d| d.0);
+    let mut out: Vec<(u32, Vec<u8>)> = Vec::with_capacity(data.len());
+    for (a, bytes) in data {
+        if let Some((start, merged)) = out.last_mut() {
+            let end = *start + merged.len() as u32;
+            if a >= end && a - end <= MERGE_GAP {
+                merged.resize((a - *start) as usize, 0);
+                merged.extend_from_slice(&bytes);
+                continue;
+            }
+        }
+        out.push((a, bytes));
+    }
+    out
+}
+
+/// See [`coalesce`].
+const MERGE_GAP: u32 = 64;
 
 /// The Wasm features monitors may use (those wizeng executes).
 pub fn features() -> wasmparser::WasmFeatures {
@@ -383,4 +416,32 @@ pub fn validate(bytes: &[u8]) -> Result<(), String> {
         .validate_all(bytes)
         .map(|_| ())
         .map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Close segments become one (the gap zeros), far or overlapping ones
+    /// stay apart; the bytes each address gets are the same.
+    #[test]
+    fn close_data_segments_are_merged() {
+        let data = vec![
+            (300, vec![7]),
+            (100, vec![1, 2]),
+            (104, vec![3]),
+            (105 + MERGE_GAP + 1, vec![4]),
+            (300, vec![8]),
+        ];
+        let got = coalesce(data);
+        assert_eq!(
+            got,
+            vec![
+                (100, vec![1, 2, 0, 0, 3]),
+                (105 + MERGE_GAP + 1, vec![4]),
+                (300, vec![7]),
+                (300, vec![8]),
+            ]
+        );
+    }
 }

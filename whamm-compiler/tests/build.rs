@@ -41,7 +41,11 @@ fn options(path: &Path, src: &str, portable: bool) -> Options {
         let sigs = whamm_compiler::libs::read_library(&bytes).unwrap();
         libs.insert(name.trim().to_string(), sigs);
     }
-    Options { portable, libs }
+    Options {
+        portable,
+        libs,
+        ..Default::default()
+    }
 }
 
 fn validate(bytes: &[u8]) {

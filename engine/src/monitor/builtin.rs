@@ -2,10 +2,12 @@
 //!
 //! Each is a probe script in the repository's `monitors/` folder, compiled by
 //! our whamm compiler when the engine is built (`engine/build.rs` writes the
-//! modules into `OUT_DIR`; they are embedded here). A built-in monitor runs
-//! like any other monitor; at `wasm:exit` the session captures the whamm CSV
-//! report it prints and renders it as a table for a terminal
-//! ([`crate::monitor::report`]), unless the `csv` option asks for the CSV.
+//! modules into `OUT_DIR`; they are embedded here), with the report layout
+//! section (docs/monitor-abi.md#report-layout). A built-in monitor runs like
+//! any other monitor; at the end the session reads its report from its
+//! memory, without running its `wasm:exit`, and renders it as a table for a
+//! terminal ([`crate::monitor::report`]), unless the `csv` option asks for
+//! the CSV: then `wasm:exit` prints whamm's CSV report.
 //!
 //! Options follow Wizard's `NAME{option,...}` convention: `top=N` (how many
 //! rows; 0 for all), `filter=GLOB` (only functions whose name matches; `*`

@@ -61,6 +61,7 @@ use crate::monitor::matcher::{self, Monitors};
 use crate::monitor::{dyninstr, frames, match_cache, report, script, standalone, weave};
 use crate::runtime::store::{Config, Linker, Store, Tier};
 use crate::runtime::wasi::{self, WasiCtx};
+use monitor_abi::report::ReportLayout;
 
 /// How a session runs the app.
 #[derive(Clone, Debug)]
@@ -612,10 +613,13 @@ impl Session {
         // as its loop gets hot and is compiled in the background anyway).
         // (Only monitors run after this: without them, preparing the JIT
         // here would be all cost; figma-startpage: 60M instructions.)
-        if self.monitor_sites() >= EXIT_COMPILE_SITES {
+        // (Reports read from memory run no monitor code.)
+        let layouts = self.report_layouts();
+        let runs_exit = layouts.iter().any(Option::is_none);
+        if runs_exit && self.monitor_sites() >= EXIT_COMPILE_SITES {
             crate::exec::tiering::compile_from_now_on(&mut self.store);
         }
-        let r = self.exit_monitors();
+        let r = self.exit_monitors(&layouts);
         let _ = self.wasi.borrow_mut().flush();
         if let Some(m) = &self.monitors {
             if let Err(e) = m.flush_outputs() {
@@ -625,11 +629,32 @@ impl Session {
         r
     }
 
-    /// Every monitor's `wasm:exit`, in order; a built-in monitor's CSV
-    /// report is captured and written in its format ([`report::render`]) to
-    /// its file or the app's stdout. The first report written to a file
-    /// replaces its contents; later ones append.
-    fn exit_monitors(&mut self) -> Result<(), Trap> {
+    /// Per monitor, its report layout when its report is read from its
+    /// memory instead of printed by its `wasm:exit`
+    /// (docs/monitor-abi.md#report-layout): a built-in monitor with the
+    /// layout section, whose report is not asked for as the CSV it prints.
+    fn report_layouts(&self) -> Vec<Option<ReportLayout>> {
+        let Some(m) = &self.monitors else {
+            return vec![];
+        };
+        (0..m.len())
+            .map(|i| {
+                let (_, opts) = self.reports.get(i)?.as_ref()?;
+                let format = opts.format.unwrap_or(self.config.report_format);
+                if matches!(format, Format::Csv | Format::Folded | Format::Flamegraph) {
+                    return None;
+                }
+                m.report_layout(&self.store, i)
+            })
+            .collect()
+    }
+
+    /// Every monitor's `wasm:exit`, in order; a built-in monitor's report
+    /// (read from its memory when `layouts` has its layout, else the CSV
+    /// its `wasm:exit` prints, captured) is written in its format
+    /// ([`report::render_sites`]) to its file or the app's stdout. The first
+    /// report written to a file replaces its contents; later ones append.
+    fn exit_monitors(&mut self, layouts: &[Option<ReportLayout>]) -> Result<(), Trap> {
         let Some(m) = &self.monitors else {
             return Ok(());
         };
@@ -639,19 +664,38 @@ impl Session {
                 m.exit_one(&mut self.store, i)?;
                 continue;
             };
-            // A row is about 100 bytes, one or two per site.
-            let sites = m.stats.sites as usize;
-            let buf = crate::runtime::wasi::CaptureBuffer::with_capacity(sites.min(1 << 20) * 128);
-            let saved = self.wasi.borrow_mut().redirect_stdout(&buf);
-            let r = m.exit_one(&mut self.store, i);
-            self.wasi.borrow_mut().restore_stdout(saved);
             let names = report::Names {
                 names: &self.app_names,
                 lines: self.app_lines.as_ref(),
             };
             let format = opts.format.unwrap_or(self.config.report_format);
-            let captured = buf.take_string_lossy();
-            let text = report::render(name, &captured, &names, &opts, format);
+            let read = layouts.get(i).and_then(Option::as_ref).map(|l| {
+                let sites = report::read_sites(&self.store, m.instance(i), l);
+                sites.map(|s| report::render_sites(name, s, String::new(), &names, &opts, format))
+            });
+            let captured;
+            let (text, r) = match read {
+                Some(Ok(Some(text))) => (std::borrow::Cow::Owned(text), Ok(())),
+                other => {
+                    if let Some(Err(e)) = other {
+                        eprintln!("wizeng: warning: monitor {name}: {e}; printing its report");
+                    }
+                    // A row is about 100 bytes, one or two per site.
+                    let sites = m.stats.sites as usize;
+                    let buf = crate::runtime::wasi::CaptureBuffer::with_capacity(
+                        sites.min(1 << 20) * 128,
+                    );
+                    let saved = self.wasi.borrow_mut().redirect_stdout(&buf);
+                    let r = m.exit_one(&mut self.store, i);
+                    self.wasi.borrow_mut().restore_stdout(saved);
+                    captured = buf.take_string_lossy();
+                    let names = report::Names {
+                        names: &self.app_names,
+                        lines: self.app_lines.as_ref(),
+                    };
+                    (report::render(name, &captured, &names, &opts, format), r)
+                }
+            };
             match opts.file.as_ref().or(self.config.report_file.as_ref()) {
                 None => {
                     let _ = self.wasi.borrow_mut().write_stdout(text.as_bytes());

@@ -294,6 +294,15 @@ impl Cg<'_> {
             self.m.define(f, cx.finish());
             self.m.export("wasm:exit", ExportKind::Func, f);
         }
+        // The engine may read the report instead of calling `wasm:exit`
+        // only if that prints the default report and does nothing else.
+        let only_default = end.is_empty() && report.is_empty() && has_report;
+        if self.opts.report_layout && only_default {
+            if let Some(l) = self.report_layout() {
+                let name = monitor_abi::report::SECTION.to_string();
+                self.m.custom.push((name, l.encode()));
+            }
+        }
     }
 
     fn dispatcher(&mut self, fs: &[u32]) -> u32 {

@@ -65,6 +65,12 @@ pub struct Options {
     pub portable: bool,
     /// Signatures of the monitor libraries given with `--lib`.
     pub libs: crate::libs::Libs,
+    /// Describe where the per-site `report` variables are (the custom
+    /// section `monitor_abi::report::SECTION`) when `wasm:exit` only prints
+    /// the default report of them, so that an engine can read them from
+    /// memory instead (docs/monitor-abi.md#report-layout). Off by default:
+    /// the engine's built-in monitors are built with it.
+    pub report_layout: bool,
 }
 
 const SCRATCH_SIZE: u32 = 4096;

@@ -27,9 +27,48 @@ pub(super) struct ProbeSites {
     pub(super) report: Vec<(String, Type, u32)>,
 }
 
+// The record header the allocators write (`probe.rs`) is the one the
+// layout section describes.
+const _: () = {
+    use monitor_abi::report as abi;
+    assert!(abi::RECORD_NEXT == 0 && abi::RECORD_FID == 4 && abi::RECORD_PC == 8);
+    assert!(abi::RECORD_FNAME == super::bound::REC_FNAME && abi::RECORD_PROBE_ID == 16);
+};
+
 const CSV_HEADER: &str = "\n================================= REPORT CSV FLUSH ====================================\nid, id_type, name, whamm_type, wasm_type, script_id, fname, fid, pc, probe_id, value(s)\n";
 
 impl Cg<'_> {
+    /// The layout section of the per-site `report` variables, when the
+    /// engine can read every one of them (scalars and maps of integers and
+    /// bools) and there is no global `report` variable (their rows are
+    /// printed, not read).
+    pub(super) fn report_layout(&self) -> Option<monitor_abi::report::ReportLayout> {
+        use monitor_abi::report::{ProbeRecords, Var, VarType};
+        if self.reports.iter().any(|r| r.global.is_some()) {
+            return None;
+        }
+        let mut probes = vec![];
+        for s in self.sites.iter().filter(|s| !s.report.is_empty()) {
+            let mut vars = vec![];
+            for (name, ty, offset) in &s.report {
+                let ty = match ty {
+                    Type::Map(k, v) => VarType::Map(layout_scalar(k)?, layout_scalar(v)?),
+                    t => VarType::Scalar(layout_scalar(t)?),
+                };
+                vars.push(Var {
+                    name: name.clone(),
+                    ty,
+                    offset: *offset,
+                });
+            }
+            probes.push(ProbeRecords {
+                head_global: s.head,
+                vars,
+            });
+        }
+        Some(monitor_abi::report::ReportLayout { probes })
+    }
+
     pub(super) fn default_report(&mut self, cx: &mut FnCx) {
         // As whamm: nothing at all when there is no row to print (only
         // per-site `report` variables, and no site was matched).
@@ -202,4 +241,17 @@ impl Cg<'_> {
         self.print_value(cx, ty, false);
         self.puts_const(cx, "\n");
     }
+}
+
+/// The layout type of a report variable's scalar type, if the engine reads it.
+fn layout_scalar(t: &Type) -> Option<monitor_abi::report::Scalar> {
+    use monitor_abi::report::Scalar;
+    Some(match t {
+        Type::U32 => Scalar::U32,
+        Type::I32 => Scalar::I32,
+        Type::U64 => Scalar::U64,
+        Type::I64 => Scalar::I64,
+        Type::Bool => Scalar::Bool,
+        _ => return None,
+    })
 }

@@ -19,6 +19,7 @@ use smallvec::SmallVec;
 use crate::core::module::BodyValidator;
 use monitor_abi::params::{Binding, ParamContext, ParamError, SiteCheck, SiteFacts};
 use monitor_abi::pattern::{Event, ExportMeaning, Mode, OpcodeMatch, Param, Pattern, StaticCall};
+use monitor_abi::report::ReportLayout;
 use monitor_abi::{ConstValue, Opcode};
 use wasmparser::{Operator, WasmModuleResources};
 
@@ -433,9 +434,11 @@ impl Monitors {
                 if e.kind != ExternKind::Func {
                     continue;
                 }
-                let func = match store.export(instance, &e.name) {
-                    Some(Extern::Func(f)) => f,
-                    _ => continue,
+                // (the instance's function of the export's index: what
+                // `Store::export` finds by name, without hashing 1,000+ names)
+                let func = match store.instance(instance).funcs.get(e.index as usize) {
+                    Some(f) => *f,
+                    None => continue,
                 };
                 match monitor_abi::parse_export_name(&e.name) {
                     Ok(ExportMeaning::NotProbe) => {}
@@ -594,6 +597,27 @@ impl Monitors {
                 .map_err(|t| wrap_trap(&m.name, "wasm:exit", t)),
             None => Ok(()),
         }
+    }
+
+    /// Monitor `i`'s report layout (docs/monitor-abi.md#report-layout), if
+    /// its module has one: its `wasm:exit` only prints the report of the
+    /// per-site variables the layout describes. A malformed section is
+    /// reported on stderr and ignored.
+    pub fn report_layout(&self, store: &Store, i: usize) -> Option<ReportLayout> {
+        let m = &self.monitors[i];
+        let bytes = &store.instance(m.instance).module.bytes;
+        match ReportLayout::of_module(bytes) {
+            Ok(l) => l,
+            Err(e) => {
+                eprintln!("wizeng: warning: monitor {}: {e}", m.name);
+                None
+            }
+        }
+    }
+
+    /// Monitor `i`'s instance.
+    pub fn instance(&self, i: usize) -> InstanceId {
+        self.monitors[i].instance
     }
 
     /// Write out what the monitors wrote to their own files.

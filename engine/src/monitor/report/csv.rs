@@ -9,57 +9,10 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use smallvec::SmallVec;
+use super::site::{Site, Val};
 
 /// The line that starts whamm's report (the rows follow its header line).
 const FLUSH_MARKER: &str = "REPORT CSV FLUSH";
-
-/// One matched site of a monitor and its report variables, borrowed from the
-/// report's text.
-#[derive(Debug, Default)]
-pub struct Site<'a> {
-    pub fid: u32,
-    pub pc: u32,
-    /// The matched event: an opcode mnemonic (`i32.add`), or `block:start`.
-    pub event: &'a str,
-    /// The probe id the rows name (`0_wasm:opcode:i32.add:before`).
-    probe: &'a str,
-    /// `(name, value)` in the order the rows came; a later row of the same
-    /// variable replaces the earlier value.
-    pub vars: SmallVec<[(&'a str, &'a str); 2]>,
-}
-
-impl<'a> Site<'a> {
-    /// The value of report variable `var`.
-    pub fn var(&self, var: &str) -> Option<&'a str> {
-        self.vars.iter().find(|(k, _)| *k == var).map(|(_, v)| *v)
-    }
-
-    /// A numeric variable (0 when missing or not a number).
-    pub fn num(&self, var: &str) -> u64 {
-        self.var(var).and_then(|v| v.parse().ok()).unwrap_or(0)
-    }
-
-    /// A map variable (`k->v;k->v`, or `empty map`) as (key, count) pairs.
-    pub fn map(&self, var: &str) -> Vec<(i64, u64)> {
-        let Some(v) = self.var(var) else {
-            return vec![];
-        };
-        v.split(';')
-            .filter_map(|kv| {
-                let (k, v) = kv.split_once("->")?;
-                Some((k.trim().parse().ok()?, v.trim().parse().ok()?))
-            })
-            .collect()
-    }
-
-    fn set(&mut self, name: &'a str, value: &'a str) {
-        match self.vars.iter_mut().find(|(k, _)| *k == name) {
-            Some(slot) => slot.1 = value,
-            None => self.vars.push((name, value)),
-        }
-    }
-}
 
 /// Parse a whamm CSV report: the per-site rows, in order of first appearance,
 /// and every other line of the output (the script's own prints), verbatim.
@@ -97,19 +50,13 @@ pub fn parse(csv: &str) -> (Vec<Site<'_>>, String) {
             .is_some_and(|s| (s.fid, s.pc, s.probe) == (fid, pc, probe));
         if !same {
             if let Some(i) = index.find_or_add(fid, pc, probe, sites.len()) {
-                sites[i].set(name, value);
+                sites[i].set(name, Val::Text(value));
                 continue;
             }
-            sites.push(Site {
-                fid,
-                pc,
-                event: event_of(probe),
-                probe,
-                vars: SmallVec::new(),
-            });
+            sites.push(Site::new(fid, pc, probe));
         }
         let last = sites.last_mut().expect("a site was pushed");
-        last.set(name, value);
+        last.set(name, Val::Text(value));
     }
     (sites, other)
 }
@@ -172,14 +119,6 @@ impl<'a> SiteIndex<'a> {
             }
         }
     }
-}
-
-/// The event of a probe id: `0_wasm:opcode:i32.add:before` is `i32.add`.
-fn event_of(probe: &str) -> &str {
-    let event = probe.split_once('_').map_or(probe, |(_, r)| r);
-    let event = event.strip_prefix("wasm:").unwrap_or(event);
-    let event = event.strip_prefix("opcode:").unwrap_or(event);
-    event.strip_suffix(":before").unwrap_or(event)
 }
 
 /// Where [`FLUSH_MARKER`] occurs in the text, found in one pass, so that each
@@ -322,7 +261,12 @@ mod tests {
         // a later row of the same site and variable replaces the value
         assert_eq!(sites[0].num("count"), 8);
         assert_eq!(sites[1].map("index"), vec![(0, 2), (3, 1)]);
-        assert_eq!(sites[1].vars[..], [("index", "0->2;3->1"), ("taken", "4")]);
+        let vars: Vec<_> = sites[1]
+            .vars
+            .iter()
+            .map(|(k, v)| (*k, v.to_string()))
+            .collect();
+        assert_eq!(vars, [("index", "0->2;3->1".into()), ("taken", "4".into())]);
         assert_eq!(sites[2].num("count"), 9);
         assert_eq!(sites[0].num("missing"), 0);
     }

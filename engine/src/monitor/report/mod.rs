@@ -1,21 +1,27 @@
-//! Reports people read: the built-in monitors' whamm CSV reports
-//! (docs/probe-language.md#report-format) turned into aligned tables, with
-//! function names from the app's name section.
+//! Reports people read: the built-in monitors' reports (the sites and values
+//! of whamm's CSV report, docs/probe-language.md#report-format) turned into
+//! aligned tables, with function names from the app's name section.
 //!
-//! The monitor itself prints the CSV at `wasm:exit`; the session captures
-//! it and hands it to [`render`] with the monitor's name, the app's function
-//! names and the report options. Rows: one per site and report variable;
-//! a site is `(fid, pc, probe)`, and its variables are collected into one
-//! [`Site`].
+//! The session reads a built-in monitor's sites from its memory
+//! ([`read_sites`], docs/monitor-abi.md#report-layout) and hands them to
+//! [`render_sites`] with the monitor's name, the app's function names and the
+//! report options. Without a layout, the monitor prints the CSV at
+//! `wasm:exit`; the session captures it and hands it to [`render`], which
+//! parses it ([`parse`]: one row per site and report variable; a site is
+//! `(fid, pc, probe)`, and its variables are collected into one [`Site`]).
 
 mod csv;
+mod memory;
+mod site;
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 
 use crate::monitor::builtin::{Format, ReportOptions};
-pub use csv::{parse, Site};
+pub use csv::parse;
+pub use memory::{read_sites, ReadError};
+pub use site::{Num, Site, Val};
 
 /// Function names and source locations for reports.
 pub struct Names<'a> {
@@ -69,14 +75,31 @@ pub fn render<'a>(
     if matches!(format, Format::Csv | Format::Folded | Format::Flamegraph) {
         return Cow::Borrowed(output);
     }
-    let (mut sites, other) = parse(output);
+    let (sites, other) = parse(output);
+    match render_sites(monitor, sites, other, names, o, format) {
+        Some(text) => Cow::Owned(text),
+        None => Cow::Borrowed(output),
+    }
+}
+
+/// Render the report of built-in monitor `monitor` from its sites (parsed
+/// from its output, or read from its memory) and the other lines it printed,
+/// in `format` (not `Csv`); `None` for a monitor without a report of sites.
+pub fn render_sites(
+    monitor: &str,
+    mut sites: Vec<Site>,
+    other: String,
+    names: &Names,
+    o: &ReportOptions,
+    format: Format,
+) -> Option<String> {
     if o.filter.is_some() {
         sites.retain(|s| o.wants(&names.name(s.fid)));
     }
     match format {
-        Format::Json => return Cow::Owned(json(monitor, &sites, names)),
-        Format::Dot => return Cow::Owned(calls_dot(&sites, names)),
-        Format::Lcov => return Cow::Owned(lcov(&sites, names)),
+        Format::Json => return Some(json(monitor, &sites, names)),
+        Format::Dot => return Some(calls_dot(&sites, names)),
+        Format::Lcov => return Some(lcov(&sites, names)),
         _ => {}
     }
     let mut out = other;
@@ -88,11 +111,11 @@ pub fn render<'a>(
         "loops" => loops(&sites, names, o),
         "memory" => memory(&sites, names, o),
         "imix" => imix(&sites),
-        _ => return Cow::Borrowed(output),
+        _ => return None,
     };
     let _ = writeln!(out, "--- {monitor} ---");
     out.push_str(&body);
-    Cow::Owned(out)
+    Some(out)
 }
 
 /// An aligned table: a header row, then rows; columns whose header starts
@@ -164,17 +187,28 @@ fn json(monitor: &str, sites: &[Site], names: &Names) -> String {
             }
             push_json_str(&mut out, k);
             out.push_str(": ");
-            match v.parse::<i64>() {
-                Ok(n) => {
-                    let _ = write!(out, "{n}");
-                }
-                Err(_) => push_json_str(&mut out, v),
-            }
+            json_value(&mut out, v);
         }
         out.push_str("}}");
     }
     out.push_str("\n]}\n");
     out
+}
+
+/// A variable's value: a JSON number when its text is one, else a string.
+fn json_value(out: &mut String, v: &Val) {
+    let n = match v {
+        Val::Text(t) => t.parse::<i64>().ok(),
+        Val::Num(n) => n.as_i64(),
+        Val::Map(_) => None,
+    };
+    match (n, v) {
+        (Some(n), _) => {
+            let _ = write!(out, "{n}");
+        }
+        (None, Val::Text(t)) => push_json_str(out, t),
+        (None, v) => push_json_str(out, &v.to_string()),
+    }
 }
 
 /// The `calls` monitor's call graph in Graphviz DOT: an edge per
@@ -553,7 +587,7 @@ fn memory(sites: &[Site], names: &Names, o: &ReportOptions) -> String {
     let (mut lo, mut hi) = (u64::MAX, 0u64);
     for s in sites {
         let (n, size) = (s.num("count"), s.num("size"));
-        if s.var("write") == Some("true") {
+        if s.flag("write") {
             stores += n;
             sbytes += n * size;
         } else {
