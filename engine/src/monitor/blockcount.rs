@@ -993,7 +993,11 @@ pub struct FuncBlocks {
 
 /// Whether the final `end` of function `idx` has probes (the body is then
 /// wrapped in a block, see `weave`).
-pub fn wrapped(m: &crate::Module, idx: u32, fp: &crate::monitor::weave::FuncPlan) -> bool {
+pub fn wrapped(
+    m: &crate::core::module::ModuleInfo,
+    idx: u32,
+    fp: &crate::monitor::weave::FuncPlan,
+) -> bool {
     let fb = m.body(idx);
     let end_pc = (fb.range.end - 1 - fb.range.start) as u32;
     fp.before.contains_key(&end_pc)
@@ -1002,7 +1006,7 @@ pub fn wrapped(m: &crate::Module, idx: u32, fp: &crate::monitor::weave::FuncPlan
 /// The events of function `idx` in order, with each instruction's pc: event
 /// 0 is the entry site.
 pub fn for_each_event(
-    m: &crate::Module,
+    m: &crate::core::module::ModuleInfo,
     idx: u32,
     wrapped: bool,
     mut f: impl FnMut(Ev, u32, &Operator<'_>) -> Result<(), crate::LoadError>,
@@ -1046,7 +1050,7 @@ fn nesting(op: &Operator<'_>) -> i32 {
 /// numbered from
 /// `first_global + out.blocks.len()`.
 pub fn plan_function(
-    m: &crate::Module,
+    m: &crate::core::module::ModuleInfo,
     idx: u32,
     fp: &crate::monitor::weave::FuncPlan,
     countable: &Countable,

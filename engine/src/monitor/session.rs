@@ -424,24 +424,35 @@ impl Session {
         // attributed as the JIT attributes them, `exec::interp::woven`) until
         // a function or loop is hot, then compiled in the background.
         let t0 = Instant::now();
-        let w = weave::weave(&orig, &plan, &self.store, &self.config.inline, false)?;
+        // Bodies are woven at their first use: the match result moves into
+        // the woven module (`weave::weave_lazy`).
+        let w = weave::weave_lazy(orig.shared_info(), plan, &self.store, &self.config.inline)?;
+        drop(orig);
         self.metrics.weave = t0.elapsed();
         for (name, e) in &w.imports {
             self.linker.define(weave::PROBE_MODULE, name, *e);
         }
         self.metrics.inline = Some(w.stats.clone());
         self.counters = Some(w.counters);
-        // The match result is not needed any more: freed now, its memory
-        // serves the woven module's decoding (fresh pages cost more than
-        // freeing: on a large app, page faults dominated the weave).
-        drop((orig, plan));
         let t0 = Instant::now();
         let mut wm = Module::new_for_tier(&w.bytes, self.app_tier).map_err(|e| LoadError {
             message: format!("woven module does not validate: {}", e.message),
             ..e
         })?;
         self.metrics.woven_decode = t0.elapsed();
+        if w.lazy.as_ref().is_some_and(|l| l.deferred_count() > 0)
+            && !crate::exec::interp::load::translated_lazily(&wm)
+        {
+            // `weave_lazy` defers bodies only where this cannot happen.
+            return Err(LoadError {
+                kind: LoadErrorKind::MonitorBind,
+                offset: None,
+                message: "weaving: the lazily woven module was translated at load".into(),
+            }
+            .into());
+        }
         wm.origin = Some(w.origin);
+        wm.lazy = w.lazy;
         Ok(wm)
     }
 

@@ -41,15 +41,31 @@
 //! the block counters and their sections; `imports` writes the probe imports
 //! and shifts the app's indices; `rewrite` re-encodes the module section by
 //! section, `function` each function, `body` the code of each site,
-//! `inlined` inlined monitor code; `provenance` maps woven pcs back.
+//! `inlined` inlined monitor code; `provenance` maps woven pcs back;
+//! `monitors` is what weaving reads of the monitors.
+//!
+//! **Lazy weaving** ([`weave_lazy`], the engine's own woven modules): the
+//! module's structure (imports, index shifts, types, counter globals and
+//! their layout, provenance of every site) is decided as above, but a
+//! function's body is woven only when a tier first needs it (the
+//! interpreter's translation at its first call, the JIT's compile): the
+//! woven module holds a placeholder body instead
+//! ([`crate::core::module::LazyBodies`]), and [`LazyWeave`] weaves the real
+//! one on demand, on any thread, from what it owns (the original module, the
+//! plan, the decided layout and a copy of the monitors' code, [`MonView`]).
+//! Each function is woven from module-wide decisions only, so its body is
+//! the one eager weaving gives (`tests/lazy_weave.rs` compares them).
 
-pub use crate::core::provenance::{InlinedFrom, Origin};
+pub use crate::core::provenance::{FuncOrigin, InlinedFrom, Origin};
+
+use rustc_hash::FxHashMap as HashMap;
+use std::sync::Arc;
 
 use crate::core::error::LoadError;
-use crate::core::module::Module;
+use crate::core::module::{BodySource, LazyBodies, ModuleInfo};
 use crate::core::types::{Extern, ValType};
-use crate::monitor::blockcount::BlockCounters;
-use crate::monitor::inline::{InlineConfig, InlineStats};
+use crate::monitor::blockcount::{BlockCounters, FuncBlocks};
+use crate::monitor::inline::{InlineConfig, InlineStats, ZeroTested};
 use crate::runtime::store::Store;
 
 mod body;
@@ -58,10 +74,12 @@ mod counters;
 mod function;
 mod imports;
 mod inlined;
+mod monitors;
 mod plan;
 mod provenance;
 mod rewrite;
 
+use monitors::MonView;
 pub use plan::{FuncPlan, Plan, Recorder, Replay, SiteStack};
 
 /// Module name of the probe imports of a woven module.
@@ -78,6 +96,10 @@ pub struct Woven {
     /// [`BlockCounters::settle`] (or, outside this engine, the export
     /// [`crate::monitor::blockcount::FOLD_EXPORT`]).
     pub counters: BlockCounters,
+    /// With [`weave_lazy`]: the bodies `bytes` holds placeholders for, made
+    /// at their first use. Set it as the decoded module's
+    /// [`ModuleInfo::lazy`] (and `origin` as its `origin`).
+    pub lazy: Option<LazyBodies>,
 }
 
 fn enc_val(t: ValType) -> wasm_encoder::ValType {
@@ -101,46 +123,242 @@ fn err(msg: impl std::fmt::Display) -> LoadError {
     }
 }
 
+/// What weaving decides for the whole module before any body is woven.
+struct Decided {
+    layout: collect::Layout,
+    probe_imports: imports::ProbeImports,
+    counters: BlockCounters,
+    func_blocks: HashMap<u32, FuncBlocks>,
+    stats: InlineStats,
+}
+
+impl Decided {
+    fn new(
+        m: &ModuleInfo,
+        plan: &Plan,
+        store: &Store,
+        mons: &MonView,
+        cfg: &InlineConfig,
+        fold_export: bool,
+    ) -> Result<Decided, LoadError> {
+        let (targets, site_calls) = collect::site_calls(plan);
+        let mut inlining = collect::Inlining::choose(store, cfg, &targets);
+        let frame_uses = collect::inlined_frame_uses(store, &site_calls, &inlining.inline);
+        let (counters, func_blocks) =
+            counters::plan_block_counters(m, plan, store, cfg, &site_calls, &mut inlining.needs)?;
+        let mut stats = collect::stats(&counters, &func_blocks, &site_calls, &inlining);
+        let layout = collect::Layout::new(m, store, inlining, frame_uses, &counters, fold_export);
+        stats.specialized =
+            collect::specialized(mons, cfg, &layout.added, &func_blocks, &site_calls);
+        let probe_imports = imports::ProbeImports::new(store, &layout);
+        Ok(Decided {
+            layout,
+            probe_imports,
+            counters,
+            func_blocks,
+            stats,
+        })
+    }
+}
+
 /// Weave the plan into the module, inlining small monitor functions. With
 /// `fold_export`, the block counters are folded by Wasm code the module
 /// exports ([`crate::monitor::blockcount::FOLD_EXPORT`], for running it
 /// elsewhere); without, [`BlockCounters::settle`] folds them itself (the
 /// engine's woven modules: no fold code to compile).
 pub fn weave(
-    m: &Module,
+    m: &ModuleInfo,
     plan: &Plan,
     store: &Store,
     cfg: &InlineConfig,
     fold_export: bool,
 ) -> Result<Woven, LoadError> {
-    let (targets, site_calls) = collect::site_calls(plan);
-    let mut inlining = collect::Inlining::choose(store, cfg, &targets);
-    let frame_uses = collect::inlined_frame_uses(store, &site_calls, &inlining.inline);
-    let (counters, func_blocks) =
-        counters::plan_block_counters(m, plan, store, cfg, &site_calls, &mut inlining.needs)?;
-    let mut stats = collect::stats(&counters, &func_blocks, &site_calls, &inlining);
-    let layout = collect::Layout::new(m, store, inlining, frame_uses, &counters, fold_export);
-    let probe_imports = imports::ProbeImports::new(store, &layout);
-    let mut rw = rewrite::Rewriter::new(
+    let mons = MonView::new(store);
+    let d = Decided::new(m, plan, store, &mons, cfg, fold_export)?;
+    let (bytes, origin) = rewrite_module(m, plan, &mons, cfg, &d, None)?;
+    Ok(Woven {
+        bytes,
+        origin,
+        imports: d.probe_imports.bound,
+        stats: d.stats,
+        counters: d.counters,
+        lazy: None,
+    })
+}
+
+/// The woven module's bytes (placeholders for the `deferred` bodies) and
+/// the provenance of the bodies woven.
+fn rewrite_module(
+    m: &ModuleInfo,
+    plan: &Plan,
+    mons: &MonView,
+    cfg: &InlineConfig,
+    d: &Decided,
+    deferred: Option<&[bool]>,
+) -> Result<(Vec<u8>, Origin), LoadError> {
+    let cx = function::FuncCx {
         m,
         plan,
-        store,
+        mons,
         cfg,
-        &layout,
-        &probe_imports,
-        &func_blocks,
-        counters.blocks.len(),
+        added: &d.layout.added,
+        func_blocks: &d.func_blocks,
+    };
+    let mut rw = rewrite::Rewriter::new(
+        cx,
+        &d.layout,
+        &d.probe_imports,
+        d.counters.blocks.len(),
+        deferred,
     );
     let bytes = rw.rewrite()?;
-    stats.specialized += rw.specialized;
-    let mut origin = std::mem::take(&mut rw.prov).into_origin(m.num_imported_funcs, layout.shift());
-    origin.mem_imports = layout.mem_imports;
-    origin.mem_shift = layout.needs.memories.len() as u32;
+    let mut origin = std::mem::take(&mut rw.origin);
+    origin.mem_imports = d.layout.mem_imports;
+    origin.mem_shift = d.layout.needs.memories.len() as u32;
+    Ok((bytes, origin))
+}
+
+/// [`weave`] for the engine (no fold export), deferring every body it can
+/// to its first use ([`Woven::lazy`]; see the module docs): the woven
+/// module's bodies are placeholders but for functions the interpreter would
+/// translate at load (`Plan::eager_funcs`), and all of them when it would
+/// translate the woven module at load (heap references, non-final types,
+/// ...: [`lazy_allowed`]). `m` and `plan` are kept until every body is made.
+pub fn weave_lazy(
+    m: Arc<ModuleInfo>,
+    plan: Plan,
+    store: &Store,
+    cfg: &InlineConfig,
+) -> Result<Woven, LoadError> {
+    let mons = MonView::new(store);
+    let d = Decided::new(&m, &plan, store, &mons, cfg, false)?;
+    if !lazy_allowed(&m, store, &mons, &d.layout) {
+        let (bytes, origin) = rewrite_module(&m, &plan, &mons, cfg, &d, None)?;
+        return Ok(Woven {
+            bytes,
+            origin,
+            imports: d.probe_imports.bound,
+            stats: d.stats,
+            counters: d.counters,
+            lazy: None,
+        });
+    }
+    let mut deferred = vec![true; m.bodies.len()];
+    for f in &plan.eager_funcs {
+        if let Some(x) = f
+            .checked_sub(m.num_imported_funcs)
+            .and_then(|k| deferred.get_mut(k as usize))
+        {
+            *x = false;
+        }
+    }
+    let (bytes, origin) = rewrite_module(&m, &plan, &mons, cfg, &d, Some(&deferred))?;
+    let Decided {
+        layout,
+        probe_imports,
+        counters,
+        func_blocks,
+        stats,
+    } = d;
+    let source = LazyWeave {
+        weaver: imports::Weaver::new(m.num_imported_funcs, &layout),
+        shift: layout.shift(),
+        added: layout.added,
+        m,
+        plan,
+        mons,
+        cfg: cfg.clone(),
+        func_blocks,
+        zero_tested: ZeroTested::default(),
+    };
     Ok(Woven {
         bytes,
         origin,
         imports: probe_imports.bound,
         stats,
         counters,
+        lazy: Some(LazyBodies::new(deferred, Box::new(source))),
     })
+}
+
+/// Whether a woven module's bodies may be deferred: the interpreter
+/// translates the woven module lazily (`exec::interp::load`), which no body
+/// can change. The original module allows it
+/// ([`crate::exec::interp::load::may_translate_lazily`]), and nothing weaving
+/// adds has a reference type: the added function types and imported
+/// globals, and the inlined monitor functions' locals and instructions
+/// (an inlined probe taking `frame` passes a null `externref`).
+fn lazy_allowed(m: &ModuleInfo, store: &Store, mons: &MonView, l: &collect::Layout) -> bool {
+    let is_ref = |t: &ValType| t.is_ref();
+    let types_ok = l
+        .extra_types
+        .iter()
+        .all(|t| !t.params.iter().chain(t.results.iter()).any(is_ref));
+    let globals_ok = l
+        .needs
+        .globals
+        .iter()
+        .all(|g| !store.globals[g.0 as usize].ty.ty.is_ref());
+    let inlined_ok = l.added.frame_uses.is_empty()
+        && l.added.inline.iter().all(|f| {
+            mons.code(*f)
+                .is_some_and(|(i, idx)| plain_function(&i.module, idx))
+        });
+    types_ok && globals_ok && inlined_ok && crate::exec::interp::load::may_translate_lazily(m)
+}
+
+/// Whether function `idx` of monitor module `m` has no reference-typed
+/// param, result or local and no instruction that makes the interpreter
+/// translate its function at load (`exec::interp::load::needs_eager`).
+/// (Inlined callees of an inlined function are in the inlined set too.)
+fn plain_function(m: &ModuleInfo, idx: u32) -> bool {
+    let ty = m.func_type(idx);
+    let refs = ty
+        .params
+        .iter()
+        .chain(ty.results.iter())
+        .chain(&m.body(idx).locals);
+    if refs.into_iter().any(|t| t.is_ref()) {
+        return false;
+    }
+    let mut ops = m.operators(idx);
+    while !ops.eof() {
+        match ops.read() {
+            Ok(op) if !crate::exec::interp::load::needs_eager(&op) => {}
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// The bodies of a lazily woven module ([`weave_lazy`]), woven at their
+/// first use: everything a body is woven from, decided for the whole module
+/// and owned, so that any thread can weave it.
+struct LazyWeave {
+    m: Arc<ModuleInfo>,
+    plan: Plan,
+    mons: MonView,
+    cfg: InlineConfig,
+    added: collect::Added,
+    func_blocks: HashMap<u32, FuncBlocks>,
+    weaver: imports::Weaver,
+    zero_tested: ZeroTested,
+    /// Function imports added: a woven function's index less this is the
+    /// original's.
+    shift: u32,
+}
+
+impl BodySource for LazyWeave {
+    fn make(&mut self, woven_idx: u32) -> Result<(Vec<u8>, FuncOrigin), LoadError> {
+        let func_idx = woven_idx - self.shift;
+        let cx = function::FuncCx {
+            m: &self.m,
+            plan: &self.plan,
+            mons: &self.mons,
+            cfg: &self.cfg,
+            added: &self.added,
+            func_blocks: &self.func_blocks,
+        };
+        function::weave_function(&cx, &mut self.weaver, &mut self.zero_tested, func_idx)
+    }
 }
