@@ -591,6 +591,12 @@ fn print_monitor_metrics(s: &Session) {
             st.specialized
         );
     }
+    if let Some((n, deferred, made)) = s.lazy_bodies() {
+        eprintln!(
+            "wizeng: metrics: lazy weaving: {} of {n} functions woven ({deferred} deferred at load, {made} of them woven since)",
+            n - deferred + made
+        );
+    }
 }
 
 /// The process's peak resident set size so far, in KiB.

@@ -634,6 +634,14 @@ impl Session {
         &self.metrics
     }
 
+    /// For a lazily woven app: (defined functions, bodies deferred at load,
+    /// of those woven since).
+    pub fn lazy_bodies(&self) -> Option<(usize, usize, usize)> {
+        let m = self.module.as_ref()?;
+        let l = m.lazy.as_ref()?;
+        Some((m.bodies.len(), l.deferred_count(), l.made_count()))
+    }
+
     /// The monitors' own counters (sites, calls, direct increments).
     pub fn monitor_stats(&self) -> Option<&matcher::MonitorStats> {
         self.monitors.as_ref().map(|m| &m.stats)

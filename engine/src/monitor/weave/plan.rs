@@ -58,6 +58,12 @@ impl SiteCalls {
 
     /// Add `calls` at `pc` (after any already there).
     fn add(&mut self, pc: u32, calls: Vec<ProbeCall>) {
+        // Sites arrive in program order: usually past the last one.
+        if self.pcs.last().is_none_or(|&last| last < pc) {
+            self.pcs.push(pc);
+            self.calls.push(SmallVec::from_vec(calls));
+            return;
+        }
         match self.pcs.binary_search(&pc) {
             Ok(i) => self.calls[i].extend(calls),
             Err(i) => {
