@@ -75,6 +75,13 @@ pub fn translated_lazily(m: &Module) -> bool {
     module_code(m).lazy
 }
 
+/// Whether defined function `func_idx` (an index of the whole function
+/// space) has been translated: at load, when asked before anything ran.
+pub fn translated(m: &Module, func_idx: u32) -> bool {
+    let d = func_idx.wrapping_sub(m.num_imported_funcs) as usize;
+    module_code(m).get(d).is_some()
+}
+
 /// Whether some function of `m` always runs interpreted
 /// (`Compiled::interp_only`; such functions are translated at load).
 pub(crate) fn has_interp_only(m: &Module) -> bool {

@@ -244,7 +244,12 @@ pub fn weave_lazy(
         });
     }
     let mut deferred = vec![true; m.bodies.len()];
-    for f in &plan.eager_funcs {
+    let kept = plan.eager_funcs.iter().copied().chain(
+        (plan.funcs.iter())
+            .filter(|(f, fp)| adds_references(&m, **f, fp))
+            .map(|(f, _)| *f),
+    );
+    for f in kept {
         if let Some(x) = f
             .checked_sub(m.num_imported_funcs)
             .and_then(|k| deferred.get_mut(k as usize))
@@ -305,6 +310,24 @@ fn lazy_allowed(m: &ModuleInfo, store: &Store, mons: &MonView, l: &collect::Layo
                 .is_some_and(|(i, idx)| plain_function(&i.module, idx))
         });
     types_ok && globals_ok && inlined_ok && crate::exec::interp::load::may_translate_lazily(m)
+}
+
+/// Whether weaving function `f` may give it what makes the interpreter
+/// translate it at load (`exec::interp::load::needs_eager`) though its own
+/// code does not: a block typed by a reference result (a body wrapped for
+/// probes at its final `end`) or a scratch local holding a reference
+/// operand a probe reads (typed function references count). Judged from the
+/// function's type and the operand stacks recorded at its probed sites.
+fn adds_references(m: &ModuleInfo, f: u32, fp: &FuncPlan) -> bool {
+    let ty = m.func_type(f);
+    ty.params
+        .iter()
+        .chain(ty.results.iter())
+        .any(|t| t.is_ref())
+        || fp.stacks.values().any(|s| {
+            (s.declared.iter().copied()).any(crate::exec::interp::load::maybe_heap_ref)
+                || s.types.iter().any(|t| t.is_ref())
+        })
 }
 
 /// Whether function `idx` of monitor module `m` has no reference-typed

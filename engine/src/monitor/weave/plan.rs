@@ -138,7 +138,8 @@ pub struct Plan {
     /// The functions (ascending) that the interpreter translates at load
     /// when it translates lazily (`exec::interp::load::needs_eager`: they
     /// might have to run interpreted): their woven bodies are never
-    /// deferred ([`super::weave_lazy`]). Recorded by [`Recorder`] from
+    /// deferred ([`super::weave_lazy`], which also keeps those weaving adds
+    /// reference-typed locals or blocks to). Recorded by [`Recorder`] from
     /// every instruction and local, reached or not; a plan restored from
     /// elsewhere must carry it.
     pub eager_funcs: Vec<u32>,
