@@ -303,6 +303,30 @@ impl LazyBodies {
     pub fn deferred_count(&self) -> usize {
         self.deferred.iter().filter(|d| **d).count()
     }
+
+    /// Drop the source (and what it keeps to make bodies): for a caller
+    /// that runs none of the module's code any more. A body not made yet
+    /// cannot be made after this (its translation fails).
+    pub fn release(&self) {
+        let mut source = self.source.lock().unwrap_or_else(|e| e.into_inner());
+        *source = Box::new(Released);
+    }
+}
+
+/// The source of a [`LazyBodies`] after [`LazyBodies::release`].
+struct Released;
+
+impl BodySource for Released {
+    fn make(
+        &mut self,
+        func_idx: u32,
+    ) -> Result<(Vec<u8>, crate::core::provenance::FuncOrigin), LoadError> {
+        Err(LoadError {
+            kind: LoadErrorKind::Invalid,
+            offset: None,
+            message: format!("function {func_idx}: its body was released before it was made"),
+        })
+    }
 }
 
 /// The placeholder of a deferred body: no locals, `unreachable`, `end`.

@@ -634,6 +634,17 @@ impl Session {
         &self.metrics
     }
 
+    /// Free what a lazily woven app keeps to weave the functions that have
+    /// not run yet (the match result: on a large app, hundreds of MB), for a
+    /// caller that runs no more app code, before [`Session::finish`] (whose
+    /// reports then reuse that memory). A function not woven yet traps if
+    /// it is called after this.
+    pub fn release_unwoven(&mut self) {
+        if let Some(l) = self.module.as_ref().and_then(|m| m.lazy.as_ref()) {
+            l.release();
+        }
+    }
+
     /// For a lazily woven app: (defined functions, bodies deferred at load,
     /// of those woven since).
     pub fn lazy_bodies(&self) -> Option<(usize, usize, usize)> {
