@@ -172,7 +172,11 @@ fn functions_are_woven_at_their_first_use() {
         let one = s.store().export_func(inst, "one").unwrap();
         let two = s.store().export_func(inst, "two").unwrap();
         assert_eq!(s.run(one, &[]).unwrap(), [Value::I32(1)], "{tier:?}");
-        assert_eq!(s.lazy_bodies(), Some((2, 2, woven_at_load.max(1))), "{tier:?}");
+        assert_eq!(
+            s.lazy_bodies(),
+            Some((2, 2, woven_at_load.max(1))),
+            "{tier:?}"
+        );
         s.release_unwoven();
         assert_eq!(s.run(one, &[]).unwrap(), [Value::I32(1)], "{tier:?}");
         let r = s.run(two, &[]);
