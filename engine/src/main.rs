@@ -216,6 +216,8 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
     let t_load = t0.elapsed();
     let result = run_app(&cli, &mut s, t_load);
     s.store().save_warm_start();
+    // No app code runs after this: the exit's reports reuse the memory.
+    s.release_unwoven();
     // `wasm:exit` runs after the app ends: normally, by proc_exit, or after a
     // trap (then after the trap message). The exit status stays the app's.
     let result = match result {
@@ -599,6 +601,12 @@ fn print_monitor_metrics(s: &Session) {
         eprintln!(
             "wizeng: metrics: probe calls specialised on a zero-tested operand {}",
             st.specialized
+        );
+    }
+    if let Some((n, deferred, made)) = s.lazy_bodies() {
+        eprintln!(
+            "wizeng: metrics: lazy weaving: {} of {n} functions woven ({deferred} deferred at load, {made} of them woven since)",
+            n - deferred + made
         );
     }
 }

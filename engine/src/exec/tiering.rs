@@ -214,8 +214,8 @@ fn call_threshold(store: &Store, f: FuncAddr) -> u32 {
         FuncKind::Wasm { instance, func_idx } => {
             let m = &store.instances[instance.0 as usize].module;
             let len = match func_idx.checked_sub(m.num_imported_funcs) {
-                Some(d) => m.bodies.get(d as usize).map_or(0, |b| b.range.len()),
-                None => 0,
+                Some(d) if (d as usize) < m.bodies.len() => m.body_len(func_idx),
+                _ => 0,
             };
             base.saturating_add(size_extra(len))
         }

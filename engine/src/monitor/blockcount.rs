@@ -864,15 +864,19 @@ pub fn call_key(c: &ProbeCall) -> CallKey {
 }
 
 /// The probe calls of a plan that are counted through their block
-/// ([`countable`]), by identity: each site's own [`ProbeCall`]. Sorted by
-/// address, and looked up from where the last lookup ended: the weave asks in
-/// site order, and a function's calls lie in order in its plan, so a lookup
-/// is usually the next entry (a hash map of millions of sites missed the
-/// cache on nearly every lookup).
+/// ([`countable`]), by identity: each site's own [`ProbeCall`]. In the order
+/// they were given (site order), and looked up from where the last lookup
+/// ended: the weave asks in site order, so a lookup is usually the next entry
+/// (a hash map of millions of sites missed the cache on nearly every
+/// lookup). Any other lookup searches an index by address, sorted at the
+/// first such lookup (sorting the entries themselves, millions of them, cost
+/// more than the rest of the planning).
 #[derive(Default)]
 pub struct Countable {
     entries: Vec<(usize, Incs)>,
     finger: std::cell::Cell<usize>,
+    /// (address, entry), sorted by address.
+    by_address: std::cell::OnceCell<Vec<(usize, u32)>>,
 }
 
 impl Countable {
@@ -881,11 +885,23 @@ impl Countable {
         let id = c as *const ProbeCall as usize;
         let f = self.finger.get();
         let at = |i: usize| self.entries.get(i).filter(|e| e.0 == id).map(|_| i);
-        let i = at(f)
-            .or_else(|| at(f + 1))
-            .or_else(|| self.entries.binary_search_by_key(&id, |e| e.0).ok())?;
+        let i = at(f).or_else(|| at(f + 1)).or_else(|| self.search(id))?;
         self.finger.set(i + 1);
         Some(&self.entries[i].1[..])
+    }
+
+    /// The entry of the call at address `id`, through the index.
+    #[cold]
+    fn search(&self, id: usize) -> Option<usize> {
+        let ix = self.by_address.get_or_init(|| {
+            let mut ix: Vec<(usize, u32)> = (self.entries.iter().enumerate())
+                .map(|(i, e)| (e.0, i as u32))
+                .collect();
+            ix.sort_unstable();
+            ix
+        });
+        let k = ix.binary_search_by_key(&id, |e| e.0).ok()?;
+        Some(ix[k].1 as usize)
     }
 
     pub fn is_empty(&self) -> bool {
@@ -967,17 +983,15 @@ pub fn countable<'a>(store: &Store, calls: impl Iterator<Item = &'a ProbeCall>) 
             None => return Countable::default(),
         }
     }
-    let mut entries: Vec<(usize, Incs)> = calls
+    let entries: Vec<(usize, Incs)> = calls
         .iter()
         .zip(incs_of)
         .filter_map(|(c, incs)| Some((*c as *const ProbeCall as usize, incs?)))
         .filter(|(_, incs)| !incs.iter().any(|i| reached.contains(&i.mem)))
         .collect();
-    // (Mostly in order already: each function's calls lie in order.)
-    entries.sort_unstable_by_key(|e| e.0);
     Countable {
         entries,
-        finger: Default::default(),
+        ..Countable::default()
     }
 }
 
@@ -993,7 +1007,11 @@ pub struct FuncBlocks {
 
 /// Whether the final `end` of function `idx` has probes (the body is then
 /// wrapped in a block, see `weave`).
-pub fn wrapped(m: &crate::Module, idx: u32, fp: &crate::monitor::weave::FuncPlan) -> bool {
+pub fn wrapped(
+    m: &crate::core::module::ModuleInfo,
+    idx: u32,
+    fp: &crate::monitor::weave::FuncPlan,
+) -> bool {
     let fb = m.body(idx);
     let end_pc = (fb.range.end - 1 - fb.range.start) as u32;
     fp.before.contains_key(&end_pc)
@@ -1002,7 +1020,7 @@ pub fn wrapped(m: &crate::Module, idx: u32, fp: &crate::monitor::weave::FuncPlan
 /// The events of function `idx` in order, with each instruction's pc: event
 /// 0 is the entry site.
 pub fn for_each_event(
-    m: &crate::Module,
+    m: &crate::core::module::ModuleInfo,
     idx: u32,
     wrapped: bool,
     mut f: impl FnMut(Ev, u32, &Operator<'_>) -> Result<(), crate::LoadError>,
@@ -1046,7 +1064,7 @@ fn nesting(op: &Operator<'_>) -> i32 {
 /// numbered from
 /// `first_global + out.blocks.len()`.
 pub fn plan_function(
-    m: &crate::Module,
+    m: &crate::core::module::ModuleInfo,
     idx: u32,
     fp: &crate::monitor::weave::FuncPlan,
     countable: &Countable,

@@ -15,6 +15,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use wasmparser::Operator;
 
+use crate::core::module::ModuleInfo;
 use crate::core::types::{FuncAddr, GlobalAddr, MemAddr, ValType};
 use crate::runtime::store::{FuncKind, Store};
 
@@ -477,6 +478,16 @@ impl ZeroTested {
         store: &Store,
         c: &crate::core::probe::ProbeCall,
     ) -> Option<(usize, u32, bool)> {
+        self.of_code(|f| wasm_code(store, f), c)
+    }
+
+    /// [`ZeroTested::of`], with `code` giving a function's module and index
+    /// in it (`None` for a host function).
+    pub fn of_code<'m>(
+        &mut self,
+        code: impl FnOnce(FuncAddr) -> Option<(&'m ModuleInfo, u32)>,
+        c: &crate::core::probe::ProbeCall,
+    ) -> Option<(usize, u32, bool)> {
         use crate::core::probe::ArgSource;
         let params: Vec<u32> = (0..c.args.len() as u32)
             .filter(|&i| matches!(c.args[i as usize], ArgSource::Operand(_)))
@@ -484,7 +495,10 @@ impl ZeroTested {
         let (p, data) = (*self
             .0
             .entry((c.func, params))
-            .or_insert_with_key(|(f, ps)| zero_tested_param(store, *f, ps)))?;
+            .or_insert_with_key(|(f, ps)| {
+                let (m, func_idx) = code(*f)?;
+                zero_tested_param_in(m, func_idx, ps)
+            }))?;
         let ArgSource::Operand(n) = c.args[p as usize] else {
             unreachable!("a candidate is an operand argument")
         };
@@ -504,10 +518,24 @@ impl ZeroTested {
 /// (only then does the JIT gain by specialising: a probe that branches on
 /// the parameter already has a fixed address on each side).
 pub fn zero_tested_param(store: &Store, addr: FuncAddr, candidates: &[u32]) -> Option<(u32, bool)> {
-    let FuncKind::Wasm { instance, func_idx } = store.funcs[addr.0 as usize].kind else {
-        return None;
-    };
-    let m = &store.instance(instance).module;
+    let (m, func_idx) = wasm_code(store, addr)?;
+    zero_tested_param_in(m, func_idx, candidates)
+}
+
+/// The module and index of Wasm function `addr` (`None` for a host function).
+fn wasm_code(store: &Store, addr: FuncAddr) -> Option<(&ModuleInfo, u32)> {
+    match store.funcs[addr.0 as usize].kind {
+        FuncKind::Wasm { instance, func_idx } => Some((&store.instance(instance).module, func_idx)),
+        FuncKind::Host(_) => None,
+    }
+}
+
+/// [`zero_tested_param`] of function `func_idx` of module `m`.
+pub fn zero_tested_param_in(
+    m: &ModuleInfo,
+    func_idx: u32,
+    candidates: &[u32],
+) -> Option<(u32, bool)> {
     let params = &m.func_type(func_idx).params;
     let mut ops = Vec::new();
     let mut rd = m.operators(func_idx);

@@ -41,7 +41,7 @@ use crate::monitor::weave::{FuncPlan, Plan, SiteCalls, SiteStack};
 use crate::runtime::store::Store;
 
 /// The entry format's version: a new layout gets new keys.
-const VERSION: &[u8] = b"wizeng match cache 1";
+const VERSION: &[u8] = b"wizeng match cache 2";
 /// The granularity of a memory's recorded changes.
 const CHUNK: usize = 4096;
 
@@ -511,6 +511,8 @@ impl PlanWriter {
             w.bytes(o.as_bytes());
         }
         w.out.extend_from_slice(&body.out);
+        w.u64(plan.eager_funcs.len() as u64);
+        plan.eager_funcs.iter().for_each(|f| w.u64(*f as u64));
         Ok(())
     }
 
@@ -619,6 +621,13 @@ impl PlanReader {
                 fp.stacks.insert((pc, after), s);
             }
             plan.funcs.insert(f, fp);
+        }
+        let mut last = None;
+        for _ in 0..r.count()? {
+            let f = r.u32()?;
+            (last < Some(f)).then_some(())?;
+            last = Some(f);
+            plan.eager_funcs.push(f);
         }
         Some(plan)
     }
@@ -808,6 +817,7 @@ mod tests {
         );
         plan.funcs.insert(7, f);
         plan.funcs.insert(2, FuncPlan::default());
+        plan.eager_funcs = vec![2, 11];
         plan
     }
 
@@ -860,6 +870,7 @@ mod tests {
         let plan_of = |b: &[u8]| b[b.len() - plan_len(&bytes)..].to_vec();
         assert_eq!(plan_of(&again), plan_of(&bytes));
         assert_eq!(r.plan.funcs[&7].before.get(&3).unwrap().len(), 2);
+        assert_eq!(r.plan.eager_funcs, [2, 11]);
     }
 
     /// The length of the plan's encoding at the end of an entry.

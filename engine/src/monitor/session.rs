@@ -448,24 +448,35 @@ impl Session {
         // attributed as the JIT attributes them, `exec::interp::woven`) until
         // a function or loop is hot, then compiled in the background.
         let t0 = Instant::now();
-        let w = weave::weave(&orig, &plan, &self.store, &self.config.inline, false)?;
+        // Bodies are woven at their first use: the match result moves into
+        // the woven module (`weave::weave_lazy`).
+        let w = weave::weave_lazy(orig.shared_info(), plan, &self.store, &self.config.inline)?;
+        drop(orig);
         self.metrics.weave = t0.elapsed();
         for (name, e) in &w.imports {
             self.linker.define(weave::PROBE_MODULE, name, *e);
         }
         self.metrics.inline = Some(w.stats.clone());
         self.counters = Some(w.counters);
-        // The match result is not needed any more: freed now, its memory
-        // serves the woven module's decoding (fresh pages cost more than
-        // freeing: on a large app, page faults dominated the weave).
-        drop((orig, plan));
         let t0 = Instant::now();
         let mut wm = Module::new_for_tier(&w.bytes, self.app_tier).map_err(|e| LoadError {
             message: format!("woven module does not validate: {}", e.message),
             ..e
         })?;
         self.metrics.woven_decode = t0.elapsed();
+        if w.lazy.as_ref().is_some_and(|l| l.deferred_count() > 0)
+            && !crate::exec::interp::load::translated_lazily(&wm)
+        {
+            // `weave_lazy` defers bodies only where this cannot happen.
+            return Err(LoadError {
+                kind: LoadErrorKind::MonitorBind,
+                offset: None,
+                message: "weaving: the lazily woven module was translated at load".into(),
+            }
+            .into());
+        }
         wm.origin = Some(w.origin);
+        wm.lazy = w.lazy;
         Ok(wm)
     }
 
@@ -722,6 +733,25 @@ impl Session {
     /// Load time, tier decisions and inlining statistics.
     pub fn metrics(&self) -> &SessionMetrics {
         &self.metrics
+    }
+
+    /// Free what a lazily woven app keeps to weave the functions that have
+    /// not run yet (the match result: on a large app, hundreds of MB), for a
+    /// caller that runs no more app code, before [`Session::finish`] (whose
+    /// reports then reuse that memory). A function not woven yet traps if
+    /// it is called after this.
+    pub fn release_unwoven(&mut self) {
+        if let Some(l) = self.module.as_ref().and_then(|m| m.lazy.as_ref()) {
+            l.release();
+        }
+    }
+
+    /// For a lazily woven app: (defined functions, bodies deferred at load,
+    /// of those woven since).
+    pub fn lazy_bodies(&self) -> Option<(usize, usize, usize)> {
+        let m = self.module.as_ref()?;
+        let l = m.lazy.as_ref()?;
+        Some((m.bodies.len(), l.deferred_count(), l.made_count()))
     }
 
     /// The monitors' own counters (sites, calls, direct increments).

@@ -39,6 +39,8 @@ pub(crate) struct ModuleCode {
     v128_types: bool,
     heap_refs: bool,
     extern_objects: bool,
+    /// Bodies were left untranslated at load (see the type's docs).
+    lazy: bool,
 }
 
 impl ModuleCode {
@@ -64,6 +66,20 @@ impl ModuleCode {
 pub(crate) fn module_code(m: &Module) -> &ModuleCode {
     m.code::<ModuleCode>()
         .expect("modules are loaded with the interpreter's translator")
+}
+
+/// Whether `m`'s bodies were validated at load and left to be translated at
+/// their first use, so that no untranslated function is interpreted-only: a
+/// lazily woven module's placeholders rely on it.
+pub fn translated_lazily(m: &Module) -> bool {
+    module_code(m).lazy
+}
+
+/// Whether defined function `func_idx` (an index of the whole function
+/// space) has been translated: at load, when asked before anything ran.
+pub fn translated(m: &Module, func_idx: u32) -> bool {
+    let d = func_idx.wrapping_sub(m.num_imported_funcs) as usize;
+    module_code(m).get(d).is_some()
 }
 
 /// Whether some function of `m` always runs interpreted
@@ -102,13 +118,8 @@ pub(crate) fn func_code(m: &Module, func_idx: u32) -> Result<&Rc<Compiled>, Trap
 /// Translate defined function `func_idx` of a lazily translated module.
 #[cold]
 fn translate_later(m: &Module, code: &ModuleCode, func_idx: u32) -> Result<Compiled, LoadError> {
-    let Some((func, body)) = m.body_to_validate(func_idx) else {
-        return Err(LoadError {
-            kind: crate::core::error::LoadErrorKind::Invalid,
-            offset: None,
-            message: "the module has no validation state".into(),
-        });
-    };
+    // (A deferred body of a lazily woven module is made here.)
+    let (func, body) = m.body_to_validate(func_idx)?;
     let mut v = func.into_validator(Default::default());
     let ctx = super::compile::ModuleCtx {
         types: &m.types,
@@ -192,6 +203,7 @@ impl BodyTranslator for Translate<'_, '_> {
             v128_types: self.v128_types.unwrap_or(false),
             heap_refs: self.heap_refs.unwrap_or(false),
             extern_objects: self.extern_objects,
+            lazy: self.lazy.unwrap_or(false),
         })
     }
 }
@@ -218,6 +230,20 @@ impl Translate<'_, '_> {
         self.code.push(OnceCell::from(Rc::new(compiled)));
         Ok(())
     }
+}
+
+/// Whether the interpreter may translate a module with `m`'s declarations
+/// lazily, as far as they show ([`Translate`] decides at the first body from
+/// the same facts): nothing declared has a heap reference type, every type
+/// is final, no body converts between `any` and `extern`, and nothing in
+/// the environment asks for eager translation. A lazily woven module
+/// defers bodies only then (`monitor::weave::weave_lazy`).
+pub(crate) fn may_translate_lazily(m: &crate::core::module::ModuleInfo) -> bool {
+    m.resources
+        .as_ref()
+        .is_some_and(|r| !super::stackmap::module_has_heap_refs(r) && module_may_be_lazy(r))
+        && !converts_extern(&m.bytes)
+        && !lazy_disabled_by_env()
 }
 
 /// `WIZENG_EAGER_TRANSLATE=1` translates every body at load (to compare);
@@ -279,7 +305,7 @@ fn validate_only(
 /// only way such a value can appear in such a module). A superset of what
 /// the translator marks: it may translate a function at load that runs
 /// compiled after all, never the reverse.
-fn needs_eager(op: &wasmparser::Operator<'_>) -> bool {
+pub(crate) fn needs_eager(op: &wasmparser::Operator<'_>) -> bool {
     use wasmparser::{BlockType, Operator as O, RefType, ValType};
     match op {
         O::Try { .. }
@@ -312,7 +338,7 @@ fn needs_eager(op: &wasmparser::Operator<'_>) -> bool {
 /// Whether values of type `t` may be heap references, from the type alone:
 /// any reference but an abstract function one (a concrete type, even a
 /// function type's, counts: only the module's types could tell).
-fn maybe_heap_ref(t: wasmparser::ValType) -> bool {
+pub(crate) fn maybe_heap_ref(t: wasmparser::ValType) -> bool {
     use wasmparser::{AbstractHeapType as A, HeapType};
     match t {
         wasmparser::ValType::Ref(r) => !matches!(

@@ -14,6 +14,7 @@ mod gc_ops;
 pub(crate) mod gc_roots;
 mod hot;
 pub(crate) mod load;
+pub use load::{translated, translated_lazily};
 mod probes;
 pub(crate) mod simd;
 mod simd_fast;

@@ -375,9 +375,7 @@ impl CodegenInput {
     pub(crate) fn body_len(&self) -> usize {
         let m = &*self.module;
         let defined = |i: &u32| (m.num_imported_funcs..m.num_funcs()).contains(i);
-        self.only
-            .filter(defined)
-            .map_or(0, |i| m.body(i).range.len())
+        self.only.filter(defined).map_or(0, |i| m.body_len(i))
     }
 
     /// The compile request's layout must be the instance's: `layout` replaces it.
@@ -417,9 +415,7 @@ pub(crate) fn codegen(input: &CodegenInput) -> Result<CodegenOutput, String> {
     for def in 0..n_defined {
         let idx = m.num_imported_funcs + def as u32;
         if only.is_none_or(|o| o == idx) && !is_interp_only(idx) {
-            let (func, body) = m
-                .body_to_validate(idx)
-                .ok_or("the module has no validation state")?;
+            let (func, body) = m.body_to_validate(idx).map_err(|e| e.message)?;
             jobs.push(Job {
                 idx,
                 id: if only.is_some() {
@@ -435,7 +431,7 @@ pub(crate) fn codegen(input: &CodegenInput) -> Result<CodegenOutput, String> {
     let osr_body = match (&input.osr, jobs.first()) {
         (Some((pc, _)), Some(j)) => Some(
             osr::rewrite(
-                &m.bytes[m.body(j.idx).range.clone()],
+                m.body_bytes(j.idx).map_err(|e| e.message)?,
                 m.func_type(j.idx).params.len() as u32,
                 *pc,
                 &|ti| {

@@ -686,7 +686,8 @@ pub struct Matcher<'a> {
     /// Static calls resolved to their function and type, by monitor and the
     /// call's address (it lives in a rule's `Rc<Pattern>`, which outlives
     /// the matcher and never moves).
-    static_funcs: rustc_hash::FxHashMap<(usize, *const StaticCall), (FuncAddr, Rc<FuncType>)>,
+    /// Each static call's function and type, and how often it was made.
+    static_funcs: rustc_hash::FxHashMap<(usize, *const StaticCall), (FuncAddr, Rc<FuncType>, u32)>,
     /// Per monitor: its `whamm_buffer` memory and the globals bounding it.
     buffers: rustc_hash::FxHashMap<usize, (MemAddr, GlobalAddr, GlobalAddr)>,
     /// The name (`fname`) of the last function asked for, as bytes.
@@ -808,6 +809,11 @@ fn const_value(c: &ConstValue) -> Option<Value> {
     })
 }
 
+/// How many times one static call is made interpreted before it runs in the
+/// store's tier (dyn: compiled once hot). Below this, compiling it would
+/// cost more than interpreting it saves (a PolyBench program has ~10k sites).
+const STATIC_CALLS_INTERPRETED: u32 = 20_000;
+
 /// Everything known about one candidate site.
 struct SiteInfo<'a> {
     fid: u32,
@@ -815,8 +821,6 @@ struct SiteInfo<'a> {
     opcode: Option<Opcode>,
     op: Option<&'a Operator<'a>>,
     imms: Vec<ConstValue>,
-    /// Types of the operands (or results, after) from the top.
-    operand_types: Vec<ValType>,
     num_operands: Option<u32>,
     /// The validator at the site: local types on demand (`local_type`).
     validator: &'a BodyValidator,
@@ -833,6 +837,26 @@ struct SiteInfo<'a> {
 impl SiteInfo<'_> {
     fn local_type(&self, n: u32) -> Option<ValType> {
         self.validator.get_local_type(n).map(conv_type)
+    }
+
+    /// The type of the operand (or result, after) `n` from the top, if it
+    /// and every operand above it are known (computed where a rule asks:
+    /// most sites bind no operand, and the stack may be deep).
+    fn operand_type(&self, n: u32) -> Option<ValType> {
+        let v = self.validator;
+        let mut t = None;
+        for d in 0..=n as usize {
+            t = Some(conv_type(v.get_operand_type(d).flatten()?));
+        }
+        t
+    }
+
+    /// The types of the operands from the top, up to the first unknown one.
+    fn operand_types(&self) -> Vec<ValType> {
+        let v = self.validator;
+        (0..v.operand_stack_height() as usize)
+            .map_while(|d| v.get_operand_type(d).flatten().map(conv_type))
+            .collect()
     }
 }
 
@@ -978,8 +1002,8 @@ impl Matcher<'_> {
             // no range check applies, `argtyN` then says "no such operand").
             Param::ArgTy(n) => {
                 let in_range = site.num_operands.is_none_or(|k| *n < k);
-                let t = site.operand_types.get(*n as usize).filter(|_| in_range);
-                Value::I32(monitor_abi::type_code(t.map(|t| abi_type(*t))))
+                let t = site.operand_type(*n).filter(|_| in_range);
+                Value::I32(monitor_abi::type_code(t.map(abi_type)))
             }
             Param::LocalTy(n) => {
                 Value::I32(monitor_abi::type_code(site.local_type(*n).map(abi_type)))
@@ -1043,10 +1067,11 @@ impl Matcher<'_> {
         &mut self,
         mi: usize,
         call: &StaticCall,
-    ) -> Result<(FuncAddr, Rc<FuncType>), String> {
+    ) -> Result<(FuncAddr, Rc<FuncType>, u32), String> {
         let key = (mi, call as *const StaticCall);
-        if let Some((f, ty)) = self.static_funcs.get(&key) {
-            return Ok((*f, ty.clone()));
+        if let Some((f, ty, n)) = self.static_funcs.get_mut(&key) {
+            *n = n.saturating_add(1);
+            return Ok((*f, ty.clone(), *n));
         }
         let inst = self.mons.monitors[mi].instance;
         let store = &*self.store;
@@ -1064,8 +1089,8 @@ impl Matcher<'_> {
                 )
             })?;
         let ty = Rc::new(store.func_type(func).clone());
-        self.static_funcs.insert(key, (func, ty.clone()));
-        Ok((func, ty))
+        self.static_funcs.insert(key, (func, ty.clone(), 1));
+        Ok((func, ty, 1))
     }
 
     /// Run a static call (predicate or call param) in the monitor.
@@ -1075,7 +1100,7 @@ impl Matcher<'_> {
         call: &StaticCall,
         site: &SiteInfo<'_>,
     ) -> Result<Option<Value>, String> {
-        let (func, ty) = self.static_func(mi, call)?;
+        let (func, ty, calls) = self.static_func(mi, call)?;
         let mut args = StaticArgs::new();
         self.buf_used = 0;
         for p in &call.params {
@@ -1098,7 +1123,15 @@ impl Matcher<'_> {
             ));
         }
         let store = &mut *self.store;
-        match crate::exec::tiering::interpreted(store, |s| s.invoke(func, &args)) {
+        // One-off calls are interpreted (`tiering::interpreted`); a static
+        // call made at thousands of sites (a `report` variable's allocator on
+        // a large app) runs in the store's tier, which compiles it once hot.
+        let r = if calls <= STATIC_CALLS_INTERPRETED {
+            crate::exec::tiering::interpreted(store, |s| s.invoke(func, &args))
+        } else {
+            store.invoke(func, &args)
+        };
+        match r {
             Ok(r) => Ok(r.into_iter().next()),
             Err(t) => Err(format!("static call `{}` trapped: {t}", call.name)),
         }
@@ -1172,7 +1205,7 @@ impl Matcher<'_> {
             match p.info().binding {
                 Binding::OperandType => {
                     let Param::Arg(n) = p else { unreachable!() };
-                    let t = site.operand_types.get(*n as usize).copied();
+                    let t = site.operand_type(*n);
                     let Some(t) = t else {
                         // Unreachable code: operand types are unknown there, and
                         // the probe would never fire.
@@ -1271,7 +1304,7 @@ impl Matcher<'_> {
         }
         let operand_types = args
             .contains(&ArgSource::Frame)
-            .then(|| site.operand_types.clone().into());
+            .then(|| site.operand_types().into());
         Ok(Bound::Call(ProbeCall {
             func,
             types: params,
@@ -1491,13 +1524,6 @@ impl Instrumenter for Matcher<'_> {
             .op
             .map(monitor_abi::flatten_immediates)
             .unwrap_or_default();
-        let mut operand_types = Vec::new();
-        for d in 0..v.operand_stack_height() {
-            match v.get_operand_type(d as usize) {
-                Some(Some(t)) => operand_types.push(conv_type(t)),
-                _ => break,
-            }
-        }
         // The stack effect must be computed before the instruction (polymorphic
         // ones like `select` read the operand types); `:after` reuses it.
         let effect = match when {
@@ -1529,7 +1555,6 @@ impl Instrumenter for Matcher<'_> {
             opcode,
             op: site.op,
             imms,
-            operand_types,
             num_operands,
             validator: v,
             at_func_end: site.at_func_end,
@@ -1569,6 +1594,8 @@ impl Instrumenter for Matcher<'_> {
             let first = out.len();
             for ri in order {
                 if let Bound::Call(c) = self.bind(mi, ri, &info)? {
+                    // Most sites get one call: no spare capacity to trim.
+                    out.reserve_exact(1);
                     out.push(c);
                 }
             }

@@ -29,7 +29,7 @@ pub(super) struct Body<'p> {
     pub(super) probe_calls: Vec<(u32, std::sync::Arc<str>)>,
     pub(super) added: &'p Added,
     pub(super) header_len: u32,
-    pub(super) store: &'p crate::runtime::store::Store,
+    pub(super) mons: &'p super::monitors::MonView,
     pub(super) cfg: &'p crate::monitor::inline::InlineConfig,
     /// App locals used for each (inlined function, depth)'s locals.
     pub(super) inline_locals: HashMap<(FuncAddr, u32), Vec<u32>>,
@@ -51,8 +51,6 @@ pub(super) struct Body<'p> {
     /// Which probe functions only test an operand against zero (shared by
     /// the module's functions).
     pub(super) zero_tested: &'p mut crate::monitor::inline::ZeroTested,
-    /// Probe calls inlined twice under a test of their operand.
-    pub(super) specialized: u64,
 }
 
 impl<'p> Body<'p> {
@@ -137,7 +135,6 @@ impl<'p> Body<'p> {
                 // twice, with 1 and with 0, under a test of the operand; each
                 // copy folds to constants (e.g. a fixed counter address).
                 Some((i, n)) => {
-                    self.specialized += 1;
                     self.ins(&Instruction::LocalGet(self.saved[n as usize]));
                     self.ins(&Instruction::If(wasm_encoder::BlockType::Empty));
                     self.call(c, Some((i, 1)))?;
@@ -202,7 +199,7 @@ impl<'p> Body<'p> {
             self.probe_calls
                 .push((self.code.len() as u32, c.origin.clone()));
             self.ins(&Instruction::Call(idx));
-            let nres = self.store.func_type(c.func).results.len();
+            let nres = self.mons.func_type(c.func).results.len();
             for _ in 0..nres {
                 self.ins(&Instruction::Drop);
             }
@@ -221,7 +218,9 @@ impl<'p> Body<'p> {
         {
             return None;
         }
-        let (i, n, data) = self.zero_tested.of(self.store, c)?;
+        let mons = self.mons;
+        let code = |f| mons.code(f).map(|(i, func_idx)| (&*i.module, func_idx));
+        let (i, n, data) = self.zero_tested.of_code(code, c)?;
         data.then_some((i, n))
     }
 }

@@ -6,12 +6,13 @@
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
+use super::monitors::MonView;
 use super::plan::Plan;
-use crate::core::module::Module;
+use crate::core::module::ModuleInfo;
 use crate::core::probe::{ArgSource, ProbeCall, When};
 use crate::core::types::{FuncAddr, FuncType, GlobalAddr, MemAddr, ValType};
 use crate::monitor::blockcount::{self, BlockCounters, FuncBlocks};
-use crate::monitor::inline::{analyse, FrameUses, InlineConfig, InlineStats, Needs};
+use crate::monitor::inline::{analyse, FrameUses, InlineConfig, InlineStats, Needs, ZeroTested};
 use crate::runtime::store::Store;
 
 /// A probe call at a site: (function, site key `blockcount::key`, call).
@@ -152,6 +153,43 @@ pub(super) fn stats(
     stats
 }
 
+/// How many probe calls are inlined twice under a test of their operand
+/// (`Body::probes`): those at sites not counted through their block, of an
+/// inlined function without frame intrinsics that only tests that operand
+/// against zero and uses a test's result as a value.
+pub(super) fn specialized(
+    mons: &MonView,
+    cfg: &InlineConfig,
+    added: &Added,
+    func_blocks: &HashMap<u32, FuncBlocks>,
+    site_calls: &[SiteCall<'_>],
+) -> u64 {
+    if !cfg.specialize || added.inline.is_empty() {
+        return 0;
+    }
+    let mut zero_tested = ZeroTested::default();
+    let mut n = 0;
+    for (f, k, c) in site_calls {
+        if !added.inline.contains(&c.func)
+            || func_blocks.get(f).is_some_and(|fb| fb.folded.contains(k))
+        {
+            continue;
+        }
+        let frame = c.args.iter().position(|a| *a == ArgSource::Frame);
+        if frame.is_some_and(|p| added.frame_uses.contains_key(&(c.func, p as u32))) {
+            continue;
+        }
+        let code = |f| mons.code(f).map(|(i, idx)| (&*i.module, idx));
+        if zero_tested
+            .of_code(code, c)
+            .is_some_and(|(_, _, data)| data)
+        {
+            n += 1;
+        }
+    }
+    n
+}
+
 /// Indices of everything added to the woven module.
 pub(super) struct Added {
     pub(super) func_idx: HashMap<FuncAddr, u32>,
@@ -188,7 +226,7 @@ pub(super) struct Layout {
 
 impl Layout {
     pub(super) fn new(
-        m: &Module,
+        m: &ModuleInfo,
         store: &Store,
         inlining: Inlining,
         frame_uses: HashMap<(FuncAddr, u32), FrameUses>,

@@ -7,7 +7,7 @@ use rustc_hash::FxHashMap as HashMap;
 use super::collect::SiteCall;
 use super::plan::Plan;
 use crate::core::error::LoadError;
-use crate::core::module::Module;
+use crate::core::module::ModuleInfo;
 use crate::core::types::MemAddr;
 use crate::monitor::blockcount::{self, BlockCounters, FuncBlocks};
 use crate::monitor::inline::{InlineConfig, Needs};
@@ -17,7 +17,7 @@ use crate::runtime::store::Store;
 /// on, and no start function); the memories they count into are added to
 /// `needs`.
 pub(super) fn plan_block_counters(
-    m: &Module,
+    m: &ModuleInfo,
     plan: &Plan,
     store: &Store,
     cfg: &InlineConfig,

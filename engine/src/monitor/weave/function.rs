@@ -1,7 +1,9 @@
 //! Per-function rewriting: the app's instructions of one function with the
 //! probes of each site woven in (or a block counter increment at the start of
 //! a counted block), and its local declarations grown by the scratch and
-//! inlined locals.
+//! inlined locals. Each function is woven on its own ([`weave_function`]),
+//! from what is decided for the whole module first, so a lazily woven
+//! module makes the same body whenever it is asked for it.
 
 use rustc_hash::FxHashMap as HashMap;
 
@@ -9,118 +11,128 @@ use wasm_encoder::reencode::Reencode;
 use wasm_encoder::{Encode, Instruction};
 
 use super::body::Body;
+use super::collect::Added;
 use super::imports::Weaver;
-use super::provenance::Provenance;
-use super::rewrite::Rewriter;
+use super::monitors::MonView;
+use super::plan::Plan;
+use super::provenance::func_origin;
 use super::{enc_val, err};
 use crate::core::error::LoadError;
-use crate::core::module::Module;
+use crate::core::module::ModuleInfo;
 use crate::core::probe::When;
+use crate::core::provenance::FuncOrigin;
 use crate::core::types::ValType;
 use crate::monitor::blockcount::{self, Ev, FuncBlocks};
+use crate::monitor::inline::{InlineConfig, ZeroTested};
 
-impl Rewriter<'_> {
-    /// Weave defined function `idx`: its body (local declarations and code)
-    /// as in the code section; its provenance is recorded.
-    pub(super) fn weave_function(&mut self, idx: u32) -> Result<Vec<u8>, LoadError> {
-        let m = self.m;
-        let fty = m.func_type(idx);
-        let fb = m.body(idx);
-        let mut b = Body {
-            code: Vec::new(),
-            locals: fb.locals.clone(),
-            num_params: fty.params.len() as u32,
-            scratch: HashMap::default(),
-            typed: HashMap::default(),
-            pcs: Vec::new(),
-            probe_calls: Vec::new(),
-            added: &self.layout.added,
-            header_len: 0,
-            store: self.store,
-            cfg: self.cfg,
-            inline_locals: HashMap::default(),
-            inlined: Vec::new(),
-            site_pc: 0,
-            site_fid: idx,
-            num_locals: (fty.params.len() + fb.locals.len()) as u32,
-            site_height: 0,
-            saved: Vec::new(),
-            frame_uses: None,
-            zero_tested: &mut self.zero_tested,
-            specialized: 0,
-        };
-        let fp = self.plan.funcs.get(&idx);
-        let no_blocks = FuncBlocks::default();
-        let fblocks = self.func_blocks.get(&idx).unwrap_or(&no_blocks);
-        if fp.is_none() && fblocks.starts.is_empty() {
-            plain_code(&mut self.weaver, m, idx, &mut b)?;
-            let specialized = b.specialized;
-            let body = finish_function(&mut self.weaver, &mut self.prov, m, idx, b);
-            self.specialized += specialized;
-            return body;
-        }
-        let wrapped = fp.is_some_and(|fp| blockcount::wrapped(m, idx, fp));
-        let weaver = &mut self.weaver;
-        let mut n = 0usize;
-        blockcount::for_each_event(m, idx, wrapped, |ev, pc, op| {
-            if let Some(g) = fblocks.starts.get(&n) {
-                // A counted block starts: one increment for all its probes.
-                b.ins(&Instruction::GlobalGet(*g));
-                b.ins(&Instruction::I64Const(1));
-                b.ins(&Instruction::I64Add);
-                b.ins(&Instruction::GlobalSet(*g));
-            }
-            n += 1;
-            b.site_pc = pc;
-            match ev {
-                Ev::Site(_, when) => {
-                    let calls = fp.and_then(|f| match when {
-                        When::Entry => Some(&f.entry[..]),
-                        When::Before => f.before.get(&pc),
-                        When::After => f.after.get(&pc),
-                    });
-                    if let Some(c) = calls {
-                        if !fblocks.folded.contains(&blockcount::key(pc, when)) {
-                            b.pcs.push((b.code.len() as u32, pc));
-                            let stack = fp.and_then(|f| f.stacks.get(&(pc, when == When::After)));
-                            b.probes(c, stack)?;
-                        }
-                    }
-                    if when == When::Entry && wrapped {
-                        // Probes at the final `end`: wrap the body so
-                        // branches to the function's label reach them.
-                        let bt = match declared_result(weaver, m, idx)? {
-                            Some(t) => wasm_encoder::BlockType::Result(t),
-                            None => b.block_type(&fty.results),
-                        };
-                        b.ins(&Instruction::Block(bt));
-                    }
-                }
-                Ev::Op => {
-                    b.pcs.push((b.code.len() as u32, pc));
-                    b.ins(&weaver.instruction(op.clone()).map_err(err)?);
-                }
-                Ev::WrapEnd => b.ins(&Instruction::End),
-                Ev::Split => {}
-            }
-            Ok(())
-        })?;
-        let specialized = b.specialized;
-        let body = finish_function(&mut self.weaver, &mut self.prov, m, idx, b);
-        self.specialized += specialized;
-        body
+/// What weaving a function reads, decided for the whole module.
+pub(super) struct FuncCx<'a> {
+    /// The original module.
+    pub(super) m: &'a ModuleInfo,
+    pub(super) plan: &'a Plan,
+    pub(super) mons: &'a MonView,
+    pub(super) cfg: &'a InlineConfig,
+    pub(super) added: &'a Added,
+    pub(super) func_blocks: &'a HashMap<u32, FuncBlocks>,
+}
+
+/// Weave defined function `idx`: its body (local declarations and code) as
+/// in the code section, and its provenance. `zero_tested` memoises probe
+/// functions' analysis across the functions of a module.
+pub(super) fn weave_function(
+    cx: &FuncCx<'_>,
+    weaver: &mut Weaver,
+    zero_tested: &mut ZeroTested,
+    idx: u32,
+) -> Result<(Vec<u8>, FuncOrigin), LoadError> {
+    let m = cx.m;
+    let fty = m.func_type(idx);
+    let fb = m.body(idx);
+    let mut b = Body {
+        code: Vec::new(),
+        locals: fb.locals.clone(),
+        num_params: fty.params.len() as u32,
+        scratch: HashMap::default(),
+        typed: HashMap::default(),
+        pcs: Vec::new(),
+        probe_calls: Vec::new(),
+        added: cx.added,
+        header_len: 0,
+        mons: cx.mons,
+        cfg: cx.cfg,
+        inline_locals: HashMap::default(),
+        inlined: Vec::new(),
+        site_pc: 0,
+        site_fid: idx,
+        num_locals: (fty.params.len() + fb.locals.len()) as u32,
+        site_height: 0,
+        saved: Vec::new(),
+        frame_uses: None,
+        zero_tested,
+    };
+    let fp = cx.plan.funcs.get(&idx);
+    let no_blocks = FuncBlocks::default();
+    let fblocks = cx.func_blocks.get(&idx).unwrap_or(&no_blocks);
+    if fp.is_none() && fblocks.starts.is_empty() {
+        plain_code(weaver, m, idx, &mut b)?;
+        return finish_function(weaver, m, idx, b);
     }
+    let wrapped = fp.is_some_and(|fp| blockcount::wrapped(m, idx, fp));
+    let mut n = 0usize;
+    blockcount::for_each_event(m, idx, wrapped, |ev, pc, op| {
+        if let Some(g) = fblocks.starts.get(&n) {
+            // A counted block starts: one increment for all its probes.
+            b.ins(&Instruction::GlobalGet(*g));
+            b.ins(&Instruction::I64Const(1));
+            b.ins(&Instruction::I64Add);
+            b.ins(&Instruction::GlobalSet(*g));
+        }
+        n += 1;
+        b.site_pc = pc;
+        match ev {
+            Ev::Site(_, when) => {
+                let calls = fp.and_then(|f| match when {
+                    When::Entry => Some(&f.entry[..]),
+                    When::Before => f.before.get(&pc),
+                    When::After => f.after.get(&pc),
+                });
+                if let Some(c) = calls {
+                    if !fblocks.folded.contains(&blockcount::key(pc, when)) {
+                        b.pcs.push((b.code.len() as u32, pc));
+                        let stack = fp.and_then(|f| f.stacks.get(&(pc, when == When::After)));
+                        b.probes(c, stack)?;
+                    }
+                }
+                if when == When::Entry && wrapped {
+                    // Probes at the final `end`: wrap the body so
+                    // branches to the function's label reach them.
+                    let bt = match declared_result(weaver, m, idx)? {
+                        Some(t) => wasm_encoder::BlockType::Result(t),
+                        None => b.block_type(&fty.results),
+                    };
+                    b.ins(&Instruction::Block(bt));
+                }
+            }
+            Ev::Op => {
+                b.pcs.push((b.code.len() as u32, pc));
+                b.ins(&weaver.instruction(op.clone()).map_err(err)?);
+            }
+            Ev::WrapEnd => b.ins(&Instruction::End),
+            Ev::Split => {}
+        }
+        Ok(())
+    })?;
+    finish_function(weaver, m, idx, b)
 }
 
 /// Function `idx`'s local declarations (grown by what weaving added) and
-/// woven code `b`, as in the code section; its provenance is recorded.
+/// woven code `b`, as in the code section, and its provenance.
 fn finish_function(
     weaver: &mut Weaver,
-    prov: &mut Provenance,
-    m: &Module,
+    m: &ModuleInfo,
     idx: u32,
     mut b: Body<'_>,
-) -> Result<Vec<u8>, LoadError> {
+) -> Result<(Vec<u8>, FuncOrigin), LoadError> {
     let n = m.body(idx).locals.len();
     let added: Vec<Result<wasmparser::ValType, ValType>> = (n..b.locals.len())
         .map(|i| b.typed.get(&i).copied().ok_or(b.locals[i]))
@@ -128,15 +140,14 @@ fn finish_function(
     let mut body = local_declarations(weaver, m, idx, &added)?;
     b.header_len = body.len() as u32;
     body.extend_from_slice(&b.code);
-    prov.push(&b);
-    Ok(body)
+    Ok((body, func_origin(&b)))
 }
 
 /// The code of function `idx` without probes or counters: each instruction
 /// copied, or re-encoded where an index it names shifts.
 fn plain_code(
     weaver: &mut Weaver,
-    m: &Module,
+    m: &ModuleInfo,
     idx: u32,
     b: &mut Body<'_>,
 ) -> Result<(), LoadError> {
@@ -162,7 +173,7 @@ fn plain_code(
 /// `ValType`; a `funcref` block could not end the function).
 fn declared_result(
     weaver: &mut impl Reencode<Error = std::convert::Infallible>,
-    m: &crate::core::module::ModuleInfo,
+    m: &ModuleInfo,
     idx: u32,
 ) -> Result<Option<wasm_encoder::ValType>, LoadError> {
     let results = &m.func_type(idx).results;
@@ -189,7 +200,7 @@ fn declared_result(
 /// declared type, `Err` any other).
 fn local_declarations(
     weaver: &mut impl Reencode<Error = std::convert::Infallible>,
-    m: &crate::core::module::ModuleInfo,
+    m: &ModuleInfo,
     idx: u32,
     added: &[Result<wasmparser::ValType, ValType>],
 ) -> Result<Vec<u8>, LoadError> {

@@ -10,6 +10,7 @@ use crate::core::types::Extern;
 use crate::runtime::store::Store;
 
 /// Index shifts: added imports come right after the app's own imports of each kind.
+#[derive(Clone)]
 pub(super) struct Weaver {
     orig_imports: u32,
     shift: u32,

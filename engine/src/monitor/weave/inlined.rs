@@ -12,11 +12,11 @@ use wasm_encoder::Instruction;
 use wasmparser::Operator;
 
 use super::body::Body;
+use super::monitors::InstView;
 use super::{err, InlinedFrom};
 use crate::core::error::LoadError;
 use crate::core::types::{FuncAddr, ValType};
 use crate::monitor::inline::{FrameOp, FrameUse, Intrinsic};
-use crate::runtime::store::{FuncKind, InstanceData};
 
 /// The same load/store with another memarg.
 fn remap_memarg<'a>(i: Instruction<'a>, m: wasm_encoder::MemArg) -> Instruction<'a> {
@@ -51,7 +51,7 @@ fn remap_memarg<'a>(i: Instruction<'a>, m: wasm_encoder::MemArg) -> Instruction<
 
 /// The monitor function being inlined, as its instructions are translated.
 struct Callee<'s> {
-    idata: &'s InstanceData,
+    idata: &'s InstView,
     /// The woven function's locals standing for the callee's locals.
     map: Vec<u32>,
     depth: u32,
@@ -70,11 +70,10 @@ impl Body<'_> {
         origin: &Arc<str>,
         drop_results: bool,
     ) -> Result<(), LoadError> {
-        let store = self.store;
-        let FuncKind::Wasm { instance, func_idx } = store.funcs[addr.0 as usize].kind else {
+        let mons = self.mons;
+        let Some((idata, func_idx)) = mons.code(addr) else {
             return Err(err("inlining a host function"));
         };
-        let idata = store.instance(instance);
         let mm = idata.module.clone();
         let fty = mm.func_type(func_idx).clone();
         let fname: Arc<str> = mm.func_name(func_idx).into();

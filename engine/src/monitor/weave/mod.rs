@@ -41,14 +41,29 @@
 //! the block counters and their sections; `imports` writes the probe imports
 //! and shifts the app's indices; `rewrite` re-encodes the module section by
 //! section, `function` each function, `body` the code of each site,
-//! `inlined` inlined monitor code; `provenance` maps woven pcs back.
+//! `inlined` inlined monitor code; `provenance` maps woven pcs back;
+//! `monitors` is what weaving reads of the monitors.
+//!
+//! **Lazy weaving** ([`weave_lazy`], the engine's own woven modules): the
+//! module's structure (imports, index shifts, types, counter globals and
+//! their layout, provenance of every site) is decided as above, but a
+//! function's body is woven only when a tier first needs it (the
+//! interpreter's translation at its first call, the JIT's compile): the
+//! woven module holds a placeholder body instead
+//! ([`crate::core::module::LazyBodies`]), and `lazy::LazyWeave` weaves the real
+//! one on demand, on any thread, from what it owns (the original module, the
+//! plan, the decided layout and a copy of the monitors' code, `MonView`).
+//! Each function is woven from module-wide decisions only, so its body is
+//! the one eager weaving gives (`tests/lazy_weave.rs` compares them).
 
-pub use crate::core::provenance::{InlinedFrom, Origin};
+pub use crate::core::provenance::{FuncOrigin, InlinedFrom, Origin};
+
+use rustc_hash::FxHashMap as HashMap;
 
 use crate::core::error::LoadError;
-use crate::core::module::Module;
+use crate::core::module::{LazyBodies, ModuleInfo};
 use crate::core::types::{Extern, ValType};
-use crate::monitor::blockcount::BlockCounters;
+use crate::monitor::blockcount::{BlockCounters, FuncBlocks};
 use crate::monitor::inline::{InlineConfig, InlineStats};
 use crate::runtime::store::Store;
 
@@ -58,10 +73,14 @@ mod counters;
 mod function;
 mod imports;
 mod inlined;
+mod lazy;
+mod monitors;
 mod plan;
 mod provenance;
 mod rewrite;
 
+pub use lazy::weave_lazy;
+use monitors::MonView;
 pub use plan::{FuncPlan, Plan, Recorder, Replay, SiteCalls, SiteStack};
 
 /// Module name of the probe imports of a woven module.
@@ -78,6 +97,10 @@ pub struct Woven {
     /// [`BlockCounters::settle`] (or, outside this engine, the export
     /// [`crate::monitor::blockcount::FOLD_EXPORT`]).
     pub counters: BlockCounters,
+    /// With [`weave_lazy`]: the bodies `bytes` holds placeholders for, made
+    /// at their first use. Set it as the decoded module's
+    /// [`ModuleInfo::lazy`] (and `origin` as its `origin`).
+    pub lazy: Option<LazyBodies>,
 }
 
 fn enc_val(t: ValType) -> wasm_encoder::ValType {
@@ -101,46 +124,97 @@ fn err(msg: impl std::fmt::Display) -> LoadError {
     }
 }
 
+/// What weaving decides for the whole module before any body is woven.
+struct Decided {
+    layout: collect::Layout,
+    probe_imports: imports::ProbeImports,
+    counters: BlockCounters,
+    func_blocks: HashMap<u32, FuncBlocks>,
+    stats: InlineStats,
+}
+
+impl Decided {
+    fn new(
+        m: &ModuleInfo,
+        plan: &Plan,
+        store: &Store,
+        mons: &MonView,
+        cfg: &InlineConfig,
+        fold_export: bool,
+    ) -> Result<Decided, LoadError> {
+        let (targets, site_calls) = collect::site_calls(plan);
+        let mut inlining = collect::Inlining::choose(store, cfg, &targets);
+        let frame_uses = collect::inlined_frame_uses(store, &site_calls, &inlining.inline);
+        let (counters, func_blocks) =
+            counters::plan_block_counters(m, plan, store, cfg, &site_calls, &mut inlining.needs)?;
+        let mut stats = collect::stats(&counters, &func_blocks, &site_calls, &inlining);
+        let layout = collect::Layout::new(m, store, inlining, frame_uses, &counters, fold_export);
+        stats.specialized =
+            collect::specialized(mons, cfg, &layout.added, &func_blocks, &site_calls);
+        let probe_imports = imports::ProbeImports::new(store, &layout);
+        Ok(Decided {
+            layout,
+            probe_imports,
+            counters,
+            func_blocks,
+            stats,
+        })
+    }
+}
+
 /// Weave the plan into the module, inlining small monitor functions. With
 /// `fold_export`, the block counters are folded by Wasm code the module
 /// exports ([`crate::monitor::blockcount::FOLD_EXPORT`], for running it
 /// elsewhere); without, [`BlockCounters::settle`] folds them itself (the
 /// engine's woven modules: no fold code to compile).
 pub fn weave(
-    m: &Module,
+    m: &ModuleInfo,
     plan: &Plan,
     store: &Store,
     cfg: &InlineConfig,
     fold_export: bool,
 ) -> Result<Woven, LoadError> {
-    let (targets, site_calls) = collect::site_calls(plan);
-    let mut inlining = collect::Inlining::choose(store, cfg, &targets);
-    let frame_uses = collect::inlined_frame_uses(store, &site_calls, &inlining.inline);
-    let (counters, func_blocks) =
-        counters::plan_block_counters(m, plan, store, cfg, &site_calls, &mut inlining.needs)?;
-    let mut stats = collect::stats(&counters, &func_blocks, &site_calls, &inlining);
-    let layout = collect::Layout::new(m, store, inlining, frame_uses, &counters, fold_export);
-    let probe_imports = imports::ProbeImports::new(store, &layout);
-    let mut rw = rewrite::Rewriter::new(
-        m,
-        plan,
-        store,
-        cfg,
-        &layout,
-        &probe_imports,
-        &func_blocks,
-        counters.blocks.len(),
-    );
-    let bytes = rw.rewrite()?;
-    stats.specialized += rw.specialized;
-    let mut origin = std::mem::take(&mut rw.prov).into_origin(m.num_imported_funcs, layout.shift());
-    origin.mem_imports = layout.mem_imports;
-    origin.mem_shift = layout.needs.memories.len() as u32;
+    let mons = MonView::new(store);
+    let d = Decided::new(m, plan, store, &mons, cfg, fold_export)?;
+    let (bytes, origin) = rewrite_module(m, plan, &mons, cfg, &d, None)?;
     Ok(Woven {
         bytes,
         origin,
-        imports: probe_imports.bound,
-        stats,
-        counters,
+        imports: d.probe_imports.bound,
+        stats: d.stats,
+        counters: d.counters,
+        lazy: None,
     })
+}
+
+/// The woven module's bytes (placeholders for the `deferred` bodies) and
+/// the provenance of the bodies woven.
+fn rewrite_module(
+    m: &ModuleInfo,
+    plan: &Plan,
+    mons: &MonView,
+    cfg: &InlineConfig,
+    d: &Decided,
+    deferred: Option<&[bool]>,
+) -> Result<(Vec<u8>, Origin), LoadError> {
+    let cx = function::FuncCx {
+        m,
+        plan,
+        mons,
+        cfg,
+        added: &d.layout.added,
+        func_blocks: &d.func_blocks,
+    };
+    let mut rw = rewrite::Rewriter::new(
+        cx,
+        &d.layout,
+        &d.probe_imports,
+        d.counters.blocks.len(),
+        deferred,
+    );
+    let bytes = rw.rewrite()?;
+    let mut origin = std::mem::take(&mut rw.origin);
+    origin.mem_imports = d.layout.mem_imports;
+    origin.mem_shift = d.layout.needs.memories.len() as u32;
+    Ok((bytes, origin))
 }

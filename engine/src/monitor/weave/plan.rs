@@ -65,6 +65,12 @@ impl SiteCalls {
 
     /// Add `calls` at `pc` (after any already there).
     fn add(&mut self, pc: u32, calls: Vec<ProbeCall>) {
+        // Sites arrive in program order: usually past the last one.
+        if self.pcs.last().is_none_or(|&last| last < pc) {
+            self.pcs.push(pc);
+            self.calls.push(SmallVec::from_vec(calls));
+            return;
+        }
         match self.pcs.binary_search(&pc) {
             Ok(i) => self.calls[i].extend(calls),
             Err(i) => {
@@ -136,6 +142,14 @@ impl SiteStack {
 #[derive(Default)]
 pub struct Plan {
     pub funcs: HashMap<u32, FuncPlan>,
+    /// The functions (ascending) that the interpreter translates at load
+    /// when it translates lazily (`exec::interp::load::needs_eager`: they
+    /// might have to run interpreted): their woven bodies are never
+    /// deferred ([`super::weave_lazy`], which also keeps those weaving adds
+    /// reference-typed locals or blocks to). Recorded by [`Recorder`] from
+    /// every instruction and local, reached or not; a plan restored from
+    /// elsewhere must carry it.
+    pub eager_funcs: Vec<u32>,
 }
 
 impl Plan {
@@ -229,6 +243,9 @@ impl Instrumenter for Recorder<'_> {
         self.inner.dynamic()
     }
     fn probes(&mut self, when: When, site: &Site<'_, '_>) -> Result<Vec<ProbeCall>, LoadError> {
+        if self.plan.eager_funcs.last() != Some(&site.func_idx) && needs_eager(when, site) {
+            self.plan.eager_funcs.push(site.func_idx);
+        }
         let calls = self.inner.probes(when, site)?;
         // An unreached instruction gets no probes (the translator drops them too).
         if !calls.is_empty() && site.reached {
@@ -253,6 +270,21 @@ impl Instrumenter for Recorder<'_> {
         }
         // (Kept here, not given back: see the type's docs.)
         Ok(Vec::new())
+    }
+}
+
+/// Whether the interpreter would translate the function of `site` at load
+/// (`exec::interp::load::needs_eager`), as far as this site shows: at the
+/// entry, from its locals; before an instruction, from the instruction.
+fn needs_eager(when: When, site: &Site<'_, '_>) -> bool {
+    use crate::exec::interp::load as l;
+    match (when, site.op) {
+        (When::Entry, _) => {
+            let v = site.validator;
+            (0..v.len_locals()).any(|i| v.get_local_type(i).is_some_and(l::maybe_heap_ref))
+        }
+        (When::Before, Some(op)) => l::needs_eager(op),
+        _ => false,
     }
 }
 

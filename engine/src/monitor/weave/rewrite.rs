@@ -3,39 +3,33 @@
 //! imports, fold functions, counter globals, the fold export), each function
 //! woven ([`super::function`]).
 
-use rustc_hash::FxHashMap as HashMap;
-
 use wasm_encoder::reencode::Reencode;
 
 use super::collect::Layout;
 use super::counters::CounterSections;
+use super::function::{weave_function, FuncCx};
 use super::imports::{ProbeImports, Weaver};
-use super::plan::Plan;
-use super::provenance::Provenance;
 use super::{enc_val, err};
 use crate::core::error::LoadError;
-use crate::core::module::Module;
-use crate::monitor::blockcount::FuncBlocks;
-use crate::monitor::inline::{InlineConfig, ZeroTested};
-use crate::runtime::store::Store;
+use crate::core::module::PLACEHOLDER_BODY;
+use crate::core::provenance::Origin;
+use crate::monitor::inline::ZeroTested;
 
 /// The module being rewritten.
 pub(super) struct Rewriter<'a> {
-    pub(super) m: &'a Module,
-    pub(super) plan: &'a Plan,
-    pub(super) store: &'a Store,
-    pub(super) cfg: &'a InlineConfig,
+    pub(super) cx: FuncCx<'a>,
     pub(super) layout: &'a Layout,
     pub(super) probe_imports: &'a ProbeImports,
-    pub(super) func_blocks: &'a HashMap<u32, FuncBlocks>,
     pub(super) weaver: Weaver,
     pub(super) counters: CounterSections,
     /// Which probe functions only test an operand against zero (shared by
     /// the module's functions).
     pub(super) zero_tested: ZeroTested,
-    pub(super) prov: Provenance,
-    /// Probe calls inlined twice under a test of their operand.
-    pub(super) specialized: u64,
+    /// The provenance of the functions woven.
+    pub(super) origin: Origin,
+    /// Per defined function: whether its body is left as a placeholder, to
+    /// be woven at its first use (`None`: every body is woven).
+    deferred: Option<&'a [bool]>,
     out: wasm_encoder::Module,
     /// Defined functions woven so far.
     def: u32,
@@ -45,25 +39,15 @@ pub(super) struct Rewriter<'a> {
 }
 
 impl<'a> Rewriter<'a> {
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn new(
-        m: &'a Module,
-        plan: &'a Plan,
-        store: &'a Store,
-        cfg: &'a InlineConfig,
+        cx: FuncCx<'a>,
         layout: &'a Layout,
         probe_imports: &'a ProbeImports,
-        func_blocks: &'a HashMap<u32, FuncBlocks>,
         n_counters: usize,
+        deferred: Option<&'a [bool]>,
     ) -> Rewriter<'a> {
+        let m = cx.m;
         Rewriter {
-            m,
-            plan,
-            store,
-            cfg,
-            layout,
-            probe_imports,
-            func_blocks,
             weaver: Weaver::new(m.num_imported_funcs, layout),
             counters: CounterSections::new(
                 n_counters,
@@ -71,8 +55,11 @@ impl<'a> Rewriter<'a> {
                 !layout.fold_funcs.is_empty(),
             ),
             zero_tested: ZeroTested::default(),
-            prov: Provenance::default(),
-            specialized: 0,
+            origin: Origin::new(m.num_imported_funcs, layout.shift(), m.bodies.len()),
+            cx,
+            layout,
+            probe_imports,
+            deferred,
             out: wasm_encoder::Module::new(),
             def: 0,
             saw_imports: false,
@@ -83,7 +70,8 @@ impl<'a> Rewriter<'a> {
     /// The woven module's bytes.
     pub(super) fn rewrite(&mut self) -> Result<Vec<u8>, LoadError> {
         let parser = wasmparser::Parser::new(0);
-        for payload in parser.parse_all(&self.m.bytes) {
+        let bytes = &self.cx.m.bytes;
+        for payload in parser.parse_all(bytes) {
             self.section(payload.map_err(LoadError::from)?)?;
         }
         Ok(std::mem::take(&mut self.out).finish())
@@ -209,14 +197,21 @@ impl<'a> Rewriter<'a> {
 
     /// The next defined function, woven; after the last one, the fold functions.
     fn code_entry(&mut self) -> Result<(), LoadError> {
-        let idx = self.m.num_imported_funcs + self.def;
-        let body = self.weave_function(idx)?;
+        let d = self.def as usize;
+        let idx = self.cx.m.num_imported_funcs + self.def;
         let cs = self
             .code_sec
             .get_or_insert_with(wasm_encoder::CodeSection::new);
-        cs.raw(&body);
+        if self.deferred.is_some_and(|l| l[d]) {
+            cs.raw(&PLACEHOLDER_BODY);
+        } else {
+            let (body, origin) =
+                weave_function(&self.cx, &mut self.weaver, &mut self.zero_tested, idx)?;
+            self.origin.set(d, origin);
+            cs.raw(&body);
+        }
         self.def += 1;
-        if self.def as usize == self.m.bodies.len() {
+        if self.def as usize == self.cx.m.bodies.len() {
             for f in &self.layout.fold_funcs {
                 cs.function(f);
             }

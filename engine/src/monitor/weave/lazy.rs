@@ -1,0 +1,186 @@
+//! Lazy weaving ([`weave_lazy`]): the woven module with a placeholder for
+//! every body that can wait, and `LazyWeave`, which weaves each of them at
+//! its first use (see the module docs of [`super`]).
+
+use rustc_hash::FxHashMap as HashMap;
+use std::sync::Arc;
+
+use super::monitors::MonView;
+use super::{
+    collect, function, imports, rewrite_module, Decided, FuncOrigin, FuncPlan, Plan, Woven,
+};
+use crate::core::error::LoadError;
+use crate::core::module::{BodySource, LazyBodies, ModuleInfo};
+use crate::core::types::ValType;
+use crate::monitor::blockcount::FuncBlocks;
+use crate::monitor::inline::{InlineConfig, ZeroTested};
+use crate::runtime::store::Store;
+
+/// [`super::weave`] for the engine (no fold export), deferring every body it can
+/// to its first use ([`Woven::lazy`]; see the module docs): the woven
+/// module's bodies are placeholders but for functions the interpreter would
+/// translate at load (`Plan::eager_funcs`, and `adds_references`: weaving
+/// gives them a reference-typed block or local), and all of them when it would
+/// translate the woven module at load (heap references, non-final types,
+/// ...: `lazy_allowed`). `m` and `plan` are kept until every body is made.
+pub fn weave_lazy(
+    m: Arc<ModuleInfo>,
+    plan: Plan,
+    store: &Store,
+    cfg: &InlineConfig,
+) -> Result<Woven, LoadError> {
+    let mons = MonView::new(store);
+    let d = Decided::new(&m, &plan, store, &mons, cfg, false)?;
+    if !lazy_allowed(&m, store, &mons, &d.layout) {
+        let (bytes, origin) = rewrite_module(&m, &plan, &mons, cfg, &d, None)?;
+        return Ok(Woven {
+            bytes,
+            origin,
+            imports: d.probe_imports.bound,
+            stats: d.stats,
+            counters: d.counters,
+            lazy: None,
+        });
+    }
+    let mut deferred = vec![true; m.bodies.len()];
+    let kept = plan.eager_funcs.iter().copied().chain(
+        (plan.funcs.iter())
+            .filter(|(f, fp)| adds_references(&m, **f, fp))
+            .map(|(f, _)| *f),
+    );
+    for f in kept {
+        if let Some(x) = f
+            .checked_sub(m.num_imported_funcs)
+            .and_then(|k| deferred.get_mut(k as usize))
+        {
+            *x = false;
+        }
+    }
+    let (bytes, origin) = rewrite_module(&m, &plan, &mons, cfg, &d, Some(&deferred))?;
+    let Decided {
+        layout,
+        probe_imports,
+        counters,
+        func_blocks,
+        stats,
+    } = d;
+    let source = LazyWeave {
+        weaver: imports::Weaver::new(m.num_imported_funcs, &layout),
+        shift: layout.shift(),
+        added: layout.added,
+        m,
+        plan,
+        mons,
+        cfg: cfg.clone(),
+        func_blocks,
+        zero_tested: ZeroTested::default(),
+    };
+    Ok(Woven {
+        bytes,
+        origin,
+        imports: probe_imports.bound,
+        stats,
+        counters,
+        lazy: Some(LazyBodies::new(deferred, Box::new(source))),
+    })
+}
+
+/// Whether a woven module's bodies may be deferred: the interpreter
+/// translates the woven module lazily (`exec::interp::load`), which no body
+/// can change. The original module allows it
+/// ([`crate::exec::interp::load::may_translate_lazily`]), and nothing weaving
+/// adds has a reference type: the added function types and imported
+/// globals, and the inlined monitor functions' locals and instructions
+/// (an inlined probe taking `frame` passes a null `externref`).
+fn lazy_allowed(m: &ModuleInfo, store: &Store, mons: &MonView, l: &collect::Layout) -> bool {
+    let is_ref = |t: &ValType| t.is_ref();
+    let types_ok = l
+        .extra_types
+        .iter()
+        .all(|t| !t.params.iter().chain(t.results.iter()).any(is_ref));
+    let globals_ok = l
+        .needs
+        .globals
+        .iter()
+        .all(|g| !store.globals[g.0 as usize].ty.ty.is_ref());
+    let inlined_ok = l.added.frame_uses.is_empty()
+        && l.added.inline.iter().all(|f| {
+            mons.code(*f)
+                .is_some_and(|(i, idx)| plain_function(&i.module, idx))
+        });
+    types_ok && globals_ok && inlined_ok && crate::exec::interp::load::may_translate_lazily(m)
+}
+
+/// Whether weaving function `f` may give it what makes the interpreter
+/// translate it at load (`exec::interp::load::needs_eager`) though its own
+/// code does not: a block typed by a reference result (a body wrapped for
+/// probes at its final `end`) or a scratch local holding a reference
+/// operand a probe reads (typed function references count). Judged from the
+/// function's type and the operand stacks recorded at its probed sites.
+fn adds_references(m: &ModuleInfo, f: u32, fp: &FuncPlan) -> bool {
+    let ty = m.func_type(f);
+    ty.params
+        .iter()
+        .chain(ty.results.iter())
+        .any(|t| t.is_ref())
+        || fp.stacks.values().any(|s| {
+            (s.declared.iter().copied()).any(crate::exec::interp::load::maybe_heap_ref)
+                || s.types.iter().any(|t| t.is_ref())
+        })
+}
+
+/// Whether function `idx` of monitor module `m` has no reference-typed
+/// param, result or local and no instruction that makes the interpreter
+/// translate its function at load (`exec::interp::load::needs_eager`).
+/// (Inlined callees of an inlined function are in the inlined set too.)
+fn plain_function(m: &ModuleInfo, idx: u32) -> bool {
+    let ty = m.func_type(idx);
+    let refs = ty
+        .params
+        .iter()
+        .chain(ty.results.iter())
+        .chain(&m.body(idx).locals);
+    if refs.into_iter().any(|t| t.is_ref()) {
+        return false;
+    }
+    let mut ops = m.operators(idx);
+    while !ops.eof() {
+        match ops.read() {
+            Ok(op) if !crate::exec::interp::load::needs_eager(&op) => {}
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// The bodies of a lazily woven module ([`weave_lazy`]), woven at their
+/// first use: everything a body is woven from, decided for the whole module
+/// and owned, so that any thread can weave it.
+struct LazyWeave {
+    m: Arc<ModuleInfo>,
+    plan: Plan,
+    mons: MonView,
+    cfg: InlineConfig,
+    added: collect::Added,
+    func_blocks: HashMap<u32, FuncBlocks>,
+    weaver: imports::Weaver,
+    zero_tested: ZeroTested,
+    /// Function imports added: a woven function's index less this is the
+    /// original's.
+    shift: u32,
+}
+
+impl BodySource for LazyWeave {
+    fn make(&mut self, woven_idx: u32) -> Result<(Vec<u8>, FuncOrigin), LoadError> {
+        let func_idx = woven_idx - self.shift;
+        let cx = function::FuncCx {
+            m: &self.m,
+            plan: &self.plan,
+            mons: &self.mons,
+            cfg: &self.cfg,
+            added: &self.added,
+            func_blocks: &self.func_blocks,
+        };
+        function::weave_function(&cx, &mut self.weaver, &mut self.zero_tested, func_idx)
+    }
+}
