@@ -9,19 +9,19 @@
 //! clock, no `wizeng` or `whamm:reflect` import; no GC object or exception was
 //! allocated; no table, element or data segment changed), the monitors'
 //! state after matching and the plan are a function of the modules' bytes
-//! alone. Such a run stores them ([`save`]): the plan, the monitors'
-//! counters ([`MonitorStats`], static probe ids), every global's value, the
+//! alone. Such a run stores them (`save`): the plan, the monitors'
+//! counters (`MonitorStats`, static probe ids), every global's value, the
 //! last frame serial, and each memory's size and the 4 KiB chunks that
 //! matching changed. A later run of the same inputs, whose monitors were
 //! instantiated the same way, restores that state instead of matching
-//! ([`restore`]): observably the same, since the static calls would have
+//! (`restore`): observably the same, since the static calls would have
 //! written exactly those bytes.
 //!
-//! The key ([`key`]) covers this engine build (the executable's size, time
+//! The key (`key`) covers this engine build (the executable's size, time
 //! and inode), every module instantiated in the store (its bytes, in order),
 //! the monitors' names as given (they appear in messages), the store's shape
 //! and the app's bytes. An entry is checked as every cache entry is (length
-//! and SHA-256, [`cache::read`]), then decoded in full and checked against
+//! and SHA-256, `cache::read`), then decoded in full and checked against
 //! the store (numbers of functions, memories, globals; memory sizes before
 //! matching; every probe function exists) before anything is written: a
 //! damaged entry is counted and the run matches as usual.
