@@ -214,7 +214,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
     s.load_app(&bytes).map_err(session_failure(&cli))?;
     let t_load = t0.elapsed();
     let result = run_app(&cli, &mut s, t_load);
-    s.store().save_warm_start();
+    s.store_mut().save_warm_start();
     // `wasm:exit` runs after the app ends: normally, by proc_exit, or after a
     // trap (then after the trap message). The exit status stays the app's.
     let result = match result {
