@@ -343,10 +343,10 @@ mod tests {
     fn records_round_trip_and_bad_ones_are_refused() {
         let m = module();
         let (_, digest) = key_of(&m, 1000);
-        let good = encode(&digest, 1000, &[1, 2 | LOOPING, 3 | REQUESTED]);
+        let good = encode(&digest, 1000, &[1, 2 | LOOPING, 3 | REQUESTED | WAITED]);
         assert_eq!(
             decode(&good, &digest, 1000, &m),
-            Some(vec![1, 2 | LOOPING, 3 | REQUESTED])
+            Some(vec![1, 2 | LOOPING, 3 | REQUESTED | WAITED])
         );
         // Another threshold, another module, a cut, an import, out of range,
         // not ascending.
