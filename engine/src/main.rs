@@ -215,7 +215,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
     s.load_app(&bytes).map_err(session_failure(&cli))?;
     let t_load = t0.elapsed();
     let result = run_app(&cli, &mut s, t_load);
-    s.store().save_warm_start();
+    s.store_mut().save_warm_start();
     // No app code runs after this: the exit's reports reuse the memory.
     s.release_unwoven();
     // `wasm:exit` runs after the app ends: normally, by proc_exit, or after a

@@ -167,3 +167,89 @@ fn without_the_thread_the_same_code_is_compiled_in_the_foreground() {
     assert_eq!(store.dyn_stats(), (2, 0));
     assert_eq!(store.background_stats().done, 0);
 }
+
+/// A module with one large function (`n` top-level tests of a global, each
+/// guarding two stores), exported as `f`: with `nested`, the tests sit in
+/// one `if` that is never taken, so a call runs a few instructions of the
+/// body; without, every call runs all `n` tests.
+fn large_function(n: usize, nested: bool) -> Vec<u8> {
+    let mut body = String::new();
+    for k in 0..n {
+        body.push_str(&format!(
+            "(if (i64.eq (global.get $g) (i64.const {k}))
+               (then (i32.store8 (i32.const {a}) (i32.const 22))
+                     (i32.store8 (i32.const {b}) (i32.const 1))))\n",
+            a = 1000 + k,
+            b = 3000 + k
+        ));
+    }
+    if nested {
+        body = format!("(if (i32.eqz (global.get $on)) (then {body}))");
+    }
+    let wat = format!(
+        r#"(module (memory 1) (global $g (mut i64) (i64.const 0))
+             (global $on (mut i32) (i32.const 1))
+             (func (export "f") (result i32)
+               {body}
+               (global.set $g (i64.add (global.get $g) (i64.const 1)))
+               (i32.load8_u (i32.const 1001)))
+             (func (export "run") (param $n i32) (result i32) (local $r i32)
+               (loop $l
+                 (local.set $r (call 0))
+                 (br_if $l (local.tee $n (i32.sub (local.get $n) (i32.const 1)))))
+               (local.get $r)))"#
+    );
+    wat::parse_str(wat).unwrap()
+}
+
+/// The dyn tier's compiled functions and loop entries after `run` called
+/// `f` `calls` times (threshold 10, compiled in the foreground: `run`'s
+/// loop is entered in compiled code at its 10th iteration, and `run` is
+/// compiled then), and f's last result.
+fn compiled_after(bytes: &[u8], calls: i32) -> ((usize, usize), Value) {
+    let mut store = Store::new(Config {
+        tier: Tier::Dyn,
+        dyn_threshold: 10,
+        ..Default::default()
+    });
+    let module = Arc::new(Module::new_for_tier(bytes, Tier::Dyn).unwrap());
+    let inst = Linker::new().instantiate(&mut store, &module).unwrap();
+    let run = store.export_func(inst, "run").unwrap();
+    let r = store.invoke(run, &[Value::I32(calls)]).unwrap();
+    (store.dyn_stats(), r[0].clone())
+}
+
+#[test]
+fn a_large_function_that_runs_its_whole_body_gets_hot_sooner() {
+    // Both bodies are about 15 KB: by size alone, f would need about 52k
+    // calls beyond the threshold. Every call of the straight one runs its
+    // 600 tests (about 4.5 KB of the body), so it needs only 256/4500 of
+    // that: about 2,950 calls in all. The nested one still needs its 52k.
+    let (straight, nested) = (large_function(600, false), large_function(600, true));
+    assert!(straight.len() > 14_000 && nested.len() > 14_000);
+    assert_eq!(compiled_after(&straight, 2_500), ((1, 1), Value::I32(22)));
+    assert_eq!(compiled_after(&straight, 3_500), ((2, 1), Value::I32(22)));
+    assert_eq!(compiled_after(&nested, 30_000), ((1, 1), Value::I32(0)));
+}
+
+#[test]
+fn a_large_function_runs_the_same_in_every_tier() {
+    // 2,000 top-level `if`s (in dyn, `run` is entered compiled at its 2nd
+    // iteration and calls `f` interpreted).
+    let bytes = large_function(2_000, false);
+    let results: Vec<Value> = [Tier::Int, Tier::Jit, Tier::Lazy, Tier::Dyn]
+        .into_iter()
+        .map(|tier| {
+            let mut store = Store::new(Config {
+                tier,
+                dyn_threshold: 2,
+                ..Default::default()
+            });
+            let module = Arc::new(Module::new_for_tier(&bytes, tier).unwrap());
+            let inst = Linker::new().instantiate(&mut store, &module).unwrap();
+            let run = store.export_func(inst, "run").unwrap();
+            store.invoke(run, &[Value::I32(3)]).unwrap()[0].clone()
+        })
+        .collect();
+    assert_eq!(results, [Value::I32(22); 4]);
+}

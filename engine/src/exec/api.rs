@@ -143,7 +143,7 @@ impl Store {
 
     /// Write the warm-start records of this run (see
     /// [`Store::enable_warm_start`]; nothing if it was not enabled).
-    pub fn save_warm_start(&self) {
+    pub fn save_warm_start(&mut self) {
         jit::save_warm(self);
     }
 

@@ -93,7 +93,7 @@ pub(crate) fn poll_background(_: &mut Store) {}
 /// No compiled code, so no warm start.
 pub(crate) fn enable_warm(_: &mut Store) {}
 
-pub(crate) fn save_warm(_: &Store) {}
+pub(crate) fn save_warm(_: &mut Store) {}
 
 pub(crate) fn warm_stats(_: &Store) -> crate::exec::api::WarmStats {
     Default::default()

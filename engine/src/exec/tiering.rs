@@ -55,11 +55,72 @@ const SMALL_BODY: usize = 2048;
 /// prove hotter before it is worth it.
 const EXTRA_PER_BYTE: usize = 4;
 
+/// Bytes of code a call is assumed to run when [`size_extra`] scales a
+/// threshold: a function that runs more than this on every call (see
+/// [`Shape::every_call`]) needs proportionally fewer calls.
+const TYPICAL_CALL: usize = 256;
+
 /// Calls or loop iterations a function of `body_len` bytes needs beyond the
 /// configured threshold before the dyn tier compiles it.
 pub(crate) fn size_extra(body_len: usize) -> u32 {
+    work_extra(body_len, 0)
+}
+
+/// Calls a function of `body_len` bytes, `every_call` of which run on every
+/// call, needs beyond the configured threshold. Compiling costs about the
+/// same per byte of body whatever a call does, while interpreting a call
+/// costs at least what its `every_call` bytes cost: a function that runs
+/// much of its body on every call (wasm-r3's replay functions: tens of
+/// thousands of top-level `if`s, each testing a global) pays for its compile
+/// after fewer calls than one that runs a short path through a large body.
+fn work_extra(body_len: usize, every_call: usize) -> u32 {
     let extra = body_len.saturating_sub(SMALL_BODY) * EXTRA_PER_BYTE;
+    let extra = extra * TYPICAL_CALL / every_call.max(TYPICAL_CALL);
     extra.min(u32::MAX as usize / 4) as u32
+}
+
+/// What one pass over a function body tells the tier-up policy.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Shape {
+    /// Bytes of the instructions that every call runs (unless it traps or
+    /// returns early): those outside any block, loop, `if` or `try`.
+    pub every_call: usize,
+}
+
+/// The [`Shape`] of `body` (a validated function body, locals included);
+/// the default if it does not parse.
+pub(crate) fn shape(body: &[u8]) -> Shape {
+    let fb = wasmparser::FunctionBody::new(wasmparser::BinaryReader::new(body, 0));
+    let Ok(mut ops) = fb.get_operators_reader() else {
+        return Shape::default();
+    };
+    let mut s = Shape::default();
+    // Blocks, loops, `if`s and `try`s open.
+    let mut depth = 0usize;
+    while !ops.eof() {
+        let at = ops.original_position();
+        let Ok(op) = ops.read() else {
+            return Shape::default();
+        };
+        let top_level = depth == 0;
+        use wasmparser::Operator as O;
+        match op {
+            O::Block { .. }
+            | O::Loop { .. }
+            | O::If { .. }
+            | O::Try { .. }
+            | O::TryTable { .. } => depth += 1,
+            O::End | O::Delegate { .. } => {
+                depth = depth.saturating_sub(1);
+                continue;
+            }
+            _ => {}
+        }
+        if top_level {
+            s.every_call += ops.original_position() - at;
+        }
+    }
+    s
 }
 
 /// Loop iterations between two checks for a loop entry that is being
@@ -72,9 +133,11 @@ pub(crate) fn loop_recheck(store: &Store) -> u32 {
     store.config.dyn_threshold.wrapping_sub(OSR_RECHECK)
 }
 
-/// Dyn tier: per function, calls so far or a final state.
+/// Dyn tier: per function, calls so far or a final state, and the call
+/// threshold of each function that reached the configured one
+/// ([`call_threshold`]; 0: not computed yet).
 #[derive(Default)]
-pub(crate) struct Counts(Vec<u32>);
+pub(crate) struct Counts(Vec<u32>, Vec<u32>);
 
 impl Counts {
     fn get(&self, f: FuncAddr) -> u32 {
@@ -87,6 +150,18 @@ impl Counts {
             self.0.resize(i + 1, 0);
         }
         self.0[i] = v;
+    }
+
+    fn threshold(&self, f: FuncAddr) -> Option<u32> {
+        self.1.get(f.0 as usize).copied().filter(|&t| t != 0)
+    }
+
+    fn set_threshold(&mut self, f: FuncAddr, t: u32) {
+        let i = f.0 as usize;
+        if self.1.len() <= i {
+            self.1.resize(i + 1, 0);
+        }
+        self.1[i] = t.max(1);
     }
 }
 
@@ -112,7 +187,7 @@ pub(crate) fn call_is_hot(store: &mut Store, f: FuncAddr) -> bool {
         _ => {}
     }
     counts.set(f, c + 1);
-    if c + 1 < call_threshold(store, f) {
+    if c + 1 < store.config.dyn_threshold || c + 1 < call_threshold(store, f) {
         return false;
     }
     if interp_only(store, f) || jit::ensure_prepared(store).is_err() {
@@ -207,20 +282,33 @@ pub(crate) fn decided(store: &Store, f: FuncAddr) -> Option<bool> {
 }
 
 /// Calls after which the dyn tier compiles `f`: the configured threshold,
-/// more for a large body ([`size_extra`]).
-fn call_threshold(store: &Store, f: FuncAddr) -> u32 {
+/// more for a large body ([`work_extra`]). Asked only once `f` reached the
+/// configured threshold; the first answer is kept (a large body is read
+/// once, to measure what every call runs).
+fn call_threshold(store: &mut Store, f: FuncAddr) -> u32 {
+    if let Some(t) = super::state(store).counts.threshold(f) {
+        return t;
+    }
     let base = store.config.dyn_threshold;
-    match store.funcs[f.0 as usize].kind {
+    let t = match store.funcs[f.0 as usize].kind {
         FuncKind::Wasm { instance, func_idx } => {
             let m = &store.instances[instance.0 as usize].module;
-            let len = match func_idx.checked_sub(m.num_imported_funcs) {
-                Some(d) if (d as usize) < m.bodies.len() => m.body_len(func_idx),
-                _ => 0,
+            // (A lazily woven body is woven by now: the function has run.)
+            let body: &[u8] = match func_idx.checked_sub(m.num_imported_funcs) {
+                Some(d) if (d as usize) < m.bodies.len() => m.body_bytes(func_idx).unwrap_or(&[]),
+                _ => &[],
             };
-            base.saturating_add(size_extra(len))
+            let extra = if body.len() > SMALL_BODY {
+                work_extra(body.len(), shape(body).every_call)
+            } else {
+                0
+            };
+            base.saturating_add(extra)
         }
         FuncKind::Host(_) => base,
-    }
+    };
+    super::state_mut(store).counts.set_threshold(f, t);
+    t
 }
 
 /// The interpreter is about to call Wasm function `f`: whether to call its
@@ -343,5 +431,46 @@ pub(crate) fn count_crossing(store: &mut Store, caller: FuncAddr) {
     // (The final states stay; a count stops short of them.)
     if c < STATES - 1 {
         counts.set(caller, c + 1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The body of the module's only function, locals included.
+    fn body_of(wat: &str) -> Vec<u8> {
+        let bytes = wat::parse_str(wat).unwrap();
+        for p in wasmparser::Parser::new(0).parse_all(&bytes) {
+            if let Ok(wasmparser::Payload::CodeSectionEntry(b)) = p {
+                return bytes[b.range()].to_vec();
+            }
+        }
+        panic!("no body")
+    }
+
+    #[test]
+    fn shape_counts_the_bytes_every_call_runs() {
+        // Top level: i32.const 1 (2 bytes), if (2), block (2), i32.const 0
+        // (2), drop (1); nothing nested, and not the final `end`.
+        let body = body_of(
+            r#"(module (func
+                 i32.const 1
+                 (if (then (block) (loop) (block (nop) (nop))))
+                 (block (nop))
+                 i32.const 0 drop))"#,
+        );
+        assert_eq!(shape(&body), Shape { every_call: 9 });
+        assert_eq!(shape(&[0xff]), Shape::default());
+    }
+
+    #[test]
+    fn work_scales_the_size_term_down() {
+        assert_eq!(work_extra(SMALL_BODY, 0), 0);
+        let big = SMALL_BODY + 10_000;
+        assert_eq!(work_extra(big, 0), 40_000);
+        assert_eq!(work_extra(big, TYPICAL_CALL), 40_000);
+        assert_eq!(work_extra(big, 10 * TYPICAL_CALL), 4_000);
+        assert_eq!(size_extra(big), 40_000);
     }
 }

@@ -17,7 +17,7 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::{CodegenInput, CodegenOutput};
 
@@ -104,14 +104,32 @@ impl Background {
     /// asking its thread to take it next; what was received meanwhile, `a`'s
     /// result included unless its thread is gone.
     pub(crate) fn wait_for(&mut self, a: u32) -> Vec<Finished> {
+        self.wait_for_until(a, None)
+    }
+
+    /// [`Background::wait_for`], giving up at `deadline` (if any; `a` then
+    /// stays in flight).
+    pub(crate) fn wait_for_until(&mut self, a: u32, deadline: Option<Instant>) -> Vec<Finished> {
         let mut out = Vec::new();
         let Some(&k) = self.funcs.get(&a) else {
             return out;
         };
+        let mut timed_out = false;
         if let Some(w) = &mut self.workers[k] {
             w.urgent.store(a.wrapping_add(1), Ordering::Release);
             while w.received < w.sent_to {
-                match w.rx.recv() {
+                let got = match deadline {
+                    None => w.rx.recv().map_err(|_| true),
+                    Some(d) => {
+                        w.rx.recv_timeout(d.saturating_duration_since(Instant::now()))
+                            .map_err(|e| e == mpsc::RecvTimeoutError::Disconnected)
+                    }
+                };
+                match got {
+                    Err(false) => {
+                        timed_out = true;
+                        break;
+                    }
                     Ok(f) => {
                         w.received += 1;
                         let found = f.target == Target::Func(a);
@@ -130,7 +148,9 @@ impl Background {
                 w.urgent.store(0, Ordering::Release);
             }
         }
-        self.funcs.remove(&a);
+        if !timed_out {
+            self.funcs.remove(&a);
+        }
         self.count(&out);
         out
     }

@@ -35,7 +35,7 @@ use crate::exec::tiering;
 use crate::runtime::store::{Store, Tier};
 
 /// The record's version: a new layout gets new keys.
-const VERSION: &[u8] = b"wizeng warm-start record 2";
+const VERSION: &[u8] = b"wizeng warm-start record 3";
 
 /// A store's warm-start state.
 #[derive(Default)]
@@ -51,6 +51,9 @@ pub(crate) struct Warm {
     pub prefetched: usize,
     /// Records ignored because they failed a check.
     pub rejected: usize,
+    /// When records were turned on (about when the run started): what
+    /// [`save`] may wait at exit is at most as long as the run took.
+    started: Option<std::time::Instant>,
 }
 
 /// A module of the store and the functions its record named.
@@ -68,8 +71,11 @@ struct Recorded {
 const REQUESTED: u32 = 1 << 31;
 /// The flag of a function with a loop entered by OSR in a record.
 const LOOPING: u32 = 1 << 30;
+/// The flag of a requested function that a run waited for at its exit
+/// ([`save`]): no run waits for it again.
+const WAITED: u32 = 1 << 29;
 /// A record entry's function index.
-const INDEX: u32 = !(REQUESTED | LOOPING);
+const INDEX: u32 = !(REQUESTED | LOOPING | WAITED);
 
 /// The module's identity in a record: a 64-bit hash of its bytes and its
 /// length. Not a cryptographic digest, on purpose: SHA-256 costs about
@@ -213,8 +219,10 @@ pub(crate) fn prefetch(store: &mut Store, funcs: Vec<(FuncAddr, bool)>) {
 /// The end of a run: write each module's record if this run decided to
 /// compile a function it did not name (a record only grows). Errors are
 /// ignored: a record that cannot be written only costs the next run its
-/// warm start.
-pub(crate) fn save(store: &Store) {
+/// warm start. First, [`finish_requested`].
+pub(crate) fn save(store: &mut Store) {
+    finish_requested(store);
+    let store = &*store;
     let Some(dir) = store.config.code_cache.as_deref() else {
         return;
     };
@@ -228,7 +236,12 @@ pub(crate) fn save(store: &Store) {
         let mut note = |f: u32, compiled: bool, looping: bool| {
             let flags = funcs.entry(f).or_insert(REQUESTED);
             if compiled {
-                *flags &= !REQUESTED;
+                *flags &= !(REQUESTED | WAITED);
+            } else if *flags & REQUESTED != 0 && r.funcs.contains(&(f | *flags)) {
+                // Named as requested by the record read, still not
+                // compiled: [`finish_requested`] waited for it (or its
+                // compile failed).
+                *flags |= WAITED;
             }
             if looping {
                 *flags |= LOOPING;
@@ -258,7 +271,46 @@ pub(crate) fn save(store: &Store) {
 /// Turn warm-start records on for this store (the CLI does, for an app run
 /// without monitors).
 pub(crate) fn enable(store: &mut Store) {
-    crate::exec::state_mut(store).jit.warm.enabled = true;
+    let w = &mut crate::exec::state_mut(store).jit.warm;
+    w.enabled = true;
+    w.started = Some(std::time::Instant::now());
+}
+
+/// The end of a run: wait, for at most as long as the run took, for the
+/// functions that the record read names as requested (an earlier run got
+/// them hot, none got their code) and that are still being compiled, so
+/// that their code reaches the cache. A body that takes longer to compile
+/// than a whole run (wasm-r3's `pathfinding`: a 0.5 MB replay function,
+/// 2 s to compile, called throughout a 2 s run) would otherwise be asked
+/// for by every run and finished by none. Once per function: the record
+/// marks it [`WAITED`].
+fn finish_requested(store: &mut Store) {
+    let w = &crate::exec::state(store).jit.warm;
+    let Some(started) = w.started.filter(|_| w.enabled) else {
+        return;
+    };
+    let deadline = std::time::Instant::now() + started.elapsed();
+    let mut waits = Vec::new();
+    for r in &w.modules {
+        for f in r
+            .funcs
+            .iter()
+            .filter(|f| *f & (REQUESTED | WAITED) == REQUESTED)
+        {
+            for &id in &r.instances {
+                waits.push(store.instance(id).funcs[(f & INDEX) as usize]);
+            }
+        }
+    }
+    for a in waits {
+        if tiering::decided(store, a) == Some(false) {
+            let done = crate::exec::state_mut(store)
+                .jit
+                .background
+                .wait_for_until(a.0, Some(deadline));
+            super::install(store, done);
+        }
+    }
 }
 
 /// What records did so far ([`crate::exec::api::WarmStats`]).
@@ -291,10 +343,10 @@ mod tests {
     fn records_round_trip_and_bad_ones_are_refused() {
         let m = module();
         let (_, digest) = key_of(&m, 1000);
-        let good = encode(&digest, 1000, &[1, 2 | LOOPING, 3 | REQUESTED]);
+        let good = encode(&digest, 1000, &[1, 2 | LOOPING, 3 | REQUESTED | WAITED]);
         assert_eq!(
             decode(&good, &digest, 1000, &m),
-            Some(vec![1, 2 | LOOPING, 3 | REQUESTED])
+            Some(vec![1, 2 | LOOPING, 3 | REQUESTED | WAITED])
         );
         // Another threshold, another module, a cut, an import, out of range,
         // not ascending.
@@ -308,7 +360,7 @@ mod tests {
             &[2, 2],
             &[2, 2 | REQUESTED],
             &[2 | LOOPING, 2],
-            &[1 << 29],
+            &[1 << 28],
         ] {
             let bad = encode(&digest, 1000, funcs);
             assert_eq!(decode(&bad, &digest, 1000, &m), None, "{funcs:?}");
