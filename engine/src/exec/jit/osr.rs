@@ -72,16 +72,9 @@ struct Level {
     if_arm: Option<i32>,
 }
 
-fn leb(out: &mut Vec<u8>, mut v: u32) {
-    loop {
-        let b = (v & 0x7f) as u8;
-        v >>= 7;
-        if v == 0 {
-            out.push(b);
-            return;
-        }
-        out.push(b | 0x80);
-    }
+/// `v` as unsigned LEB128 (wasm-encoder's encoding of a `u32`).
+fn leb(out: &mut Vec<u8>, v: u32) {
+    wasm_encoder::Encode::encode(&v, out);
 }
 
 /// Rewrite `body` (a function body from its local declarations; pcs are
