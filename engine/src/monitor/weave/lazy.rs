@@ -32,15 +32,7 @@ pub fn weave_lazy(
     let mons = MonView::new(store);
     let d = Decided::new(&m, &plan, store, &mons, cfg, false)?;
     if !lazy_allowed(&m, store, &mons, &d.layout) {
-        let (bytes, origin) = rewrite_module(&m, &plan, &mons, cfg, &d, None)?;
-        return Ok(Woven {
-            bytes,
-            origin,
-            imports: d.probe_imports.bound,
-            stats: d.stats,
-            counters: d.counters,
-            lazy: None,
-        });
+        return super::woven_eagerly(&m, &plan, &mons, cfg, d);
     }
     let mut deferred = vec![true; m.bodies.len()];
     let kept = plan.eager_funcs.iter().copied().chain(

@@ -176,7 +176,18 @@ pub fn weave(
 ) -> Result<Woven, LoadError> {
     let mons = MonView::new(store);
     let d = Decided::new(m, plan, store, &mons, cfg, fold_export)?;
-    let (bytes, origin) = rewrite_module(m, plan, &mons, cfg, &d, None)?;
+    woven_eagerly(m, plan, &mons, cfg, d)
+}
+
+/// Every body woven now, with what `d` decided for the whole module.
+fn woven_eagerly(
+    m: &ModuleInfo,
+    plan: &Plan,
+    mons: &MonView,
+    cfg: &InlineConfig,
+    d: Decided,
+) -> Result<Woven, LoadError> {
+    let (bytes, origin) = rewrite_module(m, plan, mons, cfg, &d, None)?;
     Ok(Woven {
         bytes,
         origin,
