@@ -412,6 +412,24 @@ impl Store {
         self.host_calls.set(self.host_calls.get() + 1);
     }
 
+    /// Make a host function call `f` from `instance` (None: the embedder):
+    /// counted, one host re-entry level deeper while it runs.
+    #[inline]
+    pub(crate) fn call_host<R>(
+        &mut self,
+        instance: Option<InstanceId>,
+        f: impl FnOnce(&mut Caller<'_>) -> R,
+    ) -> R {
+        self.count_host_call();
+        self.depth += 1;
+        let r = f(&mut Caller {
+            store: self,
+            instance,
+        });
+        self.depth -= 1;
+        r
+    }
+
     /// Whether `f` is a clock function ([`Linker::clock`]).
     pub(crate) fn is_clock(&self, f: FuncAddr) -> bool {
         self.clock_funcs.contains(&f)

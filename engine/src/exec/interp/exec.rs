@@ -100,18 +100,7 @@ pub(crate) fn invoke(store: &mut Store, f: FuncAddr, args: &[Value]) -> Result<V
     if let FuncKind::Host(h) = &fi.kind {
         let h = h.clone();
         let mut res: Vec<Value> = results_ty.iter().map(|t| Value::default_of(*t)).collect();
-        store.count_host_call();
-        store.depth += 1;
-        let r = h(
-            &mut Caller {
-                store,
-                instance: None,
-            },
-            args,
-            &mut res,
-        );
-        store.depth -= 1;
-        r?;
+        store.call_host(None, |c| h(c, args, &mut res))?;
         return Ok(res);
     }
     let res = on_stack(
@@ -667,16 +656,10 @@ impl<'s> Interp<'s> {
         buf[..np].copy_from_slice(self.slots(self.sp - np, np));
         self.sp -= np;
         let published = self.publish_for_gc_call(tail);
-        self.store.count_host_call();
-        self.store.depth += 1;
-        let r = raw(
-            &mut Caller {
-                store: &mut *self.store,
-                instance: Some(InstanceId(self.inst as u32)),
-            },
-            &mut buf[..np.max(nr)],
-        );
-        self.store.depth -= 1;
+        let inst = Some(InstanceId(self.inst as u32));
+        let r = self
+            .store
+            .call_host(inst, |c| raw(c, &mut buf[..np.max(nr)]));
         self.unpublish_for_gc(published);
         if let Err(e) = r {
             let e = self.at_call_site(e);

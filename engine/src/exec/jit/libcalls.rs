@@ -12,7 +12,7 @@
 use smallvec::SmallVec;
 
 use crate::core::types::{InstanceId, Value};
-use crate::runtime::store::{Caller, FuncKind, Store};
+use crate::runtime::store::{FuncKind, Store};
 use crate::runtime::vm::{VMStoreCtx, INSTANCE, STORE_CTX};
 
 /// Number of entries of [`table`].
@@ -192,17 +192,7 @@ pub(crate) unsafe extern "C" fn host_call(
         let raw = raw.clone();
         // SAFETY: as below; a raw function's values are one slot each.
         let slots = unsafe { std::slice::from_raw_parts_mut(args, super::buffer_slots(&fi.ty)) };
-        store.count_host_call();
-        store.depth += 1;
-        let r = raw(
-            &mut Caller {
-                store,
-                instance: caller,
-            },
-            slots,
-        );
-        store.depth -= 1;
-        return match r {
+        return match store.call_host(caller, |c| raw(c, slots)) {
             Ok(()) => {
                 crate::runtime::store::zero_extend_results(&store.funcs[func].ty.results, slots);
                 0
@@ -229,18 +219,7 @@ pub(crate) unsafe extern "C" fn host_call(
     }
     let mut res: SmallVec<[Value; 4]> = SmallVec::new();
     res.extend(fi.ty.results.iter().map(|t| Value::default_of(*t)));
-    store.count_host_call();
-    store.depth += 1;
-    let r = h(
-        &mut Caller {
-            store,
-            instance: caller,
-        },
-        &vals,
-        &mut res,
-    );
-    store.depth -= 1;
-    match r {
+    match store.call_host(caller, |c| h(c, &vals, &mut res)) {
         Ok(()) => {
             Value::write_all_slots(&res, slots);
             0
