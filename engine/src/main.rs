@@ -60,6 +60,11 @@ struct Cli {
     /// $XDG_CACHE_HOME/wizeng, else ~/.cache/wizeng).
     #[arg(long = "cache-dir", value_name = "PATH")]
     cache_dir: Option<std::path::PathBuf>,
+    /// Most bytes the cache's entries may take (e.g. 512M, 2G; 0: no
+    /// limit): at most hourly, the least recently used beyond it are removed.
+    #[arg(long = "cache-limit", value_name = "SIZE", default_value = "1G",
+          value_parser = parse_cache_limit)]
+    cache_limit: u64,
     /// Preopen a host directory for WASI: PATH, or HOST::GUEST to map it to another guest path.
     #[arg(long = "dir", value_name = "PATH")]
     dirs: Vec<String>,
@@ -306,6 +311,7 @@ fn session_config(cli: &Cli) -> Result<SessionConfig, Failure> {
             code_cache: (cli.cache == "on")
                 .then(|| cli.cache_dir.clone().or_else(default_cache_dir))
                 .flatten(),
+            code_cache_limit: cli.cache_limit,
             ..Default::default()
         },
         inline,
@@ -317,6 +323,31 @@ fn session_config(cli: &Cli) -> Result<SessionConfig, Failure> {
 }
 
 /// `--monitors`, plus the coverage monitor writing lcov for `--lcov=FILE`.
+/// `--cache-limit`: a size in bytes, or with a binary suffix (`512M`).
+fn parse_cache_limit(s: &str) -> Result<u64, String> {
+    parse_size(s)
+        .ok_or_else(|| format!("`{s}` is not a size (bytes, or a number with K, M, G or T)"))
+}
+
+/// Parse a size as the command line takes it: bytes, or a number with a
+/// suffix `K`, `M`, `G` or `T` (powers of 1024; `KiB` etc. and lower case
+/// are accepted too).
+fn parse_size(s: &str) -> Option<u64> {
+    let s = s.trim();
+    let digits = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    let (num, unit) = s.split_at(digits);
+    let num: u64 = num.parse().ok()?;
+    let shift = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kb" | "kib" => 10,
+        "m" | "mb" | "mib" => 20,
+        "g" | "gb" | "gib" => 30,
+        "t" | "tb" | "tib" => 40,
+        _ => return None,
+    };
+    num.checked_mul(1u64 << shift)
+}
+
 /// The compiled-code cache's default directory: `$WIZENG_CACHE_DIR`, else
 /// `$XDG_CACHE_HOME/wizeng`, else `~/.cache/wizeng` (none without a home).
 fn default_cache_dir() -> Option<std::path::PathBuf> {
@@ -676,5 +707,23 @@ fn format_value(v: &Value) -> String {
         Value::F32(b) => format!("{}", f32::from_bits(*b)),
         Value::F64(b) => format!("{}", f64::from_bits(*b)),
         other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse_with_binary_suffixes() {
+        assert_eq!(parse_size("0"), Some(0));
+        assert_eq!(parse_size("4096"), Some(4096));
+        assert_eq!(parse_size("512M"), Some(512 << 20));
+        assert_eq!(parse_size("2g"), Some(2 << 30));
+        assert_eq!(parse_size("3 GiB"), Some(3 << 30));
+        assert_eq!(parse_size("1KB"), Some(1024));
+        assert_eq!(parse_size("1.5G"), None);
+        assert_eq!(parse_size("G"), None);
+        assert_eq!(parse_size("99999999999T"), None);
     }
 }

@@ -261,7 +261,13 @@ pub struct Config {
     /// The directory of the compiled-code cache (JIT tiers): compiled code is
     /// looked up there before compiling and stored after (`None`: no cache).
     pub code_cache: Option<std::path::PathBuf>,
+    /// The most bytes the cache's entries may take: the least recently used
+    /// are removed when a sweep (at most hourly) finds more (0: no limit).
+    pub code_cache_limit: u64,
 }
+
+/// The default [`Config::code_cache_limit`]: 1 GiB.
+pub const DEFAULT_CACHE_LIMIT: u64 = 1 << 30;
 
 impl Default for Config {
     fn default() -> Self {
@@ -273,6 +279,7 @@ impl Default for Config {
             dyn_threshold: 1000,
             background_compile: false,
             code_cache: None,
+            code_cache_limit: DEFAULT_CACHE_LIMIT,
         }
     }
 }

@@ -21,12 +21,13 @@
 //! A process that exits while its compiler thread writes an entry leaves the
 //! temporary file (`NAME.tmpPID`) behind; the compiler thread of a later run
 //! removes those whose process is gone (`CodeCache::sweep_leftovers`), when
-//! it has nothing else to do, at most once an hour per directory.
+//! it has nothing else to do, at most once an hour per directory. The same
+//! sweep keeps the directory within its size limit (`cache_limit.rs`).
 
 use std::borrow::Cow;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use cranelift_codegen::incremental_cache::CacheKvStore;
@@ -43,6 +44,9 @@ pub struct CodeCache {
     pub(crate) misses: AtomicUsize,
     /// Entries that failed a check (and were compiled afresh).
     pub(crate) rejected: AtomicUsize,
+    /// The most bytes its entries may take (0: no limit; see
+    /// `cache_limit.rs`).
+    pub(crate) limit: AtomicU64,
 }
 
 impl CodeCache {
@@ -58,7 +62,12 @@ impl CodeCache {
             hits: AtomicUsize::new(0),
             misses: AtomicUsize::new(0),
             rejected: AtomicUsize::new(0),
+            limit: AtomicU64::new(crate::runtime::store::DEFAULT_CACHE_LIMIT),
         }))
+    }
+
+    pub(crate) fn dir(&self) -> &Path {
+        &self.dir
     }
 
     fn path(&self, key: &[u8]) -> PathBuf {
@@ -121,8 +130,9 @@ const SWEEP_STAMP: &str = "swept.stamp";
 const SWEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(3600);
 
 impl CodeCache {
-    /// [`CodeCache::sweep_leftovers`], if the directory was not swept in the
-    /// last [`SWEEP_EVERY`] (by any process: the time is the stamp file's).
+    /// [`CodeCache::sweep_leftovers`] and then [`CodeCache::evict_over`] the
+    /// limit, if the directory was not swept in the last [`SWEEP_EVERY`] (by
+    /// any process: the time is the stamp file's); how many leftovers went.
     pub(crate) fn sweep_if_due(&self) -> usize {
         let stamp = self.dir.join(SWEEP_STAMP);
         let recent = std::fs::metadata(&stamp)
@@ -133,7 +143,9 @@ impl CodeCache {
         if recent || std::fs::write(&stamp, b"").is_err() {
             return 0;
         }
-        self.sweep_leftovers()
+        let removed = self.sweep_leftovers();
+        self.evict_over(self.limit.load(Ordering::Relaxed));
+        removed
     }
 }
 

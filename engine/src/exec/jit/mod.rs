@@ -18,6 +18,7 @@ pub const AVAILABLE: bool = true;
 
 pub(crate) mod background;
 pub mod cache;
+pub mod cache_limit;
 pub(crate) mod env;
 pub(crate) mod libcalls;
 mod located;
@@ -1128,9 +1129,13 @@ pub(crate) fn open_cache(store: &mut Store) {
     let Some(dir) = store.config.code_cache.clone() else {
         return;
     };
+    let limit = store.config.code_cache_limit;
     let j = &mut crate::exec::state_mut(store).jit;
     if j.cache.is_none() {
         j.cache = CodeCache::open(&dir).ok();
+        if let Some(c) = &j.cache {
+            c.limit.store(limit, std::sync::atomic::Ordering::Relaxed);
+        }
     }
 }
 
