@@ -764,124 +764,98 @@ fn parse(
     features: WasmFeatures,
     translator: &mut dyn BodyTranslator,
 ) -> Result<ModuleInfo, LoadError> {
-    let mut m = ModuleInfo {
-        bytes: Arc::from(bytes),
-        types: Vec::new(),
-        gc: Default::default(),
-        imports: Vec::new(),
-        func_types: Vec::new(),
-        resources: None,
-        num_imported_funcs: 0,
-        num_imported_tables: 0,
-        num_imported_memories: 0,
-        num_imported_globals: 0,
-        num_imported_tags: 0,
-        tag_types: Vec::new(),
-        rec_groups: Vec::new(),
-        tables: Vec::new(),
-        memories: Vec::new(),
-        globals: Vec::new(),
-        exports: Vec::new(),
-        start: None,
-        elems: Vec::new(),
-        datas: Vec::new(),
-        bodies: Vec::new(),
-        func_names: HashMap::new(),
-        name: None,
-        origin: None,
-        lazy: None,
-        private_globals_in_vmctx: false,
-        features,
-    };
+    let mut m = ModuleInfo::empty(bytes, features);
     let mut validator = Validator::new_with_features(features);
     let mut allocs = wasmparser::FuncValidatorAllocations::default();
     for payload in Parser::new(0).parse_all(bytes) {
         let payload = payload?;
         if let wasmparser::ValidPayload::Func(func, body) = validator.payload(&payload)? {
-            // Every function's resources are the same module's: keep the
-            // first, share it.
-            let FuncToValidate {
-                resources,
-                index,
-                ty,
-                features,
-            } = func;
-            let resources = m
-                .resources
-                .get_or_insert_with(|| Arc::new(resources))
-                .clone();
-            let func = FuncToValidate {
-                resources,
-                index,
-                ty,
-                features,
-            };
-            let mut fv = func.into_validator(std::mem::take(&mut allocs));
-            let ctx = BodyCtx {
-                types: &m.types,
-                func_types: &m.func_types,
-                features,
-            };
-            translator.body(&ctx, &mut fv, &body)?;
-            allocs = fv.into_allocations();
+            allocs = m.translate_body(func, &body, allocs, translator)?;
         }
+        m.read_payload(payload)?;
+    }
+    Ok(m)
+}
+
+impl ModuleInfo {
+    /// A module with nothing read yet.
+    fn empty(bytes: &[u8], features: WasmFeatures) -> ModuleInfo {
+        ModuleInfo {
+            bytes: Arc::from(bytes),
+            types: Vec::new(),
+            gc: Default::default(),
+            imports: Vec::new(),
+            func_types: Vec::new(),
+            resources: None,
+            num_imported_funcs: 0,
+            num_imported_tables: 0,
+            num_imported_memories: 0,
+            num_imported_globals: 0,
+            num_imported_tags: 0,
+            tag_types: Vec::new(),
+            rec_groups: Vec::new(),
+            tables: Vec::new(),
+            memories: Vec::new(),
+            globals: Vec::new(),
+            exports: Vec::new(),
+            start: None,
+            elems: Vec::new(),
+            datas: Vec::new(),
+            bodies: Vec::new(),
+            func_names: HashMap::new(),
+            name: None,
+            origin: None,
+            lazy: None,
+            private_globals_in_vmctx: false,
+            features,
+        }
+    }
+
+    /// Validate one function body and hand it to `translator`; the
+    /// validator's allocations, for the next body.
+    fn translate_body(
+        &mut self,
+        func: FuncToValidate<wasmparser::ValidatorResources>,
+        body: &wasmparser::FunctionBody<'_>,
+        allocs: wasmparser::FuncValidatorAllocations,
+        translator: &mut dyn BodyTranslator,
+    ) -> Result<wasmparser::FuncValidatorAllocations, LoadError> {
+        // Every function's resources are the same module's: keep the
+        // first, share it.
+        let FuncToValidate {
+            resources,
+            index,
+            ty,
+            features,
+        } = func;
+        let resources = self
+            .resources
+            .get_or_insert_with(|| Arc::new(resources))
+            .clone();
+        let func = FuncToValidate {
+            resources,
+            index,
+            ty,
+            features,
+        };
+        let mut fv = func.into_validator(allocs);
+        let ctx = BodyCtx {
+            types: &self.types,
+            func_types: &self.func_types,
+            features,
+        };
+        translator.body(&ctx, &mut fv, body)?;
+        Ok(fv.into_allocations())
+    }
+
+    /// Record what one section (or code entry) declares.
+    fn read_payload(&mut self, payload: Payload<'_>) -> Result<(), LoadError> {
+        let m = self;
         match payload {
-            Payload::TypeSection(r) => {
-                for rec in r {
-                    let rec = rec?;
-                    m.gc.push_group(&rec);
-                    let start = m.types.len() as u32;
-                    let n = rec.types().len() as u32;
-                    m.rec_groups
-                        .extend(std::iter::repeat_n(start..start + n, n as usize));
-                    for sub in rec.types() {
-                        m.types.push(match &sub.composite_type.inner {
-                            wasmparser::CompositeInnerType::Func(f) => FuncType::new(
-                                f.params().iter().map(|t| m.gc.val(*t)).collect::<Vec<_>>(),
-                                f.results().iter().map(|t| m.gc.val(*t)).collect::<Vec<_>>(),
-                            ),
-                            _ => FuncType::default(),
-                        });
-                    }
-                }
-                m.gc.check_subtypes().map_err(|message| LoadError {
-                    kind: LoadErrorKind::Invalid,
-                    offset: None,
-                    message,
-                })?;
-            }
+            Payload::TypeSection(r) => m.read_types(r)?,
             Payload::ImportSection(r) => {
                 for imp in r {
-                    let imp = imp?;
-                    let desc = match imp.ty {
-                        wasmparser::TypeRef::Func(t) => {
-                            m.func_types.push(t);
-                            m.num_imported_funcs += 1;
-                            ImportDesc::Func(t)
-                        }
-                        wasmparser::TypeRef::Table(t) => {
-                            m.num_imported_tables += 1;
-                            ImportDesc::Table(table_type(&m.gc, &t))
-                        }
-                        wasmparser::TypeRef::Memory(mt) => {
-                            m.num_imported_memories += 1;
-                            ImportDesc::Memory(memory_type(&mt))
-                        }
-                        wasmparser::TypeRef::Global(g) => {
-                            m.num_imported_globals += 1;
-                            ImportDesc::Global(global_type(&m.gc, &g))
-                        }
-                        wasmparser::TypeRef::Tag(t) => {
-                            m.num_imported_tags += 1;
-                            m.tag_types.push(t.func_type_idx);
-                            ImportDesc::Tag(t.func_type_idx)
-                        }
-                    };
-                    m.imports.push(Import {
-                        module: imp.module.to_string(),
-                        name: imp.name.to_string(),
-                        desc,
-                    });
+                    m.read_import(imp?);
                 }
             }
             Payload::FunctionSection(r) => {
@@ -923,101 +897,179 @@ fn parse(
             }
             Payload::ExportSection(r) => {
                 for e in r {
-                    let e = e?;
-                    let kind = match e.kind {
-                        wasmparser::ExternalKind::Func => ExternKind::Func,
-                        wasmparser::ExternalKind::Table => ExternKind::Table,
-                        wasmparser::ExternalKind::Memory => ExternKind::Memory,
-                        wasmparser::ExternalKind::Global => ExternKind::Global,
-                        wasmparser::ExternalKind::Tag => ExternKind::Tag,
-                    };
-                    m.exports.push(Export {
-                        name: e.name.to_string(),
-                        kind,
-                        index: e.index,
-                    });
+                    m.exports.push(export(e?));
                 }
             }
             Payload::StartSection { func, .. } => m.start = Some(func),
             Payload::ElementSection(r) => {
                 for e in r {
-                    let e = e?;
-                    let mode = match e.kind {
-                        wasmparser::ElementKind::Passive => ElemMode::Passive,
-                        wasmparser::ElementKind::Declared => ElemMode::Declared,
-                        wasmparser::ElementKind::Active {
-                            table_index,
-                            offset_expr,
-                        } => ElemMode::Active {
-                            table: table_index.unwrap_or(0),
-                            offset: const_expr(&m.gc, &offset_expr)?,
-                        },
-                    };
-                    let (ty, items) = match e.items {
-                        wasmparser::ElementItems::Functions(fs) => {
-                            let mut items = Vec::new();
-                            for f in fs {
-                                items.push(ConstExpr(vec![ConstOp::RefFunc(f?)]));
-                            }
-                            (ValType::FuncRef, items)
-                        }
-                        wasmparser::ElementItems::Expressions(rt, es) => {
-                            let mut items = Vec::new();
-                            for x in es {
-                                items.push(const_expr(&m.gc, &x?)?);
-                            }
-                            (m.gc.val_of_ref(rt), items)
-                        }
-                    };
-                    m.elems.push(ElemSegment { ty, mode, items });
+                    let e = elem_segment(&m.gc, e?)?;
+                    m.elems.push(e);
                 }
             }
             Payload::DataSection(r) => {
                 for d in r {
-                    let d = d?;
-                    let start = d.range.end - d.data.len();
-                    let mode = match d.kind {
-                        wasmparser::DataKind::Passive => DataMode::Passive,
-                        wasmparser::DataKind::Active {
-                            memory_index,
-                            offset_expr,
-                        } => DataMode::Active {
-                            memory: memory_index,
-                            offset: const_expr(&m.gc, &offset_expr)?,
-                        },
-                    };
-                    m.datas.push(DataSegment {
-                        mode,
-                        range: start..start + d.data.len(),
-                    });
+                    m.datas.push(data_segment(&m.gc, d?)?);
                 }
             }
-            Payload::CodeSectionEntry(body) => {
-                let range = body.range();
-                let mut locals = Vec::new();
-                let mut lr = body.get_locals_reader()?;
-                for _ in 0..lr.get_count() {
-                    let (n, t) = lr.read()?;
-                    let t = m.gc.val(t);
-                    locals.extend(std::iter::repeat(t).take(n as usize));
-                }
-                let code_start = (lr.original_position() - range.start) as u32;
-                m.bodies.push(FuncBody {
-                    range,
-                    locals,
-                    code_start,
-                });
-            }
+            Payload::CodeSectionEntry(body) => m.read_body_header(&body)?,
             Payload::CustomSection(c) => {
                 if let wasmparser::KnownCustom::Name(names) = c.as_known() {
                     // A malformed name section is ignored, as the spec requires.
-                    let _ = read_names(names, &mut m);
+                    let _ = read_names(names, m);
                 }
             }
             _ => {}
         }
+        Ok(())
     }
-    Ok(m)
+
+    fn read_types(&mut self, r: wasmparser::TypeSectionReader<'_>) -> Result<(), LoadError> {
+        for rec in r {
+            let rec = rec?;
+            self.gc.push_group(&rec);
+            let start = self.types.len() as u32;
+            let n = rec.types().len() as u32;
+            self.rec_groups
+                .extend(std::iter::repeat_n(start..start + n, n as usize));
+            for sub in rec.types() {
+                self.types.push(match &sub.composite_type.inner {
+                    wasmparser::CompositeInnerType::Func(f) => FuncType::new(
+                        f.params()
+                            .iter()
+                            .map(|t| self.gc.val(*t))
+                            .collect::<Vec<_>>(),
+                        f.results()
+                            .iter()
+                            .map(|t| self.gc.val(*t))
+                            .collect::<Vec<_>>(),
+                    ),
+                    _ => FuncType::default(),
+                });
+            }
+        }
+        self.gc.check_subtypes().map_err(|message| LoadError {
+            kind: LoadErrorKind::Invalid,
+            offset: None,
+            message,
+        })
+    }
+
+    fn read_import(&mut self, imp: wasmparser::Import<'_>) {
+        let m = self;
+        let desc = match imp.ty {
+            wasmparser::TypeRef::Func(t) => {
+                m.func_types.push(t);
+                m.num_imported_funcs += 1;
+                ImportDesc::Func(t)
+            }
+            wasmparser::TypeRef::Table(t) => {
+                m.num_imported_tables += 1;
+                ImportDesc::Table(table_type(&m.gc, &t))
+            }
+            wasmparser::TypeRef::Memory(mt) => {
+                m.num_imported_memories += 1;
+                ImportDesc::Memory(memory_type(&mt))
+            }
+            wasmparser::TypeRef::Global(g) => {
+                m.num_imported_globals += 1;
+                ImportDesc::Global(global_type(&m.gc, &g))
+            }
+            wasmparser::TypeRef::Tag(t) => {
+                m.num_imported_tags += 1;
+                m.tag_types.push(t.func_type_idx);
+                ImportDesc::Tag(t.func_type_idx)
+            }
+        };
+        m.imports.push(Import {
+            module: imp.module.to_string(),
+            name: imp.name.to_string(),
+            desc,
+        });
+    }
+
+    /// A code entry's range and locals (its code is the translator's).
+    fn read_body_header(&mut self, body: &wasmparser::FunctionBody<'_>) -> Result<(), LoadError> {
+        let range = body.range();
+        let mut locals = Vec::new();
+        let mut lr = body.get_locals_reader()?;
+        for _ in 0..lr.get_count() {
+            let (n, t) = lr.read()?;
+            let t = self.gc.val(t);
+            locals.extend(std::iter::repeat(t).take(n as usize));
+        }
+        let code_start = (lr.original_position() - range.start) as u32;
+        self.bodies.push(FuncBody {
+            range,
+            locals,
+            code_start,
+        });
+        Ok(())
+    }
+}
+
+fn export(e: wasmparser::Export<'_>) -> Export {
+    let kind = match e.kind {
+        wasmparser::ExternalKind::Func => ExternKind::Func,
+        wasmparser::ExternalKind::Table => ExternKind::Table,
+        wasmparser::ExternalKind::Memory => ExternKind::Memory,
+        wasmparser::ExternalKind::Global => ExternKind::Global,
+        wasmparser::ExternalKind::Tag => ExternKind::Tag,
+    };
+    Export {
+        name: e.name.to_string(),
+        kind,
+        index: e.index,
+    }
+}
+
+fn elem_segment(gc: &ModuleTypes, e: wasmparser::Element<'_>) -> Result<ElemSegment, LoadError> {
+    let mode = match e.kind {
+        wasmparser::ElementKind::Passive => ElemMode::Passive,
+        wasmparser::ElementKind::Declared => ElemMode::Declared,
+        wasmparser::ElementKind::Active {
+            table_index,
+            offset_expr,
+        } => ElemMode::Active {
+            table: table_index.unwrap_or(0),
+            offset: const_expr(gc, &offset_expr)?,
+        },
+    };
+    let (ty, items) = match e.items {
+        wasmparser::ElementItems::Functions(fs) => {
+            let mut items = Vec::new();
+            for f in fs {
+                items.push(ConstExpr(vec![ConstOp::RefFunc(f?)]));
+            }
+            (ValType::FuncRef, items)
+        }
+        wasmparser::ElementItems::Expressions(rt, es) => {
+            let mut items = Vec::new();
+            for x in es {
+                items.push(const_expr(gc, &x?)?);
+            }
+            (gc.val_of_ref(rt), items)
+        }
+    };
+    Ok(ElemSegment { ty, mode, items })
+}
+
+fn data_segment(gc: &ModuleTypes, d: wasmparser::Data<'_>) -> Result<DataSegment, LoadError> {
+    let start = d.range.end - d.data.len();
+    let mode = match d.kind {
+        wasmparser::DataKind::Passive => DataMode::Passive,
+        wasmparser::DataKind::Active {
+            memory_index,
+            offset_expr,
+        } => DataMode::Active {
+            memory: memory_index,
+            offset: const_expr(gc, &offset_expr)?,
+        },
+    };
+    Ok(DataSegment {
+        mode,
+        range: start..start + d.data.len(),
+    })
 }
 
 fn read_names(
