@@ -336,57 +336,7 @@ pub fn expand(rule: &Rule, cat: &dyn EventCatalog, diags: &mut Vec<Diag>) -> Vec
         }
     }
     if out.is_empty() {
-        let text = rule_text(rule);
-        let mut d;
-        if let Some(ev) = names_matched.first() {
-            let np = ev.parts.len();
-            if ev.modes.is_empty() && rule.parts.len() > np {
-                d = Diag::error(
-                    format!("probe rule `{text}` matches no event"),
-                    rule.parts[np].span,
-                )
-                .with_label(format!("`{}` has no modes", ev.name()))
-                .with_note(format!("write just `{}`", ev.name()));
-            } else if !ev.modes.is_empty() && rule.parts.len() == np {
-                d = Diag::error(
-                    format!("probe rule `{text}` matches no event: a mode is missing"),
-                    rule.span,
-                )
-                .with_label("expected `:MODE` after this")
-                .with_note(format!(
-                    "`{}` has modes {}; e.g. `{}:before`",
-                    ev.name(),
-                    ev.modes.join(", "),
-                    ev.name()
-                ));
-            } else if rule.parts.len() == np + 1 {
-                let mut modes: Vec<String> = names_matched
-                    .iter()
-                    .flat_map(|e| e.modes.iter().cloned())
-                    .collect();
-                modes.sort();
-                modes.dedup();
-                d = Diag::error(
-                    format!("probe rule `{text}` matches no event"),
-                    rule.parts[np].span,
-                )
-                .with_label("no matched event has this mode")
-                .with_note(format!("modes of the matched events: {}", modes.join(", ")));
-            } else {
-                d = Diag::error(format!("probe rule `{text}` matches no event"), rule.span)
-                    .with_label("too many parts");
-            }
-        } else {
-            let i = best_prefix.min(rule.parts.len().saturating_sub(1));
-            let span = rule.parts.get(i).map(|p| p.span).unwrap_or(rule.span);
-            d = Diag::error(format!("probe rule `{text}` matches no event"), span)
-                .with_label(format!("no event matches this part ({})", part_role(i)));
-            d = d.with_note("run `whamm info --spec 'wasm:*'` to list events and modes");
-        }
-        if d.span.lo == d.span.hi {
-            d.span = rule.span;
-        }
-        diags.push(d);
+        diags.push(no_match(rule, &names_matched, best_prefix));
         return out;
     }
     // Type bounds: keep the sites where each bounded variable exists with the
@@ -416,6 +366,63 @@ pub fn expand(rule: &Rule, cat: &dyn EventCatalog, diags: &mut Vec<Diag>) -> Vec
         }
     }
     out
+}
+
+/// The error for a rule that matches no event: what is wrong with it, told
+/// from the events whose names it matched (`names_matched`) or, without
+/// any, from the longest prefix of parts some event matched.
+fn no_match(rule: &Rule, names_matched: &[&Event], best_prefix: usize) -> Diag {
+    let text = rule_text(rule);
+    let mut d;
+    if let Some(ev) = names_matched.first() {
+        let np = ev.parts.len();
+        if ev.modes.is_empty() && rule.parts.len() > np {
+            d = Diag::error(
+                format!("probe rule `{text}` matches no event"),
+                rule.parts[np].span,
+            )
+            .with_label(format!("`{}` has no modes", ev.name()))
+            .with_note(format!("write just `{}`", ev.name()));
+        } else if !ev.modes.is_empty() && rule.parts.len() == np {
+            d = Diag::error(
+                format!("probe rule `{text}` matches no event: a mode is missing"),
+                rule.span,
+            )
+            .with_label("expected `:MODE` after this")
+            .with_note(format!(
+                "`{}` has modes {}; e.g. `{}:before`",
+                ev.name(),
+                ev.modes.join(", "),
+                ev.name()
+            ));
+        } else if rule.parts.len() == np + 1 {
+            let mut modes: Vec<String> = names_matched
+                .iter()
+                .flat_map(|e| e.modes.iter().cloned())
+                .collect();
+            modes.sort();
+            modes.dedup();
+            d = Diag::error(
+                format!("probe rule `{text}` matches no event"),
+                rule.parts[np].span,
+            )
+            .with_label("no matched event has this mode")
+            .with_note(format!("modes of the matched events: {}", modes.join(", ")));
+        } else {
+            d = Diag::error(format!("probe rule `{text}` matches no event"), rule.span)
+                .with_label("too many parts");
+        }
+    } else {
+        let i = best_prefix.min(rule.parts.len().saturating_sub(1));
+        let span = rule.parts.get(i).map(|p| p.span).unwrap_or(rule.span);
+        d = Diag::error(format!("probe rule `{text}` matches no event"), span)
+            .with_label(format!("no event matches this part ({})", part_role(i)));
+        d = d.with_note("run `whamm info --spec 'wasm:*'` to list events and modes");
+    }
+    if d.span.lo == d.span.hi {
+        d.span = rule.span;
+    }
+    d
 }
 
 fn part_role(i: usize) -> &'static str {
