@@ -254,11 +254,79 @@ impl Template {
 
     /// [`pure_increment`] of `call`, replaying the accesses with its constants.
     fn apply(&self, store: &Store, call: &ProbeCall) -> Option<Incs> {
+        if let Some(r) = self.one_increment(store, &call.args) {
+            return r;
+        }
         let mut st = Eval::default();
         for a in &self.0 {
             access(store, &mut st, a, &call.args)?;
         }
         (!st.incs.is_empty()).then_some(st.incs)
+    }
+}
+
+impl Template {
+    /// The common shape, a load and a store of the loaded value plus a
+    /// constant at the same address, replayed without an evaluation (on a
+    /// large app this runs for millions of sites): what [`access`] finds for
+    /// it, or `None` for any other shape.
+    #[inline]
+    fn one_increment(&self, store: &Store, args: &[ArgSource]) -> Option<Option<Incs>> {
+        let [load, st] = &self.0[..] else {
+            return None;
+        };
+        let (None, Some(Stored::Loaded(0, delta, zext))) = (load.store, st.store) else {
+            return None;
+        };
+        let same = (load.mem, load.offset) == (st.mem, st.offset)
+            && match (load.addr, st.addr) {
+                (Addr::Const(a), Addr::Const(b)) => a == b,
+                (
+                    Addr::Sym { param, off, wide },
+                    Addr::Sym {
+                        param: p,
+                        off: o,
+                        wide: w,
+                    },
+                ) => (param, off, wide) == (p, o, w),
+                _ => false,
+            };
+        let width_ok = if zext {
+            load.width == 4 && st.width == 8
+        } else {
+            load.width == st.width
+        };
+        if !same || !width_ok {
+            // (`access` refuses these: leave it to the evaluation.)
+            return None;
+        }
+        let base = match load.addr {
+            Addr::Const(v) => v,
+            Addr::Sym { param, off, wide } => {
+                let Some(ArgSource::Const(v)) = args.get(param as usize) else {
+                    return Some(None);
+                };
+                let t = if wide { ValType::I64 } else { ValType::I32 };
+                mask(t, v.wrapping_add(off))
+            }
+        };
+        let Some(ea) = base.checked_add(load.offset) else {
+            return Some(None);
+        };
+        // Both accesses in bounds (the store's span is the wider).
+        if ea + st.width as u64 > store.memory(load.mem).data.len() as u64 {
+            return Some(None);
+        }
+        let mut incs = Incs::new();
+        incs.push(Inc {
+            mem: load.mem,
+            ea: ea as u32,
+            width: load.width,
+            delta: low_bytes(delta, load.width),
+            zext,
+            set: false,
+        });
+        Some(Some(incs))
     }
 }
 
@@ -919,13 +987,22 @@ pub fn countable<'a>(store: &Store, calls: impl Iterator<Item = &'a ProbeCall>) 
     // Sites of one probe differ in their constants (each its own counter's
     // address): evaluate the function once per shape of constants; calls
     // it cannot do so for, once per distinct call.
-    let mut templates = HashMap::default();
+    let mut templates: HashMap<_, usize> = HashMap::default();
+    let mut made: Vec<Option<Template>> = Vec::new();
+    // (Consecutive sites are usually of one probe: no lookup then.)
+    let mut last = None;
     let mut one_by_one: HashMap<CallKey, Option<Incs>> = HashMap::default();
     for c in &calls {
-        let template = templates
-            .entry(template_key(c))
-            .or_insert_with(|| Template::new(store, c));
-        incs_of.push(match template {
+        let k = template_key(c);
+        let t = match last {
+            Some((lk, t)) if lk == k => t,
+            _ => *templates.entry(k).or_insert_with(|| {
+                made.push(Template::new(store, c));
+                made.len() - 1
+            }),
+        };
+        last = Some((k, t));
+        incs_of.push(match &made[t] {
             Some(t) => t.apply(store, c),
             None => one_by_one
                 .entry(call_key(c))
@@ -1000,9 +1077,62 @@ pub fn countable<'a>(store: &Store, calls: impl Iterator<Item = &'a ProbeCall>) 
 #[derive(Default, Debug)]
 pub struct FuncBlocks {
     /// Event number -> counter (woven global index) to increment before it.
-    pub starts: HashMap<usize, u32>,
+    pub starts: Ascending<usize, u32>,
     /// Keys of the sites whose probes are counted through their block.
-    pub folded: HashSet<u64>,
+    pub folded: Ascending<u64, ()>,
+}
+
+/// A map whose keys are added in ascending order (planning walks a
+/// function's events and sites in order): a sorted list, searched by
+/// halving; no hashing, one allocation per function.
+#[derive(Debug, Clone)]
+pub struct Ascending<K, V> {
+    keys: Vec<K>,
+    values: Vec<V>,
+}
+
+impl<K, V> Default for Ascending<K, V> {
+    fn default() -> Self {
+        Ascending {
+            keys: Vec::new(),
+            values: Vec::new(),
+        }
+    }
+}
+
+impl<K: Ord + Copy, V> Ascending<K, V> {
+    /// Add `k`, greater than every key so far.
+    fn push(&mut self, k: K, v: V) {
+        debug_assert!(self.keys.last().is_none_or(|l| *l < k), "keys ascend");
+        self.keys.push(k);
+        self.values.push(v);
+    }
+
+    pub fn get(&self, k: &K) -> Option<&V> {
+        self.keys.binary_search(k).ok().map(|i| &self.values[i])
+    }
+
+    pub fn contains(&self, k: &K) -> bool {
+        self.keys.binary_search(k).is_ok()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// The keys, ascending.
+    pub fn keys(&self) -> &[K] {
+        &self.keys
+    }
+
+    fn shrink(&mut self) {
+        self.keys.shrink_to_fit();
+        self.values.shrink_to_fit();
+    }
 }
 
 /// Whether the final `end` of function `idx` has probes (the body is then
@@ -1071,81 +1201,98 @@ pub fn plan_function(
     first_global: u32,
     out: &mut BlockCounters,
 ) -> Result<FuncBlocks, crate::LoadError> {
-    struct Cur {
-        start: usize,
-        probes: u64,
-        pcs: Option<(u32, u32)>,
-        sites: Vec<(u64, Incs)>,
-    }
-    let new = |start| Cur {
-        start,
+    let mut plan = BlockPlan {
+        fb: FuncBlocks::default(),
+        start: 0,
         probes: 0,
         pcs: None,
         sites: Vec::new(),
+        func: idx,
+        first_global,
+        out,
     };
-    let mut fb = FuncBlocks::default();
-    let mut close = |c: Cur, fb: &mut FuncBlocks| {
-        if c.probes == 0 {
-            return;
-        }
-        let global = first_global + out.blocks.len() as u32;
-        fb.starts.insert(c.start, global);
-        for (k, _) in &c.sites {
-            fb.folded.insert(*k);
-        }
-        out.probes_folded += c.probes;
-        out.sites_folded += c.sites.len() as u64;
-        out.blocks.push(CountedBlock {
-            func: idx,
-            pcs: c.pcs,
-            global,
-            sites: c.sites,
-        });
-    };
-    let mut cur = new(0);
+    let (mut before, mut after) = (fp.before.cursor(), fp.after.cursor());
     let mut n = 0usize;
     for_each_event(m, idx, wrapped(m, idx, fp), |ev, pc, _| {
         match ev {
-            Ev::Split => {
-                let c = std::mem::replace(&mut cur, new(n + 1));
-                close(c, &mut fb);
-            }
+            Ev::Split => plan.close(n + 1),
             Ev::Site(pc, when) => {
                 let calls = match when {
                     When::Entry => Some(&fp.entry[..]),
-                    When::Before => fp.before.get(&pc),
-                    When::After => fp.after.get(&pc),
+                    When::Before => before.at(pc),
+                    When::After => after.at(pc),
                 };
                 if let Some(calls) = calls.filter(|c| !c.is_empty()) {
-                    let mut incs = Some(Incs::new());
-                    for c in calls {
-                        match (countable.get(c), incs.as_mut()) {
-                            (Some(i), Some(all)) => all.extend_from_slice(i),
-                            _ => incs = None,
+                    let mut incs = Incs::new();
+                    let counted = calls.iter().all(|c| match countable.get(c) {
+                        Some(i) => {
+                            incs.extend_from_slice(i);
+                            true
                         }
-                    }
-                    match incs {
-                        Some(incs) => {
-                            cur.probes += calls.len() as u64;
-                            cur.sites.push((key(pc, when), incs));
-                        }
-                        None => {
-                            let c = std::mem::replace(&mut cur, new(n + 1));
-                            close(c, &mut fb);
-                        }
+                        None => false,
+                    });
+                    if counted {
+                        plan.probes += calls.len() as u64;
+                        plan.sites.push((key(pc, when), incs));
+                    } else {
+                        plan.close(n + 1);
                     }
                 }
             }
-            Ev::Op => {
-                cur.pcs = Some(cur.pcs.map_or((pc, pc), |(f, _)| (f, pc)));
-            }
+            Ev::Op => plan.pcs = Some(plan.pcs.map_or((pc, pc), |(f, _)| (f, pc))),
             Ev::WrapEnd => {}
         }
         n += 1;
         Ok(())
     })?;
-    close(cur, &mut fb);
-    Ok(fb)
+    plan.close(n);
+    plan.fb.starts.shrink();
+    plan.fb.folded.shrink();
+    Ok(plan.fb)
+}
+
+/// [`plan_function`]'s state: the block being walked (from event `start`)
+/// and where finished ones go.
+struct BlockPlan<'o> {
+    fb: FuncBlocks,
+    start: usize,
+    /// Counted probes and the pcs of the instructions in the block so far.
+    probes: u64,
+    pcs: Option<(u32, u32)>,
+    /// Its counted sites (reused from block to block: a block's own list is
+    /// allocated once, at its exact size).
+    sites: Vec<(u64, Incs)>,
+    func: u32,
+    first_global: u32,
+    out: &'o mut BlockCounters,
+}
+
+impl BlockPlan<'_> {
+    /// End the block being walked (giving it a counter if it counts a
+    /// probe); the next one starts at event `next`.
+    fn close(&mut self, next: usize) {
+        let start = std::mem::replace(&mut self.start, next);
+        let pcs = self.pcs.take();
+        let probes = std::mem::take(&mut self.probes);
+        if probes == 0 {
+            return;
+        }
+        let out = &mut *self.out;
+        let global = self.first_global + out.blocks.len() as u32;
+        self.fb.starts.push(start, global);
+        for (k, _) in &self.sites {
+            self.fb.folded.push(*k, ());
+        }
+        out.probes_folded += probes;
+        out.sites_folded += self.sites.len() as u64;
+        let sites: Vec<(u64, Incs)> = self.sites.drain(..).collect();
+        out.blocks.push(CountedBlock {
+            func: self.func,
+            pcs,
+            global,
+            sites,
+        });
+    }
 }
 
 /// The i64 store of a counter's `width` bytes.

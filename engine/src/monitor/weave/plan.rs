@@ -45,6 +45,11 @@ impl SiteCalls {
         self.pcs.binary_search(pc).is_ok()
     }
 
+    /// A reader of the sites in ascending pc order ([`SiteCursor`]).
+    pub fn cursor(&self) -> SiteCursor<'_> {
+        SiteCursor { of: self, next: 0 }
+    }
+
     /// Every site with its calls, by pc.
     pub fn iter(&self) -> impl Iterator<Item = (&u32, &[ProbeCall])> {
         self.pcs.iter().zip(self.calls.iter().map(|c| &c[..]))
@@ -78,6 +83,24 @@ impl SiteCalls {
                 self.calls.insert(i, SmallVec::from_vec(calls));
             }
         }
+    }
+}
+
+/// Looks up sites in ascending pc order, each from where the last lookup
+/// ended (a walk over a function's instructions asks at every one).
+pub struct SiteCursor<'a> {
+    of: &'a SiteCalls,
+    next: usize,
+}
+
+impl<'a> SiteCursor<'a> {
+    /// The calls at `pc` (at least the pc of the last lookup), if any.
+    pub fn at(&mut self, pc: u32) -> Option<&'a [ProbeCall]> {
+        let pcs = &self.of.pcs;
+        while pcs.get(self.next).is_some_and(|&p| p < pc) {
+            self.next += 1;
+        }
+        (pcs.get(self.next) == Some(&pc)).then(|| &self.of.calls[self.next][..])
     }
 }
 
