@@ -1083,12 +1083,14 @@ pub struct FuncBlocks {
 }
 
 /// A map whose keys are added in ascending order (planning walks a
-/// function's events and sites in order): a sorted list, searched by
-/// halving; no hashing, one allocation per function.
+/// function's events and sites in order): a sorted list, no hashing, one
+/// allocation per function. Weaving asks in the same order, so a lookup
+/// tries where the last one ended before it searches by halving.
 #[derive(Debug, Clone)]
 pub struct Ascending<K, V> {
     keys: Vec<K>,
     values: Vec<V>,
+    finger: std::cell::Cell<usize>,
 }
 
 impl<K, V> Default for Ascending<K, V> {
@@ -1096,6 +1098,7 @@ impl<K, V> Default for Ascending<K, V> {
         Ascending {
             keys: Vec::new(),
             values: Vec::new(),
+            finger: Default::default(),
         }
     }
 }
@@ -1109,11 +1112,25 @@ impl<K: Ord + Copy, V> Ascending<K, V> {
     }
 
     pub fn get(&self, k: &K) -> Option<&V> {
-        self.keys.binary_search(k).ok().map(|i| &self.values[i])
+        self.find(k).map(|i| &self.values[i])
     }
 
     pub fn contains(&self, k: &K) -> bool {
-        self.keys.binary_search(k).is_ok()
+        self.find(k).is_some()
+    }
+
+    fn find(&self, k: &K) -> Option<usize> {
+        let f = self.finger.get();
+        // Above the last key found and below the next (if any): not there.
+        let above = f == 0 || self.keys.get(f - 1).is_some_and(|p| p < k);
+        let i = match self.keys.get(f) {
+            Some(x) if x == k => f,
+            Some(x) if x > k && above => return None,
+            None if above => return None,
+            _ => self.keys.binary_search(k).ok()?,
+        };
+        self.finger.set(i + 1);
+        Some(i)
     }
 
     pub fn is_empty(&self) -> bool {
@@ -1459,6 +1476,30 @@ mod tests {
             operand_types: None,
             removable: None,
         }
+    }
+
+    #[test]
+    fn ascending_maps_answer_as_a_search_does() {
+        let mut a: Ascending<u64, u32> = Ascending::default();
+        let keys = [2u64, 3, 8, 9, 10, 40];
+        for (i, k) in keys.iter().enumerate() {
+            a.push(*k, i as u32);
+        }
+        let want = |k: u64| keys.iter().position(|x| *x == k).map(|i| i as u32);
+        // In order (how weaving asks), backwards, and jumping about: the
+        // finger never changes an answer.
+        let ascending: Vec<u64> = (0..45).collect();
+        let descending: Vec<u64> = (0..45).rev().collect();
+        let jumps = [9, 2, 40, 0, 10, 3, 41, 8, 8, 1];
+        for ks in [&ascending[..], &descending[..], &jumps[..]] {
+            for &k in ks {
+                assert_eq!(a.get(&k).copied(), want(k), "key {k}");
+                assert_eq!(a.contains(&k), want(k).is_some(), "key {k}");
+            }
+        }
+        assert_eq!(a.keys(), &keys[..]);
+        let empty: Ascending<u64, ()> = Ascending::default();
+        assert!(!empty.contains(&0) && empty.is_empty());
     }
 
     #[test]

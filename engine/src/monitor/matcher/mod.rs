@@ -119,9 +119,11 @@ struct LoadedMonitor {
 #[derive(Default)]
 struct RuleIndex {
     /// Per site kind (`When` as index: entry, before, after): rules for one
-    /// opcode, by opcode, and the rules that may match any site of that kind.
-    by_opcode: [rustc_hash::FxHashMap<u16, Vec<usize>>; 3],
-    general: [Vec<usize>; 3],
+    /// opcode, by opcode index (`Opcode::index`, dense), and the rules that
+    /// may match any site of that kind. Shared lists: a site's matching
+    /// holds its candidates while it runs static calls.
+    by_opcode: [Vec<Rc<[usize]>>; 3],
+    general: [Rc<[usize]>; 3],
 }
 
 /// The site kinds a rule can match, as [`RuleIndex`] indices.
@@ -152,25 +154,39 @@ fn when_index(when: When) -> usize {
 
 impl RuleIndex {
     fn new(rules: &[Rc<Rule>]) -> RuleIndex {
-        let mut ix = RuleIndex::default();
+        let mut by_opcode: [Vec<Vec<usize>>; 3] = Default::default();
+        let mut general: [Vec<usize>; 3] = Default::default();
         for (i, r) in rules.iter().enumerate() {
             for &w in rule_whens(&r.pattern.event) {
                 match r.pattern.event {
                     Event::Opcode {
                         matches: OpcodeMatch::One(o),
                         ..
-                    } => ix.by_opcode[w].entry(o.index()).or_default().push(i),
-                    _ => ix.general[w].push(i),
+                    } => {
+                        let at = usize::from(o.index());
+                        if by_opcode[w].len() <= at {
+                            by_opcode[w].resize(at + 1, Vec::new());
+                        }
+                        by_opcode[w][at].push(i);
+                    }
+                    _ => general[w].push(i),
                 }
             }
         }
-        ix
+        RuleIndex {
+            by_opcode: by_opcode.map(|v| v.into_iter().map(Rc::from).collect()),
+            general: general.map(Rc::from),
+        }
+    }
+
+    /// The rules for `opcode` alone at a site of this kind, in export order.
+    fn one_rc(&self, opcode: Option<monitor_abi::Opcode>, when: When) -> Option<&Rc<[usize]>> {
+        let at = usize::from(opcode?.index());
+        self.by_opcode[when_index(when)].get(at)
     }
 
     fn one(&self, opcode: Option<monitor_abi::Opcode>, when: When) -> &[usize] {
-        opcode
-            .and_then(|o| self.by_opcode[when_index(when)].get(&o.index()))
-            .map_or(&[], |v| v.as_slice())
+        self.one_rc(opcode, when).map_or(&[], |v| v)
     }
 
     /// Candidate rules at a site of this kind with `opcode`, in export order.
@@ -1454,6 +1470,21 @@ impl Matcher<'_> {
     }
 }
 
+impl Matcher<'_> {
+    /// `remove_probe(probe_id)` detaches monitor `mi`'s last probe at a
+    /// site (of those it just attached, `added`) where one of its rules
+    /// bound `probe_id`, as Wizard records it.
+    fn mark_removable(&self, mi: usize, site: &SiteInfo<'_>, added: &mut [ProbeCall]) {
+        if !self.probe_id_bound {
+            return;
+        }
+        let id = self.mons.probe_ids.get(&(mi, site.fid, site.pc)).copied();
+        if let Some(c) = added.last_mut() {
+            c.removable = id;
+        }
+    }
+}
+
 impl Instrumenter for Matcher<'_> {
     fn dynamic(&self) -> bool {
         self.mons.dynamic
@@ -1598,6 +1629,29 @@ impl Instrumenter for Matcher<'_> {
         };
         let mut out = Vec::new();
         for mi in 0..self.mons.monitors.len() {
+            let ix = &self.mons.monitors[mi].index;
+            if ix.general[when_index(when)].is_empty() {
+                // Rules for this opcode only (a compiled `wasm:opcode:*`
+                // script's): one category, in export order.
+                let Some(one) = ix.one_rc(opcode, when).cloned() else {
+                    continue;
+                };
+                self.probe_id_bound = false;
+                let first = out.len();
+                for &ri in one.iter() {
+                    let m = &self.mons.monitors[mi];
+                    let blocks = &self.mons.blocks;
+                    if !rule_matches(&m.rules[ri].pattern, when, &info, blocks, site.instr_index) {
+                        continue;
+                    }
+                    if let Bound::Call(c) = self.bind(mi, ri, &info)? {
+                        out.reserve_exact(1);
+                        out.push(c);
+                    }
+                }
+                self.mark_removable(mi, &info, &mut out[first..]);
+                continue;
+            }
             // Rules by category (entry, block start, block end, opcode, exit), export order within.
             let mut order: Candidates = self.mons.monitors[mi]
                 .index
@@ -1626,14 +1680,7 @@ impl Instrumenter for Matcher<'_> {
                     out.push(c);
                 }
             }
-            // `remove_probe(probe_id)` detaches this monitor's last probe
-            // here, as Wizard records it.
-            if self.probe_id_bound && out.len() > first {
-                let id = self.mons.probe_ids.get(&(mi, info.fid, info.pc)).copied();
-                if let Some(c) = out.last_mut() {
-                    c.removable = id;
-                }
-            }
+            self.mark_removable(mi, &info, &mut out[first..]);
         }
         if !info.reached {
             // Static calls ran (as in Wizard); the probes would never fire.
