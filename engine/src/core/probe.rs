@@ -30,6 +30,10 @@ pub enum ArgSource {
     OpaqueLocal(u32),
 }
 
+/// A probe call's arguments: most probes take one or none, and a large app
+/// has millions of calls, so one is kept inline (no allocation).
+pub type ProbeArgs = smallvec::SmallVec<[ArgSource; 1]>;
+
 /// One monitor function to call at a site.
 #[derive(Clone, Debug)]
 pub struct ProbeCall {
@@ -37,7 +41,7 @@ pub struct ProbeCall {
     /// Argument types, in order (the monitor function's parameter types;
     /// shared by every site of a rule).
     pub types: std::sync::Arc<[ValType]>,
-    pub args: Vec<ArgSource>,
+    pub args: ProbeArgs,
     /// For messages: which monitor and export this came from.
     pub origin: std::sync::Arc<str>,
     /// With a `frame` arg: the types of the frame's operands, top first.

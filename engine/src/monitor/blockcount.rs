@@ -34,7 +34,7 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use wasmparser::Operator;
 
 use crate::core::probe::{ArgSource, ProbeCall, When};
-use crate::core::types::{InstanceId, MemAddr, ValType};
+use crate::core::types::{FuncAddr, InstanceId, MemAddr, ValType};
 use crate::runtime::store::{FuncKind, Store};
 
 /// Export of the woven module that folds every block counter into the
@@ -980,10 +980,15 @@ impl Countable {
 /// Which probe increments may be counted: those of pure increments whose
 /// bytes no other increment touches with another (address, width) (adds of
 /// the same bytes commute; overlapping ones of different shape would not).
-pub fn countable<'a>(store: &Store, calls: impl Iterator<Item = &'a ProbeCall>) -> Countable {
-    let calls: Vec<&ProbeCall> = calls.collect();
-    // The increments of each call, by its position in `calls`.
-    let mut incs_of: Vec<Option<Incs>> = Vec::with_capacity(calls.len());
+pub fn countable<'a>(
+    store: &Store,
+    calls: impl Iterator<Item = &'a ProbeCall> + Clone,
+) -> Countable {
+    // The increments of each countable call (by its address), in order, and
+    // the functions of the others.
+    let mut entries: Vec<(usize, Incs)> = Vec::with_capacity(calls.size_hint().0);
+    let mut uncounted: Vec<FuncAddr> = Vec::new();
+    let mut seen = HashSet::default();
     // Sites of one probe differ in their constants (each its own counter's
     // address): evaluate the function once per shape of constants; calls
     // it cannot do so for, once per distinct call.
@@ -992,7 +997,7 @@ pub fn countable<'a>(store: &Store, calls: impl Iterator<Item = &'a ProbeCall>) 
     // (Consecutive sites are usually of one probe: no lookup then.)
     let mut last = None;
     let mut one_by_one: HashMap<CallKey, Option<Incs>> = HashMap::default();
-    for c in &calls {
+    for c in calls.clone() {
         let k = template_key(c);
         let t = match last {
             Some((lk, t)) if lk == k => t,
@@ -1002,21 +1007,87 @@ pub fn countable<'a>(store: &Store, calls: impl Iterator<Item = &'a ProbeCall>) 
             }),
         };
         last = Some((k, t));
-        incs_of.push(match &made[t] {
+        let incs = match &made[t] {
             Some(t) => t.apply(store, c),
             None => one_by_one
                 .entry(call_key(c))
                 .or_insert_with(|| pure_increment(store, c))
                 .clone(),
+        };
+        match incs {
+            Some(incs) => entries.push((c as *const ProbeCall as usize, incs)),
+            None if seen.insert(c.func) => uncounted.push(c.func),
+            None => {}
+        }
+    }
+    // Increments whose bytes another shape of increment touches are not
+    // counted: their probes are not countable increments either.
+    let bad = conflicting_shapes(&entries);
+    if !bad.is_empty() {
+        let mut calls = calls;
+        entries.retain(|(addr, incs)| {
+            // (`entries` follow `calls`' order.)
+            let c = loop {
+                match calls.next() {
+                    Some(c) if c as *const ProbeCall as usize == *addr => break Some(c),
+                    Some(_) => {}
+                    None => break None,
+                }
+            };
+            let keep = !incs.iter().any(|i| bad.contains(&i.shape()));
+            if let Some(c) = c.filter(|_| !keep) {
+                if seen.insert(c.func) {
+                    uncounted.push(c.func);
+                }
+            }
+            keep
         });
     }
+    // Memories that a probe which is not a countable increment can reach are
+    // not counted: such a probe could read the counters, and folding them
+    // before each of its executions would cost more than it saves.
+    let mut reached: HashSet<MemAddr> = HashSet::default();
+    for f in uncounted {
+        let reach = match store.funcs[f.0 as usize].kind {
+            FuncKind::Wasm { instance, .. } => reachable_memories(store, instance),
+            FuncKind::Host(_) => None,
+        };
+        match reach {
+            Some(r) => reached.extend(r),
+            None => return Countable::default(),
+        }
+    }
+    if !reached.is_empty() {
+        entries.retain(|(_, incs)| !incs.iter().any(|i| reached.contains(&i.mem)));
+    }
+    entries.shrink_to_fit();
+    Countable {
+        entries,
+        ..Countable::default()
+    }
+}
+
+/// The shapes of increment among `entries` that overlap another shape.
+fn conflicting_shapes(entries: &[(usize, Incs)]) -> HashSet<Shape> {
+    let incs = || entries.iter().flat_map(|e| &e.1);
+    // Counters allocated in site order (one per site, each after the one
+    // before, in one memory) cannot overlap: no sort of millions of shapes.
+    let mut end: Option<(MemAddr, u64)> = None;
+    let ascending = incs().all(|i| {
+        let ok = end.is_none_or(|(m, e)| m == i.mem && i.ea as u64 >= e);
+        end = Some((i.mem, i.ea as u64 + i.span() as u64));
+        ok
+    });
+    let mut bad: HashSet<Shape> = HashSet::default();
+    if ascending {
+        return bad;
+    }
     // Shapes per memory, sorted by address: any two distinct shapes that overlap conflict.
-    let mut shapes: Vec<Shape> = incs_of.iter().flatten().flatten().map(Inc::shape).collect();
+    let mut shapes: Vec<Shape> = incs().map(Inc::shape).collect();
     shapes.sort_unstable_by_key(|s| (s.0 .0, s.1, s.2, s.3, s.4));
     shapes.dedup();
     // Sweep by start address: a shape that starts before the furthest end seen
     // so far overlaps the shape with that end.
-    let mut bad: HashSet<Shape> = HashSet::default();
     let mut reach: Option<(MemAddr, u64, Shape)> = None;
     for s in &shapes {
         if let Some((m, end, first)) = reach {
@@ -1031,45 +1102,7 @@ pub fn countable<'a>(store: &Store, calls: impl Iterator<Item = &'a ProbeCall>) 
             _ => reach = Some((s.0, end, *s)),
         }
     }
-    drop(shapes);
-    if !bad.is_empty() {
-        for incs in &mut incs_of {
-            if incs
-                .as_ref()
-                .is_some_and(|v| v.iter().any(|i| bad.contains(&i.shape())))
-            {
-                *incs = None;
-            }
-        }
-    }
-    // Memories that a probe which is not a countable increment can reach are
-    // not counted: such a probe could read the counters, and folding them
-    // before each of its executions would cost more than it saves.
-    let mut reached: HashSet<MemAddr> = HashSet::default();
-    let mut seen = HashSet::default();
-    for (c, incs) in calls.iter().zip(&incs_of) {
-        if incs.is_some() || !seen.insert(c.func) {
-            continue;
-        }
-        let reach = match store.funcs[c.func.0 as usize].kind {
-            FuncKind::Wasm { instance, .. } => reachable_memories(store, instance),
-            FuncKind::Host(_) => None,
-        };
-        match reach {
-            Some(r) => reached.extend(r),
-            None => return Countable::default(),
-        }
-    }
-    let entries: Vec<(usize, Incs)> = calls
-        .iter()
-        .zip(incs_of)
-        .filter_map(|(c, incs)| Some((*c as *const ProbeCall as usize, incs?)))
-        .filter(|(_, incs)| !incs.iter().any(|i| reached.contains(&i.mem)))
-        .collect();
-    Countable {
-        entries,
-        ..Countable::default()
-    }
+    bad
 }
 
 /// Where one function's counters go (pass 1 of weaving; emission replays
@@ -1471,7 +1504,7 @@ mod tests {
         ProbeCall {
             func,
             types: store.func_type(func).params.to_vec().into(),
-            args: args.to_vec(),
+            args: args.into(),
             origin: Arc::from(name),
             operand_types: None,
             removable: None,

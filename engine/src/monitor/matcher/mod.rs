@@ -1246,7 +1246,7 @@ impl Matcher<'_> {
             return Err(m_err(self, msg.to_string()));
         }
         let mut types: SmallVec<[ValType; 8]> = SmallVec::new();
-        let mut args = Vec::with_capacity(pattern.params.len());
+        let mut args = crate::core::probe::ProbeArgs::with_capacity(pattern.params.len());
         for p in &pattern.params {
             match p.info().binding {
                 Binding::OperandType => {
