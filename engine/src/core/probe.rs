@@ -127,6 +127,12 @@ pub trait Instrumenter {
     }
     /// The probes to fire at a site, in firing order.
     fn probes(&mut self, when: When, site: &Site<'_, '_>) -> Result<Vec<ProbeCall>, LoadError>;
+    /// Whether a site after an instruction ([`When::After`]) can get probes
+    /// at all: if not, a caller may skip asking there (matching a large app
+    /// asks at millions of sites).
+    fn after_sites(&self) -> bool {
+        true
+    }
     /// If a site's `calls` do nothing but increment counters at fixed,
     /// in-bounds addresses of monitor memories (4 or 8 bytes, by at most
     /// `u32::MAX`), possibly chosen by whether an operand is zero, those

@@ -219,6 +219,8 @@ struct SiteNeeds {
     imms: bool,
     /// The function's basic blocks: block events.
     blocks: bool,
+    /// Sites after instructions: `:after` rules.
+    after: bool,
 }
 
 impl SiteNeeds {
@@ -227,6 +229,7 @@ impl SiteNeeds {
         let patterns = monitors.iter().flat_map(|m| &m.rules).map(|r| &*r.pattern);
         for p in patterns {
             n.blocks |= matches!(p.event, Event::BlockStart | Event::BlockEnd);
+            n.after |= rule_whens(&p.event).contains(&when_index(When::After));
             let pred = p.predicate.iter().flat_map(|c| &c.params);
             each_param(p.params.iter().chain(pred), &mut |q| {
                 n.effect |= matches!(q, Param::Arg(_) | Param::ArgTy(_));
@@ -1488,6 +1491,10 @@ impl Matcher<'_> {
 impl Instrumenter for Matcher<'_> {
     fn dynamic(&self) -> bool {
         self.mons.dynamic
+    }
+
+    fn after_sites(&self) -> bool {
+        self.mons.needs.after
     }
 
     fn direct_increments(

@@ -265,6 +265,9 @@ impl Instrumenter for Recorder<'_> {
     fn dynamic(&self) -> bool {
         self.inner.dynamic()
     }
+    fn after_sites(&self) -> bool {
+        self.inner.after_sites()
+    }
     fn probes(&mut self, when: When, site: &Site<'_, '_>) -> Result<Vec<ProbeCall>, LoadError> {
         if self.plan.eager_funcs.last() != Some(&site.func_idx) && needs_eager(when, site) {
             self.plan.eager_funcs.push(site.func_idx);
