@@ -1183,6 +1183,11 @@ impl<K: Ord + Copy, V> Ascending<K, V> {
         self.keys.shrink_to_fit();
         self.values.shrink_to_fit();
     }
+
+    fn reserve(&mut self, n: usize) {
+        self.keys.reserve(n);
+        self.values.reserve(n);
+    }
 }
 
 /// Whether the final `end` of function `idx` has probes (the body is then
@@ -1251,8 +1256,11 @@ pub fn plan_function(
     first_global: u32,
     out: &mut BlockCounters,
 ) -> Result<FuncBlocks, crate::LoadError> {
+    let mut fb = FuncBlocks::default();
+    // (At most every site is counted: no growth.)
+    fb.folded.reserve(1 + fp.before.len() + fp.after.len());
     let mut plan = BlockPlan {
-        fb: FuncBlocks::default(),
+        fb,
         start: 0,
         probes: 0,
         pcs: None,

@@ -45,6 +45,15 @@ impl SiteCalls {
         self.pcs.binary_search(pc).is_ok()
     }
 
+    /// How many sites have calls.
+    pub fn len(&self) -> usize {
+        self.pcs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.pcs.is_empty()
+    }
+
     /// A reader of the sites in ascending pc order ([`SiteCursor`]).
     pub fn cursor(&self) -> SiteCursor<'_> {
         SiteCursor { of: self, next: 0 }
