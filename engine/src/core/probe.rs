@@ -30,6 +30,10 @@ pub enum ArgSource {
     OpaqueLocal(u32),
 }
 
+/// A probe call's arguments: most probes take one or none, and a large app
+/// has millions of calls, so one is kept inline (no allocation).
+pub type ProbeArgs = smallvec::SmallVec<[ArgSource; 1]>;
+
 /// One monitor function to call at a site.
 #[derive(Clone, Debug)]
 pub struct ProbeCall {
@@ -37,7 +41,7 @@ pub struct ProbeCall {
     /// Argument types, in order (the monitor function's parameter types;
     /// shared by every site of a rule).
     pub types: std::sync::Arc<[ValType]>,
-    pub args: Vec<ArgSource>,
+    pub args: ProbeArgs,
     /// For messages: which monitor and export this came from.
     pub origin: std::sync::Arc<str>,
     /// With a `frame` arg: the types of the frame's operands, top first.
@@ -123,6 +127,12 @@ pub trait Instrumenter {
     }
     /// The probes to fire at a site, in firing order.
     fn probes(&mut self, when: When, site: &Site<'_, '_>) -> Result<Vec<ProbeCall>, LoadError>;
+    /// Whether a site after an instruction ([`When::After`]) can get probes
+    /// at all: if not, a caller may skip asking there (matching a large app
+    /// asks at millions of sites).
+    fn after_sites(&self) -> bool {
+        true
+    }
     /// If a site's `calls` do nothing but increment counters at fixed,
     /// in-bounds addresses of monitor memories (4 or 8 bytes, by at most
     /// `u32::MAX`), possibly chosen by whether an operand is zero, those

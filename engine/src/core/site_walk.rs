@@ -62,6 +62,7 @@ fn walk(
     let mut reader = body.get_binary_reader();
     v.read_locals(&mut reader)?;
     ins.begin_function(func_idx, body.as_bytes(), body_start)?;
+    let after_sites = ins.after_sites();
     let mut reach = Reach::default();
     let mut instr_index = 0u32;
     while !reader.eof() {
@@ -95,7 +96,7 @@ fn walk(
         ins.probes(When::Before, &site)?;
         reach.op(&op, reachable, v);
         v.op(offset, &op)?;
-        if !at_func_end {
+        if !at_func_end && after_sites {
             let falls_through = !v.get_control_frame(0).is_none_or(|f| f.unreachable);
             let site = Site {
                 func_idx,

@@ -34,7 +34,7 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use wasmparser::Operator;
 
 use crate::core::probe::{ArgSource, ProbeCall, When};
-use crate::core::types::{InstanceId, MemAddr, ValType};
+use crate::core::types::{FuncAddr, InstanceId, MemAddr, ValType};
 use crate::runtime::store::{FuncKind, Store};
 
 /// Export of the woven module that folds every block counter into the
@@ -254,11 +254,79 @@ impl Template {
 
     /// [`pure_increment`] of `call`, replaying the accesses with its constants.
     fn apply(&self, store: &Store, call: &ProbeCall) -> Option<Incs> {
+        if let Some(r) = self.one_increment(store, &call.args) {
+            return r;
+        }
         let mut st = Eval::default();
         for a in &self.0 {
             access(store, &mut st, a, &call.args)?;
         }
         (!st.incs.is_empty()).then_some(st.incs)
+    }
+}
+
+impl Template {
+    /// The common shape, a load and a store of the loaded value plus a
+    /// constant at the same address, replayed without an evaluation (on a
+    /// large app this runs for millions of sites): what [`access`] finds for
+    /// it, or `None` for any other shape.
+    #[inline]
+    fn one_increment(&self, store: &Store, args: &[ArgSource]) -> Option<Option<Incs>> {
+        let [load, st] = &self.0[..] else {
+            return None;
+        };
+        let (None, Some(Stored::Loaded(0, delta, zext))) = (load.store, st.store) else {
+            return None;
+        };
+        let same = (load.mem, load.offset) == (st.mem, st.offset)
+            && match (load.addr, st.addr) {
+                (Addr::Const(a), Addr::Const(b)) => a == b,
+                (
+                    Addr::Sym { param, off, wide },
+                    Addr::Sym {
+                        param: p,
+                        off: o,
+                        wide: w,
+                    },
+                ) => (param, off, wide) == (p, o, w),
+                _ => false,
+            };
+        let width_ok = if zext {
+            load.width == 4 && st.width == 8
+        } else {
+            load.width == st.width
+        };
+        if !same || !width_ok {
+            // (`access` refuses these: leave it to the evaluation.)
+            return None;
+        }
+        let base = match load.addr {
+            Addr::Const(v) => v,
+            Addr::Sym { param, off, wide } => {
+                let Some(ArgSource::Const(v)) = args.get(param as usize) else {
+                    return Some(None);
+                };
+                let t = if wide { ValType::I64 } else { ValType::I32 };
+                mask(t, v.wrapping_add(off))
+            }
+        };
+        let Some(ea) = base.checked_add(load.offset) else {
+            return Some(None);
+        };
+        // Both accesses in bounds (the store's span is the wider).
+        if ea + st.width as u64 > store.memory(load.mem).data.len() as u64 {
+            return Some(None);
+        }
+        let mut incs = Incs::new();
+        incs.push(Inc {
+            mem: load.mem,
+            ea: ea as u32,
+            width: load.width,
+            delta: low_bytes(delta, load.width),
+            zext,
+            set: false,
+        });
+        Some(Some(incs))
     }
 }
 
@@ -912,34 +980,114 @@ impl Countable {
 /// Which probe increments may be counted: those of pure increments whose
 /// bytes no other increment touches with another (address, width) (adds of
 /// the same bytes commute; overlapping ones of different shape would not).
-pub fn countable<'a>(store: &Store, calls: impl Iterator<Item = &'a ProbeCall>) -> Countable {
-    let calls: Vec<&ProbeCall> = calls.collect();
-    // The increments of each call, by its position in `calls`.
-    let mut incs_of: Vec<Option<Incs>> = Vec::with_capacity(calls.len());
+pub fn countable<'a>(
+    store: &Store,
+    calls: impl Iterator<Item = &'a ProbeCall> + Clone,
+) -> Countable {
+    // The increments of each countable call (by its address), in order, and
+    // the functions of the others.
+    let mut entries: Vec<(usize, Incs)> = Vec::with_capacity(calls.size_hint().0);
+    let mut uncounted: Vec<FuncAddr> = Vec::new();
+    let mut seen = HashSet::default();
     // Sites of one probe differ in their constants (each its own counter's
     // address): evaluate the function once per shape of constants; calls
     // it cannot do so for, once per distinct call.
-    let mut templates = HashMap::default();
+    let mut templates: HashMap<_, usize> = HashMap::default();
+    let mut made: Vec<Option<Template>> = Vec::new();
+    // (Consecutive sites are usually of one probe: no lookup then.)
+    let mut last = None;
     let mut one_by_one: HashMap<CallKey, Option<Incs>> = HashMap::default();
-    for c in &calls {
-        let template = templates
-            .entry(template_key(c))
-            .or_insert_with(|| Template::new(store, c));
-        incs_of.push(match template {
+    for c in calls.clone() {
+        let k = template_key(c);
+        let t = match last {
+            Some((lk, t)) if lk == k => t,
+            _ => *templates.entry(k).or_insert_with(|| {
+                made.push(Template::new(store, c));
+                made.len() - 1
+            }),
+        };
+        last = Some((k, t));
+        let incs = match &made[t] {
             Some(t) => t.apply(store, c),
             None => one_by_one
                 .entry(call_key(c))
                 .or_insert_with(|| pure_increment(store, c))
                 .clone(),
+        };
+        match incs {
+            Some(incs) => entries.push((c as *const ProbeCall as usize, incs)),
+            None if seen.insert(c.func) => uncounted.push(c.func),
+            None => {}
+        }
+    }
+    // Increments whose bytes another shape of increment touches are not
+    // counted: their probes are not countable increments either.
+    let bad = conflicting_shapes(&entries);
+    if !bad.is_empty() {
+        let mut calls = calls;
+        entries.retain(|(addr, incs)| {
+            // (`entries` follow `calls`' order.)
+            let c = loop {
+                match calls.next() {
+                    Some(c) if c as *const ProbeCall as usize == *addr => break Some(c),
+                    Some(_) => {}
+                    None => break None,
+                }
+            };
+            let keep = !incs.iter().any(|i| bad.contains(&i.shape()));
+            if let Some(c) = c.filter(|_| !keep) {
+                if seen.insert(c.func) {
+                    uncounted.push(c.func);
+                }
+            }
+            keep
         });
     }
+    // Memories that a probe which is not a countable increment can reach are
+    // not counted: such a probe could read the counters, and folding them
+    // before each of its executions would cost more than it saves.
+    let mut reached: HashSet<MemAddr> = HashSet::default();
+    for f in uncounted {
+        let reach = match store.funcs[f.0 as usize].kind {
+            FuncKind::Wasm { instance, .. } => reachable_memories(store, instance),
+            FuncKind::Host(_) => None,
+        };
+        match reach {
+            Some(r) => reached.extend(r),
+            None => return Countable::default(),
+        }
+    }
+    if !reached.is_empty() {
+        entries.retain(|(_, incs)| !incs.iter().any(|i| reached.contains(&i.mem)));
+    }
+    entries.shrink_to_fit();
+    Countable {
+        entries,
+        ..Countable::default()
+    }
+}
+
+/// The shapes of increment among `entries` that overlap another shape.
+fn conflicting_shapes(entries: &[(usize, Incs)]) -> HashSet<Shape> {
+    let incs = || entries.iter().flat_map(|e| &e.1);
+    // Counters allocated in site order (one per site, each after the one
+    // before, in one memory) cannot overlap: no sort of millions of shapes.
+    let mut end: Option<(MemAddr, u64)> = None;
+    let ascending = incs().all(|i| {
+        let ok = end.is_none_or(|(m, e)| m == i.mem && i.ea as u64 >= e);
+        end = Some((i.mem, i.ea as u64 + i.span() as u64));
+        ok
+    });
+    let mut bad: HashSet<Shape> = HashSet::default();
+    if ascending {
+        return bad;
+    }
     // Shapes per memory, sorted by address: any two distinct shapes that overlap conflict.
-    let mut shapes: Vec<Shape> = incs_of.iter().flatten().flatten().map(Inc::shape).collect();
+    let mut shapes: Vec<Shape> = incs().map(Inc::shape).collect();
     shapes.sort_unstable_by_key(|s| (s.0 .0, s.1, s.2, s.3, s.4));
     shapes.dedup();
     // Sweep by start address: a shape that starts before the furthest end seen
     // so far overlaps the shape with that end.
-    let mut bad: HashSet<Shape> = HashSet::default();
     let mut reach: Option<(MemAddr, u64, Shape)> = None;
     for s in &shapes {
         if let Some((m, end, first)) = reach {
@@ -954,45 +1102,7 @@ pub fn countable<'a>(store: &Store, calls: impl Iterator<Item = &'a ProbeCall>) 
             _ => reach = Some((s.0, end, *s)),
         }
     }
-    drop(shapes);
-    if !bad.is_empty() {
-        for incs in &mut incs_of {
-            if incs
-                .as_ref()
-                .is_some_and(|v| v.iter().any(|i| bad.contains(&i.shape())))
-            {
-                *incs = None;
-            }
-        }
-    }
-    // Memories that a probe which is not a countable increment can reach are
-    // not counted: such a probe could read the counters, and folding them
-    // before each of its executions would cost more than it saves.
-    let mut reached: HashSet<MemAddr> = HashSet::default();
-    let mut seen = HashSet::default();
-    for (c, incs) in calls.iter().zip(&incs_of) {
-        if incs.is_some() || !seen.insert(c.func) {
-            continue;
-        }
-        let reach = match store.funcs[c.func.0 as usize].kind {
-            FuncKind::Wasm { instance, .. } => reachable_memories(store, instance),
-            FuncKind::Host(_) => None,
-        };
-        match reach {
-            Some(r) => reached.extend(r),
-            None => return Countable::default(),
-        }
-    }
-    let entries: Vec<(usize, Incs)> = calls
-        .iter()
-        .zip(incs_of)
-        .filter_map(|(c, incs)| Some((*c as *const ProbeCall as usize, incs?)))
-        .filter(|(_, incs)| !incs.iter().any(|i| reached.contains(&i.mem)))
-        .collect();
-    Countable {
-        entries,
-        ..Countable::default()
-    }
+    bad
 }
 
 /// Where one function's counters go (pass 1 of weaving; emission replays
@@ -1000,9 +1110,84 @@ pub fn countable<'a>(store: &Store, calls: impl Iterator<Item = &'a ProbeCall>) 
 #[derive(Default, Debug)]
 pub struct FuncBlocks {
     /// Event number -> counter (woven global index) to increment before it.
-    pub starts: HashMap<usize, u32>,
+    pub starts: Ascending<usize, u32>,
     /// Keys of the sites whose probes are counted through their block.
-    pub folded: HashSet<u64>,
+    pub folded: Ascending<u64, ()>,
+}
+
+/// A map whose keys are added in ascending order (planning walks a
+/// function's events and sites in order): a sorted list, no hashing, one
+/// allocation per function. Weaving asks in the same order, so a lookup
+/// tries where the last one ended before it searches by halving.
+#[derive(Debug, Clone)]
+pub struct Ascending<K, V> {
+    keys: Vec<K>,
+    values: Vec<V>,
+    finger: std::cell::Cell<usize>,
+}
+
+impl<K, V> Default for Ascending<K, V> {
+    fn default() -> Self {
+        Ascending {
+            keys: Vec::new(),
+            values: Vec::new(),
+            finger: Default::default(),
+        }
+    }
+}
+
+impl<K: Ord + Copy, V> Ascending<K, V> {
+    /// Add `k`, greater than every key so far.
+    fn push(&mut self, k: K, v: V) {
+        debug_assert!(self.keys.last().is_none_or(|l| *l < k), "keys ascend");
+        self.keys.push(k);
+        self.values.push(v);
+    }
+
+    pub fn get(&self, k: &K) -> Option<&V> {
+        self.find(k).map(|i| &self.values[i])
+    }
+
+    pub fn contains(&self, k: &K) -> bool {
+        self.find(k).is_some()
+    }
+
+    fn find(&self, k: &K) -> Option<usize> {
+        let f = self.finger.get();
+        // Above the last key found and below the next (if any): not there.
+        let above = f == 0 || self.keys.get(f - 1).is_some_and(|p| p < k);
+        let i = match self.keys.get(f) {
+            Some(x) if x == k => f,
+            Some(x) if x > k && above => return None,
+            None if above => return None,
+            _ => self.keys.binary_search(k).ok()?,
+        };
+        self.finger.set(i + 1);
+        Some(i)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// The keys, ascending.
+    pub fn keys(&self) -> &[K] {
+        &self.keys
+    }
+
+    fn shrink(&mut self) {
+        self.keys.shrink_to_fit();
+        self.values.shrink_to_fit();
+    }
+
+    fn reserve(&mut self, n: usize) {
+        self.keys.reserve(n);
+        self.values.reserve(n);
+    }
 }
 
 /// Whether the final `end` of function `idx` has probes (the body is then
@@ -1071,81 +1256,101 @@ pub fn plan_function(
     first_global: u32,
     out: &mut BlockCounters,
 ) -> Result<FuncBlocks, crate::LoadError> {
-    struct Cur {
-        start: usize,
-        probes: u64,
-        pcs: Option<(u32, u32)>,
-        sites: Vec<(u64, Incs)>,
-    }
-    let new = |start| Cur {
-        start,
+    let mut fb = FuncBlocks::default();
+    // (At most every site is counted: no growth.)
+    fb.folded.reserve(1 + fp.before.len() + fp.after.len());
+    let mut plan = BlockPlan {
+        fb,
+        start: 0,
         probes: 0,
         pcs: None,
         sites: Vec::new(),
+        func: idx,
+        first_global,
+        out,
     };
-    let mut fb = FuncBlocks::default();
-    let mut close = |c: Cur, fb: &mut FuncBlocks| {
-        if c.probes == 0 {
-            return;
-        }
-        let global = first_global + out.blocks.len() as u32;
-        fb.starts.insert(c.start, global);
-        for (k, _) in &c.sites {
-            fb.folded.insert(*k);
-        }
-        out.probes_folded += c.probes;
-        out.sites_folded += c.sites.len() as u64;
-        out.blocks.push(CountedBlock {
-            func: idx,
-            pcs: c.pcs,
-            global,
-            sites: c.sites,
-        });
-    };
-    let mut cur = new(0);
+    let (mut before, mut after) = (fp.before.cursor(), fp.after.cursor());
     let mut n = 0usize;
     for_each_event(m, idx, wrapped(m, idx, fp), |ev, pc, _| {
         match ev {
-            Ev::Split => {
-                let c = std::mem::replace(&mut cur, new(n + 1));
-                close(c, &mut fb);
-            }
+            Ev::Split => plan.close(n + 1),
             Ev::Site(pc, when) => {
                 let calls = match when {
                     When::Entry => Some(&fp.entry[..]),
-                    When::Before => fp.before.get(&pc),
-                    When::After => fp.after.get(&pc),
+                    When::Before => before.at(pc),
+                    When::After => after.at(pc),
                 };
                 if let Some(calls) = calls.filter(|c| !c.is_empty()) {
-                    let mut incs = Some(Incs::new());
-                    for c in calls {
-                        match (countable.get(c), incs.as_mut()) {
-                            (Some(i), Some(all)) => all.extend_from_slice(i),
-                            _ => incs = None,
+                    let mut incs = Incs::new();
+                    let counted = calls.iter().all(|c| match countable.get(c) {
+                        Some(i) => {
+                            incs.extend_from_slice(i);
+                            true
                         }
-                    }
-                    match incs {
-                        Some(incs) => {
-                            cur.probes += calls.len() as u64;
-                            cur.sites.push((key(pc, when), incs));
-                        }
-                        None => {
-                            let c = std::mem::replace(&mut cur, new(n + 1));
-                            close(c, &mut fb);
-                        }
+                        None => false,
+                    });
+                    if counted {
+                        plan.probes += calls.len() as u64;
+                        plan.sites.push((key(pc, when), incs));
+                    } else {
+                        plan.close(n + 1);
                     }
                 }
             }
-            Ev::Op => {
-                cur.pcs = Some(cur.pcs.map_or((pc, pc), |(f, _)| (f, pc)));
-            }
+            Ev::Op => plan.pcs = Some(plan.pcs.map_or((pc, pc), |(f, _)| (f, pc))),
             Ev::WrapEnd => {}
         }
         n += 1;
         Ok(())
     })?;
-    close(cur, &mut fb);
-    Ok(fb)
+    plan.close(n);
+    plan.fb.starts.shrink();
+    plan.fb.folded.shrink();
+    Ok(plan.fb)
+}
+
+/// [`plan_function`]'s state: the block being walked (from event `start`)
+/// and where finished ones go.
+struct BlockPlan<'o> {
+    fb: FuncBlocks,
+    start: usize,
+    /// Counted probes and the pcs of the instructions in the block so far.
+    probes: u64,
+    pcs: Option<(u32, u32)>,
+    /// Its counted sites (reused from block to block: a block's own list is
+    /// allocated once, at its exact size).
+    sites: Vec<(u64, Incs)>,
+    func: u32,
+    first_global: u32,
+    out: &'o mut BlockCounters,
+}
+
+impl BlockPlan<'_> {
+    /// End the block being walked (giving it a counter if it counts a
+    /// probe); the next one starts at event `next`.
+    fn close(&mut self, next: usize) {
+        let start = std::mem::replace(&mut self.start, next);
+        let pcs = self.pcs.take();
+        let probes = std::mem::take(&mut self.probes);
+        if probes == 0 {
+            return;
+        }
+        let out = &mut *self.out;
+        let global = self.first_global + out.blocks.len() as u32;
+        self.fb.starts.push(start, global);
+        for (k, _) in &self.sites {
+            self.fb.folded.push(*k, ());
+        }
+        out.probes_folded += probes;
+        out.sites_folded += self.sites.len() as u64;
+        let sites: Vec<(u64, Incs)> = self.sites.drain(..).collect();
+        out.blocks.push(CountedBlock {
+            func: self.func,
+            pcs,
+            global,
+            sites,
+        });
+    }
 }
 
 /// The i64 store of a counter's `width` bytes.
@@ -1307,11 +1512,35 @@ mod tests {
         ProbeCall {
             func,
             types: store.func_type(func).params.to_vec().into(),
-            args: args.to_vec(),
+            args: args.into(),
             origin: Arc::from(name),
             operand_types: None,
             removable: None,
         }
+    }
+
+    #[test]
+    fn ascending_maps_answer_as_a_search_does() {
+        let mut a: Ascending<u64, u32> = Ascending::default();
+        let keys = [2u64, 3, 8, 9, 10, 40];
+        for (i, k) in keys.iter().enumerate() {
+            a.push(*k, i as u32);
+        }
+        let want = |k: u64| keys.iter().position(|x| *x == k).map(|i| i as u32);
+        // In order (how weaving asks), backwards, and jumping about: the
+        // finger never changes an answer.
+        let ascending: Vec<u64> = (0..45).collect();
+        let descending: Vec<u64> = (0..45).rev().collect();
+        let jumps = [9, 2, 40, 0, 10, 3, 41, 8, 8, 1];
+        for ks in [&ascending[..], &descending[..], &jumps[..]] {
+            for &k in ks {
+                assert_eq!(a.get(&k).copied(), want(k), "key {k}");
+                assert_eq!(a.contains(&k), want(k).is_some(), "key {k}");
+            }
+        }
+        assert_eq!(a.keys(), &keys[..]);
+        let empty: Ascending<u64, ()> = Ascending::default();
+        assert!(!empty.contains(&0) && empty.is_empty());
     }
 
     #[test]

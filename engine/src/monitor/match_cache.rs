@@ -660,7 +660,7 @@ impl PlanReader {
             (f.ty.params[..] == types[..]).then_some(())?;
             let nargs = r.count()?;
             (nargs == types.len()).then_some(())?;
-            let mut args = Vec::with_capacity(nargs);
+            let mut args = crate::core::probe::ProbeArgs::with_capacity(nargs);
             for _ in 0..nargs {
                 let (tag, v) = (r.u64()?, r.u64()?);
                 let i = || u32::try_from(v).ok();
@@ -770,7 +770,7 @@ mod tests {
         ProbeCall {
             func,
             types: store.func_type(func).params.to_vec().into(),
-            args,
+            args: args.into(),
             origin: Arc::from(format!("monitor m: `{name}`")),
             operand_types: None,
             removable: None,

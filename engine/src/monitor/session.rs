@@ -791,6 +791,9 @@ impl crate::core::probe::Instrumenter for Timed<'_> {
     fn dynamic(&self) -> bool {
         self.inner.dynamic()
     }
+    fn after_sites(&self) -> bool {
+        self.inner.after_sites()
+    }
     fn probes(
         &mut self,
         when: crate::core::probe::When,

@@ -988,14 +988,22 @@ impl Store {
 
     /// A segment offset (numeric: allocates nothing) of instance `id`.
     fn eval_offset(&mut self, id: InstanceId, e: &ConstExpr) -> u64 {
-        let inst = &self.instances[id.0 as usize];
-        let (funcs, globals) = (inst.funcs.clone(), inst.globals.clone());
+        // (Lent out of the instance, not copied: a woven module's instance
+        // has hundreds of thousands of globals, and a module thousands of
+        // segments.)
+        let inst = &mut self.instances[id.0 as usize];
+        let funcs = std::mem::take(&mut inst.funcs);
+        let globals = std::mem::take(&mut inst.globals);
         let scope = ConstScope {
             funcs: &funcs,
             globals: &globals,
             type_ids: &[],
         };
-        self.eval_in(&scope, e).unwrap_or(0) as u64
+        let r = self.eval_in(&scope, e).unwrap_or(0) as u64;
+        let inst = &mut self.instances[id.0 as usize];
+        inst.funcs = funcs;
+        inst.globals = globals;
+        r
     }
 
     /// Evaluate a constant expression in the context of an instance under construction.

@@ -37,7 +37,9 @@ use blocks::Blocks;
 mod link;
 mod output;
 mod reflect;
+mod static_call;
 mod typed_imports;
+use static_call::Prepared;
 
 /// One `--monitors` item: a monitor file and its `+lib.wasm` libraries.
 #[derive(Clone, Debug, PartialEq)]
@@ -101,7 +103,7 @@ struct LoadedMonitor {
     name: String,
     instance: InstanceId,
     /// Rules in export order, by event category.
-    rules: Vec<Rule>,
+    rules: Vec<Rc<Rule>>,
     /// The rules that can match a site, by its opcode (see [`RuleIndex`]).
     index: RuleIndex,
     begin: Option<FuncAddr>,
@@ -117,9 +119,11 @@ struct LoadedMonitor {
 #[derive(Default)]
 struct RuleIndex {
     /// Per site kind (`When` as index: entry, before, after): rules for one
-    /// opcode, by opcode, and the rules that may match any site of that kind.
-    by_opcode: [rustc_hash::FxHashMap<u16, Vec<usize>>; 3],
-    general: [Vec<usize>; 3],
+    /// opcode, by opcode index (`Opcode::index`, dense), and the rules that
+    /// may match any site of that kind. Shared lists: a site's matching
+    /// holds its candidates while it runs static calls.
+    by_opcode: [Vec<Rc<[usize]>>; 3],
+    general: [Rc<[usize]>; 3],
 }
 
 /// The site kinds a rule can match, as [`RuleIndex`] indices.
@@ -149,26 +153,40 @@ fn when_index(when: When) -> usize {
 }
 
 impl RuleIndex {
-    fn new(rules: &[Rule]) -> RuleIndex {
-        let mut ix = RuleIndex::default();
+    fn new(rules: &[Rc<Rule>]) -> RuleIndex {
+        let mut by_opcode: [Vec<Vec<usize>>; 3] = Default::default();
+        let mut general: [Vec<usize>; 3] = Default::default();
         for (i, r) in rules.iter().enumerate() {
             for &w in rule_whens(&r.pattern.event) {
                 match r.pattern.event {
                     Event::Opcode {
                         matches: OpcodeMatch::One(o),
                         ..
-                    } => ix.by_opcode[w].entry(o.index()).or_default().push(i),
-                    _ => ix.general[w].push(i),
+                    } => {
+                        let at = usize::from(o.index());
+                        if by_opcode[w].len() <= at {
+                            by_opcode[w].resize(at + 1, Vec::new());
+                        }
+                        by_opcode[w][at].push(i);
+                    }
+                    _ => general[w].push(i),
                 }
             }
         }
-        ix
+        RuleIndex {
+            by_opcode: by_opcode.map(|v| v.into_iter().map(Rc::from).collect()),
+            general: general.map(Rc::from),
+        }
+    }
+
+    /// The rules for `opcode` alone at a site of this kind, in export order.
+    fn one_rc(&self, opcode: Option<monitor_abi::Opcode>, when: When) -> Option<&Rc<[usize]>> {
+        let at = usize::from(opcode?.index());
+        self.by_opcode[when_index(when)].get(at)
     }
 
     fn one(&self, opcode: Option<monitor_abi::Opcode>, when: When) -> &[usize] {
-        opcode
-            .and_then(|o| self.by_opcode[when_index(when)].get(&o.index()))
-            .map_or(&[], |v| v.as_slice())
+        self.one_rc(opcode, when).map_or(&[], |v| v)
     }
 
     /// Candidate rules at a site of this kind with `opcode`, in export order.
@@ -192,9 +210,51 @@ impl RuleIndex {
     }
 }
 
+/// What matching computes at a site only when some rule can use it.
+#[derive(Default, Clone, Copy)]
+struct SiteNeeds {
+    /// The instruction's stack effect (its operand count): `argN`, `argtyN`.
+    effect: bool,
+    /// Its immediates: `immN`.
+    imms: bool,
+    /// The function's basic blocks: block events.
+    blocks: bool,
+    /// Sites after instructions: `:after` rules.
+    after: bool,
+}
+
+impl SiteNeeds {
+    fn of(monitors: &[LoadedMonitor]) -> SiteNeeds {
+        let mut n = SiteNeeds::default();
+        let patterns = monitors.iter().flat_map(|m| &m.rules).map(|r| &*r.pattern);
+        for p in patterns {
+            n.blocks |= matches!(p.event, Event::BlockStart | Event::BlockEnd);
+            n.after |= rule_whens(&p.event).contains(&when_index(When::After));
+            let pred = p.predicate.iter().flat_map(|c| &c.params);
+            each_param(p.params.iter().chain(pred), &mut |q| {
+                n.effect |= matches!(q, Param::Arg(_) | Param::ArgTy(_));
+                n.imms |= matches!(q, Param::Imm(_));
+            });
+        }
+        n
+    }
+}
+
+/// `f` of every parameter, also of those of static calls among them.
+fn each_param<'p>(params: impl Iterator<Item = &'p Param>, f: &mut impl FnMut(&Param)) {
+    for p in params {
+        f(p);
+        if let Param::Call(c) = p {
+            each_param(c.params.iter(), f);
+        }
+    }
+}
+
 /// The loaded monitors of one run.
 pub struct Monitors {
     monitors: Vec<LoadedMonitor>,
+    /// What the rules of all of them need computed at a site.
+    needs: SiteNeeds,
     /// Probe ids per (monitor, fid, pc), allocated on first use: as in
     /// Wizard, each monitor gets its own id at a site.
     probe_ids: rustc_hash::FxHashMap<(usize, u32, u32), u32>,
@@ -464,7 +524,7 @@ impl Monitors {
                             invalid = Some((in_pred, pe.to_string().into()));
                         }
                         let ty = Rc::new(store.func_type(func).clone());
-                        lm.rules.push(Rule {
+                        lm.rules.push(Rc::new(Rule {
                             export: e.name.as_str().into(),
                             origin: format!("monitor {name}: `{}`", e.name).into(),
                             pattern: Rc::new(pattern),
@@ -472,7 +532,7 @@ impl Monitors {
                             params: ty.params.to_vec().into(),
                             ty,
                             invalid,
-                        });
+                        }));
                     }
                     Err(pe) if pe.is_ignorable() => {}
                     Err(pe) => {
@@ -492,6 +552,7 @@ impl Monitors {
             monitors.push(lm);
         }
         Ok(Monitors {
+            needs: SiteNeeds::of(&monitors),
             monitors,
             probe_ids: Default::default(),
             restored_probe_ids: 0,
@@ -663,6 +724,7 @@ impl Monitors {
             buf_used: 0,
             zero_tested: Default::default(),
             static_funcs: Default::default(),
+            calls_made: Default::default(),
             buffers: Default::default(),
             fname: None,
             probe_id_bound: false,
@@ -686,8 +748,9 @@ pub struct Matcher<'a> {
     /// Static calls resolved to their function and type, by monitor and the
     /// call's address (it lives in a rule's `Rc<Pattern>`, which outlives
     /// the matcher and never moves).
-    /// Each static call's function and type, and how often it was made.
-    static_funcs: rustc_hash::FxHashMap<(usize, *const StaticCall), (FuncAddr, Rc<FuncType>, u32)>,
+    static_funcs: rustc_hash::FxHashMap<(usize, *const StaticCall), Prepared>,
+    /// Static calls made so far, by monitor.
+    calls_made: SmallVec<[u32; 4]>,
     /// Per monitor: its `whamm_buffer` memory and the globals bounding it.
     buffers: rustc_hash::FxHashMap<usize, (MemAddr, GlobalAddr, GlobalAddr)>,
     /// The name (`fname`) of the last function asked for, as bytes.
@@ -808,11 +871,6 @@ fn const_value(c: &ConstValue) -> Option<Value> {
         _ => return None,
     })
 }
-
-/// How many times one static call is made interpreted before it runs in the
-/// store's tier (dyn: compiled once hot). Below this, compiling it would
-/// cost more than interpreting it saves (a PolyBench program has ~10k sites).
-const STATIC_CALLS_INTERPRETED: u32 = 20_000;
 
 /// Everything known about one candidate site.
 struct SiteInfo<'a> {
@@ -1062,16 +1120,11 @@ impl Matcher<'_> {
         })
     }
 
-    /// The monitor function a static call names, and its type.
-    fn static_func(
-        &mut self,
-        mi: usize,
-        call: &StaticCall,
-    ) -> Result<(FuncAddr, Rc<FuncType>, u32), String> {
+    /// The monitor function a static call names, prepared for calls.
+    fn static_func(&mut self, mi: usize, call: &StaticCall) -> Result<Prepared, String> {
         let key = (mi, call as *const StaticCall);
-        if let Some((f, ty, n)) = self.static_funcs.get_mut(&key) {
-            *n = n.saturating_add(1);
-            return Ok((*f, ty.clone(), *n));
+        if let Some(p) = self.static_funcs.get(&key) {
+            return Ok(p.clone());
         }
         let inst = self.mons.monitors[mi].instance;
         let store = &*self.store;
@@ -1088,9 +1141,9 @@ impl Matcher<'_> {
                     call.name
                 )
             })?;
-        let ty = Rc::new(store.func_type(func).clone());
-        self.static_funcs.insert(key, (func, ty.clone(), 1));
-        Ok((func, ty, 1))
+        let p = Prepared::new(store, func);
+        self.static_funcs.insert(key, p.clone());
+        Ok(p)
     }
 
     /// Run a static call (predicate or call param) in the monitor.
@@ -1100,7 +1153,8 @@ impl Matcher<'_> {
         call: &StaticCall,
         site: &SiteInfo<'_>,
     ) -> Result<Option<Value>, String> {
-        let (func, ty, calls) = self.static_func(mi, call)?;
+        let prepared = self.static_func(mi, call)?;
+        let ty = &prepared.ty;
         let mut args = StaticArgs::new();
         self.buf_used = 0;
         for p in &call.params {
@@ -1122,38 +1176,33 @@ impl Matcher<'_> {
                 call.name
             ));
         }
-        let store = &mut *self.store;
-        // One-off calls are interpreted (`tiering::interpreted`); a static
-        // call made at thousands of sites (a `report` variable's allocator on
-        // a large app) runs in the store's tier, which compiles it once hot.
-        let r = if calls <= STATIC_CALLS_INTERPRETED {
-            crate::exec::tiering::interpreted(store, |s| s.invoke(func, &args))
-        } else {
-            store.invoke(func, &args)
-        };
-        match r {
-            Ok(r) => Ok(r.into_iter().next()),
+        // A monitor's first static calls are interpreted (one-off calls);
+        // a monitor that makes thousands (a `report` variable's allocator on
+        // a large app) makes the rest in the store's tier, which compiles
+        // the functions called most once hot.
+        if self.calls_made.len() <= mi {
+            self.calls_made.resize(mi + 1, 0);
+        }
+        self.calls_made[mi] = self.calls_made[mi].saturating_add(1);
+        let interpreted = self.calls_made[mi] <= static_call::INTERPRETED_PER_MONITOR;
+        match prepared.call(self.store, &args, interpreted) {
+            Ok(r) => Ok(r),
             Err(t) => Err(format!("static call `{}` trapped: {t}", call.name)),
         }
     }
 
     fn bind(&mut self, mi: usize, ri: usize, site: &SiteInfo<'_>) -> Result<Bound, LoadError> {
-        let r = &self.mons.monitors[mi].rules[ri];
-        let (export, origin, pattern, func, fty, params) = (
-            r.export.clone(),
-            r.origin.clone(),
-            r.pattern.clone(),
-            r.func,
-            r.ty.clone(),
-            r.params.clone(),
-        );
-        let invalid = r.invalid.clone();
+        // (One reference count for the rule, not one per field: this runs
+        // at every matched site.)
+        let r = self.mons.monitors[mi].rules[ri].clone();
+        let (export, pattern, func, fty) = (&r.export, &*r.pattern, r.func, &*r.ty);
+        let invalid = &r.invalid;
         let m_err = |s: &Self, msg: String| {
             let m = &s.mons.monitors[mi];
-            s.bind_err(m, &export, site, msg)
+            s.bind_err(m, export, site, msg)
         };
         // A misplaced parameter in the predicate: the predicate cannot run.
-        if let Some((true, msg)) = &invalid {
+        if let Some((true, msg)) = invalid {
             return Err(m_err(self, msg.to_string()));
         }
         // Parameter checks first (no match vs error), then the predicate; a
@@ -1200,7 +1249,7 @@ impl Matcher<'_> {
             return Err(m_err(self, msg.to_string()));
         }
         let mut types: SmallVec<[ValType; 8]> = SmallVec::new();
-        let mut args = Vec::with_capacity(pattern.params.len());
+        let mut args = crate::core::probe::ProbeArgs::with_capacity(pattern.params.len());
         for p in &pattern.params {
             match p.info().binding {
                 Binding::OperandType => {
@@ -1307,9 +1356,9 @@ impl Matcher<'_> {
             .then(|| site.operand_types().into());
         Ok(Bound::Call(ProbeCall {
             func,
-            types: params,
+            types: r.params.clone(),
             args,
-            origin,
+            origin: r.origin.clone(),
             operand_types,
             removable: None,
         }))
@@ -1424,9 +1473,28 @@ impl Matcher<'_> {
     }
 }
 
+impl Matcher<'_> {
+    /// `remove_probe(probe_id)` detaches monitor `mi`'s last probe at a
+    /// site (of those it just attached, `added`) where one of its rules
+    /// bound `probe_id`, as Wizard records it.
+    fn mark_removable(&self, mi: usize, site: &SiteInfo<'_>, added: &mut [ProbeCall]) {
+        if !self.probe_id_bound {
+            return;
+        }
+        let id = self.mons.probe_ids.get(&(mi, site.fid, site.pc)).copied();
+        if let Some(c) = added.last_mut() {
+            c.removable = id;
+        }
+    }
+}
+
 impl Instrumenter for Matcher<'_> {
     fn dynamic(&self) -> bool {
         self.mons.dynamic
+    }
+
+    fn after_sites(&self) -> bool {
+        self.mons.needs.after
     }
 
     fn direct_increments(
@@ -1469,12 +1537,7 @@ impl Instrumenter for Matcher<'_> {
         body: &[u8],
         body_offset: usize,
     ) -> Result<(), LoadError> {
-        let needs_blocks = self.mons.monitors.iter().any(|m| {
-            m.rules
-                .iter()
-                .any(|r| matches!(r.pattern.event, Event::BlockStart | Event::BlockEnd))
-        });
-        self.mons.blocks = if needs_blocks {
+        self.mons.blocks = if self.mons.needs.blocks {
             blocks::compute(body, body_offset)
         } else {
             Blocks::default()
@@ -1520,13 +1583,15 @@ impl Instrumenter for Matcher<'_> {
         if !any(when) && !(when == When::Before && any(When::After)) {
             return Ok(Vec::new());
         }
-        let imms = site
-            .op
-            .map(monitor_abi::flatten_immediates)
-            .unwrap_or_default();
+        let needs = self.mons.needs;
+        let imms = match site.op {
+            Some(op) if needs.imms => monitor_abi::flatten_immediates(op),
+            _ => Vec::new(),
+        };
         // The stack effect must be computed before the instruction (polymorphic
         // ones like `select` read the operand types); `:after` reuses it.
         let effect = match when {
+            _ if !needs.effect => None,
             When::Before => {
                 let e = site
                     .op
@@ -1571,6 +1636,29 @@ impl Instrumenter for Matcher<'_> {
         };
         let mut out = Vec::new();
         for mi in 0..self.mons.monitors.len() {
+            let ix = &self.mons.monitors[mi].index;
+            if ix.general[when_index(when)].is_empty() {
+                // Rules for this opcode only (a compiled `wasm:opcode:*`
+                // script's): one category, in export order.
+                let Some(one) = ix.one_rc(opcode, when).cloned() else {
+                    continue;
+                };
+                self.probe_id_bound = false;
+                let first = out.len();
+                for &ri in one.iter() {
+                    let m = &self.mons.monitors[mi];
+                    let blocks = &self.mons.blocks;
+                    if !rule_matches(&m.rules[ri].pattern, when, &info, blocks, site.instr_index) {
+                        continue;
+                    }
+                    if let Bound::Call(c) = self.bind(mi, ri, &info)? {
+                        out.reserve_exact(1);
+                        out.push(c);
+                    }
+                }
+                self.mark_removable(mi, &info, &mut out[first..]);
+                continue;
+            }
             // Rules by category (entry, block start, block end, opcode, exit), export order within.
             let mut order: Candidates = self.mons.monitors[mi]
                 .index
@@ -1599,14 +1687,7 @@ impl Instrumenter for Matcher<'_> {
                     out.push(c);
                 }
             }
-            // `remove_probe(probe_id)` detaches this monitor's last probe
-            // here, as Wizard records it.
-            if self.probe_id_bound && out.len() > first {
-                let id = self.mons.probe_ids.get(&(mi, info.fid, info.pc)).copied();
-                if let Some(c) = out.last_mut() {
-                    c.removable = id;
-                }
-            }
+            self.mark_removable(mi, &info, &mut out[first..]);
         }
         if !info.reached {
             // Static calls ran (as in Wizard); the probes would never fire.

@@ -45,6 +45,20 @@ impl SiteCalls {
         self.pcs.binary_search(pc).is_ok()
     }
 
+    /// How many sites have calls.
+    pub fn len(&self) -> usize {
+        self.pcs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.pcs.is_empty()
+    }
+
+    /// A reader of the sites in ascending pc order ([`SiteCursor`]).
+    pub fn cursor(&self) -> SiteCursor<'_> {
+        SiteCursor { of: self, next: 0 }
+    }
+
     /// Every site with its calls, by pc.
     pub fn iter(&self) -> impl Iterator<Item = (&u32, &[ProbeCall])> {
         self.pcs.iter().zip(self.calls.iter().map(|c| &c[..]))
@@ -78,6 +92,24 @@ impl SiteCalls {
                 self.calls.insert(i, SmallVec::from_vec(calls));
             }
         }
+    }
+}
+
+/// Looks up sites in ascending pc order, each from where the last lookup
+/// ended (a walk over a function's instructions asks at every one).
+pub struct SiteCursor<'a> {
+    of: &'a SiteCalls,
+    next: usize,
+}
+
+impl<'a> SiteCursor<'a> {
+    /// The calls at `pc` (at least the pc of the last lookup), if any.
+    pub fn at(&mut self, pc: u32) -> Option<&'a [ProbeCall]> {
+        let pcs = &self.of.pcs;
+        while pcs.get(self.next).is_some_and(|&p| p < pc) {
+            self.next += 1;
+        }
+        (pcs.get(self.next) == Some(&pc)).then(|| &self.of.calls[self.next][..])
     }
 }
 
@@ -241,6 +273,9 @@ impl Instrumenter for Recorder<'_> {
     }
     fn dynamic(&self) -> bool {
         self.inner.dynamic()
+    }
+    fn after_sites(&self) -> bool {
+        self.inner.after_sites()
     }
     fn probes(&mut self, when: When, site: &Site<'_, '_>) -> Result<Vec<ProbeCall>, LoadError> {
         if self.plan.eager_funcs.last() != Some(&site.func_idx) && needs_eager(when, site) {

@@ -1,0 +1,92 @@
+//! Running a static call (a predicate or a call parameter) in its monitor,
+//! once per matched site: on a large app millions of times, so the call is
+//! prepared once per called function ([`Prepared`]) and made on raw slots.
+//!
+//! Every argument of a static call is a number known at match time and its
+//! one result is read back at once, so a function whose type has no
+//! reference needs none of [`Store::invoke`]'s checks (argument types were
+//! checked against the type, and no reference enters the store) nor its
+//! conversions: its slots go to the interpreter or to compiled code as they
+//! are, the way calls between the tiers pass them.
+
+use std::rc::Rc;
+
+use crate::core::error::Trap;
+use crate::core::types::{slot_count, FuncAddr, FuncType, Value};
+use crate::runtime::store::{FuncKind, Store};
+
+/// How many static calls of one monitor are made interpreted before the
+/// rest run in the store's tier (dyn: each function compiled once hot).
+/// Below this, compiling them would cost more than interpreting saves (a
+/// PolyBench program has ~10k sites); beyond it (an allocator per site on
+/// an app of a million instructions) compiled calls cost a fraction.
+pub(super) const INTERPRETED_PER_MONITOR: u32 = 20_000;
+
+/// Slots the raw path passes on the native stack (more go through
+/// [`Store::invoke`]).
+const SLOTS: usize = 16;
+
+/// A static call's function, resolved once.
+#[derive(Clone)]
+pub(super) struct Prepared {
+    pub(super) func: FuncAddr,
+    pub(super) ty: Rc<FuncType>,
+    /// Whether it may be called on raw slots: a Wasm function whose type has
+    /// no reference and at most [`SLOTS`] slots either way.
+    raw: bool,
+}
+
+impl Prepared {
+    pub(super) fn new(store: &Store, func: FuncAddr) -> Prepared {
+        let ty = store.func_type(func).clone();
+        let wasm = matches!(store.funcs[func.0 as usize].kind, FuncKind::Wasm { .. });
+        let fits = slot_count(&ty.params).max(slot_count(&ty.results)) <= SLOTS;
+        Prepared {
+            func,
+            raw: wasm && fits && ty.is_numeric(),
+            ty: Rc::new(ty),
+        }
+    }
+
+    /// Call it with `args` (of its parameter types, checked by the caller)
+    /// and return its first result. `interpreted`: a one-off call, run in
+    /// the interpreter without counting towards tier-up
+    /// (`tiering::interpreted`); otherwise it runs in the store's tier.
+    pub(super) fn call(
+        &self,
+        store: &mut Store,
+        args: &[Value],
+        interpreted: bool,
+    ) -> Result<Option<Value>, Trap> {
+        if !self.raw {
+            let r = if interpreted {
+                crate::exec::tiering::interpreted(store, |s| s.invoke(self.func, args))
+            } else {
+                store.invoke(self.func, args)
+            };
+            return r.map(|r| r.into_iter().next());
+        }
+        let mut buf = [0u64; SLOTS];
+        Value::write_all_slots(args, &mut buf);
+        let n = slot_count(&self.ty.params)
+            .max(slot_count(&self.ty.results))
+            .max(1);
+        let f = self.func;
+        let run = |s: &mut Store, buf: &mut [u64]| {
+            // As the interpreter calls a Wasm function: its compiled code
+            // when the tier has (or, dyn, once hot makes) some.
+            if crate::exec::tiering::use_compiled(s, f) {
+                crate::exec::jit::invoke_slots(s, f, buf)
+            } else {
+                crate::exec::interp::invoke_slots(s, f, buf)
+            }
+        };
+        if interpreted {
+            crate::exec::tiering::interpreted(store, |s| run(s, &mut buf[..n]))?;
+        } else {
+            run(store, &mut buf[..n])?;
+        }
+        let first = Value::iter_slots(&self.ty.results, &buf).next();
+        Ok(first)
+    }
+}
