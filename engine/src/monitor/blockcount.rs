@@ -730,6 +730,9 @@ pub fn key(pc: u32, when: When) -> u64 {
 pub struct CountedBlock {
     /// Original function index.
     pub func: u32,
+    /// The event (in [`for_each_event`] order, of its function) before
+    /// which the counter is incremented: the block's first.
+    pub start: usize,
     /// Original pcs of the first and last instruction in the block (none: the
     /// block has only probes).
     pub pcs: Option<(u32, u32)>,
@@ -1005,6 +1008,19 @@ pub struct FuncBlocks {
     pub folded: HashSet<u64>,
 }
 
+/// The [`FuncBlocks`] of every function with counted blocks, as
+/// [`plan_function`] gave them while it made `blocks` (a plan kept by the
+/// match cache is its blocks alone).
+pub fn func_blocks(blocks: &[CountedBlock]) -> HashMap<u32, FuncBlocks> {
+    let mut out: HashMap<u32, FuncBlocks> = HashMap::default();
+    for b in blocks {
+        let fb = out.entry(b.func).or_default();
+        fb.starts.insert(b.start, b.global);
+        fb.folded.extend(b.sites.iter().map(|s| s.0));
+    }
+    out
+}
+
 /// Whether the final `end` of function `idx` has probes (the body is then
 /// wrapped in a block, see `weave`).
 pub fn wrapped(
@@ -1097,6 +1113,7 @@ pub fn plan_function(
         out.sites_folded += c.sites.len() as u64;
         out.blocks.push(CountedBlock {
             func: idx,
+            start: c.start,
             pcs: c.pcs,
             global,
             sites: c.sites,

@@ -425,7 +425,7 @@ impl Session {
     /// when probes access frames beyond what woven code can give them.
     fn load_woven(&mut self, bytes: &[u8]) -> Result<Module, SessionError> {
         let tier = self.config.engine.tier;
-        let (orig, plan) = self.match_app(bytes)?;
+        let (orig, plan, kept) = self.match_app(bytes)?;
         // (Matched without translating: `orig` cannot run.)
         if plan.is_empty() {
             drop(orig);
@@ -449,9 +449,16 @@ impl Session {
         // a function or loop is hot, then compiled in the background.
         let t0 = Instant::now();
         // Bodies are woven at their first use: the match result moves into
-        // the woven module (`weave::weave_lazy`).
-        let w = weave::weave_lazy(orig.shared_info(), plan, &self.store, &self.config.inline)?;
+        // the woven module (`weave::weave_lazy`). A kept match keeps the
+        // block counters planned for it too.
+        let inline = &self.config.inline;
+        let ckey = kept.map(|k| match_cache::counters::key(&k, inline));
+        let counters = ckey.as_ref().and_then(match_cache::counters::restore);
+        let w = weave::weave_lazy_with(orig.shared_info(), plan, &self.store, inline, counters)?;
         drop(orig);
+        if let Some(k) = ckey.filter(|_| !w.counters_reused) {
+            match_cache::counters::save(&k, &w.counters);
+        }
         self.metrics.weave = t0.elapsed();
         for (name, e) in &w.imports {
             self.linker.define(weave::PROBE_MODULE, name, *e);
@@ -484,7 +491,11 @@ impl Session {
     /// translating it ([`Module::new_matched`]).
     /// A run whose monitors did not look outside the store restores the
     /// match of an earlier run of the same inputs instead ([`match_cache`]).
-    fn match_app(&mut self, bytes: &[u8]) -> Result<(Module, weave::Plan), SessionError> {
+    /// The key is given back when the match is kept (restored or stored).
+    fn match_app(
+        &mut self,
+        bytes: &[u8],
+    ) -> Result<(Module, weave::Plan, Option<match_cache::Key>), SessionError> {
         let m = self
             .monitors
             .as_mut()
@@ -500,7 +511,7 @@ impl Session {
                     let orig = Module::new_matched(bytes, &mut NoProbes)?;
                     self.metrics.decode = t0.elapsed();
                     self.metrics.match_cache = Some(match_cache::Outcome::Hit);
-                    return Ok((orig, r.plan));
+                    return Ok((orig, r.plan, key.ok()));
                 }
                 Ok(None) => {}
                 Err(()) => damaged = true,
@@ -532,8 +543,12 @@ impl Session {
             (Err(why), _) => match_cache::Outcome::NotKept(why),
             (Ok(_), None) => unreachable!("captured with the key"),
         };
+        let kept = matches!(
+            outcome,
+            match_cache::Outcome::Stored | match_cache::Outcome::Damaged
+        );
         self.metrics.match_cache = Some(outcome);
-        Ok((orig, plan))
+        Ok((orig, plan, key.ok().filter(|_| kept)))
     }
 
     /// The app with the monitors' probes woven in and the monitors merged
@@ -544,7 +559,7 @@ impl Session {
                 "--emit-woven needs at least one monitor (--monitors=...)",
             ));
         }
-        let (orig, plan) = self.match_app(bytes)?;
+        let (orig, plan, _) = self.match_app(bytes)?;
         let m = self.monitors.as_ref().expect("checked above");
         let dynamic = m.dynamic;
         let life = m.lifecycle();
