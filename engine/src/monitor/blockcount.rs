@@ -1004,8 +1004,18 @@ pub fn countable<'a>(store: &Store, calls: impl Iterator<Item = &'a ProbeCall>) 
 pub struct FuncBlocks {
     /// Event number -> counter (woven global index) to increment before it.
     pub starts: HashMap<usize, u32>,
-    /// Keys of the sites whose probes are counted through their block.
-    pub folded: HashSet<u64>,
+    /// Keys of the sites whose probes are counted through their block,
+    /// ascending (sites come in event order; a sorted list is a fraction of
+    /// a hash set's memory, and a plan has one key per counted site).
+    pub folded: Vec<u64>,
+}
+
+impl FuncBlocks {
+    /// Whether the probes of the site with key `k` are counted through
+    /// their block.
+    pub fn is_folded(&self, k: u64) -> bool {
+        self.folded.binary_search(&k).is_ok()
+    }
 }
 
 /// The [`FuncBlocks`] of every function with counted blocks, as
@@ -1106,9 +1116,7 @@ pub fn plan_function(
         }
         let global = first_global + out.blocks.len() as u32;
         fb.starts.insert(c.start, global);
-        for (k, _) in &c.sites {
-            fb.folded.insert(*k);
-        }
+        fb.folded.extend(c.sites.iter().map(|s| s.0));
         out.probes_folded += c.probes;
         out.sites_folded += c.sites.len() as u64;
         out.blocks.push(CountedBlock {

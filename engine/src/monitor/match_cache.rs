@@ -1037,6 +1037,63 @@ mod tests {
         assert!(Image::decode(&bytes, &other).is_none());
     }
 
+    /// Block counters of every shape an entry can hold.
+    fn counters() -> crate::monitor::blockcount::BlockCounters {
+        use crate::core::types::MemAddr;
+        use crate::monitor::blockcount::{BlockCounters, CountedBlock, Inc};
+        let inc = |ea, width, zext, set| Inc {
+            mem: MemAddr(0),
+            ea,
+            width,
+            delta: if set { 1 } else { 3 },
+            zext,
+            set,
+        };
+        let mut two = smallvec::SmallVec::new();
+        two.extend([inc(8, 4, true, false), inc(16, 1, false, true)]);
+        let blocks = vec![
+            CountedBlock {
+                func: 7,
+                start: 0,
+                pcs: None,
+                global: 4,
+                sites: vec![(0, smallvec::smallvec![inc(0, 8, false, false)])],
+            },
+            CountedBlock {
+                func: 7,
+                start: 5,
+                pcs: Some((3, 9)),
+                global: 5,
+                sites: vec![
+                    (6, two),
+                    (19, smallvec::smallvec![inc(24, 2, false, false)]),
+                ],
+            },
+        ];
+        BlockCounters {
+            blocks,
+            probes_folded: 4,
+            sites_folded: 3,
+        }
+    }
+
+    #[test]
+    fn kept_counters_decode_to_what_was_kept() {
+        let c = counters();
+        let bytes = counters::encode(&c);
+        let back = counters::decode(&bytes).expect("decodes");
+        assert_eq!(format!("{back:?}"), format!("{c:?}"));
+        assert_eq!(counters::encode(&back), bytes);
+        for n in 0..bytes.len() {
+            assert!(counters::decode(&bytes[..n]).is_none(), "prefix {n}");
+        }
+        for i in 0..bytes.len() {
+            let mut b = bytes.clone();
+            b[i] ^= 0x80;
+            let _ = counters::decode(&b);
+        }
+    }
+
     #[test]
     fn impure_matching_is_not_kept() {
         let (store, id) = monitor();

@@ -25,7 +25,12 @@ pub(super) fn site_calls(plan: &Plan) -> (Vec<FuncAddr>, Vec<SiteCall<'_>>) {
     let mut targets: Vec<FuncAddr> = Vec::new();
     let mut fids: Vec<&u32> = plan.funcs.keys().collect();
     fids.sort();
-    let mut site_calls: Vec<SiteCall<'_>> = Vec::new();
+    // (Sized first: this is one entry per probe call of the app, and a
+    // vector that grows by doubling touches twice the fresh memory.)
+    let n = (fids.iter().map(|f| &plan.funcs[*f]))
+        .map(|fp| fp.entry.len() + fp.before.num_calls() + fp.after.num_calls())
+        .sum();
+    let mut site_calls: Vec<SiteCall<'_>> = Vec::with_capacity(n);
     for f in fids {
         let fp = &plan.funcs[f];
         let mut sites: Vec<(u32, u8, &[ProbeCall])> = fp
@@ -137,7 +142,7 @@ pub(super) fn stats(
         ..Default::default()
     };
     for (f, k, c) in site_calls {
-        if func_blocks.get(f).is_some_and(|fb| fb.folded.contains(k)) {
+        if func_blocks.get(f).is_some_and(|fb| fb.is_folded(*k)) {
             continue;
         }
         if inlining.inline.contains(&c.func) {
@@ -170,8 +175,7 @@ pub(super) fn specialized(
     let mut zero_tested = ZeroTested::default();
     let mut n = 0;
     for (f, k, c) in site_calls {
-        if !added.inline.contains(&c.func)
-            || func_blocks.get(f).is_some_and(|fb| fb.folded.contains(k))
+        if !added.inline.contains(&c.func) || func_blocks.get(f).is_some_and(|fb| fb.is_folded(*k))
         {
             continue;
         }

@@ -77,7 +77,7 @@ pub(super) fn plan_block_counters(
 /// Whether kept counters can be those of `plan`, as far as weaving and
 /// folding rely on them: blocks numbered from `first_global` in function
 /// order, each function's blocks starting at ascending events, every
-/// counted site one of the plan's (ascending within its block) with the
+/// counted site one of the plan's (ascending through a function) with the
 /// statistics its calls give, and every increment a 1-, 2-, 4- or 8-byte
 /// counter (a zero-extended one: 4 bytes in 8) inside a memory of `store`.
 /// (What else an entry could get wrong changes counts, not safety; entries
@@ -92,6 +92,9 @@ fn fits(k: &BlockCounters, plan: &Plan, store: &Store, first_global: u32) -> boo
     };
     let (mut probes, mut sites) = (0u64, 0u64);
     let mut last: Option<(u32, usize)> = None;
+    // The last site key of the function so far (keys ascend through its
+    // blocks: `FuncBlocks::folded` is searched).
+    let mut prev = None;
     for (n, b) in k.blocks.iter().enumerate() {
         let Some(fp) = plan.funcs.get(&b.func) else {
             return false;
@@ -100,8 +103,10 @@ fn fits(k: &BlockCounters, plan: &Plan, store: &Store, first_global: u32) -> boo
         if !in_order || b.global.checked_sub(first_global) != Some(n as u32) {
             return false;
         }
+        if last.is_none_or(|(f, _)| f != b.func) {
+            prev = None;
+        }
         last = Some((b.func, b.start));
-        let mut prev = None;
         for (key, incs) in &b.sites {
             let calls = match (key, key % 2) {
                 (0, _) => Some(&fp.entry[..]),

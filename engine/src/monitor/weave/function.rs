@@ -97,7 +97,7 @@ pub(super) fn weave_function(
                     When::After => f.after.get(&pc),
                 });
                 if let Some(c) = calls {
-                    if !fblocks.folded.contains(&blockcount::key(pc, when)) {
+                    if !fblocks.is_folded(blockcount::key(pc, when)) {
                         b.pcs.push((b.code.len() as u32, pc));
                         let stack = fp.and_then(|f| f.stacks.get(&(pc, when == When::After)));
                         b.probes(c, stack)?;

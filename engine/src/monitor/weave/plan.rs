@@ -41,6 +41,11 @@ impl SiteCalls {
         self.pcs.binary_search(pc).ok().map(|i| &self.calls[i][..])
     }
 
+    /// How many calls there are at all the sites.
+    pub fn num_calls(&self) -> usize {
+        self.calls.iter().map(|c| c.len()).sum()
+    }
+
     pub fn contains_key(&self, pc: &u32) -> bool {
         self.pcs.binary_search(pc).is_ok()
     }
