@@ -59,13 +59,19 @@ pub(super) fn plan_block_counters(
             }
         }
     }
-    let mut counted_mems: Vec<MemAddr> = counters
+    // (A few memories, counted into at every site: no list of them all.)
+    let mut counted_mems: Vec<MemAddr> = Vec::new();
+    let incs = counters
         .blocks
         .iter()
-        .flat_map(|b| b.sites.iter().flat_map(|s| s.1.iter().map(|i| i.mem)))
-        .collect();
+        .flat_map(|b| &b.sites)
+        .flat_map(|s| &s.1);
+    for i in incs {
+        if !counted_mems.contains(&i.mem) {
+            counted_mems.push(i.mem);
+        }
+    }
     counted_mems.sort_by_key(|a| a.0);
-    counted_mems.dedup();
     for a in &counted_mems {
         if !needs.memories.contains(a) {
             needs.memories.push(*a);
