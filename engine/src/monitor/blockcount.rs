@@ -1002,8 +1002,9 @@ pub fn countable<'a>(store: &Store, calls: impl Iterator<Item = &'a ProbeCall>) 
 /// the same events).
 #[derive(Default, Debug)]
 pub struct FuncBlocks {
-    /// Event number -> counter (woven global index) to increment before it.
-    pub starts: HashMap<usize, u32>,
+    /// (Event number, counter: woven global index to increment before it),
+    /// ascending by event.
+    pub starts: Vec<(usize, u32)>,
     /// Keys of the sites whose probes are counted through their block,
     /// ascending (sites come in event order; a sorted list is a fraction of
     /// a hash set's memory, and a plan has one key per counted site).
@@ -1025,7 +1026,7 @@ pub fn func_blocks(blocks: &[CountedBlock]) -> HashMap<u32, FuncBlocks> {
     let mut out: HashMap<u32, FuncBlocks> = HashMap::default();
     for b in blocks {
         let fb = out.entry(b.func).or_default();
-        fb.starts.insert(b.start, b.global);
+        fb.starts.push((b.start, b.global));
         fb.folded.extend(b.sites.iter().map(|s| s.0));
     }
     out
@@ -1043,25 +1044,26 @@ pub fn wrapped(
     fp.before.contains_key(&end_pc)
 }
 
-/// The events of function `idx` in order, with each instruction's pc: event
-/// 0 is the entry site.
+/// The events of function `idx` in order, with each instruction's pc and
+/// its bytes in the module: event 0 is the entry site (no bytes).
 pub fn for_each_event(
     m: &crate::core::module::ModuleInfo,
     idx: u32,
     wrapped: bool,
-    mut f: impl FnMut(Ev, u32, &Operator<'_>) -> Result<(), crate::LoadError>,
+    mut f: impl FnMut(Ev, u32, &Operator<'_>, &[u8]) -> Result<(), crate::LoadError>,
 ) -> Result<(), crate::LoadError> {
     let body_start = m.body(idx).range.start;
-    f(Ev::Site(0, When::Entry), 0, &Operator::Nop)?;
+    f(Ev::Site(0, When::Entry), 0, &Operator::Nop, &[])?;
     let mut ops = m.operators(idx);
     let mut depth = 0i32;
     while !ops.eof() {
         let off = ops.original_position();
         let op = ops.read().map_err(crate::LoadError::from)?;
         let pc = (off - body_start) as u32;
+        let bytes = &m.bytes[off..ops.original_position()];
         let final_end = matches!(op, Operator::End) && depth == 0;
         for ev in layout(&op, pc, final_end, wrapped) {
-            f(ev, pc, &op)?;
+            f(ev, pc, &op, bytes)?;
         }
         depth += nesting(&op);
     }
@@ -1115,7 +1117,7 @@ pub fn plan_function(
             return;
         }
         let global = first_global + out.blocks.len() as u32;
-        fb.starts.insert(c.start, global);
+        fb.starts.push((c.start, global));
         fb.folded.extend(c.sites.iter().map(|s| s.0));
         out.probes_folded += c.probes;
         out.sites_folded += c.sites.len() as u64;
@@ -1129,7 +1131,7 @@ pub fn plan_function(
     };
     let mut cur = new(0);
     let mut n = 0usize;
-    for_each_event(m, idx, wrapped(m, idx, fp), |ev, pc, _| {
+    for_each_event(m, idx, wrapped(m, idx, fp), |ev, pc, _, _| {
         match ev {
             Ev::Split => {
                 let c = std::mem::replace(&mut cur, new(n + 1));

@@ -81,7 +81,7 @@ mod rewrite;
 
 pub use lazy::{weave_lazy, weave_lazy_with};
 use monitors::MonView;
-pub use plan::{FuncPlan, Plan, Recorder, Replay, SiteCalls, SiteStack};
+pub use plan::{FuncPlan, Plan, Recorder, Replay, SiteCalls, SiteCursor, SiteStack};
 
 /// Module name of the probe imports of a woven module.
 pub const PROBE_MODULE: &str = "wizeng:probe";

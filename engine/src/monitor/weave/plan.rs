@@ -41,6 +41,14 @@ impl SiteCalls {
         self.pcs.binary_search(pc).ok().map(|i| &self.calls[i][..])
     }
 
+    /// A cursor for looking sites up in ascending pc order.
+    pub fn cursor(&self) -> SiteCursor<'_> {
+        SiteCursor {
+            sites: Some(self),
+            at: 0,
+        }
+    }
+
     /// How many calls there are at all the sites.
     pub fn num_calls(&self) -> usize {
         self.calls.iter().map(|c| c.len()).sum()
@@ -83,6 +91,26 @@ impl SiteCalls {
                 self.calls.insert(i, SmallVec::from_vec(calls));
             }
         }
+    }
+}
+
+/// Looks up the sites of a [`SiteCalls`] by ascending pc, each lookup
+/// starting where the last ended (a weave visits sites in order).
+#[derive(Default)]
+pub struct SiteCursor<'a> {
+    sites: Option<&'a SiteCalls>,
+    at: usize,
+}
+
+impl<'a> SiteCursor<'a> {
+    /// The calls at `pc`, if it has any; `pc` must not be below the last
+    /// one asked for.
+    pub fn get(&mut self, pc: u32) -> Option<&'a [ProbeCall]> {
+        let s = self.sites?;
+        while s.pcs.get(self.at).is_some_and(|p| *p < pc) {
+            self.at += 1;
+        }
+        (s.pcs.get(self.at) == Some(&pc)).then(|| &s.calls[self.at][..])
     }
 }
 
