@@ -1011,14 +1011,6 @@ pub struct FuncBlocks {
     pub folded: Vec<u64>,
 }
 
-impl FuncBlocks {
-    /// Whether the probes of the site with key `k` are counted through
-    /// their block.
-    pub fn is_folded(&self, k: u64) -> bool {
-        self.folded.binary_search(&k).is_ok()
-    }
-}
-
 /// The [`FuncBlocks`] of every function with counted blocks, as
 /// [`plan_function`] gave them while it made `blocks` (a plan kept by the
 /// match cache is its blocks alone).

@@ -96,11 +96,12 @@ fn fits(k: &BlockCounters, plan: &Plan, store: &Store, first_global: u32) -> boo
             && (i.mem.0 as usize) < store.memories.len()
             && end <= store.memory(i.mem).data.len() as u64
     };
-    let (mut probes, mut sites) = (0u64, 0u64);
+    let (mut probes, mut counted) = (0u64, 0u64);
     let mut last: Option<(u32, usize)> = None;
     // The last site key of the function so far (keys ascend through its
-    // blocks: `FuncBlocks::folded` is searched).
+    // blocks: `FuncBlocks::folded` is walked in order).
     let mut prev = None;
+    let mut sites = Default::default();
     for (n, b) in k.blocks.iter().enumerate() {
         let Some(fp) = plan.funcs.get(&b.func) else {
             return false;
@@ -111,15 +112,19 @@ fn fits(k: &BlockCounters, plan: &Plan, store: &Store, first_global: u32) -> boo
         }
         if last.is_none_or(|(f, _)| f != b.func) {
             prev = None;
+            sites = (fp.before.cursor(), fp.after.cursor());
         }
         last = Some((b.func, b.start));
         for (key, incs) in &b.sites {
-            let calls = match (key, key % 2) {
-                (0, _) => Some(&fp.entry[..]),
-                (_, 0) => fp.before.get(&((key / 2) as u32)),
-                _ => fp.after.get(&((key / 2) as u32)),
+            // (Keys ascend through the function: checked below, so the
+            // cursors only move forward.)
+            let calls = match (key, key % 2, prev < Some(*key)) {
+                (_, _, false) => None,
+                (0, _, _) => Some(&fp.entry[..]),
+                (_, 0, _) => sites.0.get((key / 2) as u32),
+                _ => sites.1.get((key / 2) as u32),
             };
-            let Some(calls) = calls.filter(|c| !c.is_empty() && prev < Some(*key)) else {
+            let Some(calls) = calls.filter(|c| !c.is_empty()) else {
                 return false;
             };
             if incs.is_empty() || !incs.iter().all(inc_ok) {
@@ -127,10 +132,10 @@ fn fits(k: &BlockCounters, plan: &Plan, store: &Store, first_global: u32) -> boo
             }
             prev = Some(*key);
             probes += calls.len() as u64;
-            sites += 1;
+            counted += 1;
         }
     }
-    (probes, sites) == (k.probes_folded, k.sites_folded)
+    (probes, counted) == (k.probes_folded, k.sites_folded)
 }
 
 /// The counters' globals (appended to the app's) and the fold export, each

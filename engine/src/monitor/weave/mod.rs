@@ -160,10 +160,10 @@ impl Decided {
             &mut inlining.needs,
             kept,
         )?;
-        let mut stats = collect::stats(&counters, &func_blocks, &site_calls, &inlining);
+        let folded = collect::folded(&func_blocks, &site_calls);
+        let mut stats = collect::stats(&counters, &folded, &site_calls, &inlining);
         let layout = collect::Layout::new(m, store, inlining, frame_uses, &counters, fold_export);
-        stats.specialized =
-            collect::specialized(mons, cfg, &layout.added, &func_blocks, &site_calls);
+        stats.specialized = collect::specialized(mons, cfg, &layout.added, &folded, &site_calls);
         let probe_imports = imports::ProbeImports::new(store, &layout);
         Ok(Decided {
             layout,
