@@ -156,7 +156,7 @@ fn finish_function(
     let mut body = local_declarations(weaver, m, idx, &added)?;
     b.header_len = body.len() as u32;
     body.extend_from_slice(&b.code);
-    Ok((body, func_origin(&b)))
+    Ok((body, func_origin(&mut b)))
 }
 
 /// The code of function `idx` without probes or counters: each instruction
