@@ -610,6 +610,20 @@ fn print_monitor_metrics(s: &Session) {
     if let Some(o) = &m.match_cache {
         eprintln!("wizeng: metrics: match cache: {}", o.describe());
     }
+    if let Some(kept) = m.counters_kept {
+        let how = if kept {
+            "kept from an earlier run"
+        } else {
+            "planned, kept for the next run"
+        };
+        eprintln!("wizeng: metrics: block counter plan: {how}");
+    }
+    if m.exit_prefetched > 0 {
+        eprintln!(
+            "wizeng: metrics: monitor exit code handed to the compiler thread before the run: {} functions",
+            m.exit_prefetched
+        );
+    }
     if let Some(why) = m.interpreted {
         eprintln!("wizeng: metrics: application interpreted: {why}");
     }

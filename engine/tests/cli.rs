@@ -772,6 +772,68 @@ fn match_cache_entry_is_checked() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A kept match keeps the block counters planned for it (per inline
+/// configuration), and a repeated run hands the code of a monitor's
+/// `wasm:exit` to the compiler thread before the app runs; the report is
+/// the same every time.
+#[test]
+fn kept_block_counters_and_exit_code_ahead() {
+    let root = repo_root();
+    let dir = std::env::temp_dir().join(format!("wizeng-kept-counters-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let args = |extra: &[&str]| -> Vec<String> {
+        let mut a = vec!["--metrics".into(), format!("--cache-dir={}", dir.display())];
+        a.extend(extra.iter().map(|s| s.to_string()));
+        // (`{csv}`: the monitor's own `wasm:exit` prints the report.)
+        a.extend([
+            "--monitors=hotness{csv}".into(),
+            "tests/programs/sort.wasm".into(),
+        ]);
+        a
+    };
+    let metric = |out: &str, what: &str| {
+        out.lines()
+            .find_map(|l| l.strip_prefix(&format!("wizeng: metrics: {what}: ")))
+            .map(str::to_string)
+    };
+    let stdout = |out: &str| out.split("--- stderr").next().unwrap().to_string();
+    let first = run_wizeng(&root, &args(&[]));
+    let plan = "block counter plan";
+    let ahead = "monitor exit code handed to the compiler thread before the run";
+    assert_eq!(
+        metric(&first, plan).as_deref(),
+        Some("planned, kept for the next run"),
+        "{first}"
+    );
+    assert_eq!(metric(&first, ahead), None, "{first}");
+    let second = run_wizeng(&root, &args(&[]));
+    assert_eq!(
+        metric(&second, plan).as_deref(),
+        Some("kept from an earlier run"),
+        "{second}"
+    );
+    let n = metric(&second, ahead).unwrap_or_else(|| panic!("nothing ahead: {second}"));
+    let n: usize = n.strip_suffix(" functions").unwrap().parse().unwrap();
+    assert!(n > 1, "{second}");
+    assert_eq!(stdout(&first), stdout(&second));
+    // Other inlining options: counters of their own.
+    let off = run_wizeng(&root, &args(&["--block-counts=off"]));
+    assert_eq!(
+        metric(&off, plan).as_deref(),
+        Some("planned, kept for the next run"),
+        "{off}"
+    );
+    assert_eq!(stdout(&first), stdout(&off));
+    let again = run_wizeng(&root, &args(&[]));
+    assert_eq!(
+        metric(&again, plan).as_deref(),
+        Some("kept from an earlier run"),
+        "{again}"
+    );
+    assert_eq!(stdout(&first), stdout(&again));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A `.mm` monitor is compiled once per cache directory: the next run takes
 /// it from the cache and prints the same warnings; one that fails to compile
 /// fails every time.

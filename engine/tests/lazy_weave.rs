@@ -54,6 +54,8 @@ struct Count {
     inlined: u64,
     called: u64,
     counted: u64,
+    /// Modules woven again with the counters of their first weave.
+    reused: usize,
 }
 
 fn load_monitors(store: &mut Store, specs: &[MonitorSpec]) -> Monitors {
@@ -208,6 +210,46 @@ fn check(name: &str, bytes: &[u8], cfg: &InlineConfig, count: &mut Count) {
     count.inlined += eager.stats.inlined;
     count.called += eager.stats.called;
     count.counted += eager.stats.folded;
+    check_kept_counters(name, bytes, cfg, eager, &lazy.bytes, count);
+}
+
+/// Weaving with the block counters an earlier weave planned (what the
+/// match cache keeps) gives the same module, bodies, statistics and
+/// counters, and uses them wherever counters are planned at all.
+fn check_kept_counters(
+    name: &str,
+    bytes: &[u8],
+    cfg: &InlineConfig,
+    eager: weave::Woven,
+    lazy_bytes: &[u8],
+    count: &mut Count,
+) {
+    let Some((store, orig, plan)) = matched(bytes, cfg) else {
+        panic!("{name}: matches once, not twice");
+    };
+    let planned = cfg.enabled && cfg.block_counts && orig.start.is_none();
+    let kept = weave::weave_lazy_with(orig.shared_info(), plan, &store, cfg, Some(eager.counters))
+        .unwrap_or_else(|e| panic!("{name}: with kept counters: {e}"));
+    assert_eq!(kept.counters_reused, planned, "{name}: kept counters used");
+    count.reused += kept.counters_reused as usize;
+    assert_eq!(kept.bytes, lazy_bytes, "{name}: module with kept counters");
+    assert_eq!(
+        format!("{:?}", eager.stats),
+        format!("{:?}", kept.stats),
+        "{name}: stats with kept counters"
+    );
+    let em = Module::new(&eager.bytes).unwrap();
+    let mut km = Module::new(&kept.bytes).unwrap();
+    km.lazy = kept.lazy;
+    km.origin = Some(kept.origin);
+    for idx in km.num_imported_funcs..km.num_funcs() {
+        assert_eq!(
+            em.body_bytes(idx).unwrap(),
+            km.body_bytes(idx)
+                .unwrap_or_else(|e| panic!("{name}: func {idx}: {e}")),
+            "{name}: body of func {idx} with kept counters"
+        );
+    }
 }
 
 #[test]
@@ -233,5 +275,6 @@ fn lazily_woven_bodies_are_the_eager_ones() {
         assert!(count.deferred > 5000 && count.eager_kept > 0, "{count:?}");
         assert!(count.inlined > 0 && count.called > 0, "{count:?}");
         assert_eq!(count.counted > 0, cfg.block_counts, "{count:?}");
+        assert_eq!(count.reused > 0, cfg.block_counts, "{count:?}");
     }
 }

@@ -798,6 +798,9 @@ pub fn key(pc: u32, when: When) -> u64 {
 pub struct CountedBlock {
     /// Original function index.
     pub func: u32,
+    /// The event (in [`for_each_event`] order, of its function) before
+    /// which the counter is incremented: the block's first.
+    pub start: usize,
     /// Original pcs of the first and last instruction in the block (none: the
     /// block has only probes).
     pub pcs: Option<(u32, u32)>,
@@ -1109,85 +1112,26 @@ fn conflicting_shapes(entries: &[(usize, Incs)]) -> HashSet<Shape> {
 /// the same events).
 #[derive(Default, Debug)]
 pub struct FuncBlocks {
-    /// Event number -> counter (woven global index) to increment before it.
-    pub starts: Ascending<usize, u32>,
-    /// Keys of the sites whose probes are counted through their block.
-    pub folded: Ascending<u64, ()>,
+    /// (Event number, counter: woven global index to increment before it),
+    /// ascending by event.
+    pub starts: Vec<(usize, u32)>,
+    /// Keys of the sites whose probes are counted through their block,
+    /// ascending (sites come in event order; a sorted list is a fraction of
+    /// a hash set's memory, and a plan has one key per counted site).
+    pub folded: Vec<u64>,
 }
 
-/// A map whose keys are added in ascending order (planning walks a
-/// function's events and sites in order): a sorted list, no hashing, one
-/// allocation per function. Weaving asks in the same order, so a lookup
-/// tries where the last one ended before it searches by halving.
-#[derive(Debug, Clone)]
-pub struct Ascending<K, V> {
-    keys: Vec<K>,
-    values: Vec<V>,
-    finger: std::cell::Cell<usize>,
-}
-
-impl<K, V> Default for Ascending<K, V> {
-    fn default() -> Self {
-        Ascending {
-            keys: Vec::new(),
-            values: Vec::new(),
-            finger: Default::default(),
-        }
+/// The [`FuncBlocks`] of every function with counted blocks, as
+/// [`plan_function`] gave them while it made `blocks` (a plan kept by the
+/// match cache is its blocks alone).
+pub fn func_blocks(blocks: &[CountedBlock]) -> HashMap<u32, FuncBlocks> {
+    let mut out: HashMap<u32, FuncBlocks> = HashMap::default();
+    for b in blocks {
+        let fb = out.entry(b.func).or_default();
+        fb.starts.push((b.start, b.global));
+        fb.folded.extend(b.sites.iter().map(|s| s.0));
     }
-}
-
-impl<K: Ord + Copy, V> Ascending<K, V> {
-    /// Add `k`, greater than every key so far.
-    fn push(&mut self, k: K, v: V) {
-        debug_assert!(self.keys.last().is_none_or(|l| *l < k), "keys ascend");
-        self.keys.push(k);
-        self.values.push(v);
-    }
-
-    pub fn get(&self, k: &K) -> Option<&V> {
-        self.find(k).map(|i| &self.values[i])
-    }
-
-    pub fn contains(&self, k: &K) -> bool {
-        self.find(k).is_some()
-    }
-
-    fn find(&self, k: &K) -> Option<usize> {
-        let f = self.finger.get();
-        // Above the last key found and below the next (if any): not there.
-        let above = f == 0 || self.keys.get(f - 1).is_some_and(|p| p < k);
-        let i = match self.keys.get(f) {
-            Some(x) if x == k => f,
-            Some(x) if x > k && above => return None,
-            None if above => return None,
-            _ => self.keys.binary_search(k).ok()?,
-        };
-        self.finger.set(i + 1);
-        Some(i)
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.keys.is_empty()
-    }
-
-    pub fn len(&self) -> usize {
-        self.keys.len()
-    }
-
-    /// The keys, ascending.
-    pub fn keys(&self) -> &[K] {
-        &self.keys
-    }
-
-    fn shrink(&mut self) {
-        self.keys.shrink_to_fit();
-        self.values.shrink_to_fit();
-    }
-
-    fn reserve(&mut self, n: usize) {
-        self.keys.reserve(n);
-        self.values.reserve(n);
-    }
+    out
 }
 
 /// Whether the final `end` of function `idx` has probes (the body is then
@@ -1202,25 +1146,26 @@ pub fn wrapped(
     fp.before.contains_key(&end_pc)
 }
 
-/// The events of function `idx` in order, with each instruction's pc: event
-/// 0 is the entry site.
+/// The events of function `idx` in order, with each instruction's pc and
+/// its bytes in the module: event 0 is the entry site (no bytes).
 pub fn for_each_event(
     m: &crate::core::module::ModuleInfo,
     idx: u32,
     wrapped: bool,
-    mut f: impl FnMut(Ev, u32, &Operator<'_>) -> Result<(), crate::LoadError>,
+    mut f: impl FnMut(Ev, u32, &Operator<'_>, &[u8]) -> Result<(), crate::LoadError>,
 ) -> Result<(), crate::LoadError> {
     let body_start = m.body(idx).range.start;
-    f(Ev::Site(0, When::Entry), 0, &Operator::Nop)?;
+    f(Ev::Site(0, When::Entry), 0, &Operator::Nop, &[])?;
     let mut ops = m.operators(idx);
     let mut depth = 0i32;
     while !ops.eof() {
         let off = ops.original_position();
         let op = ops.read().map_err(crate::LoadError::from)?;
         let pc = (off - body_start) as u32;
+        let bytes = &m.bytes[off..ops.original_position()];
         let final_end = matches!(op, Operator::End) && depth == 0;
         for ev in layout(&op, pc, final_end, wrapped) {
-            f(ev, pc, &op)?;
+            f(ev, pc, &op, bytes)?;
         }
         depth += nesting(&op);
     }
@@ -1271,14 +1216,14 @@ pub fn plan_function(
     };
     let (mut before, mut after) = (fp.before.cursor(), fp.after.cursor());
     let mut n = 0usize;
-    for_each_event(m, idx, wrapped(m, idx, fp), |ev, pc, _| {
+    for_each_event(m, idx, wrapped(m, idx, fp), |ev, pc, _, _| {
         match ev {
             Ev::Split => plan.close(n + 1),
             Ev::Site(pc, when) => {
                 let calls = match when {
                     When::Entry => Some(&fp.entry[..]),
-                    When::Before => before.at(pc),
-                    When::After => after.at(pc),
+                    When::Before => before.get(pc),
+                    When::After => after.get(pc),
                 };
                 if let Some(calls) = calls.filter(|c| !c.is_empty()) {
                     let mut incs = Incs::new();
@@ -1304,8 +1249,8 @@ pub fn plan_function(
         Ok(())
     })?;
     plan.close(n);
-    plan.fb.starts.shrink();
-    plan.fb.folded.shrink();
+    plan.fb.starts.shrink_to_fit();
+    plan.fb.folded.shrink_to_fit();
     Ok(plan.fb)
 }
 
@@ -1337,15 +1282,14 @@ impl BlockPlan<'_> {
         }
         let out = &mut *self.out;
         let global = self.first_global + out.blocks.len() as u32;
-        self.fb.starts.push(start, global);
-        for (k, _) in &self.sites {
-            self.fb.folded.push(*k, ());
-        }
+        self.fb.starts.push((start, global));
+        self.fb.folded.extend(self.sites.iter().map(|s| s.0));
         out.probes_folded += probes;
         out.sites_folded += self.sites.len() as u64;
         let sites: Vec<(u64, Incs)> = self.sites.drain(..).collect();
         out.blocks.push(CountedBlock {
             func: self.func,
+            start,
             pcs,
             global,
             sites,
@@ -1517,30 +1461,6 @@ mod tests {
             operand_types: None,
             removable: None,
         }
-    }
-
-    #[test]
-    fn ascending_maps_answer_as_a_search_does() {
-        let mut a: Ascending<u64, u32> = Ascending::default();
-        let keys = [2u64, 3, 8, 9, 10, 40];
-        for (i, k) in keys.iter().enumerate() {
-            a.push(*k, i as u32);
-        }
-        let want = |k: u64| keys.iter().position(|x| *x == k).map(|i| i as u32);
-        // In order (how weaving asks), backwards, and jumping about: the
-        // finger never changes an answer.
-        let ascending: Vec<u64> = (0..45).collect();
-        let descending: Vec<u64> = (0..45).rev().collect();
-        let jumps = [9, 2, 40, 0, 10, 3, 41, 8, 8, 1];
-        for ks in [&ascending[..], &descending[..], &jumps[..]] {
-            for &k in ks {
-                assert_eq!(a.get(&k).copied(), want(k), "key {k}");
-                assert_eq!(a.contains(&k), want(k).is_some(), "key {k}");
-            }
-        }
-        assert_eq!(a.keys(), &keys[..]);
-        let empty: Ascending<u64, ()> = Ascending::default();
-        assert!(!empty.contains(&0) && empty.is_empty());
     }
 
     #[test]

@@ -335,6 +335,134 @@ impl<'a> Image<'a> {
     }
 }
 
+/// The block counters weaving planned for a kept match (`weave::weave_lazy_with`):
+/// an entry of their own beside the match's, keyed by it and by the inlining
+/// configuration (which decides whether and where counters go). Planning
+/// them walks every probed function; restoring them is a decode.
+pub(crate) mod counters {
+    use super::{cache, Entry, Key, Reader, Writer};
+    use crate::core::types::MemAddr;
+    use crate::monitor::blockcount::{BlockCounters, CountedBlock, Inc, Incs};
+    use crate::monitor::inline::InlineConfig;
+    use sha2::{Digest, Sha256};
+
+    const VERSION: &[u8] = b"wizeng block counters 1";
+
+    /// The key of the counters woven with the match kept under `key`.
+    pub(crate) fn key(key: &Key, cfg: &InlineConfig) -> Key {
+        let mut h = Sha256::new();
+        h.update(VERSION);
+        h.update(key.key);
+        h.update(format!("{cfg:?}").as_bytes());
+        Key {
+            dir: key.dir.clone(),
+            key: h.finalize().into(),
+        }
+    }
+
+    /// Keep `c` under `key` (a cache that cannot be written keeps nothing:
+    /// the next run plans them again).
+    pub(crate) fn save(key: &Key, c: &BlockCounters) {
+        let _ = cache::write(&key.dir, &key.key, &encode(c));
+    }
+
+    /// The counters kept under `key`, if an entry is there and decodes
+    /// (whether they fit the plan is the weaver's check).
+    pub(crate) fn restore(key: &Key) -> Option<BlockCounters> {
+        match cache::read(&key.dir, &key.key) {
+            Entry::Found(p) => decode(&p),
+            Entry::Missing | Entry::Damaged => None,
+        }
+    }
+
+    pub(super) fn encode(c: &BlockCounters) -> Vec<u8> {
+        let mut w = Writer::default();
+        w.u64(c.probes_folded);
+        w.u64(c.sites_folded);
+        w.u64(c.blocks.len() as u64);
+        for b in &c.blocks {
+            w.u64(b.func as u64);
+            w.u64(b.start as u64);
+            match b.pcs {
+                None => w.u64(0),
+                Some((first, last)) => {
+                    w.u64(1);
+                    w.u64(first as u64);
+                    w.u64(last as u64);
+                }
+            }
+            w.u64(b.global as u64);
+            w.u64(b.sites.len() as u64);
+            for (k, incs) in &b.sites {
+                w.u64(*k);
+                w.u64(incs.len() as u64);
+                for i in incs {
+                    w.u64(i.mem.0 as u64);
+                    w.u64(i.ea as u64);
+                    w.u64(i.width as u64);
+                    w.u64(i.delta);
+                    w.u64(i.zext as u64 | (i.set as u64) << 1);
+                }
+            }
+        }
+        w.out
+    }
+
+    pub(super) fn decode(bytes: &[u8]) -> Option<BlockCounters> {
+        let mut r = Reader { b: bytes, at: 0 };
+        let probes_folded = r.u64()?;
+        let sites_folded = r.u64()?;
+        let n = r.count()?;
+        let mut blocks = Vec::with_capacity(n);
+        for _ in 0..n {
+            let func = r.u32()?;
+            let start = r.usize()?;
+            let pcs = match r.u64()? {
+                0 => None,
+                1 => Some((r.u32()?, r.u32()?)),
+                _ => return None,
+            };
+            let global = r.u32()?;
+            let ns = r.count()?;
+            let mut sites = Vec::with_capacity(ns);
+            for _ in 0..ns {
+                let k = r.u64()?;
+                let ni = r.count()?;
+                let mut incs = Incs::with_capacity(ni);
+                for _ in 0..ni {
+                    let mem = MemAddr(r.u32()?);
+                    let ea = r.u32()?;
+                    let width = u8::try_from(r.u64()?).ok()?;
+                    let delta = r.u64()?;
+                    let flags = r.u64()?;
+                    (flags < 4).then_some(())?;
+                    incs.push(Inc {
+                        mem,
+                        ea,
+                        width,
+                        delta,
+                        zext: flags & 1 != 0,
+                        set: flags & 2 != 0,
+                    });
+                }
+                sites.push((k, incs));
+            }
+            blocks.push(CountedBlock {
+                func,
+                start,
+                pcs,
+                global,
+                sites,
+            });
+        }
+        (r.at == bytes.len()).then_some(BlockCounters {
+            blocks,
+            probes_folded,
+            sites_folded,
+        })
+    }
+}
+
 /// Little-endian LEB128 encoding of the entry.
 #[derive(Default)]
 struct Writer {
@@ -907,6 +1035,63 @@ mod tests {
         let module = other.instances[0].module.clone();
         Linker::new().instantiate(&mut other, &module).unwrap();
         assert!(Image::decode(&bytes, &other).is_none());
+    }
+
+    /// Block counters of every shape an entry can hold.
+    fn counters() -> crate::monitor::blockcount::BlockCounters {
+        use crate::core::types::MemAddr;
+        use crate::monitor::blockcount::{BlockCounters, CountedBlock, Inc};
+        let inc = |ea, width, zext, set| Inc {
+            mem: MemAddr(0),
+            ea,
+            width,
+            delta: if set { 1 } else { 3 },
+            zext,
+            set,
+        };
+        let mut two = smallvec::SmallVec::new();
+        two.extend([inc(8, 4, true, false), inc(16, 1, false, true)]);
+        let blocks = vec![
+            CountedBlock {
+                func: 7,
+                start: 0,
+                pcs: None,
+                global: 4,
+                sites: vec![(0, smallvec::smallvec![inc(0, 8, false, false)])],
+            },
+            CountedBlock {
+                func: 7,
+                start: 5,
+                pcs: Some((3, 9)),
+                global: 5,
+                sites: vec![
+                    (6, two),
+                    (19, smallvec::smallvec![inc(24, 2, false, false)]),
+                ],
+            },
+        ];
+        BlockCounters {
+            blocks,
+            probes_folded: 4,
+            sites_folded: 3,
+        }
+    }
+
+    #[test]
+    fn kept_counters_decode_to_what_was_kept() {
+        let c = counters();
+        let bytes = counters::encode(&c);
+        let back = counters::decode(&bytes).expect("decodes");
+        assert_eq!(format!("{back:?}"), format!("{c:?}"));
+        assert_eq!(counters::encode(&back), bytes);
+        for n in 0..bytes.len() {
+            assert!(counters::decode(&bytes[..n]).is_none(), "prefix {n}");
+        }
+        for i in 0..bytes.len() {
+            let mut b = bytes.clone();
+            b[i] ^= 0x80;
+            let _ = counters::decode(&b);
+        }
     }
 
     #[test]

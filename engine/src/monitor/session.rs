@@ -161,6 +161,12 @@ pub struct SessionMetrics {
     pub scripts: [usize; 2],
     /// Whether matching was restored from the match cache, or stored there.
     pub match_cache: Option<match_cache::Outcome>,
+    /// With a kept match: whether the block counters were the ones kept
+    /// beside it (else planned, and kept for the next run).
+    pub counters_kept: Option<bool>,
+    /// Monitor functions of the exit's code handed to the compiler thread
+    /// while the app runs ([`Session::begin`]).
+    pub exit_prefetched: usize,
     /// [`Session::finish`]: folding block counts, the monitors' `wasm:exit`
     /// and writing their reports.
     pub finish: Duration,
@@ -212,6 +218,9 @@ pub struct Session {
     announced_bytes: Option<Vec<u8>>,
     /// The app's path as the user gave it (`Session::set_app_path`).
     app_path: String,
+    /// Monitor functions handed to the compiler thread for the exit
+    /// (`Session::prefetch_exit`).
+    prefetched: Vec<FuncAddr>,
 }
 
 impl Session {
@@ -239,6 +248,7 @@ impl Session {
             announced: None,
             announced_bytes: None,
             app_path: String::new(),
+            prefetched: Vec::new(),
         }
     }
 
@@ -425,7 +435,7 @@ impl Session {
     /// when probes access frames beyond what woven code can give them.
     fn load_woven(&mut self, bytes: &[u8]) -> Result<Module, SessionError> {
         let tier = self.config.engine.tier;
-        let (orig, plan) = self.match_app(bytes)?;
+        let (orig, plan, kept) = self.match_app(bytes)?;
         // (Matched without translating: `orig` cannot run.)
         if plan.is_empty() {
             drop(orig);
@@ -449,9 +459,19 @@ impl Session {
         // a function or loop is hot, then compiled in the background.
         let t0 = Instant::now();
         // Bodies are woven at their first use: the match result moves into
-        // the woven module (`weave::weave_lazy`).
-        let w = weave::weave_lazy(orig.shared_info(), plan, &self.store, &self.config.inline)?;
+        // the woven module (`weave::weave_lazy`). A kept match keeps the
+        // block counters planned for it too.
+        let inline = &self.config.inline;
+        let ckey = kept.map(|k| match_cache::counters::key(&k, inline));
+        let counters = ckey.as_ref().and_then(match_cache::counters::restore);
+        let w = weave::weave_lazy_with(orig.shared_info(), plan, &self.store, inline, counters)?;
         drop(orig);
+        if let Some(k) = &ckey {
+            self.metrics.counters_kept = Some(w.counters_reused);
+            if !w.counters_reused {
+                match_cache::counters::save(k, &w.counters);
+            }
+        }
         self.metrics.weave = t0.elapsed();
         for (name, e) in &w.imports {
             self.linker.define(weave::PROBE_MODULE, name, *e);
@@ -484,7 +504,11 @@ impl Session {
     /// translating it ([`Module::new_matched`]).
     /// A run whose monitors did not look outside the store restores the
     /// match of an earlier run of the same inputs instead ([`match_cache`]).
-    fn match_app(&mut self, bytes: &[u8]) -> Result<(Module, weave::Plan), SessionError> {
+    /// The key is given back when the match is kept (restored or stored).
+    fn match_app(
+        &mut self,
+        bytes: &[u8],
+    ) -> Result<(Module, weave::Plan, Option<match_cache::Key>), SessionError> {
         let m = self
             .monitors
             .as_mut()
@@ -500,7 +524,7 @@ impl Session {
                     let orig = Module::new_matched(bytes, &mut NoProbes)?;
                     self.metrics.decode = t0.elapsed();
                     self.metrics.match_cache = Some(match_cache::Outcome::Hit);
-                    return Ok((orig, r.plan));
+                    return Ok((orig, r.plan, key.ok()));
                 }
                 Ok(None) => {}
                 Err(()) => damaged = true,
@@ -532,8 +556,12 @@ impl Session {
             (Err(why), _) => match_cache::Outcome::NotKept(why),
             (Ok(_), None) => unreachable!("captured with the key"),
         };
+        let kept = matches!(
+            outcome,
+            match_cache::Outcome::Stored | match_cache::Outcome::Damaged
+        );
         self.metrics.match_cache = Some(outcome);
-        Ok((orig, plan))
+        Ok((orig, plan, key.ok().filter(|_| kept)))
     }
 
     /// The app with the monitors' probes woven in and the monitors merged
@@ -544,7 +572,7 @@ impl Session {
                 "--emit-woven needs at least one monitor (--monitors=...)",
             ));
         }
-        let (orig, plan) = self.match_app(bytes)?;
+        let (orig, plan, _) = self.match_app(bytes)?;
         let m = self.monitors.as_ref().expect("checked above");
         let dynamic = m.dynamic;
         let life = m.lifecycle();
@@ -584,10 +612,43 @@ impl Session {
 
     /// Run the monitors' `wasm:begin` probes.
     pub fn begin(&mut self) -> Result<(), Trap> {
+        self.prefetch_exit();
         match &self.monitors {
             Some(m) => m.begin(&mut self.store),
             None => Ok(()),
         }
+    }
+
+    /// A repeated run (its match restored) whose monitors' `wasm:exit` will
+    /// be compiled at its first call ([`Session::finish`]): hand the code the
+    /// exit runs (the exit functions and what they call directly) to the
+    /// compiler thread now, so that it compiles while the app runs instead
+    /// of on the main thread at exit (`branches-hw.mm` on atax: 16 functions,
+    /// 9.3M of the exit's 10.9M instructions). Only then: in a first run the
+    /// app's own hot functions, found while it runs, must not queue behind
+    /// these; in a repeated one its warm-start record handed them over at
+    /// instantiation. The functions are waited for at exit
+    /// ([`Session::finish`]).
+    fn prefetch_exit(&mut self) {
+        let hit = self.metrics.match_cache == Some(match_cache::Outcome::Hit);
+        let dyn_tier = self.store.config.tier == Tier::Dyn;
+        if !hit || !dyn_tier || self.monitor_sites() < EXIT_COMPILE_SITES {
+            return;
+        }
+        let layouts = self.report_layouts();
+        let Some(m) = &self.monitors else { return };
+        let exits: Vec<FuncAddr> = (0..m.len())
+            .filter(|i| layouts.get(*i).is_none_or(Option::is_none))
+            .filter_map(|i| m.exit_func(i))
+            .collect();
+        if exits.is_empty() || crate::exec::jit::ensure_prepared(&mut self.store).is_err() {
+            return;
+        }
+        for f in exit_code(&self.store, &exits) {
+            crate::exec::tiering::settle(&mut self.store, f);
+            self.prefetched.push(f);
+        }
+        self.metrics.exit_prefetched = self.prefetched.len();
     }
 
     /// Call a function of the app (or any store function).
@@ -628,6 +689,11 @@ impl Session {
         let layouts = self.report_layouts();
         let runs_exit = layouts.iter().any(Option::is_none);
         if runs_exit && self.monitor_sites() >= EXIT_COMPILE_SITES {
+            // (What `prefetch_exit` handed over is waited for, not
+            // compiled twice.)
+            for f in std::mem::take(&mut self.prefetched) {
+                crate::exec::jit::wait_for(&mut self.store, f);
+            }
             crate::exec::tiering::compile_from_now_on(&mut self.store);
         }
         let r = self.exit_monitors(&layouts);
@@ -763,6 +829,45 @@ impl Session {
 /// From this many matched sites on, the monitors' `wasm:exit` code is
 /// compiled at its first call (dyn tier); below, it is interpreted.
 const EXIT_COMPILE_SITES: u64 = 300;
+
+/// At most this many functions of a monitor's exit code are handed to the
+/// compiler thread ahead of the exit ([`Session::prefetch_exit`]).
+const EXIT_PREFETCH_MAX: usize = 64;
+
+/// The functions `exits` run: each, and the functions of its module that
+/// it calls directly (transitively; at most [`EXIT_PREFETCH_MAX`]).
+fn exit_code(store: &Store, exits: &[FuncAddr]) -> Vec<FuncAddr> {
+    use crate::runtime::store::FuncKind;
+    let mut out: Vec<FuncAddr> = exits.to_vec();
+    let mut next = 0;
+    while next < out.len() && out.len() < EXIT_PREFETCH_MAX {
+        let FuncKind::Wasm { instance, func_idx } = store.funcs[out[next].0 as usize].kind else {
+            next += 1;
+            continue;
+        };
+        next += 1;
+        let inst = store.instance(instance);
+        let m = &inst.module;
+        if func_idx < m.num_imported_funcs || func_idx >= m.num_funcs() {
+            continue;
+        }
+        let mut ops = m.operators(func_idx);
+        while !ops.eof() && out.len() < EXIT_PREFETCH_MAX {
+            let callee = match ops.read() {
+                Ok(wasmparser::Operator::Call { function_index })
+                | Ok(wasmparser::Operator::ReturnCall { function_index }) => function_index,
+                Ok(_) => continue,
+                Err(_) => break,
+            };
+            let defined = (m.num_imported_funcs..m.num_funcs()).contains(&callee);
+            match inst.funcs.get(callee as usize) {
+                Some(a) if defined && !out.contains(a) => out.push(*a),
+                _ => {}
+            }
+        }
+    }
+    out
+}
 
 /// An instrumenter that times another's `probes` (when `on`).
 struct Timed<'a> {

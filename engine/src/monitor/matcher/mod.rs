@@ -660,6 +660,11 @@ impl Monitors {
         }
     }
 
+    /// Monitor `i`'s `wasm:exit` function, if it has one.
+    pub fn exit_func(&self, i: usize) -> Option<FuncAddr> {
+        self.monitors.get(i)?.exit
+    }
+
     /// Monitor `i`'s report layout (docs/monitor-abi.md#report-layout), if
     /// its module has one: its `wasm:exit` only prints the report of the
     /// per-site variables the layout describes. A malformed section is

@@ -25,7 +25,12 @@ pub(super) fn site_calls(plan: &Plan) -> (Vec<FuncAddr>, Vec<SiteCall<'_>>) {
     let mut targets: Vec<FuncAddr> = Vec::new();
     let mut fids: Vec<&u32> = plan.funcs.keys().collect();
     fids.sort();
-    let mut site_calls: Vec<SiteCall<'_>> = Vec::new();
+    // (Sized first: this is one entry per probe call of the app, and a
+    // vector that grows by doubling touches twice the fresh memory.)
+    let n = (fids.iter().map(|f| &plan.funcs[*f]))
+        .map(|fp| fp.entry.len() + fp.before.num_calls() + fp.after.num_calls())
+        .sum();
+    let mut site_calls: Vec<SiteCall<'_>> = Vec::with_capacity(n);
     for f in fids {
         let fp = &plan.funcs[f];
         let mut sites: Vec<(u32, u8, &[ProbeCall])> = fp
@@ -122,11 +127,35 @@ pub(super) fn inlined_frame_uses(
     frame_uses
 }
 
+/// Per entry of `site_calls` (in their order: by function, then site key),
+/// whether its site is counted through its block: each function's counted
+/// sites are walked once alongside.
+pub(super) fn folded(
+    func_blocks: &HashMap<u32, FuncBlocks>,
+    site_calls: &[SiteCall<'_>],
+) -> Vec<bool> {
+    let mut out = Vec::with_capacity(site_calls.len());
+    let mut cur: Option<(u32, &[u64])> = None;
+    for (f, k, _) in site_calls {
+        if cur.is_none_or(|(g, _)| g != *f) {
+            cur = Some((*f, func_blocks.get(f).map_or(&[][..], |fb| &fb.folded[..])));
+        }
+        let Some((_, keys)) = cur.as_mut() else {
+            continue;
+        };
+        while keys.first().is_some_and(|x| x < k) {
+            *keys = &keys[1..];
+        }
+        out.push(keys.first() == Some(k));
+    }
+    out
+}
+
 /// The inlining statistics: probes counted through blocks, inlined and called
-/// (with the reasons).
+/// (with the reasons). `folded`: per site call, [`folded`].
 pub(super) fn stats(
     counters: &BlockCounters,
-    func_blocks: &HashMap<u32, FuncBlocks>,
+    folded: &[bool],
     site_calls: &[SiteCall<'_>],
     inlining: &Inlining,
 ) -> InlineStats {
@@ -136,8 +165,8 @@ pub(super) fn stats(
         blocks: counters.blocks.len() as u64,
         ..Default::default()
     };
-    for (f, k, c) in site_calls {
-        if func_blocks.get(f).is_some_and(|fb| fb.folded.contains(k)) {
+    for ((_, _, c), counted) in site_calls.iter().zip(folded) {
+        if *counted {
             continue;
         }
         if inlining.inline.contains(&c.func) {
@@ -154,14 +183,15 @@ pub(super) fn stats(
 }
 
 /// How many probe calls are inlined twice under a test of their operand
-/// (`Body::probes`): those at sites not counted through their block, of an
+/// (`Body::probes`): those at sites not counted through their block
+/// (`folded`, per site call), of an
 /// inlined function without frame intrinsics that only tests that operand
 /// against zero and uses a test's result as a value.
 pub(super) fn specialized(
     mons: &MonView,
     cfg: &InlineConfig,
     added: &Added,
-    func_blocks: &HashMap<u32, FuncBlocks>,
+    folded: &[bool],
     site_calls: &[SiteCall<'_>],
 ) -> u64 {
     if !cfg.specialize || added.inline.is_empty() {
@@ -169,10 +199,8 @@ pub(super) fn specialized(
     }
     let mut zero_tested = ZeroTested::default();
     let mut n = 0;
-    for (f, k, c) in site_calls {
-        if !added.inline.contains(&c.func)
-            || func_blocks.get(f).is_some_and(|fb| fb.folded.contains(k))
-        {
+    for ((_, _, c), counted) in site_calls.iter().zip(folded) {
+        if *counted || !added.inline.contains(&c.func) {
             continue;
         }
         let frame = c.args.iter().position(|a| *a == ArgSource::Frame);

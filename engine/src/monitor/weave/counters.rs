@@ -15,7 +15,9 @@ use crate::runtime::store::Store;
 
 /// Plan the block counters of every function (with inlining and block counts
 /// on, and no start function); the memories they count into are added to
-/// `needs`.
+/// `needs`. `kept`: counters an earlier run planned for the same plan and
+/// configuration (`monitor::match_cache`), used instead when they fit this
+/// module and plan ([`fits`]). The flag says whether they were.
 pub(super) fn plan_block_counters(
     m: &ModuleInfo,
     plan: &Plan,
@@ -23,42 +25,117 @@ pub(super) fn plan_block_counters(
     cfg: &InlineConfig,
     site_calls: &[SiteCall<'_>],
     needs: &mut Needs,
-) -> Result<(BlockCounters, HashMap<u32, FuncBlocks>), LoadError> {
+    kept: Option<BlockCounters>,
+) -> Result<(BlockCounters, HashMap<u32, FuncBlocks>, bool), LoadError> {
     let mut counters = BlockCounters::default();
     let mut func_blocks: HashMap<u32, FuncBlocks> = HashMap::default();
+    let mut reused = false;
     if cfg.enabled && cfg.block_counts && m.start.is_none() {
-        let countable = blockcount::countable(store, site_calls.iter().map(|c| c.2));
-        if !countable.is_empty() {
-            let first_global =
-                m.num_imported_globals + needs.globals.len() as u32 + m.globals.len() as u32;
-            let mut fids: Vec<&u32> = plan.funcs.keys().collect();
-            fids.sort();
-            for f in fids {
-                let fb = blockcount::plan_function(
-                    m,
-                    *f,
-                    &plan.funcs[f],
-                    &countable,
-                    first_global,
-                    &mut counters,
-                )?;
-                func_blocks.insert(*f, fb);
+        let first_global =
+            m.num_imported_globals + needs.globals.len() as u32 + m.globals.len() as u32;
+        match kept.filter(|k| fits(k, plan, store, first_global)) {
+            Some(k) => {
+                func_blocks = blockcount::func_blocks(&k.blocks);
+                counters = k;
+                reused = true;
+            }
+            None => {
+                let countable = blockcount::countable(store, site_calls.iter().map(|c| c.2));
+                if !countable.is_empty() {
+                    let mut fids: Vec<&u32> = plan.funcs.keys().collect();
+                    fids.sort();
+                    for f in fids {
+                        let fb = blockcount::plan_function(
+                            m,
+                            *f,
+                            &plan.funcs[f],
+                            &countable,
+                            first_global,
+                            &mut counters,
+                        )?;
+                        func_blocks.insert(*f, fb);
+                    }
+                }
             }
         }
     }
-    let mut counted_mems: Vec<MemAddr> = counters
+    // (A few memories, counted into at every site: no list of them all.)
+    let mut counted_mems: Vec<MemAddr> = Vec::new();
+    let incs = counters
         .blocks
         .iter()
-        .flat_map(|b| b.sites.iter().flat_map(|s| s.1.iter().map(|i| i.mem)))
-        .collect();
+        .flat_map(|b| &b.sites)
+        .flat_map(|s| &s.1);
+    for i in incs {
+        if !counted_mems.contains(&i.mem) {
+            counted_mems.push(i.mem);
+        }
+    }
     counted_mems.sort_by_key(|a| a.0);
-    counted_mems.dedup();
     for a in &counted_mems {
         if !needs.memories.contains(a) {
             needs.memories.push(*a);
         }
     }
-    Ok((counters, func_blocks))
+    Ok((counters, func_blocks, reused))
+}
+
+/// Whether kept counters can be those of `plan`, as far as weaving and
+/// folding rely on them: blocks numbered from `first_global` in function
+/// order, each function's blocks starting at ascending events, every
+/// counted site one of the plan's (ascending through a function) with the
+/// statistics its calls give, and every increment a 1-, 2-, 4- or 8-byte
+/// counter (a zero-extended one: 4 bytes in 8) inside a memory of `store`.
+/// (What else an entry could get wrong changes counts, not safety; entries
+/// are checked by their digest first.)
+fn fits(k: &BlockCounters, plan: &Plan, store: &Store, first_global: u32) -> bool {
+    let inc_ok = |i: &blockcount::Inc| {
+        let width_ok = matches!(i.width, 1 | 2 | 4 | 8) && (!i.zext || i.width == 4);
+        let end = i.ea as u64 + i.span() as u64;
+        width_ok
+            && (i.mem.0 as usize) < store.memories.len()
+            && end <= store.memory(i.mem).data.len() as u64
+    };
+    let (mut probes, mut counted) = (0u64, 0u64);
+    let mut last: Option<(u32, usize)> = None;
+    // The last site key of the function so far (keys ascend through its
+    // blocks: `FuncBlocks::folded` is walked in order).
+    let mut prev = None;
+    let mut sites = Default::default();
+    for (n, b) in k.blocks.iter().enumerate() {
+        let Some(fp) = plan.funcs.get(&b.func) else {
+            return false;
+        };
+        let in_order = last.is_none_or(|(f, start)| f < b.func || (f == b.func && start < b.start));
+        if !in_order || b.global.checked_sub(first_global) != Some(n as u32) {
+            return false;
+        }
+        if last.is_none_or(|(f, _)| f != b.func) {
+            prev = None;
+            sites = (fp.before.cursor(), fp.after.cursor());
+        }
+        last = Some((b.func, b.start));
+        for (key, incs) in &b.sites {
+            // (Keys ascend through the function: checked below, so the
+            // cursors only move forward.)
+            let calls = match (key, key % 2, prev < Some(*key)) {
+                (_, _, false) => None,
+                (0, _, _) => Some(&fp.entry[..]),
+                (_, 0, _) => sites.0.get((key / 2) as u32),
+                _ => sites.1.get((key / 2) as u32),
+            };
+            let Some(calls) = calls.filter(|c| !c.is_empty()) else {
+                return false;
+            };
+            if incs.is_empty() || !incs.iter().all(inc_ok) {
+                return false;
+            }
+            prev = Some(*key);
+            probes += calls.len() as u64;
+            counted += 1;
+        }
+    }
+    (probes, counted) == (k.probes_folded, k.sites_folded)
 }
 
 /// The counters' globals (appended to the app's) and the fold export, each

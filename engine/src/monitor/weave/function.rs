@@ -79,8 +79,17 @@ pub(super) fn weave_function(
     }
     let wrapped = fp.is_some_and(|fp| blockcount::wrapped(m, idx, fp));
     let mut n = 0usize;
-    blockcount::for_each_event(m, idx, wrapped, |ev, pc, op| {
-        if let Some(g) = fblocks.starts.get(&n) {
+    // Events come in order, and so do sites, counted sites and block starts:
+    // each is found by a cursor, not a search per event.
+    let mut starts = fblocks.starts.iter().peekable();
+    let mut folded = fblocks.folded.iter().peekable();
+    let (mut before, mut after) = match fp {
+        Some(f) => (f.before.cursor(), f.after.cursor()),
+        None => Default::default(),
+    };
+    blockcount::for_each_event(m, idx, wrapped, |ev, pc, op, bytes| {
+        while starts.next_if(|(e, _)| *e < n).is_some() {}
+        if let Some((_, g)) = starts.next_if(|(e, _)| *e == n) {
             // A counted block starts: one increment for all its probes.
             b.ins(&Instruction::GlobalGet(*g));
             b.ins(&Instruction::I64Const(1));
@@ -93,11 +102,13 @@ pub(super) fn weave_function(
             Ev::Site(_, when) => {
                 let calls = fp.and_then(|f| match when {
                     When::Entry => Some(&f.entry[..]),
-                    When::Before => f.before.get(&pc),
-                    When::After => f.after.get(&pc),
+                    When::Before => before.get(pc),
+                    When::After => after.get(pc),
                 });
                 if let Some(c) = calls {
-                    if !fblocks.folded.contains(&blockcount::key(pc, when)) {
+                    let k = blockcount::key(pc, when);
+                    while folded.next_if(|f| **f < k).is_some() {}
+                    if folded.next_if(|f| **f == k).is_none() {
                         b.pcs.push((b.code.len() as u32, pc));
                         let stack = fp.and_then(|f| f.stacks.get(&(pc, when == When::After)));
                         b.probes(c, stack)?;
@@ -115,7 +126,12 @@ pub(super) fn weave_function(
             }
             Ev::Op => {
                 b.pcs.push((b.code.len() as u32, pc));
-                b.ins(&weaver.instruction(op.clone()).map_err(err)?);
+                if weaver.unchanged(op) {
+                    // (as `plain_code` copies it)
+                    b.code.extend_from_slice(bytes);
+                } else {
+                    b.ins(&weaver.instruction(op.clone()).map_err(err)?);
+                }
             }
             Ev::WrapEnd => b.ins(&Instruction::End),
             Ev::Split => {}
@@ -140,7 +156,7 @@ fn finish_function(
     let mut body = local_declarations(weaver, m, idx, &added)?;
     b.header_len = body.len() as u32;
     body.extend_from_slice(&b.code);
-    Ok((body, func_origin(&b)))
+    Ok((body, func_origin(&mut b)))
 }
 
 /// The code of function `idx` without probes or counters: each instruction

@@ -12,7 +12,7 @@ use super::{
 use crate::core::error::LoadError;
 use crate::core::module::{BodySource, LazyBodies, ModuleInfo};
 use crate::core::types::ValType;
-use crate::monitor::blockcount::FuncBlocks;
+use crate::monitor::blockcount::{BlockCounters, FuncBlocks};
 use crate::monitor::inline::{InlineConfig, ZeroTested};
 use crate::runtime::store::Store;
 
@@ -29,8 +29,22 @@ pub fn weave_lazy(
     store: &Store,
     cfg: &InlineConfig,
 ) -> Result<Woven, LoadError> {
+    weave_lazy_with(m, plan, store, cfg, None)
+}
+
+/// [`weave_lazy`] with the block counters an earlier weave of the same
+/// module, plan and configuration planned (`kept`, from the match cache:
+/// planning them is most of a weave's cost), used if they fit
+/// ([`Woven::counters_reused`]).
+pub fn weave_lazy_with(
+    m: Arc<ModuleInfo>,
+    plan: Plan,
+    store: &Store,
+    cfg: &InlineConfig,
+    kept: Option<BlockCounters>,
+) -> Result<Woven, LoadError> {
     let mons = MonView::new(store);
-    let d = Decided::new(&m, &plan, store, &mons, cfg, false)?;
+    let d = Decided::new(&m, &plan, store, &mons, cfg, false, kept)?;
     if !lazy_allowed(&m, store, &mons, &d.layout) {
         return super::woven_eagerly(&m, &plan, &mons, cfg, d);
     }
@@ -55,6 +69,7 @@ pub fn weave_lazy(
         counters,
         func_blocks,
         stats,
+        counters_reused,
     } = d;
     let source = LazyWeave {
         weaver: imports::Weaver::new(m.num_imported_funcs, &layout),
@@ -73,6 +88,7 @@ pub fn weave_lazy(
         imports: probe_imports.bound,
         stats,
         counters,
+        counters_reused,
         lazy: Some(LazyBodies::new(deferred, Box::new(source))),
     })
 }

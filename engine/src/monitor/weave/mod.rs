@@ -79,7 +79,7 @@ mod plan;
 mod provenance;
 mod rewrite;
 
-pub use lazy::weave_lazy;
+pub use lazy::{weave_lazy, weave_lazy_with};
 use monitors::MonView;
 pub use plan::{FuncPlan, Plan, Recorder, Replay, SiteCalls, SiteCursor, SiteStack};
 
@@ -97,6 +97,9 @@ pub struct Woven {
     /// [`BlockCounters::settle`] (or, outside this engine, the export
     /// [`crate::monitor::blockcount::FOLD_EXPORT`]).
     pub counters: BlockCounters,
+    /// Whether `counters` are the kept ones given to [`weave_lazy_with`]
+    /// (else planned here: worth keeping for the next run).
+    pub counters_reused: bool,
     /// With [`weave_lazy`]: the bodies `bytes` holds placeholders for, made
     /// at their first use. Set it as the decoded module's
     /// [`ModuleInfo::lazy`] (and `origin` as its `origin`).
@@ -131,6 +134,8 @@ struct Decided {
     counters: BlockCounters,
     func_blocks: HashMap<u32, FuncBlocks>,
     stats: InlineStats,
+    /// Whether `counters` are the kept ones given to [`Decided::new`].
+    counters_reused: bool,
 }
 
 impl Decided {
@@ -141,16 +146,24 @@ impl Decided {
         mons: &MonView,
         cfg: &InlineConfig,
         fold_export: bool,
+        kept: Option<BlockCounters>,
     ) -> Result<Decided, LoadError> {
         let (targets, site_calls) = collect::site_calls(plan);
         let mut inlining = collect::Inlining::choose(store, cfg, &targets);
         let frame_uses = collect::inlined_frame_uses(store, &site_calls, &inlining.inline);
-        let (counters, func_blocks) =
-            counters::plan_block_counters(m, plan, store, cfg, &site_calls, &mut inlining.needs)?;
-        let mut stats = collect::stats(&counters, &func_blocks, &site_calls, &inlining);
+        let (counters, func_blocks, counters_reused) = counters::plan_block_counters(
+            m,
+            plan,
+            store,
+            cfg,
+            &site_calls,
+            &mut inlining.needs,
+            kept,
+        )?;
+        let folded = collect::folded(&func_blocks, &site_calls);
+        let mut stats = collect::stats(&counters, &folded, &site_calls, &inlining);
         let layout = collect::Layout::new(m, store, inlining, frame_uses, &counters, fold_export);
-        stats.specialized =
-            collect::specialized(mons, cfg, &layout.added, &func_blocks, &site_calls);
+        stats.specialized = collect::specialized(mons, cfg, &layout.added, &folded, &site_calls);
         let probe_imports = imports::ProbeImports::new(store, &layout);
         Ok(Decided {
             layout,
@@ -158,6 +171,7 @@ impl Decided {
             counters,
             func_blocks,
             stats,
+            counters_reused,
         })
     }
 }
@@ -175,7 +189,7 @@ pub fn weave(
     fold_export: bool,
 ) -> Result<Woven, LoadError> {
     let mons = MonView::new(store);
-    let d = Decided::new(m, plan, store, &mons, cfg, fold_export)?;
+    let d = Decided::new(m, plan, store, &mons, cfg, fold_export, None)?;
     woven_eagerly(m, plan, &mons, cfg, d)
 }
 
@@ -194,6 +208,7 @@ fn woven_eagerly(
         imports: d.probe_imports.bound,
         stats: d.stats,
         counters: d.counters,
+        counters_reused: d.counters_reused,
         lazy: None,
     })
 }

@@ -41,6 +41,19 @@ impl SiteCalls {
         self.pcs.binary_search(pc).ok().map(|i| &self.calls[i][..])
     }
 
+    /// A cursor for looking sites up in ascending pc order.
+    pub fn cursor(&self) -> SiteCursor<'_> {
+        SiteCursor {
+            sites: Some(self),
+            at: 0,
+        }
+    }
+
+    /// How many calls there are at all the sites.
+    pub fn num_calls(&self) -> usize {
+        self.calls.iter().map(|c| c.len()).sum()
+    }
+
     pub fn contains_key(&self, pc: &u32) -> bool {
         self.pcs.binary_search(pc).is_ok()
     }
@@ -52,11 +65,6 @@ impl SiteCalls {
 
     pub fn is_empty(&self) -> bool {
         self.pcs.is_empty()
-    }
-
-    /// A reader of the sites in ascending pc order ([`SiteCursor`]).
-    pub fn cursor(&self) -> SiteCursor<'_> {
-        SiteCursor { of: self, next: 0 }
     }
 
     /// Every site with its calls, by pc.
@@ -95,21 +103,23 @@ impl SiteCalls {
     }
 }
 
-/// Looks up sites in ascending pc order, each from where the last lookup
-/// ended (a walk over a function's instructions asks at every one).
+/// Looks up the sites of a [`SiteCalls`] by ascending pc, each lookup
+/// starting where the last ended (a weave visits sites in order).
+#[derive(Default)]
 pub struct SiteCursor<'a> {
-    of: &'a SiteCalls,
-    next: usize,
+    sites: Option<&'a SiteCalls>,
+    at: usize,
 }
 
 impl<'a> SiteCursor<'a> {
-    /// The calls at `pc` (at least the pc of the last lookup), if any.
-    pub fn at(&mut self, pc: u32) -> Option<&'a [ProbeCall]> {
-        let pcs = &self.of.pcs;
-        while pcs.get(self.next).is_some_and(|&p| p < pc) {
-            self.next += 1;
+    /// The calls at `pc`, if it has any; `pc` must not be below the last
+    /// one asked for.
+    pub fn get(&mut self, pc: u32) -> Option<&'a [ProbeCall]> {
+        let s = self.sites?;
+        while s.pcs.get(self.at).is_some_and(|p| *p < pc) {
+            self.at += 1;
         }
-        (pcs.get(self.next) == Some(&pc)).then(|| &self.of.calls[self.next][..])
+        (s.pcs.get(self.at) == Some(&pc)).then(|| &s.calls[self.at][..])
     }
 }
 

@@ -5,20 +5,22 @@
 use super::body::Body;
 use crate::core::provenance::FuncOrigin;
 
-/// The entries with their woven pcs moved past the body's local declarations.
-fn after_header<T: Clone>(entries: &[(u32, T)], header_len: u32) -> Vec<(u32, T)> {
+/// The entries with their woven pcs moved past the body's local
+/// declarations, in place (they are the body's: one per woven and inlined
+/// instruction, not copied).
+fn after_header<T>(mut entries: Vec<(u32, T)>, header_len: u32) -> Vec<(u32, T)> {
+    for e in &mut entries {
+        e.0 += header_len;
+    }
     entries
-        .iter()
-        .map(|(w, o)| (w + header_len, o.clone()))
-        .collect()
 }
 
 /// The provenance of the function woven into `b` (whose pcs count from its
-/// code; the table's from its local declarations).
-pub(super) fn func_origin(b: &Body<'_>) -> FuncOrigin {
+/// code; the table's from its local declarations), taken out of `b`.
+pub(super) fn func_origin(b: &mut Body<'_>) -> FuncOrigin {
     FuncOrigin {
-        pcs: after_header(&b.pcs, b.header_len),
-        probe_calls: after_header(&b.probe_calls, b.header_len),
-        inlined: after_header(&b.inlined, b.header_len),
+        pcs: after_header(std::mem::take(&mut b.pcs), b.header_len),
+        probe_calls: after_header(std::mem::take(&mut b.probe_calls), b.header_len),
+        inlined: after_header(std::mem::take(&mut b.inlined), b.header_len),
     }
 }
