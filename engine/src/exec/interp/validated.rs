@@ -1,0 +1,167 @@
+//! Modules validated by an earlier run: loading them again skips validating
+//! their bodies.
+//!
+//! A lazily translated module's bodies are validated twice: all of them at
+//! load (so that an invalid module fails to load), and each one again when it
+//! is first translated for the interpreter or compiled. On a large module
+//! the first pass is most of a warm run's start-up (commanderkeen, 3.2 MB:
+//! about 20 ms, a third of what the Wasmtime CLI takes for the whole run).
+//! So after a load that validated every body of a lazily translated module,
+//! the loader writes a record into the code cache's directory, keyed by the
+//! module's bytes (SHA-256), the features it was validated with and this
+//! executable; a later load of the same bytes that finds the record leaves
+//! its bodies for their first use. The record lists the functions that load
+//! translated at once (those that may have to run interpreted, which
+//! [`super::load`] finds while validating), so that they still are.
+//!
+//! A record is written only for a module that was valid, so with an honest
+//! cache nothing observable changes. A record is checked like every cache
+//! entry (length and SHA-256 of the file); one that does not decode is
+//! ignored (the module is validated as usual). Whatever a record says, no
+//! body runs unvalidated: the translator and the JIT validate each body
+//! they translate. Only where an invalid body is reported could change (at
+//! its first call instead of at load), for a record someone forged.
+//!
+//! The embedder turns this on ([`remember_validated_modules_in`]; the CLI does
+//! with its code cache on); a load with an instrumenter never uses it.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use sha2::{Digest, Sha256};
+use wasmparser::WasmFeatures;
+
+/// The record's version: a new layout gets new keys.
+const VERSION: &[u8] = b"wizeng validated module 1\0";
+
+static DIR: OnceLock<PathBuf> = OnceLock::new();
+
+/// Keep records of validated modules in `dir` (the code cache's directory),
+/// for every load of this process from now on (the first call decides).
+pub fn remember_validated_modules_in(dir: &Path) {
+    let _ = DIR.set(dir.to_path_buf());
+}
+
+/// A module's record: where it is, and what it said.
+pub(crate) struct Record {
+    dir: PathBuf,
+    key: [u8; 32],
+    /// The functions translated at load (ascending), if a sound record
+    /// was found: the module was validated before.
+    pub eager: Option<Vec<u32>>,
+}
+
+/// The record of the module of `bytes` validated with `features`, if
+/// records are kept ([`remember_validated_modules_in`]).
+pub(crate) fn lookup(bytes: &[u8], features: WasmFeatures) -> Option<Record> {
+    lookup_in(DIR.get()?, bytes, features)
+}
+
+pub(crate) fn lookup_in(dir: &Path, bytes: &[u8], features: WasmFeatures) -> Option<Record> {
+    let exe = crate::monitor::match_cache::exe_identity()?;
+    let key: [u8; 32] = Sha256::new()
+        .chain_update(VERSION)
+        .chain_update((exe.len() as u64).to_le_bytes())
+        .chain_update(exe)
+        .chain_update(format!("{features:?}"))
+        .chain_update(bytes)
+        .finalize()
+        .into();
+    let eager = read(dir, &key).and_then(|p| decode(&p));
+    Some(Record {
+        dir: dir.to_path_buf(),
+        key,
+        eager,
+    })
+}
+
+impl Record {
+    /// The module was validated: write its record, naming the functions
+    /// `eager` (ascending) that load translated at once. Errors are ignored
+    /// (the next load validates again).
+    pub(crate) fn save(&self, eager: &[u32]) {
+        let mut out = (eager.len() as u32).to_le_bytes().to_vec();
+        for f in eager {
+            out.extend(f.to_le_bytes());
+        }
+        write(&self.dir, &self.key, &out);
+    }
+}
+
+/// The functions of a sound record's payload.
+fn decode(payload: &[u8]) -> Option<Vec<u32>> {
+    let (n, rest) = payload.split_at_checked(4)?;
+    let n = u32::from_le_bytes(n.try_into().ok()?) as usize;
+    if rest.len() != n.checked_mul(4)? {
+        return None;
+    }
+    let funcs: Vec<u32> = rest
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    funcs.windows(2).all(|w| w[0] < w[1]).then_some(funcs)
+}
+
+#[cfg(wizeng_jit)]
+fn read(dir: &Path, key: &[u8]) -> Option<Vec<u8>> {
+    match crate::exec::jit::cache::read(dir, key) {
+        crate::exec::jit::cache::Entry::Found(p) => Some(p),
+        _ => None,
+    }
+}
+
+#[cfg(wizeng_jit)]
+fn write(dir: &Path, key: &[u8], payload: &[u8]) {
+    let _ = crate::exec::jit::cache::write(dir, key, payload);
+}
+
+// Without the JIT there is no code cache to keep records in.
+#[cfg(not(wizeng_jit))]
+fn read(_: &Path, _: &[u8]) -> Option<Vec<u8>> {
+    None
+}
+
+#[cfg(not(wizeng_jit))]
+fn write(_: &Path, _: &[u8], _: &[u8]) {}
+
+#[cfg(all(test, wizeng_jit))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_record_is_found_for_the_same_bytes_only() {
+        let dir = std::env::temp_dir().join(format!("wizeng-validated-{}", std::process::id()));
+        let f = WasmFeatures::default();
+        let r = lookup_in(&dir, b"module a", f).unwrap();
+        assert_eq!(r.eager, None);
+        r.save(&[3, 9]);
+        assert_eq!(
+            lookup_in(&dir, b"module a", f).unwrap().eager,
+            Some(vec![3, 9])
+        );
+        assert_eq!(lookup_in(&dir, b"module b", f).unwrap().eager, None);
+        let other = f ^ WasmFeatures::SIMD;
+        assert_eq!(lookup_in(&dir, b"module a", other).unwrap().eager, None);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_payload_must_be_exact_and_ascending() {
+        let enc = |fs: &[u32]| {
+            let mut out = (fs.len() as u32).to_le_bytes().to_vec();
+            fs.iter().for_each(|f| out.extend(f.to_le_bytes()));
+            out
+        };
+        assert_eq!(decode(&enc(&[])), Some(vec![]));
+        assert_eq!(decode(&enc(&[1, 2])), Some(vec![1, 2]));
+        assert_eq!(decode(&enc(&[2, 1])), None);
+        assert_eq!(decode(&enc(&[2, 2])), None);
+        let full = enc(&[1, 2]);
+        for n in 0..full.len() {
+            assert_eq!(decode(&full[..n]), None, "cut at {n}");
+        }
+        let mut longer = full.clone();
+        longer.push(0);
+        assert_eq!(decode(&longer), None);
+    }
+}
