@@ -434,20 +434,28 @@ impl Module {
         osr: bool,
         record: Option<validated::Record>,
     ) -> Result<Module, LoadError> {
+        let found = record.as_ref().and_then(|r| r.found.clone());
+        let extern_objects = match &found {
+            Some(f) => f.converts_extern,
+            None => converts_extern(bytes),
+        };
         let mut t = Translate {
             instr,
             osr,
             code: Vec::new(),
             v128_types: None,
             heap_refs: None,
-            extern_objects: converts_extern(bytes),
+            extern_objects,
             lazy: None,
-            known_valid: record.as_ref().and_then(|r| r.eager.clone()),
+            known_valid: found.map(|f| f.eager),
             eager: Vec::new(),
         };
         let m = Module::decode(bytes, features, &mut t)?;
-        if let Some(r) = record.filter(|r| r.eager.is_none() && t.lazy == Some(true)) {
-            r.save(&t.eager);
+        if let Some(r) = record.filter(|r| r.found.is_none() && t.lazy == Some(true)) {
+            r.save(&validated::Found {
+                eager: t.eager,
+                converts_extern: extern_objects,
+            });
         }
         Ok(m)
     }
@@ -553,9 +561,13 @@ mod tests {
         let load = |record| Module::load_with(&bytes, f, None, true, record).unwrap();
         let first = load(validated::lookup_in(&dir, &bytes, f));
         let record = validated::lookup_in(&dir, &bytes, f).unwrap();
+        let expected = validated::Found {
+            eager: vec![1],
+            converts_extern: false,
+        };
         assert_eq!(
-            record.eager,
-            Some(vec![1]),
+            record.found,
+            Some(expected),
             "the record names the EH function"
         );
         let second = load(Some(record));
@@ -573,7 +585,7 @@ mod tests {
         let invalid = wat::parse_str(r#"(module (func (result i32) (i64.const 1)))"#).unwrap();
         let r = validated::lookup_in(&dir, &invalid, f);
         assert!(Module::load_with(&invalid, f, None, true, r).is_err());
-        assert_eq!(validated::lookup_in(&dir, &invalid, f).unwrap().eager, None);
+        assert_eq!(validated::lookup_in(&dir, &invalid, f).unwrap().found, None);
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -12,7 +12,10 @@
 //! executable; a later load of the same bytes that finds the record leaves
 //! its bodies for their first use. The record lists the functions that load
 //! translated at once (those that may have to run interpreted, which
-//! [`super::load`] finds while validating), so that they still are.
+//! [`super::load`] finds while validating), so that they still are, and
+//! whether a body converts between `any` and `extern` (which the loader
+//! otherwise finds by parsing every body once more, when the two opcode
+//! bytes occur anywhere in the module: most large ones).
 //!
 //! A record is written only for a module that was valid, so with an honest
 //! cache nothing observable changes. A record is checked like every cache
@@ -46,9 +49,18 @@ pub fn remember_validated_modules_in(dir: &Path) {
 pub(crate) struct Record {
     dir: PathBuf,
     key: [u8; 32],
-    /// The functions translated at load (ascending), if a sound record
-    /// was found: the module was validated before.
-    pub eager: Option<Vec<u32>>,
+    /// What a sound record said, if one was found: the module was
+    /// validated before.
+    pub found: Option<Found>,
+}
+
+/// What a record says of its module.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Found {
+    /// The functions translated at load, ascending.
+    pub eager: Vec<u32>,
+    /// A body converts between `any` and `extern` (`load::converts_extern`).
+    pub converts_extern: bool,
 }
 
 /// The record of the module of `bytes` validated with `features`, if
@@ -67,29 +79,38 @@ pub(crate) fn lookup_in(dir: &Path, bytes: &[u8], features: WasmFeatures) -> Opt
         .chain_update(bytes)
         .finalize()
         .into();
-    let eager = read(dir, &key).and_then(|p| decode(&p));
+    let found = read(dir, &key).and_then(|p| decode(&p));
     Some(Record {
         dir: dir.to_path_buf(),
         key,
-        eager,
+        found,
     })
 }
 
 impl Record {
-    /// The module was validated: write its record, naming the functions
-    /// `eager` (ascending) that load translated at once. Errors are ignored
-    /// (the next load validates again).
-    pub(crate) fn save(&self, eager: &[u32]) {
-        let mut out = (eager.len() as u32).to_le_bytes().to_vec();
-        for f in eager {
-            out.extend(f.to_le_bytes());
-        }
-        write(&self.dir, &self.key, &out);
+    /// The module was validated: write its record. Errors are ignored (the
+    /// next load validates again).
+    pub(crate) fn save(&self, found: &Found) {
+        write(&self.dir, &self.key, &encode(found));
     }
 }
 
-/// The functions of a sound record's payload.
-fn decode(payload: &[u8]) -> Option<Vec<u32>> {
+/// A record's payload: a flag byte (1: converts), the count, the functions.
+fn encode(found: &Found) -> Vec<u8> {
+    let mut out = vec![found.converts_extern as u8];
+    out.extend((found.eager.len() as u32).to_le_bytes());
+    for f in &found.eager {
+        out.extend(f.to_le_bytes());
+    }
+    out
+}
+
+/// What a sound record's payload says.
+fn decode(payload: &[u8]) -> Option<Found> {
+    let (&flags, payload) = payload.split_first()?;
+    if flags > 1 {
+        return None;
+    }
     let (n, rest) = payload.split_at_checked(4)?;
     let n = u32::from_le_bytes(n.try_into().ok()?) as usize;
     if rest.len() != n.checked_mul(4)? {
@@ -99,7 +120,10 @@ fn decode(payload: &[u8]) -> Option<Vec<u32>> {
         .chunks_exact(4)
         .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
         .collect();
-    funcs.windows(2).all(|w| w[0] < w[1]).then_some(funcs)
+    funcs.windows(2).all(|w| w[0] < w[1]).then_some(Found {
+        eager: funcs,
+        converts_extern: flags == 1,
+    })
 }
 
 #[cfg(wizeng_jit)]
@@ -128,40 +152,44 @@ fn write(_: &Path, _: &[u8], _: &[u8]) {}
 mod tests {
     use super::*;
 
+    fn found(eager: &[u32], converts_extern: bool) -> Found {
+        Found {
+            eager: eager.to_vec(),
+            converts_extern,
+        }
+    }
+
     #[test]
     fn a_record_is_found_for_the_same_bytes_only() {
         let dir = std::env::temp_dir().join(format!("wizeng-validated-{}", std::process::id()));
         let f = WasmFeatures::default();
         let r = lookup_in(&dir, b"module a", f).unwrap();
-        assert_eq!(r.eager, None);
-        r.save(&[3, 9]);
-        assert_eq!(
-            lookup_in(&dir, b"module a", f).unwrap().eager,
-            Some(vec![3, 9])
-        );
-        assert_eq!(lookup_in(&dir, b"module b", f).unwrap().eager, None);
+        assert_eq!(r.found, None);
+        r.save(&found(&[3, 9], true));
+        let again = lookup_in(&dir, b"module a", f).unwrap().found;
+        assert_eq!(again, Some(found(&[3, 9], true)));
+        assert_eq!(lookup_in(&dir, b"module b", f).unwrap().found, None);
         let other = f ^ WasmFeatures::SIMD;
-        assert_eq!(lookup_in(&dir, b"module a", other).unwrap().eager, None);
+        assert_eq!(lookup_in(&dir, b"module a", other).unwrap().found, None);
         let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
     fn a_payload_must_be_exact_and_ascending() {
-        let enc = |fs: &[u32]| {
-            let mut out = (fs.len() as u32).to_le_bytes().to_vec();
-            fs.iter().for_each(|f| out.extend(f.to_le_bytes()));
-            out
-        };
-        assert_eq!(decode(&enc(&[])), Some(vec![]));
-        assert_eq!(decode(&enc(&[1, 2])), Some(vec![1, 2]));
-        assert_eq!(decode(&enc(&[2, 1])), None);
-        assert_eq!(decode(&enc(&[2, 2])), None);
-        let full = enc(&[1, 2]);
-        for n in 0..full.len() {
-            assert_eq!(decode(&full[..n]), None, "cut at {n}");
+        for f in [found(&[], false), found(&[1, 2], true)] {
+            assert_eq!(decode(&encode(&f)), Some(f.clone()));
+            let full = encode(&f);
+            for n in 0..full.len() {
+                assert_eq!(decode(&full[..n]), None, "cut at {n}");
+            }
+            let mut longer = full.clone();
+            longer.push(0);
+            assert_eq!(decode(&longer), None);
         }
-        let mut longer = full.clone();
-        longer.push(0);
-        assert_eq!(decode(&longer), None);
+        assert_eq!(decode(&encode(&found(&[2, 1], false))), None);
+        assert_eq!(decode(&encode(&found(&[2, 2], false))), None);
+        let mut bad_flag = encode(&found(&[1], false));
+        bad_flag[0] = 2;
+        assert_eq!(decode(&bad_flag), None);
     }
 }
