@@ -9,7 +9,8 @@
 //! body and where it sits, the rest of the module outside the code section,
 //! the features it was validated with, the vmctx layout, which functions
 //! only the interpreter runs, the kind of compile (one function or the whole
-//! module, an OSR entry at which loop) and the function's id, and the code
+//! module, an OSR entry at which loop) and the function's id, whether
+//! accesses are checked explicitly (`WIZENG_BOUNDS_CHECKS`), and the code
 //! that translates and compiles it. So this file keys an entry by those (the
 //! last one as this executable's identity, the target ISA as its flags),
 //! and a hit places the machine code without building any IR.
@@ -54,6 +55,7 @@ pub(super) fn request_digest(
     h.update((exe.len() as u64).to_le_bytes());
     h.update(exe);
     h.update(isa_description(isa));
+    h.update([super::env::explicit_bounds_checks() as u8]);
     h.update(module_digest(m));
     match input.only {
         None => h.update([0]),
