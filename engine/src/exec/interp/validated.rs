@@ -8,8 +8,8 @@
 //! about 20 ms, a third of what the Wasmtime CLI takes for the whole run).
 //! So after a load that validated every body of a lazily translated module,
 //! the loader writes a record into the code cache's directory, keyed by the
-//! module's bytes (SHA-256), the features it was validated with and this
-//! executable; a later load of the same bytes that finds the record leaves
+//! module's bytes but its data section's (SHA-256), the features it was
+//! validated with and this executable; a later load of the same bytes that finds the record leaves
 //! its bodies for their first use. The record lists the functions that load
 //! translated at once (those that may have to run interpreted, which
 //! [`super::load`] finds while validating), so that they still are, and
@@ -71,12 +71,19 @@ pub(crate) fn lookup(bytes: &[u8], features: WasmFeatures) -> Option<Record> {
 
 pub(crate) fn lookup_in(dir: &Path, bytes: &[u8], features: WasmFeatures) -> Option<Record> {
     let exe = crate::monitor::match_cache::exe_identity()?;
+    // The data section's contents cannot change whether a body is valid
+    // (its segment count is the data count section's), and the sections
+    // outside the code are validated at every load anyway: they are not
+    // hashed (a large module's data is often most of it).
+    let data = data_section(bytes).unwrap_or(bytes.len()..bytes.len());
     let key: [u8; 32] = Sha256::new()
         .chain_update(VERSION)
         .chain_update((exe.len() as u64).to_le_bytes())
         .chain_update(exe)
         .chain_update(format!("{features:?}"))
-        .chain_update(bytes)
+        .chain_update((bytes.len() as u64).to_le_bytes())
+        .chain_update(&bytes[..data.start])
+        .chain_update(&bytes[data.end..])
         .finalize()
         .into();
     let found = read(dir, &key).and_then(|p| decode(&p));
@@ -93,6 +100,38 @@ impl Record {
     pub(crate) fn save(&self, found: &Found) {
         write(&self.dir, &self.key, &encode(found));
     }
+}
+
+/// The contents of the data section of the module `bytes`, if it has one
+/// (and its section headers read soundly).
+fn data_section(bytes: &[u8]) -> Option<std::ops::Range<usize>> {
+    const DATA: u8 = 11;
+    let mut at = 8;
+    while at < bytes.len() {
+        let id = bytes[at];
+        let (size, len) = leb_u32(bytes.get(at + 1..)?)?;
+        let start = at + 1 + len;
+        let end = start
+            .checked_add(size as usize)
+            .filter(|&e| e <= bytes.len())?;
+        if id == DATA {
+            return Some(start..end);
+        }
+        at = end;
+    }
+    None
+}
+
+/// An unsigned LEB128 of at most 32 bits at the start of `b`, and its length.
+fn leb_u32(b: &[u8]) -> Option<(u32, usize)> {
+    let mut v = 0u32;
+    for (i, &byte) in b.iter().take(5).enumerate() {
+        v |= u32::from(byte & 0x7f) << (7 * i);
+        if byte & 0x80 == 0 {
+            return Some((v, i + 1));
+        }
+    }
+    None
 }
 
 /// A record's payload: a flag byte (1: converts), the count, the functions.
@@ -171,6 +210,33 @@ mod tests {
         assert_eq!(lookup_in(&dir, b"module b", f).unwrap().found, None);
         let other = f ^ WasmFeatures::SIMD;
         assert_eq!(lookup_in(&dir, b"module a", other).unwrap().found, None);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn the_data_section_is_found_and_left_out_of_the_key() {
+        let wat = |data: &str| {
+            wat::parse_str(format!(
+                r#"(module (memory 1) (func (result i32) (i32.const 1)) (data (i32.const 0) "{data}"))"#
+            ))
+            .unwrap()
+        };
+        let (a, b) = (wat("abcdef"), wat("uvwxyz"));
+        let range = data_section(&a).unwrap();
+        assert!(a[range.clone()].windows(6).any(|w| w == b"abcdef"));
+        assert_eq!(data_section(&a[..range.end - 1]), None, "a cut section");
+        assert_eq!(data_section(&wat::parse_str("(module)").unwrap()), None);
+        let dir =
+            std::env::temp_dir().join(format!("wizeng-validated-data-{}", std::process::id()));
+        let f = WasmFeatures::default();
+        lookup_in(&dir, &a, f).unwrap().save(&found(&[], false));
+        assert!(lookup_in(&dir, &b, f).unwrap().found.is_some());
+        // A different body is another module.
+        let c = wat::parse_str(
+            r#"(module (memory 1) (func (result i32) (i32.const 2)) (data (i32.const 0) "abcdef"))"#,
+        )
+        .unwrap();
+        assert!(lookup_in(&dir, &c, f).unwrap().found.is_none());
         let _ = std::fs::remove_dir_all(&dir);
     }
 

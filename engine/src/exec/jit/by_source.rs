@@ -6,7 +6,8 @@
 //! thread does (commanderkeen: 24 hits, 56 ms), and the memory the IR takes
 //! is fresh pages to fault in. For a plain module (not woven: its bytes are
 //! its code), the IR is a function of inputs known before translating: the
-//! body and where it sits, the rest of the module outside the code section,
+//! body and where it sits, the rest of the module outside the code section
+//! and the data segments' contents,
 //! the features it was validated with, the vmctx layout, which functions
 //! only the interpreter runs, the kind of compile (one function or the whole
 //! module, an OSR entry at which loop) and the function's id, whether
@@ -96,8 +97,9 @@ fn bits(flags: &[bool]) -> Vec<u8> {
     out
 }
 
-/// The digest of a module's bytes outside its code section (and of the
-/// features it was validated with), once per module per process.
+/// The digest of a module's bytes outside its code section and its data
+/// segments' contents (compiled code never reads those), and of the features
+/// it was validated with, once per module per process.
 fn module_digest(m: &Arc<ModuleInfo>) -> [u8; 32] {
     type Known = Vec<(Weak<ModuleInfo>, [u8; 32])>;
     static KNOWN: Mutex<Known> = Mutex::new(Vec::new());
@@ -110,17 +112,25 @@ fn module_digest(m: &Arc<ModuleInfo>) -> [u8; 32] {
         return *d;
     }
     let n = m.bytes.len();
-    let (first, last) = match (m.bodies.first(), m.bodies.last()) {
-        (Some(a), Some(b)) => (a.range.start.min(n), b.range.end.min(n)),
-        _ => (n, n),
-    };
-    let d: [u8; 32] = Sha256::new()
-        .chain_update((n as u64).to_le_bytes())
-        .chain_update(&m.bytes[..first])
-        .chain_update(&m.bytes[last.max(first)..])
-        .chain_update(format!("{:?}", m.features))
-        .finalize()
-        .into();
+    let mut skipped: Vec<std::ops::Range<usize>> =
+        m.datas.iter().map(|d| d.range.clone()).collect();
+    if let (Some(a), Some(b)) = (m.bodies.first(), m.bodies.last()) {
+        skipped.push(a.range.start..b.range.end);
+    }
+    skipped.sort_by_key(|r| r.start);
+    let mut h = Sha256::new();
+    h.update((n as u64).to_le_bytes());
+    let mut at = 0;
+    for r in skipped {
+        let (start, end) = (r.start.clamp(at, n), r.end.clamp(at, n));
+        h.update(&m.bytes[at..start]);
+        // (Where the gap was, so that moving bytes across it changes the key.)
+        h.update((start as u64).to_le_bytes());
+        at = end.max(start);
+    }
+    h.update(&m.bytes[at..]);
+    h.update(format!("{:?}", m.features));
+    let d: [u8; 32] = h.finalize().into();
     known.push((Arc::downgrade(m), d));
     d
 }
