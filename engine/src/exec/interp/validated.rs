@@ -12,7 +12,7 @@
 //! validated with and this executable; a later load of the same bytes that finds the record leaves
 //! its bodies for their first use. The record lists the functions that load
 //! translated at once (those that may have to run interpreted, which
-//! [`super::load`] finds while validating), so that they still are, and
+//! `load.rs` finds while validating), so that they still are, and
 //! whether a body converts between `any` and `extern` (which the loader
 //! otherwise finds by parsing every body once more, when the two opcode
 //! bytes occur anywhere in the module: most large ones).
