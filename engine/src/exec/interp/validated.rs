@@ -70,7 +70,7 @@ pub(crate) fn lookup(bytes: &[u8], features: WasmFeatures) -> Option<Record> {
 }
 
 pub(crate) fn lookup_in(dir: &Path, bytes: &[u8], features: WasmFeatures) -> Option<Record> {
-    let exe = crate::monitor::match_cache::exe_identity()?;
+    let exe = crate::exec::exe_identity()?;
     // The data section's contents cannot change whether a body is valid
     // (its segment count is the data count section's), and the sections
     // outside the code are validated at every load anyway: they are not

@@ -50,7 +50,7 @@ pub(super) fn request_digest(
     if m.origin.is_some() || m.lazy.is_some() {
         return None;
     }
-    let exe = crate::monitor::match_cache::exe_identity()?;
+    let exe = crate::exec::exe_identity()?;
     let mut h = Sha256::new();
     h.update(VERSION);
     h.update((exe.len() as u64).to_le_bytes());

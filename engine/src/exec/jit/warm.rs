@@ -99,7 +99,7 @@ fn module_digest(bytes: &[u8]) -> [u8; 32] {
 /// (a before/after benchmark) keep records of their own.
 fn key_of(m: &Module, threshold: u32) -> ([u8; 32], [u8; 32]) {
     let digest = module_digest(&m.bytes);
-    let exe = crate::monitor::match_cache::exe_identity().unwrap_or_default();
+    let exe = crate::exec::exe_identity().unwrap_or_default();
     let key = Sha256::new()
         .chain_update(VERSION)
         .chain_update(env!("CARGO_PKG_VERSION"))
