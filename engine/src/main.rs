@@ -178,6 +178,11 @@ fn fail(code: u8) -> impl FnOnce(anyhow::Error) -> Failure {
 fn run(cli: Cli) -> Result<ExitCode, Failure> {
     let config = session_config(&cli)?;
     let t0 = std::time::Instant::now();
+    // A module validated by an earlier run is not validated again at load
+    // (its bodies still are, each at its first use).
+    if let Some(dir) = &config.engine.code_cache {
+        wizeng::interp::validated::remember_validated_modules_in(dir);
+    }
     let mut s = Session::new(config, wasi_ctx(&cli)?);
     if cli.perf_map {
         let path = format!("/tmp/perf-{}.map", std::process::id());

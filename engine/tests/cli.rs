@@ -944,6 +944,69 @@ fn code_cache_is_reused_and_checked() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Machine code from the cache, keyed by its source (a plain module's
+/// functions, `exec/jit/by_source.rs`), traps as freshly compiled code does:
+/// every trapping case of `tests/cli` (`trap_*.wat`) gives its expected
+/// output (trap kind, function and pc) in `jit` and `lazy` with an empty
+/// cache and again when every function comes from the cache.
+#[test]
+fn traps_of_cached_code_are_located() {
+    let root = repo_root();
+    let cases: Vec<PathBuf> = case_files(&root.join("tests/cli"), &["wat"], 20)
+        .into_iter()
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("trap_")
+        })
+        // (A case that names its own mode runs only in that one.)
+        .filter(|p| !args_of(p).iter().any(|a| a.starts_with("--mode")))
+        .collect();
+    assert!(cases.len() >= 10, "expected the trap cases");
+    let dir = std::env::temp_dir().join(format!("wizeng-cli-bysource-{}", std::process::id()));
+    let mut failed = Vec::new();
+    for case in &cases {
+        let rel = case.strip_prefix(&root).unwrap().display().to_string();
+        let expected = std::fs::read_to_string(case.with_extension("out")).unwrap();
+        for mode in ["jit", "lazy"] {
+            let _ = std::fs::remove_dir_all(&dir);
+            let mut args = vec![
+                format!("--mode={mode}"),
+                format!("--cache-dir={}", dir.display()),
+            ];
+            // Options before the app, app arguments after it.
+            let mut own = args_of(case);
+            let split = own.iter().position(|a| !a.starts_with("--"));
+            let rest = own.split_off(split.unwrap_or(own.len()));
+            args.extend(own);
+            args.push(rel.clone());
+            args.extend(rest);
+            let first = run_wizeng(&root, &args);
+            args.insert(0, "--metrics".into());
+            let second = run_wizeng(&root, &args);
+            let [hits, misses, bad] = cache_counts(&second);
+            let second: String = second
+                .lines()
+                .filter(|l| !l.starts_with("wizeng: metrics"))
+                .map(|l| format!("{l}\n"))
+                .collect();
+            if first != expected || second != expected || hits == 0 || misses + bad > 0 {
+                println!(
+                    "FAIL {rel} [{mode}] ({hits} hits, {misses} misses, {bad} damaged)\n{second}"
+                );
+                failed.push(format!("{rel} [{mode}]"));
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        failed.is_empty(),
+        "{} case(s) failed: {failed:?}",
+        failed.len()
+    );
+}
+
 /// Every import `monitor_abi::PROVIDED_IMPORTS` lists is provided to a
 /// monitor with exactly that signature (a reference of the importer's type
 /// at one of its own types): a monitor importing all of them loads and runs

@@ -811,6 +811,12 @@ pub(crate) fn translate(
         next_exn_slot: local_slot_count,
         loop_count_start: 0u32.wrapping_sub(crate::exec::tiering::size_extra(body.range().len())),
     };
+    // About one op per two bytes of body: reserved up front, a large body's
+    // code is not copied over and over while it grows (uarm's 80 MB replay
+    // spent a fifth of its load moving and faulting in growing vectors).
+    let expected_ops = body.range().len() / 2;
+    t.out.ops.reserve(expected_ops);
+    t.out.pcs.reserve(expected_ops);
     if ty
         .params
         .iter()

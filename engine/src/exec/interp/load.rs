@@ -11,6 +11,7 @@ use crate::core::module::BodyValidator;
 use wasmparser::{FunctionBody, WasmFeatures};
 
 use super::code::Compiled;
+use super::validated;
 use crate::core::error::{LoadError, Trap, TrapKind};
 use crate::core::module::{
     read_binary, supported_features, to_binary, BodyCtx, BodyTranslator, Module,
@@ -148,6 +149,12 @@ struct Translate<'r, 'i> {
     /// instrumenter, and nothing the module declares can make a function
     /// interpreted-only ([`module_may_be_lazy`]).
     lazy: Option<bool>,
+    /// The module was validated by an earlier load ([`super::validated`]):
+    /// the functions translated at load then, ascending. The others are
+    /// left for their first use unvalidated (validated when translated).
+    known_valid: Option<Vec<u32>>,
+    /// Functions of a lazily translated module translated at load.
+    eager: Vec<u32>,
 }
 
 impl BodyTranslator for Translate<'_, '_> {
@@ -174,6 +181,13 @@ impl BodyTranslator for Translate<'_, '_> {
                 && !lazy_disabled_by_env()
         });
         if lazy {
+            if let Some(eager) = &self.known_valid {
+                if eager.binary_search(&validator.index()).is_err() {
+                    self.code.push(OnceCell::new());
+                    return Ok(());
+                }
+                return self.translate(ctx, validator, body, v128_types, heap_refs);
+            }
             match validate_only(validator, body, ctx.features)? {
                 Checked::Valid => {
                     self.code.push(OnceCell::new());
@@ -181,6 +195,7 @@ impl BodyTranslator for Translate<'_, '_> {
                 }
                 // Translated now, with a fresh validator (this one is spent).
                 Checked::Eager => {
+                    self.eager.push(validator.index());
                     let ty = ctx.func_types[validator.index() as usize];
                     let func = wasmparser::FuncToValidate {
                         resources: validator.resources().clone(),
@@ -402,16 +417,47 @@ impl Module {
         instr: Option<&mut (dyn Instrumenter + '_)>,
         osr: bool,
     ) -> Result<Module, LoadError> {
+        // (With an instrumenter every body is translated at load anyway.)
+        let record = match instr {
+            None => super::validated::lookup(bytes, features),
+            Some(_) => None,
+        };
+        Module::load_with(bytes, features, instr, osr, record)
+    }
+
+    /// [`Module::load`] with the module's [`validated::Record`], if records
+    /// are kept.
+    fn load_with(
+        bytes: &[u8],
+        features: WasmFeatures,
+        instr: Option<&mut (dyn Instrumenter + '_)>,
+        osr: bool,
+        record: Option<validated::Record>,
+    ) -> Result<Module, LoadError> {
+        let found = record.as_ref().and_then(|r| r.found.clone());
+        let extern_objects = match &found {
+            Some(f) => f.converts_extern,
+            None => converts_extern(bytes),
+        };
         let mut t = Translate {
             instr,
             osr,
             code: Vec::new(),
             v128_types: None,
             heap_refs: None,
-            extern_objects: converts_extern(bytes),
+            extern_objects,
             lazy: None,
+            known_valid: found.map(|f| f.eager),
+            eager: Vec::new(),
         };
-        Module::decode(bytes, features, &mut t)
+        let m = Module::decode(bytes, features, &mut t)?;
+        if let Some(r) = record.filter(|r| r.found.is_none() && t.lazy == Some(true)) {
+            r.save(&validated::Found {
+                eager: t.eager,
+                converts_extern: extern_objects,
+            });
+        }
+        Ok(m)
     }
 
     /// Read a module from a file: binary, or text if it parses as `.wat`.
@@ -495,6 +541,54 @@ mod tests {
         assert!(Rc::ptr_eq(c, module_code(&m).get(0).unwrap()));
     }
 
+    /// A module validated by an earlier load (a record of
+    /// [`validated`]) loads again without validating its bodies: the same
+    /// functions are translated at load (those that may run interpreted),
+    /// the others at their first use, into the same code.
+    #[cfg(wizeng_jit)]
+    #[test]
+    fn a_module_validated_before_loads_the_same() {
+        let dir =
+            std::env::temp_dir().join(format!("wizeng-load-validated-{}", std::process::id()));
+        let bytes = wat::parse_str(
+            r#"(module
+                (func $plain (param i32) (result i32) (i32.add (local.get 0) (i32.const 2)))
+                (func $eh (block (try_table (catch_all 0) (unreachable))))
+                (func $bad_if_run (result i32) (i32.const 7)))"#,
+        )
+        .unwrap();
+        let f = supported_features();
+        let load = |record| Module::load_with(&bytes, f, None, true, record).unwrap();
+        let first = load(validated::lookup_in(&dir, &bytes, f));
+        let record = validated::lookup_in(&dir, &bytes, f).unwrap();
+        let expected = validated::Found {
+            eager: vec![1],
+            converts_extern: false,
+        };
+        assert_eq!(
+            record.found,
+            Some(expected),
+            "the record names the EH function"
+        );
+        let second = load(Some(record));
+        for m in [&first, &second] {
+            let code = module_code(m);
+            assert!(code.get(0).is_none() && code.get(1).is_some() && code.get(2).is_none());
+            assert!(interp_only(m, 1) && !interp_only(m, 0));
+        }
+        let (a, b) = (
+            func_code(&first, 0).unwrap(),
+            func_code(&second, 0).unwrap(),
+        );
+        assert_eq!(format!("{:?}", a.ops), format!("{:?}", b.ops));
+        // Without a sound record, an invalid body still fails the load.
+        let invalid = wat::parse_str(r#"(module (func (result i32) (i64.const 1)))"#).unwrap();
+        let r = validated::lookup_in(&dir, &invalid, f);
+        assert!(Module::load_with(&invalid, f, None, true, r).is_err());
+        assert_eq!(validated::lookup_in(&dir, &invalid, f).unwrap().found, None);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     #[test]
     fn a_body_never_called_is_still_validated_at_load() {
         let e = load(r#"(module (func (result i32) (i64.const 1)))"#).unwrap_err();
@@ -516,6 +610,8 @@ mod tests {
             heap_refs: None,
             extern_objects: false,
             lazy: Some(false),
+            known_valid: None,
+            eager: Vec::new(),
         };
         let eager = Module::decode(&bytes, supported_features(), &mut t).unwrap();
         let eager = module_code(&eager).get(0).unwrap();

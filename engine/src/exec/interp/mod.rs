@@ -22,6 +22,7 @@ mod simd_fast;
 mod simd_x86;
 pub(crate) mod stackmap;
 mod unwind;
+pub mod validated;
 mod woven;
 
 pub(crate) use atomics::atomic_memarg;

@@ -5,8 +5,11 @@
 //! flags (and Cranelift's version), and asks a key-value store for machine
 //! code compiled from exactly that IR. A key therefore covers everything that
 //! changes code: the module's bytes, the monitors woven into it, the vmctx
-//! layout, our translator's version and every flag that reaches the IR. This
-//! file is the store: one file per key under the cache directory.
+//! layout, our translator's version and every flag that reaches the IR. A
+//! plain module's functions are keyed by their source instead
+//! (`by_source.rs`: no IR is built for a hit), and the trampolines by their
+//! types (`tramps.rs`). This file is the store: one file per key under the
+//! cache directory.
 //!
 //! An entry is never trusted blindly. Its file is `MAGIC`, the payload's
 //! length and SHA-256, then the payload; a file that is short, too long, or

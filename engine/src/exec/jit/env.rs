@@ -95,6 +95,13 @@ pub struct OsrPrologue {
     pub flag: u32,
 }
 
+/// `WIZENG_BOUNDS_CHECKS=1`: compiled code checks every memory access
+/// explicitly instead of relying on guard pages (it changes the code, so
+/// `by_source.rs` keys by it).
+pub(crate) fn explicit_bounds_checks() -> bool {
+    std::env::var_os("WIZENG_BOUNDS_CHECKS").is_some_and(|v| v == "1")
+}
+
 impl<'a> Env<'a> {
     pub fn new(
         config: TargetFrontendConfig,
@@ -102,7 +109,7 @@ impl<'a> Env<'a> {
         layout: &'a VmLayout,
         func_ids: &'a [FuncId],
     ) -> Self {
-        let bounds_checks = std::env::var_os("WIZENG_BOUNDS_CHECKS").is_some_and(|v| v == "1");
+        let bounds_checks = explicit_bounds_checks();
         Env {
             config,
             module,

@@ -17,6 +17,7 @@
 pub const AVAILABLE: bool = true;
 
 pub(crate) mod background;
+mod by_source;
 pub mod cache;
 pub mod cache_limit;
 pub(crate) mod env;
@@ -445,10 +446,17 @@ pub(crate) fn codegen(input: &CodegenInput) -> Result<CodegenOutput, String> {
         ),
         _ => None,
     };
+    // (Trampolines alone compile no function: no digest to make.)
+    let by_source = match jobs.is_empty() {
+        true => None,
+        false => by_source::request_digest(input, &*isa),
+    };
     let shared = Shared {
         module: m,
         layout: &input.layout,
         ids: &ids,
+        by_source,
+        max_id: (libcalls::COUNT + ids.len().max(1)) as u32,
         interp_only: &input.interp_only,
         config,
         osr: osr_body
@@ -676,15 +684,28 @@ struct Shared<'a> {
     cache: Option<&'a CodeCache>,
     /// Per defined function: only the interpreter runs it.
     interp_only: &'a [bool],
+    /// What the functions' keys by source share (`by_source.rs`), if the
+    /// module's code is cached by source rather than by IR.
+    by_source: Option<[u8; 32]>,
+    /// Function ids the compile declares are below this.
+    max_id: u32,
 }
 
 /// Functions compiled per thread before spreading a compile over threads
 /// (`WIZENG_COMPILE_THREADS=N` sets the number of threads, 1 = sequential).
 fn compile_threads(jobs: usize) -> usize {
+    if jobs <= 1 {
+        return 1;
+    }
     let max = std::env::var("WIZENG_COMPILE_THREADS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get().min(8)));
+        .unwrap_or_else(|| {
+            // (Read once: it opens the cgroup files on every call.)
+            static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+            *CORES
+                .get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get().min(8)))
+        });
     max.clamp(1, jobs.max(1))
 }
 
@@ -761,6 +782,33 @@ impl Translator {
     fn compile(&mut self, sh: &Shared<'_>, job: Job<'_>) -> Result<Done, String> {
         let m = sh.module;
         let idx = job.idx;
+        // A plain module's code is cached by source: a hit builds no IR.
+        let by_source = sh
+            .by_source
+            .filter(|_| sh.cache.is_some() && !dump_clif(idx) && !dump_asm(idx))
+            .and_then(|r| by_source::key(&r, m, idx, job.id));
+        if let (Some(c), Some(k)) = (sh.cache, &by_source) {
+            if let Some(done) = by_source::load(c, k, idx, job.id, sh.max_id) {
+                return Ok(done);
+            }
+        }
+        let done = self.translate_and_compile(sh, job, by_source.is_none())?;
+        if let (Some(c), Some(k)) = (sh.cache, &by_source) {
+            by_source::store(c, k, &done);
+        }
+        Ok(done)
+    }
+
+    /// Translate `job` to IR and compile it (through Cranelift's cache, keyed
+    /// by the IR, if `ir_cache`).
+    fn translate_and_compile(
+        &mut self,
+        sh: &Shared<'_>,
+        job: Job<'_>,
+        ir_cache: bool,
+    ) -> Result<Done, String> {
+        let m = sh.module;
+        let idx = job.idx;
         let mut fv = job.func.into_validator(Default::default());
         self.ctx.clear();
         self.ctx.func = ir::Function::with_name_signature(
@@ -804,7 +852,8 @@ impl Translator {
                 .map_err(|e| format!("function {idx}: {e}"))?;
         }
         self.ctx.want_disasm = dump_asm(idx);
-        let cc = located::compile(&mut self.ctx, &*self.isa, sh.cache)
+        let cache = sh.cache.filter(|_| ir_cache);
+        let cc = located::compile(&mut self.ctx, &*self.isa, cache)
             .map_err(|e| format!("function {idx}: {e}"))?;
         if dump_clif(idx) {
             // After a compile (not a cache hit), `ctx.func` holds the optimised IR.

@@ -374,7 +374,7 @@ const GENERATOR: u64 = fnv(
 );
 
 /// The target's description (triple, shared and ISA flags), once per process.
-fn isa_description(isa: &dyn TargetIsa) -> &'static str {
+pub(super) fn isa_description(isa: &dyn TargetIsa) -> &'static str {
     static DESC: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     DESC.get_or_init(|| {
         let flags: Vec<String> = isa.isa_flags().iter().map(|v| v.to_string()).collect();
@@ -397,7 +397,7 @@ fn key(types: &[FuncType], lazy: bool, isa: &dyn TargetIsa) -> Vec<u8> {
 }
 
 /// Relocation kinds a trampoline may have (others cannot be cached).
-const RELOCS: [Reloc; 6] = [
+pub(super) const RELOCS: [Reloc; 6] = [
     Reloc::Abs4,
     Reloc::Abs8,
     Reloc::X86PCRel4,
@@ -438,21 +438,21 @@ fn encode(pieces: &[Piece]) -> Vec<u8> {
 }
 
 /// A reader over an entry's bytes; every read checks the length.
-struct Reader<'a>(&'a [u8]);
+pub(super) struct Reader<'a>(pub(super) &'a [u8]);
 
 impl<'a> Reader<'a> {
-    fn bytes(&mut self, n: usize) -> Option<&'a [u8]> {
+    pub(super) fn bytes(&mut self, n: usize) -> Option<&'a [u8]> {
         let (a, b) = self.0.split_at_checked(n)?;
         self.0 = b;
         Some(a)
     }
-    fn u8(&mut self) -> Option<u8> {
+    pub(super) fn u8(&mut self) -> Option<u8> {
         Some(self.bytes(1)?[0])
     }
-    fn u32(&mut self) -> Option<u32> {
+    pub(super) fn u32(&mut self) -> Option<u32> {
         Some(u32::from_le_bytes(self.bytes(4)?.try_into().ok()?))
     }
-    fn u64(&mut self) -> Option<u64> {
+    pub(super) fn u64(&mut self) -> Option<u64> {
         Some(u64::from_le_bytes(self.bytes(8)?.try_into().ok()?))
     }
 }

@@ -17,7 +17,8 @@
 //! first call (`WARM`), in the foreground.
 //!
 //! A record only changes *when* a function is compiled, never *what* runs:
-//! the code itself still comes from Cranelift's cache, keyed by its IR. It is
+//! the code itself still comes from the code cache (`by_source.rs` for a
+//! plain module, Cranelift's cache keyed by the IR for a woven one). It is
 //! still checked like any entry (length and SHA-256 of the file, via
 //! [`super::cache::read`]) and must name the module by its digest, the same
 //! threshold, and only defined functions in ascending order; a record that
@@ -92,12 +93,18 @@ fn module_digest(bytes: &[u8]) -> [u8; 32] {
     out
 }
 
-/// The record's file key and the module's digest.
+/// The record's file key and the module's digest. The key names this
+/// executable too: what a record says was compiled is in the cache under
+/// this build's keys (`by_source.rs`), and two builds sharing a directory
+/// (a before/after benchmark) keep records of their own.
 fn key_of(m: &Module, threshold: u32) -> ([u8; 32], [u8; 32]) {
     let digest = module_digest(&m.bytes);
+    let exe = crate::exec::exe_identity().unwrap_or_default();
     let key = Sha256::new()
         .chain_update(VERSION)
         .chain_update(env!("CARGO_PKG_VERSION"))
+        .chain_update((exe.len() as u64).to_le_bytes())
+        .chain_update(exe)
         .chain_update(digest)
         .chain_update(threshold.to_le_bytes())
         .finalize()
