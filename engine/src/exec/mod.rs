@@ -17,7 +17,8 @@ pub(crate) mod tiering;
 /// This build of the engine: its executable's path, size, modification time
 /// and inode (any rebuild changes them), read once per process. Keys of
 /// cache entries whose contents depend on the engine's own code include it
-/// (`jit/by_source.rs`, `jit/warm.rs`, `interp/validated.rs`).
+/// (`jit/by_source.rs`, `jit/warm.rs`, `interp/validated.rs`, and the monitor
+/// layer's match and script caches).
 pub(crate) fn exe_identity() -> Option<&'static [u8]> {
     static ID: std::sync::OnceLock<Option<Vec<u8>>> = std::sync::OnceLock::new();
     ID.get_or_init(|| {

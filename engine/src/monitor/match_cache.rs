@@ -89,7 +89,7 @@ pub(crate) fn key(store: &Store, names: &[&str], app: &[u8]) -> Result<Key, &'st
     let mut h = Sha256::new();
     h.update(VERSION);
     h.update(env!("CARGO_PKG_VERSION"));
-    h.update(exe_identity().ok_or("this executable's identity is unknown")?);
+    h.update(crate::exec::exe_identity().ok_or("this executable's identity is unknown")?);
     let shape = [
         store.funcs.len(),
         store.memories.len(),
@@ -114,28 +114,6 @@ pub(crate) fn key(store: &Store, names: &[&str], app: &[u8]) -> Result<Key, &'st
         dir,
         key: h.finalize().into(),
     })
-}
-
-/// This build of the engine: its executable's path, size, modification time
-/// and inode (any rebuild changes them), read once per process.
-pub(crate) fn exe_identity() -> Option<&'static [u8]> {
-    static ID: std::sync::OnceLock<Option<Vec<u8>>> = std::sync::OnceLock::new();
-    ID.get_or_init(|| {
-        let exe = std::env::current_exe().ok()?;
-        let md = std::fs::metadata(&exe).ok()?;
-        let t = md
-            .modified()
-            .ok()?
-            .duration_since(std::time::UNIX_EPOCH)
-            .ok()?;
-        let mut id = exe.to_string_lossy().into_owned().into_bytes();
-        id.extend(md.len().to_le_bytes());
-        id.extend(t.as_nanos().to_le_bytes());
-        #[cfg(unix)]
-        id.extend(std::os::unix::fs::MetadataExt::ino(&md).to_le_bytes());
-        Some(id)
-    })
-    .as_deref()
 }
 
 /// The store before matching: what tells whether matching stayed pure and

@@ -60,7 +60,7 @@ pub(crate) fn compile(
 fn key(path: &str, src: &[u8], libs: &[(&str, Vec<u8>)]) -> Option<[u8; 32]> {
     let mut h = Sha256::new();
     h.update(VERSION);
-    h.update(super::match_cache::exe_identity()?);
+    h.update(crate::exec::exe_identity()?);
     for part in [path.as_bytes(), src] {
         h.update((part.len() as u64).to_le_bytes());
         h.update(part);
