@@ -68,6 +68,7 @@
 
 pub mod catalogue;
 pub mod imports;
+mod names;
 pub mod opcode;
 pub mod params;
 pub mod pattern;

@@ -54,6 +54,8 @@
 use std::fmt;
 use std::sync::OnceLock;
 
+pub use crate::names::camel_to_mnemonic;
+
 use crate::valtype::ConstValue;
 
 macro_rules! define_opcode_table {
@@ -104,87 +106,17 @@ macro_rules! define_opcode_table {
 
 wasmparser::for_each_operator!(define_opcode_table);
 
+// `OPCODE_NAMES`: `(mnemonic, event name, category id, has a memarg)` of every
+// wasmparser operator, in order, computed by `build.rs` with the rules of
+// `names.rs` (the same wasmparser, so the same operators).
+include!(concat!(env!("OUT_DIR"), "/opcode_names.rs"));
+
 /// The memory immediate of any memory-accessing instruction (loads, stores,
 /// SIMD lane and splat loads, atomics), with its full 64-bit offset; `None`
 /// for an instruction without one. It is always the first immediate, so its
 /// offset is `imm2`.
 pub fn memarg(op: &wasmparser::Operator<'_>) -> Option<wasmparser::MemArg> {
     memarg_raw(op)
-}
-
-/// First words that are followed by `.` in a mnemonic (rule 2).
-const NAMESPACES: &[&str] = &[
-    "i32", "i64", "f32", "f64", "v128", "i8x16", "i16x8", "i32x4", "i64x2", "f32x4", "f64x2",
-    "local", "global", "memory", "table", "ref", "data", "elem", "struct", "array", "i31", "any",
-    "extern", "atomic",
-];
-
-/// Substring fix-ups applied after joining (rule 3).
-const FIXUPS: &[(&str, &str)] = &[
-    ("and_not", "andnot"),
-    ("ext_add", "extadd"),
-    ("ext_mul", "extmul"),
-    ("q15_mulr", "q15mulr"),
-    ("p_min", "pmin"),
-    ("p_max", "pmax"),
-];
-
-/// Whole-name exceptions (rule 4).
-const EXCEPTIONS: &[(&str, &str)] = &[
-    ("TypedSelect", "select"),
-    ("RefTestNonNull", "ref.test"),
-    ("RefTestNullable", "ref.test null"),
-    ("RefCastNonNull", "ref.cast"),
-    ("RefCastNullable", "ref.cast null"),
-];
-
-/// Converts a wasmparser CamelCase operator name to its text-format mnemonic
-/// using the documented rules. Exposed for tests and tools.
-pub fn camel_to_mnemonic(camel: &str) -> String {
-    if let Some((_, m)) = EXCEPTIONS.iter().find(|(c, _)| *c == camel) {
-        return (*m).to_string();
-    }
-    // Words start at each uppercase letter; they are compared ignoring case
-    // and written lowercased (no allocation per word: this runs for every
-    // operator when the table is first used).
-    let mut words: Vec<&str> = Vec::with_capacity(8);
-    let mut start = 0;
-    for (i, b) in camel.bytes().enumerate() {
-        if i > 0 && b.is_ascii_uppercase() {
-            words.push(&camel[start..i]);
-            start = i;
-        }
-    }
-    if !camel.is_empty() {
-        words.push(&camel[start..]);
-    }
-    let is = |w: &str, lower: &str| w.eq_ignore_ascii_case(lower);
-    let mut out = String::with_capacity(camel.len() + 4);
-    for (i, w) in words.iter().enumerate() {
-        if i > 0 {
-            let prev = words[i - 1];
-            let dot = (i == 1 && NAMESPACES.iter().any(|n| is(prev, n)))
-                || is(prev, "atomic")
-                || (prev.get(..3).is_some_and(|p| is(p, "rmw"))
-                    && i >= 2
-                    && is(words[i - 2], "atomic"));
-            out.push(if dot { '.' } else { '_' });
-        }
-        out.extend(w.chars().map(|c| c.to_ascii_lowercase()));
-    }
-    // (every fix-up has an `_` and is of a vector instruction, whose
-    // namespace is `v128` or a lane shape such as `i16x8`: most mnemonics
-    // need no search at all)
-    let namespace = out.split('.').next().unwrap_or_default();
-    let vector = namespace == "v128" || namespace.contains('x');
-    if vector && out.contains('_') {
-        for (from, to) in FIXUPS {
-            if out.contains(from) {
-                out = out.replace(from, to);
-            }
-        }
-    }
-    out
 }
 
 /// The instruction category as the probe language exposes it
@@ -273,77 +205,17 @@ struct Table {
     by_event: rustc_hash::FxHashMap<&'static str, u16>,
 }
 
-const CONTROL: &[&str] = &[
-    "unreachable",
-    "nop",
-    "block",
-    "loop",
-    "if",
-    "else",
-    "end",
-    "br",
-    "br_if",
-    "br_table",
-    "return",
-    "call",
-    "call_indirect",
-    "return_call",
-    "return_call_indirect",
-    "try_table",
-    "throw",
-    "throw_ref",
-    "try",
-    "catch",
-    "rethrow",
-    "delegate",
-    "catch_all",
-    "br_on_cast",
-    "br_on_cast_fail",
-    "call_ref",
-    "return_call_ref",
-    "br_on_null",
-    "br_on_non_null",
-];
-const VECTOR_PREFIXES: &[&str] = &[
-    "v128.", "i8x16.", "i16x8.", "i32x4.", "i64x2.", "f32x4.", "f64x2.",
-];
-
-fn categorize(proposal: &str, m: &str, has_memarg: bool) -> Category {
-    if proposal == "threads" || proposal == "shared_everything_threads" || m.contains("atomic") {
-        return Category::Atomic;
-    }
-    if CONTROL.contains(&m) {
-        return Category::Control;
-    }
-    if m == "drop" || m == "select" {
-        return Category::Parametric;
-    }
-    if m.starts_with("local.") || m.starts_with("global.") {
-        return Category::Variable;
-    }
-    if has_memarg || m.starts_with("memory.") || m == "data.drop" {
-        return Category::Memory;
-    }
-    if m.starts_with("table.") || m == "elem.drop" {
-        return Category::Table;
-    }
-    if m.starts_with("struct.")
-        || m.starts_with("array.")
-        || m.starts_with("i31.")
-        || m == "ref.i31"
-        || m == "ref.i31_shared"
-        || m == "any.convert_extern"
-        || m == "extern.convert_any"
-    {
-        return Category::Aggregate;
-    }
-    if m.starts_with("ref.") {
-        return Category::Reference;
-    }
-    if VECTOR_PREFIXES.iter().any(|p| m.starts_with(p)) {
-        return Category::Vector;
-    }
-    Category::Numeric
+/// An operator's row of `OPCODE_NAMES`, computed (leaked: they live as long
+/// as the process, like the table).
+fn names_of(proposal: &str, camel: &str, args: &str) -> (&'static str, &'static str, u8, bool) {
+    let mnemonic: &'static str = camel_to_mnemonic(camel).leak();
+    let has_memarg = args.split_whitespace().any(|a| a == "memarg");
+    let event: &'static str = match mnemonic.contains(' ') {
+        true => mnemonic.replace(' ', "_").leak(),
+        false => mnemonic,
+    };
+    let category = crate::names::category_id(proposal, mnemonic, has_memarg);
+    (mnemonic, event, category, has_memarg)
 }
 
 /// The table, made at its first use: every monitor load and app match needs
@@ -358,16 +230,18 @@ fn table() -> &'static Table {
         by_mnemonic.reserve(n);
         let mut by_event = rustc_hash::FxHashMap::default();
         by_event.reserve(n);
+        // (Computed here only if the build's list does not fit this
+        // wasmparser: it always should.)
+        let built = OPCODE_NAMES.len() == n;
         for (i, (proposal, camel, _visit, args)) in RAW_OPERATORS.iter().enumerate() {
             let idx = u16::try_from(i).unwrap_or(u16::MAX);
-            let mnemonic: &'static str = camel_to_mnemonic(camel).leak();
-            let has_memarg = args.split_whitespace().any(|a| a == "memarg");
-            let canonical = *by_mnemonic.entry(mnemonic).or_insert(idx);
-            let category = categorize(proposal, mnemonic, has_memarg);
-            let event: &'static str = match mnemonic.contains(' ') {
-                true => mnemonic.replace(' ', "_").leak(),
-                false => mnemonic,
+            let (mnemonic, event, category, has_memarg) = match built {
+                true => OPCODE_NAMES[i],
+                false => names_of(proposal, camel, args),
             };
+            let category = Category::ALL.get(usize::from(category)).copied();
+            let category = category.unwrap_or(Category::Numeric);
+            let canonical = *by_mnemonic.entry(mnemonic).or_insert(idx);
             by_event.entry(event).or_insert(canonical);
             entries.push(Entry {
                 proposal,
@@ -792,6 +666,7 @@ impl Flatten for wasmparser::TryTable {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::names::{EXCEPTIONS, FIXUPS};
 
     /// `camel_to_mnemonic` searches for fix-ups only in names with an `_`.
     #[test]
@@ -939,5 +814,15 @@ mod tests {
         }
         assert!(Opcode::from_mnemonic("i32.load").is_some_and(|o| o.is_load() && !o.is_store()));
         assert!(Opcode::from_mnemonic("i64.store32").is_some_and(|o| o.is_store()));
+    }
+
+    /// The names `build.rs` computed are the ones the rules of `names.rs`
+    /// give at run time, for every operator of this wasmparser.
+    #[test]
+    fn built_names_are_the_rules_names() {
+        assert_eq!(OPCODE_NAMES.len(), RAW_OPERATORS.len());
+        for (built, (proposal, camel, _, args)) in OPCODE_NAMES.iter().zip(RAW_OPERATORS) {
+            assert_eq!(*built, names_of(proposal, camel, args), "{camel}");
+        }
     }
 }
