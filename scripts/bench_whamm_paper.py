@@ -34,6 +34,7 @@ import math
 import os
 import re
 import shlex
+import shutil
 import statistics
 import subprocess
 import sys
@@ -102,7 +103,16 @@ def one_program(a, prog, monitors, wz, wt, tmp):
     res = {}
     for s, mon in monitors.items():
         r = res[s] = {}
-        rewritten = os.path.join(tmp, f"{os.path.basename(path)}.{s}.wasm")
+        # Both sides run a file of the same name in directories of the same
+        # length, with the same environment: the app sees the same argv[0]
+        # length and environ (a C app's malloc sizes depend on them, and so
+        # may what a probe reports, e.g. dlmalloc's `select`s).
+        same = {side: os.path.join(tmp, f"{side}-{s}") for side in ("o", "t")}
+        for d in same.values():
+            os.makedirs(d, exist_ok=True)
+        app_copy = os.path.join(same["o"], os.path.basename(path))
+        shutil.copyfile(path, app_copy)
+        rewritten = os.path.join(same["t"], os.path.basename(path))
         ok, dt, err = build(shlex.split(a.whamm_upstream) + ["instr", "--script", a.script_path[s], "--app", path,
                                                             "--core-lib", a.core_lib, "-o", rewritten],
                             "whamm instr", a.timeout)
@@ -113,7 +123,8 @@ def one_program(a, prog, monitors, wz, wt, tmp):
         # whamm's default link strategy imports its core library (whamm_core),
         # which writes the report to stdout with TO_CONSOLE=true (else to a file)
         theirs_run = wt + ["run", "--env", "TO_CONSOLE=true", "--preload", f"whamm_core={a.core_lib}"]
-        cmds = {"ours": wz + ["--monitors=" + mon, path] + args, "theirs": theirs_run + [rewritten] + args}
+        ours_run = wz + ["--env", "TO_CONSOLE=true", "--monitors=" + mon]
+        cmds = {"ours": ours_run + [app_copy] + args, "theirs": theirs_run + [rewritten] + args}
         c1, ours = first_run(cmds["ours"], cwd, tmp)
         c2, theirs = first_run(cmds["theirs"], cwd, tmp)  # fills the cache
         if c1 != code or c2 != code:
