@@ -29,10 +29,12 @@ fn main() {
          static OPCODE_NAMES: &[(&str, &str, u8, bool)] = &[\n",
     );
     for (proposal, camel, args) in OPERATORS {
-        let mnemonic = names::camel_to_mnemonic(camel);
-        let has_memarg = args.split_whitespace().any(|a| a == "memarg");
-        let event = mnemonic.replace(' ', "_");
-        let category = names::category_id(proposal, &mnemonic, has_memarg);
+        let names::Row {
+            mnemonic,
+            event,
+            category,
+            has_memarg,
+        } = names::row(proposal, camel, args);
         writeln!(
             out,
             "    ({mnemonic:?}, {event:?}, {category}, {has_memarg}),"

@@ -154,3 +154,28 @@ pub fn category_id(proposal: &str, m: &str, has_memarg: bool) -> u8 {
     }
     5 /* numeric */
 }
+
+/// One operator's row of the opcode table, by the rules above.
+pub struct Row {
+    pub mnemonic: String,
+    /// The probe language's event name: the mnemonic with `_` for ` `.
+    pub event: String,
+    /// [`category_id`].
+    pub category: u8,
+    pub has_memarg: bool,
+}
+
+/// The row of wasmparser's operator `camel` (of `proposal`, with immediate
+/// field names `args`).
+pub fn row(proposal: &str, camel: &str, args: &str) -> Row {
+    let mnemonic = camel_to_mnemonic(camel);
+    let has_memarg = args.split_whitespace().any(|a| a == "memarg");
+    let event = mnemonic.replace(' ', "_");
+    let category = category_id(proposal, &mnemonic, has_memarg);
+    Row {
+        mnemonic,
+        event,
+        category,
+        has_memarg,
+    }
+}

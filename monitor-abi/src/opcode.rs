@@ -208,14 +208,11 @@ struct Table {
 /// An operator's row of `OPCODE_NAMES`, computed (leaked: they live as long
 /// as the process, like the table).
 fn names_of(proposal: &str, camel: &str, args: &str) -> (&'static str, &'static str, u8, bool) {
-    let mnemonic: &'static str = camel_to_mnemonic(camel).leak();
-    let has_memarg = args.split_whitespace().any(|a| a == "memarg");
-    let event: &'static str = match mnemonic.contains(' ') {
-        true => mnemonic.replace(' ', "_").leak(),
-        false => mnemonic,
-    };
-    let category = crate::names::category_id(proposal, mnemonic, has_memarg);
-    (mnemonic, event, category, has_memarg)
+    let r = crate::names::row(proposal, camel, args);
+    let same = r.event == r.mnemonic;
+    let mnemonic: &'static str = r.mnemonic.leak();
+    let event: &'static str = if same { mnemonic } else { r.event.leak() };
+    (mnemonic, event, r.category, r.has_memarg)
 }
 
 /// The table, made at its first use: every monitor load and app match needs
