@@ -16,6 +16,9 @@ of the chosen wasure suites:
     P.S.wasm` (TO_CONSOLE: the core library prints the report on stdout, as
     ours does, not into a file) warm (a first run fills Wasmtime's code
     cache), against `wasmtime run P`.
+  * both run the app as `DIR/NAME.wasm` with directories of the same name
+    length (ours a copy of P, theirs the rewritten module) and with
+    TO_CONSOLE=true, so the app's argv[0] and environ have the same sizes.
 
 Each process is timed from spawn to exit with a blocking wait (bench_startup's
 run_once: posix_spawn + wait4); a cell is the median of RUNS rounds, the four
