@@ -26,8 +26,11 @@ commands interleaved in each round. The first run of each must exit 0; our
 output and the rewritten app's must be equal as whamm_suite.py compares
 whamm's outputs: every line outside the report in order, and the report rows
 as a multiset of their value columns without `id` and `probe_id` (each
-implementation numbers memory addresses and probes its own way). A program
-whose reports differ is still timed, marked DIFFER (with the first
+implementation numbers memory addresses and probes its own way). Reports that
+differ only in the function that calls WASI's `proc_exit` count as equal,
+marked "equal but at the exiting call" (whamm's rewriting flushes before that
+call's own probes fire: a documented difference). A program
+whose reports differ otherwise is still timed, marked DIFFER (with the first
 difference) and counted in the geomeans, which are also given over the
 programs whose reports are equal; one that fails is left out.
 """
@@ -46,7 +49,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_startup import load_programs, run_once  # noqa: E402
-from whamm_suite import compare  # noqa: E402
+from whamm_suite import compare, split_output  # noqa: E402
 
 # name -> the script, relative to whamm's tests/scripts/paper_eval
 SCRIPTS = {
@@ -96,6 +99,23 @@ def measure(cmds, runs, cwd):
     return {k: statistics.median(v) for k, v in times.items()}
 
 
+def only_at_exiting_call(ours, theirs):
+    """True if the reports differ only in rows of the function that calls
+    WASI's `proc_exit` (a C program's `__wasi_proc_exit`, `_Exit` or `_exit`).
+    whamm's rewriting flushes its report just before that call, ahead of the
+    call's own `before` probes, so their effects are missing from its report;
+    an engine monitor (ours, and whamm's `wei` target) reports them. This is a
+    documented difference (docs/probe-language.md, "Differences from whamm")."""
+    o_other, o_rows = split_output(ours)
+    t_other, t_rows = split_output(theirs)
+    if o_other != t_other or len(o_rows) != len(t_rows):
+        return False
+    exiting = ("__wasi_proc_exit", "_Exit", "_exit")
+    # columns without id and probe_id: id_type, name, whamm_type, wasm_type, script_id, fname, fid, pc, value
+    differing = set(o_rows) ^ set(t_rows)
+    return bool(differing) and all(row[5] in exiting for row in differing)
+
+
 def one_program(a, prog, monitors, wz, wt, tmp):
     """Results of every script on one program: {script: dict}."""
     suite, name, path, args = prog
@@ -136,6 +156,9 @@ def one_program(a, prog, monitors, wz, wt, tmp):
         why = compare(ours, theirs)
         if why is None and not ours.startswith(plain.rstrip("\n")):
             why = "the app's output changed"
+        if why and only_at_exiting_call(ours, theirs):
+            r["known"] = "equal but at the exiting call"
+            why = None
         if why:
             r["differs"] = why
             if a.keep:
@@ -163,7 +186,7 @@ def print_tables(results, scripts):
             print(f"{name:<28}{r['tu-wz'] * 1e3:>9.1f}{r['ours'] * 1e3:>9.1f}{r['ours'] / r['tu-wz']:>8.2f}"
                   f"{r['tu-wt'] * 1e3:>9.1f}{r['theirs'] * 1e3:>9.1f}{r['theirs'] / r['tu-wt']:>8.2f}"
                   f"{r['ours'] / r['theirs']:>13.3f}{r['rows']:>7}{r['rewrite_s'] * 1e3:>8.0f}ms  "
-                  + ("equal" if "differs" not in r else "DIFFER: " + r["differs"][:110]))
+                  + (r.get("known", "equal") if "differs" not in r else "DIFFER: " + r["differs"][:110]))
         print()
 
 
