@@ -99,43 +99,78 @@ fn plan(types: &[FuncType], lazy: bool) -> Vec<(Kind, u32)> {
     out
 }
 
-/// Define the trampolines of every type in `types` in `jit` (with the
-/// interpreting stubs if `lazy`), from `cache` when it has them.
-pub(crate) fn define_all(
-    jit: &mut JITModule,
-    ctx: &mut Context,
-    types: &[FuncType],
-    lazy: bool,
-    cache: Option<&CodeCache>,
-) -> Result<Set, String> {
+/// The signature of the runtime functions the trampolines call
+/// (`SYMBOLS`): `(ctx, caller_vmctx, buffer) -> status`.
+fn runtime_sig() -> Signature {
     let mut lsig = Signature::new(CallConv::SystemV);
     lsig.params
         .extend([AbiParam::new(I64), AbiParam::new(I64), AbiParam::new(I64)]);
     lsig.returns.push(AbiParam::new(ir::types::I32));
+    lsig
+}
+
+/// A module's trampolines as machine code not yet placed in memory: from
+/// `cache` when it has them, else compiled (and then stored there). Needs no
+/// JIT module, so it may run on a compiler thread ([`Pieces`] are `Send`);
+/// [`define_all`] places them.
+pub(crate) fn pieces(
+    types: &[FuncType],
+    lazy: bool,
+    isa: &dyn TargetIsa,
+    cache: Option<&CodeCache>,
+) -> Result<Pieces, String> {
+    let plan = plan(types, lazy);
+    let key = cache.map(|_| key(types, lazy, isa));
+    if let (Some(c), Some(k)) = (cache, &key) {
+        if let Some(p) = load(c, k, &plan) {
+            return Ok(Pieces { lazy, pieces: p });
+        }
+    }
+    let lsig = runtime_sig();
+    let mut ctx = Context::new();
+    let pieces = plan
+        .iter()
+        .map(|&(kind, ti)| build(isa, &mut ctx, &lsig, &types[ti as usize], kind, ti))
+        .collect::<Result<Vec<_>, _>>()?;
+    if let (Some(c), Some(k)) = (cache, &key) {
+        cache::Store(c).insert(k, encode(&pieces));
+    }
+    Ok(Pieces { lazy, pieces })
+}
+
+/// A module's trampolines built by [`pieces`], for [`define_all`].
+pub(crate) struct Pieces {
+    lazy: bool,
+    pieces: Vec<Piece>,
+}
+
+/// Define the trampolines of every type in `types` in `jit` (with the
+/// interpreting stubs if `lazy`): `built` if it is that set (made by
+/// [`pieces`], e.g. on a compiler thread), else from `cache` or compiled now.
+pub(crate) fn define_all(
+    jit: &mut JITModule,
+    types: &[FuncType],
+    lazy: bool,
+    cache: Option<&CodeCache>,
+    built: Option<Pieces>,
+) -> Result<Set, String> {
+    let lsig = runtime_sig();
     let mut syms = [FuncId::from_u32(0); 3];
     for (s, name) in syms.iter_mut().zip(SYMBOLS) {
         *s = jit
             .declare_function(name, Linkage::Import, &lsig)
             .map_err(|e| e.to_string())?;
     }
-    let plan = plan(types, lazy);
-    let key = cache.map(|_| key(types, lazy, jit.isa()));
-    let cached = match (cache, &key) {
-        (Some(c), Some(k)) => load(c, k, &plan),
-        _ => None,
-    };
-    let pieces = match cached {
-        Some(p) => p,
-        None => {
-            let pieces = plan
+    let fits = |b: &Pieces| {
+        b.lazy == lazy
+            && b.pieces
                 .iter()
-                .map(|&(kind, ti)| build(jit, ctx, &syms, &lsig, &types[ti as usize], kind, ti))
-                .collect::<Result<Vec<_>, _>>()?;
-            if let (Some(c), Some(k)) = (cache, &key) {
-                cache::Store(c).insert(k, encode(&pieces));
-            }
-            pieces
-        }
+                .map(|p| (p.kind, p.ti))
+                .eq(plan(types, lazy))
+    };
+    let pieces = match built.filter(fits) {
+        Some(b) => b.pieces,
+        None => pieces(types, lazy, jit.isa(), cache)?.pieces,
     };
     place(jit, &syms, types, pieces)
 }
@@ -215,11 +250,11 @@ fn signature(kind: Kind, ty: &FuncType) -> Signature {
     }
 }
 
-/// Compile one trampoline into a [`Piece`].
+/// Compile one trampoline into a [`Piece`]. The runtime function it calls
+/// is named by its index in [`SYMBOLS`], which its relocation keeps.
 fn build(
-    jit: &mut JITModule,
+    isa: &dyn TargetIsa,
     ctx: &mut Context,
-    syms: &[FuncId; 3],
     lsig: &Signature,
     ty: &FuncType,
     kind: Kind,
@@ -228,9 +263,9 @@ fn build(
     ctx.clear();
     let target = match kind {
         Kind::Entry => None,
-        Kind::Host => Some(syms[0]),
-        Kind::Lazy => Some(syms[1]),
-        Kind::Clock => Some(syms[2]),
+        Kind::Host => Some(0),
+        Kind::Lazy => Some(1),
+        Kind::Clock => Some(2),
     };
     ctx.func = ir::Function::with_name_signature(
         UserFuncName::user(if target.is_some() { 2 } else { 3 }, ti),
@@ -238,13 +273,22 @@ fn build(
     );
     match target {
         Some(t) => {
-            let callee = jit.declare_func_in_func(t, &mut ctx.func);
+            // As a JIT module declares an imported function in a function.
+            let signature = ctx.func.import_signature(lsig.clone());
+            let name = ctx
+                .func
+                .declare_imported_user_function(UserExternalName::new(0, t));
+            let callee = ctx.func.import_function(ir::ExtFuncData {
+                name: ExternalName::user(name),
+                signature,
+                colocated: false,
+            });
             host_trampoline(&mut ctx.func, ty, lsig.clone(), callee);
         }
         None => entry_trampoline(&mut ctx.func, ty),
     }
     let err = |e: String| format!("trampoline {}: {e}", name(kind, ti));
-    ctx.compile(jit.isa(), &mut Default::default())
+    ctx.compile(isa, &mut Default::default())
         .map_err(|e| err(format!("{:?}", e.inner)))?;
     let cc = ctx.compiled_code().expect("compiled above");
     let mut relocs = Vec::new();
@@ -252,8 +296,7 @@ fn build(
         let s = match &r.target {
             FinalizedRelocTarget::ExternalName(ExternalName::User(u)) => {
                 let n = &ctx.func.params.user_named_funcs()[*u];
-                syms.iter()
-                    .position(|s| n.namespace == 0 && s.as_u32() == n.index)
+                (n.namespace == 0 && (n.index as usize) < SYMBOLS.len()).then_some(n.index)
             }
             _ => None,
         };
@@ -539,24 +582,7 @@ mod tests {
 
     fn build_set(lazy: bool) -> Vec<Piece> {
         let isa = super::super::isa().unwrap();
-        let mut jit = JITModule::new(cranelift_jit::JITBuilder::with_isa(
-            isa,
-            cranelift_module::default_libcall_names(),
-        ));
-        let mut ctx = jit.make_context();
-        let mut lsig = Signature::new(CallConv::SystemV);
-        lsig.params.extend([AbiParam::new(I64); 3]);
-        lsig.returns.push(AbiParam::new(ir::types::I32));
-        let mut syms = [FuncId::from_u32(0); 3];
-        for (s, name) in syms.iter_mut().zip(SYMBOLS) {
-            *s = jit.declare_function(name, Linkage::Import, &lsig).unwrap();
-        }
-        let types = types();
-        plan(&types, lazy)
-            .iter()
-            .map(|&(k, ti)| build(&mut jit, &mut ctx, &syms, &lsig, &types[ti as usize], k, ti))
-            .collect::<Result<_, _>>()
-            .unwrap()
+        pieces(&types(), lazy, &*isa, None).unwrap().pieces
     }
 
     #[test]
