@@ -985,6 +985,7 @@ fn request_tramps(store: &mut Store, id: InstanceId) {
     let tier = store.config.tier;
     let m = store.instance(id).module.clone();
     let mut input = CodegenInput::new(&m, Some(u32::MAX), None, inline_globals(tier));
+    open_cache(store);
     input.cache = code_cache(store);
     let j = &mut crate::exec::state_mut(store).jit;
     if j.background.submit(background::Target::Tramps(id.0), input) {
