@@ -360,6 +360,16 @@ impl CodegenInput {
         osr_at: Option<u32>,
         inline_globals: bool,
     ) -> CodegenInput {
+        Self::in_layout(m, only, osr_at, layout_of(m, inline_globals))
+    }
+
+    /// [`CodegenInput::new`] for code that must fit `layout` (an instance's).
+    pub(crate) fn in_layout(
+        m: &Module,
+        only: Option<u32>,
+        osr_at: Option<u32>,
+        layout: VmLayout,
+    ) -> CodegenInput {
         let defined = |i: &u32| (m.num_imported_funcs..m.num_funcs()).contains(i);
         // (A loop entry is compiled for a running activation: its function
         // was translated.)
@@ -369,12 +379,10 @@ impl CodegenInput {
         });
         CodegenInput {
             module: m.shared_info(),
-            layout: layout_of(m, inline_globals),
+            layout,
             only,
             osr,
-            interp_only: (m.num_imported_funcs..m.num_funcs())
-                .map(|i| interp_only(m, i))
-                .collect(),
+            interp_only: interp_only_flags(m, only),
             cache: None,
         }
     }
@@ -392,12 +400,6 @@ impl CodegenInput {
     /// the stubs of their types).
     fn stub_types(&self) -> bool {
         self.only == Some(u32::MAX) || (self.only.is_none() && self.interp_only.contains(&true))
-    }
-
-    /// The compile request's layout must be the instance's: `layout` replaces it.
-    pub(crate) fn with_layout(mut self, layout: VmLayout) -> CodegenInput {
-        self.layout = layout;
-        self
     }
 }
 
@@ -925,6 +927,28 @@ fn interp_only(m: &Module, idx: u32) -> bool {
     crate::exec::interp::load::interp_only(m, idx)
 }
 
+/// Per defined function, whether only the interpreter runs it, as far as a
+/// compile of `only` reads it: every function's for a whole-module compile
+/// (direct calls), the function's own for a single function (it calls
+/// everything through the vmctx; asking all 12k functions of a large module
+/// per request was a third of a millisecond each).
+fn interp_only_flags(m: &Module, only: Option<u32>) -> Vec<bool> {
+    let defined = m.num_imported_funcs..m.num_funcs();
+    let mut flags = vec![false; defined.len()];
+    match only {
+        None => {
+            for (f, i) in flags.iter_mut().zip(defined) {
+                *f = interp_only(m, i);
+            }
+        }
+        Some(i) if defined.contains(&i) => {
+            flags[(i - m.num_imported_funcs) as usize] = interp_only(m, i);
+        }
+        Some(_) => {}
+    }
+    flags
+}
+
 /// Code per (module, tier): the tier decides whole-module or lazy code, and the layout.
 type CachedCode = (
     std::sync::Weak<Module>,
@@ -1367,9 +1391,9 @@ fn lazy_input(store: &Store, func: FuncAddr) -> Result<Option<CodegenInput>, Str
         .ok_or("instance has no JIT code")?;
     // The instance's layout, whatever the store's tier is now (a woven app in
     // dyn switches it to lazy after the monitors were prepared).
-    let mut input = CodegenInput::new(&idata.module, Some(func_idx), None, false);
+    let mut input = CodegenInput::in_layout(&idata.module, Some(func_idx), None, layout);
     input.cache = code_cache(store);
-    Ok(Some(input.with_layout(layout)))
+    Ok(Some(input))
 }
 
 /// Point `func`'s entry points (funcref and its instance's vmctx slot) at
