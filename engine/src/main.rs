@@ -122,11 +122,32 @@ struct Cli {
     /// module (needs only WASI and multi-memory, e.g. `wasmtime run`); don't run it.
     #[arg(long = "emit-woven", value_name = "OUT.wasm")]
     emit_woven: Option<PathBuf>,
+    /// Sweep this cache directory and exit (leftover temporary files, then
+    /// the least recently used entries beyond --cache-limit): what a run
+    /// starts, at most hourly, as a detached low-priority process.
+    #[arg(long = "sweep-cache", value_name = "DIR", hide = true)]
+    sweep_cache: Option<PathBuf>,
     /// The application module (.wasm or .wat).
-    app: PathBuf,
+    #[arg(required_unless_present = "sweep_cache")]
+    app: Option<PathBuf>,
     /// Arguments passed to the application.
     #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
     args: Vec<String>,
+}
+
+impl Cli {
+    /// The application (clap requires it unless `--sweep-cache` is given,
+    /// which [`main`] handles before anything reads this).
+    fn app(&self) -> &std::path::Path {
+        self.app.as_deref().unwrap_or(std::path::Path::new(""))
+    }
+
+    /// The code cache's directory, if the cache is on.
+    fn cache_dir(&self) -> Option<PathBuf> {
+        (self.cache == "on")
+            .then(|| self.cache_dir.clone().or_else(default_cache_dir))
+            .flatten()
+    }
 }
 
 fn main() -> ExitCode {
@@ -141,7 +162,19 @@ fn main() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { status::USAGE } else { 0 });
         }
     };
+    if let Some(dir) = &cli.sweep_cache {
+        return sweep_cache(dir, cli.cache_limit);
+    }
+    // The cache's hourly sweep, if due, is claimed now (before a compiler
+    // thread could start one it may not finish) and runs after the app.
+    let limit = cli.cache_limit;
+    let sweep = cli
+        .cache_dir()
+        .filter(|d| wizeng::jit::cache::claim_sweep(d));
     let result = run(cli);
+    if let Some(dir) = sweep {
+        start_cache_sweep(&dir, limit);
+    }
     #[cfg(feature = "op-stats")]
     wizeng::interp::print_op_stats();
     match result {
@@ -154,6 +187,39 @@ fn main() -> ExitCode {
             ExitCode::from(code)
         }
     }
+}
+
+/// `--sweep-cache=DIR`: sweep the directory at low priority; 0, or 1 with
+/// a message if it cannot be read.
+fn sweep_cache(dir: &std::path::Path, limit: u64) -> ExitCode {
+    // SAFETY: setpriority only changes this process's scheduling priority.
+    unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, 19) };
+    match wizeng::jit::cache_limit::sweep(dir, limit) {
+        Ok(_) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("wizeng: --sweep-cache: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Sweep cache directory `dir` in a detached process of this executable
+/// (`--sweep-cache`): listing a large directory takes longer than a short
+/// run lives. Not waited for; if it cannot be started, the next claim (in
+/// an hour) tries again.
+fn start_cache_sweep(dir: &std::path::Path, limit: u64) {
+    use std::process::{Command, Stdio};
+    let Ok(exe) = std::env::current_exe() else {
+        return;
+    };
+    let _ = Command::new(exe)
+        .arg("--sweep-cache")
+        .arg(dir)
+        .arg(format!("--cache-limit={limit}"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn();
 }
 
 struct Failure(u8, anyhow::Error);
@@ -203,9 +269,9 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
     // Monitors are instantiated first (their start functions run, knowing the
     // app as declared), then matched against the app while it is validated
     // and translated.
-    s.set_app_path(&cli.app.display().to_string());
-    let bytes = wizeng::module::read_binary(&cli.app)
-        .map_err(|e| Failure(status::LOAD, anyhow!("{}: {e}", cli.app.display())))?;
+    s.set_app_path(&cli.app().display().to_string());
+    let bytes = wizeng::module::read_binary(cli.app())
+        .map_err(|e| Failure(status::LOAD, anyhow!("{}: {e}", cli.app().display())))?;
     let monitors = monitor_list(&cli);
     if !monitors.is_empty() {
         s.announce_app(&bytes);
@@ -313,9 +379,7 @@ fn session_config(cli: &Cli) -> Result<SessionConfig, Failure> {
             tier,
             dyn_threshold: cli.dyn_threshold,
             background_compile: cli.background_compile == "on",
-            code_cache: (cli.cache == "on")
-                .then(|| cli.cache_dir.clone().or_else(default_cache_dir))
-                .flatten(),
+            code_cache: cli.cache_dir(),
             code_cache_limit: cli.cache_limit,
             ..Default::default()
         },
@@ -380,7 +444,7 @@ fn monitor_list(cli: &Cli) -> String {
 /// The app's WASI context: its name and arguments, environment, preopens.
 fn wasi_ctx(cli: &Cli) -> Result<WasiCtx, Failure> {
     let app_name = cli
-        .app
+        .app()
         .file_name()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
@@ -413,7 +477,7 @@ fn session_failure(cli: &Cli) -> impl Fn(SessionError) -> Failure + '_ {
             // Printed as `whamm check` prints them (main prints nothing more).
             SessionError::Compile(m) => Failure(code, anyhow!(Raw(m))),
             SessionError::Usage(m) => Failure(code, anyhow!("{m}")),
-            e => Failure(code, anyhow!("{}: {e}", cli.app.display())),
+            e => Failure(code, anyhow!("{}: {e}", cli.app().display())),
         }
     }
 }
@@ -536,7 +600,7 @@ fn entry_point(
                     status::USAGE,
                     anyhow!(
                         "{}: no entry point: export `_start` or `main`, or use --invoke=NAME",
-                        cli.app.display()
+                        cli.app().display()
                     ),
                 )
             })?;

@@ -1067,3 +1067,121 @@ fn metrics_report_peak_memory() {
         .unwrap_or_else(|| panic!("no peak memory line:\n{out}"));
     assert!(mib > 1.0, "implausible peak memory {mib} MiB:\n{out}");
 }
+
+/// A cache directory of `n` entries of 100 bytes, the oldest first (`0..n`
+/// hours old), and a sweep stamp `stamp_age` hours old.
+fn cache_dir_with_entries(name: &str, n: u64, stamp_age: u64) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("wizeng-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let hours_ago =
+        |h: u64| std::time::SystemTime::now() - std::time::Duration::from_secs(h * 3600);
+    let set_age = |p: &Path, h: u64| {
+        let f = std::fs::File::options().write(true).open(p).unwrap();
+        let t = hours_ago(h);
+        f.set_times(std::fs::FileTimes::new().set_accessed(t).set_modified(t))
+            .unwrap();
+    };
+    for k in 0..n {
+        let p = dir.join(format!("{:02x}", k));
+        std::fs::write(&p, [0u8; 100]).unwrap();
+        set_age(&p, n - k);
+    }
+    let stamp = dir.join("swept.stamp");
+    std::fs::write(&stamp, b"").unwrap();
+    set_age(&stamp, stamp_age);
+    dir
+}
+
+/// The entries (hex-named files) left in `dir`, sorted.
+fn entries_left(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.bytes().all(|b| b.is_ascii_hexdigit()))
+        .collect();
+    v.sort();
+    v
+}
+
+/// `--sweep-cache=DIR` removes the least recently used entries beyond
+/// `--cache-limit`, down to three quarters of it, and exits 0.
+#[test]
+fn sweep_cache_keeps_the_most_recent_entries() {
+    let dir = cache_dir_with_entries("sweep-now", 10, 0);
+    let out = run_wizeng(
+        &repo_root(),
+        &[
+            "--sweep-cache".into(),
+            dir.display().to_string(),
+            "--cache-limit=800".into(),
+        ],
+    );
+    assert!(out.starts_with("exit: 0"), "{out}");
+    // 1000 bytes over a limit of 800: down to 600, the 6 most recent.
+    assert_eq!(entries_left(&dir), ["04", "05", "06", "07", "08", "09"]);
+    let missing = run_wizeng(
+        &repo_root(),
+        &[
+            "--sweep-cache".into(),
+            dir.join("nosuch").display().to_string(),
+        ],
+    );
+    assert!(
+        missing.starts_with("exit: 1") && missing.contains("--sweep-cache"),
+        "{missing}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A run that finds the last sweep more than an hour old claims the next
+/// one (the stamp is new) and leaves it to a detached process, which
+/// finishes after the run did; a run that finds a recent stamp sweeps not.
+#[test]
+fn a_due_sweep_runs_in_a_process_of_its_own() {
+    let root = repo_root();
+    let run = |dir: &Path| {
+        run_wizeng(
+            &root,
+            &[
+                format!("--cache-dir={}", dir.display()),
+                "--cache-limit=800".into(),
+                "tests/programs/indirect.wasm".into(),
+            ],
+        )
+    };
+    let recent = cache_dir_with_entries("sweep-recent", 10, 0);
+    assert!(run(&recent).starts_with("exit: 0"));
+    let due = cache_dir_with_entries("sweep-due", 10, 2);
+    assert!(run(&due).starts_with("exit: 0"));
+    let stamp_age = |d: &Path| {
+        std::fs::metadata(d.join("swept.stamp"))
+            .unwrap()
+            .modified()
+            .unwrap()
+            .elapsed()
+            .unwrap()
+    };
+    assert!(stamp_age(&due) < std::time::Duration::from_secs(600));
+    // The sweeping process is not waited for by the run: wait for it here.
+    // The run added entries of its own (the most recent): the sweep goes
+    // down to 600 bytes, the oldest first.
+    let bytes = |d: &Path| -> u64 {
+        entries_left(d)
+            .iter()
+            .map(|n| std::fs::metadata(d.join(n)).unwrap().len())
+            .sum()
+    };
+    let t0 = std::time::Instant::now();
+    while bytes(&due) > 600 && t0.elapsed() < std::time::Duration::from_secs(60) {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(bytes(&due) <= 600, "{:?}", entries_left(&due));
+    let old: Vec<String> = (0..10).map(|k| format!("{k:02x}")).collect();
+    let kept: Vec<&String> = old.iter().filter(|n| due.join(n).exists()).collect();
+    assert!(old.ends_with(&kept.iter().map(|s| s.to_string()).collect::<Vec<_>>()));
+    assert!(bytes(&recent) > 800, "no sweep where the stamp is recent");
+    for d in [recent, due] {
+        let _ = std::fs::remove_dir_all(&d);
+    }
+}

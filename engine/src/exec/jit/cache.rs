@@ -137,19 +137,27 @@ impl CodeCache {
     /// limit, if the directory was not swept in the last [`SWEEP_EVERY`] (by
     /// any process: the time is the stamp file's); how many leftovers went.
     pub(crate) fn sweep_if_due(&self) -> usize {
-        let stamp = self.dir.join(SWEEP_STAMP);
-        let recent = std::fs::metadata(&stamp)
-            .and_then(|m| m.modified())
-            .ok()
-            .and_then(|t| t.elapsed().ok())
-            .is_some_and(|age| age < SWEEP_EVERY);
-        if recent || std::fs::write(&stamp, b"").is_err() {
+        if !claim_sweep(&self.dir) {
             return 0;
         }
         let removed = self.sweep_leftovers();
         self.evict_over(self.limit.load(Ordering::Relaxed));
         removed
     }
+}
+
+/// Claim the next sweep of cache directory `dir`: `true` (and the stamp file
+/// now says so) if no process claimed one in the last hour (`SWEEP_EVERY`); the
+/// claimer then sweeps ([`super::cache_limit::sweep`]), in a process that
+/// lives long enough for it: the CLI hands it to a detached child.
+pub fn claim_sweep(dir: &Path) -> bool {
+    let stamp = dir.join(SWEEP_STAMP);
+    let recent = std::fs::metadata(&stamp)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.elapsed().ok())
+        .is_some_and(|age| age < SWEEP_EVERY);
+    !recent && std::fs::write(&stamp, b"").is_ok()
 }
 
 /// The writer's pid, if `name` is a temporary entry file (`HEX.tmpPID`).

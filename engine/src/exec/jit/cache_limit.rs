@@ -4,7 +4,8 @@
 //! records, match results, compiled scripts) and nothing else removes them,
 //! so without a limit the directory only grows: a large module with a
 //! per-instruction monitor leaves an entry of tens of megabytes. When the
-//! hourly sweep ([`CodeCache::sweep_if_due`]) finds the entries larger than
+//! hourly sweep (`CodeCache::sweep_if_due`, or [`sweep`] in a process of its
+//! own) finds the entries larger than
 //! the limit ([`Config::code_cache_limit`](crate::Config)), it removes the
 //! least recently used until they fit in three quarters of it, so that the
 //! next sweeps have nothing to do for a while (Wasmtime's cache cleans up
@@ -55,9 +56,28 @@ fn entries(dir: &std::path::Path) -> Vec<Found> {
         .collect()
 }
 
+/// Sweep cache directory `dir` now: remove the leftovers of killed writers,
+/// then the least recently used entries beyond `limit` (0: no limit), as
+/// a compiler thread does when the sweep is due. A directory of 100k
+/// entries takes a second or more to list, longer than a short run lives,
+/// so the CLI runs this in a detached process of its own
+/// (`wizeng --sweep-cache=DIR`) once it claimed the sweep
+/// ([`super::cache::claim_sweep`]).
+pub fn sweep(dir: &std::path::Path, limit: u64) -> std::io::Result<(usize, Evicted)> {
+    if !dir.is_dir() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            format!("{}: not a directory", dir.display()),
+        ));
+    }
+    let c = CodeCache::open(dir)?;
+    let leftovers = c.sweep_leftovers();
+    Ok((leftovers, c.evict_over(limit)))
+}
+
 /// What a sweep of the size limit did.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub(crate) struct Evicted {
+pub struct Evicted {
     /// Entries removed.
     pub files: usize,
     /// Their bytes.

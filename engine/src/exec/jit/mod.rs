@@ -19,7 +19,7 @@ pub const AVAILABLE: bool = true;
 pub(crate) mod background;
 mod by_source;
 pub mod cache;
-pub(crate) mod cache_limit;
+pub mod cache_limit;
 pub(crate) mod env;
 pub(crate) mod libcalls;
 mod located;
