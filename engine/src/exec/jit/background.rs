@@ -121,26 +121,8 @@ impl Background {
     /// their thread is gone.
     pub(crate) fn wait_for_tramps(&mut self, i: u32) -> Vec<Finished> {
         let mut out = Vec::new();
-        let Some(k) = self.tramps.remove(&i) else {
-            return out;
-        };
-        if let Some(w) = &mut self.workers[k] {
-            while w.received < w.sent_to {
-                match w.rx.recv() {
-                    Ok(f) => {
-                        w.received += 1;
-                        let found = f.target == Target::Tramps(i);
-                        out.push(f);
-                        if found {
-                            break;
-                        }
-                    }
-                    Err(_) => {
-                        self.workers[k] = None;
-                        break;
-                    }
-                }
-            }
+        if let Some(k) = self.tramps.remove(&i) {
+            self.receive_until(k, Target::Tramps(i), None, &mut out);
         }
         self.count(&out);
         out
@@ -160,45 +142,58 @@ impl Background {
         let Some(&k) = self.funcs.get(&a) else {
             return out;
         };
-        let mut timed_out = false;
-        if let Some(w) = &mut self.workers[k] {
+        if let Some(w) = &self.workers[k] {
             w.urgent.store(a.wrapping_add(1), Ordering::Release);
-            while w.received < w.sent_to {
-                let got = match deadline {
-                    None => w.rx.recv().map_err(|_| true),
-                    Some(d) => {
-                        w.rx.recv_timeout(d.saturating_duration_since(Instant::now()))
-                            .map_err(|e| e == mpsc::RecvTimeoutError::Disconnected)
-                    }
-                };
-                match got {
-                    Err(false) => {
-                        timed_out = true;
-                        break;
-                    }
-                    Ok(f) => {
-                        w.received += 1;
-                        let found = f.target == Target::Func(a);
-                        out.push(f);
-                        if found {
-                            break;
-                        }
-                    }
-                    Err(_) => {
-                        self.workers[k] = None;
-                        break;
-                    }
-                }
-            }
-            if let Some(w) = &self.workers[k] {
-                w.urgent.store(0, Ordering::Release);
-            }
+        }
+        let timed_out = self.receive_until(k, Target::Func(a), deadline, &mut out);
+        if let Some(w) = &self.workers[k] {
+            w.urgent.store(0, Ordering::Release);
         }
         if !timed_out {
             self.funcs.remove(&a);
         }
         self.count(&out);
         out
+    }
+
+    /// Receive worker `k`'s results into `out` until `target`'s is among
+    /// them, the thread is gone (it is then forgotten) or `deadline`
+    /// passes; whether it passed.
+    fn receive_until(
+        &mut self,
+        k: usize,
+        target: Target,
+        deadline: Option<Instant>,
+        out: &mut Vec<Finished>,
+    ) -> bool {
+        let Some(w) = &mut self.workers[k] else {
+            return false;
+        };
+        while w.received < w.sent_to {
+            let got = match deadline {
+                None => w.rx.recv().map_err(|_| true),
+                Some(d) => {
+                    w.rx.recv_timeout(d.saturating_duration_since(Instant::now()))
+                        .map_err(|e| e == mpsc::RecvTimeoutError::Disconnected)
+                }
+            };
+            match got {
+                Ok(f) => {
+                    w.received += 1;
+                    let found = f.target == target;
+                    out.push(f);
+                    if found {
+                        break;
+                    }
+                }
+                Err(false) => return true,
+                Err(true) => {
+                    self.workers[k] = None;
+                    break;
+                }
+            }
+        }
+        false
     }
 
     /// The results that are ready now (none without waiting).
