@@ -546,8 +546,9 @@ fn run_app(cli: &Cli, s: &mut Session, t_load: std::time::Duration) -> Result<Ex
         }
         if store.config().code_cache.is_some() && store.config().tier != wizeng::Tier::Int {
             let (hits, misses, rejected) = store.code_cache_stats();
+            let (by_source, woven) = store.code_cache_hits_by_source();
             eprintln!(
-                "wizeng: metrics: code cache {hits} hits, {misses} misses, {rejected} damaged entries ignored"
+                "wizeng: metrics: code cache {hits} hits, {misses} misses, {rejected} damaged entries ignored; {by_source} functions placed by source, {woven} of them woven (no IR built)"
             );
         }
         let gc = store.gc_stats();

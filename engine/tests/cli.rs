@@ -1007,6 +1007,97 @@ fn traps_of_cached_code_are_located() {
     );
 }
 
+/// Woven code from the cache, keyed by the woven function's source (no IR
+/// built, `exec/jit/by_source.rs`): every trapping case of `tests/cli` under a
+/// per-instruction monitor prints the same (trap kind and site, report) in
+/// `jit`, `lazy` and `dyn` with an empty cache, with a full one (where `jit`
+/// and `lazy` place woven functions by source and compile nothing), and
+/// with every entry damaged (refused, compiled afresh).
+#[test]
+fn woven_code_from_the_cache_is_the_same() {
+    let root = repo_root();
+    let cases: Vec<PathBuf> = case_files(&root.join("tests/cli"), &["wat"], 20)
+        .into_iter()
+        .filter(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            name.starts_with("trap_") && !args_of(p).iter().any(|a| a.starts_with("--mode"))
+        })
+        .collect();
+    assert!(cases.len() >= 10, "expected the trap cases");
+    let dir = std::env::temp_dir().join(format!("wizeng-cli-woven-{}", std::process::id()));
+    let without_metrics = |out: &str| -> String {
+        out.lines()
+            .filter(|l| !l.starts_with("wizeng: metrics"))
+            .map(|l| format!("{l}\n"))
+            .collect()
+    };
+    let woven_hits = |out: &str| -> usize {
+        let line = out
+            .lines()
+            .find_map(|l| l.strip_prefix("wizeng: metrics: code cache "))
+            .unwrap_or_else(|| panic!("no code cache metrics in: {out}"));
+        let n: Vec<usize> = line
+            .split_whitespace()
+            .filter_map(|w| w.parse().ok())
+            .collect();
+        n[4]
+    };
+    let mut failed = Vec::new();
+    for case in &cases {
+        let rel = case.strip_prefix(&root).unwrap().display().to_string();
+        for mode in ["jit", "lazy", "dyn"] {
+            let _ = std::fs::remove_dir_all(&dir);
+            let mut args = vec![
+                "--metrics".to_string(),
+                format!("--mode={mode}"),
+                format!("--cache-dir={}", dir.display()),
+                "--monitors=hotness".into(),
+            ];
+            // Options before the app, app arguments after it.
+            let mut own = args_of(case);
+            let split = own.iter().position(|a| !a.starts_with("--"));
+            let rest = own.split_off(split.unwrap_or(own.len()));
+            args.extend(own);
+            args.push(rel.clone());
+            args.extend(rest);
+            let first = run_wizeng(&root, &args);
+            let second = run_wizeng(&root, &args);
+            let [_, misses, bad] = cache_counts(&second);
+            let placed = woven_hits(&second);
+            let compiled = mode != "dyn";
+            let cached_ok = !compiled || (placed > 0 && misses + bad == 0);
+            for e in std::fs::read_dir(&dir).unwrap() {
+                let p = e.unwrap().path();
+                let mut b = std::fs::read(&p).unwrap();
+                let mid = b.len() / 2;
+                if let Some(x) = b.get_mut(mid) {
+                    *x ^= 0x55;
+                }
+                std::fs::write(&p, b).unwrap();
+            }
+            let third = run_wizeng(&root, &args);
+            let [_, _, bad3] = cache_counts(&third);
+            let (a, b, c) = (
+                without_metrics(&first),
+                without_metrics(&second),
+                without_metrics(&third),
+            );
+            if a != b || a != c || !cached_ok || (compiled && bad3 == 0) || !a.contains("trap") {
+                println!(
+                    "FAIL {rel} [{mode}] ({placed} woven placed, {misses} misses, {bad} damaged; {bad3} damaged in the third run)\n--- first\n{a}--- second\n{b}--- third\n{c}"
+                );
+                failed.push(format!("{rel} [{mode}]"));
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        failed.is_empty(),
+        "{} case(s) failed: {failed:?}",
+        failed.len()
+    );
+}
+
 /// Every import `monitor_abi::PROVIDED_IMPORTS` lists is provided to a
 /// monitor with exactly that signature (a reference of the importer's type
 /// at one of its own types): a monitor importing all of them loads and runs

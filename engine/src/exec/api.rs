@@ -132,6 +132,12 @@ impl Store {
         jit::cache_stats(self)
     }
 
+    /// Of the code cache's hits, the functions whose entry was keyed by
+    /// their source (placed with no IR built): (all, those of woven modules).
+    pub fn code_cache_hits_by_source(&self) -> (usize, usize) {
+        jit::cache_hits_by_source(self)
+    }
+
     /// Dyn tier with a code cache: remember which functions got hot, per
     /// module, in the cache directory at [`Store::save_warm_start`], and
     /// compile the functions a module's record names at their first call

@@ -172,19 +172,26 @@ pub struct SessionMetrics {
     pub finish: Duration,
 }
 
-/// Gives no site a probe: validates an app whose match was restored.
-struct NoProbes;
+/// Decodes an app whose match was restored without walking its bodies: the
+/// entry exists only because an earlier run of this executable matched (and
+/// so validated) these very bytes (the key covers them), and every body the
+/// app runs is validated again where it is run, woven or copied, when a tier
+/// translates or compiles it (a compiled-code entry only for bodies an
+/// earlier compile validated). atax + `coverage`: 3.5M instructions.
+struct RestoredBodies;
 
-impl crate::core::probe::Instrumenter for NoProbes {
-    fn begin_function(&mut self, _: u32, _: &[u8], _: usize) -> Result<(), LoadError> {
+impl crate::core::module::BodyTranslator for RestoredBodies {
+    fn body(
+        &mut self,
+        _: &crate::core::module::BodyCtx<'_>,
+        _: &mut crate::core::module::BodyValidator,
+        _: &wasmparser::FunctionBody<'_>,
+    ) -> Result<(), LoadError> {
         Ok(())
     }
-    fn probes(
-        &mut self,
-        _: crate::core::probe::When,
-        _: &crate::core::probe::Site<'_, '_>,
-    ) -> Result<Vec<crate::core::probe::ProbeCall>, LoadError> {
-        Ok(Vec::new())
+
+    fn finish(&mut self) -> Box<dyn std::any::Any> {
+        Box::new(())
     }
 }
 
@@ -521,7 +528,8 @@ impl Session {
             match match_cache::restore(k, &mut self.store) {
                 Ok(Some(r)) => {
                     m.restore_match(r.stats, r.probe_ids);
-                    let orig = Module::new_matched(bytes, &mut NoProbes)?;
+                    let features = crate::core::module::supported_features();
+                    let orig = Module::decode(bytes, features, &mut RestoredBodies)?;
                     self.metrics.decode = t0.elapsed();
                     self.metrics.match_cache = Some(match_cache::Outcome::Hit);
                     return Ok((orig, r.plan, key.ok()));

@@ -19,7 +19,7 @@
 //!
 //! A record is written only for a module that was valid, so with an honest
 //! cache nothing observable changes. A record is checked like every cache
-//! entry (length and SHA-256 of the file); one that does not decode is
+//! entry (length and checksum of the file); one that does not decode is
 //! ignored (the module is validated as usual). Whatever a record says, no
 //! body runs unvalidated: the translator and the JIT validate each body
 //! they translate. Only where an invalid body is reported could change (at

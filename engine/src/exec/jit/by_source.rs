@@ -4,10 +4,9 @@
 //! hash of the function's IR, so even a hit first translates the body to IR
 //! and hashes all of it: on a warm run that is most of what the compiler
 //! thread does (commanderkeen: 24 hits, 56 ms), and the memory the IR takes
-//! is fresh pages to fault in. For a plain module (not woven: its bytes are
-//! its code), the IR is a function of inputs known before translating: the
-//! body and where it sits, the rest of the module outside the code section
-//! and the data segments' contents,
+//! is fresh pages to fault in. The IR is a function of inputs known before
+//! translating: the body and where it sits, the rest of the module outside
+//! the code section and the data segments' contents,
 //! the features it was validated with, the vmctx layout, which functions
 //! only the interpreter runs, the kind of compile (one function or the whole
 //! module, an OSR entry at which loop) and the function's id, whether
@@ -16,7 +15,17 @@
 //! last one as this executable's identity, the target ISA as its flags),
 //! and a hit places the machine code without building any IR.
 //!
-//! An entry is checked like every cache entry (length and SHA-256 of the
+//! A woven module is keyed the same way: its bytes (probe imports, counter
+//! globals, the monitors' memories and globals it imports) and each woven
+//! body (inlined monitor code included) are all its code depends on. A
+//! lazily woven body is woven to make its key ([`ModuleInfo::body_bytes`],
+//! which also sets its provenance, which linking the code reads); the
+//! placeholder bodies in the module's bytes are in the code section, which
+//! the module's part of the key leaves out. atax + `coverage`, warm: the
+//! compiler thread's 5.7M instructions for its one function (4.1M of it
+//! building and hashing IR) become a weave and a read.
+//!
+//! An entry is checked like every cache entry (length and checksum of the
 //! file), then decoded as data: every relocation, trap and source location
 //! must lie within the code, every relocation name within the names the
 //! compile may declare. An entry that fails is counted as damaged and the
@@ -39,17 +48,14 @@ use crate::core::module::ModuleInfo;
 const VERSION: &[u8] = b"wizeng function by source 1\0";
 
 /// What every function of one compile request shares in its key (see the
-/// module doc), if its module can be cached by source: a plain module, a
-/// cache, and an executable whose identity is known.
+/// module doc), if its functions can be cached by source: a cache, and an
+/// executable whose identity is known.
 pub(super) fn request_digest(
     input: &CodegenInput,
     isa: &dyn cranelift_codegen::isa::TargetIsa,
 ) -> Option<[u8; 32]> {
     let m = &input.module;
     input.cache.as_ref()?;
-    if m.origin.is_some() || m.lazy.is_some() {
-        return None;
-    }
     let exe = crate::exec::exe_identity()?;
     let mut h = Sha256::new();
     h.update(VERSION);
@@ -155,10 +161,11 @@ pub(super) fn load(c: &CodeCache, key: &[u8], idx: u32, id: FuncId, max_id: u32)
     let store = cache::Store(c);
     let bytes = store.get(key)?;
     let done = decode(&bytes, idx, id, max_id);
-    if done.is_none() {
-        c.rejected
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    }
+    let counter = match done {
+        Some(_) => &c.by_source,
+        None => &c.rejected,
+    };
+    counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     done
 }
 

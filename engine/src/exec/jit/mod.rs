@@ -812,13 +812,17 @@ impl Translator {
     fn compile(&mut self, sh: &Shared<'_>, job: Job<'_>) -> Result<Done, String> {
         let m = sh.module;
         let idx = job.idx;
-        // A plain module's code is cached by source: a hit builds no IR.
+        // Code is cached by source (woven bodies too): a hit builds no IR.
         let by_source = sh
             .by_source
             .filter(|_| sh.cache.is_some() && !dump_clif(idx) && !dump_asm(idx))
             .and_then(|r| by_source::key(&r, m, idx, job.id));
         if let (Some(c), Some(k)) = (sh.cache, &by_source) {
             if let Some(done) = by_source::load(c, k, idx, job.id, sh.max_id) {
+                if m.origin.is_some() {
+                    c.by_source_woven
+                        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                }
                 return Ok(done);
             }
         }
@@ -1294,6 +1298,16 @@ pub(crate) fn open_cache(store: &mut Store) {
         if let Some(c) = &j.cache {
             c.limit.store(limit, std::sync::atomic::Ordering::Relaxed);
         }
+    }
+}
+
+/// How many of the code cache's hits placed a function keyed by its source:
+/// (all, those of woven modules).
+pub(crate) fn cache_hits_by_source(store: &Store) -> (usize, usize) {
+    use std::sync::atomic::Ordering::Relaxed;
+    match &crate::exec::state(store).jit.cache {
+        Some(c) => (c.by_source.load(Relaxed), c.by_source_woven.load(Relaxed)),
+        None => (0, 0),
     }
 }
 

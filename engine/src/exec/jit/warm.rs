@@ -17,9 +17,8 @@
 //! first call (`WARM`), in the foreground.
 //!
 //! A record only changes *when* a function is compiled, never *what* runs:
-//! the code itself still comes from the code cache (`by_source.rs` for a
-//! plain module, Cranelift's cache keyed by the IR for a woven one). It is
-//! still checked like any entry (length and SHA-256 of the file, via
+//! the code itself still comes from the code cache (`by_source.rs`). It is
+//! still checked like any entry (length and checksum of the file, via
 //! [`super::cache::read`]) and must name the module by its digest, the same
 //! threshold, and only defined functions in ascending order; a record that
 //! fails any check is ignored (and counted), the run tiers up as usual and
