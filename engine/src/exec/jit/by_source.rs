@@ -92,8 +92,18 @@ pub(super) fn request_digest(
     }
     h.update((l.size_slots as u64).to_le_bytes());
     h.update(bits(&l.inline_globals));
-    h.update(bits(&input.interp_only));
+    h.update(set_bits(&input.interp_only));
     Some(h.finalize().into())
+}
+
+/// `flags` as their count and the indices of those set (a single-function
+/// compile names at most one interpreted-only function among thousands).
+fn set_bits(flags: &[bool]) -> Vec<u8> {
+    let mut out = (flags.len() as u64).to_le_bytes().to_vec();
+    for (i, _) in flags.iter().enumerate().filter(|(_, &b)| b) {
+        out.extend((i as u64).to_le_bytes());
+    }
+    out
 }
 
 /// `flags` as bytes, with their count.
