@@ -1453,14 +1453,11 @@ mod tests {
 
     fn call(store: &Store, id: InstanceId, name: &str, args: &[ArgSource]) -> ProbeCall {
         let func = store.export_func(id, name).unwrap();
-        ProbeCall {
-            func,
+        let shape = Arc::new(crate::core::probe::CallShape {
             types: store.func_type(func).params.to_vec().into(),
-            args: args.into(),
             origin: Arc::from(name),
-            operand_types: None,
-            removable: None,
-        }
+        });
+        ProbeCall::new(func, shape, args.into(), None)
     }
 
     #[test]

@@ -33,7 +33,7 @@ use rustc_hash::FxHashMap as HashMap;
 use sha2::{Digest, Sha256};
 use smallvec::SmallVec;
 
-use crate::core::probe::{ArgSource, ProbeCall};
+use crate::core::probe::{ArgSource, CallShape, ProbeCall};
 use crate::core::types::{FuncAddr, ValType};
 use crate::exec::jit::cache::{self, Entry};
 use crate::monitor::matcher::MonitorStats;
@@ -634,7 +634,7 @@ impl PlanWriter {
         w.u64(calls.len() as u64);
         for c in calls {
             w.u64(c.func.0 as u64);
-            let t = self.types(&c.types);
+            let t = self.types(&c.shape.types);
             w.u64(t);
             w.u64(c.args.len() as u64);
             for a in &c.args {
@@ -650,19 +650,19 @@ impl PlanWriter {
                 w.u64(v);
             }
             let n = self.origin_list.len() as u32;
-            let o = *self.origins.entry(c.origin.as_ptr()).or_insert_with(|| {
-                self.origin_list.push(c.origin.clone());
+            let o = *self.origins.entry(c.origin().as_ptr()).or_insert_with(|| {
+                self.origin_list.push(c.origin().clone());
                 n
             });
             w.u64(o as u64);
-            match &c.operand_types {
+            match c.operand_types() {
                 None => w.u64(0),
                 Some(t) => {
                     let t = self.types(t);
                     w.u64(t + 1);
                 }
             }
-            w.u64(c.removable.map_or(0, |r| r as u64 + 1));
+            w.u64(c.removable().map_or(0, |r| r as u64 + 1));
         }
     }
 
@@ -688,6 +688,8 @@ impl PlanWriter {
 struct PlanReader {
     type_lists: Vec<Arc<[ValType]>>,
     origins: Vec<Arc<str>>,
+    /// The calls' shapes, by (type list, origin): one per rule.
+    shapes: std::cell::RefCell<HashMap<(usize, usize), Arc<CallShape>>>,
 }
 
 impl PlanReader {
@@ -760,7 +762,8 @@ impl PlanReader {
         let mut out = T::default();
         for _ in 0..n {
             let func = r.u32()?;
-            let types = self.type_lists.get(r.usize()?)?.clone();
+            let ti = r.usize()?;
+            let types = self.type_lists.get(ti)?;
             // The probe function exists and takes these arguments.
             let f = store.funcs.get(func as usize)?;
             (f.ty.params[..] == types[..]).then_some(())?;
@@ -780,7 +783,16 @@ impl PlanReader {
                     _ => return None,
                 });
             }
-            let origin = self.origins.get(r.usize()?)?.clone();
+            let oi = r.usize()?;
+            let origin = self.origins.get(oi)?;
+            let shape = (self.shapes.borrow_mut().entry((ti, oi)))
+                .or_insert_with(|| {
+                    Arc::new(CallShape {
+                        types: types.clone(),
+                        origin: origin.clone(),
+                    })
+                })
+                .clone();
             let operand_types = match r.usize()? {
                 0 => None,
                 k => Some(self.type_lists.get(k - 1)?.clone()),
@@ -789,14 +801,9 @@ impl PlanReader {
                 0 => None,
                 k => Some(u32::try_from(k - 1).ok()?),
             };
-            out.extend([ProbeCall {
-                func: FuncAddr(func),
-                types,
-                args,
-                origin,
-                operand_types,
-                removable,
-            }]);
+            let mut call = ProbeCall::new(FuncAddr(func), shape, args, operand_types);
+            call.set_removable(removable);
+            out.extend([call]);
         }
         Some(out)
     }
@@ -873,14 +880,11 @@ mod tests {
 
     fn call(store: &Store, id: InstanceId, name: &str, args: Vec<ArgSource>) -> ProbeCall {
         let func = store.export_func(id, name).unwrap();
-        ProbeCall {
-            func,
+        let shape = Arc::new(CallShape {
             types: store.func_type(func).params.to_vec().into(),
-            args: args.into(),
             origin: Arc::from(format!("monitor m: `{name}`")),
-            operand_types: None,
-            removable: None,
-        }
+        });
+        ProbeCall::new(func, shape, args.into(), None)
     }
 
     /// A plan using every kind of argument, site and operand stack.
@@ -892,8 +896,10 @@ mod tests {
             vec![ArgSource::Local(3), ArgSource::Const(1 << 40)],
         );
         let mut q = call(store, id, "q", vec![ArgSource::OpaqueOperand(0)]);
-        q.operand_types = Some(vec![ValType::ExternRef, ValType::I32].into());
-        q.removable = Some(5);
+        q.extra = Some(Box::new(crate::core::probe::CallExtra {
+            operand_types: Some(vec![ValType::ExternRef, ValType::I32].into()),
+            removable: Some(5),
+        }));
         let mut plan = Plan::default();
         let mut f = FuncPlan {
             entry: vec![p.clone()],

@@ -183,8 +183,8 @@ impl crate::core::probe::Instrumenter for NoProbes {
         &mut self,
         _: crate::core::probe::When,
         _: &crate::core::probe::Site<'_, '_>,
-    ) -> Result<Vec<crate::core::probe::ProbeCall>, LoadError> {
-        Ok(Vec::new())
+    ) -> Result<crate::core::probe::Probes, LoadError> {
+        Ok(Default::default())
     }
 }
 
@@ -903,7 +903,7 @@ impl crate::core::probe::Instrumenter for Timed<'_> {
         &mut self,
         when: crate::core::probe::When,
         site: &crate::core::probe::Site<'_, '_>,
-    ) -> Result<Vec<crate::core::probe::ProbeCall>, LoadError> {
+    ) -> Result<crate::core::probe::Probes, LoadError> {
         let t0 = self.on.then(Instant::now);
         let r = self.inner.probes(when, site);
         self.spent += t0.map_or(Duration::ZERO, |t| t.elapsed());

@@ -24,7 +24,7 @@ use monitor_abi::{ConstValue, Opcode};
 use wasmparser::{Operator, WasmModuleResources};
 
 use crate::core::error::{LoadError, LoadErrorKind, Trap, TrapKind};
-use crate::core::probe::{ArgSource, Instrumenter, ProbeCall, Site, When};
+use crate::core::probe::{ArgSource, CallShape, Instrumenter, ProbeCall, Probes, Site, When};
 use crate::core::types::*;
 use crate::runtime::store::{Caller, Linker, Store};
 use crate::runtime::wasi::WasiCtx;
@@ -85,13 +85,12 @@ type StaticArgs = SmallVec<[Value; 8]>;
 
 struct Rule {
     export: std::sync::Arc<str>,
-    /// `monitor NAME: \`EXPORT\``, for messages (`ProbeCall::origin`).
-    origin: std::sync::Arc<str>,
     pattern: Rc<Pattern>,
     func: FuncAddr,
     ty: Rc<FuncType>,
-    /// `ty`'s parameters, shared by every [`ProbeCall`] of the rule.
-    params: std::sync::Arc<[ValType]>,
+    /// `ty`'s parameters and `monitor NAME: \`EXPORT\`` (for messages),
+    /// shared by every [`ProbeCall`] of the rule.
+    shape: std::sync::Arc<CallShape>,
     /// A placement error of the pattern (docs/monitor-abi.md#where-parameters-are-allowed),
     /// reported as a bind error at the first site the rule's event matches
     /// (as Wizard does): `(in the predicate, message)`. An error outside the
@@ -526,10 +525,12 @@ impl Monitors {
                         let ty = Rc::new(store.func_type(func).clone());
                         lm.rules.push(Rc::new(Rule {
                             export: e.name.as_str().into(),
-                            origin: format!("monitor {name}: `{}`", e.name).into(),
+                            shape: std::sync::Arc::new(CallShape {
+                                types: ty.params.to_vec().into(),
+                                origin: format!("monitor {name}: `{}`", e.name).into(),
+                            }),
                             pattern: Rc::new(pattern),
                             func,
-                            params: ty.params.to_vec().into(),
                             ty,
                             invalid,
                         }));
@@ -1359,14 +1360,12 @@ impl Matcher<'_> {
         let operand_types = args
             .contains(&ArgSource::Frame)
             .then(|| site.operand_types().into());
-        Ok(Bound::Call(ProbeCall {
+        Ok(Bound::Call(ProbeCall::new(
             func,
-            types: r.params.clone(),
+            r.shape.clone(),
             args,
-            origin: r.origin.clone(),
             operand_types,
-            removable: None,
-        }))
+        )))
     }
 }
 
@@ -1488,7 +1487,7 @@ impl Matcher<'_> {
         }
         let id = self.mons.probe_ids.get(&(mi, site.fid, site.pc)).copied();
         if let Some(c) = added.last_mut() {
-            c.removable = id;
+            c.set_removable(id);
         }
     }
 }
@@ -1551,10 +1550,10 @@ impl Instrumenter for Matcher<'_> {
         Ok(())
     }
 
-    fn probes(&mut self, when: When, site: &Site<'_, '_>) -> Result<Vec<ProbeCall>, LoadError> {
+    fn probes(&mut self, when: When, site: &Site<'_, '_>) -> Result<Probes, LoadError> {
         // No rule can match: skip computing site facts (no monitor, no cost).
         if self.mons.monitors.iter().all(|m| m.rules.is_empty()) {
-            return Ok(Vec::new());
+            return Ok(Probes::new());
         }
         if when == When::Before {
             let here = match site.op {
@@ -1586,7 +1585,7 @@ impl Instrumenter for Matcher<'_> {
             })
         };
         if !any(when) && !(when == When::Before && any(When::After)) {
-            return Ok(Vec::new());
+            return Ok(Probes::new());
         }
         let needs = self.mons.needs;
         let imms = match site.op {
@@ -1639,7 +1638,7 @@ impl Instrumenter for Matcher<'_> {
             reached: site.reached,
             ref_func_before: self.ref_func.0,
         };
-        let mut out = Vec::new();
+        let mut out = Probes::new();
         for mi in 0..self.mons.monitors.len() {
             let ix = &self.mons.monitors[mi].index;
             if ix.general[when_index(when)].is_empty() {
@@ -1657,7 +1656,6 @@ impl Instrumenter for Matcher<'_> {
                         continue;
                     }
                     if let Bound::Call(c) = self.bind(mi, ri, &info)? {
-                        out.reserve_exact(1);
                         out.push(c);
                     }
                 }
@@ -1687,8 +1685,6 @@ impl Instrumenter for Matcher<'_> {
             let first = out.len();
             for ri in order {
                 if let Bound::Call(c) = self.bind(mi, ri, &info)? {
-                    // Most sites get one call: no spare capacity to trim.
-                    out.reserve_exact(1);
                     out.push(c);
                 }
             }
@@ -1702,7 +1698,8 @@ impl Instrumenter for Matcher<'_> {
             self.mons.stats.sites += 1;
             self.mons.stats.calls += out.len() as u64;
         }
-        // Kept per site by the plan and the tiers: no spare capacity.
+        // Kept per site by the plan and the tiers: no spare capacity
+        // (one call stays inline).
         out.shrink_to_fit();
         Ok(out)
     }

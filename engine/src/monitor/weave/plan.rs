@@ -3,13 +3,12 @@
 //! while the matcher runs.
 
 use rustc_hash::FxHashMap as HashMap;
-use smallvec::SmallVec;
 
 use wasmparser::Operator;
 
 use crate::core::error::LoadError;
 use crate::core::module::Module;
-use crate::core::probe::{ArgSource, Instrumenter, ProbeCall, Site, When};
+use crate::core::probe::{ArgSource, Instrumenter, ProbeCall, Probes, Site, When};
 use crate::core::types::{FuncAddr, ValType};
 use crate::monitor::inline::{FrameOp, FrameUse};
 
@@ -32,7 +31,7 @@ pub struct FuncPlan {
 #[derive(Default)]
 pub struct SiteCalls {
     pcs: Vec<u32>,
-    calls: Vec<SmallVec<[ProbeCall; 1]>>,
+    calls: Vec<Probes>,
 }
 
 impl SiteCalls {
@@ -74,7 +73,7 @@ impl SiteCalls {
 
     /// Sites given in ascending pc order, with their calls (a plan kept
     /// by the match cache, `monitor::match_cache`).
-    pub(crate) fn from_sorted(pcs: Vec<u32>, calls: Vec<SmallVec<[ProbeCall; 1]>>) -> SiteCalls {
+    pub(crate) fn from_sorted(pcs: Vec<u32>, calls: Vec<Probes>) -> SiteCalls {
         debug_assert!(pcs.windows(2).all(|w| w[0] < w[1]) && pcs.len() == calls.len());
         SiteCalls { pcs, calls }
     }
@@ -86,18 +85,18 @@ impl SiteCalls {
     }
 
     /// Add `calls` at `pc` (after any already there).
-    fn add(&mut self, pc: u32, calls: Vec<ProbeCall>) {
+    fn add(&mut self, pc: u32, calls: Probes) {
         // Sites arrive in program order: usually past the last one.
         if self.pcs.last().is_none_or(|&last| last < pc) {
             self.pcs.push(pc);
-            self.calls.push(SmallVec::from_vec(calls));
+            self.calls.push(calls);
             return;
         }
         match self.pcs.binary_search(&pc) {
             Ok(i) => self.calls[i].extend(calls),
             Err(i) => {
                 self.pcs.insert(i, pc);
-                self.calls.insert(i, SmallVec::from_vec(calls));
+                self.calls.insert(i, calls);
             }
         }
     }
@@ -287,7 +286,7 @@ impl Instrumenter for Recorder<'_> {
     fn after_sites(&self) -> bool {
         self.inner.after_sites()
     }
-    fn probes(&mut self, when: When, site: &Site<'_, '_>) -> Result<Vec<ProbeCall>, LoadError> {
+    fn probes(&mut self, when: When, site: &Site<'_, '_>) -> Result<Probes, LoadError> {
         if self.plan.eager_funcs.last() != Some(&site.func_idx) && needs_eager(when, site) {
             self.plan.eager_funcs.push(site.func_idx);
         }
@@ -314,7 +313,7 @@ impl Instrumenter for Recorder<'_> {
             }
         }
         // (Kept here, not given back: see the type's docs.)
-        Ok(Vec::new())
+        Ok(Probes::new())
     }
 }
 
@@ -371,15 +370,16 @@ impl Instrumenter for Replay<'_> {
     fn begin_function(&mut self, _: u32, _: &[u8], _: usize) -> Result<(), LoadError> {
         Ok(())
     }
-    fn probes(&mut self, when: When, site: &Site<'_, '_>) -> Result<Vec<ProbeCall>, LoadError> {
+    fn probes(&mut self, when: When, site: &Site<'_, '_>) -> Result<Probes, LoadError> {
         let Some(fp) = self.plan.funcs.get(&site.func_idx).filter(|_| site.reached) else {
-            return Ok(Vec::new());
+            return Ok(Probes::new());
         };
-        Ok(match when {
-            When::Entry => fp.entry.clone(),
-            When::Before => fp.before.get(&site.pc).map_or(Vec::new(), <[_]>::to_vec),
-            When::After => fp.after.get(&site.pc).map_or(Vec::new(), <[_]>::to_vec),
-        })
+        let calls = match when {
+            When::Entry => Some(&fp.entry[..]),
+            When::Before => fp.before.get(&site.pc),
+            When::After => fp.after.get(&site.pc),
+        };
+        Ok(calls.map_or(Probes::new(), |c| c.iter().cloned().collect()))
     }
     fn direct_increments(
         &mut self,
