@@ -535,12 +535,9 @@ impl Session {
             .then(|| match_cache::Before::capture(&self.store));
         let mut matcher = m.matcher(&mut self.store);
         let mut timed = Timed::new(&mut matcher, self.config.metrics);
-        let mut rec = weave::Recorder {
-            inner: &mut timed,
-            plan: Default::default(),
-        };
+        let mut rec = weave::Recorder::new(&mut timed);
         let orig = Module::new_matched(bytes, &mut rec);
-        let plan = rec.plan;
+        let plan = rec.into_plan();
         self.metrics.matching = timed.spent;
         self.metrics.decode = t0.elapsed();
         let orig = orig?;

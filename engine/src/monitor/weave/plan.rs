@@ -78,10 +78,14 @@ impl SiteCalls {
         SiteCalls { pcs, calls }
     }
 
-    /// Drop the spare capacity of growing (once the function is matched).
-    fn shrink(&mut self) {
-        self.pcs.shrink_to_fit();
-        self.calls.shrink_to_fit();
+    /// The sites, at their exact size; `self` keeps its buffers, empty.
+    fn take_exact(&mut self) -> SiteCalls {
+        let out = SiteCalls {
+            pcs: self.pcs.as_slice().into(),
+            calls: self.calls.drain(..).collect(),
+        };
+        self.pcs.clear();
+        out
     }
 
     /// Add `calls` at `pc` (after any already there).
@@ -255,12 +259,61 @@ impl Plan {
     }
 }
 
-/// Records the probes an inner instrumenter attaches, into [`Recorder::plan`]:
-/// for matching without translating ([`Module::new_matched`]), so it gives
-/// the caller no probes back (they are moved into the plan, not copied).
+/// Records the probes an inner instrumenter attaches, into a [`Plan`]
+/// ([`Recorder::into_plan`]): for matching without translating
+/// ([`Module::new_matched`]), so it gives the caller no probes back (they
+/// are moved into the plan, not copied).
 pub struct Recorder<'a> {
     pub inner: &'a mut dyn Instrumenter,
-    pub plan: Plan,
+    plan: Plan,
+    /// The function being matched and its probes so far; its sites grow
+    /// in buffers reused from function to function, and are copied once,
+    /// at their exact size, when it is complete (a vector grown by
+    /// doubling is copied about twice and holds up to twice its length).
+    cur: Option<(u32, FuncPlan)>,
+}
+
+impl<'a> Recorder<'a> {
+    pub fn new(inner: &'a mut dyn Instrumenter) -> Recorder<'a> {
+        Recorder {
+            inner,
+            plan: Plan::default(),
+            cur: None,
+        }
+    }
+
+    /// The plan of every site matched so far.
+    pub fn into_plan(mut self) -> Plan {
+        self.finish_function();
+        self.plan
+    }
+
+    /// Move the function being matched, if it got probes, into the plan.
+    fn finish_function(&mut self) {
+        let Some((f, fp)) = self.cur.as_mut() else {
+            return;
+        };
+        let done = FuncPlan {
+            entry: std::mem::take(&mut fp.entry),
+            before: fp.before.take_exact(),
+            after: fp.after.take_exact(),
+            stacks: std::mem::take(&mut fp.stacks),
+        };
+        let empty = done.entry.is_empty() && done.before.is_empty() && done.after.is_empty();
+        if !empty {
+            self.plan.funcs.insert(*f, done);
+        }
+    }
+
+    /// The plan of function `f`, the one being matched.
+    fn func(&mut self, f: u32) -> &mut FuncPlan {
+        if self.cur.as_ref().is_none_or(|c| c.0 != f) {
+            self.finish_function();
+            let fp = self.cur.take().map_or_else(FuncPlan::default, |c| c.1);
+            self.cur = Some((f, fp));
+        }
+        &mut self.cur.as_mut().expect("set above").1
+    }
 }
 
 impl Instrumenter for Recorder<'_> {
@@ -270,14 +323,7 @@ impl Instrumenter for Recorder<'_> {
         body: &[u8],
         body_offset: usize,
     ) -> Result<(), LoadError> {
-        // Functions come in index order: the previous one is complete.
-        if let Some(prev) = func_idx
-            .checked_sub(1)
-            .and_then(|f| self.plan.funcs.get_mut(&f))
-        {
-            prev.before.shrink();
-            prev.after.shrink();
-        }
+        self.func(func_idx);
         self.inner.begin_function(func_idx, body, body_offset)
     }
     fn dynamic(&self) -> bool {
@@ -293,7 +339,7 @@ impl Instrumenter for Recorder<'_> {
         let calls = self.inner.probes(when, site)?;
         // An unreached instruction gets no probes (the translator drops them too).
         if !calls.is_empty() && site.reached {
-            let fp = self.plan.funcs.entry(site.func_idx).or_default();
+            let fp = self.func(site.func_idx);
             let needs_stack = calls.iter().any(|c| {
                 c.args.iter().any(|a| {
                     matches!(
