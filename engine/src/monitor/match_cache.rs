@@ -320,7 +320,7 @@ impl<'a> Image<'a> {
 pub(crate) mod counters {
     use super::{cache, Entry, Key, Reader, Writer};
     use crate::core::types::MemAddr;
-    use crate::monitor::blockcount::{BlockCounters, CountedBlock, Inc, Incs};
+    use crate::monitor::blockcount::{BlockCounters, CountedBlock, CountedSite, Inc};
     use crate::monitor::inline::InlineConfig;
     use sha2::{Digest, Sha256};
 
@@ -371,8 +371,8 @@ pub(crate) mod counters {
             }
             w.u64(b.global as u64);
             w.u64(b.sites.len() as u64);
-            for (k, incs) in &b.sites {
-                w.u64(*k);
+            for (k, incs) in c.sites_of(b) {
+                w.u64(k);
                 w.u64(incs.len() as u64);
                 for i in incs {
                     w.u64(i.mem.0 as u64);
@@ -392,6 +392,7 @@ pub(crate) mod counters {
         let sites_folded = r.u64()?;
         let n = r.count()?;
         let mut blocks = Vec::with_capacity(n);
+        let (mut sites, mut incs) = (Vec::new(), Vec::new());
         for _ in 0..n {
             let func = r.u32()?;
             let start = r.usize()?;
@@ -402,11 +403,11 @@ pub(crate) mod counters {
             };
             let global = r.u32()?;
             let ns = r.count()?;
-            let mut sites = Vec::with_capacity(ns);
+            let first_site = sites.len() as u32;
             for _ in 0..ns {
                 let k = r.u64()?;
                 let ni = r.count()?;
-                let mut incs = Incs::with_capacity(ni);
+                let first_inc = incs.len() as u32;
                 for _ in 0..ni {
                     let mem = MemAddr(r.u32()?);
                     let ea = r.u32()?;
@@ -423,18 +424,23 @@ pub(crate) mod counters {
                         set: flags & 2 != 0,
                     });
                 }
-                sites.push((k, incs));
+                sites.push(CountedSite {
+                    key: k,
+                    incs: first_inc..incs.len() as u32,
+                });
             }
             blocks.push(CountedBlock {
                 func,
                 start,
                 pcs,
                 global,
-                sites,
+                sites: first_site..sites.len() as u32,
             });
         }
         (r.at == bytes.len()).then_some(BlockCounters {
             blocks,
+            sites,
+            incs,
             probes_folded,
             sites_folded,
         })
@@ -1024,7 +1030,7 @@ mod tests {
     /// Block counters of every shape an entry can hold.
     fn counters() -> crate::monitor::blockcount::BlockCounters {
         use crate::core::types::MemAddr;
-        use crate::monitor::blockcount::{BlockCounters, CountedBlock, Inc};
+        use crate::monitor::blockcount::{BlockCounters, CountedBlock, CountedSite, Inc};
         let inc = |ea, width, zext, set| Inc {
             mem: MemAddr(0),
             ea,
@@ -1033,29 +1039,34 @@ mod tests {
             zext,
             set,
         };
-        let mut two = smallvec::SmallVec::new();
-        two.extend([inc(8, 4, true, false), inc(16, 1, false, true)]);
+        let incs = vec![
+            inc(0, 8, false, false),
+            inc(8, 4, true, false),
+            inc(16, 1, false, true),
+            inc(24, 2, false, false),
+        ];
+        let site = |key, incs| CountedSite { key, incs };
+        let sites = vec![site(0, 0..1), site(6, 1..3), site(19, 3..4)];
         let blocks = vec![
             CountedBlock {
                 func: 7,
                 start: 0,
                 pcs: None,
                 global: 4,
-                sites: vec![(0, smallvec::smallvec![inc(0, 8, false, false)])],
+                sites: 0..1,
             },
             CountedBlock {
                 func: 7,
                 start: 5,
                 pcs: Some((3, 9)),
                 global: 5,
-                sites: vec![
-                    (6, two),
-                    (19, smallvec::smallvec![inc(24, 2, false, false)]),
-                ],
+                sites: 1..3,
             },
         ];
         BlockCounters {
             blocks,
+            sites,
+            incs,
             probes_folded: 4,
             sites_folded: 3,
         }
