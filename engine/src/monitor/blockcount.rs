@@ -984,33 +984,48 @@ pub struct Countable {
     /// (call address, end of its increments in `incs`), in order.
     entries: Vec<(usize, u32)>,
     incs: Vec<Inc>,
-    finger: std::cell::Cell<usize>,
-    /// (address, entry), sorted by address.
-    by_address: std::cell::OnceCell<Vec<(usize, u32)>>,
 }
 
-impl Countable {
-    /// The increments of `c`, if it is counted, as a range of the flat list.
-    pub fn get(&self, c: &ProbeCall) -> Option<std::ops::Range<u32>> {
-        let id = c as *const ProbeCall as usize;
-        let f = self.finger.get();
-        let at = |i: usize| self.entries.get(i).filter(|e| e.0 == id).map(|_| i);
-        let i = at(f).or_else(|| at(f + 1)).or_else(|| self.search(id))?;
-        self.finger.set(i + 1);
-        let start = i.checked_sub(1).map_or(0, |p| self.entries[p].1);
-        Some(start..self.entries[i].1)
+/// Looks calls up in a [`Countable`] (one per thread that plans).
+pub struct Lookup<'c> {
+    c: &'c Countable,
+    finger: usize,
+    /// (address, entry), sorted by address.
+    by_address: Option<Vec<(usize, u32)>>,
+}
+
+impl<'c> Lookup<'c> {
+    pub fn new(c: &'c Countable) -> Lookup<'c> {
+        Lookup {
+            c,
+            finger: 0,
+            by_address: None,
+        }
     }
 
-    /// The increments of a range [`Countable::get`] gave.
-    pub fn incs(&self, r: std::ops::Range<u32>) -> &[Inc] {
-        &self.incs[r.start as usize..r.end as usize]
+    /// The increments of `c`, if it is counted, as a range of the flat list.
+    pub fn get(&mut self, c: &ProbeCall) -> Option<std::ops::Range<u32>> {
+        let id = c as *const ProbeCall as usize;
+        let entries = &self.c.entries;
+        let at = |i: usize| entries.get(i).filter(|e| e.0 == id).map(|_| i);
+        let f = self.finger;
+        let i = at(f).or_else(|| at(f + 1)).or_else(|| self.search(id))?;
+        self.finger = i + 1;
+        let start = i.checked_sub(1).map_or(0, |p| entries[p].1);
+        Some(start..entries[i].1)
+    }
+
+    /// The increments of a range [`Lookup::get`] gave.
+    pub fn incs(&self, r: std::ops::Range<u32>) -> &'c [Inc] {
+        &self.c.incs[r.start as usize..r.end as usize]
     }
 
     /// The entry of the call at address `id`, through the index.
     #[cold]
-    fn search(&self, id: usize) -> Option<usize> {
-        let ix = self.by_address.get_or_init(|| {
-            let mut ix: Vec<(usize, u32)> = (self.entries.iter().enumerate())
+    fn search(&mut self, id: usize) -> Option<usize> {
+        let entries = &self.c.entries;
+        let ix = self.by_address.get_or_insert_with(|| {
+            let mut ix: Vec<(usize, u32)> = (entries.iter().enumerate())
                 .map(|(i, e)| (e.0, i as u32))
                 .collect();
             ix.sort_unstable();
@@ -1019,7 +1034,9 @@ impl Countable {
         let k = ix.binary_search_by_key(&id, |e| e.0).ok()?;
         Some(ix[k].1 as usize)
     }
+}
 
+impl Countable {
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
@@ -1095,7 +1112,6 @@ pub fn countable<'a>(
     let mut countable = Countable {
         entries,
         incs: all_incs,
-        ..Countable::default()
     };
     // Increments whose bytes another shape of increment touches are not
     // counted: their probes are not countable increments either.
@@ -1262,27 +1278,143 @@ fn nesting(op: &Operator<'_>) -> i32 {
 /// The block counters of every function of `plan` (ascending) with the
 /// countable probes `countable`, numbered from `first_global`
 /// ([`plan_function`]), and each function's [`FuncBlocks`]. The counted
-/// sites' increments are `countable`'s, moved.
+/// sites' increments are `countable`'s, moved. On a large plan the
+/// functions are planned in parts on several threads ([`plan_parts`]), and
+/// the parts joined in order: the same counters as in one part.
 pub fn plan_functions(
     m: &crate::core::module::ModuleInfo,
     plan: &crate::monitor::weave::Plan,
     countable: Countable,
     first_global: u32,
 ) -> Result<(BlockCounters, HashMap<u32, FuncBlocks>), crate::LoadError> {
-    let mut out = BlockCounters::default();
+    let mut fids: Vec<u32> = plan.funcs.keys().copied().collect();
+    fids.sort_unstable();
+    let parts = split_functions(plan, &fids, plan_parts(countable.entries.len()));
+    let c = &countable;
+    let planned: Vec<Result<Part, crate::LoadError>> = match &parts[..] {
+        [one] => vec![plan_part(m, plan, c, one)],
+        [first, rest @ ..] => std::thread::scope(|s| {
+            let others: Vec<_> = (rest.iter())
+                .map(|p| s.spawn(move || plan_part(m, plan, c, p)))
+                .collect();
+            let mut all = vec![plan_part(m, plan, c, first)];
+            for h in others {
+                all.push(h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+            }
+            all
+        }),
+        [] => Vec::new(),
+    };
+    let mut out = BlockCounters {
+        incs: countable.incs,
+        ..BlockCounters::default()
+    };
+    let base = out.incs.len() as u32;
     let mut func_blocks: HashMap<u32, FuncBlocks> = HashMap::default();
-    let mut fids: Vec<&u32> = plan.funcs.keys().collect();
-    fids.sort();
-    let mut extra = Vec::new();
+    for part in planned {
+        let part = part?;
+        let (globals, sites) = (
+            first_global + out.blocks.len() as u32,
+            out.sites.len() as u32,
+        );
+        let extra = out.incs.len() as u32 - base;
+        let shift = |r: std::ops::Range<u32>, by: u32| r.start + by..r.end + by;
+        out.blocks
+            .extend(part.counters.blocks.into_iter().map(|b| CountedBlock {
+                global: b.global + globals,
+                sites: shift(b.sites, sites),
+                ..b
+            }));
+        out.sites
+            .extend(part.counters.sites.into_iter().map(|s| CountedSite {
+                incs: if s.incs.start >= base {
+                    shift(s.incs, extra)
+                } else {
+                    s.incs
+                },
+                ..s
+            }));
+        out.incs.extend(part.extra);
+        out.probes_folded += part.counters.probes_folded;
+        out.sites_folded += part.counters.sites_folded;
+        for (f, mut fb) in part.func_blocks {
+            fb.starts.iter_mut().for_each(|s| s.1 += globals);
+            func_blocks.insert(f, fb);
+        }
+    }
+    Ok((out, func_blocks))
+}
+
+/// Into how many parts, planned on as many threads, [`plan_functions`]
+/// cuts a plan of `calls` countable calls: one below 100,000 (a thread
+/// costs more than it saves), else one per core (at most 4). The variable
+/// `WIZENG_PLAN_THREADS=N` sets it (1: one part, on the calling thread).
+fn plan_parts(calls: usize) -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    let forced = std::env::var("WIZENG_PLAN_THREADS").ok();
+    if let Some(n) = forced.and_then(|v| v.parse::<usize>().ok()) {
+        return n.clamp(1, 64);
+    }
+    if calls < 100_000 {
+        return 1;
+    }
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get().min(4)))
+}
+
+/// `fids` cut into at most `parts` runs of about as many matched sites each.
+fn split_functions<'f>(
+    plan: &crate::monitor::weave::Plan,
+    fids: &'f [u32],
+    parts: usize,
+) -> Vec<&'f [u32]> {
+    let weight = |f: &u32| {
+        let fp = &plan.funcs[f];
+        1 + fp.before.len() + fp.after.len()
+    };
+    let total: usize = fids.iter().map(weight).sum();
+    let per = total.div_ceil(parts.max(1)).max(1);
+    let (mut out, mut start, mut acc) = (Vec::new(), 0, 0);
+    for (i, f) in fids.iter().enumerate() {
+        acc += weight(f);
+        if acc >= per && out.len() + 1 < parts {
+            out.push(&fids[start..=i]);
+            (start, acc) = (i + 1, 0);
+        }
+    }
+    if start < fids.len() || out.is_empty() {
+        out.push(&fids[start..]);
+    }
+    out
+}
+
+/// What one part of [`plan_functions`] planned: counters numbered from 0,
+/// its sites' increments copied out of the countable ones (`extra`, from
+/// the countable increments' end on), and its functions' blocks.
+struct Part {
+    counters: BlockCounters,
+    extra: Vec<Inc>,
+    func_blocks: Vec<(u32, FuncBlocks)>,
+}
+
+fn plan_part(
+    m: &crate::core::module::ModuleInfo,
+    plan: &crate::monitor::weave::Plan,
+    countable: &Countable,
+    fids: &[u32],
+) -> Result<Part, crate::LoadError> {
+    let mut part = Part {
+        counters: BlockCounters::default(),
+        extra: Vec::new(),
+        func_blocks: Vec::with_capacity(fids.len()),
+    };
+    let mut lookup = Lookup::new(countable);
     for f in fids {
         let fp = &plan.funcs[f];
-        let fb = plan_function(m, *f, fp, &countable, first_global, &mut out, &mut extra)?;
-        func_blocks.insert(*f, fb);
+        let (out, extra) = (&mut part.counters, &mut part.extra);
+        let fb = plan_function(m, *f, fp, &mut lookup, 0, out, extra)?;
+        part.func_blocks.push((*f, fb));
     }
-    out.incs = countable.incs;
-    out.incs.extend(extra);
-    out.sites.shrink_to_fit();
-    Ok((out, func_blocks))
+    Ok(part)
 }
 
 /// Partition function `idx` into blocks and give a counter to each block
@@ -1292,12 +1424,12 @@ pub fn plan_functions(
 /// numbered from `first_global + out.blocks.len()`. A counted site's
 /// increments are a range of `countable`'s (its calls' are consecutive there
 /// when the weave asks in site order); any other site's are copied into
-/// `extra`, which follows them in `out.incs`.
+/// `extra`, numbered from the end of `countable`'s.
 pub fn plan_function(
     m: &crate::core::module::ModuleInfo,
     idx: u32,
     fp: &crate::monitor::weave::FuncPlan,
-    countable: &Countable,
+    countable: &mut Lookup<'_>,
     first_global: u32,
     out: &mut BlockCounters,
     extra: &mut Vec<Inc>,
@@ -1317,7 +1449,7 @@ pub fn plan_function(
     };
     let (mut before, mut after) = (fp.before.cursor(), fp.after.cursor());
     let mut n = 0usize;
-    let base = countable.incs.len() as u32;
+    let base = countable.c.incs.len() as u32;
     for_each_event(m, idx, wrapped(m, idx, fp), |ev, pc, _, _| {
         match ev {
             Ev::Split => plan.close(n + 1),
@@ -1357,7 +1489,7 @@ pub fn plan_function(
 /// `None` if one is not.
 fn site_incs(
     calls: &[ProbeCall],
-    countable: &Countable,
+    countable: &mut Lookup<'_>,
     base: u32,
     extra: &mut Vec<Inc>,
 ) -> Option<std::ops::Range<u32>> {
