@@ -1318,22 +1318,22 @@ pub fn plan_functions(
             out.sites.len() as u32,
         );
         let extra = out.incs.len() as u32 - base;
-        let shift = |r: std::ops::Range<u32>, by: u32| r.start + by..r.end + by;
-        out.blocks
-            .extend(part.counters.blocks.into_iter().map(|b| CountedBlock {
-                global: b.global + globals,
-                sites: shift(b.sites, sites),
-                ..b
-            }));
-        out.sites
-            .extend(part.counters.sites.into_iter().map(|s| CountedSite {
-                incs: if s.incs.start >= base {
-                    shift(s.incs, extra)
-                } else {
-                    s.incs
-                },
-                ..s
-            }));
+        let shift = |r: &mut std::ops::Range<u32>, by: u32| *r = r.start + by..r.end + by;
+        let (mut blocks, mut part_sites) = (part.counters.blocks, part.counters.sites);
+        for b in &mut blocks {
+            b.global += globals;
+            shift(&mut b.sites, sites);
+        }
+        for s in part_sites.iter_mut().filter(|s| s.incs.start >= base) {
+            shift(&mut s.incs, extra);
+        }
+        // (The first part's lists become the whole's: no copy.)
+        if out.blocks.is_empty() && out.sites.is_empty() {
+            (out.blocks, out.sites) = (blocks, part_sites);
+        } else {
+            out.blocks.append(&mut blocks);
+            out.sites.append(&mut part_sites);
+        }
         out.incs.extend(part.extra);
         out.probes_folded += part.counters.probes_folded;
         out.sites_folded += part.counters.sites_folded;
