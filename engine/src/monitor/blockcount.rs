@@ -981,8 +981,9 @@ pub fn call_key(c: &ProbeCall) -> CallKey {
 /// themselves, millions of them, cost more than the rest of the planning).
 #[derive(Default)]
 pub struct Countable {
-    /// (call address, end of its increments in `incs`), in order.
-    entries: Vec<(usize, u32)>,
+    /// (call address, end of its increments in `incs`, the app function
+    /// of its site), in order (so by function).
+    entries: Vec<(usize, u32, u32)>,
     incs: Vec<Inc>,
 }
 
@@ -995,10 +996,12 @@ pub struct Lookup<'c> {
 }
 
 impl<'c> Lookup<'c> {
-    pub fn new(c: &'c Countable) -> Lookup<'c> {
+    /// Lookups of the calls of function `func` and those after it, in
+    /// order (a part of [`plan_functions`] starts at its first function).
+    pub fn new(c: &'c Countable, func: u32) -> Lookup<'c> {
         Lookup {
             c,
-            finger: 0,
+            finger: c.entries.partition_point(|e| e.2 < func),
             by_address: None,
         }
     }
@@ -1046,7 +1049,7 @@ impl Countable {
         let (mut start, mut kept_end) = (0u32, 0usize);
         let mut out = 0usize;
         for i in 0..self.entries.len() {
-            let (id, end) = self.entries[i];
+            let (id, end, func) = self.entries[i];
             let r = start as usize..end as usize;
             start = end;
             if !keep(id, &self.incs[r.clone()]) {
@@ -1054,7 +1057,7 @@ impl Countable {
             }
             self.incs.copy_within(r.clone(), kept_end);
             kept_end += r.len();
-            self.entries[out] = (id, kept_end as u32);
+            self.entries[out] = (id, kept_end as u32, func);
             out += 1;
         }
         self.entries.truncate(out);
@@ -1067,11 +1070,11 @@ impl Countable {
 /// the same bytes commute; overlapping ones of different shape would not).
 pub fn countable<'a>(
     store: &Store,
-    calls: impl Iterator<Item = &'a ProbeCall> + Clone,
+    calls: impl Iterator<Item = (u32, &'a ProbeCall)> + Clone,
 ) -> Countable {
     // The increments of each countable call (by its address), in order, and
     // the functions of the others.
-    let mut entries: Vec<(usize, u32)> = Vec::with_capacity(calls.size_hint().0);
+    let mut entries: Vec<(usize, u32, u32)> = Vec::with_capacity(calls.size_hint().0);
     let mut all_incs: Vec<Inc> = Vec::with_capacity(calls.size_hint().0);
     let mut uncounted: Vec<FuncAddr> = Vec::new();
     let mut seen = HashSet::default();
@@ -1083,7 +1086,7 @@ pub fn countable<'a>(
     // (Consecutive sites are usually of one probe: no lookup then.)
     let mut last = None;
     let mut one_by_one: HashMap<CallKey, Option<Incs>> = HashMap::default();
-    for c in calls.clone() {
+    for (f, c) in calls.clone() {
         let k = template_key(c);
         let t = match last {
             Some((lk, t)) if lk == k => t,
@@ -1103,7 +1106,7 @@ pub fn countable<'a>(
         match incs {
             Some(incs) => {
                 all_incs.extend_from_slice(&incs);
-                entries.push((c as *const ProbeCall as usize, all_incs.len() as u32));
+                entries.push((c as *const ProbeCall as usize, all_incs.len() as u32, f));
             }
             None if seen.insert(c.func) => uncounted.push(c.func),
             None => {}
@@ -1117,7 +1120,7 @@ pub fn countable<'a>(
     // counted: their probes are not countable increments either.
     let bad = conflicting_shapes(&countable.incs);
     if !bad.is_empty() {
-        let mut calls = calls;
+        let mut calls = calls.map(|c| c.1);
         countable.retain(|addr, incs| {
             // (`entries` follow `calls`' order.)
             let c = loop {
@@ -1407,7 +1410,7 @@ fn plan_part(
         extra: Vec::new(),
         func_blocks: Vec::with_capacity(fids.len()),
     };
-    let mut lookup = Lookup::new(countable);
+    let mut lookup = Lookup::new(countable, fids.first().copied().unwrap_or(0));
     for f in fids {
         let fp = &plan.funcs[f];
         let (out, extra) = (&mut part.counters, &mut part.extra);

@@ -40,7 +40,7 @@ pub(super) fn plan_block_counters(
                 reused = true;
             }
             None => {
-                let countable = blockcount::countable(store, site_calls.iter().map(|c| c.2));
+                let countable = blockcount::countable(store, site_calls.iter().map(|c| (c.0, c.2)));
                 if !countable.is_empty() {
                     (counters, func_blocks) =
                         blockcount::plan_functions(m, plan, countable, first_global)?;
