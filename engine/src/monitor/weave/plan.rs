@@ -78,6 +78,22 @@ impl SiteCalls {
         SiteCalls { pcs, calls }
     }
 
+    /// Keep only the sites `keep` accepts (by pc), at their exact size.
+    fn retain(&mut self, mut keep: impl FnMut(u32) -> bool) {
+        let mut out = 0;
+        for i in 0..self.pcs.len() {
+            if keep(self.pcs[i]) {
+                self.pcs.swap(out, i);
+                self.calls.swap(out, i);
+                out += 1;
+            }
+        }
+        self.pcs.truncate(out);
+        self.calls.truncate(out);
+        self.pcs.shrink_to_fit();
+        self.calls.shrink_to_fit();
+    }
+
     /// The sites, at their exact size; `self` keeps its buffers, empty.
     fn take_exact(&mut self) -> SiteCalls {
         let out = SiteCalls {
@@ -200,6 +216,43 @@ pub struct Plan {
 impl Plan {
     pub fn is_empty(&self) -> bool {
         self.funcs.is_empty()
+    }
+
+    /// Drop the calls weaving never emits: those of the sites counted
+    /// through their block (`FuncBlocks::folded`, planned for this plan),
+    /// but at a function's final `end` (whether it has probes decides how
+    /// the body is wrapped, `blockcount::wrapped`). A function's weave skips
+    /// counted sites, so it is the same without them; with a probe on every
+    /// instruction they are nearly all of the plan, which a lazily woven
+    /// module keeps until the end of the run. Operand stacks are kept.
+    pub fn drop_folded(
+        &mut self,
+        m: &crate::core::module::ModuleInfo,
+        func_blocks: &HashMap<u32, crate::monitor::blockcount::FuncBlocks>,
+    ) {
+        use crate::monitor::blockcount::key;
+        for (f, fp) in self.funcs.iter_mut() {
+            let Some(fb) = func_blocks.get(f).filter(|fb| !fb.folded.is_empty()) else {
+                continue;
+            };
+            // (Keys ascend, and so do the pcs of each kind: one walk each.)
+            let folded = |at: &mut usize, k: u64| {
+                while fb.folded.get(*at).is_some_and(|x| *x < k) {
+                    *at += 1;
+                }
+                fb.folded.get(*at) == Some(&k)
+            };
+            if folded(&mut 0, key(0, When::Entry)) {
+                fp.entry = Vec::new();
+            }
+            let body = m.body(*f);
+            let end_pc = (body.range.end - 1 - body.range.start) as u32;
+            let mut at = 0;
+            fp.before
+                .retain(|pc| !folded(&mut at, key(pc, When::Before)) || pc == end_pc);
+            let mut at = 0;
+            fp.after.retain(|pc| !folded(&mut at, key(pc, When::After)));
+        }
     }
     /// Whether some probe needs the interpreter, so the app must run there:
     /// it takes an opaque app reference (`ArgSource::OpaqueOperand`/
