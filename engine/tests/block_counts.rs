@@ -130,3 +130,46 @@ fn one_probe_blocks_are_counted() {
     }
     assert!(failures.is_empty(), "counts differ: {failures:?}");
 }
+
+/// Planning the counters in parts, on several threads (as on a large app;
+/// `WIZENG_PLAN_THREADS` forces the number of parts), gives the counters of
+/// one part: the same woven module, fold code included, and the same counts.
+#[test]
+fn counters_planned_in_parts_are_those_of_one_part() {
+    let dir = std::env::temp_dir().join(format!("wizeng-plan-parts-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for prog in ["sort.wasm", "strings.wasm", "matrix.wasm"] {
+        let app = format!("tests/programs/{prog}");
+        let woven = |parts: &str| {
+            let out = dir.join(format!("{prog}.{parts}.wasm"));
+            let status = Command::new(env!("CARGO_BIN_EXE_wizeng"))
+                .current_dir(root())
+                .env("WIZENG_PLAN_THREADS", parts)
+                .arg(MONITOR)
+                .arg(format!("--emit-woven={}", out.display()))
+                .arg(&app)
+                .status()
+                .expect("run wizeng");
+            assert!(status.success(), "{prog}: --emit-woven with {parts} parts");
+            std::fs::read(&out).unwrap()
+        };
+        let one = woven("1");
+        assert!(one.len() > 1000, "{prog}: woven module too small");
+        for parts in ["2", "3", "64"] {
+            assert!(woven(parts) == one, "{prog}: {parts} parts weave otherwise");
+        }
+        let counts = |parts: &str| {
+            let out = Command::new(env!("CARGO_BIN_EXE_wizeng"))
+                .current_dir(root())
+                .env("WIZENG_PLAN_THREADS", parts)
+                .args(["--mode=jit", MONITOR, &app])
+                .output()
+                .expect("run wizeng");
+            String::from_utf8_lossy(&out.stdout).into_owned()
+        };
+        let want = counts("1");
+        assert!(want.lines().count() > 1000, "{prog}: too few sites");
+        assert_eq!(counts("3"), want, "{prog}: counts with 3 parts");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

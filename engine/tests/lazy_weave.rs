@@ -99,12 +99,9 @@ fn matched(bytes: &[u8], cfg: &InlineConfig) -> Option<(Store, Module, Plan)> {
     let mut mons = load_monitors(&mut store, &specs());
     mons.set_app(bytes);
     let mut m = mons.matcher(&mut store);
-    let mut rec = Recorder {
-        inner: &mut m,
-        plan: Default::default(),
-    };
+    let mut rec = Recorder::new(&mut m);
     let orig = Module::new_matched(bytes, &mut rec).ok()?;
-    let plan = rec.plan;
+    let plan = rec.into_plan();
     drop(m);
     if plan.is_empty() || plan.frames_need_interpreter(&orig, &store, cfg) {
         return None;

@@ -10,7 +10,7 @@ mod common;
 
 use wizeng::error::LoadError;
 use wizeng::module::Module;
-use wizeng::probe::{Instrumenter, ProbeCall, Site, When};
+use wizeng::probe::{Instrumenter, Probes, Site, When};
 
 /// What one site looks like to an instrumenter.
 #[derive(Debug, PartialEq)]
@@ -36,7 +36,7 @@ impl Instrumenter for Record {
         self.begun.push((f, body.len(), off));
         Ok(())
     }
-    fn probes(&mut self, when: When, site: &Site<'_, '_>) -> Result<Vec<ProbeCall>, LoadError> {
+    fn probes(&mut self, when: When, site: &Site<'_, '_>) -> Result<Probes, LoadError> {
         let v = site.validator;
         self.seen.push(Seen {
             func: site.func_idx,
@@ -48,7 +48,7 @@ impl Instrumenter for Record {
             height: v.operand_stack_height(),
             top: v.get_operand_type(0),
         });
-        Ok(Vec::new())
+        Ok(Probes::new())
     }
 }
 

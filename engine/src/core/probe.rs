@@ -7,6 +7,8 @@
 use crate::core::module::BodyValidator;
 use wasmparser::Operator;
 
+use std::sync::Arc;
+
 use crate::core::error::LoadError;
 use crate::core::types::{FuncAddr, ValType};
 
@@ -34,22 +36,96 @@ pub enum ArgSource {
 /// has millions of calls, so one is kept inline (no allocation).
 pub type ProbeArgs = smallvec::SmallVec<[ArgSource; 1]>;
 
-/// One monitor function to call at a site.
-#[derive(Clone, Debug)]
-pub struct ProbeCall {
-    pub func: FuncAddr,
-    /// Argument types, in order (the monitor function's parameter types;
-    /// shared by every site of a rule).
-    pub types: std::sync::Arc<[ValType]>,
-    pub args: ProbeArgs,
+/// The probe calls at one site, in firing order: usually one, kept inline
+/// (matching a large app gives millions of sites).
+pub type Probes = smallvec::SmallVec<[ProbeCall; 1]>;
+
+/// What every call of one rule shares: its function's parameter types and
+/// where it came from. A large app has millions of calls and a monitor a
+/// few hundred rules, so a call holds this behind one pointer.
+#[derive(Debug, PartialEq)]
+pub struct CallShape {
+    /// Argument types, in order (the monitor function's parameter types).
+    pub types: Arc<[ValType]>,
     /// For messages: which monitor and export this came from.
-    pub origin: std::sync::Arc<str>,
+    pub origin: Arc<str>,
+}
+
+/// What few calls have: kept out of line, so a call is small.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CallExtra {
     /// With a `frame` arg: the types of the frame's operands, top first.
-    pub operand_types: Option<std::sync::Arc<[ValType]>>,
+    pub operand_types: Option<Arc<[ValType]>>,
     /// The static `probe_id` with which `whamm:dyninstr.remove_probe`
     /// detaches this call: as in Wizard, the last probe a monitor attached
     /// at a site where one of its rules bound `probe_id`.
     pub removable: Option<u32>,
+}
+
+/// One monitor function to call at a site (48 bytes: a plan holds one per
+/// matched site and rule; what all calls of a rule share is in `shape`).
+#[derive(Clone, Debug)]
+pub struct ProbeCall {
+    pub func: FuncAddr,
+    pub shape: Arc<CallShape>,
+    pub args: ProbeArgs,
+    /// Operand types of a `frame` arg and the removable id, when either is set.
+    pub extra: Option<Box<CallExtra>>,
+}
+
+impl ProbeCall {
+    /// A call of `func` (of `shape`) with `args`; `operand_types` with a
+    /// `frame` argument.
+    pub fn new(
+        func: FuncAddr,
+        shape: Arc<CallShape>,
+        args: ProbeArgs,
+        operand_types: Option<Arc<[ValType]>>,
+    ) -> ProbeCall {
+        let extra = operand_types.map(|t| {
+            Box::new(CallExtra {
+                operand_types: Some(t),
+                removable: None,
+            })
+        });
+        ProbeCall {
+            func,
+            shape,
+            args,
+            extra,
+        }
+    }
+
+    /// Argument types, in order (the monitor function's parameter types).
+    pub fn types(&self) -> &[ValType] {
+        &self.shape.types
+    }
+
+    /// For messages: which monitor and export this came from.
+    pub fn origin(&self) -> &Arc<str> {
+        &self.shape.origin
+    }
+
+    /// With a `frame` arg: the types of the frame's operands, top first.
+    pub fn operand_types(&self) -> Option<&Arc<[ValType]>> {
+        self.extra.as_ref()?.operand_types.as_ref()
+    }
+
+    /// The static `probe_id` that detaches this call ([`CallExtra::removable`]).
+    pub fn removable(&self) -> Option<u32> {
+        self.extra.as_ref()?.removable
+    }
+
+    pub fn set_removable(&mut self, id: Option<u32>) {
+        if id.is_none() && self.extra.is_none() {
+            return;
+        }
+        let e = self.extra.get_or_insert_with(Default::default);
+        e.removable = id;
+        if **e == CallExtra::default() {
+            self.extra = None;
+        }
+    }
 }
 
 /// A counter increment the interpreter performs itself instead of calling a
@@ -126,7 +202,7 @@ pub trait Instrumenter {
         false
     }
     /// The probes to fire at a site, in firing order.
-    fn probes(&mut self, when: When, site: &Site<'_, '_>) -> Result<Vec<ProbeCall>, LoadError>;
+    fn probes(&mut self, when: When, site: &Site<'_, '_>) -> Result<Probes, LoadError>;
     /// Whether a site after an instruction ([`When::After`]) can get probes
     /// at all: if not, a caller may skip asking there (matching a large app
     /// asks at millions of sites).
@@ -140,5 +216,15 @@ pub trait Instrumenter {
     /// (`Op::MonInc*`), with the same effect as the calls.
     fn direct_increments(&mut self, _calls: &[ProbeCall]) -> Option<Vec<Direct>> {
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// A plan holds a call per matched site: keep it small.
+    #[test]
+    fn a_call_is_small() {
+        assert!(std::mem::size_of::<super::ProbeCall>() <= 48);
+        assert!(std::mem::size_of::<super::Probes>() <= 56);
     }
 }

@@ -30,6 +30,7 @@
 //! exactly the values the per-site probes would have produced.
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use smallvec::SmallVec;
 
 use wasmparser::Operator;
 
@@ -806,15 +807,30 @@ pub struct CountedBlock {
     pub pcs: Option<(u32, u32)>,
     /// Index of the counter in the woven module's globals.
     pub global: u32,
-    /// The counted sites, in order: (key, increments).
-    pub sites: Vec<(u64, Incs)>,
+    /// The counted sites, in order: a range of [`BlockCounters::sites`].
+    pub sites: std::ops::Range<u32>,
+}
+
+/// A counted site: its key ([`key`]) and its increments, a range of
+/// [`BlockCounters::incs`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct CountedSite {
+    pub key: u64,
+    pub incs: std::ops::Range<u32>,
 }
 
 /// The block counters of a woven module, and what the engine must do before a
-/// monitor observes its memory at the end of the run.
+/// monitor observes its memory at the end of the run. A large app has
+/// millions of counted sites: they are in two flat lists, not one list per
+/// block, and the increments are those the planning found (moved, not
+/// copied: [`plan_functions`]).
 #[derive(Debug, Default)]
 pub struct BlockCounters {
     pub blocks: Vec<CountedBlock>,
+    /// The counted sites of every block, block after block.
+    pub sites: Vec<CountedSite>,
+    /// The sites' increments (some entries may belong to no site).
+    pub incs: Vec<Inc>,
     /// Probes no longer emitted (counted through their block).
     pub probes_folded: u64,
     /// Sites whose probes are all counted through their block.
@@ -822,6 +838,26 @@ pub struct BlockCounters {
 }
 
 impl BlockCounters {
+    /// The counted sites of block `b`, in order: key and increments.
+    pub fn sites_of<'s>(&'s self, b: &CountedBlock) -> impl Iterator<Item = (u64, &'s [Inc])> {
+        let sites = self.sites.get(b.sites.start as usize..b.sites.end as usize);
+        sites
+            .unwrap_or_default()
+            .iter()
+            .map(|s| (s.key, self.site_incs(s)))
+    }
+
+    /// The increments of a counted site (none if its range is not in `incs`).
+    pub fn site_incs(&self, s: &CountedSite) -> &[Inc] {
+        let r = s.incs.start as usize..s.incs.end as usize;
+        self.incs.get(r).unwrap_or_default()
+    }
+
+    /// The increments of every counted site, in order.
+    pub fn counted_incs(&self) -> impl Iterator<Item = &Inc> {
+        (self.blocks.iter()).flat_map(|b| self.sites_of(b).flat_map(|s| s.1))
+    }
+
     /// The site a trap leaves a block partly executed at, for [`Self::settle`]:
     /// its (original) function and pc. None when it cannot be inside a counted
     /// block: a trap in a probe (reported without an app site), a stack
@@ -862,7 +898,7 @@ impl BlockCounters {
                 if crate::exec::jit::global_slot(store, app, b.global) != 0 {
                     // (A constant store cannot be taken back: the fold code
                     // stores it once the block ran at all.)
-                    for i in b.sites.iter().filter(|s| s.0 > after).flat_map(|s| &s.1) {
+                    for i in self.sites_of(b).filter(|s| s.0 > after).flat_map(|s| s.1) {
                         if !i.set {
                             add(store, i, i.delta.wrapping_neg());
                         }
@@ -878,9 +914,9 @@ impl BlockCounters {
                 continue;
             }
             crate::exec::jit::set_global_slot(store, app, b.global, 0);
-            for (k, incs) in &b.sites {
+            for (k, incs) in self.sites_of(b) {
                 let ran = match hit {
-                    Some((hb, after)) if hb == bi && *k > after => count - 1,
+                    Some((hb, after)) if hb == bi && k > after => count - 1,
                     _ => count,
                 };
                 if ran == 0 {
@@ -935,37 +971,64 @@ pub fn call_key(c: &ProbeCall) -> CallKey {
 }
 
 /// The probe calls of a plan that are counted through their block
-/// ([`countable`]), by identity: each site's own [`ProbeCall`]. In the order
-/// they were given (site order), and looked up from where the last lookup
-/// ended: the weave asks in site order, so a lookup is usually the next entry
-/// (a hash map of millions of sites missed the cache on nearly every
-/// lookup). Any other lookup searches an index by address, sorted at the
-/// first such lookup (sorting the entries themselves, millions of them, cost
-/// more than the rest of the planning).
+/// ([`countable`]), by identity: each site's own [`ProbeCall`], with its
+/// increments (a range of one flat list, which the planned counters take
+/// over: [`plan_functions`]). In the order they were given (site order), and
+/// looked up from where the last lookup ended: the weave asks in site order,
+/// so a lookup is usually the next entry (a hash map of millions of sites
+/// missed the cache on nearly every lookup). Any other lookup searches an
+/// index by address, sorted at the first such lookup (sorting the entries
+/// themselves, millions of them, cost more than the rest of the planning).
 #[derive(Default)]
 pub struct Countable {
-    entries: Vec<(usize, Incs)>,
-    finger: std::cell::Cell<usize>,
-    /// (address, entry), sorted by address.
-    by_address: std::cell::OnceCell<Vec<(usize, u32)>>,
+    /// (call address, end of its increments in `incs`, the app function
+    /// of its site), in order (so by function).
+    entries: Vec<(usize, u32, u32)>,
+    incs: Vec<Inc>,
 }
 
-impl Countable {
-    /// The increments of `c`, if it is counted.
-    pub fn get(&self, c: &ProbeCall) -> Option<&[Inc]> {
+/// Looks calls up in a [`Countable`] (one per thread that plans).
+pub struct Lookup<'c> {
+    c: &'c Countable,
+    finger: usize,
+    /// (address, entry), sorted by address.
+    by_address: Option<Vec<(usize, u32)>>,
+}
+
+impl<'c> Lookup<'c> {
+    /// Lookups of the calls of function `func` and those after it, in
+    /// order (a part of [`plan_functions`] starts at its first function).
+    pub fn new(c: &'c Countable, func: u32) -> Lookup<'c> {
+        Lookup {
+            c,
+            finger: c.entries.partition_point(|e| e.2 < func),
+            by_address: None,
+        }
+    }
+
+    /// The increments of `c`, if it is counted, as a range of the flat list.
+    pub fn get(&mut self, c: &ProbeCall) -> Option<std::ops::Range<u32>> {
         let id = c as *const ProbeCall as usize;
-        let f = self.finger.get();
-        let at = |i: usize| self.entries.get(i).filter(|e| e.0 == id).map(|_| i);
+        let entries = &self.c.entries;
+        let at = |i: usize| entries.get(i).filter(|e| e.0 == id).map(|_| i);
+        let f = self.finger;
         let i = at(f).or_else(|| at(f + 1)).or_else(|| self.search(id))?;
-        self.finger.set(i + 1);
-        Some(&self.entries[i].1[..])
+        self.finger = i + 1;
+        let start = i.checked_sub(1).map_or(0, |p| entries[p].1);
+        Some(start..entries[i].1)
+    }
+
+    /// The increments of a range [`Lookup::get`] gave.
+    pub fn incs(&self, r: std::ops::Range<u32>) -> &'c [Inc] {
+        &self.c.incs[r.start as usize..r.end as usize]
     }
 
     /// The entry of the call at address `id`, through the index.
     #[cold]
-    fn search(&self, id: usize) -> Option<usize> {
-        let ix = self.by_address.get_or_init(|| {
-            let mut ix: Vec<(usize, u32)> = (self.entries.iter().enumerate())
+    fn search(&mut self, id: usize) -> Option<usize> {
+        let entries = &self.c.entries;
+        let ix = self.by_address.get_or_insert_with(|| {
+            let mut ix: Vec<(usize, u32)> = (entries.iter().enumerate())
                 .map(|(i, e)| (e.0, i as u32))
                 .collect();
             ix.sort_unstable();
@@ -974,9 +1037,31 @@ impl Countable {
         let k = ix.binary_search_by_key(&id, |e| e.0).ok()?;
         Some(ix[k].1 as usize)
     }
+}
 
+impl Countable {
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
+    }
+
+    /// Keep the entries `keep` accepts (given each one's increments).
+    fn retain(&mut self, mut keep: impl FnMut(usize, &[Inc]) -> bool) {
+        let (mut start, mut kept_end) = (0u32, 0usize);
+        let mut out = 0usize;
+        for i in 0..self.entries.len() {
+            let (id, end, func) = self.entries[i];
+            let r = start as usize..end as usize;
+            start = end;
+            if !keep(id, &self.incs[r.clone()]) {
+                continue;
+            }
+            self.incs.copy_within(r.clone(), kept_end);
+            kept_end += r.len();
+            self.entries[out] = (id, kept_end as u32, func);
+            out += 1;
+        }
+        self.entries.truncate(out);
+        self.incs.truncate(kept_end);
     }
 }
 
@@ -985,11 +1070,12 @@ impl Countable {
 /// the same bytes commute; overlapping ones of different shape would not).
 pub fn countable<'a>(
     store: &Store,
-    calls: impl Iterator<Item = &'a ProbeCall> + Clone,
+    calls: impl Iterator<Item = (u32, &'a ProbeCall)> + Clone,
 ) -> Countable {
     // The increments of each countable call (by its address), in order, and
     // the functions of the others.
-    let mut entries: Vec<(usize, Incs)> = Vec::with_capacity(calls.size_hint().0);
+    let mut entries: Vec<(usize, u32, u32)> = Vec::with_capacity(calls.size_hint().0);
+    let mut all_incs: Vec<Inc> = Vec::with_capacity(calls.size_hint().0);
     let mut uncounted: Vec<FuncAddr> = Vec::new();
     let mut seen = HashSet::default();
     // Sites of one probe differ in their constants (each its own counter's
@@ -1000,7 +1086,7 @@ pub fn countable<'a>(
     // (Consecutive sites are usually of one probe: no lookup then.)
     let mut last = None;
     let mut one_by_one: HashMap<CallKey, Option<Incs>> = HashMap::default();
-    for c in calls.clone() {
+    for (f, c) in calls.clone() {
         let k = template_key(c);
         let t = match last {
             Some((lk, t)) if lk == k => t,
@@ -1018,21 +1104,28 @@ pub fn countable<'a>(
                 .clone(),
         };
         match incs {
-            Some(incs) => entries.push((c as *const ProbeCall as usize, incs)),
+            Some(incs) => {
+                all_incs.extend_from_slice(&incs);
+                entries.push((c as *const ProbeCall as usize, all_incs.len() as u32, f));
+            }
             None if seen.insert(c.func) => uncounted.push(c.func),
             None => {}
         }
     }
+    let mut countable = Countable {
+        entries,
+        incs: all_incs,
+    };
     // Increments whose bytes another shape of increment touches are not
     // counted: their probes are not countable increments either.
-    let bad = conflicting_shapes(&entries);
+    let bad = conflicting_shapes(&countable.incs);
     if !bad.is_empty() {
-        let mut calls = calls;
-        entries.retain(|(addr, incs)| {
+        let mut calls = calls.map(|c| c.1);
+        countable.retain(|addr, incs| {
             // (`entries` follow `calls`' order.)
             let c = loop {
                 match calls.next() {
-                    Some(c) if c as *const ProbeCall as usize == *addr => break Some(c),
+                    Some(c) if c as *const ProbeCall as usize == addr => break Some(c),
                     Some(_) => {}
                     None => break None,
                 }
@@ -1061,18 +1154,16 @@ pub fn countable<'a>(
         }
     }
     if !reached.is_empty() {
-        entries.retain(|(_, incs)| !incs.iter().any(|i| reached.contains(&i.mem)));
+        countable.retain(|_, incs| !incs.iter().any(|i| reached.contains(&i.mem)));
     }
-    entries.shrink_to_fit();
-    Countable {
-        entries,
-        ..Countable::default()
-    }
+    countable.entries.shrink_to_fit();
+    countable.incs.shrink_to_fit();
+    countable
 }
 
 /// The shapes of increment among `entries` that overlap another shape.
-fn conflicting_shapes(entries: &[(usize, Incs)]) -> HashSet<Shape> {
-    let incs = || entries.iter().flat_map(|e| &e.1);
+fn conflicting_shapes(all: &[Inc]) -> HashSet<Shape> {
+    let incs = || all.iter();
     // Counters allocated in site order (one per site, each after the one
     // before, in one memory) cannot overlap: no sort of millions of shapes.
     let mut end: Option<(MemAddr, u64)> = None;
@@ -1122,14 +1213,14 @@ pub struct FuncBlocks {
 }
 
 /// The [`FuncBlocks`] of every function with counted blocks, as
-/// [`plan_function`] gave them while it made `blocks` (a plan kept by the
-/// match cache is its blocks alone).
-pub fn func_blocks(blocks: &[CountedBlock]) -> HashMap<u32, FuncBlocks> {
+/// [`plan_function`] gave them while it made the blocks of `c` (a plan kept
+/// by the match cache is its counters alone).
+pub fn func_blocks(c: &BlockCounters) -> HashMap<u32, FuncBlocks> {
     let mut out: HashMap<u32, FuncBlocks> = HashMap::default();
-    for b in blocks {
+    for b in &c.blocks {
         let fb = out.entry(b.func).or_default();
         fb.starts.push((b.start, b.global));
-        fb.folded.extend(b.sites.iter().map(|s| s.0));
+        fb.folded.extend(c.sites_of(b).map(|s| s.0));
     }
     out
 }
@@ -1187,19 +1278,164 @@ fn nesting(op: &Operator<'_>) -> i32 {
     }
 }
 
+/// The block counters of every function of `plan` (ascending) with the
+/// countable probes `countable`, numbered from `first_global`
+/// ([`plan_function`]), and each function's [`FuncBlocks`]. The counted
+/// sites' increments are `countable`'s, moved. On a large plan the
+/// functions are planned in parts on several threads ([`plan_parts`]), and
+/// the parts joined in order: the same counters as in one part.
+pub fn plan_functions(
+    m: &crate::core::module::ModuleInfo,
+    plan: &crate::monitor::weave::Plan,
+    countable: Countable,
+    first_global: u32,
+) -> Result<(BlockCounters, HashMap<u32, FuncBlocks>), crate::LoadError> {
+    let mut fids: Vec<u32> = plan.funcs.keys().copied().collect();
+    fids.sort_unstable();
+    let parts = split_functions(plan, &fids, plan_parts(countable.entries.len()));
+    let c = &countable;
+    let planned: Vec<Result<Part, crate::LoadError>> = match &parts[..] {
+        [one] => vec![plan_part(m, plan, c, one)],
+        [first, rest @ ..] => std::thread::scope(|s| {
+            let others: Vec<_> = (rest.iter())
+                .map(|p| s.spawn(move || plan_part(m, plan, c, p)))
+                .collect();
+            let mut all = vec![plan_part(m, plan, c, first)];
+            for h in others {
+                all.push(h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+            }
+            all
+        }),
+        [] => Vec::new(),
+    };
+    let mut out = BlockCounters {
+        incs: countable.incs,
+        ..BlockCounters::default()
+    };
+    let base = out.incs.len() as u32;
+    let mut func_blocks: HashMap<u32, FuncBlocks> = HashMap::default();
+    for part in planned {
+        let part = part?;
+        let (globals, sites) = (
+            first_global + out.blocks.len() as u32,
+            out.sites.len() as u32,
+        );
+        let extra = out.incs.len() as u32 - base;
+        let shift = |r: &mut std::ops::Range<u32>, by: u32| *r = r.start + by..r.end + by;
+        let (mut blocks, mut part_sites) = (part.counters.blocks, part.counters.sites);
+        for b in &mut blocks {
+            b.global += globals;
+            shift(&mut b.sites, sites);
+        }
+        for s in part_sites.iter_mut().filter(|s| s.incs.start >= base) {
+            shift(&mut s.incs, extra);
+        }
+        // (The first part's lists become the whole's: no copy.)
+        if out.blocks.is_empty() && out.sites.is_empty() {
+            (out.blocks, out.sites) = (blocks, part_sites);
+        } else {
+            out.blocks.append(&mut blocks);
+            out.sites.append(&mut part_sites);
+        }
+        out.incs.extend(part.extra);
+        out.probes_folded += part.counters.probes_folded;
+        out.sites_folded += part.counters.sites_folded;
+        for (f, mut fb) in part.func_blocks {
+            fb.starts.iter_mut().for_each(|s| s.1 += globals);
+            func_blocks.insert(f, fb);
+        }
+    }
+    Ok((out, func_blocks))
+}
+
+/// Into how many parts, planned on as many threads, [`plan_functions`]
+/// cuts a plan of `calls` countable calls: one below 100,000 (a thread
+/// costs more than it saves), else one per core (at most 4). The variable
+/// `WIZENG_PLAN_THREADS=N` sets it (1: one part, on the calling thread).
+fn plan_parts(calls: usize) -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    let forced = std::env::var("WIZENG_PLAN_THREADS").ok();
+    if let Some(n) = forced.and_then(|v| v.parse::<usize>().ok()) {
+        return n.clamp(1, 64);
+    }
+    if calls < 100_000 {
+        return 1;
+    }
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get().min(4)))
+}
+
+/// `fids` cut into at most `parts` runs of about as many matched sites each.
+fn split_functions<'f>(
+    plan: &crate::monitor::weave::Plan,
+    fids: &'f [u32],
+    parts: usize,
+) -> Vec<&'f [u32]> {
+    let weight = |f: &u32| {
+        let fp = &plan.funcs[f];
+        1 + fp.before.len() + fp.after.len()
+    };
+    let total: usize = fids.iter().map(weight).sum();
+    let per = total.div_ceil(parts.max(1)).max(1);
+    let (mut out, mut start, mut acc) = (Vec::new(), 0, 0);
+    for (i, f) in fids.iter().enumerate() {
+        acc += weight(f);
+        if acc >= per && out.len() + 1 < parts {
+            out.push(&fids[start..=i]);
+            (start, acc) = (i + 1, 0);
+        }
+    }
+    if start < fids.len() || out.is_empty() {
+        out.push(&fids[start..]);
+    }
+    out
+}
+
+/// What one part of [`plan_functions`] planned: counters numbered from 0,
+/// its sites' increments copied out of the countable ones (`extra`, from
+/// the countable increments' end on), and its functions' blocks.
+struct Part {
+    counters: BlockCounters,
+    extra: Vec<Inc>,
+    func_blocks: Vec<(u32, FuncBlocks)>,
+}
+
+fn plan_part(
+    m: &crate::core::module::ModuleInfo,
+    plan: &crate::monitor::weave::Plan,
+    countable: &Countable,
+    fids: &[u32],
+) -> Result<Part, crate::LoadError> {
+    let mut part = Part {
+        counters: BlockCounters::default(),
+        extra: Vec::new(),
+        func_blocks: Vec::with_capacity(fids.len()),
+    };
+    let mut lookup = Lookup::new(countable, fids.first().copied().unwrap_or(0));
+    for f in fids {
+        let fp = &plan.funcs[f];
+        let (out, extra) = (&mut part.counters, &mut part.extra);
+        let fb = plan_function(m, *f, fp, &mut lookup, 0, out, extra)?;
+        part.func_blocks.push((*f, fb));
+    }
+    Ok(part)
+}
+
 /// Partition function `idx` into blocks and give a counter to each block
 /// with a countable probe (one is enough: at run time a counter increment
 /// costs what the inlined increment would, and weaving, translating and
 /// compiling it costs far less than inlining the probe's body). Counters are
-/// numbered from
-/// `first_global + out.blocks.len()`.
+/// numbered from `first_global + out.blocks.len()`. A counted site's
+/// increments are a range of `countable`'s (its calls' are consecutive there
+/// when the weave asks in site order); any other site's are copied into
+/// `extra`, numbered from the end of `countable`'s.
 pub fn plan_function(
     m: &crate::core::module::ModuleInfo,
     idx: u32,
     fp: &crate::monitor::weave::FuncPlan,
-    countable: &Countable,
+    countable: &mut Lookup<'_>,
     first_global: u32,
     out: &mut BlockCounters,
+    extra: &mut Vec<Inc>,
 ) -> Result<FuncBlocks, crate::LoadError> {
     let mut fb = FuncBlocks::default();
     // (At most every site is counted: no growth.)
@@ -1209,13 +1445,14 @@ pub fn plan_function(
         start: 0,
         probes: 0,
         pcs: None,
-        sites: Vec::new(),
+        first_site: out.sites.len(),
         func: idx,
         first_global,
         out,
     };
     let (mut before, mut after) = (fp.before.cursor(), fp.after.cursor());
     let mut n = 0usize;
+    let base = countable.c.incs.len() as u32;
     for_each_event(m, idx, wrapped(m, idx, fp), |ev, pc, _, _| {
         match ev {
             Ev::Split => plan.close(n + 1),
@@ -1226,19 +1463,15 @@ pub fn plan_function(
                     When::After => after.get(pc),
                 };
                 if let Some(calls) = calls.filter(|c| !c.is_empty()) {
-                    let mut incs = Incs::new();
-                    let counted = calls.iter().all(|c| match countable.get(c) {
-                        Some(i) => {
-                            incs.extend_from_slice(i);
-                            true
+                    match site_incs(calls, countable, base, extra) {
+                        Some(incs) => {
+                            plan.probes += calls.len() as u64;
+                            plan.out.sites.push(CountedSite {
+                                key: key(pc, when),
+                                incs,
+                            });
                         }
-                        None => false,
-                    });
-                    if counted {
-                        plan.probes += calls.len() as u64;
-                        plan.sites.push((key(pc, when), incs));
-                    } else {
-                        plan.close(n + 1);
+                        None => plan.close(n + 1),
                     }
                 }
             }
@@ -1254,6 +1487,32 @@ pub fn plan_function(
     Ok(plan.fb)
 }
 
+/// The increments of a site whose `calls` are all countable, as a range of
+/// the planned counters' `incs` (`countable`'s, then `extra` from `base`);
+/// `None` if one is not.
+fn site_incs(
+    calls: &[ProbeCall],
+    countable: &mut Lookup<'_>,
+    base: u32,
+    extra: &mut Vec<Inc>,
+) -> Option<std::ops::Range<u32>> {
+    let mut ranges: SmallVec<[std::ops::Range<u32>; 2]> = SmallVec::new();
+    for c in calls {
+        ranges.push(countable.get(c)?);
+    }
+    let contiguous = ranges.windows(2).all(|w| w[0].end == w[1].start);
+    match (ranges.first(), ranges.last()) {
+        (Some(a), Some(b)) if contiguous => Some(a.start..b.end),
+        _ => {
+            let start = base + extra.len() as u32;
+            for r in ranges {
+                extra.extend_from_slice(countable.incs(r));
+            }
+            Some(start..base + extra.len() as u32)
+        }
+    }
+}
+
 /// [`plan_function`]'s state: the block being walked (from event `start`)
 /// and where finished ones go.
 struct BlockPlan<'o> {
@@ -1262,9 +1521,8 @@ struct BlockPlan<'o> {
     /// Counted probes and the pcs of the instructions in the block so far.
     probes: u64,
     pcs: Option<(u32, u32)>,
-    /// Its counted sites (reused from block to block: a block's own list is
-    /// allocated once, at its exact size).
-    sites: Vec<(u64, Incs)>,
+    /// Where its counted sites start in `out.sites`.
+    first_site: usize,
     func: u32,
     first_global: u32,
     out: &'o mut BlockCounters,
@@ -1277,22 +1535,23 @@ impl BlockPlan<'_> {
         let start = std::mem::replace(&mut self.start, next);
         let pcs = self.pcs.take();
         let probes = std::mem::take(&mut self.probes);
+        let first = std::mem::replace(&mut self.first_site, self.out.sites.len());
         if probes == 0 {
             return;
         }
         let out = &mut *self.out;
         let global = self.first_global + out.blocks.len() as u32;
         self.fb.starts.push((start, global));
-        self.fb.folded.extend(self.sites.iter().map(|s| s.0));
+        let sites = &out.sites[first..];
+        self.fb.folded.extend(sites.iter().map(|s| s.key));
         out.probes_folded += probes;
-        out.sites_folded += self.sites.len() as u64;
-        let sites: Vec<(u64, Incs)> = self.sites.drain(..).collect();
+        out.sites_folded += sites.len() as u64;
         out.blocks.push(CountedBlock {
             func: self.func,
             start,
             pcs,
             global,
-            sites,
+            sites: first as u32..out.sites.len() as u32,
         });
     }
 }
@@ -1313,7 +1572,7 @@ fn store_of_width(width: u8, ma: wasm_encoder::MemArg) -> wasm_encoder::Instruct
 /// compiler). `first_func` is the index of the first; `mem_idx` maps a
 /// counter's memory to its index in the woven module.
 pub fn fold_functions(
-    blocks: &[CountedBlock],
+    counters: &BlockCounters,
     mem_idx: &dyn Fn(MemAddr) -> u32,
     first_func: u32,
 ) -> Vec<wasm_encoder::Function> {
@@ -1322,8 +1581,11 @@ pub fn fold_functions(
     let mut chunks: Vec<Function> = Vec::new();
     let mut f = Function::new([(1, wasm_encoder::ValType::I64)]);
     let mut n = 0usize;
-    for b in blocks {
-        let mut agg: Vec<Inc> = b.sites.iter().flat_map(|s| s.1.iter().copied()).collect();
+    for b in &counters.blocks {
+        let mut agg: Vec<Inc> = counters
+            .sites_of(b)
+            .flat_map(|s| s.1.iter().copied())
+            .collect();
         agg.sort_by_key(|i| (i.mem.0, i.ea, i.width));
         let mut merged: Vec<Inc> = Vec::new();
         for i in agg {
@@ -1453,14 +1715,11 @@ mod tests {
 
     fn call(store: &Store, id: InstanceId, name: &str, args: &[ArgSource]) -> ProbeCall {
         let func = store.export_func(id, name).unwrap();
-        ProbeCall {
-            func,
+        let shape = Arc::new(crate::core::probe::CallShape {
             types: store.func_type(func).params.to_vec().into(),
-            args: args.into(),
             origin: Arc::from(name),
-            operand_types: None,
-            removable: None,
-        }
+        });
+        ProbeCall::new(func, shape, args.into(), None)
     }
 
     #[test]

@@ -33,7 +33,7 @@ use rustc_hash::FxHashMap as HashMap;
 use sha2::{Digest, Sha256};
 use smallvec::SmallVec;
 
-use crate::core::probe::{ArgSource, ProbeCall};
+use crate::core::probe::{ArgSource, CallShape, ProbeCall};
 use crate::core::types::{FuncAddr, ValType};
 use crate::exec::jit::cache::{self, Entry};
 use crate::monitor::matcher::MonitorStats;
@@ -320,7 +320,7 @@ impl<'a> Image<'a> {
 pub(crate) mod counters {
     use super::{cache, Entry, Key, Reader, Writer};
     use crate::core::types::MemAddr;
-    use crate::monitor::blockcount::{BlockCounters, CountedBlock, Inc, Incs};
+    use crate::monitor::blockcount::{BlockCounters, CountedBlock, CountedSite, Inc};
     use crate::monitor::inline::InlineConfig;
     use sha2::{Digest, Sha256};
 
@@ -371,8 +371,8 @@ pub(crate) mod counters {
             }
             w.u64(b.global as u64);
             w.u64(b.sites.len() as u64);
-            for (k, incs) in &b.sites {
-                w.u64(*k);
+            for (k, incs) in c.sites_of(b) {
+                w.u64(k);
                 w.u64(incs.len() as u64);
                 for i in incs {
                     w.u64(i.mem.0 as u64);
@@ -392,6 +392,7 @@ pub(crate) mod counters {
         let sites_folded = r.u64()?;
         let n = r.count()?;
         let mut blocks = Vec::with_capacity(n);
+        let (mut sites, mut incs) = (Vec::new(), Vec::new());
         for _ in 0..n {
             let func = r.u32()?;
             let start = r.usize()?;
@@ -402,11 +403,11 @@ pub(crate) mod counters {
             };
             let global = r.u32()?;
             let ns = r.count()?;
-            let mut sites = Vec::with_capacity(ns);
+            let first_site = sites.len() as u32;
             for _ in 0..ns {
                 let k = r.u64()?;
                 let ni = r.count()?;
-                let mut incs = Incs::with_capacity(ni);
+                let first_inc = incs.len() as u32;
                 for _ in 0..ni {
                     let mem = MemAddr(r.u32()?);
                     let ea = r.u32()?;
@@ -423,18 +424,23 @@ pub(crate) mod counters {
                         set: flags & 2 != 0,
                     });
                 }
-                sites.push((k, incs));
+                sites.push(CountedSite {
+                    key: k,
+                    incs: first_inc..incs.len() as u32,
+                });
             }
             blocks.push(CountedBlock {
                 func,
                 start,
                 pcs,
                 global,
-                sites,
+                sites: first_site..sites.len() as u32,
             });
         }
         (r.at == bytes.len()).then_some(BlockCounters {
             blocks,
+            sites,
+            incs,
             probes_folded,
             sites_folded,
         })
@@ -634,7 +640,7 @@ impl PlanWriter {
         w.u64(calls.len() as u64);
         for c in calls {
             w.u64(c.func.0 as u64);
-            let t = self.types(&c.types);
+            let t = self.types(&c.shape.types);
             w.u64(t);
             w.u64(c.args.len() as u64);
             for a in &c.args {
@@ -650,19 +656,19 @@ impl PlanWriter {
                 w.u64(v);
             }
             let n = self.origin_list.len() as u32;
-            let o = *self.origins.entry(c.origin.as_ptr()).or_insert_with(|| {
-                self.origin_list.push(c.origin.clone());
+            let o = *self.origins.entry(c.origin().as_ptr()).or_insert_with(|| {
+                self.origin_list.push(c.origin().clone());
                 n
             });
             w.u64(o as u64);
-            match &c.operand_types {
+            match c.operand_types() {
                 None => w.u64(0),
                 Some(t) => {
                     let t = self.types(t);
                     w.u64(t + 1);
                 }
             }
-            w.u64(c.removable.map_or(0, |r| r as u64 + 1));
+            w.u64(c.removable().map_or(0, |r| r as u64 + 1));
         }
     }
 
@@ -688,6 +694,8 @@ impl PlanWriter {
 struct PlanReader {
     type_lists: Vec<Arc<[ValType]>>,
     origins: Vec<Arc<str>>,
+    /// The calls' shapes, by (type list, origin): one per rule.
+    shapes: std::cell::RefCell<HashMap<(usize, usize), Arc<CallShape>>>,
 }
 
 impl PlanReader {
@@ -760,7 +768,8 @@ impl PlanReader {
         let mut out = T::default();
         for _ in 0..n {
             let func = r.u32()?;
-            let types = self.type_lists.get(r.usize()?)?.clone();
+            let ti = r.usize()?;
+            let types = self.type_lists.get(ti)?;
             // The probe function exists and takes these arguments.
             let f = store.funcs.get(func as usize)?;
             (f.ty.params[..] == types[..]).then_some(())?;
@@ -780,7 +789,16 @@ impl PlanReader {
                     _ => return None,
                 });
             }
-            let origin = self.origins.get(r.usize()?)?.clone();
+            let oi = r.usize()?;
+            let origin = self.origins.get(oi)?;
+            let shape = (self.shapes.borrow_mut().entry((ti, oi)))
+                .or_insert_with(|| {
+                    Arc::new(CallShape {
+                        types: types.clone(),
+                        origin: origin.clone(),
+                    })
+                })
+                .clone();
             let operand_types = match r.usize()? {
                 0 => None,
                 k => Some(self.type_lists.get(k - 1)?.clone()),
@@ -789,14 +807,9 @@ impl PlanReader {
                 0 => None,
                 k => Some(u32::try_from(k - 1).ok()?),
             };
-            out.extend([ProbeCall {
-                func: FuncAddr(func),
-                types,
-                args,
-                origin,
-                operand_types,
-                removable,
-            }]);
+            let mut call = ProbeCall::new(FuncAddr(func), shape, args, operand_types);
+            call.set_removable(removable);
+            out.extend([call]);
         }
         Some(out)
     }
@@ -873,14 +886,11 @@ mod tests {
 
     fn call(store: &Store, id: InstanceId, name: &str, args: Vec<ArgSource>) -> ProbeCall {
         let func = store.export_func(id, name).unwrap();
-        ProbeCall {
-            func,
+        let shape = Arc::new(CallShape {
             types: store.func_type(func).params.to_vec().into(),
-            args: args.into(),
             origin: Arc::from(format!("monitor m: `{name}`")),
-            operand_types: None,
-            removable: None,
-        }
+        });
+        ProbeCall::new(func, shape, args.into(), None)
     }
 
     /// A plan using every kind of argument, site and operand stack.
@@ -892,8 +902,10 @@ mod tests {
             vec![ArgSource::Local(3), ArgSource::Const(1 << 40)],
         );
         let mut q = call(store, id, "q", vec![ArgSource::OpaqueOperand(0)]);
-        q.operand_types = Some(vec![ValType::ExternRef, ValType::I32].into());
-        q.removable = Some(5);
+        q.extra = Some(Box::new(crate::core::probe::CallExtra {
+            operand_types: Some(vec![ValType::ExternRef, ValType::I32].into()),
+            removable: Some(5),
+        }));
         let mut plan = Plan::default();
         let mut f = FuncPlan {
             entry: vec![p.clone()],
@@ -1018,7 +1030,7 @@ mod tests {
     /// Block counters of every shape an entry can hold.
     fn counters() -> crate::monitor::blockcount::BlockCounters {
         use crate::core::types::MemAddr;
-        use crate::monitor::blockcount::{BlockCounters, CountedBlock, Inc};
+        use crate::monitor::blockcount::{BlockCounters, CountedBlock, CountedSite, Inc};
         let inc = |ea, width, zext, set| Inc {
             mem: MemAddr(0),
             ea,
@@ -1027,29 +1039,34 @@ mod tests {
             zext,
             set,
         };
-        let mut two = smallvec::SmallVec::new();
-        two.extend([inc(8, 4, true, false), inc(16, 1, false, true)]);
+        let incs = vec![
+            inc(0, 8, false, false),
+            inc(8, 4, true, false),
+            inc(16, 1, false, true),
+            inc(24, 2, false, false),
+        ];
+        let site = |key, incs| CountedSite { key, incs };
+        let sites = vec![site(0, 0..1), site(6, 1..3), site(19, 3..4)];
         let blocks = vec![
             CountedBlock {
                 func: 7,
                 start: 0,
                 pcs: None,
                 global: 4,
-                sites: vec![(0, smallvec::smallvec![inc(0, 8, false, false)])],
+                sites: 0..1,
             },
             CountedBlock {
                 func: 7,
                 start: 5,
                 pcs: Some((3, 9)),
                 global: 5,
-                sites: vec![
-                    (6, two),
-                    (19, smallvec::smallvec![inc(24, 2, false, false)]),
-                ],
+                sites: 1..3,
             },
         ];
         BlockCounters {
             blocks,
+            sites,
+            incs,
             probes_folded: 4,
             sites_folded: 3,
         }

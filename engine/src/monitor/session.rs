@@ -543,12 +543,9 @@ impl Session {
             .then(|| match_cache::Before::capture(&self.store));
         let mut matcher = m.matcher(&mut self.store);
         let mut timed = Timed::new(&mut matcher, self.config.metrics);
-        let mut rec = weave::Recorder {
-            inner: &mut timed,
-            plan: Default::default(),
-        };
+        let mut rec = weave::Recorder::new(&mut timed);
         let orig = Module::new_matched(bytes, &mut rec);
-        let plan = rec.plan;
+        let plan = rec.into_plan();
         self.metrics.matching = timed.spent;
         self.metrics.decode = t0.elapsed();
         let orig = orig?;
@@ -911,7 +908,7 @@ impl crate::core::probe::Instrumenter for Timed<'_> {
         &mut self,
         when: crate::core::probe::When,
         site: &crate::core::probe::Site<'_, '_>,
-    ) -> Result<Vec<crate::core::probe::ProbeCall>, LoadError> {
+    ) -> Result<crate::core::probe::Probes, LoadError> {
         let t0 = self.on.then(Instant::now);
         let r = self.inner.probes(when, site);
         self.spent += t0.map_or(Duration::ZERO, |t| t.elapsed());

@@ -674,7 +674,7 @@ impl Translator<'_> {
         if self.wide {
             self.slot_args(site.validator, &mut calls);
         }
-        Ok(calls)
+        Ok(calls.into_vec())
     }
 
     fn slot_args(&self, v: &BodyValidator, calls: &mut [ProbeCall]) {

@@ -36,7 +36,7 @@ impl Interp<'_> {
 
     fn fire_probe_calls(&mut self, c: super::exec::CodeRef, k: u32) -> Result<(), Trap> {
         for call in &c.probes[k as usize] {
-            if let Some(id) = call.removable {
+            if let Some(id) = call.removable() {
                 if crate::exec::state(self.store)
                     .dyn_sites
                     .removed
@@ -48,8 +48,8 @@ impl Interp<'_> {
             // An interpreted Wasm function without a frame handle:
             // its argument slots as they are.
             let r = if call.args.len() <= 8
-                && call.operand_types.is_none()
-                && !call.types.contains(&ValType::V128)
+                && call.operand_types().is_none()
+                && !call.types().contains(&ValType::V128)
                 && matches!(
                     self.store.funcs[call.func.0 as usize].kind,
                     FuncKind::Wasm { .. }
@@ -57,18 +57,18 @@ impl Interp<'_> {
                 && !crate::exec::tiering::is_compiled(self.store, call.func)
             {
                 let mut slots = [0u64; 8];
-                for (s, (t, a)) in slots.iter_mut().zip(call.types.iter().zip(&call.args)) {
+                for (s, (t, a)) in slots.iter_mut().zip(call.types().iter().zip(&call.args)) {
                     *s = Value::from_slot(*t, self.arg_slot(a)).to_slot();
                 }
                 invoke_probe(self.store, call.func, &slots[..call.args.len()])
             } else {
                 let args: Vec<Value> = call
-                    .types
+                    .types()
                     .iter()
                     .zip(&call.args)
                     .map(|(t, a)| self.arg_value(*t, a))
                     .collect();
-                let prev_view = if call.operand_types.is_some() {
+                let prev_view = if call.operand_types().is_some() {
                     let view = self.frame_view(call);
                     Some(crate::exec::state_mut(self.store).frame_view.replace(view))
                 } else {
@@ -81,7 +81,7 @@ impl Interp<'_> {
                 r
             };
             if let Err(t) = r {
-                return Err(self.probe_trapped(&call.origin, t));
+                return Err(self.probe_trapped(call.origin(), t));
             }
         }
         Ok(())
@@ -142,7 +142,7 @@ impl Interp<'_> {
             top: self.sp - base,
             code: self.code.to_rc(),
             pc,
-            operand_types: call.operand_types.clone(),
+            operand_types: call.operand_types().cloned(),
         });
         FrameView {
             stack: base.0,

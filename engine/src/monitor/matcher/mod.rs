@@ -24,7 +24,7 @@ use monitor_abi::{ConstValue, Opcode};
 use wasmparser::{Operator, WasmModuleResources};
 
 use crate::core::error::{LoadError, LoadErrorKind, Trap, TrapKind};
-use crate::core::probe::{ArgSource, Instrumenter, ProbeCall, Site, When};
+use crate::core::probe::{ArgSource, CallShape, Instrumenter, ProbeCall, Probes, Site, When};
 use crate::core::types::*;
 use crate::runtime::store::{Caller, Linker, Store};
 use crate::runtime::wasi::WasiCtx;
@@ -85,13 +85,12 @@ type StaticArgs = SmallVec<[Value; 8]>;
 
 struct Rule {
     export: std::sync::Arc<str>,
-    /// `monitor NAME: \`EXPORT\``, for messages (`ProbeCall::origin`).
-    origin: std::sync::Arc<str>,
     pattern: Rc<Pattern>,
     func: FuncAddr,
     ty: Rc<FuncType>,
-    /// `ty`'s parameters, shared by every [`ProbeCall`] of the rule.
-    params: std::sync::Arc<[ValType]>,
+    /// `ty`'s parameters and `monitor NAME: \`EXPORT\`` (for messages),
+    /// shared by every [`ProbeCall`] of the rule.
+    shape: std::sync::Arc<CallShape>,
     /// A placement error of the pattern (docs/monitor-abi.md#where-parameters-are-allowed),
     /// reported as a bind error at the first site the rule's event matches
     /// (as Wizard does): `(in the predicate, message)`. An error outside the
@@ -526,10 +525,12 @@ impl Monitors {
                         let ty = Rc::new(store.func_type(func).clone());
                         lm.rules.push(Rc::new(Rule {
                             export: e.name.as_str().into(),
-                            origin: format!("monitor {name}: `{}`", e.name).into(),
+                            shape: std::sync::Arc::new(CallShape {
+                                types: ty.params.to_vec().into(),
+                                origin: format!("monitor {name}: `{}`", e.name).into(),
+                            }),
                             pattern: Rc::new(pattern),
                             func,
-                            params: ty.params.to_vec().into(),
                             ty,
                             invalid,
                         }));
@@ -968,14 +969,11 @@ impl Matcher<'_> {
     fn write_buffer(&mut self, mi: usize, bytes: &[u8]) -> Result<(i32, i32), String> {
         let (mem, start, max) = self.buffer(mi)?;
         let store = &mut *self.store;
-        let global = |g: GlobalAddr| match store.global_value(g) {
-            Value::I32(v) => Ok(v as u32 as usize),
-            v => Err(format!(
-                "a `whamm_buffer` bound global is a {}, not an i32",
-                v.ty()
-            )),
-        };
-        let (start, max) = (global(start)?, global(max)?);
+        // (`buffer` checked both are `i32` globals: the low 32 bits of the
+        // slot are the value. This runs at every site whose static call
+        // takes a string.)
+        let global = |g: GlobalAddr| store.globals[g.0 as usize].value as u32 as usize;
+        let (start, max) = (global(start), global(max));
         let used = self.buf_used.min(max);
         let (start, max) = (start + used, max - used);
         let n = bytes.len().min(max);
@@ -1359,14 +1357,12 @@ impl Matcher<'_> {
         let operand_types = args
             .contains(&ArgSource::Frame)
             .then(|| site.operand_types().into());
-        Ok(Bound::Call(ProbeCall {
+        Ok(Bound::Call(ProbeCall::new(
             func,
-            types: r.params.clone(),
+            r.shape.clone(),
             args,
-            origin: r.origin.clone(),
             operand_types,
-            removable: None,
-        }))
+        )))
     }
 }
 
@@ -1488,7 +1484,7 @@ impl Matcher<'_> {
         }
         let id = self.mons.probe_ids.get(&(mi, site.fid, site.pc)).copied();
         if let Some(c) = added.last_mut() {
-            c.removable = id;
+            c.set_removable(id);
         }
     }
 }
@@ -1551,10 +1547,10 @@ impl Instrumenter for Matcher<'_> {
         Ok(())
     }
 
-    fn probes(&mut self, when: When, site: &Site<'_, '_>) -> Result<Vec<ProbeCall>, LoadError> {
+    fn probes(&mut self, when: When, site: &Site<'_, '_>) -> Result<Probes, LoadError> {
         // No rule can match: skip computing site facts (no monitor, no cost).
         if self.mons.monitors.iter().all(|m| m.rules.is_empty()) {
-            return Ok(Vec::new());
+            return Ok(Probes::new());
         }
         if when == When::Before {
             let here = match site.op {
@@ -1586,7 +1582,7 @@ impl Instrumenter for Matcher<'_> {
             })
         };
         if !any(when) && !(when == When::Before && any(When::After)) {
-            return Ok(Vec::new());
+            return Ok(Probes::new());
         }
         let needs = self.mons.needs;
         let imms = match site.op {
@@ -1639,7 +1635,7 @@ impl Instrumenter for Matcher<'_> {
             reached: site.reached,
             ref_func_before: self.ref_func.0,
         };
-        let mut out = Vec::new();
+        let mut out = Probes::new();
         for mi in 0..self.mons.monitors.len() {
             let ix = &self.mons.monitors[mi].index;
             if ix.general[when_index(when)].is_empty() {
@@ -1657,7 +1653,6 @@ impl Instrumenter for Matcher<'_> {
                         continue;
                     }
                     if let Bound::Call(c) = self.bind(mi, ri, &info)? {
-                        out.reserve_exact(1);
                         out.push(c);
                     }
                 }
@@ -1687,8 +1682,6 @@ impl Instrumenter for Matcher<'_> {
             let first = out.len();
             for ri in order {
                 if let Bound::Call(c) = self.bind(mi, ri, &info)? {
-                    // Most sites get one call: no spare capacity to trim.
-                    out.reserve_exact(1);
                     out.push(c);
                 }
             }
@@ -1702,7 +1695,8 @@ impl Instrumenter for Matcher<'_> {
             self.mons.stats.sites += 1;
             self.mons.stats.calls += out.len() as u64;
         }
-        // Kept per site by the plan and the tiers: no spare capacity.
+        // Kept per site by the plan and the tiers: no spare capacity
+        // (one call stays inline).
         out.shrink_to_fit();
         Ok(out)
     }

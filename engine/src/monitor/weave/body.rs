@@ -154,7 +154,7 @@ impl<'p> Body<'p> {
     /// The probe call `c`: its arguments (argument `fixed.0` replaced by the
     /// constant `fixed.1`), then the inlined function or a call.
     fn call(&mut self, c: &ProbeCall, fixed: Option<(usize, i32)>) -> Result<(), LoadError> {
-        for (k, (a, t)) in c.args.iter().zip(c.types.iter()).enumerate() {
+        for (k, (a, t)) in c.args.iter().zip(c.types().iter()).enumerate() {
             if let Some((_, v)) = fixed.filter(|(i, _)| *i == k) {
                 self.ins(&Instruction::I32Const(v));
                 continue;
@@ -191,13 +191,13 @@ impl<'p> Body<'p> {
         }
         if self.added.inline.contains(&c.func) {
             self.frame_uses = self.frame_uses_of(c);
-            let r = self.inline(c.func, 0, &c.origin, true);
+            let r = self.inline(c.func, 0, c.origin(), true);
             self.frame_uses = None;
             r?;
         } else {
             let idx = self.added.func_idx[&c.func];
             self.probe_calls
-                .push((self.code.len() as u32, c.origin.clone()));
+                .push((self.code.len() as u32, c.origin().clone()));
             self.ins(&Instruction::Call(idx));
             let nres = self.mons.func_type(c.func).results.len();
             for _ in 0..nres {

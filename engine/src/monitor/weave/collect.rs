@@ -315,8 +315,7 @@ impl Layout {
         };
         let mut fold_funcs = Vec::new();
         if folds {
-            fold_funcs =
-                blockcount::fold_functions(&counters.blocks, &|a| added.mem_idx[&a], first_fold);
+            fold_funcs = blockcount::fold_functions(counters, &|a| added.mem_idx[&a], first_fold);
         }
         Layout {
             added,

@@ -35,38 +35,22 @@ pub(super) fn plan_block_counters(
             m.num_imported_globals + needs.globals.len() as u32 + m.globals.len() as u32;
         match kept.filter(|k| fits(k, plan, store, first_global)) {
             Some(k) => {
-                func_blocks = blockcount::func_blocks(&k.blocks);
+                func_blocks = blockcount::func_blocks(&k);
                 counters = k;
                 reused = true;
             }
             None => {
-                let countable = blockcount::countable(store, site_calls.iter().map(|c| c.2));
+                let countable = blockcount::countable(store, site_calls.iter().map(|c| (c.0, c.2)));
                 if !countable.is_empty() {
-                    let mut fids: Vec<&u32> = plan.funcs.keys().collect();
-                    fids.sort();
-                    for f in fids {
-                        let fb = blockcount::plan_function(
-                            m,
-                            *f,
-                            &plan.funcs[f],
-                            &countable,
-                            first_global,
-                            &mut counters,
-                        )?;
-                        func_blocks.insert(*f, fb);
-                    }
+                    (counters, func_blocks) =
+                        blockcount::plan_functions(m, plan, countable, first_global)?;
                 }
             }
         }
     }
     // (A few memories, counted into at every site: no list of them all.)
     let mut counted_mems: Vec<MemAddr> = Vec::new();
-    let incs = counters
-        .blocks
-        .iter()
-        .flat_map(|b| &b.sites)
-        .flat_map(|s| &s.1);
-    for i in incs {
+    for i in counters.counted_incs() {
         if !counted_mems.contains(&i.mem) {
             counted_mems.push(i.mem);
         }
@@ -115,10 +99,10 @@ fn fits(k: &BlockCounters, plan: &Plan, store: &Store, first_global: u32) -> boo
             sites = (fp.before.cursor(), fp.after.cursor());
         }
         last = Some((b.func, b.start));
-        for (key, incs) in &b.sites {
+        for (key, incs) in k.sites_of(b) {
             // (Keys ascend through the function: checked below, so the
             // cursors only move forward.)
-            let calls = match (key, key % 2, prev < Some(*key)) {
+            let calls = match (key, key % 2, prev < Some(key)) {
                 (_, _, false) => None,
                 (0, _, _) => Some(&fp.entry[..]),
                 (_, 0, _) => sites.0.get((key / 2) as u32),
@@ -130,7 +114,7 @@ fn fits(k: &BlockCounters, plan: &Plan, store: &Store, first_global: u32) -> boo
             if incs.is_empty() || !incs.iter().all(inc_ok) {
                 return false;
             }
-            prev = Some(*key);
+            prev = Some(key);
             probes += calls.len() as u64;
             counted += 1;
         }

@@ -38,7 +38,7 @@ pub fn weave_lazy(
 /// ([`Woven::counters_reused`]).
 pub fn weave_lazy_with(
     m: Arc<ModuleInfo>,
-    plan: Plan,
+    mut plan: Plan,
     store: &Store,
     cfg: &InlineConfig,
     kept: Option<BlockCounters>,
@@ -62,6 +62,8 @@ pub fn weave_lazy_with(
             *x = false;
         }
     }
+    // (Kept until the last body is woven: without the calls it never emits.)
+    plan.drop_folded(&m, &d.func_blocks);
     let (bytes, origin) = rewrite_module(&m, &plan, &mons, cfg, &d, Some(&deferred))?;
     let Decided {
         layout,

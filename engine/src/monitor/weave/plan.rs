@@ -3,13 +3,12 @@
 //! while the matcher runs.
 
 use rustc_hash::FxHashMap as HashMap;
-use smallvec::SmallVec;
 
 use wasmparser::Operator;
 
 use crate::core::error::LoadError;
 use crate::core::module::Module;
-use crate::core::probe::{ArgSource, Instrumenter, ProbeCall, Site, When};
+use crate::core::probe::{ArgSource, Instrumenter, ProbeCall, Probes, Site, When};
 use crate::core::types::{FuncAddr, ValType};
 use crate::monitor::inline::{FrameOp, FrameUse};
 
@@ -32,7 +31,7 @@ pub struct FuncPlan {
 #[derive(Default)]
 pub struct SiteCalls {
     pcs: Vec<u32>,
-    calls: Vec<SmallVec<[ProbeCall; 1]>>,
+    calls: Vec<Probes>,
 }
 
 impl SiteCalls {
@@ -74,30 +73,50 @@ impl SiteCalls {
 
     /// Sites given in ascending pc order, with their calls (a plan kept
     /// by the match cache, `monitor::match_cache`).
-    pub(crate) fn from_sorted(pcs: Vec<u32>, calls: Vec<SmallVec<[ProbeCall; 1]>>) -> SiteCalls {
+    pub(crate) fn from_sorted(pcs: Vec<u32>, calls: Vec<Probes>) -> SiteCalls {
         debug_assert!(pcs.windows(2).all(|w| w[0] < w[1]) && pcs.len() == calls.len());
         SiteCalls { pcs, calls }
     }
 
-    /// Drop the spare capacity of growing (once the function is matched).
-    fn shrink(&mut self) {
+    /// Keep only the sites `keep` accepts (by pc), at their exact size.
+    fn retain(&mut self, mut keep: impl FnMut(u32) -> bool) {
+        let mut out = 0;
+        for i in 0..self.pcs.len() {
+            if keep(self.pcs[i]) {
+                self.pcs.swap(out, i);
+                self.calls.swap(out, i);
+                out += 1;
+            }
+        }
+        self.pcs.truncate(out);
+        self.calls.truncate(out);
         self.pcs.shrink_to_fit();
         self.calls.shrink_to_fit();
     }
 
+    /// The sites, at their exact size; `self` keeps its buffers, empty.
+    fn take_exact(&mut self) -> SiteCalls {
+        let out = SiteCalls {
+            pcs: self.pcs.as_slice().into(),
+            calls: self.calls.drain(..).collect(),
+        };
+        self.pcs.clear();
+        out
+    }
+
     /// Add `calls` at `pc` (after any already there).
-    fn add(&mut self, pc: u32, calls: Vec<ProbeCall>) {
+    fn add(&mut self, pc: u32, calls: Probes) {
         // Sites arrive in program order: usually past the last one.
         if self.pcs.last().is_none_or(|&last| last < pc) {
             self.pcs.push(pc);
-            self.calls.push(SmallVec::from_vec(calls));
+            self.calls.push(calls);
             return;
         }
         match self.pcs.binary_search(&pc) {
             Ok(i) => self.calls[i].extend(calls),
             Err(i) => {
                 self.pcs.insert(i, pc);
-                self.calls.insert(i, SmallVec::from_vec(calls));
+                self.calls.insert(i, calls);
             }
         }
     }
@@ -198,6 +217,43 @@ impl Plan {
     pub fn is_empty(&self) -> bool {
         self.funcs.is_empty()
     }
+
+    /// Drop the calls weaving never emits: those of the sites counted
+    /// through their block (`FuncBlocks::folded`, planned for this plan),
+    /// but at a function's final `end` (whether it has probes decides how
+    /// the body is wrapped, `blockcount::wrapped`). A function's weave skips
+    /// counted sites, so it is the same without them; with a probe on every
+    /// instruction they are nearly all of the plan, which a lazily woven
+    /// module keeps until the end of the run. Operand stacks are kept.
+    pub fn drop_folded(
+        &mut self,
+        m: &crate::core::module::ModuleInfo,
+        func_blocks: &HashMap<u32, crate::monitor::blockcount::FuncBlocks>,
+    ) {
+        use crate::monitor::blockcount::key;
+        for (f, fp) in self.funcs.iter_mut() {
+            let Some(fb) = func_blocks.get(f).filter(|fb| !fb.folded.is_empty()) else {
+                continue;
+            };
+            // (Keys ascend, and so do the pcs of each kind: one walk each.)
+            let folded = |at: &mut usize, k: u64| {
+                while fb.folded.get(*at).is_some_and(|x| *x < k) {
+                    *at += 1;
+                }
+                fb.folded.get(*at) == Some(&k)
+            };
+            if folded(&mut 0, key(0, When::Entry)) {
+                fp.entry = Vec::new();
+            }
+            let body = m.body(*f);
+            let end_pc = (body.range.end - 1 - body.range.start) as u32;
+            let mut at = 0;
+            fp.before
+                .retain(|pc| !folded(&mut at, key(pc, When::Before)) || pc == end_pc);
+            let mut at = 0;
+            fp.after.retain(|pc| !folded(&mut at, key(pc, When::After)));
+        }
+    }
     /// Whether some probe needs the interpreter, so the app must run there:
     /// it takes an opaque app reference (`ArgSource::OpaqueOperand`/
     /// `OpaqueLocal`), or a materialised frame: it takes `frame` and is not inlined with every use of
@@ -256,12 +312,61 @@ impl Plan {
     }
 }
 
-/// Records the probes an inner instrumenter attaches, into [`Recorder::plan`]:
-/// for matching without translating ([`Module::new_matched`]), so it gives
-/// the caller no probes back (they are moved into the plan, not copied).
+/// Records the probes an inner instrumenter attaches, into a [`Plan`]
+/// ([`Recorder::into_plan`]): for matching without translating
+/// ([`Module::new_matched`]), so it gives the caller no probes back (they
+/// are moved into the plan, not copied).
 pub struct Recorder<'a> {
     pub inner: &'a mut dyn Instrumenter,
-    pub plan: Plan,
+    plan: Plan,
+    /// The function being matched and its probes so far; its sites grow
+    /// in buffers reused from function to function, and are copied once,
+    /// at their exact size, when it is complete (a vector grown by
+    /// doubling is copied about twice and holds up to twice its length).
+    cur: Option<(u32, FuncPlan)>,
+}
+
+impl<'a> Recorder<'a> {
+    pub fn new(inner: &'a mut dyn Instrumenter) -> Recorder<'a> {
+        Recorder {
+            inner,
+            plan: Plan::default(),
+            cur: None,
+        }
+    }
+
+    /// The plan of every site matched so far.
+    pub fn into_plan(mut self) -> Plan {
+        self.finish_function();
+        self.plan
+    }
+
+    /// Move the function being matched, if it got probes, into the plan.
+    fn finish_function(&mut self) {
+        let Some((f, fp)) = self.cur.as_mut() else {
+            return;
+        };
+        let done = FuncPlan {
+            entry: std::mem::take(&mut fp.entry),
+            before: fp.before.take_exact(),
+            after: fp.after.take_exact(),
+            stacks: std::mem::take(&mut fp.stacks),
+        };
+        let empty = done.entry.is_empty() && done.before.is_empty() && done.after.is_empty();
+        if !empty {
+            self.plan.funcs.insert(*f, done);
+        }
+    }
+
+    /// The plan of function `f`, the one being matched.
+    fn func(&mut self, f: u32) -> &mut FuncPlan {
+        if self.cur.as_ref().is_none_or(|c| c.0 != f) {
+            self.finish_function();
+            let fp = self.cur.take().map_or_else(FuncPlan::default, |c| c.1);
+            self.cur = Some((f, fp));
+        }
+        &mut self.cur.as_mut().expect("set above").1
+    }
 }
 
 impl Instrumenter for Recorder<'_> {
@@ -271,14 +376,7 @@ impl Instrumenter for Recorder<'_> {
         body: &[u8],
         body_offset: usize,
     ) -> Result<(), LoadError> {
-        // Functions come in index order: the previous one is complete.
-        if let Some(prev) = func_idx
-            .checked_sub(1)
-            .and_then(|f| self.plan.funcs.get_mut(&f))
-        {
-            prev.before.shrink();
-            prev.after.shrink();
-        }
+        self.func(func_idx);
         self.inner.begin_function(func_idx, body, body_offset)
     }
     fn dynamic(&self) -> bool {
@@ -287,14 +385,14 @@ impl Instrumenter for Recorder<'_> {
     fn after_sites(&self) -> bool {
         self.inner.after_sites()
     }
-    fn probes(&mut self, when: When, site: &Site<'_, '_>) -> Result<Vec<ProbeCall>, LoadError> {
+    fn probes(&mut self, when: When, site: &Site<'_, '_>) -> Result<Probes, LoadError> {
         if self.plan.eager_funcs.last() != Some(&site.func_idx) && needs_eager(when, site) {
             self.plan.eager_funcs.push(site.func_idx);
         }
         let calls = self.inner.probes(when, site)?;
         // An unreached instruction gets no probes (the translator drops them too).
         if !calls.is_empty() && site.reached {
-            let fp = self.plan.funcs.entry(site.func_idx).or_default();
+            let fp = self.func(site.func_idx);
             let needs_stack = calls.iter().any(|c| {
                 c.args.iter().any(|a| {
                     matches!(
@@ -314,7 +412,7 @@ impl Instrumenter for Recorder<'_> {
             }
         }
         // (Kept here, not given back: see the type's docs.)
-        Ok(Vec::new())
+        Ok(Probes::new())
     }
 }
 
@@ -371,15 +469,16 @@ impl Instrumenter for Replay<'_> {
     fn begin_function(&mut self, _: u32, _: &[u8], _: usize) -> Result<(), LoadError> {
         Ok(())
     }
-    fn probes(&mut self, when: When, site: &Site<'_, '_>) -> Result<Vec<ProbeCall>, LoadError> {
+    fn probes(&mut self, when: When, site: &Site<'_, '_>) -> Result<Probes, LoadError> {
         let Some(fp) = self.plan.funcs.get(&site.func_idx).filter(|_| site.reached) else {
-            return Ok(Vec::new());
+            return Ok(Probes::new());
         };
-        Ok(match when {
-            When::Entry => fp.entry.clone(),
-            When::Before => fp.before.get(&site.pc).map_or(Vec::new(), <[_]>::to_vec),
-            When::After => fp.after.get(&site.pc).map_or(Vec::new(), <[_]>::to_vec),
-        })
+        let calls = match when {
+            When::Entry => Some(&fp.entry[..]),
+            When::Before => fp.before.get(&site.pc),
+            When::After => fp.after.get(&site.pc),
+        };
+        Ok(calls.map_or(Probes::new(), |c| c.iter().cloned().collect()))
     }
     fn direct_increments(
         &mut self,
