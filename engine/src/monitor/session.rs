@@ -752,8 +752,15 @@ impl Session {
             };
             let format = opts.format.unwrap_or(self.config.report_format);
             let read = layouts.get(i).and_then(Option::as_ref).map(|l| {
-                let sites = report::read_sites(&self.store, m.instance(i), l);
-                sites.map(|s| report::render_sites(name, s, String::new(), &names, &opts, format))
+                report::render_from_memory(
+                    name,
+                    &self.store,
+                    m.instance(i),
+                    l,
+                    &names,
+                    &opts,
+                    format,
+                )
             });
             let captured;
             let (text, r) = match read {

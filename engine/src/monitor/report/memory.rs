@@ -28,15 +28,72 @@ pub fn read_sites<'a>(
     inst: InstanceId,
     layout: &'a ReportLayout,
 ) -> Result<Vec<Site<'a>>, ReadError> {
+    // A site is large: counting first beats growing.
+    let mut sites = Vec::with_capacity(count_sites(store, inst, layout)?);
+    visit_sites(store, inst, layout, |s| sites.push(s))?;
+    Ok(sites)
+}
+
+/// Hand `f` the sites [`read_sites`] returns, in the same order, one at a
+/// time (a report that only sums or ranks them need not keep them all: a
+/// per-instruction monitor on a large app has millions).
+pub fn visit_sites<'a>(
+    store: &'a Store,
+    inst: InstanceId,
+    layout: &'a ReportLayout,
+    mut f: impl FnMut(Site<'a>),
+) -> Result<(), ReadError> {
+    let (mut r, heads) = reader(store, inst, layout)?;
+    // Every probe's sites with scalar variables (and their maps), then
+    // those with maps alone: the order of the printed rows.
+    for scalar_sites in [true, false] {
+        for (i, p) in layout.probes.iter().enumerate() {
+            let has_scalars = p.vars.iter().any(|v| !is_map(v));
+            let has_maps = p.vars.iter().any(is_map);
+            if has_scalars != scalar_sites || !(has_scalars || has_maps) {
+                continue;
+            }
+            r.walk(heads[i], |r, rec| {
+                let mut site = r.site(rec)?;
+                for v in p.vars.iter().filter(|v| !is_map(v)) {
+                    site.set(&v.name, r.value(rec, v)?);
+                }
+                for v in p.vars.iter().filter(|v| is_map(v)) {
+                    site.set(&v.name, r.value(rec, v)?);
+                }
+                f(site);
+                Ok(())
+            })?;
+        }
+    }
+    Ok(())
+}
+
+/// How many sites [`visit_sites`] hands out.
+fn count_sites(store: &Store, inst: InstanceId, layout: &ReportLayout) -> Result<usize, ReadError> {
+    let (mut r, heads) = reader(store, inst, layout)?;
+    let mut n = 0;
+    for (head, p) in heads.iter().zip(&layout.probes) {
+        if !p.vars.is_empty() {
+            r.walk(*head, |_, _| {
+                n += 1;
+                Ok(())
+            })?;
+        }
+    }
+    Ok(n)
+}
+
+/// A reader of instance `inst`'s memory, and the head of each probe's list.
+fn reader<'a>(
+    store: &'a Store,
+    inst: InstanceId,
+    layout: &'a ReportLayout,
+) -> Result<(Reader<'a>, Vec<u32>), ReadError> {
     let data = store.instance(inst);
     let mem = match data.memories.first() {
         Some(m) => store.memory(*m).data(),
         None => return Err(ReadError("the monitor has no memory".into())),
-    };
-    let mut r = Reader {
-        mem,
-        probes: FxHashMap::default(),
-        last: None,
     };
     let heads = layout
         .probes
@@ -49,59 +106,12 @@ pub fn read_sites<'a>(
             None => Err(ReadError(format!("no global {}", p.head_global))),
         })
         .collect::<Result<Vec<u32>, _>>()?;
-    // A site per record (a site is large: counting first beats growing).
-    let mut n = 0;
-    for head in &heads {
-        r.walk(*head, |_, _| {
-            n += 1;
-            Ok(())
-        })?;
-    }
-    let mut sites = Vec::with_capacity(n);
-    // Per probe, where its sites start (those with scalar variables).
-    let mut first = vec![None; layout.probes.len()];
-    for (i, p) in layout.probes.iter().enumerate() {
-        let scalars = p.vars.iter().filter(|v| !is_map(v));
-        if scalars.clone().next().is_none() {
-            continue;
-        }
-        first[i] = Some(sites.len());
-        r.walk(heads[i], |r, rec| {
-            let mut site = r.site(rec)?;
-            for v in scalars.clone() {
-                site.set(&v.name, r.value(rec, v)?);
-            }
-            sites.push(site);
-            Ok(())
-        })?;
-    }
-    for (i, p) in layout.probes.iter().enumerate() {
-        let maps = p.vars.iter().filter(|v| is_map(v));
-        if maps.clone().next().is_none() {
-            continue;
-        }
-        let mut k = first[i];
-        r.walk(heads[i], |r, rec| {
-            let at = match k.as_mut() {
-                Some(k) => {
-                    *k += 1;
-                    *k - 1
-                }
-                None => {
-                    sites.push(r.site(rec)?);
-                    sites.len() - 1
-                }
-            };
-            let site = sites
-                .get_mut(at)
-                .ok_or_else(|| ReadError("a probe's list changed".into()))?;
-            for v in maps.clone() {
-                site.set(&v.name, r.value(rec, v)?);
-            }
-            Ok(())
-        })?;
-    }
-    Ok(sites)
+    let r = Reader {
+        mem,
+        probes: FxHashMap::default(),
+        last: None,
+    };
+    Ok((r, heads))
 }
 
 fn is_map(v: &abi::Var) -> bool {

@@ -5,7 +5,8 @@
 //! The session reads a built-in monitor's sites from its memory
 //! ([`read_sites`], docs/monitor-abi.md#report-layout) and hands them to
 //! [`render_sites`] with the monitor's name, the app's function names and the
-//! report options. Without a layout, the monitor prints the CSV at
+//! report options ([`render_from_memory`] does both; the tables that only
+//! sum or rank, `coverage` and `hotness`, it makes while reading). Without a layout, the monitor prints the CSV at
 //! `wasm:exit`; the session captures it and hands it to [`render`], which
 //! parses it ([`parse`]: one row per site and report variable; a site is
 //! `(fid, pc, probe)`, and its variables are collected into one [`Site`]).
@@ -13,6 +14,7 @@
 mod csv;
 mod memory;
 mod site;
+mod summaries;
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
@@ -20,8 +22,9 @@ use std::fmt::Write as _;
 
 use crate::monitor::builtin::{Format, ReportOptions};
 pub use csv::parse;
-pub use memory::{read_sites, ReadError};
+pub use memory::{read_sites, visit_sites, ReadError};
 pub use site::{Num, Site, Val};
+pub use summaries::render_from_memory;
 
 /// Function names and source locations for reports.
 pub struct Names<'a> {
@@ -403,72 +406,15 @@ fn ranked<'s, 'a>(
 }
 
 fn coverage(sites: &[Site], names: &Names) -> String {
-    // fid -> (instrs covered, instrs, blocks covered, blocks)
-    let mut per: BTreeMap<u32, [u64; 4]> = BTreeMap::new();
-    for s in sites {
-        let e = per.entry(s.fid).or_default();
-        if s.event == "block:start" {
-            e[3] += 1;
-            e[2] += (s.num("block") > 0) as u64;
-        } else {
-            e[1] += 1;
-            e[0] += (s.num("count") > 0) as u64;
-        }
-    }
-    let mut rows = Vec::new();
-    let mut t = [0u64; 4];
-    for (fid, c) in &per {
-        for i in 0..4 {
-            t[i] += c[i];
-        }
-        rows.push(vec![
-            names.get(*fid),
-            format!("{}/{}", c[0], c[1]),
-            pct(c[0], c[1]),
-            format!("{}/{}", c[2], c[3]),
-            pct(c[2], c[3]),
-        ]);
-    }
-    let mut out = table(&["function", ">instructions", ">", ">blocks", ">"], &rows);
-    let _ = writeln!(
-        out,
-        "instruction coverage: {} / {} ({})",
-        t[0],
-        t[1],
-        pct(t[0], t[1])
-    );
-    let _ = writeln!(
-        out,
-        "block coverage: {} / {} ({})",
-        t[2],
-        t[3],
-        pct(t[2], t[3])
-    );
-    out
+    let mut c = summaries::Coverage::default();
+    sites.iter().for_each(|s| c.add(s));
+    c.render(names)
 }
 
 fn hotness(sites: &[Site], names: &Names, o: &ReportOptions) -> String {
-    let total: u64 = sites.iter().map(|s| s.num("count")).sum();
-    let v = sites.iter().map(|s| (s, s.num("count"))).collect();
-    let (v, note) = ranked(v, o, "instruction sites");
-    let rows: Vec<Vec<String>> = v
-        .iter()
-        .map(|(s, n)| {
-            vec![
-                n.to_string(),
-                pct(*n, total),
-                names.get(s.fid),
-                names.pc(s.fid, s.pc),
-                s.event.to_string(),
-            ]
-        })
-        .collect();
-    let mut out = table(
-        &[">count", ">share", "function", ">pc", "instruction"],
-        &rows,
-    );
-    let _ = write!(out, "{total} instructions executed; {note}");
-    out
+    let mut h = summaries::Hottest::new(o);
+    sites.iter().for_each(|s| h.add(s.clone()));
+    h.render(names)
 }
 
 fn branches(sites: &[Site], names: &Names, o: &ReportOptions) -> String {
@@ -713,6 +659,51 @@ mod tests {
                     .collect()
             }
             assert_eq!(ptrs(&got), ptrs(&want), "top {top:?} zero {zero}");
+        }
+    }
+
+    /// `hotness`, made one site at a time, shows the rows and the note the
+    /// ranking of the whole list gives.
+    #[test]
+    fn hottest_sites_kept_while_reading_are_the_ranked_ones() {
+        let sites: Vec<Site> = (0..300u32)
+            .map(|i| {
+                let mut s = Site::new(i % 5, (i * 7) % 13, "0_wasm:opcode:nop:before");
+                s.set("count", Val::Num(Num::U(((i * 37) % 11) as u64)));
+                s
+            })
+            .collect();
+        let names = Names {
+            names: &HashMap::new(),
+            lines: None,
+        };
+        for (top, zero) in [
+            (Some(1), false),
+            (Some(7), true),
+            (Some(0), false),
+            (None, false),
+        ] {
+            let o = ReportOptions {
+                top,
+                zero,
+                ..Default::default()
+            };
+            let total: u64 = sites.iter().map(|s| s.num("count")).sum();
+            let v = sites.iter().map(|s| (s, s.num("count"))).collect();
+            let (rows, note) = ranked(v, &o, "instruction sites");
+            let rows: Vec<Vec<String>> = rows
+                .iter()
+                .map(|(s, n)| {
+                    let (f, at) = (names.get(s.fid), names.pc(s.fid, s.pc));
+                    vec![n.to_string(), pct(*n, total), f, at, "nop".into()]
+                })
+                .collect();
+            let mut want = table(
+                &[">count", ">share", "function", ">pc", "instruction"],
+                &rows,
+            );
+            let _ = write!(want, "{total} instructions executed; {note}");
+            assert_eq!(hotness(&sites, &names, &o), want, "top {top:?} zero {zero}");
         }
     }
 

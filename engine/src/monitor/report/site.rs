@@ -6,7 +6,7 @@ use std::fmt;
 use smallvec::SmallVec;
 
 /// One matched site of a monitor and its report variables.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Site<'a> {
     pub fid: u32,
     pub pc: u32,
