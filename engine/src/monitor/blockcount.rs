@@ -1282,7 +1282,7 @@ fn nesting(op: &Operator<'_>) -> i32 {
 /// countable probes `countable`, numbered from `first_global`
 /// ([`plan_function`]), and each function's [`FuncBlocks`]. The counted
 /// sites' increments are `countable`'s, moved. On a large plan the
-/// functions are planned in parts on several threads ([`plan_parts`]), and
+/// functions are planned in parts on several threads (`plan_parts`), and
 /// the parts joined in order: the same counters as in one part.
 pub fn plan_functions(
     m: &crate::core::module::ModuleInfo,
