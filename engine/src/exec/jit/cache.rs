@@ -164,14 +164,19 @@ impl CodeCache {
 /// now says so) if no process claimed one in the last hour (`SWEEP_EVERY`); the
 /// claimer then sweeps ([`super::cache_limit::sweep`]), in a process that
 /// lives long enough for it: the CLI hands it to a detached child.
+///
+/// A directory without a stamp (new) gets one, and its first sweep an hour
+/// later: there is nothing to sweep yet.
 pub fn claim_sweep(dir: &Path) -> bool {
     let stamp = dir.join(SWEEP_STAMP);
-    let recent = std::fs::metadata(&stamp)
-        .and_then(|m| m.modified())
-        .ok()
-        .and_then(|t| t.elapsed().ok())
-        .is_some_and(|age| age < SWEEP_EVERY);
-    !recent && std::fs::write(&stamp, b"").is_ok()
+    let age = match std::fs::metadata(&stamp).and_then(|m| m.modified()) {
+        Ok(t) => t.elapsed().unwrap_or_default(),
+        Err(_) => {
+            let _ = std::fs::write(&stamp, b"");
+            return false;
+        }
+    };
+    age >= SWEEP_EVERY && std::fs::write(&stamp, b"").is_ok()
 }
 
 /// The writer's pid, if `name` is a temporary entry file (`HEX.tmpPID`).
@@ -319,8 +324,18 @@ mod tests {
         assert_eq!(c.sweep_leftovers(), 1);
         assert!(!gone.exists() && mine.exists() && other.exists());
         assert_eq!(s.get(b"k1").as_deref(), Some(&b"code"[..]));
-        // A run sweeps only if no run did in the last hour.
+        // A run sweeps only if no run did in the last hour; a directory
+        // without a stamp gets one (its first sweep is an hour later).
         std::fs::write(&gone, b"").unwrap();
+        assert_eq!(c.sweep_if_due(), 0);
+        assert!(gone.exists());
+        let two_hours_ago = std::time::SystemTime::now() - 2 * SWEEP_EVERY;
+        std::fs::File::options()
+            .write(true)
+            .open(dir.join(SWEEP_STAMP))
+            .unwrap()
+            .set_modified(two_hours_ago)
+            .unwrap();
         assert_eq!(c.sweep_if_due(), 1);
         std::fs::write(&gone, b"").unwrap();
         assert_eq!(c.sweep_if_due(), 0);
