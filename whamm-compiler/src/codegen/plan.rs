@@ -469,6 +469,13 @@ pub(super) fn group_plans(
             .flat_map(|a| env.pkeys(a))
             .filter(|k| !k.is_buf())
             .collect();
+        // the immediates' type (i64 for `i64.const`) matters only to code
+        // that reads one
+        let reads_imm = [&pl.body_access, &pl.pred_access]
+            .iter()
+            .flat_map(|m| m.values())
+            .flat_map(|a| env.pkeys(a))
+            .any(|k| matches!(k, PKey::Imm(_)));
         let key = format!(
             "{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}",
             pl.consts,
@@ -480,7 +487,7 @@ pub(super) fn group_plans(
                 .iter()
                 .map(|k| env.pkey_type(k, None))
                 .collect::<Vec<_>>(),
-            env.imm_type()
+            reads_imm.then(|| env.imm_type())
         );
         groups.entry(key).or_default().push(i);
     }

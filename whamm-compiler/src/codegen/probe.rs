@@ -21,14 +21,14 @@ use wasm_encoder::{BlockType, ExportKind, Instruction as I, ValType as VT};
 
 /// The body function of a group of matches, and the ABI parameters it takes
 /// after the site record.
-struct BodyFn {
-    func: u32,
-    keys: Vec<PKey>,
+pub(super) struct BodyFn {
+    pub(super) func: u32,
+    pub(super) keys: Vec<PKey>,
 }
 
 /// The parameter types of a static call taking `keys` (buffer-passed
 /// variables as (ptr, len)).
-fn static_call_params(keys: &[PKey], env: &BoundEnv) -> Vec<VT> {
+pub(super) fn static_call_params(keys: &[PKey], env: &BoundEnv) -> Vec<VT> {
     let mut params = vec![];
     for k in keys {
         if k.is_buf() {
@@ -65,7 +65,12 @@ impl<'a> Cg<'a> {
         let Some(plans) = self.plan_matches(p, info, &lay) else {
             return;
         };
-        for (_, members) in group_plans(&plans, used, self.opts.portable) {
+        let groups = group_plans(&plans, used, self.opts.portable);
+        if let Some(event) = self.star_event(&plans, &groups, &lay, used) {
+            self.star_probe(pi, p, &plans, event, &lay, (head, tail));
+            return;
+        }
+        for (_, members) in groups {
             let pl = &plans[members[0]];
             let env = pl.env(used, self.opts.portable);
             let pred_call = self.static_predicate(pl, &env, &lay);
@@ -89,7 +94,7 @@ impl<'a> Cg<'a> {
 
     /// The match-time predicate of a group (`$pred_N`): its type guards and
     /// undecided match-time conjuncts; `None` if there are none.
-    fn static_predicate(
+    pub(super) fn static_predicate(
         &mut self,
         pl: &MatchPlan,
         env: &BoundEnv,
@@ -142,7 +147,13 @@ impl<'a> Cg<'a> {
     /// The body function of a group: (site record,) then one parameter per
     /// ABI value the body reads; tests the run-time conjuncts, then runs
     /// the statements.
-    fn body_fn(&mut self, p: &Probe, pl: &MatchPlan, env: &BoundEnv, lay: &ProbeLayout) -> BodyFn {
+    pub(super) fn body_fn(
+        &mut self,
+        p: &Probe,
+        pl: &MatchPlan,
+        env: &BoundEnv,
+        lay: &ProbeLayout,
+    ) -> BodyFn {
         let keys: Vec<PKey> = pl
             .body_access
             .values()
@@ -199,7 +210,7 @@ impl<'a> Cg<'a> {
     }
 
     /// Export the body function under the pattern's name.
-    fn export_match(&mut self, p: &Probe, pat: &monitor_abi::Pattern, f: u32) {
+    pub(super) fn export_match(&mut self, p: &Probe, pat: &monitor_abi::Pattern, f: u32) {
         let mut name = pat.to_string();
         // Two probes on one event with the same parameters: export names
         // must differ, so the n-th copy gets n spaces after the event (the
@@ -236,8 +247,43 @@ impl<'a> Cg<'a> {
         pi: usize,
         pl: &MatchPlan,
         lay: &ProbeLayout,
-        (head, tail): (u32, u32),
+        head_tail: (u32, u32),
     ) -> StaticCall {
+        let (keys, params, core) = self.alloc_core_fn(pi, pl, lay, head_tail);
+        // the probe id as the report prints it, between separators
+        let pid = self.m.string(&format!(", {}_{}, ", pi, pl.match_name));
+        let f = self.m.declare(&params, &[VT::I32]);
+        let mut cx = FnCx::new(&params, None);
+        for l in 0..params.len() as u32 {
+            cx.e(I::LocalGet(l));
+        }
+        cx.e(I::I32Const(pid as i32));
+        cx.e(I::Call(core));
+        self.m.define(f, cx.finish());
+        self.export_alloc(f, &keys)
+    }
+
+    /// Export an allocator as `$alloc_N` taking `keys`.
+    pub(super) fn export_alloc(&mut self, f: u32, keys: &[PKey]) -> StaticCall {
+        self.counter += 1;
+        let name = format!("$alloc_{}", self.counter);
+        self.m.export(&name, ExportKind::Func, f);
+        StaticCall {
+            name,
+            params: keys.iter().map(|k| k.param()).collect(),
+        }
+    }
+
+    /// The allocation proper of a match (shared by the matches whose code
+    /// is the same): its keys, the parameters they take (without the probe
+    /// id, which the allocation takes last) and its function.
+    pub(super) fn alloc_core_fn(
+        &mut self,
+        pi: usize,
+        pl: &MatchPlan,
+        lay: &ProbeLayout,
+        (head, tail): (u32, u32),
+    ) -> (Vec<PKey>, Vec<VT>, u32) {
         let checked: &'a CheckResult = self.checked;
         let used = &checked.probes[pi].used_bound;
         let env = pl.env(used, self.opts.portable);
@@ -272,23 +318,7 @@ impl<'a> Cg<'a> {
         self.init_record(&mut cx, rec, lay);
         cx.e(I::LocalGet(rec));
         let core = self.alloc_core(&core_params, cx.finish());
-        // the probe id as the report prints it, between separators
-        let pid = self.m.string(&format!(", {}_{}, ", pi, pl.match_name));
-        let f = self.m.declare(&params, &[VT::I32]);
-        let mut cx = FnCx::new(&params, None);
-        for l in 0..params.len() as u32 {
-            cx.e(I::LocalGet(l));
-        }
-        cx.e(I::I32Const(pid as i32));
-        cx.e(I::Call(core));
-        self.m.define(f, cx.finish());
-        self.counter += 1;
-        let name = format!("$alloc_{}", self.counter);
-        self.m.export(&name, ExportKind::Func, f);
-        StaticCall {
-            name,
-            params: keys.iter().map(|k| k.param()).collect(),
-        }
+        (keys, params, core)
     }
 
     /// The function of an allocator's code with parameters `params`: the
@@ -398,7 +428,7 @@ fn link_record(cx: &mut FnCx, rec: u32, head: u32, tail: u32) {
 
 /// How the allocator reads the bound variables of the initializers and
 /// `@static` calls, and the event constants among them.
-fn alloc_accesses(
+pub(super) fn alloc_accesses(
     pl: &MatchPlan,
     lay: &ProbeLayout,
     env: &BoundEnv,
