@@ -65,12 +65,11 @@ impl<'a> Cg<'a> {
         let Some(plans) = self.plan_matches(p, info, &lay) else {
             return;
         };
-        let groups = group_plans(&plans, used, self.opts.portable);
-        if let Some(event) = self.star_event(&plans, &groups, &lay, used) {
-            self.star_probe(pi, p, &plans, event, &lay, (head, tail));
+        if let Some(star) = self.star_plan(&plans, &lay, used) {
+            self.star_probe(pi, p, &plans, star, &lay, (head, tail));
             return;
         }
-        for (_, members) in groups {
+        for (_, members) in group_plans(&plans, used, self.opts.portable) {
             let pl = &plans[members[0]];
             let env = pl.env(used, self.opts.portable);
             let pred_call = self.static_predicate(pl, &env, &lay);
@@ -105,6 +104,9 @@ impl<'a> Cg<'a> {
         }
         let mut keys: BTreeSet<PKey> = pl.pred_access.values().flat_map(|a| env.pkeys(a)).collect();
         keys.extend(pl.guards.keys().cloned());
+        if reads_variant(pl, &pl.pred_access) {
+            keys.insert(PKey::Opcode);
+        }
         let keys: Vec<PKey> = keys.into_iter().collect();
         let params = static_call_params(&keys, env);
         let f = self.m.declare(&params, &[VT::I32]);
@@ -114,6 +116,7 @@ impl<'a> Cg<'a> {
         cx.e(I::LocalSet(saved));
         let locals = self.bind_params(&mut cx, &keys, env, true);
         self.bind_bound(&mut cx, &pl.pred_access, &pl.consts, &locals, env, None);
+        bind_variant(&mut cx, pl, &pl.pred_access, &locals, env);
         let res = cx.local(VT::I32);
         cx.e(I::I32Const(1));
         cx.e(I::LocalSet(res));
@@ -290,6 +293,9 @@ impl<'a> Cg<'a> {
         let (init_access, consts) = alloc_accesses(pl, lay, &env, used);
         let mut keys: BTreeSet<PKey> = init_access.values().flat_map(|a| env.pkeys(a)).collect();
         keys.extend([PKey::Fid, PKey::Pc, PKey::Fname]);
+        if reads_variant(pl, &init_access) {
+            keys.insert(PKey::Opcode);
+        }
         keys.extend(lay.rec_fields.iter().map(|(k, _)| k.clone()));
         let keys: Vec<PKey> = keys.into_iter().collect();
         let params = static_call_params(&keys, &env);
@@ -315,6 +321,7 @@ impl<'a> Cg<'a> {
         cx.e(I::I32Store(mem8(16, 2)));
         link_record(&mut cx, rec, head, tail);
         self.bind_bound(&mut cx, &init_access, &consts, &locals, &env, None);
+        bind_variant(&mut cx, pl, &init_access, &locals, &env);
         self.init_record(&mut cx, rec, lay);
         cx.e(I::LocalGet(rec));
         let core = self.alloc_core(&core_params, cx.finish());
@@ -452,4 +459,38 @@ pub(super) fn alloc_accesses(
         }
     }
     (init_access, consts)
+}
+
+/// Whether code reading `access` reads one of the plan's variant constants.
+fn reads_variant(pl: &MatchPlan, access: &BTreeMap<String, Access>) -> bool {
+    access
+        .values()
+        .any(|a| matches!(a, Access::Const(c) if pl.variant.contains_key(c)))
+}
+
+/// Bind the variant constants `access` reads to locals, looked up by the
+/// site's `opcode` (`star.rs`), instead of the folded constants.
+fn bind_variant(
+    cx: &mut FnCx,
+    pl: &MatchPlan,
+    access: &BTreeMap<String, Access>,
+    locals: &HashMap<PKey, (u32, Type)>,
+    env: &BoundEnv,
+) {
+    let Some((op, _)) = locals.get(&PKey::Opcode) else {
+        return;
+    };
+    for (name, a) in access {
+        let Access::Const(c) = a else { continue };
+        let Some(table) = pl.variant.get(c) else {
+            continue;
+        };
+        let l = cx.local(VT::I32);
+        table.lookup(cx, *op);
+        cx.e(I::LocalSet(l));
+        cx.bound.insert(
+            name.clone(),
+            super::bound::Bound::Local(l, env.var_type(name)),
+        );
+    }
 }

@@ -1,21 +1,35 @@
 //! One export for a whole `wasm:opcode:*` rule. When the code a probe
-//! generates is the same for every opcode (up to the probe id its report
-//! prints), the probe is one `wasm:opcode:*` export with one body, one
-//! predicate and one allocator, instead of an export and an allocator per
-//! opcode (607 of each): an engine parses, decodes and links far less to
-//! load the monitor. The allocator takes the site's binary opcode (Part B
-//! `opcode`) and finds the probe id in a table, so report rows are the same
-//! as the per-opcode form's (`probe_id` `0_wasm:opcode:i32.add:before`).
+//! generates is the same for every opcode up to match-time constants, the
+//! probe is one `wasm:opcode:*` export with one body, one predicate and one
+//! allocator, instead of an export and an allocator per opcode (607 of
+//! each): an engine parses, decodes and links far less to load the monitor.
+//!
+//! What differs by opcode is looked up, by the site's binary opcode (Part B
+//! `opcode`), in tables of static data, at match time only:
+//!
+//! * the probe id the report prints (`0_wasm:opcode:i32.add:before`), by the
+//!   allocator, so report rows are the per-opcode form's;
+//! * the event's constants (`opname`, `category_id`, ...) that the match-time
+//!   predicate or the per-site initializers read (whamm's `coverage.mm`:
+//!   `/ at_func_end || opname != "end" /`; the built-in `imix`:
+//!   `report unshared var category: u32 = category_id;`). The predicate then
+//!   runs at every site (a static call), but its results are kept by the
+//!   engine's match cache like the allocators'.
+//!
+//! A body that reads such a constant keeps the per-opcode form: there it is
+//! folded, and a body runs every time its instruction does.
 //!
 //! The engine's `*` matches every instruction, also `select t`, which has no
 //! event of its own in the probe language: its rows say `typed_select`, as
-//! whamm's (whose `*` includes its `typed_select` event).
+//! whamm's (whose `*` includes its `typed_select` event), and its constants
+//! are `select`'s.
 
-use super::bound::PKey;
+use super::bound::{Access, PKey};
 use super::fn_cx::FnCx;
-use super::plan::{MatchPlan, ProbeLayout};
+use super::fold::Const;
+use super::plan::{shape_key, MatchPlan, ProbeLayout};
 use super::probe::{alloc_accesses, static_call_params};
-use super::repr::mem8;
+use super::repr::{mem8, vt};
 use super::Cg;
 use crate::ast::*;
 use crate::check::{BoundInfo, CheckResult};
@@ -23,19 +37,19 @@ use monitor_abi::{Opcode, Param, StaticCall};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use wasm_encoder::{BlockType, Instruction as I, ValType as VT};
 
-/// The probe ids of a `wasm:opcode:*` allocator: per range of binary
-/// opcodes (the one-byte ones, then one per prefix byte), a table of the
-/// ids' string addresses in static data.
-struct ProbeIdTable {
-    /// (first opcode, number of opcodes, address of the table)
+/// A table of i32 values by binary opcode in static data: per range of
+/// opcodes (the one-byte ones, then one per prefix byte), one entry each.
+#[derive(Clone, Debug)]
+pub(super) struct CodeTable {
+    /// (first opcode, number of opcodes, address of the entries)
     ranges: Vec<(u32, u32, u32)>,
-    /// The id of an opcode in no range (one this compiler does not know).
+    /// The value of an opcode in no range (one this compiler does not know).
     fallback: u32,
 }
 
-impl ProbeIdTable {
-    /// Push the address of the probe id of the opcode in local `op`.
-    fn lookup(&self, cx: &mut FnCx, op: u32) {
+impl CodeTable {
+    /// Push the value of the opcode in local `op`.
+    pub(super) fn lookup(&self, cx: &mut FnCx, op: u32) {
         let t = cx.local(VT::I32);
         cx.e(I::Block(BlockType::Result(VT::I32)));
         for &(lo, n, addr) in &self.ranges {
@@ -58,6 +72,15 @@ impl ProbeIdTable {
     }
 }
 
+/// How a probe becomes one `wasm:opcode:*` export.
+pub(super) struct Star {
+    event: monitor_abi::Event,
+    /// The constants whose values differ by opcode.
+    variant: BTreeSet<String>,
+    /// The match-time conjuncts left undecided for some opcode.
+    static_conj: Vec<usize>,
+}
+
 /// `TypedSelect` -> `typed_select` (whamm's name of an event the probe
 /// language lacks).
 fn snake_case(camel: &str) -> String {
@@ -71,32 +94,58 @@ fn snake_case(camel: &str) -> String {
     out
 }
 
+/// Every binary opcode with the plan of its opcode (`select t`: `select`'s)
+/// and its wasmparser operator name.
+fn encodings<'p>(plans: &'p [MatchPlan]) -> Vec<(u32, &'p MatchPlan, &'static str)> {
+    let by_op: HashMap<Opcode, &MatchPlan> = plans
+        .iter()
+        .filter_map(|pl| pl.spec.opcode.map(|o| (o, pl)))
+        .collect();
+    monitor_abi::opcode::encodings()
+        .filter_map(|(code, op, camel)| by_op.get(&op).map(|pl| (code, *pl, camel)))
+        .collect()
+}
+
+/// The parameters whose values every instruction has (no operand, immediate
+/// or per-opcode parameter, whose site rules differ by opcode).
+fn everywhere(k: &PKey) -> bool {
+    matches!(
+        k,
+        PKey::Fid
+            | PKey::Pc
+            | PKey::AtFuncEnd
+            | PKey::Opidx
+            | PKey::ProbeId
+            | PKey::Fname
+            | PKey::Local(_)
+            | PKey::LocalTy(_)
+    )
+}
+
 impl<'a> Cg<'a> {
-    /// The `wasm:opcode:*` event (with the plans' mode) when one export can
-    /// stand for all the plans: they match every opcode, their code is the
-    /// same (one group), and every parameter they read has a value at every
-    /// instruction (no operand, immediate or per-opcode parameter, whose
-    /// site rules differ by opcode). The per-opcode probe ids of the report
-    /// then come from the `opcode` parameter of the allocator (Part B), so a
-    /// portable monitor with a site record keeps one export per opcode.
-    pub(super) fn star_event(
+    /// Whether one `wasm:opcode:*` export can stand for all the plans of a
+    /// probe: they match every opcode in one mode, read bound variables the
+    /// same way, only parameters every instruction has, and constants that
+    /// differ by opcode (32-bit ones) only at match time. The tables need
+    /// the Part B `opcode` parameter: a portable monitor keeps one export
+    /// per opcode where it would use one.
+    pub(super) fn star_plan(
         &self,
         plans: &[MatchPlan],
-        groups: &BTreeMap<String, Vec<usize>>,
         lay: &ProbeLayout,
         used: &HashMap<String, BoundInfo>,
-    ) -> Option<monitor_abi::Event> {
-        if groups.len() != 1 || (lay.has_site && self.opts.portable) || self.opts.per_opcode {
-            return None;
-        }
+    ) -> Option<Star> {
         let first = plans.first()?;
         let monitor_abi::Event::Opcode { mode, .. } = first.pattern_event else {
             return None;
         };
-        let ops: BTreeSet<monitor_abi::Opcode> =
-            plans.iter().filter_map(|pl| pl.spec.opcode).collect();
-        let every = monitor_abi::Opcode::all().all(|o| ops.contains(&o));
-        if !every || ops.len() != plans.len() || plans.iter().any(|pl| pl.after != first.after) {
+        let ops: BTreeSet<Opcode> = plans.iter().filter_map(|pl| pl.spec.opcode).collect();
+        let every = Opcode::all().all(|o| ops.contains(&o));
+        let shape = shape_key(first, used, self.opts.portable);
+        let same = plans
+            .iter()
+            .all(|pl| pl.after == first.after && shape_key(pl, used, self.opts.portable) == shape);
+        if self.opts.per_opcode || !every || ops.len() != plans.len() || !same {
             return None;
         }
         let env = first.env(used, self.opts.portable);
@@ -106,72 +155,98 @@ impl<'a> Cg<'a> {
             .iter()
             .flat_map(|m| m.values())
             .flat_map(|a| env.pkeys(a));
-        let everywhere = keys.all(|k| {
-            matches!(
-                k,
-                PKey::Fid
-                    | PKey::Pc
-                    | PKey::AtFuncEnd
-                    | PKey::Opidx
-                    | PKey::ProbeId
-                    | PKey::Fname
-                    | PKey::Local(_)
-                    | PKey::LocalTy(_)
-            )
-        });
         let guards_ok = first.guards.keys().all(|k| matches!(k, PKey::LocalTy(_)));
-        (everywhere && guards_ok).then_some(monitor_abi::Event::Opcode {
-            matches: monitor_abi::OpcodeMatch::Any,
-            mode,
+        if !keys.all(|k| everywhere(&k)) || !guards_ok {
+            return None;
+        }
+        let variant: BTreeSet<String> = first
+            .consts
+            .keys()
+            .filter(|c| {
+                plans
+                    .iter()
+                    .any(|pl| pl.consts.get(*c) != first.consts.get(*c))
+            })
+            .cloned()
+            .collect();
+        let is_variant = |a: &Access| matches!(a, Access::Const(c) if variant.contains(c));
+        let reads = |m: &BTreeMap<String, Access>| m.values().any(is_variant);
+        // the tables hold 32-bit values
+        let wide = [&first.pred_access, &init_access]
+            .iter()
+            .flat_map(|m| m.iter())
+            .any(|(n, a)| is_variant(a) && vt(&env.var_type(n)) != VT::I32);
+        let needs_opcode = lay.has_site || !variant.is_empty();
+        if reads(&first.body_access) || wide || (needs_opcode && self.opts.portable) {
+            return None;
+        }
+        let static_conj: BTreeSet<usize> = plans
+            .iter()
+            .flat_map(|pl| pl.static_conj.iter().copied())
+            .collect();
+        Some(Star {
+            event: monitor_abi::Event::Opcode {
+                matches: monitor_abi::OpcodeMatch::Any,
+                mode,
+            },
+            variant,
+            static_conj: static_conj.into_iter().collect(),
         })
     }
 
-    /// Emit a probe whose plans [`star_event`](Self::star_event) accepted:
-    /// one predicate, one body and one allocator for every opcode, under one
-    /// export.
+    /// Emit a probe as [`star_plan`](Self::star_plan) said: one predicate,
+    /// one body and one allocator for every opcode, under one export.
     pub(super) fn star_probe(
         &mut self,
         pi: usize,
         p: &Probe,
         plans: &[MatchPlan],
-        event: monitor_abi::Event,
+        star: Star,
         lay: &ProbeLayout,
         head_tail: (u32, u32),
     ) {
         let checked: &'a CheckResult = self.checked;
         let used = &checked.probes[pi].used_bound;
-        let pl = &plans[0];
+        let mut pl = plans[0].clone();
+        pl.static_conj = star.static_conj;
+        for c in &star.variant {
+            let table = self.const_table(plans, c);
+            pl.variant.insert(c.clone(), table);
+        }
         let env = pl.env(used, self.opts.portable);
-        let pred_call = self.static_predicate(pl, &env, lay);
-        let body = self.body_fn(p, pl, &env, lay);
+        let pred_call = self.static_predicate(&pl, &env, lay);
+        let body = self.body_fn(p, &pl, &env, lay);
         let mut abi_params = vec![];
         if lay.has_site {
-            abi_params.push(Param::Call(self.star_alloc_fn(pi, plans, lay, head_tail)));
+            abi_params.push(Param::Call(
+                self.star_alloc_fn(pi, &pl, plans, lay, head_tail),
+            ));
         }
         abi_params.extend(body.keys.iter().map(|k| k.param()));
         let pat = monitor_abi::Pattern {
-            event,
+            event: star.event,
             predicate: pred_call,
             params: abi_params,
         };
         self.export_match(p, &pat, body.func);
     }
 
-    /// The allocator of a `wasm:opcode:*` export: the shared allocation of
-    /// the probe's plans, with the probe id of the site's opcode, looked up
+    /// The allocator of a `wasm:opcode:*` export: the allocation of the
+    /// star plan `pl`, with the probe id of the site's opcode, looked up
     /// from the `opcode` parameter.
     fn star_alloc_fn(
         &mut self,
         pi: usize,
+        pl: &MatchPlan,
         plans: &[MatchPlan],
         lay: &ProbeLayout,
         head_tail: (u32, u32),
     ) -> StaticCall {
-        let (keys, _, core) = self.alloc_core_fn(pi, &plans[0], lay, head_tail);
-        let mut all: Vec<PKey> = keys.clone();
-        all.push(PKey::Opcode);
-        all.sort();
-        let env = plans[0].env(&self.checked.probes[pi].used_bound, self.opts.portable);
+        let (keys, _, core) = self.alloc_core_fn(pi, pl, lay, head_tail);
+        let mut all: BTreeSet<PKey> = keys.iter().cloned().collect();
+        all.insert(PKey::Opcode);
+        let all: Vec<PKey> = all.into_iter().collect();
+        let env = pl.env(&self.checked.probes[pi].used_bound, self.opts.portable);
         let params = static_call_params(&all, &env);
         // each key's first local in the new parameter list
         let mut first = HashMap::new();
@@ -197,11 +272,7 @@ impl<'a> Cg<'a> {
 
     /// The probe ids (`, 0_wasm:opcode:i32.add:before, `) of every binary
     /// opcode, as the per-opcode form's allocators would pass them.
-    fn probe_id_table(&mut self, pi: usize, plans: &[MatchPlan]) -> ProbeIdTable {
-        let by_op: HashMap<Opcode, &str> = plans
-            .iter()
-            .filter_map(|pl| pl.spec.opcode.map(|o| (o, pl.match_name.as_str())))
-            .collect();
+    fn probe_id_table(&mut self, pi: usize, plans: &[MatchPlan]) -> CodeTable {
         // the mode as the plans' names end (`:before`)
         let mode = plans
             .first()
@@ -212,18 +283,40 @@ impl<'a> Cg<'a> {
             })
             .unwrap_or("")
             .to_string();
-        let mut id = |name: &str| self.m.string(&format!(", {pi}_{name}, "));
-        let fallback = id(&format!("wasm:opcode:*{mode}"));
-        let mut entries: BTreeMap<u32, u32> = BTreeMap::new();
-        for (code, op, camel) in monitor_abi::opcode::encodings() {
-            let name = match by_op.get(&op) {
-                Some(n) if camel == op.operator_name() => n.to_string(),
-                _ => format!("wasm:opcode:{}{mode}", snake_case(camel)),
+        let fallback = self.m.string(&format!(", {pi}_wasm:opcode:*{mode}, "));
+        let mut values = BTreeMap::new();
+        for (code, pl, camel) in encodings(plans) {
+            let name = match pl.spec.opcode {
+                Some(op) if camel != op.operator_name() => {
+                    format!("wasm:opcode:{}{mode}", snake_case(camel))
+                }
+                _ => pl.match_name.clone(),
             };
-            entries.insert(code, id(&name));
+            values.insert(code, self.m.string(&format!(", {pi}_{name}, ")));
         }
+        self.code_table(&values, fallback)
+    }
+
+    /// The values of the event constant `c` by binary opcode: integers and
+    /// bools as i32, strings as their addresses.
+    fn const_table(&mut self, plans: &[MatchPlan], c: &str) -> CodeTable {
+        let mut values = BTreeMap::new();
+        for (code, pl, _) in encodings(plans) {
+            let v = match pl.consts.get(c) {
+                Some(Const::Int(i)) => *i as u32,
+                Some(Const::Bool(b)) => u32::from(*b),
+                Some(Const::Str(s)) => self.m.string(s),
+                _ => 0,
+            };
+            values.insert(code, v);
+        }
+        self.code_table(&values, 0)
+    }
+
+    /// Lay out a table of `values` by binary opcode in static data.
+    fn code_table(&mut self, values: &BTreeMap<u32, u32>, fallback: u32) -> CodeTable {
         let mut last_sub: BTreeMap<u32, u32> = BTreeMap::new();
-        for code in entries.keys() {
+        for code in values.keys() {
             let e = last_sub.entry(code >> 16).or_default();
             *e = (*e).max(code & 0xFFFF);
         }
@@ -232,12 +325,12 @@ impl<'a> Cg<'a> {
             let n = last + 1;
             let addr = self.m.static_alloc(4 * n);
             let bytes = (0..n)
-                .map(|sub| entries.get(&(prefix << 16 | sub)).unwrap_or(&fallback))
+                .map(|sub| values.get(&(prefix << 16 | sub)).unwrap_or(&fallback))
                 .flat_map(|a| a.to_le_bytes())
                 .collect();
             self.m.data.push((addr, bytes));
             ranges.push((prefix << 16, n, addr));
         }
-        ProbeIdTable { ranges, fallback }
+        CodeTable { ranges, fallback }
     }
 }
