@@ -96,7 +96,7 @@ fn snake_case(camel: &str) -> String {
 
 /// Every binary opcode with the plan of its opcode (`select t`: `select`'s)
 /// and its wasmparser operator name.
-fn encodings<'p>(plans: &'p [MatchPlan]) -> Vec<(u32, &'p MatchPlan, &'static str)> {
+fn encodings(plans: &[MatchPlan]) -> Vec<(u32, &MatchPlan, &'static str)> {
     let by_op: HashMap<Opcode, &MatchPlan> = plans
         .iter()
         .filter_map(|pl| pl.spec.opcode.map(|o| (o, pl)))
