@@ -15,6 +15,13 @@
 //! `tests/monitors/app.wat`, with snapshots
 //! `whamm-compiler/tests/whamm/example-NAME.stdout`.
 //!
+//! `star_form_reports_as_per_opcode`: every script compiled as usual and
+//! with `Options::per_opcode` (one export per opcode instead of one
+//! `wasm:opcode:*` export where the code is the same for every opcode)
+//! prints the same in every mode, up to the addresses in the `id` column of
+//! `memaddr` rows and the `typed_select` rows only the `*` export has
+//! (`star_typed_select.mm` shows them).
+//!
 //! The engine is this crate's `wizeng` binary (`CARGO_BIN_EXE_wizeng`):
 //! cargo builds the current one before running the test.
 
@@ -78,13 +85,22 @@ fn cases() -> Vec<Case> {
 /// lines name; FILE's base name must be NAME: wizeng links `+FILE` under
 /// that module name) to `wasm`. Returns the libraries' files.
 fn compile(case: &Case, src: &str, wasm: &Path) -> Result<Vec<PathBuf>, String> {
+    compile_with(case, src, wasm, Options::default())
+}
+
+/// [`compile`] with options (the libraries are added to them).
+fn compile_with(
+    case: &Case,
+    src: &str,
+    wasm: &Path,
+    mut opts: Options,
+) -> Result<Vec<PathBuf>, String> {
     let libs: Vec<(String, PathBuf)> = src
         .lines()
         .filter_map(|l| l.trim().strip_prefix("// lib:"))
         .filter_map(|l| l.trim().split_once('='))
         .map(|(n, f)| (n.trim().to_string(), dir().join(f.trim())))
         .collect();
-    let mut opts = Options::default();
     for (n, f) in &libs {
         let bytes = std::fs::read(f).map_err(|e| format!("{}: {e}", f.display()))?;
         let sigs = whamm_compiler::libs::read_library(&bytes)
@@ -195,5 +211,94 @@ fn end_to_end() {
         }
     }
     let _ = std::fs::remove_dir_all(&tmp);
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// The function exports of a module that are probes.
+fn probe_exports(wasm: &Path) -> Vec<String> {
+    let bytes = std::fs::read(wasm).unwrap();
+    let mut out = vec![];
+    for p in wasmparser::Parser::new(0).parse_all(&bytes) {
+        if let Ok(wasmparser::Payload::ExportSection(r)) = p {
+            for e in r.into_iter().flatten() {
+                if e.name.starts_with("wasm:") && e.name != "wasm:exit" {
+                    out.push(e.name.to_string());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A report with the addresses of `memaddr` rows replaced, and without the
+/// rows of `select t` sites (matched by a `wasm:opcode:*` export only).
+fn comparable(out: &str) -> String {
+    out.lines()
+        .filter(|l| !l.contains("_wasm:opcode:typed_select:"))
+        .map(|l| match l.split_once(", memaddr, ") {
+            Some((id, rest)) if id.bytes().all(|b| b.is_ascii_digit()) => {
+                format!("ID, memaddr, {rest}")
+            }
+            _ => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn star_form_reports_as_per_opcode() {
+    let modes = std::env::var("WIZENG_MODES").unwrap_or_else(|_| "int,jit".into());
+    let modes: Vec<&str> = modes.split(',').filter(|m| !m.is_empty()).collect();
+    let tmp = std::env::temp_dir().join(format!("whamm-star-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let mut failures = vec![];
+    let mut starred = vec![];
+    for case in cases() {
+        let stem = &case.stem;
+        let src = std::fs::read_to_string(&case.mm).unwrap();
+        let star = tmp.join(format!("{stem}.wasm"));
+        let per_op = tmp.join(format!("{stem}-per-opcode.wasm"));
+        let per_opcode = Options {
+            per_opcode: true,
+            ..Options::default()
+        };
+        let (Ok(libs), Ok(_)) = (
+            compile(&case, &src, &star),
+            compile_with(&case, &src, &per_op, per_opcode),
+        ) else {
+            failures.push(format!("{stem}: whamm build failed"));
+            continue;
+        };
+        let (a, b) = (probe_exports(&star), probe_exports(&per_op));
+        if a == b {
+            continue;
+        }
+        let stars = a.iter().filter(|e| e.starts_with("wasm:opcode:*")).count();
+        if stars == 0 || a.len() >= b.len() {
+            failures.push(format!(
+                "{stem}: the forms differ without a `*` export: {a:?}"
+            ));
+        }
+        starred.push(stem.clone());
+        let app = app_of(&case, &src);
+        for &mode in &modes {
+            let x = run_engine(mode, &star, &libs, &app);
+            let y = run_engine(mode, &per_op, &libs, &app);
+            let (ox, oy) = (
+                String::from_utf8_lossy(&x.stdout),
+                String::from_utf8_lossy(&y.stdout),
+            );
+            if x.status.code() != y.status.code() || comparable(&ox) != comparable(&oy) {
+                failures.push(format!(
+                    "{stem} [{mode}]: `*` export vs per opcode: exit {:?} vs {:?}\n--- `*`\n{ox}\n--- per opcode\n{oy}",
+                    x.status.code(),
+                    y.status.code()
+                ));
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+    // the examples' hotness and the `select t` case at least
+    assert!(starred.len() >= 2, "scripts with a `*` export: {starred:?}");
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }

@@ -374,6 +374,15 @@ impl Opcode {
             .is_some_and(|e| e.has_memarg)
     }
 
+    /// The [`binary_opcode`] of the opcode's canonical operator (`select`:
+    /// 0x1B), `None` if no encoding decodes to it.
+    pub fn binary_opcode(self) -> Option<u32> {
+        OPCODE_CODES
+            .get(usize::from(self.0))
+            .copied()
+            .filter(|c| *c != u32::MAX)
+    }
+
     /// The compact numeric id.
     pub fn index(self) -> u16 {
         self.0
@@ -462,6 +471,31 @@ pub fn opcode_of(op: &wasmparser::Operator<'_>) -> Opcode {
         .map(|e| e.canonical)
         .unwrap_or(raw);
     Opcode(canonical)
+}
+
+/// The instruction's opcode in the binary format, the value of the `opcode`
+/// parameter (Part B, `docs/monitor-abi.md#parameters`): the opcode byte
+/// (`0x6A` for `i32.add`, `0x1C` for `select t`), or for an instruction with
+/// a prefix byte (0xFB GC, 0xFC misc, 0xFD SIMD, 0xFE threads) the prefix
+/// times 0x10000 plus its sub-opcode (`memory.copy`, `0xFC 10`, is
+/// `0xFC000A`). Computed at build time by decoding every encoding.
+pub fn binary_opcode(op: &wasmparser::Operator<'_>) -> u32 {
+    OPCODE_CODES
+        .get(usize::from(raw_index(op)))
+        .copied()
+        .unwrap_or(u32::MAX)
+}
+
+/// Every instruction encoding the decoder knows: its [`binary_opcode`], its
+/// [`Opcode`] and wasmparser's operator name (`TypedSelect` for `select t`,
+/// whose opcode is `select`'s), in wasmparser's order.
+pub fn encodings() -> impl Iterator<Item = (u32, Opcode, &'static str)> {
+    let t = table();
+    OPCODE_CODES
+        .iter()
+        .zip(&t.entries)
+        .filter(|(c, _)| **c != u32::MAX)
+        .map(|(c, e)| (*c, Opcode(e.canonical), e.camel))
 }
 
 /// The immediates of `op`, flattened for `immN`
@@ -737,6 +771,58 @@ mod tests {
         );
         assert_eq!(Opcode::from_mnemonic("i32.plus"), None);
         assert_eq!(Opcode::from_mnemonic(""), None);
+    }
+
+    /// Every operator has an encoding, no two the same; known ones are the
+    /// binary format's.
+    #[test]
+    fn binary_opcodes() {
+        let mut seen = std::collections::HashMap::new();
+        for (code, op, camel) in encodings() {
+            assert!(
+                code < 0x100 || (0xFB..=0xFE).contains(&(code >> 16)),
+                "{camel}"
+            );
+            assert!(code < 0x100 || code & 0xFFFF < 0x200, "{camel}");
+            assert!(op.binary_opcode().is_some(), "{camel}");
+            if let Some(other) = seen.insert(code, camel) {
+                panic!("{camel} and {other} both {code:#x}");
+            }
+        }
+        assert_eq!(
+            seen.len(),
+            RAW_OPERATORS.len(),
+            "operators without an encoding"
+        );
+        for (m, code) in [
+            ("unreachable", 0x00),
+            ("select", 0x1B),
+            ("i32.add", 0x6A),
+            ("i64.eq", 0x51),
+            ("end", 0x0B),
+            ("i32.trunc_sat_f32_s", 0xFC0000),
+            ("memory.copy", 0xFC000A),
+            ("ref.test", 0xFB0014),
+            ("ref.test null", 0xFB0015),
+            ("v128.load", 0xFD0000),
+            ("i64x2.extmul_high_i32x4_u", 0xFD00DF),
+            ("f64x2.convert_low_i32x4_u", 0xFD00FF),
+            ("i8x16.relaxed_swizzle", 0xFD0100),
+            ("memory.atomic.notify", 0xFE0000),
+        ] {
+            let op = Opcode::from_mnemonic(m).unwrap();
+            assert_eq!(op.binary_opcode(), Some(code), "{m}");
+        }
+        let typed = wasmparser::Operator::TypedSelect {
+            ty: wasmparser::ValType::I32,
+        };
+        assert_eq!(binary_opcode(&typed), 0x1C);
+        assert_eq!(binary_opcode(&wasmparser::Operator::Select), 0x1B);
+        let copy = wasmparser::Operator::MemoryCopy {
+            dst_mem: 0,
+            src_mem: 0,
+        };
+        assert_eq!(binary_opcode(&copy), 0xFC000A);
     }
 
     #[test]

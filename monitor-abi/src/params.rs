@@ -63,6 +63,7 @@ impl Param {
             | Param::AtFuncEnd
             | Param::Opidx
             | Param::RefFuncBefore
+            | Param::Opcode
             | Param::DefaultTarget
             | Param::ArgTy(_)
             | Param::LocalTy(_) => (Static, true, true, Fixed(I32)),
@@ -114,6 +115,7 @@ impl Param {
         Param::AtFuncEnd,
         Param::Opidx,
         Param::RefFuncBefore,
+        Param::Opcode,
         Param::DefaultTarget,
         Param::Targets,
         Param::TargetFnName,
@@ -127,6 +129,7 @@ impl Param {
         match self {
             Param::Opidx
             | Param::RefFuncBefore
+            | Param::Opcode
             | Param::DefaultTarget
             | Param::Targets
             | Param::TargetFnName
@@ -154,6 +157,7 @@ impl Param {
             Param::AtFuncEnd => "at_func_end",
             Param::Opidx => "opidx",
             Param::RefFuncBefore => "ref_func_before",
+            Param::Opcode => "opcode",
             Param::DefaultTarget => "default_target",
             Param::Targets => "targets",
             Param::TargetFnName => "target_fn_name",
@@ -356,7 +360,7 @@ pub struct SiteFacts {
 /// Part B: `argtyN` / `localtyN` follow `argN` / `localN` (but `argtyN` is
 /// also fine where the operand types are unknown: it is then 0);
 /// `default_target`, `targets` outside `br_table` and `target_fn_*` outside
-/// `call`/`return_call` are errors; `opidx` is always available.
+/// `call`/`return_call` are errors; `opidx` and `opcode` are always available.
 pub fn check_param_at_site(param: &Param, site: &SiteFacts) -> SiteCheck {
     use crate::opcode::Opcode;
     let name = site

@@ -10,7 +10,7 @@
 //!          | "num_targets" | "offset" | "instr_count" | "at_func_end"
 //!          | "arg" N | "imm" N | "local" N | call
 //!          | "opidx" | "default_target" | "targets" | "target_fn_name"
-//!          | "target_fn_type" | "target_imp_module" | "ref_func_before"
+//!          | "target_fn_type" | "target_imp_module" | "ref_func_before" | "opcode"
 //!          | "argty" N | "localty" N ) ws
 //! ```
 //!
@@ -117,6 +117,9 @@ pub enum Param {
     /// `ref_func_before` (Part B): N if the instruction just before this one
     /// is `ref.func N`, else -1.
     RefFuncBefore,
+    /// `opcode` (Part B): the instruction's binary opcode
+    /// ([`crate::opcode::binary_opcode`]), -1 at `func:entry`.
+    Opcode,
     /// `default_target` (Part B): the default label of a `br_table`.
     DefaultTarget,
     /// `targets` (Part B, static calls only): the labels of a `br_table`

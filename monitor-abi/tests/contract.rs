@@ -160,7 +160,7 @@ fn site_checks() {
 #[test]
 fn part_b_params() {
     // Parse, canonical print, placement.
-    let name = "wasm:opcode:br_table/$p(opidx,default_target,targets,argty0,localty2)/($a(target_fn_name,target_fn_type,target_imp_module),opidx,default_target,argty1,localty0)";
+    let name = "wasm:opcode:br_table/$p(opidx,default_target,targets,argty0,localty2,opcode)/($a(target_fn_name,target_fn_type,target_imp_module,opcode),opidx,default_target,argty1,localty0,opcode)";
     let p = parse_pattern(name).expect("parses");
     assert_eq!(p.to_string(), name);
     assert!(validate_pattern(&p).is_empty());
@@ -168,6 +168,7 @@ fn part_b_params() {
     assert!(p.params[0].is_part_b() && !Param::Fname.is_part_b());
     for q in [
         Param::Opidx,
+        Param::Opcode,
         Param::DefaultTarget,
         Param::ArgTy(0),
         Param::LocalTy(0),
@@ -226,6 +227,7 @@ fn part_b_params() {
         SiteCheck::NoMatch
     );
     assert!(ok(Param::Opidx, &add));
+    assert!(ok(Param::Opcode, &add) && ok(Param::Opcode, &brt) && ok(Param::Opcode, &unknown));
     // Type codes.
     assert_eq!(type_code(Some(ValType::I32)), 0x7F);
     assert_eq!(type_code(Some(ValType::F64)), 0x7C);

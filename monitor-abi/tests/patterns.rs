@@ -409,6 +409,7 @@ mod props {
             Just(Param::InstrCount),
             Just(Param::AtFuncEnd),
             Just(Param::Opidx),
+            Just(Param::Opcode),
             Just(Param::DefaultTarget),
             Just(Param::Targets),
             Just(Param::TargetFnName),

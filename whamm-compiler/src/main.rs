@@ -49,6 +49,10 @@ enum Cmd {
         /// repeatable.
         #[arg(long = "lib", value_name = "NAME=PATH")]
         libs: Vec<String>,
+        /// One export per opcode even where one `wasm:opcode:*` export
+        /// does the same (the larger form of earlier versions; for comparisons).
+        #[arg(long)]
+        per_opcode: bool,
     },
     /// List events matching a rule, with their modes and bound variables.
     Info {
@@ -119,6 +123,7 @@ fn main() -> ExitCode {
             emit_wat,
             portable,
             libs,
+            per_opcode,
         } => match read_libs(&libs) {
             Ok(libs) => build(
                 &script,
@@ -127,6 +132,7 @@ fn main() -> ExitCode {
                 whamm_compiler::codegen::Options {
                     portable,
                     libs,
+                    per_opcode,
                     ..Default::default()
                 },
             ),

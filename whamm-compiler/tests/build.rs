@@ -209,7 +209,8 @@ fn portable_imports_only_part_a() {
 }
 
 /// A 300-probe script (covering every opcode with one extra `*` probe)
-/// builds into a valid module with a probe export per rule. Its speed ("well
+/// builds into a valid module with a probe export per rule (the `*` rule's
+/// body is the same for every opcode: one `wasm:opcode:*` export). Its speed ("well
 /// under a second") is measured by `scripts/bench-whamm.sh`, not asserted
 /// here (the build time is printed with --nocapture).
 #[test]
@@ -236,7 +237,100 @@ fn compile_300_probes() {
         bytes.len(),
         el
     );
-    assert!(exps.len() > ops.len() + 299);
+    let probes: Vec<&String> = exps
+        .iter()
+        .filter(|e| e.contains("\"wasm:opcode:"))
+        .collect();
+    assert_eq!(probes.len(), 300, "{probes:?}");
+    assert_eq!(
+        probes
+            .iter()
+            .filter(|e| e.contains("\"wasm:opcode:*"))
+            .count(),
+        1
+    );
+}
+
+/// The probe exports of a script's module.
+fn probe_exports(src: &str, opts: &Options) -> Vec<String> {
+    let (bytes, _) = whamm_compiler::build(src, opts).unwrap_or_else(|d| panic!("{src}: {d:?}"));
+    validate(&bytes);
+    let (_, exps) = imports_exports(&bytes);
+    exps.into_iter()
+        .filter(|e| e.contains("\"wasm:opcode:"))
+        .collect()
+}
+
+/// A `wasm:opcode:*` probe is one export where its code is the same for
+/// every opcode up to match-time constants, else one export per opcode
+/// (docs/whamm-backend.md, `codegen/star.rs`).
+#[test]
+fn star_export_or_one_per_opcode() {
+    let n = monitor_abi::Opcode::all().count();
+    let count = "report unshared var c: u64; c++;";
+    let portable = Options {
+        portable: true,
+        ..Options::default()
+    };
+    let per_opcode = Options {
+        per_opcode: true,
+        ..Options::default()
+    };
+    let d = Options::default();
+    for (body, opts, want) in [
+        (format!("wasm:opcode:*:before {{ {count} }}"), &d, 1),
+        (format!("wasm:opcode:*:after {{ {count} }}"), &d, 1),
+        // per-opcode constants read at match time only
+        (
+            format!("wasm:opcode:*:before / opname != \"nop\" || fid == 1 / {{ {count} }}"),
+            &d,
+            1,
+        ),
+        (
+            "wasm:opcode:*:before { report unshared var k: u32 = category_id; }".into(),
+            &d,
+            1,
+        ),
+        // no site state: Part A suffices
+        (
+            "var t: u64; wasm:opcode:*:before { t++; }".into(),
+            &portable,
+            1,
+        ),
+        // the allocator needs the Part B `opcode`
+        (format!("wasm:opcode:*:before {{ {count} }}"), &portable, n),
+        // a body reading a per-opcode constant keeps it folded
+        (
+            "var t: u64; wasm:opcode:*:before { if (opname == \"nop\") { t++; } }".into(),
+            &d,
+            n,
+        ),
+        // a predicate false for one opcode at compile time
+        (
+            format!("wasm:opcode:*:before / opname != \"nop\" / {{ {count} }}"),
+            &d,
+            n - 1,
+        ),
+        (
+            format!("wasm:opcode:*:before {{ {count} }}"),
+            &per_opcode,
+            n,
+        ),
+    ] {
+        let got = probe_exports(&body, opts);
+        assert_eq!(got.len(), want, "{body}: {got:?}");
+        let stars = got.iter().filter(|e| e.contains("\"wasm:opcode:*")).count();
+        assert_eq!(stars, usize::from(want == 1), "{body}: {got:?}");
+    }
+    // operands differ by opcode: never one export
+    let got = probe_exports(
+        "var t: u64; wasm:opcode:*:before(arg0: i32) { t = t + (arg0 as u64); }",
+        &d,
+    );
+    assert!(
+        got.len() > 1 && got.iter().all(|e| !e.contains("opcode:*")),
+        "{got:?}"
+    );
 }
 
 #[test]

@@ -47,6 +47,9 @@ pub(super) enum PKey {
     InstrCount,
     Offset,
     Opidx,
+    /// The binary opcode (Part B `opcode`): only the allocator of a
+    /// `wasm:opcode:*` export takes it, to find the site's probe id.
+    Opcode,
     RefFuncBefore,
     DefaultTarget,
     Imm(u32),
@@ -72,6 +75,7 @@ impl PKey {
             PKey::InstrCount => Param::InstrCount,
             PKey::Offset => Param::Offset,
             PKey::Opidx => Param::Opidx,
+            PKey::Opcode => Param::Opcode,
             PKey::RefFuncBefore => Param::RefFuncBefore,
             PKey::DefaultTarget => Param::DefaultTarget,
             PKey::Imm(n) => Param::Imm(*n),
@@ -156,6 +160,7 @@ impl BoundEnv<'_> {
             | PKey::NumTargets
             | PKey::InstrCount
             | PKey::Opidx
+            | PKey::Opcode
             | PKey::ProbeId
             | PKey::DefaultTarget
             | PKey::ArgTy(_)

@@ -238,9 +238,10 @@ impl Cg<'_> {
         f
     }
 
-    /// The start function: global maps, then top-level statements.
+    /// The start function: global maps, then top-level statements; none if
+    /// there is nothing to run (an engine calls it when it instantiates the
+    /// monitor).
     fn start_function(&mut self, script: &Script) {
-        let start = self.m.declare(&[], &[]);
         let mut cx = FnCx::new(&[], None);
         for name in self.global_order.clone() {
             let v = self.globals[&name].clone();
@@ -259,6 +260,10 @@ impl Cg<'_> {
                 }
             }
         }
+        if cx.code.is_empty() {
+            return;
+        }
+        let start = self.m.declare(&[], &[]);
         self.m.define(start, cx.finish());
         self.m.start = Some(start);
     }

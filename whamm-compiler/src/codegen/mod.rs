@@ -20,7 +20,8 @@
 //!   part reads and the site-record layout; per match, how bound variables
 //!   are read; grouping of matches with identical code;
 //! * `probe`: a probe's predicate, body and allocator functions and its
-//!   exports;
+//!   exports; `star`: the one `wasm:opcode:*` export of a probe whose code
+//!   is the same for every opcode;
 //! * `bound`: bound variables: ABI parameters, derived values, constants;
 //! * `stmt`, `expr`, `places`, `arith`, `fold`: lowering of
 //!   statements, expressions, places, operators and constant folding;
@@ -42,6 +43,7 @@ mod print;
 mod probe;
 mod report;
 mod repr;
+mod star;
 mod stmt;
 mod walk;
 
@@ -71,6 +73,10 @@ pub struct Options {
     /// memory instead (docs/monitor-abi.md#report-layout). Off by default:
     /// the engine's built-in monitors are built with it.
     pub report_layout: bool,
+    /// One export (and allocator) per opcode even where a single
+    /// `wasm:opcode:*` export would do (`star.rs`): the form of earlier
+    /// versions, for comparisons.
+    pub per_opcode: bool,
 }
 
 const SCRATCH_SIZE: u32 = 4096;

@@ -53,6 +53,7 @@ pub(super) struct ProbeLayout<'e> {
 }
 
 /// One export's plan.
+#[derive(Clone)]
 pub(super) struct MatchPlan {
     pub(super) pattern_event: monitor_abi::Event,
     pub(super) match_name: String,
@@ -64,6 +65,11 @@ pub(super) struct MatchPlan {
     pub(super) guards: BTreeMap<PKey, i32>,
     pub(super) spec: &'static monitor_abi::EventSpec,
     pub(super) after: bool,
+    /// The constants (of `consts`) whose value the predicate and the
+    /// allocator read at match time from a table, by the site's `opcode`,
+    /// instead of folding them: the plan of a `wasm:opcode:*` export whose
+    /// matches differ in them (`star.rs`). Empty otherwise.
+    pub(super) variant: BTreeMap<String, super::star::CodeTable>,
 }
 
 impl MatchPlan {
@@ -146,8 +152,20 @@ impl<'a> Cg<'a> {
         let dyn_conj: Vec<&Expr> = conj_where_static(false).collect();
         let statics = static_exprs(&p.body, &dyn_conj);
         self.check_static_calls(&statics, used)?;
+        // the body proper: per-site declarations are initialized at match
+        // time, by the allocator
+        let body = Block {
+            stmts: p
+                .body
+                .stmts
+                .iter()
+                .filter(|s| !matches!(&s.kind, StmtKind::Decl { decorators, .. } if !decorators.is_empty()))
+                .cloned()
+                .collect(),
+            span: p.body.span,
+        };
         let mut body_vars = BTreeSet::new();
-        block_vars(&p.body, &mut body_vars);
+        block_vars(&body, &mut body_vars);
         body_vars.extend(bound_vars_of(dyn_conj.iter().copied(), used));
         body_vars.retain(|v| used.contains_key(v));
         let pred_vars = bound_vars_of(conj_where_static(true), used);
@@ -346,6 +364,7 @@ impl<'a> Cg<'a> {
             static_conj,
             spec,
             after,
+            variant: BTreeMap::new(),
         }))
     }
 
@@ -462,27 +481,48 @@ pub(super) fn group_plans(
 ) -> BTreeMap<String, Vec<usize>> {
     let mut groups: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     for (i, pl) in plans.iter().enumerate() {
-        let env = pl.env(used, portable);
-        let body_keys: BTreeSet<PKey> = pl
-            .body_access
-            .values()
-            .flat_map(|a| env.pkeys(a))
-            .filter(|k| !k.is_buf())
-            .collect();
         let key = format!(
-            "{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}",
+            "{:?}|{:?}|{}",
             pl.consts,
-            pl.body_access,
-            pl.pred_access,
             pl.static_conj,
-            pl.guards,
-            body_keys
-                .iter()
-                .map(|k| env.pkey_type(k, None))
-                .collect::<Vec<_>>(),
-            env.imm_type()
+            shape_key(pl, used, portable)
         );
         groups.entry(key).or_default().push(i);
     }
     groups
+}
+
+/// What a plan's code depends on besides the event's constants and the
+/// match-time conjuncts they leave undecided: how bound variables are read,
+/// the type guards and the parameters' types.
+pub(super) fn shape_key(
+    pl: &MatchPlan,
+    used: &HashMap<String, BoundInfo>,
+    portable: bool,
+) -> String {
+    let env = pl.env(used, portable);
+    let body_keys: BTreeSet<PKey> = pl
+        .body_access
+        .values()
+        .flat_map(|a| env.pkeys(a))
+        .filter(|k| !k.is_buf())
+        .collect();
+    // the immediates' type (i64 for `i64.const`) matters only to code
+    // that reads one
+    let reads_imm = [&pl.body_access, &pl.pred_access]
+        .iter()
+        .flat_map(|m| m.values())
+        .flat_map(|a| env.pkeys(a))
+        .any(|k| matches!(k, PKey::Imm(_)));
+    format!(
+        "{:?}|{:?}|{:?}|{:?}|{:?}",
+        pl.body_access,
+        pl.pred_access,
+        pl.guards,
+        body_keys
+            .iter()
+            .map(|k| env.pkey_type(k, None))
+            .collect::<Vec<_>>(),
+        reads_imm.then(|| env.imm_type())
+    )
 }

@@ -21,14 +21,14 @@ use wasm_encoder::{BlockType, ExportKind, Instruction as I, ValType as VT};
 
 /// The body function of a group of matches, and the ABI parameters it takes
 /// after the site record.
-struct BodyFn {
-    func: u32,
-    keys: Vec<PKey>,
+pub(super) struct BodyFn {
+    pub(super) func: u32,
+    pub(super) keys: Vec<PKey>,
 }
 
 /// The parameter types of a static call taking `keys` (buffer-passed
 /// variables as (ptr, len)).
-fn static_call_params(keys: &[PKey], env: &BoundEnv) -> Vec<VT> {
+pub(super) fn static_call_params(keys: &[PKey], env: &BoundEnv) -> Vec<VT> {
     let mut params = vec![];
     for k in keys {
         if k.is_buf() {
@@ -65,6 +65,10 @@ impl<'a> Cg<'a> {
         let Some(plans) = self.plan_matches(p, info, &lay) else {
             return;
         };
+        if let Some(star) = self.star_plan(&plans, &lay, used) {
+            self.star_probe(pi, p, &plans, star, &lay, (head, tail));
+            return;
+        }
         for (_, members) in group_plans(&plans, used, self.opts.portable) {
             let pl = &plans[members[0]];
             let env = pl.env(used, self.opts.portable);
@@ -89,7 +93,7 @@ impl<'a> Cg<'a> {
 
     /// The match-time predicate of a group (`$pred_N`): its type guards and
     /// undecided match-time conjuncts; `None` if there are none.
-    fn static_predicate(
+    pub(super) fn static_predicate(
         &mut self,
         pl: &MatchPlan,
         env: &BoundEnv,
@@ -100,6 +104,9 @@ impl<'a> Cg<'a> {
         }
         let mut keys: BTreeSet<PKey> = pl.pred_access.values().flat_map(|a| env.pkeys(a)).collect();
         keys.extend(pl.guards.keys().cloned());
+        if reads_variant(pl, &pl.pred_access) {
+            keys.insert(PKey::Opcode);
+        }
         let keys: Vec<PKey> = keys.into_iter().collect();
         let params = static_call_params(&keys, env);
         let f = self.m.declare(&params, &[VT::I32]);
@@ -109,6 +116,7 @@ impl<'a> Cg<'a> {
         cx.e(I::LocalSet(saved));
         let locals = self.bind_params(&mut cx, &keys, env, true);
         self.bind_bound(&mut cx, &pl.pred_access, &pl.consts, &locals, env, None);
+        bind_variant(&mut cx, pl, &pl.pred_access, &locals, env);
         let res = cx.local(VT::I32);
         cx.e(I::I32Const(1));
         cx.e(I::LocalSet(res));
@@ -142,7 +150,13 @@ impl<'a> Cg<'a> {
     /// The body function of a group: (site record,) then one parameter per
     /// ABI value the body reads; tests the run-time conjuncts, then runs
     /// the statements.
-    fn body_fn(&mut self, p: &Probe, pl: &MatchPlan, env: &BoundEnv, lay: &ProbeLayout) -> BodyFn {
+    pub(super) fn body_fn(
+        &mut self,
+        p: &Probe,
+        pl: &MatchPlan,
+        env: &BoundEnv,
+        lay: &ProbeLayout,
+    ) -> BodyFn {
         let keys: Vec<PKey> = pl
             .body_access
             .values()
@@ -199,7 +213,7 @@ impl<'a> Cg<'a> {
     }
 
     /// Export the body function under the pattern's name.
-    fn export_match(&mut self, p: &Probe, pat: &monitor_abi::Pattern, f: u32) {
+    pub(super) fn export_match(&mut self, p: &Probe, pat: &monitor_abi::Pattern, f: u32) {
         let mut name = pat.to_string();
         // Two probes on one event with the same parameters: export names
         // must differ, so the n-th copy gets n spaces after the event (the
@@ -236,14 +250,52 @@ impl<'a> Cg<'a> {
         pi: usize,
         pl: &MatchPlan,
         lay: &ProbeLayout,
-        (head, tail): (u32, u32),
+        head_tail: (u32, u32),
     ) -> StaticCall {
+        let (keys, params, core) = self.alloc_core_fn(pi, pl, lay, head_tail);
+        // the probe id as the report prints it, between separators
+        let pid = self.m.string(&format!(", {}_{}, ", pi, pl.match_name));
+        let f = self.m.declare(&params, &[VT::I32]);
+        let mut cx = FnCx::new(&params, None);
+        for l in 0..params.len() as u32 {
+            cx.e(I::LocalGet(l));
+        }
+        cx.e(I::I32Const(pid as i32));
+        cx.e(I::Call(core));
+        self.m.define(f, cx.finish());
+        self.export_alloc(f, &keys)
+    }
+
+    /// Export an allocator as `$alloc_N` taking `keys`.
+    pub(super) fn export_alloc(&mut self, f: u32, keys: &[PKey]) -> StaticCall {
+        self.counter += 1;
+        let name = format!("$alloc_{}", self.counter);
+        self.m.export(&name, ExportKind::Func, f);
+        StaticCall {
+            name,
+            params: keys.iter().map(|k| k.param()).collect(),
+        }
+    }
+
+    /// The allocation proper of a match (shared by the matches whose code
+    /// is the same): its keys, the parameters they take (without the probe
+    /// id, which the allocation takes last) and its function.
+    pub(super) fn alloc_core_fn(
+        &mut self,
+        pi: usize,
+        pl: &MatchPlan,
+        lay: &ProbeLayout,
+        (head, tail): (u32, u32),
+    ) -> (Vec<PKey>, Vec<VT>, u32) {
         let checked: &'a CheckResult = self.checked;
         let used = &checked.probes[pi].used_bound;
         let env = pl.env(used, self.opts.portable);
         let (init_access, consts) = alloc_accesses(pl, lay, &env, used);
         let mut keys: BTreeSet<PKey> = init_access.values().flat_map(|a| env.pkeys(a)).collect();
         keys.extend([PKey::Fid, PKey::Pc, PKey::Fname]);
+        if reads_variant(pl, &init_access) {
+            keys.insert(PKey::Opcode);
+        }
         keys.extend(lay.rec_fields.iter().map(|(k, _)| k.clone()));
         let keys: Vec<PKey> = keys.into_iter().collect();
         let params = static_call_params(&keys, &env);
@@ -269,26 +321,11 @@ impl<'a> Cg<'a> {
         cx.e(I::I32Store(mem8(16, 2)));
         link_record(&mut cx, rec, head, tail);
         self.bind_bound(&mut cx, &init_access, &consts, &locals, &env, None);
+        bind_variant(&mut cx, pl, &init_access, &locals, &env);
         self.init_record(&mut cx, rec, lay);
         cx.e(I::LocalGet(rec));
         let core = self.alloc_core(&core_params, cx.finish());
-        // the probe id as the report prints it, between separators
-        let pid = self.m.string(&format!(", {}_{}, ", pi, pl.match_name));
-        let f = self.m.declare(&params, &[VT::I32]);
-        let mut cx = FnCx::new(&params, None);
-        for l in 0..params.len() as u32 {
-            cx.e(I::LocalGet(l));
-        }
-        cx.e(I::I32Const(pid as i32));
-        cx.e(I::Call(core));
-        self.m.define(f, cx.finish());
-        self.counter += 1;
-        let name = format!("$alloc_{}", self.counter);
-        self.m.export(&name, ExportKind::Func, f);
-        StaticCall {
-            name,
-            params: keys.iter().map(|k| k.param()).collect(),
-        }
+        (keys, params, core)
     }
 
     /// The function of an allocator's code with parameters `params`: the
@@ -398,7 +435,7 @@ fn link_record(cx: &mut FnCx, rec: u32, head: u32, tail: u32) {
 
 /// How the allocator reads the bound variables of the initializers and
 /// `@static` calls, and the event constants among them.
-fn alloc_accesses(
+pub(super) fn alloc_accesses(
     pl: &MatchPlan,
     lay: &ProbeLayout,
     env: &BoundEnv,
@@ -422,4 +459,38 @@ fn alloc_accesses(
         }
     }
     (init_access, consts)
+}
+
+/// Whether code reading `access` reads one of the plan's variant constants.
+fn reads_variant(pl: &MatchPlan, access: &BTreeMap<String, Access>) -> bool {
+    access
+        .values()
+        .any(|a| matches!(a, Access::Const(c) if pl.variant.contains_key(c)))
+}
+
+/// Bind the variant constants `access` reads to locals, looked up by the
+/// site's `opcode` (`star.rs`), instead of the folded constants.
+fn bind_variant(
+    cx: &mut FnCx,
+    pl: &MatchPlan,
+    access: &BTreeMap<String, Access>,
+    locals: &HashMap<PKey, (u32, Type)>,
+    env: &BoundEnv,
+) {
+    let Some((op, _)) = locals.get(&PKey::Opcode) else {
+        return;
+    };
+    for (name, a) in access {
+        let Access::Const(c) = a else { continue };
+        let Some(table) = pl.variant.get(c) else {
+            continue;
+        };
+        let l = cx.local(VT::I32);
+        table.lookup(cx, *op);
+        cx.e(I::LocalSet(l));
+        cx.bound.insert(
+            name.clone(),
+            super::bound::Bound::Local(l, env.var_type(name)),
+        );
+    }
 }

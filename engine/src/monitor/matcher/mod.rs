@@ -1055,6 +1055,9 @@ impl Matcher<'_> {
             },
             Param::Opidx => Value::I32(site.instr_index as i32),
             Param::RefFuncBefore => Value::I32(site.ref_func_before.map_or(-1, |f| f as i32)),
+            Param::Opcode => {
+                Value::I32(site.op.map_or(-1, |o| monitor_abi::binary_opcode(o) as i32))
+            }
             Param::DefaultTarget => match site.op {
                 Some(Operator::BrTable { targets }) => Value::I32(targets.default() as i32),
                 _ => return Err("default_target on an instruction that is not br_table".into()),
