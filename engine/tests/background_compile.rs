@@ -119,46 +119,6 @@ fn a_hot_loop_enters_compiled_code_once_it_is_ready() {
     );
 }
 
-#[test]
-fn the_trampolines_are_made_on_the_compiler_thread_when_there_is_a_core_for_it() {
-    // Asked for at instantiation, placed at the first tier-up request; with
-    // a single core they are built where they are needed, as before.
-    let (mut store, inst) = instantiate(-1);
-    assert_eq!(store.background_stats().tramps_from_thread, 0);
-    let calls = store.export_func(inst, "calls").unwrap();
-    let want = |x: i32, n: i32| (x..x + n).map(|i| 3 * i + 1).sum::<i32>();
-    assert_eq!(
-        store
-            .invoke(calls, &[Value::I32(1), Value::I32(40)])
-            .unwrap(),
-        [Value::I32(want(1, 40))]
-    );
-    store.finish_background_compiles();
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let bg = store.background_stats();
-    assert_eq!(bg.tramps_from_thread, usize::from(cores >= 2));
-    assert_eq!(
-        (bg.done, bg.in_flight),
-        (2, 0),
-        "trampolines are not counted"
-    );
-    // Compiled code calls the host through those trampolines.
-    let sum = store.export_func(inst, "sum").unwrap();
-    assert_eq!(
-        store.invoke(sum, &[Value::I32(300)]).unwrap(),
-        [Value::I64(300 * 299 / 2)]
-    );
-    store.finish_background_compiles();
-    assert_eq!(
-        store.invoke(sum, &[Value::I32(300)]).unwrap(),
-        [Value::I64(300 * 299 / 2)]
-    );
-    assert_eq!(
-        store.background_stats().tramps_from_thread,
-        usize::from(cores >= 2)
-    );
-}
-
 /// `$g` calls `$f` twenty times (no loop); `$main` calls `$g` twice.
 const CROSSING: &str = r#"(module
   (func $f (param i32) (result i32) (i32.add (local.get 0) (i32.const 1)))

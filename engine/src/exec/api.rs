@@ -228,7 +228,4 @@ pub struct BackgroundStats {
     pub compile_time: std::time::Duration,
     /// Store-thread time spent placing their code in executable memory.
     pub link_time: std::time::Duration,
-    /// Modules whose trampolines the thread made (or read from the code
-    /// cache) while the interpreter ran, and this thread only placed.
-    pub tramps_from_thread: usize,
 }

@@ -1,8 +1,7 @@
 //! Background compilation for the dyn tier.
 //!
 //! One compiler thread per store, started at the first request, turns
-//! requests (a function, or an entry into a function at a loop header, OSR,
-//! or at instantiation a module's trampolines, on the second thread)
+//! requests (a function, or an entry into a function at a loop header, OSR)
 //! into machine code ([`super::codegen`]) while the interpreter keeps running
 //! the code. Linking the result into executable memory and publishing it
 //! ([`super::link`], then the caller's publish step) happens on the store's
@@ -29,9 +28,6 @@ pub(crate) enum Target {
     Func(u32),
     /// An OSR entry: (instance, function index, loop pc).
     Osr(u32, u32, u32),
-    /// The trampolines of an instance's module (a trampolines-only
-    /// compile), made while the interpreter starts the program.
-    Tramps(u32),
 }
 
 struct Request {
@@ -74,14 +70,11 @@ pub(crate) struct Background {
     workers: [Option<Worker>; 2],
     /// The worker each function request in flight went to.
     funcs: HashMap<u32, usize>,
-    /// The worker each trampolines request in flight went to, by instance.
-    tramps: HashMap<u32, usize>,
-    /// Requests sent and not yet collected (functions and loop entries;
-    /// trampolines are not counted).
+    /// Requests sent and not yet collected.
     pub in_flight: usize,
-    /// Requests compiled (successfully or not) and collected (the same).
+    /// Requests compiled (successfully or not) and collected.
     pub collected: usize,
-    /// Compiler-thread time of the collected requests (trampolines too).
+    /// Compiler-thread time of the collected requests.
     pub time: Duration,
 }
 
@@ -89,9 +82,7 @@ impl Background {
     /// Send a request; `false` if the thread cannot be started (the caller
     /// then compiles in the foreground or not at all).
     pub(crate) fn submit(&mut self, target: Target, input: CodegenInput) -> bool {
-        // Trampolines go to the second thread: the first function to get
-        // hot then compiles beside them, not after them.
-        let k = usize::from(input.body_len() >= LARGE_BODY || matches!(target, Target::Tramps(_)));
+        let k = usize::from(input.body_len() >= LARGE_BODY);
         let slot = &mut self.workers[k];
         if slot.is_none() {
             *slot = start(k == 0);
@@ -102,30 +93,11 @@ impl Background {
             return false;
         }
         w.sent_to += 1;
-        // (Requests counted are those of functions and loop entries.)
-        self.in_flight += usize::from(!matches!(target, Target::Tramps(_)));
-        match target {
-            Target::Func(a) => {
-                self.funcs.insert(a, k);
-            }
-            Target::Tramps(i) => {
-                self.tramps.insert(i, k);
-            }
-            Target::Osr(..) => {}
+        self.in_flight += 1;
+        if let Target::Func(a) = target {
+            self.funcs.insert(a, k);
         }
         true
-    }
-
-    /// Wait until instance `i`'s trampolines (if requested and in flight)
-    /// are compiled; what was received meanwhile, them included unless
-    /// their thread is gone.
-    pub(crate) fn wait_for_tramps(&mut self, i: u32) -> Vec<Finished> {
-        let mut out = Vec::new();
-        if let Some(k) = self.tramps.remove(&i) {
-            self.receive_until(k, Target::Tramps(i), None, &mut out);
-        }
-        self.count(&out);
-        out
     }
 
     /// Wait until function `a`'s request (if one is in flight) is compiled,
@@ -241,22 +213,12 @@ impl Background {
 
     fn count(&mut self, done: &[Finished]) {
         for f in done {
-            match f.target {
-                Target::Func(a) => {
-                    self.funcs.remove(&a);
-                }
-                Target::Tramps(i) => {
-                    self.tramps.remove(&i);
-                }
-                Target::Osr(..) => {}
+            if let Target::Func(a) = f.target {
+                self.funcs.remove(&a);
             }
         }
-        let n = done
-            .iter()
-            .filter(|f| !matches!(f.target, Target::Tramps(_)))
-            .count();
-        self.in_flight = self.in_flight.saturating_sub(n);
-        self.collected += n;
+        self.in_flight = self.in_flight.saturating_sub(done.len());
+        self.collected += done.len();
         self.time += done.iter().map(|f| f.time).sum::<Duration>();
     }
 }

@@ -168,12 +168,6 @@ pub struct StoreJit {
     /// request (in instantiation order), and whether one was made.
     unprepared: Vec<InstanceId>,
     started: bool,
-    /// Dyn tier: instances whose module's trampolines the compiler thread
-    /// was asked for (with the tier then), and what it sent back.
-    tramps_asked: HashMap<u32, crate::runtime::store::Tier>,
-    tramps_built: HashMap<u32, background::Finished>,
-    /// How many of those were placed (for [`background_stats`]).
-    tramps_placed: usize,
     /// Dyn tier: warm-start records (`warm.rs`).
     warm: warm::Warm,
 }
@@ -964,7 +958,7 @@ thread_local! {
     static CODE_CACHE: RefCell<Vec<CachedCode>> = const { RefCell::new(Vec::new()) };
 }
 
-fn code_for(store: &mut Store, inst: InstanceId) -> Result<Rc<JitCode>, String> {
+fn code_for(store: &Store, inst: InstanceId) -> Result<Rc<JitCode>, String> {
     let m = store.instance(inst).module.clone();
     if let Some(c) = CODE_CACHE.with(|cc| {
         let mut cc = cc.borrow_mut();
@@ -982,15 +976,12 @@ fn code_for(store: &mut Store, inst: InstanceId) -> Result<Rc<JitCode>, String> 
         crate::runtime::store::Tier::Lazy | crate::runtime::store::Tier::Dyn
     );
     let inline = inline_globals(store.config.tier);
-    let code = match built_tramps(store, inst, &m, inline) {
-        Some(code) => Rc::new(code),
-        None => Rc::new(compile(
-            &m,
-            if lazy { Some(u32::MAX) } else { None },
-            inline,
-            code_cache(store),
-        )?),
-    };
+    let code = Rc::new(compile(
+        &m,
+        if lazy { Some(u32::MAX) } else { None },
+        inline,
+        code_cache(store),
+    )?);
     CODE_CACHE.with(|cc| {
         cc.borrow_mut().push((
             std::sync::Arc::downgrade(&m),
@@ -1001,70 +992,16 @@ fn code_for(store: &mut Store, inst: InstanceId) -> Result<Rc<JitCode>, String> 
     Ok(code)
 }
 
-/// Dyn tier with a compiler thread (and another core for it): have the
-/// thread make the trampolines of instance `id`'s module while the
-/// interpreter starts the program, so that the first tier-up request finds
-/// them built (or from the cache) instead of building them on this thread,
-/// which cost as much as a third of a short program's main thread.
-fn request_tramps(store: &mut Store, id: InstanceId) {
-    if !store.config.background_compile || cores() < 2 {
-        return;
-    }
-    let tier = store.config.tier;
-    let m = store.instance(id).module.clone();
-    let mut input = CodegenInput::new(&m, Some(u32::MAX), None, inline_globals(tier));
-    open_cache(store);
-    input.cache = code_cache(store);
-    let j = &mut crate::exec::state_mut(store).jit;
-    if j.background.submit(background::Target::Tramps(id.0), input) {
-        j.tramps_asked.insert(id.0, tier);
-    }
-}
-
-/// The trampolines-only code of instance `inst` (module `m`) from what the
-/// compiler thread built for it ([`request_tramps`]), waiting for it if
-/// need be; `None` if none was asked for the current tier, or it failed
-/// (the caller then compiles them itself).
-fn built_tramps(store: &mut Store, inst: InstanceId, m: &Module, inline: bool) -> Option<JitCode> {
-    let j = &mut crate::exec::state_mut(store).jit;
-    let tier = j.tramps_asked.remove(&inst.0)?;
-    if !j.tramps_built.contains_key(&inst.0) {
-        let done = j.background.wait_for_tramps(inst.0);
-        install(store, done);
-    }
-    let f = crate::exec::state_mut(store)
-        .jit
-        .tramps_built
-        .remove(&inst.0)?;
-    // (The layout is a function of the module and the tier's `inline`.)
-    let fits = tier == store.config.tier
-        && inline == inline_globals(tier)
-        && f.input.only == Some(u32::MAX)
-        && std::sync::Arc::ptr_eq(&f.input.module, &m.shared_info());
-    let out = f.out.ok().filter(|_| fits)?;
-    let t0 = std::time::Instant::now();
-    let mut code = link(&f.input, out).ok()?;
-    code.compile_time = t0.elapsed();
-    crate::exec::state_mut(store).jit.tramps_placed += 1;
-    Some(code)
-}
-
 /// A new instance's JIT preparation ([`prepare_instance`]): now, or in the
 /// dyn tier, until the store's first tier-up request, none being made yet
-/// ([`ensure_prepared`]). A program that never gets hot thus costs this
-/// thread what it costs the interpreter: no trampolines, vmctx or code
-/// cache here (the compiler thread makes the trampolines meanwhile, when
-/// there is a core for it: [`request_tramps`]).
+/// ([`ensure_prepared`]). A program that never gets hot thus costs what it
+/// costs the interpreter: no trampolines, vmctx or code cache.
 pub(crate) fn prepare_or_defer(store: &mut Store, id: InstanceId) -> Result<(), String> {
     let requested = warm::load(store, id);
     let dyn_tier = store.config.tier == crate::runtime::store::Tier::Dyn;
     let j = &mut crate::exec::state_mut(store).jit;
     if dyn_tier && !j.started {
         j.unprepared.push(id);
-        // (A warm start prepares at once, from the cache.)
-        if requested.is_empty() {
-            request_tramps(store, id);
-        }
         warm::prefetch(store, requested);
         return Ok(());
     }
@@ -1332,7 +1269,6 @@ pub(crate) fn background_stats(store: &Store) -> crate::exec::api::BackgroundSta
         in_flight: j.background.in_flight,
         compile_time: j.background.time,
         link_time: j.background_link_time,
-        tramps_from_thread: j.tramps_placed,
     }
 }
 
@@ -1354,11 +1290,6 @@ pub(crate) fn finish_background(store: &mut Store) {
 
 fn install(store: &mut Store, done: Vec<background::Finished>) {
     for f in done {
-        if let background::Target::Tramps(i) = f.target {
-            // Placed when the instance is prepared ([`code_for`]).
-            crate::exec::state_mut(store).jit.tramps_built.insert(i, f);
-            continue;
-        }
         let t0 = std::time::Instant::now();
         let code = f.out.and_then(|out| link(&f.input, out));
         let linked = t0.elapsed();
@@ -1369,7 +1300,6 @@ fn install(store: &mut Store, done: Vec<background::Finished>) {
             (background::Target::Func(a), Err(_)) => {
                 crate::exec::tiering::mark(store, FuncAddr(a), crate::exec::tiering::NEVER)
             }
-            (background::Target::Tramps(_), _) => {}
             (background::Target::Osr(i, fi, pc), code) => {
                 let code = code.ok().map(Rc::new);
                 if let Some(c) = &code {
