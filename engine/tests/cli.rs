@@ -948,6 +948,32 @@ fn code_cache_is_reused_and_checked() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The trapping cases of `tests/cli` (`trap_*.wat`) that run in every mode
+/// (a case that names its own mode runs only in that one).
+fn trap_cases(root: &Path) -> Vec<PathBuf> {
+    let cases: Vec<PathBuf> = case_files(&root.join("tests/cli"), &["wat"], 20)
+        .into_iter()
+        .filter(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            name.starts_with("trap_") && !args_of(p).iter().any(|a| a.starts_with("--mode"))
+        })
+        .collect();
+    assert!(cases.len() >= 10, "expected the trap cases");
+    cases
+}
+
+/// The command line of `case` (at `rel`) with `options` first: the case's
+/// own options before the app, its app arguments after it.
+fn case_args(mut options: Vec<String>, case: &Path, rel: &str) -> Vec<String> {
+    let mut own = args_of(case);
+    let split = own.iter().position(|a| !a.starts_with("--"));
+    let rest = own.split_off(split.unwrap_or(own.len()));
+    options.extend(own);
+    options.push(rel.to_string());
+    options.extend(rest);
+    options
+}
+
 /// Machine code from the cache, keyed by its source (a plain module's
 /// functions, `exec/jit/by_source.rs`), traps as freshly compiled code does:
 /// every trapping case of `tests/cli` (`trap_*.wat`) gives its expected
@@ -956,18 +982,7 @@ fn code_cache_is_reused_and_checked() {
 #[test]
 fn traps_of_cached_code_are_located() {
     let root = repo_root();
-    let cases: Vec<PathBuf> = case_files(&root.join("tests/cli"), &["wat"], 20)
-        .into_iter()
-        .filter(|p| {
-            p.file_name()
-                .unwrap()
-                .to_string_lossy()
-                .starts_with("trap_")
-        })
-        // (A case that names its own mode runs only in that one.)
-        .filter(|p| !args_of(p).iter().any(|a| a.starts_with("--mode")))
-        .collect();
-    assert!(cases.len() >= 10, "expected the trap cases");
+    let cases = trap_cases(&root);
     let dir = std::env::temp_dir().join(format!("wizeng-cli-bysource-{}", std::process::id()));
     let mut failed = Vec::new();
     for case in &cases {
@@ -975,17 +990,11 @@ fn traps_of_cached_code_are_located() {
         let expected = std::fs::read_to_string(case.with_extension("out")).unwrap();
         for mode in ["jit", "lazy"] {
             let _ = std::fs::remove_dir_all(&dir);
-            let mut args = vec![
+            let options = vec![
                 format!("--mode={mode}"),
                 format!("--cache-dir={}", dir.display()),
             ];
-            // Options before the app, app arguments after it.
-            let mut own = args_of(case);
-            let split = own.iter().position(|a| !a.starts_with("--"));
-            let rest = own.split_off(split.unwrap_or(own.len()));
-            args.extend(own);
-            args.push(rel.clone());
-            args.extend(rest);
+            let mut args = case_args(options, case, &rel);
             let first = run_wizeng(&root, &args);
             args.insert(0, "--metrics".into());
             let second = run_wizeng(&root, &args);
@@ -1020,14 +1029,7 @@ fn traps_of_cached_code_are_located() {
 #[test]
 fn woven_code_from_the_cache_is_the_same() {
     let root = repo_root();
-    let cases: Vec<PathBuf> = case_files(&root.join("tests/cli"), &["wat"], 20)
-        .into_iter()
-        .filter(|p| {
-            let name = p.file_name().unwrap().to_string_lossy().into_owned();
-            name.starts_with("trap_") && !args_of(p).iter().any(|a| a.starts_with("--mode"))
-        })
-        .collect();
-    assert!(cases.len() >= 10, "expected the trap cases");
+    let cases = trap_cases(&root);
     let dir = std::env::temp_dir().join(format!("wizeng-cli-woven-{}", std::process::id()));
     let without_metrics = |out: &str| -> String {
         out.lines()
@@ -1051,19 +1053,13 @@ fn woven_code_from_the_cache_is_the_same() {
         let rel = case.strip_prefix(&root).unwrap().display().to_string();
         for mode in ["jit", "lazy", "dyn"] {
             let _ = std::fs::remove_dir_all(&dir);
-            let mut args = vec![
+            let options = vec![
                 "--metrics".to_string(),
                 format!("--mode={mode}"),
                 format!("--cache-dir={}", dir.display()),
                 "--monitors=hotness".into(),
             ];
-            // Options before the app, app arguments after it.
-            let mut own = args_of(case);
-            let split = own.iter().position(|a| !a.starts_with("--"));
-            let rest = own.split_off(split.unwrap_or(own.len()));
-            args.extend(own);
-            args.push(rel.clone());
-            args.extend(rest);
+            let args = case_args(options, case, &rel);
             let first = run_wizeng(&root, &args);
             let second = run_wizeng(&root, &args);
             let [_, misses, bad] = cache_counts(&second);
