@@ -523,7 +523,6 @@ pub(crate) fn link(input: &CodegenInput, out: CodegenOutput) -> Result<JitCode, 
             return Err("JIT runtime function ids out of order".into());
         }
     }
-    let cache = input.cache.as_deref();
     let layout = input.layout.clone();
     let mut ids = Vec::with_capacity(m.bodies.len());
     match only {
@@ -614,7 +613,8 @@ pub(crate) fn link(input: &CodegenInput, out: CodegenOutput) -> Result<JitCode, 
     let (mut tramp_ids, mut lazy_ids, mut clock_id) = (Vec::new(), Vec::new(), None);
     if only.is_none_or(|o| o == u32::MAX) {
         let lazy = input.stub_types();
-        let set = tramps::define_all(&mut jit, &m.types, lazy, cache, out.tramps)?;
+        let built = out.tramps.ok_or("trampolines were not built")?;
+        let set = tramps::define_all(&mut jit, &m.types, lazy, built)?;
         (tramp_ids, lazy_ids, clock_id) = (set.tramps, set.lazy, set.clock);
     }
     jit.finalize_definitions().map_err(|e| e.to_string())?;

@@ -111,8 +111,8 @@ fn runtime_sig() -> Signature {
 
 /// A module's trampolines as machine code not yet placed in memory: from
 /// `cache` when it has them, else compiled (and then stored there). Needs no
-/// JIT module, so it may run on a compiler thread ([`Pieces`] are `Send`);
-/// [`define_all`] places them.
+/// JIT module: [`super::codegen`] makes them (on a compiler thread, for a
+/// background compile) and [`define_all`] places them.
 pub(crate) fn pieces(
     types: &[FuncType],
     lazy: bool,
@@ -145,15 +145,22 @@ pub(crate) struct Pieces {
 }
 
 /// Define the trampolines of every type in `types` in `jit` (with the
-/// interpreting stubs if `lazy`): `built` if it is that set (made by
-/// [`pieces`], e.g. on a compiler thread), else from `cache` or compiled now.
+/// interpreting stubs if `lazy`), as [`pieces`] built them.
 pub(crate) fn define_all(
     jit: &mut JITModule,
     types: &[FuncType],
     lazy: bool,
-    cache: Option<&CodeCache>,
-    built: Option<Pieces>,
+    built: Pieces,
 ) -> Result<Set, String> {
+    let fits = built.lazy == lazy
+        && built
+            .pieces
+            .iter()
+            .map(|p| (p.kind, p.ti))
+            .eq(plan(types, lazy));
+    if !fits {
+        return Err("trampolines built for another set of types".into());
+    }
     let lsig = runtime_sig();
     let mut syms = [FuncId::from_u32(0); 3];
     for (s, name) in syms.iter_mut().zip(SYMBOLS) {
@@ -161,18 +168,7 @@ pub(crate) fn define_all(
             .declare_function(name, Linkage::Import, &lsig)
             .map_err(|e| e.to_string())?;
     }
-    let fits = |b: &Pieces| {
-        b.lazy == lazy
-            && b.pieces
-                .iter()
-                .map(|p| (p.kind, p.ti))
-                .eq(plan(types, lazy))
-    };
-    let pieces = match built.filter(fits) {
-        Some(b) => b.pieces,
-        None => pieces(types, lazy, jit.isa(), cache)?.pieces,
-    };
-    place(jit, &syms, types, pieces)
+    place(jit, &syms, types, built.pieces)
 }
 
 /// Define `pieces` in `jit` and sort them into a [`Set`].
