@@ -862,12 +862,6 @@ fn compiled_scripts_are_cached() {
             .unwrap_or_else(|| panic!("no script metrics in: {out}"))
             .to_string()
     };
-    let without_metrics = |out: &str| {
-        out.lines()
-            .filter(|l| !l.starts_with("wizeng: metrics"))
-            .collect::<Vec<_>>()
-            .join("\n")
-    };
     let root = repo_root();
     let first = run_wizeng(&root, &args(&script));
     assert_eq!(counts(&first), "1 compiled, 0 from the cache", "{first}");
@@ -948,6 +942,14 @@ fn code_cache_is_reused_and_checked() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A run's output without its `--metrics` lines (each line ends in `\n`).
+fn without_metrics(out: &str) -> String {
+    out.lines()
+        .filter(|l| !l.starts_with("wizeng: metrics"))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
 /// The trapping cases of `tests/cli` (`trap_*.wat`) that run in every mode
 /// (a case that names its own mode runs only in that one).
 fn trap_cases(root: &Path) -> Vec<PathBuf> {
@@ -999,11 +1001,7 @@ fn traps_of_cached_code_are_located() {
             args.insert(0, "--metrics".into());
             let second = run_wizeng(&root, &args);
             let [hits, misses, bad] = cache_counts(&second);
-            let second: String = second
-                .lines()
-                .filter(|l| !l.starts_with("wizeng: metrics"))
-                .map(|l| format!("{l}\n"))
-                .collect();
+            let second = without_metrics(&second);
             if first != expected || second != expected || hits == 0 || misses + bad > 0 {
                 println!(
                     "FAIL {rel} [{mode}] ({hits} hits, {misses} misses, {bad} damaged)\n{second}"
@@ -1031,12 +1029,6 @@ fn woven_code_from_the_cache_is_the_same() {
     let root = repo_root();
     let cases = trap_cases(&root);
     let dir = std::env::temp_dir().join(format!("wizeng-cli-woven-{}", std::process::id()));
-    let without_metrics = |out: &str| -> String {
-        out.lines()
-            .filter(|l| !l.starts_with("wizeng: metrics"))
-            .map(|l| format!("{l}\n"))
-            .collect()
-    };
     let woven_hits = |out: &str| -> usize {
         let line = out
             .lines()
