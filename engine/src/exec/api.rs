@@ -224,8 +224,12 @@ pub struct BackgroundStats {
     pub done: usize,
     /// Requests still being compiled.
     pub in_flight: usize,
-    /// Compiler-thread time of the collected requests.
+    /// Compiler-thread time of the collected requests (with the requests
+    /// the store's thread took back and compiled itself).
     pub compile_time: std::time::Duration,
+    /// Requests the store's thread needed before the compiler thread had
+    /// started them: taken back and compiled there instead of waited for.
+    pub taken_back: usize,
     /// Store-thread time spent placing their code in executable memory.
     pub link_time: std::time::Duration,
 }

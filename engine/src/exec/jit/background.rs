@@ -10,13 +10,21 @@
 //! is ever installed behind the interpreter's back, and nothing but owned,
 //! immutable inputs ([`super::CodegenInput`]) crosses to the thread.
 //!
+//! A request the store's thread must wait for (a function whose first call
+//! needs its code) that the compiler thread has not started yet is taken
+//! back from the queue and compiled on the store's thread
+//! ([`Background::wait_for`]): waiting then never costs more than compiling
+//! in the foreground, however late the compiler thread gets a core (on a
+//! loaded machine, a wait for a thread that is not running is the whole
+//! scheduler's latency).
+//!
 //! The thread is detached: a process that finishes while a compile is running
 //! does not wait for it, and a store dropped meanwhile just closes the
 //! channels (the thread's result is discarded, then it ends).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
-use std::sync::{mpsc, Arc};
+use std::sync::{mpsc, Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use super::{CodegenInput, CodegenOutput};
@@ -35,6 +43,22 @@ struct Request {
     input: CodegenInput,
 }
 
+/// What a compiler thread's queue needs to know of a request.
+trait Queued {
+    fn target(&self) -> Target;
+    /// Bytes of body to compile: the shortest goes first.
+    fn size(&self) -> usize;
+}
+
+impl Queued for Request {
+    fn target(&self) -> Target {
+        self.target
+    }
+    fn size(&self) -> usize {
+        self.input.body_len()
+    }
+}
+
 /// A request's machine code (or why there is none), back on the store's thread.
 pub(crate) struct Finished {
     pub target: Target,
@@ -45,17 +69,97 @@ pub(crate) struct Finished {
 }
 
 struct Worker {
-    tx: mpsc::Sender<Request>,
+    queue: Arc<Queue<Request>>,
     rx: mpsc::Receiver<Finished>,
     /// Results the thread has sent so far, against `received`: the cheap
     /// check [`Background::take_ready`] makes before touching the channel.
     sent: Arc<AtomicUsize>,
     received: usize,
-    /// Requests sent to the thread.
+    /// Requests sent to the thread and not taken back.
     sent_to: usize,
     /// A function the store's thread waits for (its address + 1; 0: none):
     /// the thread compiles it next, before the shorter bodies queued.
     urgent: Arc<AtomicU32>,
+}
+
+/// The requests a compiler thread has not started, shared with the store's
+/// thread (which may take one back: [`Background::wait_for`]).
+struct Queue<R> {
+    pending: Mutex<Pending<R>>,
+    wake: Condvar,
+}
+
+struct Pending<R> {
+    requests: Vec<R>,
+    /// The store's side is gone: the thread ends (what is queued is dropped).
+    closed: bool,
+}
+
+impl<R: Queued> Queue<R> {
+    fn new() -> Self {
+        Queue {
+            pending: Mutex::new(Pending {
+                requests: Vec::new(),
+                closed: false,
+            }),
+            wake: Condvar::new(),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Pending<R>> {
+        self.pending.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn push(&self, r: R) {
+        self.lock().requests.push(r);
+        self.wake.notify_one();
+    }
+
+    /// Take back the request for `target` if the thread has not started it.
+    fn take(&self, target: Target) -> Option<R> {
+        let mut p = self.lock();
+        let i = p.requests.iter().position(|r| r.target() == target)?;
+        Some(p.requests.swap_remove(i))
+    }
+
+    /// The next request to compile (`urgent` first, else the shortest
+    /// body), waiting for one; `None` once the store's side is gone.
+    fn next(&self, urgent: Target) -> Option<R> {
+        let mut p = self.lock();
+        while p.requests.is_empty() {
+            if p.closed {
+                return None;
+            }
+            p = self.wake.wait(p).unwrap_or_else(|e| e.into_inner());
+        }
+        let rs = &p.requests;
+        let i = rs
+            .iter()
+            .position(|r| r.target() == urgent)
+            .or_else(|| (0..rs.len()).min_by_key(|&i| rs[i].size()))
+            .unwrap_or(0);
+        Some(p.requests.swap_remove(i))
+    }
+
+    fn is_empty(&self) -> bool {
+        self.lock().requests.is_empty()
+    }
+
+    /// The store's side is gone: drop what is queued and end the thread.
+    fn close(&self) {
+        let mut p = self.lock();
+        p.requests.clear();
+        p.closed = true;
+        drop(p);
+        self.wake.notify_all();
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        // Requests not started are dropped with the store; the thread ends.
+        self.queue.close();
+    }
 }
 
 /// Bodies of at least this many bytes go to the second thread: compiling
@@ -74,8 +178,12 @@ pub(crate) struct Background {
     pub in_flight: usize,
     /// Requests compiled (successfully or not) and collected.
     pub collected: usize,
-    /// Compiler-thread time of the collected requests.
+    /// Compiler-thread time of the collected requests (and of those the
+    /// store's thread took back and compiled itself).
     pub time: Duration,
+    /// Requests the store's thread took back from a queue and compiled
+    /// itself, instead of waiting for them.
+    pub stolen: usize,
 }
 
 impl Background {
@@ -88,10 +196,7 @@ impl Background {
             *slot = start(k == 0);
         }
         let Some(w) = slot else { return false };
-        if w.tx.send(Request { target, input }).is_err() {
-            *slot = None;
-            return false;
-        }
+        w.queue.push(Request { target, input });
         w.sent_to += 1;
         self.in_flight += 1;
         if let Target::Func(a) = target {
@@ -101,9 +206,30 @@ impl Background {
     }
 
     /// Wait until function `a`'s request (if one is in flight) is compiled,
-    /// asking its thread to take it next; what was received meanwhile, `a`'s
-    /// result included unless its thread is gone.
+    /// asking its thread to take it next, or compile it here if the thread
+    /// has not started it; what was received meanwhile, `a`'s result
+    /// included unless its thread is gone.
     pub(crate) fn wait_for(&mut self, a: u32) -> Vec<Finished> {
+        if let Some(&k) = self.funcs.get(&a) {
+            let taken = self.workers[k]
+                .as_ref()
+                .and_then(|w| w.queue.take(Target::Func(a)));
+            if let (Some(r), Some(w)) = (taken, self.workers[k].as_mut()) {
+                w.sent_to -= 1;
+                let mut out = self.take_ready();
+                let t0 = Instant::now();
+                let out_a = super::codegen(&r.input);
+                out.push(Finished {
+                    target: r.target,
+                    input: r.input,
+                    out: out_a,
+                    time: t0.elapsed(),
+                });
+                self.stolen += 1;
+                self.count(&out[out.len() - 1..]);
+                return out;
+            }
+        }
         self.wait_for_until(a, None)
     }
 
@@ -227,7 +353,8 @@ impl Background {
 /// removes leftovers of killed writers from the code cache's directory if
 /// no run did in the last hour ([`super::cache::CodeCache::sweep_if_due`]).
 fn start(sweep: bool) -> Option<Worker> {
-    let (tx, requests) = mpsc::channel::<Request>();
+    let queue = Arc::new(Queue::new());
+    let requests = queue.clone();
     let (results, rx) = mpsc::channel::<Finished>();
     let sent = Arc::new(AtomicUsize::new(0));
     let counter = sent.clone();
@@ -237,30 +364,22 @@ fn start(sweep: bool) -> Option<Worker> {
         .name("wizeng-compile".into())
         .stack_size(16 << 20)
         .spawn(move || {
-            // Shortest first: a large body (seconds of register allocation)
-            // must not hold back the small hot functions queued behind it.
-            let mut queue: Vec<Request> = Vec::new();
             let mut cache: Option<Arc<super::cache::CodeCache>> = None;
             let mut sweep = sweep;
             loop {
-                if queue.is_empty() {
+                if requests.is_empty() {
                     if let Some(c) = cache.take().filter(|_| sweep) {
                         c.sweep_if_due();
                         sweep = false;
                     }
-                    match requests.recv() {
-                        Ok(r) => queue.push(r),
-                        Err(_) => break,
-                    }
                 }
-                queue.extend(requests.try_iter());
+                // Shortest first: a large body (seconds of register
+                // allocation) must not hold back the small hot functions
+                // queued behind it.
                 let urgent = Target::Func(wanted.load(Ordering::Acquire).wrapping_sub(1));
-                let next = queue
-                    .iter()
-                    .position(|r| r.target == urgent)
-                    .or_else(|| (0..queue.len()).min_by_key(|&i| queue[i].input.body_len()))
-                    .unwrap_or(0);
-                let Request { target, input } = queue.swap_remove(next);
+                let Some(Request { target, input }) = requests.next(urgent) else {
+                    break;
+                };
                 if sweep && cache.is_none() {
                     cache = input.cache.clone();
                 }
@@ -281,11 +400,63 @@ fn start(sweep: bool) -> Option<Worker> {
         })
         .ok()?;
     Some(Worker {
-        tx,
+        queue,
         rx,
         sent,
         received: 0,
         sent_to: 0,
         urgent,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct R(u32, usize);
+
+    impl Queued for R {
+        fn target(&self) -> Target {
+            Target::Func(self.0)
+        }
+        fn size(&self) -> usize {
+            self.1
+        }
+    }
+
+    #[test]
+    fn the_urgent_request_goes_first_then_the_shortest() {
+        let q = Queue::new();
+        for (f, len) in [(1, 300), (2, 100), (3, 200)] {
+            q.push(R(f, len));
+        }
+        assert_eq!(q.next(Target::Func(3)).map(|r| r.0), Some(3));
+        assert_eq!(q.next(Target::Func(9)).map(|r| r.0), Some(2));
+        assert_eq!(q.next(Target::Func(9)).map(|r| r.0), Some(1));
+        assert!(q.is_empty());
+    }
+
+    #[test]
+    fn a_request_not_started_can_be_taken_back_once() {
+        let q = Queue::new();
+        q.push(R(1, 10));
+        q.push(R(2, 20));
+        assert_eq!(q.take(Target::Func(2)).map(|r| r.0), Some(2));
+        assert!(q.take(Target::Func(2)).is_none());
+        assert!(q.take(Target::Osr(0, 1, 0)).is_none());
+        assert_eq!(q.next(Target::Func(9)).map(|r| r.0), Some(1));
+        assert!(q.take(Target::Func(1)).is_none());
+    }
+
+    #[test]
+    fn a_closed_queue_ends_a_waiting_thread() {
+        let q = Arc::new(Queue::<R>::new());
+        let waiting = q.clone();
+        let t = std::thread::spawn(move || waiting.next(Target::Func(0)).is_none());
+        std::thread::sleep(Duration::from_millis(20));
+        q.close();
+        assert!(t.join().unwrap());
+        // A thread that asks after the close ends too.
+        assert!(q.next(Target::Func(0)).is_none());
+    }
 }

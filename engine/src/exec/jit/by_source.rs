@@ -116,7 +116,7 @@ fn bits(flags: &[bool]) -> Vec<u8> {
 /// The digest of a module's bytes outside its code section and its data
 /// segments' contents (compiled code never reads those), and of the features
 /// it was validated with, once per module per process.
-fn module_digest(m: &Arc<ModuleInfo>) -> [u8; 32] {
+pub(super) fn module_digest(m: &Arc<ModuleInfo>) -> [u8; 32] {
     type Known = Vec<(Weak<ModuleInfo>, [u8; 32])>;
     static KNOWN: Mutex<Known> = Mutex::new(Vec::new());
     let mut known = KNOWN.lock().unwrap_or_else(|e| e.into_inner());

@@ -1268,6 +1268,7 @@ pub(crate) fn background_stats(store: &Store) -> crate::exec::api::BackgroundSta
         done: j.background.collected,
         in_flight: j.background.in_flight,
         compile_time: j.background.time,
+        taken_back: j.background.stolen,
         link_time: j.background_link_time,
     }
 }
