@@ -146,7 +146,8 @@ fn decode(bytes: &[u8], digest: &[u8; 32], threshold: u32, m: &Module) -> Option
 /// A new instance of the dyn tier: the functions its module's record names
 /// (read once per module), to be handed to the compiler thread (returned,
 /// with whether the first call waits for the code: [`LOOPING`]); without a
-/// compiler thread, they are marked to be compiled at their first call.
+/// compiler thread, or when all are waited for and known to be cached, they
+/// are marked to be compiled at their first call.
 pub(crate) fn load(store: &mut Store, id: InstanceId) -> Vec<(FuncAddr, bool)> {
     let (Some(dir), Tier::Dyn) = (store.config.code_cache.clone(), store.config.tier) else {
         return Vec::new();
@@ -189,10 +190,17 @@ pub(crate) fn load(store: &mut Store, id: InstanceId) -> Vec<(FuncAddr, bool)> {
     warm.modules[k].instances.push(id);
     warm.named += warm.modules[k].funcs.len();
     let funcs = warm.modules[k].funcs.clone();
+    // When every function named is waited for at its first call and its
+    // code is known to be cached, the compiler thread would only read the
+    // cache while the store's thread waits: the store's thread places them
+    // itself at their first calls, and no thread is started (its start and
+    // its first heap pages cost about what placing one cached function
+    // does; visual6502remix names one).
+    let foreground = funcs.iter().all(|f| f & (LOOPING | REQUESTED) == LOOPING);
     let mut requested = Vec::new();
     for f in funcs {
         let a = store.instance(id).funcs[(f & INDEX) as usize];
-        if store.config.background_compile {
+        if store.config.background_compile && !foreground {
             requested.push((a, f & LOOPING != 0));
         } else {
             tiering::mark_warm(store, a);
