@@ -10,8 +10,10 @@
 //!
 //! An event or mode upstream does not define (an extension here) is numbered
 //! after all of upstream's, in script order, so every number stays unique.
-//! Mode-less events (`wasm:func:entry`, `wasm:block:end`) print as upstream's
-//! rewriting target prints them: `1_wasm:func:entry:<no-mode>`.
+//! The rule after the number is printed as upstream's rewriting target
+//! prints it: a mode by upstream's name for it (`wasm:opcode:block:after`
+//! is its `semantic_after`, which a rule names `after`), and a mode-less
+//! event (`wasm:func:entry`, `wasm:block:end`) with `:<no-mode>`.
 //!
 //! These numbers are labels in the report only: the bound variable
 //! `probe_id` (what `dyninstr.remove_probe` takes) is the engine's.
@@ -30,8 +32,9 @@ struct UpEvent<'a> {
     package: &'a str,
     /// None: a package without events (`wasm:begin`).
     event: Option<&'a str>,
-    /// The part of a rule each mode matches: its alias, else its name.
-    modes: Vec<&'a str>,
+    /// Each mode: (the part of a rule it matches: its alias, else its name;
+    /// its name).
+    modes: Vec<(&'a str, &'a str)>,
 }
 
 fn upstream_events() -> Vec<UpEvent<'static>> {
@@ -43,7 +46,10 @@ fn upstream_events() -> Vec<UpEvent<'static>> {
             let package = words.next().unwrap_or("");
             let event = words.next();
             let modes = words
-                .map(|m| m.split_once('=').map_or(m, |(_, alias)| alias))
+                .map(|m| {
+                    m.split_once('=')
+                        .map_or((m, m), |(name, alias)| (alias, name))
+                })
                 .collect();
             UpEvent {
                 package,
@@ -54,9 +60,10 @@ fn upstream_events() -> Vec<UpEvent<'static>> {
         .collect()
 }
 
-/// The (package, event, mode) names, as `Match::name` spells them, that
-/// upstream expands a rule of these parts to, in its order.
-fn upstream_expansion(parts: &[String], table: &[UpEvent]) -> Vec<String> {
+/// The (package, event, mode) names that upstream expands a rule of these
+/// parts to, in its order: (as `Match::name` spells it, as upstream prints
+/// it).
+fn upstream_expansion(parts: &[String], table: &[UpEvent]) -> Vec<(String, String)> {
     let Ok(globs) = parts
         .iter()
         .map(|p| Glob::compile(p))
@@ -74,7 +81,8 @@ fn upstream_expansion(parts: &[String], table: &[UpEvent]) -> Vec<String> {
         }
         let Some(event) = ev.event else {
             if globs.len() == 2 {
-                out.push(format!("wasm:{}", ev.package));
+                let name = format!("wasm:{}", ev.package);
+                out.push((name.clone(), name + NO_MODE));
             }
             continue;
         };
@@ -83,12 +91,12 @@ fn upstream_expansion(parts: &[String], table: &[UpEvent]) -> Vec<String> {
         }
         let name = format!("wasm:{}:{event}", ev.package);
         match globs.get(3) {
-            None if ev.modes.is_empty() => out.push(name),
+            None if ev.modes.is_empty() => out.push((name.clone(), name + NO_MODE)),
             Some(g) if !ev.modes.is_empty() => out.extend(
                 ev.modes
                     .iter()
-                    .filter(|m| g.matches(m))
-                    .map(|m| format!("{name}:{m}")),
+                    .filter(|(part, _)| g.matches(part))
+                    .map(|(part, mode)| (format!("{name}:{part}"), format!("{name}:{mode}"))),
             ),
             _ => {}
         }
@@ -96,68 +104,64 @@ fn upstream_expansion(parts: &[String], table: &[UpEvent]) -> Vec<String> {
     out
 }
 
-/// Every probe's numbers: match name -> number.
+/// Every probe's numbers: match name -> (number, the rule as printed).
 #[derive(Clone, Debug, Default)]
 pub struct Numbering {
-    by_probe: Vec<HashMap<String, u32>>,
-    /// Names of mode-less matches (printed with `:<no-mode>`).
-    modeless: std::collections::HashSet<String>,
+    by_probe: Vec<HashMap<String, (u32, String)>>,
 }
 
 impl Numbering {
     pub fn new(probes: &[ProbeInfo]) -> Numbering {
         let table = upstream_events();
         let mut next = 0u32;
-        let mut by_probe: Vec<HashMap<String, u32>> = vec![];
+        let mut by_probe: Vec<HashMap<String, (u32, String)>> = vec![];
         for p in probes {
             let parts: Vec<String> = p.rule.parts.iter().map(|r| r.text.clone()).collect();
             let mut numbers = HashMap::new();
-            for name in upstream_expansion(&parts, &table) {
+            for (name, printed) in upstream_expansion(&parts, &table) {
                 numbers.entry(name).or_insert_with(|| {
                     next += 1;
-                    next - 1
+                    (next - 1, printed)
                 });
             }
             by_probe.push(numbers);
         }
-        let mut modeless = std::collections::HashSet::new();
         for (p, numbers) in probes.iter().zip(by_probe.iter_mut()) {
             for m in &p.matches {
-                if m.mode.is_none() {
-                    modeless.insert(m.name());
-                }
+                let printed = match m.mode {
+                    Some(_) => m.name(),
+                    None => m.name() + NO_MODE,
+                };
                 numbers.entry(m.name()).or_insert_with(|| {
                     next += 1;
-                    next - 1
+                    (next - 1, printed)
                 });
             }
         }
-        Numbering { by_probe, modeless }
+        Numbering { by_probe }
     }
 
     /// The number of probe `pi`'s match `name`, if it has one.
     pub fn number(&self, pi: usize, name: &str) -> Option<u32> {
-        self.by_probe.get(pi)?.get(name).copied()
+        Some(self.by_probe.get(pi)?.get(name)?.0)
     }
 
     /// The smallest number of probe `pi` (for a label no match has).
     pub fn first(&self, pi: usize) -> u32 {
         self.by_probe
             .get(pi)
-            .and_then(|m| m.values().min().copied())
+            .and_then(|m| m.values().map(|(n, _)| *n).min())
             .unwrap_or(0)
     }
 
     /// The `probe_id` column of probe `pi`'s match `name`:
-    /// `14_wasm:opcode:call:before`, `1_wasm:func:entry:<no-mode>`.
+    /// `14_wasm:opcode:call:before`, `1_wasm:func:entry:<no-mode>`,
+    /// `7_wasm:opcode:block:semantic_after` (a rule's `block:after`).
     pub fn label(&self, pi: usize, name: &str) -> String {
-        let n = self.number(pi, name).unwrap_or_else(|| self.first(pi));
-        let suffix = if self.modeless.contains(name) {
-            NO_MODE
-        } else {
-            ""
-        };
-        format!("{n}_{name}{suffix}")
+        match self.by_probe.get(pi).and_then(|m| m.get(name)) {
+            Some((n, printed)) => format!("{n}_{printed}"),
+            None => format!("{}_{name}", self.first(pi)),
+        }
     }
 }
 
@@ -166,6 +170,10 @@ mod tests {
     use super::*;
 
     fn expand(rule: &str) -> Vec<String> {
+        printed(rule).into_iter().map(|(name, _)| name).collect()
+    }
+
+    fn printed(rule: &str) -> Vec<(String, String)> {
         let parts: Vec<String> = rule.split(':').map(String::from).collect();
         upstream_expansion(&parts, &upstream_events())
     }
@@ -198,6 +206,18 @@ mod tests {
             ["wasm:opcode:if:before", "wasm:opcode:br_if:before"]
         );
         assert_eq!(expand("wasm:func:entry"), ["wasm:func:entry"]);
+        let p = |a: &str, b: &str| (a.to_string(), b.to_string());
+        assert_eq!(
+            printed("wasm:opcode:loop:after|alt"),
+            [
+                p("wasm:opcode:loop:after", "wasm:opcode:loop:semantic_after"),
+                p("wasm:opcode:loop:alt", "wasm:opcode:loop:block_alt")
+            ]
+        );
+        assert_eq!(
+            printed("wasm:block:end"),
+            [p("wasm:block:end", "wasm:block:end:<no-mode>")]
+        );
         assert_eq!(expand("wasm:begin"), ["wasm:begin"]);
         assert!(expand("other:opcode:nop:before").is_empty());
     }
