@@ -21,6 +21,10 @@
 #   SCRIPTS=hotness,branches,coverage,basic-blocks
 #   SUITES=polybench,ostrich         RUNS=3 (median)   TIMEOUT=600 (per run or build)
 #   KEEP=DIR                         write both outputs of a differing program there
+#   WIZARD=.../wizeng.x86-64-linux   Wizard's engine: a report that differs from the rewritten
+#                                    app's is compared with upstream's `--wei` monitor run there
+#                                    (default: wizard-engine/bin/ beside WHAMM_SRC, if there;
+#                                    WIZARD= for none)
 #   JSON=file                        also write the results as JSON
 #   VENV=<repo>/.venv                Python venv (for wasure's programs)
 set -euo pipefail
@@ -49,6 +53,11 @@ BENCH_ROOT="$("$PY" -c 'import os, wasure; print(os.path.join(os.path.dirname(wa
 extra=()
 [[ -n "${KEEP:-}" ]] && extra+=(--keep "$KEEP")
 [[ -n "${JSON:-}" ]] && extra+=(--json "$JSON")
+WIZARD="${WIZARD-$(dirname "$WHAMM_SRC")/wizard-engine/bin/wizeng.x86-64-linux}"
+if [[ -n "$WIZARD" && -x "${WIZARD%% *}" ]]; then
+    extra+=(--wizard "$WIZARD")
+    echo "wizard:   $WIZARD" >&2
+fi
 echo "wizeng:   $WIZENG" >&2
 echo "whamm:    $WHAMM (ours), $WHAMM_UPSTREAM (upstream)" >&2
 echo "wasmtime: $("${WASMTIME%% *}" --version)" >&2

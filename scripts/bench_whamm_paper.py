@@ -25,14 +25,20 @@ run_once: posix_spawn + wait4); a cell is the median of RUNS rounds, the four
 commands interleaved in each round. The first run of each must exit 0; our
 output and the rewritten app's must be equal as whamm_suite.py compares
 whamm's outputs: every line outside the report in order, and the report rows
-as a multiset of their value columns without `id` and `probe_id` (each
-implementation numbers memory addresses and probes its own way). Reports that
-differ only in the function that calls WASI's `proc_exit` count as equal,
-marked "equal but at the exiting call" (whamm's rewriting flushes before that
-call's own probes fire: a documented difference). A program
-whose reports differ otherwise is still timed, marked DIFFER (with the first
-difference) and counted in the geomeans, which are also given over the
-programs whose reports are equal; one that fails is left out.
+as a multiset of whole rows but their `id` (memory addresses and global
+numbers, which each implementation lays out its own way). Reports that
+differ in one of the documented ways (docs/probe-language.md, "Differences
+from whamm"; whamm_differences.py) count as equal and say how: "equal but at
+the exiting call" (rows at the `call` to WASI's `proc_exit`: whamm's
+rewriting flushes before that call's own probes fire), "equal but at branch
+targets" (`loop:before`/`end:before` counts, higher here: an engine fires
+them where a branch lands). With --wizard (Wizard's `wizeng`, the engine of
+whamm's `wei` target), a report that still differs is compared with the
+report of upstream's `whamm instr --wei` monitor run on Wizard, a third
+opinion: "equal to whamm's wei target on Wizard" if ours is the same. A
+program whose reports differ otherwise is still timed, marked DIFFER (with
+the first difference) and counted in the geomeans, which are also given over
+the programs whose reports are equal; one that fails is left out.
 """
 import argparse
 import json
@@ -49,7 +55,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_startup import load_programs, run_once  # noqa: E402
-from whamm_suite import compare, split_output  # noqa: E402
+from whamm_differences import classify  # noqa: E402
+from whamm_suite import compare  # noqa: E402
 
 # name -> the script, relative to whamm's tests/scripts/paper_eval
 SCRIPTS = {
@@ -99,21 +106,45 @@ def measure(cmds, runs, cwd):
     return {k: statistics.median(v) for k, v in times.items()}
 
 
-def only_at_exiting_call(ours, theirs):
-    """True if the reports differ only in rows of the function that calls
-    WASI's `proc_exit` (a C program's `__wasi_proc_exit`, `_Exit` or `_exit`).
-    whamm's rewriting flushes its report just before that call, ahead of the
-    call's own `before` probes, so their effects are missing from its report;
-    an engine monitor (ours, and whamm's `wei` target) reports them. This is a
-    documented difference (docs/probe-language.md, "Differences from whamm")."""
-    o_other, o_rows = split_output(ours)
-    t_other, t_rows = split_output(theirs)
-    if o_other != t_other or len(o_rows) != len(t_rows):
-        return False
-    exiting = ("__wasi_proc_exit", "_Exit", "_exit")
-    # columns without id and probe_id: id_type, name, whamm_type, wasm_type, script_id, fname, fid, pc, value
-    differing = set(o_rows) ^ set(t_rows)
-    return bool(differing) and all(row[5] in exiting for row in differing)
+# `, #6, 6, ` -> `, , 6, `: Wizard names a function without a name by
+# nothing, we (and whamm's rewriting) by `#` and its index
+UNNAMED = re.compile(r"^([^,]*(?:, [^,]*){5}), #(\d+), \2, ", re.M)
+
+
+def wizard_opinion(a, s, prog_args, app, tmp):
+    """Why our report is still right, per upstream's `wei` target run on
+    Wizard, or None: the report of `whamm instr --wei S` (once per script)
+    with whamm's core library, run by Wizard on `app` (in a directory of its
+    own, with the same name length)."""
+    mon = os.path.join(tmp, f"{s}.wei.wasm")
+    if not os.path.exists(mon):
+        ok, _, _ = build(shlex.split(a.whamm_upstream) + ["instr", "--wei", "--script", a.script_path[s],
+                                                         "--core-lib", a.core_lib, "-o", mon], "whamm instr --wei",
+                         a.timeout)
+        if not ok:
+            return None
+    d = os.path.join(tmp, f"w-{s}")
+    os.makedirs(d, exist_ok=True)
+    copy = os.path.join(d, os.path.basename(app))
+    shutil.copyfile(app, copy)
+    cmd = shlex.split(a.wizard) + ["--env=TO_CONSOLE=true", f"--monitors={mon}+{a.core_lib}", copy] + prog_args
+    code, out = first_run(cmd, tmp, tmp)
+    return code, out
+
+
+def explain(a, s, ours, theirs, prog_args, app, tmp):
+    """(equal, how) for our report against the rewritten app's."""
+    why = compare(ours, theirs)
+    if why is None:
+        return True, "equal"
+    known = classify(ours, theirs, app)
+    if known:
+        return True, known
+    if a.wizard:
+        code, out = wizard_opinion(a, s, prog_args, app, tmp) or (None, "")
+        if code is not None and compare(UNNAMED.sub(r"\1, , \2, ", ours), out, wei=True) is None:
+            return True, "equal to whamm's wei target on Wizard"
+    return False, why
 
 
 def one_program(a, prog, monitors, wz, wt, tmp):
@@ -153,14 +184,13 @@ def one_program(a, prog, monitors, wz, wt, tmp):
         if c1 != code or c2 != code:
             r["status"] = f"exit status: ours {c1}, theirs {c2}, app {code}"
             continue
-        why = compare(ours, theirs)
-        if why is None and not ours.startswith(plain.rstrip("\n")):
-            why = "the app's output changed"
-        if why and only_at_exiting_call(ours, theirs):
-            r["known"] = "equal but at the exiting call"
-            why = None
-        if why:
-            r["differs"] = why
+        equal, how = explain(a, s, ours, theirs, args, path, tmp)
+        if not ours.startswith(plain.rstrip("\n")):
+            equal, how = False, "the app's output changed"
+        if equal:
+            r["known"] = how
+        else:
+            r["differs"] = how
             if a.keep:
                 for who, text in (("ours", ours), ("theirs", theirs)):
                     with open(os.path.join(a.keep, f"{suite}.{name.split('/')[-1]}.{s}.{who}"), "w") as f:
@@ -229,6 +259,7 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--timeout", type=float, default=600)
     ap.add_argument("--keep", default="", help="write differing outputs to this folder")
+    ap.add_argument("--wizard", default="", help="Wizard's wizeng: a third opinion on reports that differ")
     ap.add_argument("--json", default="")
     a = ap.parse_args()
     scripts = [s for s in a.scripts.split(",") if s]

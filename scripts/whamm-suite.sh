@@ -11,6 +11,8 @@
 #   MODE=jit                      engine mode
 #   TIMEOUT=120                   seconds per compile and per run
 #   KEEP=DIR                      write the output of differing scripts there
+#   IGNORE=id                     report columns left out of the comparison (id, probe_id;
+#                                 empty: compare whole rows)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -26,4 +28,4 @@ WIZENG="${WIZENG:-$ROOT/target/release/wizeng}"
 extra=()
 [[ -n "${KEEP:-}" ]] && extra+=(--keep "$KEEP")
 exec python3 "$ROOT/scripts/whamm_suite.py" "$1" --whamm "$WHAMM" --wizeng "$WIZENG" \
-    --mode "${MODE:-jit}" --timeout "${TIMEOUT:-120}" --filter "${2:-}" "${extra[@]}"
+    --mode "${MODE:-jit}" --timeout "${TIMEOUT:-120}" --filter "${2:-}" --ignore "${IGNORE-id}" "${extra[@]}"

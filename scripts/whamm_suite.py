@@ -10,9 +10,11 @@ optionally `GROUP/libs/NAME.mm.libs` (lines `lib=path` or
 output of whamm's two targets.  For each script: compile it with our
 compiler, run the app under wizeng with the monitor, and compare the output
 with each expected output.  Report rows (the lines after a `id, id_type,
-name, ...` header) are compared as a multiset of their value columns: the
-`id` and `probe_id` columns name things the way one implementation does and
-are left out.  Every other line is compared in order, after trimming.
+name, ...` header) are compared as a multiset of their columns but `id`
+(memory addresses and global numbers: each implementation lays out its own;
+`--ignore` chooses the columns left out).  Against the `wei` target's output,
+our `probe_id` is compared without the rule's mode, which that target does
+not print.  Every other line is compared in order, after trimming.
 
 Prints one line per script (`pass`, `compile error`, `run error`,
 `differs`, each with a short reason) and `N passed, N failed`; exits 1 if
@@ -86,8 +88,23 @@ def split_columns(line):
     return cols
 
 
-def split_output(text):
-    """(other lines, sorted report-row keys); blank lines are left out."""
+# Report columns left out of a comparison, by name: `id` (an address in the
+# monitor's memory, a global's or a map's number, which each implementation
+# lays out its own way; whamm's two targets differ there too) and, on
+# request, `probe_id`.
+IGNORE_DEFAULT = ("id",)
+COLUMN = {"id": 0, "probe_id": 9}
+# `14_wasm:opcode:call:before` -> `14_wasm:opcode:call`: the `probe_id` of
+# whamm's `wei` target names the rule without its mode (its rewriting
+# target, and ours, with it)
+WITHOUT_MODE = re.compile(r"^(\d+_[^:]*:[^:]*:[^:]*):[^:]*$")
+
+
+def split_output(text, ignore=IGNORE_DEFAULT, without_mode=False):
+    """(other lines, sorted report-row keys); blank lines are left out.
+    A row's key is its columns without those named in `ignore`; with
+    `without_mode`, its `probe_id` without the rule's mode."""
+    drop = {COLUMN[c] for c in ignore}
     lines = [l.rstrip() for l in text.strip().splitlines() if l.strip()]
     other, rows = [], []
     in_csv = False
@@ -101,18 +118,20 @@ def split_output(text):
             # a value of several Wasm values has `(global_id; global_id)`
             kinds = cols[1].strip("()").split("; ") if len(cols) == 11 else []
             if kinds and all(k in ROW_TYPES for k in kinds):
-                # leave out id (0) and probe_id (9)
-                rows.append(tuple(cols[1:9] + cols[10:]))
+                if without_mode:
+                    cols[9] = WITHOUT_MODE.sub(r"\1", cols[9])
+                rows.append(tuple(c for i, c in enumerate(cols) if i not in drop))
                 continue
             in_csv = False
         other.append(l.strip())
     return other, sorted(rows)
 
 
-def compare(actual, expected):
-    """None if equal, else a short reason."""
-    a_other, a_rows = split_output(actual)
-    e_other, e_rows = split_output(expected)
+def compare(actual, expected, ignore=IGNORE_DEFAULT, wei=False):
+    """None if equal, else a short reason. `wei`: `expected` is the output of
+    whamm's `wei` target (whose `probe_id` has no mode)."""
+    a_other, a_rows = split_output(actual, ignore, without_mode=wei)
+    e_other, e_rows = split_output(expected, ignore)
     for i, (a, e) in enumerate(zip(a_other, e_other)):
         if a != e:
             return f"line {i + 1}: got {a[:70]!r}, expected {e[:70]!r}"
@@ -187,14 +206,14 @@ def run_one(args, root, gdir, name, work):
         return "run error", f"exit {r.returncode}: " + first_error(r.stderr.decode(errors="replace"))
     reasons = []
     for target, exp in exps:
-        why = compare(out, exp)
+        why = compare(out, exp, args.ignore, wei=target == "wei")
         if why is None:
             return "pass", f"({target})"
         reasons.append(f"{target}: {why}")
     if args.keep:
         with open(os.path.join(args.keep, name + ".out"), "w") as f:
             f.write(out)
-    return "differs", reasons[0]
+    return "differs", " | ".join(reasons)
 
 
 def main():
@@ -206,7 +225,13 @@ def main():
     ap.add_argument("--timeout", type=int, default=120)
     ap.add_argument("--keep", help="write differing outputs into this folder")
     ap.add_argument("--filter", default="")
+    ap.add_argument("--ignore", default=",".join(IGNORE_DEFAULT),
+                    help="report columns left out of the comparison (comma-separated: id, probe_id; empty: none)")
     args = ap.parse_args()
+    args.ignore = tuple(c for c in args.ignore.split(",") if c)
+    for c in args.ignore:
+        if c not in COLUMN:
+            ap.error(f"--ignore: unknown column {c!r} (id or probe_id)")
     tests = os.path.abspath(args.tests)
     root = os.path.dirname(tests)
     if args.keep:

@@ -24,6 +24,7 @@ pub mod diag;
 pub mod lexer;
 pub mod libs;
 pub mod nesting;
+pub mod numbering;
 pub mod parser;
 pub mod rules;
 pub mod span;

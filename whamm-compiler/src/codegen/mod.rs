@@ -122,6 +122,8 @@ struct Cg<'a> {
     lib_memory_read: Option<u32>,
     /// The event catalogue of the target (site-dependent variable types).
     cat: crate::catalog::AbiCatalog,
+    /// Upstream whamm's probe numbers, for the report's `probe_id`.
+    numbering: crate::numbering::Numbering,
 }
 
 /// Compile a checked script to a monitor module (validated), or return
@@ -237,6 +239,7 @@ pub fn compile(
         } else {
             crate::catalog::AbiCatalog::engine()
         },
+        numbering: crate::numbering::Numbering::new(&checked.probes),
     };
     cg.scratch = cg.m.static_alloc(SCRATCH_SIZE);
     cg.zero = cg.m.static_alloc(SCRATCH_SIZE);

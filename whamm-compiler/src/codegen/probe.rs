@@ -254,7 +254,8 @@ impl<'a> Cg<'a> {
     ) -> StaticCall {
         let (keys, params, core) = self.alloc_core_fn(pi, pl, lay, head_tail);
         // the probe id as the report prints it, between separators
-        let pid = self.m.string(&format!(", {}_{}, ", pi, pl.match_name));
+        let label = self.numbering.label(pi, &pl.match_name);
+        let pid = self.m.string(&format!(", {label}, "));
         let f = self.m.declare(&params, &[VT::I32]);
         let mut cx = FnCx::new(&params, None);
         for l in 0..params.len() as u32 {

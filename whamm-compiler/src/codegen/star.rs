@@ -270,7 +270,7 @@ impl<'a> Cg<'a> {
         self.export_alloc(f, &all)
     }
 
-    /// The probe ids (`, 0_wasm:opcode:i32.add:before, `) of every binary
+    /// The probe ids (`, 96_wasm:opcode:i32.add:before, `) of every binary
     /// opcode, as the per-opcode form's allocators would pass them.
     fn probe_id_table(&mut self, pi: usize, plans: &[MatchPlan]) -> CodeTable {
         // the mode as the plans' names end (`:before`)
@@ -283,7 +283,8 @@ impl<'a> Cg<'a> {
             })
             .unwrap_or("")
             .to_string();
-        let fallback = self.m.string(&format!(", {pi}_wasm:opcode:*{mode}, "));
+        let first = self.numbering.first(pi);
+        let fallback = self.m.string(&format!(", {first}_wasm:opcode:*{mode}, "));
         let mut values = BTreeMap::new();
         for (code, pl, camel) in encodings(plans) {
             let name = match pl.spec.opcode {
@@ -292,7 +293,8 @@ impl<'a> Cg<'a> {
                 }
                 _ => pl.match_name.clone(),
             };
-            values.insert(code, self.m.string(&format!(", {pi}_{name}, ")));
+            let label = self.numbering.label(pi, &name);
+            values.insert(code, self.m.string(&format!(", {label}, ")));
         }
         self.code_table(&values, fallback)
     }

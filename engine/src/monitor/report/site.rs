@@ -155,10 +155,28 @@ impl<'a> Site<'a> {
     }
 }
 
-/// The event of a probe id: `0_wasm:opcode:i32.add:before` is `i32.add`.
+/// The event of a probe id: `96_wasm:opcode:i32.add:before` is `i32.add`,
+/// `1_wasm:block:start:<no-mode>` (a mode-less event, as whamm prints it)
+/// is `block:start`.
 pub(super) fn event_of(probe: &str) -> &str {
     let event = probe.split_once('_').map_or(probe, |(_, r)| r);
     let event = event.strip_prefix("wasm:").unwrap_or(event);
     let event = event.strip_prefix("opcode:").unwrap_or(event);
+    let event = event.strip_suffix(":<no-mode>").unwrap_or(event);
     event.strip_suffix(":before").unwrap_or(event)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_event_of_a_probe_id_drops_number_provider_package_and_mode() {
+        for (probe, event) in [
+            ("96_wasm:opcode:i32.add:before", "i32.add"),
+            ("0_wasm:opcode:i32.add:after", "i32.add:after"),
+            ("1280_wasm:block:start:<no-mode>", "block:start"),
+            ("3_wasm:block:start", "block:start"),
+        ] {
+            assert_eq!(super::event_of(probe), event, "{probe}");
+        }
+    }
 }
