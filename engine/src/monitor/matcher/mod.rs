@@ -39,7 +39,7 @@ mod output;
 mod reflect;
 mod static_call;
 mod typed_imports;
-use static_call::Prepared;
+use static_call::{Prepared, StaticArgs};
 
 /// One `--monitors` item: a monitor file and its `+lib.wasm` libraries.
 #[derive(Clone, Debug, PartialEq)]
@@ -80,9 +80,6 @@ pub struct MonitorError(pub String);
 /// The rules that may match at a site, by index (usually a few).
 type Candidates = SmallVec<[usize; 8]>;
 
-/// A static call's arguments (rarely more than a handful).
-type StaticArgs = SmallVec<[Value; 8]>;
-
 struct Rule {
     export: std::sync::Arc<str>,
     pattern: Rc<Pattern>,
@@ -111,8 +108,9 @@ struct LoadedMonitor {
 
 /// Which rules a site may match, built once per monitor: a rule for one
 /// opcode is a candidate only at that opcode's sites of its kind (before or
-/// after the instruction); every other rule (any opcode, entry, block and
-/// exit events) at every site of the kinds its event has. Candidates come in
+/// after the instruction), a rule for any opcode at every opcode's; every
+/// other rule (entry, block and exit events) at every site of the kinds its
+/// event has. Candidates come in
 /// export order, so matching a site costs its candidates, not every rule (a
 /// compiled `wasm:opcode:*` script has one rule per opcode).
 #[derive(Default)]
@@ -155,19 +153,26 @@ impl RuleIndex {
     fn new(rules: &[Rc<Rule>]) -> RuleIndex {
         let mut by_opcode: [Vec<Vec<usize>>; 3] = Default::default();
         let mut general: [Vec<usize>; 3] = Default::default();
+        let mut add = |w: usize, o: monitor_abi::Opcode, i: usize| {
+            let at = usize::from(o.index());
+            if by_opcode[w].len() <= at {
+                by_opcode[w].resize(at + 1, Vec::new());
+            }
+            by_opcode[w][at].push(i);
+        };
         for (i, r) in rules.iter().enumerate() {
             for &w in rule_whens(&r.pattern.event) {
                 match r.pattern.event {
                     Event::Opcode {
                         matches: OpcodeMatch::One(o),
                         ..
-                    } => {
-                        let at = usize::from(o.index());
-                        if by_opcode[w].len() <= at {
-                            by_opcode[w].resize(at + 1, Vec::new());
-                        }
-                        by_opcode[w][at].push(i);
-                    }
+                    } => add(w, o, i),
+                    // (Sites before and after an instruction all have an
+                    // opcode: a rule for any is one for each.)
+                    Event::Opcode {
+                        matches: OpcodeMatch::Any,
+                        ..
+                    } => monitor_abi::Opcode::all().for_each(|o| add(w, o, i)),
                     _ => general[w].push(i),
                 }
             }
@@ -730,6 +735,8 @@ impl Monitors {
             buf_used: 0,
             zero_tested: Default::default(),
             static_funcs: Default::default(),
+            last_static: None,
+            static_args: Default::default(),
             calls_made: Default::default(),
             buffers: Default::default(),
             fname: None,
@@ -755,12 +762,16 @@ pub struct Matcher<'a> {
     /// call's address (it lives in a rule's `Rc<Pattern>`, which outlives
     /// the matcher and never moves).
     static_funcs: rustc_hash::FxHashMap<(usize, *const StaticCall), Prepared>,
+    /// The last of them asked for.
+    last_static: Option<((usize, *const StaticCall), Prepared)>,
+    /// The arguments of the static call being made.
+    static_args: StaticArgs,
     /// Static calls made so far, by monitor.
     calls_made: SmallVec<[u32; 4]>,
     /// Per monitor: its `whamm_buffer` memory and the globals bounding it.
-    buffers: rustc_hash::FxHashMap<usize, (MemAddr, GlobalAddr, GlobalAddr)>,
+    buffers: Vec<Option<(MemAddr, GlobalAddr, GlobalAddr)>>,
     /// The name (`fname`) of the last function asked for, as bytes.
-    fname: Option<(u32, Rc<[u8]>)>,
+    fname: Option<(u32, Box<[u8]>)>,
     /// Whether a rule of the current monitor bound `probe_id` at this site.
     probe_id_bound: bool,
 }
@@ -988,7 +999,7 @@ impl Matcher<'_> {
 
     /// Monitor `mi`'s `whamm_buffer` memory and the globals bounding it.
     fn buffer(&mut self, mi: usize) -> Result<(MemAddr, GlobalAddr, GlobalAddr), String> {
-        if let Some(b) = self.buffers.get(&mi) {
+        if let Some(Some(b)) = self.buffers.get(mi) {
             return Ok(*b);
         }
         let inst = self.mons.monitors[mi].instance;
@@ -1009,20 +1020,19 @@ impl Matcher<'_> {
         };
         let start = global(monitor_abi::imports::EXPORT_WHAMM_BUFFER_START)?;
         let max = global(monitor_abi::imports::EXPORT_WHAMM_BUFFER_MAX)?;
-        self.buffers.insert(mi, (mem, start, max));
+        if self.buffers.len() <= mi {
+            self.buffers.resize(mi + 1, None);
+        }
+        self.buffers[mi] = Some((mem, start, max));
         Ok((mem, start, max))
     }
 
     /// The name of function `fid` (`fname`) as bytes, cached for the
-    /// function being matched.
-    fn fname(&mut self, fid: u32) -> Rc<[u8]> {
-        match &self.fname {
-            Some((f, n)) if *f == fid => n.clone(),
-            _ => {
-                let n: Rc<[u8]> = self.mons.func_name(fid).into_bytes().into();
-                self.fname = Some((fid, n.clone()));
-                n
-            }
+    /// function being matched: taken out of the cache (put it back).
+    fn fname(&mut self, fid: u32) -> (u32, Box<[u8]>) {
+        match self.fname.take() {
+            Some((f, n)) if f == fid => (f, n),
+            _ => (fid, self.mons.func_name(fid).into_bytes().into()),
         }
     }
 
@@ -1079,8 +1089,11 @@ impl Matcher<'_> {
             | Param::TargetFnType
             | Param::TargetImpModule => {
                 let (p, l) = if matches!(p, Param::Fname) {
+                    // (Taken out while it is written: no count per site.)
                     let name = self.fname(site.fid);
-                    self.write_buffer(mi, &name)?
+                    let written = self.write_buffer(mi, &name.1);
+                    self.fname = Some(name);
+                    written?
                 } else {
                     let bytes = self.static_bytes(p, site)?;
                     self.write_buffer(mi, &bytes)?
@@ -1129,7 +1142,14 @@ impl Matcher<'_> {
     /// The monitor function a static call names, prepared for calls.
     fn static_func(&mut self, mi: usize, call: &StaticCall) -> Result<Prepared, String> {
         let key = (mi, call as *const StaticCall);
+        // (Consecutive sites usually make the same call: no lookup then.)
+        if let Some((k, p)) = &self.last_static {
+            if *k == key {
+                return Ok(p.clone());
+            }
+        }
         if let Some(p) = self.static_funcs.get(&key) {
+            self.last_static = Some((key, p.clone()));
             return Ok(p.clone());
         }
         let inst = self.mons.monitors[mi].instance;
@@ -1149,6 +1169,7 @@ impl Matcher<'_> {
             })?;
         let p = Prepared::new(store, func);
         self.static_funcs.insert(key, p.clone());
+        self.last_static = Some((key, p.clone()));
         Ok(p)
     }
 
@@ -1160,16 +1181,32 @@ impl Matcher<'_> {
         site: &SiteInfo<'_>,
     ) -> Result<Option<Value>, String> {
         let prepared = self.static_func(mi, call)?;
+        // (One list for every call, taken out while it is filled.)
+        let mut args = std::mem::take(&mut self.static_args);
+        args.0.clear();
+        let r = self.static_call_with(mi, call, site, &prepared, &mut args);
+        self.static_args = args;
+        r
+    }
+
+    /// [`Self::static_call`] with its arguments gathered into `args` (empty).
+    fn static_call_with(
+        &mut self,
+        mi: usize,
+        call: &StaticCall,
+        site: &SiteInfo<'_>,
+        prepared: &Prepared,
+        args: &mut StaticArgs,
+    ) -> Result<Option<Value>, String> {
         let ty = &prepared.ty;
-        let mut args = StaticArgs::new();
         self.buf_used = 0;
         for p in &call.params {
-            if !self.static_values(mi, p, site, &mut args)? {
+            if !self.static_values(mi, p, site, args)? {
                 return Ok(None);
             }
         }
-        if !args.iter().map(Value::ty).eq(ty.params.iter().copied()) {
-            let got: Vec<ValType> = args.iter().map(|v| v.ty()).collect();
+        if !args.are_of(&ty.params) {
+            let got: Vec<ValType> = args.types().collect();
             return Err(format!(
                 "static call `{}`: type mismatch: its parameters are {ty}, the pattern gives ({})",
                 call.name,
@@ -1191,7 +1228,7 @@ impl Matcher<'_> {
         }
         self.calls_made[mi] = self.calls_made[mi].saturating_add(1);
         let interpreted = self.calls_made[mi] <= static_call::INTERPRETED_PER_MONITOR;
-        match prepared.call(self.store, &args, interpreted) {
+        match prepared.call(self.store, args, interpreted) {
             Ok(r) => Ok(r),
             Err(t) => Err(format!("static call `{}` trapped: {t}", call.name)),
         }
@@ -1334,13 +1371,11 @@ impl Matcher<'_> {
                     }
                 }
                 _ => {
-                    let mut vs = StaticArgs::new();
+                    let mut vs = StaticArgs::default();
                     match self.static_values(mi, p, site, &mut vs) {
                         Ok(true) => {
-                            for v in vs {
-                                types.push(v.ty());
-                                args.push(ArgSource::Const(v.to_slot()));
-                            }
+                            types.extend(vs.types());
+                            args.extend(vs.0.iter().map(|a| ArgSource::Const(a.1)));
                         }
                         Ok(false) => return Ok(Bound::NoMatch),
                         Err(e) => return Err(m_err(self, e)),
@@ -1627,13 +1662,17 @@ impl Instrumenter for Matcher<'_> {
             num_operands,
             validator: v,
             at_func_end: site.at_func_end,
-            instr_count: {
-                let i = match when {
-                    When::Entry => blocks::ENTRY,
-                    _ => site.instr_index,
-                };
-                self.mons.blocks.ends.get(&i).copied()
-            },
+            // (Blocks are computed only where a rule has a block event.)
+            instr_count: needs
+                .blocks
+                .then(|| {
+                    let i = match when {
+                        When::Entry => blocks::ENTRY,
+                        _ => site.instr_index,
+                    };
+                    self.mons.blocks.ends.get(&i).copied()
+                })
+                .flatten(),
             instr_index: site.instr_index,
             reached: site.reached,
             ref_func_before: self.ref_func.0,
