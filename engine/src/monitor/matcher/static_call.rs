@@ -9,6 +9,7 @@
 //! conversions: its slots go to the interpreter or to compiled code as they
 //! are, the way calls between the tiers pass them.
 
+use std::cell::Cell;
 use std::rc::Rc;
 
 use smallvec::SmallVec;
@@ -67,6 +68,8 @@ pub(super) struct Prepared {
     raw: bool,
     /// Slots of the raw call's buffer: its parameters' or results', at least 1.
     buf_len: usize,
+    /// Its entry into compiled code, once it has some (shared by the clones).
+    entry: Rc<Cell<Option<crate::exec::jit::Entry>>>,
 }
 
 impl Prepared {
@@ -79,6 +82,7 @@ impl Prepared {
             raw: wasm && most <= SLOTS && ty.is_numeric(),
             buf_len: most.max(1),
             ty: Rc::new(ty),
+            entry: Rc::default(),
         }
     }
 
@@ -109,11 +113,17 @@ impl Prepared {
         let f = self.func;
         let run = |s: &mut Store, buf: &mut [u64]| {
             // As the interpreter calls a Wasm function: its compiled code
-            // when the tier has (or, dyn, once hot makes) some.
-            if crate::exec::tiering::use_compiled(s, f) {
-                crate::exec::jit::invoke_slots(s, f, buf)
-            } else {
-                crate::exec::interp::invoke_slots(s, f, buf)
+            // when the tier has (or, dyn, once hot makes) some, entered
+            // without looking its trampoline up again.
+            if !crate::exec::tiering::use_compiled(s, f) {
+                return crate::exec::interp::invoke_slots(s, f, buf);
+            }
+            match self.entry.get().or_else(|| crate::exec::jit::entry(s, f)) {
+                Some(e) => {
+                    self.entry.set(Some(e));
+                    crate::exec::jit::invoke_slots_via(s, e, buf)
+                }
+                None => crate::exec::jit::invoke_slots(s, f, buf),
             }
         };
         let buf = &mut buf[..self.buf_len];

@@ -211,6 +211,12 @@ pub struct Plan {
     /// every instruction and local, reached or not; a plan restored from
     /// elsewhere must carry it.
     pub eager_funcs: Vec<u32>,
+    /// Whether a body converts between `any` and `extern`
+    /// (`any.convert_extern`, `extern.convert_any`), which makes the
+    /// interpreter translate the module at load: recorded by [`Recorder`]
+    /// from every instruction; `None` when not known (a plan restored from
+    /// elsewhere: the module's bodies are scanned for it then).
+    pub converts_extern: Option<bool>,
 }
 
 impl Plan {
@@ -330,7 +336,10 @@ impl<'a> Recorder<'a> {
     pub fn new(inner: &'a mut dyn Instrumenter) -> Recorder<'a> {
         Recorder {
             inner,
-            plan: Plan::default(),
+            plan: Plan {
+                converts_extern: Some(false),
+                ..Plan::default()
+            },
             cur: None,
         }
     }
@@ -388,6 +397,11 @@ impl Instrumenter for Recorder<'_> {
     fn probes(&mut self, when: When, site: &Site<'_, '_>) -> Result<Probes, LoadError> {
         if self.plan.eager_funcs.last() != Some(&site.func_idx) && needs_eager(when, site) {
             self.plan.eager_funcs.push(site.func_idx);
+        }
+        if let (When::Before, Some(Operator::AnyConvertExtern | Operator::ExternConvertAny)) =
+            (when, site.op)
+        {
+            self.plan.converts_extern = Some(true);
         }
         let calls = self.inner.probes(when, site)?;
         // An unreached instruction gets no probes (the translator drops them too).
