@@ -93,6 +93,30 @@ struct Rule {
     /// (as Wizard does): `(in the predicate, message)`. An error outside the
     /// predicate is reported only where the predicate accepts the site.
     invalid: Option<(bool, Rc<str>)>,
+    /// Whether a parameter may fail `monitor_abi::check_param_at_site`
+    /// ([`checked_at_site`]); most rules' never do (none is checked then).
+    checks_site: bool,
+}
+
+/// Whether `check_param_at_site` can say anything but `Ok` for `p` (at
+/// some site): the parameters it checks against the site's facts.
+fn checked_at_site(p: &Param) -> bool {
+    matches!(
+        p,
+        Param::Arg(_)
+            | Param::ArgTy(_)
+            | Param::Imm(_)
+            | Param::Local(_)
+            | Param::LocalTy(_)
+            | Param::Offset
+            | Param::NumTargets
+            | Param::DefaultTarget
+            | Param::Targets
+            | Param::TargetFnName
+            | Param::TargetFnType
+            | Param::TargetImpModule
+            | Param::InstrCount
+    )
 }
 
 struct LoadedMonitor {
@@ -528,6 +552,7 @@ impl Monitors {
                             invalid = Some((in_pred, pe.to_string().into()));
                         }
                         let ty = Rc::new(store.func_type(func).clone());
+                        let checks_site = pattern.params.iter().any(checked_at_site);
                         lm.rules.push(Rc::new(Rule {
                             export: e.name.as_str().into(),
                             shape: std::sync::Arc::new(CallShape {
@@ -538,6 +563,7 @@ impl Monitors {
                             func,
                             ty,
                             invalid,
+                            checks_site,
                         }));
                     }
                     Err(pe) if pe.is_ignorable() => {}
@@ -1251,20 +1277,22 @@ impl Matcher<'_> {
         // Parameter checks first (no match vs error), then the predicate; a
         // parameter error at a site the predicate rejects is no match (a
         // compiler's type guard may exclude exactly those sites).
-        let facts = SiteFacts {
-            opcode: site.opcode,
-            num_operands: site.num_operands,
-            num_immediates: site.imms.len() as u32,
-            num_locals: site.validator.len_locals(),
-            is_block_end: matches!(pattern.event, Event::BlockEnd),
-        };
         let mut param_error = None;
-        for p in &pattern.params {
-            match monitor_abi::check_param_at_site(p, &facts) {
-                SiteCheck::Ok => {}
-                SiteCheck::NoMatch => return Ok(Bound::NoMatch),
-                SiteCheck::Error(e) => {
-                    param_error.get_or_insert(e);
+        if r.checks_site {
+            let facts = SiteFacts {
+                opcode: site.opcode,
+                num_operands: site.num_operands,
+                num_immediates: site.imms.len() as u32,
+                num_locals: site.validator.len_locals(),
+                is_block_end: matches!(pattern.event, Event::BlockEnd),
+            };
+            for p in &pattern.params {
+                match monitor_abi::check_param_at_site(p, &facts) {
+                    SiteCheck::Ok => {}
+                    SiteCheck::NoMatch => return Ok(Bound::NoMatch),
+                    SiteCheck::Error(e) => {
+                        param_error.get_or_insert(e);
+                    }
                 }
             }
         }
@@ -1741,5 +1769,97 @@ impl Instrumenter for Matcher<'_> {
         // (one call stays inline).
         out.shrink_to_fit();
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod site_check_tests {
+    use super::*;
+
+    /// One parameter of each kind (a new kind does not compile here until
+    /// it is added, and to [`checked_at_site`] if the site check reads it).
+    fn one_of_each() -> Vec<Param> {
+        let all = |p: &Param| match p {
+            Param::Pc
+            | Param::Fid
+            | Param::Frame
+            | Param::ProbeId
+            | Param::Opname
+            | Param::Fname
+            | Param::NumTargets
+            | Param::Offset
+            | Param::InstrCount
+            | Param::AtFuncEnd
+            | Param::Opidx
+            | Param::RefFuncBefore
+            | Param::Opcode
+            | Param::DefaultTarget
+            | Param::Targets
+            | Param::TargetFnName
+            | Param::TargetFnType
+            | Param::TargetImpModule
+            | Param::Arg(_)
+            | Param::Imm(_)
+            | Param::Local(_)
+            | Param::ArgTy(_)
+            | Param::LocalTy(_)
+            | Param::Call(_) => true,
+        };
+        let call = StaticCall {
+            name: "$f".into(),
+            params: vec![Param::Pc],
+        };
+        let ps = vec![
+            Param::Pc,
+            Param::Fid,
+            Param::Frame,
+            Param::ProbeId,
+            Param::Opname,
+            Param::Fname,
+            Param::NumTargets,
+            Param::Offset,
+            Param::InstrCount,
+            Param::AtFuncEnd,
+            Param::Opidx,
+            Param::RefFuncBefore,
+            Param::Opcode,
+            Param::DefaultTarget,
+            Param::Targets,
+            Param::TargetFnName,
+            Param::TargetFnType,
+            Param::TargetImpModule,
+            Param::Arg(3),
+            Param::Imm(3),
+            Param::Local(3),
+            Param::ArgTy(3),
+            Param::LocalTy(3),
+            Param::Call(call),
+        ];
+        assert!(ps.iter().all(all));
+        ps
+    }
+
+    /// A parameter `checked_at_site` says is never checked passes the site
+    /// check everywhere (so `bind` may skip it); one it says is checked
+    /// fails it somewhere.
+    #[test]
+    fn unchecked_parameters_pass_every_site_check() {
+        let sites: Vec<SiteFacts> = [None, Some(monitor_abi::Opcode::I32_ADD)]
+            .into_iter()
+            .flat_map(|opcode| {
+                [None, Some(0), Some(9)].map(|num_operands| SiteFacts {
+                    opcode,
+                    num_operands,
+                    num_immediates: 0,
+                    num_locals: 0,
+                    is_block_end: false,
+                })
+            })
+            .collect();
+        for p in one_of_each() {
+            let all_ok = (sites.iter())
+                .all(|s| matches!(monitor_abi::check_param_at_site(&p, s), SiteCheck::Ok));
+            assert_eq!(all_ok, !checked_at_site(&p), "{p:?}");
+        }
     }
 }
