@@ -107,14 +107,19 @@ impl Prepared {
         }
         // (The parameters are one slot each: see `StaticArgs`.)
         let mut buf = [0u64; SLOTS];
-        for (b, a) in buf.iter_mut().zip(&args.0) {
-            *b = a.1;
+        for (i, a) in args.0.iter().take(SLOTS).enumerate() {
+            buf[i] = a.1;
         }
         let f = self.func;
         let run = |s: &mut Store, buf: &mut [u64]| {
             // As the interpreter calls a Wasm function: its compiled code
             // when the tier has (or, dyn, once hot makes) some, entered
-            // without looking its trampoline up again.
+            // without looking its trampoline up again. Once it has been
+            // (`entry` is set), it always is: compiled code stays, and a
+            // monitor's interpreted calls are its first ones.
+            if let Some(e) = self.entry.get() {
+                return crate::exec::jit::invoke_slots_via(s, e, buf);
+            }
             if !crate::exec::tiering::use_compiled(s, f) {
                 return crate::exec::interp::invoke_slots(s, f, buf);
             }
