@@ -1168,14 +1168,7 @@ impl Matcher<'_> {
     /// The monitor function a static call names, prepared for calls.
     fn static_func(&mut self, mi: usize, call: &StaticCall) -> Result<Prepared, String> {
         let key = (mi, call as *const StaticCall);
-        // (Consecutive sites usually make the same call: no lookup then.)
-        if let Some((k, p)) = &self.last_static {
-            if *k == key {
-                return Ok(p.clone());
-            }
-        }
         if let Some(p) = self.static_funcs.get(&key) {
-            self.last_static = Some((key, p.clone()));
             return Ok(p.clone());
         }
         let inst = self.mons.monitors[mi].instance;
@@ -1195,7 +1188,6 @@ impl Matcher<'_> {
             })?;
         let p = Prepared::new(store, func);
         self.static_funcs.insert(key, p.clone());
-        self.last_static = Some((key, p.clone()));
         Ok(p)
     }
 
@@ -1206,12 +1198,19 @@ impl Matcher<'_> {
         call: &StaticCall,
         site: &SiteInfo<'_>,
     ) -> Result<Option<Value>, String> {
-        let prepared = self.static_func(mi, call)?;
+        // (Consecutive sites usually make the same call: the last one's
+        // function is kept, taken out while it is called; no lookup then.)
+        let key = (mi, call as *const StaticCall);
+        let prepared = match self.last_static.take() {
+            Some((k, p)) if k == key => p,
+            _ => self.static_func(mi, call)?,
+        };
         // (One list for every call, taken out while it is filled.)
         let mut args = std::mem::take(&mut self.static_args);
         args.0.clear();
         let r = self.static_call_with(mi, call, site, &prepared, &mut args);
         self.static_args = args;
+        self.last_static = Some((key, prepared));
         r
     }
 
@@ -1227,9 +1226,15 @@ impl Matcher<'_> {
         let ty = &prepared.ty;
         self.buf_used = 0;
         for p in &call.params {
-            if !self.static_values(mi, p, site, args)? {
-                return Ok(None);
-            }
+            // (The common site facts here; the rest, strings among them, there.)
+            let v = match p {
+                Param::Fid => site.fid as i32,
+                Param::Pc => site.pc as i32,
+                Param::Opcode => site.op.map_or(-1, |o| monitor_abi::binary_opcode(o) as i32),
+                _ if self.static_values(mi, p, site, args)? => continue,
+                _ => return Ok(None),
+            };
+            args.push(Value::I32(v));
         }
         if !args.are_of(&ty.params) {
             let got: Vec<ValType> = args.types().collect();
