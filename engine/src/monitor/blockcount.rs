@@ -240,7 +240,26 @@ fn abstract_params(
 /// whose constants sit at the same positions, as long as no branch, compare
 /// or value stored depends on them (they only offset addresses). None when
 /// they do: then each call is evaluated on its own.
-struct Template(Vec<Access>);
+struct Template {
+    accesses: Vec<Access>,
+    /// The accesses as one increment, when they are the common shape
+    /// ([`Template::one_increment`]).
+    one: Option<OneInc>,
+}
+
+/// A load and a store of the loaded value plus a constant at the same
+/// address: what is left to do per site is the address.
+#[derive(Clone, Copy)]
+struct OneInc {
+    mem: MemAddr,
+    addr: Addr,
+    offset: u64,
+    /// Bytes loaded (the counter's width) and stored (8 when zero-extended).
+    width: u8,
+    stored: u8,
+    delta: u64,
+    zext: bool,
+}
 
 impl Template {
     fn new(store: &Store, call: &ProbeCall) -> Option<Template> {
@@ -250,7 +269,11 @@ impl Template {
             ..Eval::default()
         };
         eval(store, instance, func_idx, params, &mut st, 0)?;
-        st.deferred.map(Template)
+        let accesses = st.deferred?;
+        Some(Template {
+            one: OneInc::of(&accesses),
+            accesses,
+        })
     }
 
     /// [`pure_increment`] of `call`, replaying the accesses with its constants.
@@ -259,7 +282,7 @@ impl Template {
             return r.map(|i| std::iter::once(i).collect());
         }
         let mut st = Eval::default();
-        for a in &self.0 {
+        for a in &self.accesses {
             access(store, &mut st, a, &call.args)?;
         }
         (!st.incs.is_empty()).then_some(st.incs)
@@ -286,14 +309,12 @@ impl Template {
     }
 }
 
-impl Template {
+impl OneInc {
     /// The common shape, a load and a store of the loaded value plus a
-    /// constant at the same address, replayed without an evaluation (on a
-    /// large app this runs for millions of sites): what [`access`] finds for
-    /// it, or `None` for any other shape.
-    #[inline]
-    fn one_increment(&self, store: &Store, args: &[ArgSource]) -> Option<Option<Inc>> {
-        let [load, st] = &self.0[..] else {
+    /// constant at the same address (what [`access`] accepts of it), if
+    /// `accesses` are that.
+    fn of(accesses: &[Access]) -> Option<OneInc> {
+        let [load, st] = accesses else {
             return None;
         };
         let (None, Some(Stored::Loaded(0, delta, zext))) = (load.store, st.store) else {
@@ -317,11 +338,27 @@ impl Template {
         } else {
             load.width == st.width
         };
-        if !same || !width_ok {
-            // (`access` refuses these: leave it to the evaluation.)
-            return None;
-        }
-        let base = match load.addr {
+        // (`access` refuses the others: they are left to the evaluation.)
+        (same && width_ok).then_some(OneInc {
+            mem: load.mem,
+            addr: load.addr,
+            offset: load.offset,
+            width: load.width,
+            stored: st.width,
+            delta,
+            zext,
+        })
+    }
+}
+
+impl Template {
+    /// The increment of the common shape ([`OneInc`]) replayed without an
+    /// evaluation (on a large app this runs for millions of sites): what
+    /// [`access`] finds for it, or `None` for any other shape.
+    #[inline]
+    fn one_increment(&self, store: &Store, args: &[ArgSource]) -> Option<Option<Inc>> {
+        let o = self.one?;
+        let base = match o.addr {
             Addr::Const(v) => v,
             Addr::Sym { param, off, wide } => {
                 let Some(ArgSource::Const(v)) = args.get(param as usize) else {
@@ -331,19 +368,19 @@ impl Template {
                 mask(t, v.wrapping_add(off))
             }
         };
-        let Some(ea) = base.checked_add(load.offset) else {
+        let Some(ea) = base.checked_add(o.offset) else {
             return Some(None);
         };
         // Both accesses in bounds (the store's span is the wider).
-        if ea + st.width as u64 > store.memory(load.mem).data.len() as u64 {
+        if ea + o.stored as u64 > store.memory(o.mem).data.len() as u64 {
             return Some(None);
         }
         Some(Some(Inc {
-            mem: load.mem,
+            mem: o.mem,
             ea: ea as u32,
-            width: load.width,
-            delta: low_bytes(delta, load.width),
-            zext,
+            width: o.width,
+            delta: low_bytes(o.delta, o.width),
+            zext: o.zext,
             set: false,
         }))
     }
