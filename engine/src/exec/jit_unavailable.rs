@@ -121,6 +121,20 @@ pub(crate) fn invoke_slots(_: &mut Store, _: FuncAddr, _: &mut [u64]) -> Result<
     Err(Trap::host(WHY))
 }
 
+/// The jit tier's prepared entry into a function: none here.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Entry;
+
+/// No function has compiled code here.
+pub(crate) fn entry(_: &Store, _: FuncAddr) -> Option<Entry> {
+    None
+}
+
+/// Never called: [`entry`] gives none.
+pub(crate) fn invoke_slots_via(_: &mut Store, _: Entry, _: &mut [u64]) -> Result<(), Trap> {
+    Err(Trap::host(WHY))
+}
+
 /// Globals always live in the store here.
 pub(crate) fn set_global_slot(store: &mut Store, inst: InstanceId, idx: u32, v: u64) {
     let g = store.instance(inst).globals[idx as usize].0 as usize;

@@ -240,7 +240,26 @@ fn abstract_params(
 /// whose constants sit at the same positions, as long as no branch, compare
 /// or value stored depends on them (they only offset addresses). None when
 /// they do: then each call is evaluated on its own.
-struct Template(Vec<Access>);
+struct Template {
+    accesses: Vec<Access>,
+    /// The accesses as one increment, when they are the common shape
+    /// ([`Template::one_increment`]).
+    one: Option<OneInc>,
+}
+
+/// A load and a store of the loaded value plus a constant at the same
+/// address: what is left to do per site is the address.
+#[derive(Clone, Copy)]
+struct OneInc {
+    mem: MemAddr,
+    addr: Addr,
+    offset: u64,
+    /// Bytes loaded (the counter's width) and stored (8 when zero-extended).
+    width: u8,
+    stored: u8,
+    delta: u64,
+    zext: bool,
+}
 
 impl Template {
     fn new(store: &Store, call: &ProbeCall) -> Option<Template> {
@@ -250,30 +269,52 @@ impl Template {
             ..Eval::default()
         };
         eval(store, instance, func_idx, params, &mut st, 0)?;
-        st.deferred.map(Template)
+        let accesses = st.deferred?;
+        Some(Template {
+            one: OneInc::of(&accesses),
+            accesses,
+        })
     }
 
     /// [`pure_increment`] of `call`, replaying the accesses with its constants.
     fn apply(&self, store: &Store, call: &ProbeCall) -> Option<Incs> {
         if let Some(r) = self.one_increment(store, &call.args) {
-            return r;
+            return r.map(|i| std::iter::once(i).collect());
         }
         let mut st = Eval::default();
-        for a in &self.0 {
+        for a in &self.accesses {
             access(store, &mut st, a, &call.args)?;
         }
         (!st.incs.is_empty()).then_some(st.incs)
     }
+
+    /// [`Self::apply`], its increments appended to `out`: whether there are
+    /// some (none are appended otherwise). No list per call: on a large app
+    /// this runs for millions of sites.
+    fn apply_into(&self, store: &Store, call: &ProbeCall, out: &mut Vec<Inc>) -> bool {
+        match self.one_increment(store, &call.args) {
+            Some(Some(i)) => {
+                out.push(i);
+                true
+            }
+            Some(None) => false,
+            None => match self.apply(store, call) {
+                Some(incs) => {
+                    out.extend_from_slice(&incs);
+                    true
+                }
+                None => false,
+            },
+        }
+    }
 }
 
-impl Template {
+impl OneInc {
     /// The common shape, a load and a store of the loaded value plus a
-    /// constant at the same address, replayed without an evaluation (on a
-    /// large app this runs for millions of sites): what [`access`] finds for
-    /// it, or `None` for any other shape.
-    #[inline]
-    fn one_increment(&self, store: &Store, args: &[ArgSource]) -> Option<Option<Incs>> {
-        let [load, st] = &self.0[..] else {
+    /// constant at the same address (what [`access`] accepts of it), if
+    /// `accesses` are that.
+    fn of(accesses: &[Access]) -> Option<OneInc> {
+        let [load, st] = accesses else {
             return None;
         };
         let (None, Some(Stored::Loaded(0, delta, zext))) = (load.store, st.store) else {
@@ -297,11 +338,27 @@ impl Template {
         } else {
             load.width == st.width
         };
-        if !same || !width_ok {
-            // (`access` refuses these: leave it to the evaluation.)
-            return None;
-        }
-        let base = match load.addr {
+        // (`access` refuses the others: they are left to the evaluation.)
+        (same && width_ok).then_some(OneInc {
+            mem: load.mem,
+            addr: load.addr,
+            offset: load.offset,
+            width: load.width,
+            stored: st.width,
+            delta,
+            zext,
+        })
+    }
+}
+
+impl Template {
+    /// The increment of the common shape ([`OneInc`]) replayed without an
+    /// evaluation (on a large app this runs for millions of sites): what
+    /// [`access`] finds for it, or `None` for any other shape.
+    #[inline]
+    fn one_increment(&self, store: &Store, args: &[ArgSource]) -> Option<Option<Inc>> {
+        let o = self.one?;
+        let base = match o.addr {
             Addr::Const(v) => v,
             Addr::Sym { param, off, wide } => {
                 let Some(ArgSource::Const(v)) = args.get(param as usize) else {
@@ -311,23 +368,21 @@ impl Template {
                 mask(t, v.wrapping_add(off))
             }
         };
-        let Some(ea) = base.checked_add(load.offset) else {
+        let Some(ea) = base.checked_add(o.offset) else {
             return Some(None);
         };
         // Both accesses in bounds (the store's span is the wider).
-        if ea + st.width as u64 > store.memory(load.mem).data.len() as u64 {
+        if ea + o.stored as u64 > store.memory(o.mem).data.len() as u64 {
             return Some(None);
         }
-        let mut incs = Incs::new();
-        incs.push(Inc {
-            mem: load.mem,
+        Some(Some(Inc {
+            mem: o.mem,
             ea: ea as u32,
-            width: load.width,
-            delta: low_bytes(delta, load.width),
-            zext,
+            width: o.width,
+            delta: low_bytes(o.delta, o.width),
+            zext: o.zext,
             set: false,
-        });
-        Some(Some(incs))
+        }))
     }
 }
 
@@ -769,17 +824,34 @@ fn ends_block(op: &Operator<'_>) -> bool {
 /// The events of instruction `op` at `pc` (at most five, no allocation:
 /// this runs for every instruction of every woven function, twice).
 pub fn layout(op: &Operator<'_>, pc: u32, final_end: bool, wrapped: bool) -> Events {
+    (events(op, final_end, wrapped).iter())
+        .map(|e| e.at(pc))
+        .collect()
+}
+
+/// [`layout`]'s events with their sites at pc 0 ([`Ev::at`] places them).
+fn events(op: &Operator<'_>, final_end: bool, wrapped: bool) -> &'static [Ev] {
     use Ev::*;
-    let (before, after) = (Site(pc, When::Before), Site(pc, When::After));
-    let evs: &[Ev] = match op {
-        Operator::Loop { .. } => &[Op, Split, before, after],
-        Operator::End if !final_end => &[Op, Split, before, after],
-        Operator::End if wrapped => &[WrapEnd, Split, before, Op, after],
-        Operator::End => &[before, Op, after],
-        _ if ends_block(op) => &[before, Op, Split, after],
-        _ => &[before, Op, after],
-    };
-    evs.iter().copied().collect()
+    const BEFORE: Ev = Site(0, When::Before);
+    const AFTER: Ev = Site(0, When::After);
+    match op {
+        Operator::Loop { .. } => &[Op, Split, BEFORE, AFTER],
+        Operator::End if !final_end => &[Op, Split, BEFORE, AFTER],
+        Operator::End if wrapped => &[WrapEnd, Split, BEFORE, Op, AFTER],
+        Operator::End => &[BEFORE, Op, AFTER],
+        _ if ends_block(op) => &[BEFORE, Op, Split, AFTER],
+        _ => &[BEFORE, Op, AFTER],
+    }
+}
+
+impl Ev {
+    /// The event at the instruction at `pc` (a site's pc is `pc`).
+    fn at(self, pc: u32) -> Ev {
+        match self {
+            Ev::Site(_, w) => Ev::Site(pc, w),
+            e => e,
+        }
+    }
 }
 
 /// The events of one instruction ([`layout`]).
@@ -1096,20 +1168,23 @@ pub fn countable<'a>(
             }),
         };
         last = Some((k, t));
-        let incs = match &made[t] {
-            Some(t) => t.apply(store, c),
-            None => one_by_one
+        let counted = match &made[t] {
+            Some(t) => t.apply_into(store, c, &mut all_incs),
+            None => match one_by_one
                 .entry(call_key(c))
                 .or_insert_with(|| pure_increment(store, c))
-                .clone(),
+            {
+                Some(incs) => {
+                    all_incs.extend_from_slice(incs);
+                    true
+                }
+                None => false,
+            },
         };
-        match incs {
-            Some(incs) => {
-                all_incs.extend_from_slice(&incs);
-                entries.push((c as *const ProbeCall as usize, all_incs.len() as u32, f));
-            }
-            None if seen.insert(c.func) => uncounted.push(c.func),
-            None => {}
+        match counted {
+            true => entries.push((c as *const ProbeCall as usize, all_incs.len() as u32, f)),
+            false if seen.insert(c.func) => uncounted.push(c.func),
+            false => {}
         }
     }
     let mut countable = Countable {
@@ -1255,8 +1330,8 @@ pub fn for_each_event(
         let pc = (off - body_start) as u32;
         let bytes = &m.bytes[off..ops.original_position()];
         let final_end = matches!(op, Operator::End) && depth == 0;
-        for ev in layout(&op, pc, final_end, wrapped) {
-            f(ev, pc, &op, bytes)?;
+        for ev in events(&op, final_end, wrapped) {
+            f(ev.at(pc), pc, &op, bytes)?;
         }
         depth += nesting(&op);
     }

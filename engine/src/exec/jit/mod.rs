@@ -1574,6 +1574,53 @@ fn run_entry(
     vmctx: *mut u8,
     buf: &mut [u64],
 ) -> Result<(), Trap> {
+    let e =
+        entry(store, f).ok_or_else(|| Trap::host("no entry trampoline for this function type"))?;
+    enter(store, e, code, vmctx, buf)
+}
+
+/// What a call of one function through its entry trampoline looks up, for a
+/// caller that makes many calls of it in a row ([`invoke_slots_via`]: a
+/// monitor's static calls at match time, millions on a large app): the
+/// trampoline of its type (kept by the store's JIT for its lifetime) and the
+/// argument buffer's size.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Entry {
+    f: FuncAddr,
+    tramp: *const u8,
+    slots: usize,
+}
+
+/// The [`Entry`] of `f`; none before the JIT has the trampolines of its type.
+pub(crate) fn entry(store: &Store, f: FuncAddr) -> Option<Entry> {
+    let fi = &store.funcs[f.0 as usize];
+    let tramp = crate::exec::state(store).jit.tramps.get(&fi.type_id)?.1;
+    Some(Entry {
+        f,
+        tramp,
+        slots: buffer_slots(&fi.ty),
+    })
+}
+
+/// [`invoke_slots`] through an [`Entry`] of the function (no lookups).
+pub(crate) fn invoke_slots_via(store: &mut Store, e: Entry, buf: &mut [u64]) -> Result<(), Trap> {
+    let fr = store.funcrefs[e.f.0 as usize];
+    enter(store, e, fr.code, fr.vmctx, buf)
+}
+
+/// Run `code` (with `vmctx`) through `e`'s trampoline on `buf`.
+fn enter(
+    store: &mut Store,
+    e: Entry,
+    code: *const u8,
+    vmctx: *mut u8,
+    buf: &mut [u64],
+) -> Result<(), Trap> {
+    if buf.len() < e.slots {
+        return Err(Trap::host(
+            "argument buffer too small for this function type",
+        ));
+    }
     signals::install();
     store.vm_store.store = store as *mut Store;
     let outermost = store.vm_store.stack_limit == 0;
@@ -1581,20 +1628,8 @@ fn run_entry(
         store.vm_store.stack_limit = signals::stack_limit();
     }
     fill_funcrefs(store, false);
-    let fi = &store.funcs[f.0 as usize];
-    if buf.len() < buffer_slots(&fi.ty) {
-        return Err(Trap::host(
-            "argument buffer too small for this function type",
-        ));
-    }
-    let tramp = crate::exec::state(store)
-        .jit
-        .tramps
-        .get(&fi.type_id)
-        .map(|t| t.1)
-        .ok_or_else(|| Trap::host("no entry trampoline for this function type"))?;
     let mut ea = EntryArgs {
-        tramp,
+        tramp: e.tramp,
         code,
         vmctx,
         buf: buf.as_mut_ptr(),

@@ -39,7 +39,7 @@ mod output;
 mod reflect;
 mod static_call;
 mod typed_imports;
-use static_call::Prepared;
+use static_call::{Prepared, StaticArgs};
 
 /// One `--monitors` item: a monitor file and its `+lib.wasm` libraries.
 #[derive(Clone, Debug, PartialEq)]
@@ -80,9 +80,6 @@ pub struct MonitorError(pub String);
 /// The rules that may match at a site, by index (usually a few).
 type Candidates = SmallVec<[usize; 8]>;
 
-/// A static call's arguments (rarely more than a handful).
-type StaticArgs = SmallVec<[Value; 8]>;
-
 struct Rule {
     export: std::sync::Arc<str>,
     pattern: Rc<Pattern>,
@@ -96,6 +93,30 @@ struct Rule {
     /// (as Wizard does): `(in the predicate, message)`. An error outside the
     /// predicate is reported only where the predicate accepts the site.
     invalid: Option<(bool, Rc<str>)>,
+    /// Whether a parameter may fail `monitor_abi::check_param_at_site`
+    /// ([`checked_at_site`]); most rules' never do (none is checked then).
+    checks_site: bool,
+}
+
+/// Whether `check_param_at_site` can say anything but `Ok` for `p` (at
+/// some site): the parameters it checks against the site's facts.
+fn checked_at_site(p: &Param) -> bool {
+    matches!(
+        p,
+        Param::Arg(_)
+            | Param::ArgTy(_)
+            | Param::Imm(_)
+            | Param::Local(_)
+            | Param::LocalTy(_)
+            | Param::Offset
+            | Param::NumTargets
+            | Param::DefaultTarget
+            | Param::Targets
+            | Param::TargetFnName
+            | Param::TargetFnType
+            | Param::TargetImpModule
+            | Param::InstrCount
+    )
 }
 
 struct LoadedMonitor {
@@ -111,8 +132,9 @@ struct LoadedMonitor {
 
 /// Which rules a site may match, built once per monitor: a rule for one
 /// opcode is a candidate only at that opcode's sites of its kind (before or
-/// after the instruction); every other rule (any opcode, entry, block and
-/// exit events) at every site of the kinds its event has. Candidates come in
+/// after the instruction), a rule for any opcode at every opcode's; every
+/// other rule (entry, block and exit events) at every site of the kinds its
+/// event has. Candidates come in
 /// export order, so matching a site costs its candidates, not every rule (a
 /// compiled `wasm:opcode:*` script has one rule per opcode).
 #[derive(Default)]
@@ -155,19 +177,26 @@ impl RuleIndex {
     fn new(rules: &[Rc<Rule>]) -> RuleIndex {
         let mut by_opcode: [Vec<Vec<usize>>; 3] = Default::default();
         let mut general: [Vec<usize>; 3] = Default::default();
+        let mut add = |w: usize, o: monitor_abi::Opcode, i: usize| {
+            let at = usize::from(o.index());
+            if by_opcode[w].len() <= at {
+                by_opcode[w].resize(at + 1, Vec::new());
+            }
+            by_opcode[w][at].push(i);
+        };
         for (i, r) in rules.iter().enumerate() {
             for &w in rule_whens(&r.pattern.event) {
                 match r.pattern.event {
                     Event::Opcode {
                         matches: OpcodeMatch::One(o),
                         ..
-                    } => {
-                        let at = usize::from(o.index());
-                        if by_opcode[w].len() <= at {
-                            by_opcode[w].resize(at + 1, Vec::new());
-                        }
-                        by_opcode[w][at].push(i);
-                    }
+                    } => add(w, o, i),
+                    // (Sites before and after an instruction all have an
+                    // opcode: a rule for any is one for each.)
+                    Event::Opcode {
+                        matches: OpcodeMatch::Any,
+                        ..
+                    } => monitor_abi::Opcode::all().for_each(|o| add(w, o, i)),
                     _ => general[w].push(i),
                 }
             }
@@ -523,6 +552,7 @@ impl Monitors {
                             invalid = Some((in_pred, pe.to_string().into()));
                         }
                         let ty = Rc::new(store.func_type(func).clone());
+                        let checks_site = pattern.params.iter().any(checked_at_site);
                         lm.rules.push(Rc::new(Rule {
                             export: e.name.as_str().into(),
                             shape: std::sync::Arc::new(CallShape {
@@ -533,6 +563,7 @@ impl Monitors {
                             func,
                             ty,
                             invalid,
+                            checks_site,
                         }));
                     }
                     Err(pe) if pe.is_ignorable() => {}
@@ -730,6 +761,8 @@ impl Monitors {
             buf_used: 0,
             zero_tested: Default::default(),
             static_funcs: Default::default(),
+            last_static: None,
+            static_args: Default::default(),
             calls_made: Default::default(),
             buffers: Default::default(),
             fname: None,
@@ -755,12 +788,16 @@ pub struct Matcher<'a> {
     /// call's address (it lives in a rule's `Rc<Pattern>`, which outlives
     /// the matcher and never moves).
     static_funcs: rustc_hash::FxHashMap<(usize, *const StaticCall), Prepared>,
+    /// The last of them asked for.
+    last_static: Option<((usize, *const StaticCall), Prepared)>,
+    /// The arguments of the static call being made.
+    static_args: StaticArgs,
     /// Static calls made so far, by monitor.
     calls_made: SmallVec<[u32; 4]>,
     /// Per monitor: its `whamm_buffer` memory and the globals bounding it.
-    buffers: rustc_hash::FxHashMap<usize, (MemAddr, GlobalAddr, GlobalAddr)>,
+    buffers: Vec<Option<(MemAddr, GlobalAddr, GlobalAddr)>>,
     /// The name (`fname`) of the last function asked for, as bytes.
-    fname: Option<(u32, Rc<[u8]>)>,
+    fname: Option<(u32, Box<[u8]>)>,
     /// Whether a rule of the current monitor bound `probe_id` at this site.
     probe_id_bound: bool,
 }
@@ -988,7 +1025,7 @@ impl Matcher<'_> {
 
     /// Monitor `mi`'s `whamm_buffer` memory and the globals bounding it.
     fn buffer(&mut self, mi: usize) -> Result<(MemAddr, GlobalAddr, GlobalAddr), String> {
-        if let Some(b) = self.buffers.get(&mi) {
+        if let Some(Some(b)) = self.buffers.get(mi) {
             return Ok(*b);
         }
         let inst = self.mons.monitors[mi].instance;
@@ -1009,20 +1046,19 @@ impl Matcher<'_> {
         };
         let start = global(monitor_abi::imports::EXPORT_WHAMM_BUFFER_START)?;
         let max = global(monitor_abi::imports::EXPORT_WHAMM_BUFFER_MAX)?;
-        self.buffers.insert(mi, (mem, start, max));
+        if self.buffers.len() <= mi {
+            self.buffers.resize(mi + 1, None);
+        }
+        self.buffers[mi] = Some((mem, start, max));
         Ok((mem, start, max))
     }
 
     /// The name of function `fid` (`fname`) as bytes, cached for the
-    /// function being matched.
-    fn fname(&mut self, fid: u32) -> Rc<[u8]> {
-        match &self.fname {
-            Some((f, n)) if *f == fid => n.clone(),
-            _ => {
-                let n: Rc<[u8]> = self.mons.func_name(fid).into_bytes().into();
-                self.fname = Some((fid, n.clone()));
-                n
-            }
+    /// function being matched: taken out of the cache (put it back).
+    fn fname(&mut self, fid: u32) -> (u32, Box<[u8]>) {
+        match self.fname.take() {
+            Some((f, n)) if f == fid => (f, n),
+            _ => (fid, self.mons.func_name(fid).into_bytes().into()),
         }
     }
 
@@ -1079,8 +1115,11 @@ impl Matcher<'_> {
             | Param::TargetFnType
             | Param::TargetImpModule => {
                 let (p, l) = if matches!(p, Param::Fname) {
+                    // (Taken out while it is written: no count per site.)
                     let name = self.fname(site.fid);
-                    self.write_buffer(mi, &name)?
+                    let written = self.write_buffer(mi, &name.1);
+                    self.fname = Some(name);
+                    written?
                 } else {
                     let bytes = self.static_bytes(p, site)?;
                     self.write_buffer(mi, &bytes)?
@@ -1159,17 +1198,46 @@ impl Matcher<'_> {
         call: &StaticCall,
         site: &SiteInfo<'_>,
     ) -> Result<Option<Value>, String> {
-        let prepared = self.static_func(mi, call)?;
+        // (Consecutive sites usually make the same call: the last one's
+        // function is kept, taken out while it is called; no lookup then.)
+        let key = (mi, call as *const StaticCall);
+        let prepared = match self.last_static.take() {
+            Some((k, p)) if k == key => p,
+            _ => self.static_func(mi, call)?,
+        };
+        // (One list for every call, taken out while it is filled.)
+        let mut args = std::mem::take(&mut self.static_args);
+        args.0.clear();
+        let r = self.static_call_with(mi, call, site, &prepared, &mut args);
+        self.static_args = args;
+        self.last_static = Some((key, prepared));
+        r
+    }
+
+    /// [`Self::static_call`] with its arguments gathered into `args` (empty).
+    fn static_call_with(
+        &mut self,
+        mi: usize,
+        call: &StaticCall,
+        site: &SiteInfo<'_>,
+        prepared: &Prepared,
+        args: &mut StaticArgs,
+    ) -> Result<Option<Value>, String> {
         let ty = &prepared.ty;
-        let mut args = StaticArgs::new();
         self.buf_used = 0;
         for p in &call.params {
-            if !self.static_values(mi, p, site, &mut args)? {
-                return Ok(None);
-            }
+            // (The common site facts here; the rest, strings among them, there.)
+            let v = match p {
+                Param::Fid => site.fid as i32,
+                Param::Pc => site.pc as i32,
+                Param::Opcode => site.op.map_or(-1, |o| monitor_abi::binary_opcode(o) as i32),
+                _ if self.static_values(mi, p, site, args)? => continue,
+                _ => return Ok(None),
+            };
+            args.push(Value::I32(v));
         }
-        if !args.iter().map(Value::ty).eq(ty.params.iter().copied()) {
-            let got: Vec<ValType> = args.iter().map(|v| v.ty()).collect();
+        if !args.are_of(&ty.params) {
+            let got: Vec<ValType> = args.types().collect();
             return Err(format!(
                 "static call `{}`: type mismatch: its parameters are {ty}, the pattern gives ({})",
                 call.name,
@@ -1191,7 +1259,7 @@ impl Matcher<'_> {
         }
         self.calls_made[mi] = self.calls_made[mi].saturating_add(1);
         let interpreted = self.calls_made[mi] <= static_call::INTERPRETED_PER_MONITOR;
-        match prepared.call(self.store, &args, interpreted) {
+        match prepared.call(self.store, args, interpreted) {
             Ok(r) => Ok(r),
             Err(t) => Err(format!("static call `{}` trapped: {t}", call.name)),
         }
@@ -1214,20 +1282,22 @@ impl Matcher<'_> {
         // Parameter checks first (no match vs error), then the predicate; a
         // parameter error at a site the predicate rejects is no match (a
         // compiler's type guard may exclude exactly those sites).
-        let facts = SiteFacts {
-            opcode: site.opcode,
-            num_operands: site.num_operands,
-            num_immediates: site.imms.len() as u32,
-            num_locals: site.validator.len_locals(),
-            is_block_end: matches!(pattern.event, Event::BlockEnd),
-        };
         let mut param_error = None;
-        for p in &pattern.params {
-            match monitor_abi::check_param_at_site(p, &facts) {
-                SiteCheck::Ok => {}
-                SiteCheck::NoMatch => return Ok(Bound::NoMatch),
-                SiteCheck::Error(e) => {
-                    param_error.get_or_insert(e);
+        if r.checks_site {
+            let facts = SiteFacts {
+                opcode: site.opcode,
+                num_operands: site.num_operands,
+                num_immediates: site.imms.len() as u32,
+                num_locals: site.validator.len_locals(),
+                is_block_end: matches!(pattern.event, Event::BlockEnd),
+            };
+            for p in &pattern.params {
+                match monitor_abi::check_param_at_site(p, &facts) {
+                    SiteCheck::Ok => {}
+                    SiteCheck::NoMatch => return Ok(Bound::NoMatch),
+                    SiteCheck::Error(e) => {
+                        param_error.get_or_insert(e);
+                    }
                 }
             }
         }
@@ -1334,13 +1404,11 @@ impl Matcher<'_> {
                     }
                 }
                 _ => {
-                    let mut vs = StaticArgs::new();
+                    let mut vs = StaticArgs::default();
                     match self.static_values(mi, p, site, &mut vs) {
                         Ok(true) => {
-                            for v in vs {
-                                types.push(v.ty());
-                                args.push(ArgSource::Const(v.to_slot()));
-                            }
+                            types.extend(vs.types());
+                            args.extend(vs.0.iter().map(|a| ArgSource::Const(a.1)));
                         }
                         Ok(false) => return Ok(Bound::NoMatch),
                         Err(e) => return Err(m_err(self, e)),
@@ -1627,13 +1695,17 @@ impl Instrumenter for Matcher<'_> {
             num_operands,
             validator: v,
             at_func_end: site.at_func_end,
-            instr_count: {
-                let i = match when {
-                    When::Entry => blocks::ENTRY,
-                    _ => site.instr_index,
-                };
-                self.mons.blocks.ends.get(&i).copied()
-            },
+            // (Blocks are computed only where a rule has a block event.)
+            instr_count: needs
+                .blocks
+                .then(|| {
+                    let i = match when {
+                        When::Entry => blocks::ENTRY,
+                        _ => site.instr_index,
+                    };
+                    self.mons.blocks.ends.get(&i).copied()
+                })
+                .flatten(),
             instr_index: site.instr_index,
             reached: site.reached,
             ref_func_before: self.ref_func.0,
@@ -1702,5 +1774,97 @@ impl Instrumenter for Matcher<'_> {
         // (one call stays inline).
         out.shrink_to_fit();
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod site_check_tests {
+    use super::*;
+
+    /// One parameter of each kind (a new kind does not compile here until
+    /// it is added, and to [`checked_at_site`] if the site check reads it).
+    fn one_of_each() -> Vec<Param> {
+        let all = |p: &Param| match p {
+            Param::Pc
+            | Param::Fid
+            | Param::Frame
+            | Param::ProbeId
+            | Param::Opname
+            | Param::Fname
+            | Param::NumTargets
+            | Param::Offset
+            | Param::InstrCount
+            | Param::AtFuncEnd
+            | Param::Opidx
+            | Param::RefFuncBefore
+            | Param::Opcode
+            | Param::DefaultTarget
+            | Param::Targets
+            | Param::TargetFnName
+            | Param::TargetFnType
+            | Param::TargetImpModule
+            | Param::Arg(_)
+            | Param::Imm(_)
+            | Param::Local(_)
+            | Param::ArgTy(_)
+            | Param::LocalTy(_)
+            | Param::Call(_) => true,
+        };
+        let call = StaticCall {
+            name: "$f".into(),
+            params: vec![Param::Pc],
+        };
+        let ps = vec![
+            Param::Pc,
+            Param::Fid,
+            Param::Frame,
+            Param::ProbeId,
+            Param::Opname,
+            Param::Fname,
+            Param::NumTargets,
+            Param::Offset,
+            Param::InstrCount,
+            Param::AtFuncEnd,
+            Param::Opidx,
+            Param::RefFuncBefore,
+            Param::Opcode,
+            Param::DefaultTarget,
+            Param::Targets,
+            Param::TargetFnName,
+            Param::TargetFnType,
+            Param::TargetImpModule,
+            Param::Arg(3),
+            Param::Imm(3),
+            Param::Local(3),
+            Param::ArgTy(3),
+            Param::LocalTy(3),
+            Param::Call(call),
+        ];
+        assert!(ps.iter().all(all));
+        ps
+    }
+
+    /// A parameter `checked_at_site` says is never checked passes the site
+    /// check everywhere (so `bind` may skip it); one it says is checked
+    /// fails it somewhere.
+    #[test]
+    fn unchecked_parameters_pass_every_site_check() {
+        let sites: Vec<SiteFacts> = [None, Some(monitor_abi::Opcode::I32_ADD)]
+            .into_iter()
+            .flat_map(|opcode| {
+                [None, Some(0), Some(9)].map(|num_operands| SiteFacts {
+                    opcode,
+                    num_operands,
+                    num_immediates: 0,
+                    num_locals: 0,
+                    is_block_end: false,
+                })
+            })
+            .collect();
+        for p in one_of_each() {
+            let all_ok = (sites.iter())
+                .all(|s| matches!(monitor_abi::check_param_at_site(&p, s), SiteCheck::Ok));
+            assert_eq!(all_ok, !checked_at_site(&p), "{p:?}");
+        }
     }
 }

@@ -9,10 +9,13 @@
 //! conversions: its slots go to the interpreter or to compiled code as they
 //! are, the way calls between the tiers pass them.
 
+use std::cell::Cell;
 use std::rc::Rc;
 
+use smallvec::SmallVec;
+
 use crate::core::error::Trap;
-use crate::core::types::{slot_count, FuncAddr, FuncType, Value};
+use crate::core::types::{slot_count, FuncAddr, FuncType, ValType, Value};
 use crate::runtime::store::{FuncKind, Store};
 
 /// How many static calls of one monitor are made interpreted before the
@@ -26,6 +29,35 @@ pub(super) const INTERPRETED_PER_MONITOR: u32 = 20_000;
 /// [`Store::invoke`]).
 const SLOTS: usize = 16;
 
+/// A static call's arguments while they are gathered: each value's type
+/// and its slot. Static values are numbers of one slot (`i32`, `i64`,
+/// `f32`, `f64`: what a site's facts give), so a value is its slot. (The
+/// matcher reuses one list for every call.)
+#[derive(Default)]
+pub(super) struct StaticArgs(pub(super) Vec<(ValType, u64)>);
+
+impl StaticArgs {
+    /// Add a value (a number of one slot, see the type's docs).
+    #[inline]
+    pub(super) fn push(&mut self, v: Value) {
+        self.0.push((v.ty(), v.to_slot()));
+    }
+
+    /// Whether the values are of types `tys`.
+    pub(super) fn are_of(&self, tys: &[ValType]) -> bool {
+        self.0.len() == tys.len() && self.0.iter().zip(tys).all(|(a, t)| a.0 == *t)
+    }
+
+    pub(super) fn types(&self) -> impl Iterator<Item = ValType> + '_ {
+        self.0.iter().map(|a| a.0)
+    }
+
+    /// The values, in order.
+    pub(super) fn values(&self) -> impl Iterator<Item = Value> + '_ {
+        self.0.iter().map(|(t, s)| Value::from_slot(*t, *s))
+    }
+}
+
 /// A static call's function, resolved once.
 #[derive(Clone)]
 pub(super) struct Prepared {
@@ -34,17 +66,23 @@ pub(super) struct Prepared {
     /// Whether it may be called on raw slots: a Wasm function whose type has
     /// no reference and at most [`SLOTS`] slots either way.
     raw: bool,
+    /// Slots of the raw call's buffer: its parameters' or results', at least 1.
+    buf_len: usize,
+    /// Its entry into compiled code, once it has some (shared by the clones).
+    entry: Rc<Cell<Option<crate::exec::jit::Entry>>>,
 }
 
 impl Prepared {
     pub(super) fn new(store: &Store, func: FuncAddr) -> Prepared {
         let ty = store.func_type(func).clone();
         let wasm = matches!(store.funcs[func.0 as usize].kind, FuncKind::Wasm { .. });
-        let fits = slot_count(&ty.params).max(slot_count(&ty.results)) <= SLOTS;
+        let most = slot_count(&ty.params).max(slot_count(&ty.results));
         Prepared {
             func,
-            raw: wasm && fits && ty.is_numeric(),
+            raw: wasm && most <= SLOTS && ty.is_numeric(),
+            buf_len: most.max(1),
             ty: Rc::new(ty),
+            entry: Rc::default(),
         }
     }
 
@@ -55,38 +93,50 @@ impl Prepared {
     pub(super) fn call(
         &self,
         store: &mut Store,
-        args: &[Value],
+        args: &StaticArgs,
         interpreted: bool,
     ) -> Result<Option<Value>, Trap> {
         if !self.raw {
+            let args: SmallVec<[Value; 8]> = args.values().collect();
             let r = if interpreted {
-                crate::exec::tiering::interpreted(store, |s| s.invoke(self.func, args))
+                crate::exec::tiering::interpreted(store, |s| s.invoke(self.func, &args))
             } else {
-                store.invoke(self.func, args)
+                store.invoke(self.func, &args)
             };
             return r.map(|r| r.into_iter().next());
         }
+        // (The parameters are one slot each: see `StaticArgs`.)
         let mut buf = [0u64; SLOTS];
-        Value::write_all_slots(args, &mut buf);
-        let n = slot_count(&self.ty.params)
-            .max(slot_count(&self.ty.results))
-            .max(1);
+        for (i, a) in args.0.iter().take(SLOTS).enumerate() {
+            buf[i] = a.1;
+        }
         let f = self.func;
         let run = |s: &mut Store, buf: &mut [u64]| {
             // As the interpreter calls a Wasm function: its compiled code
-            // when the tier has (or, dyn, once hot makes) some.
-            if crate::exec::tiering::use_compiled(s, f) {
-                crate::exec::jit::invoke_slots(s, f, buf)
-            } else {
-                crate::exec::interp::invoke_slots(s, f, buf)
+            // when the tier has (or, dyn, once hot makes) some, entered
+            // without looking its trampoline up again. Once it has been
+            // (`entry` is set), it always is: compiled code stays, and a
+            // monitor's interpreted calls are its first ones.
+            if let Some(e) = self.entry.get() {
+                return crate::exec::jit::invoke_slots_via(s, e, buf);
+            }
+            if !crate::exec::tiering::use_compiled(s, f) {
+                return crate::exec::interp::invoke_slots(s, f, buf);
+            }
+            match self.entry.get().or_else(|| crate::exec::jit::entry(s, f)) {
+                Some(e) => {
+                    self.entry.set(Some(e));
+                    crate::exec::jit::invoke_slots_via(s, e, buf)
+                }
+                None => crate::exec::jit::invoke_slots(s, f, buf),
             }
         };
+        let buf = &mut buf[..self.buf_len];
         if interpreted {
-            crate::exec::tiering::interpreted(store, |s| run(s, &mut buf[..n]))?;
+            crate::exec::tiering::interpreted(store, |s| run(s, buf))?;
         } else {
-            run(store, &mut buf[..n])?;
+            run(store, buf)?;
         }
-        let first = Value::iter_slots(&self.ty.results, &buf).next();
-        Ok(first)
+        Ok(self.ty.results.first().map(|t| Value::read_slots(*t, buf)))
     }
 }

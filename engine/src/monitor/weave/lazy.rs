@@ -45,7 +45,7 @@ pub fn weave_lazy_with(
 ) -> Result<Woven, LoadError> {
     let mons = MonView::new(store);
     let d = Decided::new(&m, &plan, store, &mons, cfg, false, kept)?;
-    if !lazy_allowed(&m, store, &mons, &d.layout) {
+    if !lazy_allowed(&m, &plan, store, &mons, &d.layout) {
         return super::woven_eagerly(&m, &plan, &mons, cfg, d);
     }
     let mut deferred = vec![true; m.bodies.len()];
@@ -102,7 +102,13 @@ pub fn weave_lazy_with(
 /// adds has a reference type: the added function types and imported
 /// globals, and the inlined monitor functions' locals and instructions
 /// (an inlined probe taking `frame` passes a null `externref`).
-fn lazy_allowed(m: &ModuleInfo, store: &Store, mons: &MonView, l: &collect::Layout) -> bool {
+fn lazy_allowed(
+    m: &ModuleInfo,
+    plan: &Plan,
+    store: &Store,
+    mons: &MonView,
+    l: &collect::Layout,
+) -> bool {
     let is_ref = |t: &ValType| t.is_ref();
     let types_ok = l
         .extra_types
@@ -118,7 +124,9 @@ fn lazy_allowed(m: &ModuleInfo, store: &Store, mons: &MonView, l: &collect::Layo
             mons.code(*f)
                 .is_some_and(|(i, idx)| plain_function(&i.module, idx))
         });
-    types_ok && globals_ok && inlined_ok && crate::exec::interp::load::may_translate_lazily(m)
+    // (The plan saw every instruction: no scan of the bodies for conversions.)
+    let lazy = crate::exec::interp::load::may_translate_lazily(m, plan.converts_extern);
+    types_ok && globals_ok && inlined_ok && lazy
 }
 
 /// Whether weaving function `f` may give it what makes the interpreter

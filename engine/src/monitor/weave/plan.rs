@@ -211,6 +211,16 @@ pub struct Plan {
     /// every instruction and local, reached or not; a plan restored from
     /// elsewhere must carry it.
     pub eager_funcs: Vec<u32>,
+    /// Whether a body converts between `any` and `extern`
+    /// (`any.convert_extern`, `extern.convert_any`), which makes the
+    /// interpreter translate the module at load: recorded by [`Recorder`]
+    /// from every instruction; `None` when not known (a plan restored from
+    /// elsewhere: the module's bodies are scanned for it then).
+    pub converts_extern: Option<bool>,
+    /// Whether a call takes `frame` or an opaque app reference (what
+    /// [`Plan::frames_need_interpreter`] looks for): recorded by
+    /// [`Recorder`]; `None` when not known (a restored plan).
+    pub takes_frames: Option<bool>,
 }
 
 impl Plan {
@@ -266,6 +276,10 @@ impl Plan {
         store: &crate::runtime::store::Store,
         cfg: &crate::monitor::inline::InlineConfig,
     ) -> bool {
+        // (No call takes what it looks for: no walk over every call.)
+        if self.takes_frames == Some(false) {
+            return false;
+        }
         let mut uses: HashMap<(FuncAddr, u32), Option<crate::monitor::inline::FrameUses>> =
             HashMap::default();
         let mut needs = |f: u32, c: &ProbeCall, stack: Option<&SiteStack>| -> bool {
@@ -330,7 +344,11 @@ impl<'a> Recorder<'a> {
     pub fn new(inner: &'a mut dyn Instrumenter) -> Recorder<'a> {
         Recorder {
             inner,
-            plan: Plan::default(),
+            plan: Plan {
+                converts_extern: Some(false),
+                takes_frames: Some(false),
+                ..Plan::default()
+            },
             cur: None,
         }
     }
@@ -389,18 +407,31 @@ impl Instrumenter for Recorder<'_> {
         if self.plan.eager_funcs.last() != Some(&site.func_idx) && needs_eager(when, site) {
             self.plan.eager_funcs.push(site.func_idx);
         }
+        if let (When::Before, Some(Operator::AnyConvertExtern | Operator::ExternConvertAny)) =
+            (when, site.op)
+        {
+            self.plan.converts_extern = Some(true);
+        }
         let calls = self.inner.probes(when, site)?;
         // An unreached instruction gets no probes (the translator drops them too).
         if !calls.is_empty() && site.reached {
+            // Whether a probe reads the operand stack, and whether one takes
+            // what may need the interpreter (`frames_need_interpreter`).
+            let (mut needs_stack, mut frames) = (false, false);
+            for a in calls.iter().flat_map(|c| c.args.iter()) {
+                match a {
+                    ArgSource::Operand(_) => needs_stack = true,
+                    ArgSource::OpaqueOperand(_) | ArgSource::Frame => {
+                        (needs_stack, frames) = (true, true)
+                    }
+                    ArgSource::OpaqueLocal(_) => frames = true,
+                    _ => {}
+                }
+            }
+            if frames {
+                self.plan.takes_frames = Some(true);
+            }
             let fp = self.func(site.func_idx);
-            let needs_stack = calls.iter().any(|c| {
-                c.args.iter().any(|a| {
-                    matches!(
-                        a,
-                        ArgSource::Operand(_) | ArgSource::OpaqueOperand(_) | ArgSource::Frame
-                    )
-                })
-            });
             if needs_stack {
                 fp.stacks
                     .insert((site.pc, when == When::After), SiteStack::at(site, when));
