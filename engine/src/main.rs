@@ -539,12 +539,6 @@ fn run_app(cli: &Cli, s: &mut Session, t_load: std::time::Duration) -> Result<Ex
                     "wizeng: metrics: warm start: {} functions compiled at their first call, {} handed to the compiler thread at start ({} named by records), {} damaged records ignored",
                     w.compiled_first, w.prefetched, w.named, w.rejected
                 );
-                if w.ahead > 0 {
-                    eprintln!(
-                        "wizeng: metrics: woven and translated ahead: {} functions, {} of them taken by the interpreter",
-                        w.ahead, w.ahead_taken
-                    );
-                }
             }
             let bg = store.background_stats();
             if store.config().background_compile {

@@ -139,27 +139,10 @@ fn a_record_belongs_to_its_module() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// `woven and translated ahead: N functions, T of them taken by the
-/// interpreter` of a `--metrics` run: [N, T] ([0, 0] without the line).
-fn ahead_counts(stderr: &str) -> [usize; 2] {
-    let Some(line) = (stderr.lines())
-        .find_map(|l| l.strip_prefix("wizeng: metrics: woven and translated ahead: "))
-    else {
-        return [0, 0];
-    };
-    let n: Vec<usize> = line
-        .split(|c: char| !c.is_ascii_digit())
-        .filter_map(|w| w.parse().ok())
-        .collect();
-    [n[0], n[1]]
-}
-
 /// With monitors, the woven app and each monitor get records like any
 /// module: the monitors' reports and the app's output are the same cold,
 /// warm and without a cache, with block counters (`hotness`) and with probe
-/// calls that stay calls (`branches`). The woven app's record names the
-/// bodies the interpreter needed, which the next run weaves and translates
-/// ahead on a thread of its own (`exec/interp/ahead.rs`): same reports.
+/// calls that stay calls (`branches`).
 #[test]
 fn monitored_runs_warm_start_with_the_same_reports() {
     for (mon, prog) in [
@@ -171,11 +154,8 @@ fn monitored_runs_warm_start_with_the_same_reports() {
         let args = |extra: &[&str]| warm_args(&dir, &flags, extra, prog);
         let (cold, e1) = run(&args(&[]));
         assert_eq!(warm_counts(&e1), Some([0, 0, 0]), "{mon}: {e1}");
-        assert_eq!(ahead_counts(&e1), [0, 0], "{mon}: {e1}");
         let (warm, e2) = run(&args(&[]));
         assert!(warm_counts(&e2).unwrap()[0] > 0, "{mon}: {e2}");
-        let [ahead, taken] = ahead_counts(&e2);
-        assert!(ahead > 0 && taken <= ahead, "{mon}: {e2}");
         assert_eq!(cold, warm, "{mon}: report with the record");
         let (off, _) = run(&args(&["--cache=off"]));
         assert_eq!(cold, off, "{mon}: report without the cache");

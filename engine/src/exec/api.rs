@@ -215,11 +215,6 @@ pub struct WarmStats {
     pub prefetched: usize,
     /// Records ignored because they failed a check.
     pub rejected: usize,
-    /// Functions a record named as made in a lazily woven app, handed to a
-    /// thread that weaves and translates them ahead of their first call.
-    pub ahead: usize,
-    /// Of those, the ones whose code the interpreter took from that thread.
-    pub ahead_taken: usize,
 }
 
 /// What the dyn tier's compiler thread did ([`Store::background_stats`]).

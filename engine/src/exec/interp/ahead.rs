@@ -12,7 +12,6 @@
 //! thread. A body that fails to translate there is translated again by the
 //! main thread, which reports the error as it always does.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use super::code::Compiled;
@@ -35,10 +34,6 @@ enum Slot {
 pub(crate) struct Ahead {
     slots: Mutex<Vec<Slot>>,
     ready: Condvar,
-    /// Functions handed to the thread, and those whose code the main
-    /// thread took from it (`--metrics`).
-    pub handed: usize,
-    taken: AtomicUsize,
 }
 
 /// The module-wide facts a translation needs besides the module
@@ -63,10 +58,7 @@ impl Ahead {
         loop {
             let slot = slots.get_mut(d)?;
             match std::mem::replace(slot, Slot::Taken) {
-                Slot::Done(c) => {
-                    self.taken.fetch_add(1, Ordering::Relaxed);
-                    return Some(c);
-                }
+                Slot::Done(c) => return Some(c),
                 Slot::Busy => {
                     *slot = Slot::Busy;
                     slots = self.ready.wait(slots).unwrap_or_else(|e| e.into_inner());
@@ -74,11 +66,6 @@ impl Ahead {
                 Slot::Empty | Slot::Taken => return None,
             }
         }
-    }
-
-    /// How many functions' code the main thread took from the thread.
-    pub(crate) fn taken(&self) -> usize {
-        self.taken.load(Ordering::Relaxed)
     }
 
     /// For the thread: claim defined function `d` if nobody has.
@@ -132,8 +119,6 @@ pub(crate) fn start(m: Arc<ModuleInfo>, facts: Facts, funcs: Vec<u32>) -> Option
     let ahead = Arc::new(Ahead {
         slots: Mutex::new((0..defined).map(|_| Slot::Empty).collect()),
         ready: Condvar::new(),
-        handed: funcs.len(),
-        taken: AtomicUsize::new(0),
     });
     let mine = ahead.clone();
     std::thread::Builder::new()

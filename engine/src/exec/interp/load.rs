@@ -146,24 +146,21 @@ impl ModuleCode {
 /// those not translated yet ([`super::ahead`]): their first calls then
 /// find their code made (a deferred body of a lazily woven module is woven
 /// there too). Once per module; nothing for a module translated at load.
-pub(crate) fn translate_ahead(
-    m: &Module,
-    funcs: &[u32],
-) -> Option<std::sync::Arc<super::ahead::Ahead>> {
+pub(crate) fn translate_ahead(m: &Module, funcs: &[u32]) {
     let code = module_code(m);
     if !code.lazy || code.ahead.get().is_some() {
-        return None;
+        return;
     }
     let todo: Vec<u32> = (funcs.iter().copied())
         .filter(|f| (m.num_imported_funcs..m.num_funcs()).contains(f))
         .filter(|f| code.get((f - m.num_imported_funcs) as usize).is_none())
         .collect();
     if todo.is_empty() {
-        return None;
+        return;
     }
-    let a = super::ahead::start(m.shared_info(), code.facts(), todo)?;
-    let _ = code.ahead.set(a.clone());
-    Some(a)
+    if let Some(a) = super::ahead::start(m.shared_info(), code.facts(), todo) {
+        let _ = code.ahead.set(a);
+    }
 }
 
 struct Translate<'r, 'i> {

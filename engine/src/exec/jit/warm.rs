@@ -75,8 +75,6 @@ struct Recorded {
     /// [`LOOPING`] for those with a loop entered by OSR.
     funcs: Vec<u32>,
     instances: Vec<InstanceId>,
-    /// The functions being woven and translated ahead ([`weave_ahead`]).
-    ahead: Option<Arc<crate::exec::interp::ahead::Ahead>>,
 }
 
 /// The flag of a requested (not known to be cached) function in a record.
@@ -192,14 +190,13 @@ pub(crate) fn load(store: &mut Store, id: InstanceId) -> Vec<(FuncAddr, bool)> {
                     Vec::new()
                 }
             };
-            let ahead = weave_ahead(&module, &funcs);
+            weave_ahead(&module, &funcs);
             warm.modules.push(Recorded {
                 module: module.clone(),
                 key,
                 digest,
                 funcs,
                 instances: Vec::new(),
-                ahead,
             });
             warm.modules.len() - 1
         }
@@ -225,15 +222,15 @@ pub(crate) fn load(store: &mut Store, id: InstanceId) -> Vec<(FuncAddr, bool)> {
 /// Weave and translate the deferred bodies of lazily woven module `m` that
 /// record entries `funcs` name as [`MADE`], on a thread of their own, in
 /// ascending order (`interp::load::translate_ahead`).
-fn weave_ahead(m: &Module, funcs: &[u32]) -> Option<Arc<crate::exec::interp::ahead::Ahead>> {
-    m.lazy.as_ref()?;
-    // (Not those whose first call waits for their code: never interpreted.)
-    let awaited = |f: u32| f & LOOPING != 0 && f & REQUESTED == 0;
-    let made: Vec<u32> = (funcs.iter().copied())
-        .filter(|f| f & MADE != 0 && !awaited(*f))
+fn weave_ahead(m: &Module, funcs: &[u32]) {
+    if m.lazy.is_none() {
+        return;
+    }
+    let made: Vec<u32> = (funcs.iter())
+        .filter(|f| *f & MADE != 0)
         .map(|f| f & INDEX)
         .collect();
-    crate::exec::interp::load::translate_ahead(m, &made)
+    crate::exec::interp::load::translate_ahead(m, &made);
 }
 
 /// Hand the functions a record names to the compiler thread now (the
@@ -376,16 +373,6 @@ pub(crate) fn stats(store: &Store) -> crate::exec::api::WarmStats {
         compiled_first: w.installed,
         prefetched: w.prefetched,
         rejected: w.rejected,
-        ahead: w
-            .modules
-            .iter()
-            .filter_map(|r| r.ahead.as_ref())
-            .map(|a| a.handed)
-            .sum(),
-        ahead_taken: (w.modules.iter())
-            .filter_map(|r| r.ahead.as_ref())
-            .map(|a| a.taken())
-            .sum(),
     }
 }
 
