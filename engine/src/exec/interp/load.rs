@@ -42,9 +42,6 @@ pub(crate) struct ModuleCode {
     extern_objects: bool,
     /// Bodies were left untranslated at load (see the type's docs).
     lazy: bool,
-    /// Functions being translated ahead of their first call
-    /// ([`translate_ahead`]).
-    ahead: OnceCell<std::sync::Arc<super::ahead::Ahead>>,
 }
 
 impl ModuleCode {
@@ -110,16 +107,12 @@ pub(crate) fn func_code(m: &Module, func_idx: u32) -> Result<&Rc<Compiled>, Trap
     if let Some(c) = slot.get() {
         return Ok(c);
     }
-    let d = (func_idx - m.num_imported_funcs) as usize;
-    let ahead = code.ahead.get().and_then(|a| a.take(d));
-    let compiled = ahead
-        .map_or_else(|| translate_later(m, code, func_idx), Ok)
-        .map_err(|e| {
-            Trap::new(TrapKind::Host(format!(
-                "function {func_idx} could not be translated: {}",
-                e.message
-            )))
-        })?;
+    let compiled = translate_later(m, code, func_idx).map_err(|e| {
+        Trap::new(TrapKind::Host(format!(
+            "function {func_idx} could not be translated: {}",
+            e.message
+        )))
+    })?;
     Ok(slot.get_or_init(|| Rc::new(compiled)))
 }
 
@@ -127,40 +120,18 @@ pub(crate) fn func_code(m: &Module, func_idx: u32) -> Result<&Rc<Compiled>, Trap
 #[cold]
 fn translate_later(m: &Module, code: &ModuleCode, func_idx: u32) -> Result<Compiled, LoadError> {
     // (A deferred body of a lazily woven module is made here.)
-    super::ahead::translate(m, code.facts(), func_idx)
-}
-
-impl ModuleCode {
-    fn facts(&self) -> super::ahead::Facts {
-        super::ahead::Facts {
-            osr: self.osr,
-            v128_types: self.v128_types,
-            heap_refs: self.heap_refs,
-            extern_objects: self.extern_objects,
-        }
-    }
-}
-
-/// Translate the functions `funcs` (indices of the whole function space) of
-/// lazily translated module `m` on a thread of their own, in that order,
-/// those not translated yet ([`super::ahead`]): their first calls then
-/// find their code made (a deferred body of a lazily woven module is woven
-/// there too). Once per module; nothing for a module translated at load.
-pub(crate) fn translate_ahead(m: &Module, funcs: &[u32]) {
-    let code = module_code(m);
-    if !code.lazy || code.ahead.get().is_some() {
-        return;
-    }
-    let todo: Vec<u32> = (funcs.iter().copied())
-        .filter(|f| (m.num_imported_funcs..m.num_funcs()).contains(f))
-        .filter(|f| code.get((f - m.num_imported_funcs) as usize).is_none())
-        .collect();
-    if todo.is_empty() {
-        return;
-    }
-    if let Some(a) = super::ahead::start(m.shared_info(), code.facts(), todo) {
-        let _ = code.ahead.set(a);
-    }
+    let (func, body) = m.body_to_validate(func_idx)?;
+    let mut v = func.into_validator(Default::default());
+    let ctx = super::compile::ModuleCtx {
+        types: &m.types,
+        func_types: &m.func_types,
+        features: m.features,
+        osr: code.osr,
+        v128_types: code.v128_types,
+        heap_refs: code.heap_refs,
+        extern_objects: code.extern_objects,
+    };
+    super::compile::translate(&mut v, &body, &ctx, None)
 }
 
 struct Translate<'r, 'i> {
@@ -248,7 +219,6 @@ impl BodyTranslator for Translate<'_, '_> {
             heap_refs: self.heap_refs.unwrap_or(false),
             extern_objects: self.extern_objects,
             lazy: self.lazy.unwrap_or(false),
-            ahead: OnceCell::new(),
         })
     }
 }

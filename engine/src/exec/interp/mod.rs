@@ -2,7 +2,6 @@
 //! pass as validation) into a compact pre-decoded form ([`code::Op`]) with
 //! resolved branches and a side table from each op back to its original pc.
 
-mod ahead;
 mod atomics;
 pub mod code;
 mod cold_ops;
