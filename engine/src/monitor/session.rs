@@ -209,9 +209,6 @@ pub struct Session {
     app_tier: Tier,
     app: Option<InstanceId>,
     counters: Option<BlockCounters>,
-    /// The block counters kept for this match, read and decoded on a thread
-    /// of their own while the match is restored ([`Session::match_app`]).
-    counters_ahead: Option<std::thread::JoinHandle<Option<BlockCounters>>>,
     /// Where the app trapped, for exact block counts.
     trap_site: Option<(u32, u32)>,
     metrics: SessionMetrics,
@@ -250,7 +247,6 @@ impl Session {
             module: None,
             app: None,
             counters: None,
-            counters_ahead: None,
             trap_site: None,
             metrics: SessionMetrics::default(),
             reports: Vec::new(),
@@ -474,11 +470,7 @@ impl Session {
         // block counters planned for it too.
         let inline = &self.config.inline;
         let ckey = kept.map(|k| match_cache::counters::key(&k, inline));
-        // (Read under the same key while the match was restored.)
-        let ahead = self.counters_ahead.take().and_then(|h| h.join().ok());
-        let counters = ckey
-            .as_ref()
-            .and_then(|k| ahead.unwrap_or_else(|| match_cache::counters::restore(k)));
+        let counters = ckey.as_ref().and_then(match_cache::counters::restore);
         let w = weave::weave_lazy_with(orig.shared_info(), plan, &self.store, inline, counters)?;
         drop(orig);
         if let Some(k) = &ckey {
@@ -533,13 +525,6 @@ impl Session {
         let key = match_cache::key(&self.store, &m.names(), bytes);
         let mut damaged = false;
         if let Ok(k) = &key {
-            // The counters kept for this key (`load_woven` uses them if the
-            // match is kept), read meanwhile: a tenth of a warm run's start.
-            let ckey = match_cache::counters::key(k, &self.config.inline);
-            self.counters_ahead = std::thread::Builder::new()
-                .name("wizeng-counters".into())
-                .spawn(move || match_cache::counters::restore(&ckey))
-                .ok();
             match match_cache::restore(k, &mut self.store) {
                 Ok(Some(r)) => {
                     m.restore_match(r.stats, r.probe_ids);
