@@ -294,11 +294,6 @@ impl LazyBodies {
         self.deferred.get(d).copied().unwrap_or(false)
     }
 
-    /// Whether defined function `d`'s body is deferred and was made.
-    pub fn is_made(&self, d: usize) -> bool {
-        self.made.get(d).is_some_and(|c| c.get().is_some())
-    }
-
     /// How many deferred bodies were made so far.
     pub fn made_count(&self) -> usize {
         self.made.iter().filter(|c| c.get().is_some()).count()

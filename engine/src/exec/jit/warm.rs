@@ -23,15 +23,6 @@
 //! threshold, and only defined functions in ascending order; a record that
 //! fails any check is ignored (and counted), the run tiers up as usual and
 //! writes a fresh one. No cache (`--cache=off`), no record.
-//!
-//! A lazily woven app's record also names the deferred bodies the run made
-//! (*made*; *undecided* when that is all it says of a function: it is not
-//! compiled). At instantiation a thread of its own weaves them again
-//! ([`weave_ahead`]) while the main thread instantiates and starts, so
-//! the interpreter's first calls find them woven (atax + `branches`: the
-//! main thread wove 8 bodies, 4.2M instructions). Weaving is deterministic
-//! per function and under the module's lock, so this changes when a body
-//! is made, never what it is.
 
 use std::sync::Arc;
 
@@ -44,7 +35,7 @@ use crate::exec::tiering;
 use crate::runtime::store::{Store, Tier};
 
 /// The record's version: a new layout gets new keys.
-const VERSION: &[u8] = b"wizeng warm-start record 4";
+const VERSION: &[u8] = b"wizeng warm-start record 3";
 
 /// A store's warm-start state.
 #[derive(Default)]
@@ -83,13 +74,8 @@ const LOOPING: u32 = 1 << 30;
 /// The flag of a requested function that a run waited for at its exit
 /// ([`save`]): no run waits for it again.
 const WAITED: u32 = 1 << 29;
-/// The flag of a deferred body of a lazily woven module that a run made.
-const MADE: u32 = 1 << 28;
-/// The flag of an entry that only says [`MADE`]: the function is not to be
-/// compiled (no flag of a tier-up decision goes with it).
-const UNDECIDED: u32 = 1 << 27;
 /// A record entry's function index.
-const INDEX: u32 = !(REQUESTED | LOOPING | WAITED | MADE | UNDECIDED);
+const INDEX: u32 = !(REQUESTED | LOOPING | WAITED);
 
 /// The module's identity in a record: a 64-bit hash of its bytes and its
 /// length. Not a cryptographic digest, on purpose: SHA-256 costs about
@@ -152,8 +138,7 @@ fn decode(bytes: &[u8], digest: &[u8; 32], threshold: u32, m: &Module) -> Option
     let funcs: Vec<u32> = rest.chunks_exact(4).map(word).collect();
     let defined = |f: &u32| (m.num_imported_funcs..m.num_funcs()).contains(&(f & INDEX));
     let ascending = funcs.windows(2).all(|w| w[0] & INDEX < w[1] & INDEX);
-    let flags_ok = |f: &u32| f & UNDECIDED == 0 || f & !INDEX == UNDECIDED | MADE;
-    (ascending && funcs.iter().all(|f| defined(f) && flags_ok(f))).then_some(funcs)
+    (ascending && funcs.iter().all(defined)).then_some(funcs)
 }
 
 /// A new instance of the dyn tier: the functions its module's record names
@@ -189,7 +174,6 @@ pub(crate) fn load(store: &mut Store, id: InstanceId) -> Vec<(FuncAddr, bool)> {
                     Vec::new()
                 }
             };
-            weave_ahead(&module, &funcs);
             warm.modules.push(Recorded {
                 module: module.clone(),
                 key,
@@ -201,11 +185,8 @@ pub(crate) fn load(store: &mut Store, id: InstanceId) -> Vec<(FuncAddr, bool)> {
         }
     };
     warm.modules[k].instances.push(id);
-    let funcs: Vec<u32> = (warm.modules[k].funcs.iter())
-        .copied()
-        .filter(|f| f & UNDECIDED == 0)
-        .collect();
-    warm.named += funcs.len();
+    warm.named += warm.modules[k].funcs.len();
+    let funcs = warm.modules[k].funcs.clone();
     let mut requested = Vec::new();
     for f in funcs {
         let a = store.instance(id).funcs[(f & INDEX) as usize];
@@ -216,32 +197,6 @@ pub(crate) fn load(store: &mut Store, id: InstanceId) -> Vec<(FuncAddr, bool)> {
         }
     }
     requested
-}
-
-/// Weave the deferred bodies of lazily woven module `m` that record entries
-/// `funcs` name as [`MADE`] on a thread of its own, in ascending order (the
-/// main thread, asking for one meanwhile, waits for at most the body being
-/// woven, then finds the others made). Nothing to do: no thread.
-fn weave_ahead(m: &Module, funcs: &[u32]) {
-    let Some(l) = m.lazy.as_ref() else { return };
-    let first = m.num_imported_funcs;
-    let todo: Vec<u32> = (funcs.iter())
-        .filter(|f| *f & MADE != 0)
-        .map(|f| f & INDEX)
-        .filter(|f| l.is_deferred((f - first) as usize) && !l.is_made((f - first) as usize))
-        .collect();
-    if todo.is_empty() {
-        return;
-    }
-    let info = m.shared_info();
-    // (A body that fails to weave fails again where it is used.)
-    let _ = std::thread::Builder::new()
-        .name("wizeng-weave".into())
-        .spawn(move || {
-            for f in todo {
-                let _ = info.body_bytes(f);
-            }
-        });
 }
 
 /// Hand the functions a record names to the compiler thread now (the
@@ -286,10 +241,6 @@ pub(crate) fn save(store: &mut Store) {
             r.funcs.iter().map(|f| (f & INDEX, f & !INDEX)).collect();
         let mut note = |f: u32, compiled: bool, looping: bool| {
             let flags = funcs.entry(f).or_insert(REQUESTED);
-            if *flags & UNDECIDED != 0 {
-                // Only made so far: now a tier-up decision.
-                *flags = (*flags & MADE) | REQUESTED;
-            }
             if compiled {
                 *flags &= !(REQUESTED | WAITED);
             } else if *flags & REQUESTED != 0 && r.funcs.contains(&(f | *flags)) {
@@ -314,14 +265,6 @@ pub(crate) fn save(store: &mut Store) {
         for &(i, f, _) in j.osr_code.keys().chain(j.osr_pending.iter()) {
             if r.instances.contains(&InstanceId(i)) {
                 note(f, false, true);
-            }
-        }
-        if let Some(l) = r.module.lazy.as_ref() {
-            let first = r.module.num_imported_funcs;
-            for f in first..r.module.num_funcs() {
-                if l.is_made((f - first) as usize) {
-                    *funcs.entry(f).or_insert(UNDECIDED) |= MADE;
-                }
             }
         }
         let funcs: Vec<u32> = funcs.into_iter().map(|(f, flags)| f | flags).collect();
@@ -411,11 +354,6 @@ mod tests {
             decode(&good, &digest, 1000, &m),
             Some(vec![1, 2 | LOOPING, 3 | REQUESTED | WAITED])
         );
-        let made = [1 | MADE, 2 | MADE | UNDECIDED, 3 | MADE | REQUESTED];
-        assert_eq!(
-            decode(&encode(&digest, 1000, &made), &digest, 1000, &m),
-            Some(made.to_vec())
-        );
         // Another threshold, another module, a cut, an import, out of range,
         // not ascending.
         assert_eq!(decode(&good, &digest, 999, &m), None);
@@ -428,11 +366,7 @@ mod tests {
             &[2, 2],
             &[2, 2 | REQUESTED],
             &[2 | LOOPING, 2],
-            &[1 << 26],
-            // Undecided says nothing but made.
-            &[2 | UNDECIDED],
-            &[2 | UNDECIDED | MADE | REQUESTED],
-            &[2 | UNDECIDED | MADE | LOOPING],
+            &[1 << 28],
         ] {
             let bad = encode(&digest, 1000, funcs);
             assert_eq!(decode(&bad, &digest, 1000, &m), None, "{funcs:?}");
