@@ -297,6 +297,25 @@ fn reports_read_from_memory_equal_the_printed_ones() {
                         ));
                     }
                 }
+                // `coverage`'s table is summed without building sites
+                // (`memory::visit_one_scalar`), with a function filter too.
+                if name == "coverage" {
+                    let file = tmp.join("filtered.txt");
+                    let m = format!("--monitors=coverage{{filter=*s*,file={}}}", file.display());
+                    let out = run(mode, &[&m, app]);
+                    assert!(out.ends_with("status: 0\n"), "{out}");
+                    let got = std::fs::read_to_string(&file).unwrap();
+                    let o = ReportOptions {
+                        filter: Some("*s*".into()),
+                        ..Default::default()
+                    };
+                    let want = report::render(name, &csv, &names, &o, Format::Table);
+                    if got != want {
+                        failures.push(format!(
+                            "{app} --mode={mode} coverage{{filter=*s*}}:\n--- read from memory:\n{got}--- from the CSV:\n{want}"
+                        ));
+                    }
+                }
             }
         }
     }

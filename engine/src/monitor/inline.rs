@@ -465,9 +465,9 @@ fn height_effect(m: &crate::core::module::Module, op: &Operator<'_>) -> Option<(
 }
 
 /// [`zero_tested_param`] of probe calls, memoised by (function, positions
-/// of its operand arguments).
+/// of its operand arguments as a bit set; asked at every probe site woven).
 #[derive(Default)]
-pub struct ZeroTested(HashMap<(FuncAddr, Vec<u32>), Option<(u32, bool)>>);
+pub struct ZeroTested(rustc_hash::FxHashMap<(FuncAddr, u64), Option<(u32, bool)>>);
 
 impl ZeroTested {
     /// For probe call `c`: (argument index, operand from the top, whether a
@@ -489,16 +489,26 @@ impl ZeroTested {
         c: &crate::core::probe::ProbeCall,
     ) -> Option<(usize, u32, bool)> {
         use crate::core::probe::ArgSource;
-        let params: Vec<u32> = (0..c.args.len() as u32)
-            .filter(|&i| matches!(c.args[i as usize], ArgSource::Operand(_)))
-            .collect();
-        let (p, data) = (*self
-            .0
-            .entry((c.func, params))
-            .or_insert_with_key(|(f, ps)| {
-                let (m, func_idx) = code(*f)?;
-                zero_tested_param_in(m, func_idx, ps)
-            }))?;
+        let params = || -> Vec<u32> {
+            (0..c.args.len() as u32)
+                .filter(|&i| matches!(c.args[i as usize], ArgSource::Operand(_)))
+                .collect()
+        };
+        let find = |ps: &[u32]| {
+            let (m, func_idx) = code(c.func)?;
+            zero_tested_param_in(m, func_idx, ps)
+        };
+        let (p, data) = if c.args.len() <= 64 {
+            let set = (c.args.iter().enumerate())
+                .filter(|(_, a)| matches!(a, ArgSource::Operand(_)))
+                .fold(0u64, |s, (i, _)| s | 1 << i);
+            *self
+                .0
+                .entry((c.func, set))
+                .or_insert_with(|| find(&params()))
+        } else {
+            find(&params())
+        }?;
         let ArgSource::Operand(n) = c.args[p as usize] else {
             unreachable!("a candidate is an operand argument")
         };

@@ -392,7 +392,12 @@ pub(crate) mod counters {
         let sites_folded = r.u64()?;
         let n = r.count()?;
         let mut blocks = Vec::with_capacity(n);
-        let (mut sites, mut incs) = (Vec::new(), Vec::new());
+        // (Sized first: a site takes 16 bytes of the entry, an increment
+        // 40, and a vector that grows by doubling copies and touches twice
+        // the memory.)
+        let sites_cap = (sites_folded as usize).min(bytes.len() / 16);
+        let mut sites = Vec::with_capacity(sites_cap);
+        let mut incs = Vec::with_capacity(sites_cap.min(bytes.len() / 40));
         for _ in 0..n {
             let func = r.u32()?;
             let start = r.usize()?;

@@ -32,11 +32,35 @@ pub fn render_from_memory(
     let body = match (monitor, format) {
         ("coverage", Format::Table) => {
             let mut c = Coverage::default();
-            memory::visit_sites(store, inst, layout, |s| {
-                if wanted(&s) {
-                    c.add(&s)
+            let mut wanted_fid = (u32::MAX, true);
+            let mut wants = |fid: u32| {
+                if o.filter.is_none() {
+                    return true;
                 }
-            })?;
+                if wanted_fid.0 != fid {
+                    wanted_fid = (fid, o.wants(&names.name(fid)));
+                }
+                wanted_fid.1
+            };
+            let quick = memory::visit_one_scalar(
+                store,
+                inst,
+                layout,
+                ["count", "block"],
+                |event| usize::from(event == BLOCK),
+                |fid, event, n| {
+                    if wants(fid) {
+                        c.add_count(fid, event == BLOCK, n)
+                    }
+                },
+            )?;
+            if !quick {
+                memory::visit_sites(store, inst, layout, |s| {
+                    if wanted(&s) {
+                        c.add(&s)
+                    }
+                })?;
+            }
             c.render(names)
         }
         ("hotness", Format::Table) => {
@@ -63,26 +87,52 @@ pub fn render_from_memory(
     Ok(Some(format!("--- {monitor} ---\n{body}")))
 }
 
-/// Per function: instructions covered, instructions, blocks covered, blocks.
+/// The event of a basic block's site.
+const BLOCK: &str = "block:start";
+
+/// Per function: instructions covered, instructions, blocks covered, blocks
+/// (and the function the last sites were of: sites come function by
+/// function, so most need no search of the map).
 #[derive(Default)]
-pub(super) struct Coverage(BTreeMap<u32, [u64; 4]>);
+pub(super) struct Coverage {
+    funcs: BTreeMap<u32, [u64; 4]>,
+    last: Option<(u32, [u64; 4])>,
+}
 
 impl Coverage {
     pub(super) fn add(&mut self, s: &Site) {
-        let e = self.0.entry(s.fid).or_default();
-        if s.event == "block:start" {
-            e[3] += 1;
-            e[2] += (s.num("block") > 0) as u64;
+        if s.event == BLOCK {
+            self.add_count(s.fid, true, s.num("block"));
         } else {
-            e[1] += 1;
-            e[0] += (s.num("count") > 0) as u64;
+            self.add_count(s.fid, false, s.num("count"));
         }
     }
 
-    pub(super) fn render(&self, names: &Names) -> String {
+    /// A site of function `fid`, a block's or an instruction's, that ran `n`
+    /// times.
+    pub(super) fn add_count(&mut self, fid: u32, block: bool, n: u64) {
+        let e = match &mut self.last {
+            Some((f, e)) if *f == fid => e,
+            last => {
+                if let Some((f, e)) = last.take() {
+                    self.funcs.insert(f, e);
+                }
+                let e = self.funcs.remove(&fid).unwrap_or_default();
+                &mut last.insert((fid, e)).1
+            }
+        };
+        let i = if block { 2 } else { 0 };
+        e[i + 1] += 1;
+        e[i] += (n > 0) as u64;
+    }
+
+    pub(super) fn render(mut self, names: &Names) -> String {
+        if let Some((f, e)) = self.last.take() {
+            self.funcs.insert(f, e);
+        }
         let mut rows = Vec::new();
         let mut t = [0u64; 4];
-        for (fid, c) in &self.0 {
+        for (fid, c) in &self.funcs {
             for i in 0..4 {
                 t[i] += c[i];
             }

@@ -51,6 +51,9 @@ pub(super) struct Body<'p> {
     /// Which probe functions only test an operand against zero (shared by
     /// the module's functions).
     pub(super) zero_tested: &'p mut crate::monitor::inline::ZeroTested,
+    /// Inlined calls as first emitted in this function, replayed at later
+    /// sites ([`super::inlined::Memo`]).
+    pub(super) inline_memo: super::inlined::Memo,
 }
 
 impl<'p> Body<'p> {

@@ -69,6 +69,7 @@ pub(super) fn weave_function(
         saved: Vec::new(),
         frame_uses: None,
         zero_tested,
+        inline_memo: Default::default(),
     };
     let fp = cx.plan.funcs.get(&idx);
     let no_blocks = FuncBlocks::default();
