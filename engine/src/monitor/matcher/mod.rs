@@ -1814,32 +1814,15 @@ mod site_check_tests {
             name: "$f".into(),
             params: vec![Param::Pc],
         };
-        let ps = vec![
-            Param::Pc,
-            Param::Fid,
-            Param::Frame,
-            Param::ProbeId,
-            Param::Opname,
-            Param::Fname,
-            Param::NumTargets,
-            Param::Offset,
-            Param::InstrCount,
-            Param::AtFuncEnd,
-            Param::Opidx,
-            Param::RefFuncBefore,
-            Param::Opcode,
-            Param::DefaultTarget,
-            Param::Targets,
-            Param::TargetFnName,
-            Param::TargetFnType,
-            Param::TargetImpModule,
+        let mut ps = Param::SIMPLE.to_vec();
+        ps.extend([
             Param::Arg(3),
             Param::Imm(3),
             Param::Local(3),
             Param::ArgTy(3),
             Param::LocalTy(3),
             Param::Call(call),
-        ];
+        ]);
         assert!(ps.iter().all(all));
         ps
     }
