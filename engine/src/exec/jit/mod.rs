@@ -610,12 +610,11 @@ pub(crate) fn link(input: &CodegenInput, out: CodegenOutput) -> Result<JitCode, 
         pending.push((d.idx, d.id, info));
     }
     // Trampolines for every type of the module.
-    let (mut tramp_ids, mut lazy_ids, mut clock_id) = (Vec::new(), Vec::new(), None);
+    let mut set = None;
     if only.is_none_or(|o| o == u32::MAX) {
         let lazy = input.stub_types();
         let built = out.tramps.ok_or("trampolines were not built")?;
-        let set = tramps::define_all(&mut jit, &m.types, lazy, built)?;
-        (tramp_ids, lazy_ids, clock_id) = (set.tramps, set.lazy, set.clock);
+        set = Some(tramps::define_all(&mut jit, &m.types, lazy, built)?);
     }
     jit.finalize_definitions().map_err(|e| e.to_string())?;
     // Whole-module: by defined index, null for an interpreted-only function.
@@ -632,8 +631,19 @@ pub(crate) fn link(input: &CodegenInput, out: CodegenOutput) -> Result<JitCode, 
     let mut host_tramps = Vec::new();
     let mut entry_tramps = Vec::new();
     let mut lazy_stubs = Vec::new();
+    let (tramp_ids, lazy_ids, clock_id, base) = match set {
+        Some(s) => (
+            s.tramps,
+            s.lazy,
+            s.clock,
+            jit.get_finalized_function(s.code),
+        ),
+        None => (Vec::new(), Vec::new(), None, std::ptr::null()),
+    };
+    // (Offsets within the set's code, which was placed as one piece.)
+    let at = |offset: usize| base.wrapping_add(offset);
     for (ti, (l, llen, ltraps)) in lazy_ids.into_iter().enumerate() {
-        let lp = jit.get_finalized_function(l);
+        let lp = at(l);
         lazy_stubs.push(lp);
         infos.push(FuncInfo::stub(
             format!("lazy stub (type {ti})"),
@@ -643,9 +653,9 @@ pub(crate) fn link(input: &CodegenInput, out: CodegenOutput) -> Result<JitCode, 
         ));
     }
     for (ti, ((h, hlen, htraps), (e, _, _))) in tramp_ids.into_iter().enumerate() {
-        let hp = jit.get_finalized_function(h);
+        let hp = at(h);
         host_tramps.push(hp);
-        entry_tramps.push(jit.get_finalized_function(e));
+        entry_tramps.push(at(e));
         infos.push(FuncInfo::stub(
             format!("host trampoline (type {ti})"),
             hp,
@@ -654,7 +664,7 @@ pub(crate) fn link(input: &CodegenInput, out: CodegenOutput) -> Result<JitCode, 
         ));
     }
     let clock_tramp = clock_id.map(|(c, clen, ctraps)| {
-        let cp = jit.get_finalized_function(c);
+        let cp = at(c);
         infos.push(FuncInfo::stub("clock trampoline".into(), cp, clen, ctraps));
         cp
     });

@@ -46,11 +46,17 @@ pub(crate) const LAZY_CALL: &str = "wizeng_lazy_call";
 pub(crate) const CLOCK_CALL: &str = "wizeng_clock_call";
 const SYMBOLS: [&str; 3] = [HOST_CALL, LAZY_CALL, CLOCK_CALL];
 
-/// A trampoline: its id in the JIT module, code size, and trap sites.
-pub(crate) type Compiled = (FuncId, usize, Vec<(u32, ir::TrapCode)>);
+/// A trampoline: its offset in the set's code ([`Set::code`]), code size,
+/// and trap sites.
+pub(crate) type Compiled = (usize, usize, Vec<(u32, ir::TrapCode)>);
 
-/// A module's trampolines, defined in a JIT module.
+/// A module's trampolines, defined in a JIT module as one piece of code:
+/// defining each as a function of its own cost about 3.5k instructions
+/// apiece (declaring, placing, relocating), 1M for a module of 95 types,
+/// paid at every instance's first tier-up.
 pub(crate) struct Set {
+    /// The code holding them all.
+    pub code: FuncId,
     /// Per module type: (host trampoline, entry trampoline).
     pub tramps: Vec<(Compiled, Compiled)>,
     /// Per module type, when asked for: the lazy stub.
@@ -168,60 +174,71 @@ pub(crate) fn define_all(
             .declare_function(name, Linkage::Import, &lsig)
             .map_err(|e| e.to_string())?;
     }
-    place(jit, &syms, types, built.pieces)
+    place(jit, &syms, built.pieces)
 }
 
-/// Define `pieces` in `jit` and sort them into a [`Set`].
-fn place(
-    jit: &mut JITModule,
-    syms: &[FuncId; 3],
-    types: &[FuncType],
-    pieces: Vec<Piece>,
-) -> Result<Set, String> {
+/// Define `pieces` in `jit`, one after the other (each at its alignment) in
+/// one piece of code, and sort them into a [`Set`].
+fn place(jit: &mut JITModule, syms: &[FuncId; 3], pieces: Vec<Piece>) -> Result<Set, String> {
     // The relocations' targets, by `UserExternalNameRef` = index in SYMBOLS.
     let mut names = ir::Function::new();
     for s in syms {
         names.declare_imported_user_function(UserExternalName::new(0, s.as_u32()));
     }
-    let mut set = Set {
-        tramps: Vec::new(),
-        lazy: Vec::new(),
-        clock: None,
-    };
+    let mut code: Vec<u8> = Vec::new();
+    let mut relocs: Vec<FinalizedMachReloc> = Vec::new();
+    let mut alignment = 1;
+    let mut tramps = Vec::new();
+    let mut lazy = Vec::new();
+    let mut clock = None;
     let mut host = None;
     for p in pieces {
-        let ty = &types[p.ti as usize];
-        let id = jit
-            .declare_function(&name(p.kind, p.ti), Linkage::Local, &signature(p.kind, ty))
-            .map_err(|e| e.to_string())?;
-        let relocs: Vec<FinalizedMachReloc> = p
-            .relocs
-            .iter()
-            .map(|&(offset, kind, addend, s)| FinalizedMachReloc {
-                offset,
+        alignment = alignment.max(p.alignment);
+        // (int3 between pieces: never run.)
+        code.resize(
+            code.len().next_multiple_of(p.alignment.max(1) as usize),
+            0xcc,
+        );
+        let at = code.len();
+        code.extend_from_slice(&p.code);
+        for &(offset, kind, addend, s) in &p.relocs {
+            relocs.push(FinalizedMachReloc {
+                offset: offset + at as u32,
                 kind,
                 target: FinalizedRelocTarget::ExternalName(ExternalName::User(
                     UserExternalNameRef::new(s as usize),
                 )),
                 addend,
-            })
-            .collect();
-        jit.define_function_bytes(id, &names, p.alignment, &p.code, &relocs)
-            .map_err(|e| format!("trampoline {}: {e:?}", name(p.kind, p.ti)))?;
-        let c = (id, p.code.len(), p.traps);
+            });
+        }
+        let c = (at, p.code.len(), p.traps);
         match p.kind {
-            Kind::Clock => set.clock = Some(c),
+            Kind::Clock => clock = Some(c),
             Kind::Host => host = Some(c),
             Kind::Entry => {
                 let h = host
                     .take()
                     .ok_or("entry trampoline before its host trampoline")?;
-                set.tramps.push((h, (id, 0, Vec::new())));
+                tramps.push((h, (at, 0, Vec::new())));
             }
-            Kind::Lazy => set.lazy.push(c),
+            Kind::Lazy => lazy.push(c),
         }
     }
-    Ok(set)
+    let id = jit
+        .declare_function(
+            "wizeng_trampolines",
+            Linkage::Local,
+            &Signature::new(CallConv::SystemV),
+        )
+        .map_err(|e| e.to_string())?;
+    jit.define_function_bytes(id, &names, alignment, &code, &relocs)
+        .map_err(|e| format!("trampolines: {e:?}"))?;
+    Ok(Set {
+        code: id,
+        tramps,
+        lazy,
+        clock,
+    })
 }
 
 fn name(kind: Kind, ti: u32) -> String {
