@@ -12,7 +12,7 @@
 //! | module | contents | `docs/monitor-abi.md` |
 //! |---|---|---|
 //! | [`pattern`] | export-name grammar: [`parse_export_name`] → [`ExportMeaning`] (probe [`Pattern`], `wasm:exit`, `wasm:begin`, not-a-probe) or a [`PatternError`] with a byte column (syntax vs. ignorable unknown event/opcode); [`render_caret`]; canonical `Display` | `#export-names` |
-//! | [`params`] | per-[`Param`] rules ([`Param::info`]: static/dynamic, where allowed, Wasm binding); [`validate_pattern`]; per-site [`check_param_at_site`]; the Part B params (`opidx`, `opcode`, `default_target`, `targets`, `target_fn_*`, `argtyN`, `localtyN`: [`Param::is_part_b`], [`type_code`]) | `#parameters`, `#static-calls` |
+//! | [`params`] | per-[`Param`] rules ([`Param::info`]: static/dynamic, where allowed, Wasm binding); [`validate_pattern`]; per-site [`check_param_at_site`] and which parameters it checks ([`checked_at_site`]); the Part B params (`opidx`, `opcode`, `default_target`, `targets`, `target_fn_*`, `argtyN`, `localtyN`: [`Param::is_part_b`], [`type_code`]) | `#parameters`, `#static-calls` |
 //! | [`opcode`] | [`Opcode`] ids and mnemonics derived from `wasmparser::for_each_operator!`; [`opcode_of`]; [`binary_opcode`] (`opcode`); [`flatten_immediates`] (`immN`); [`Category`] | `#events`, `#immediates` |
 //! | [`stack`] | operand/result types per instruction ([`stack_effect`] with a [`TypeResolver`]) for `argN` | `#parameters` |
 //! | [`catalogue`](mod@catalogue) | probe-language events, modes, bound variables and target support | `docs/probe-language.md#probe-rules`, `#bound-variables` |
@@ -79,7 +79,10 @@ pub mod valtype;
 pub use catalogue::{catalogue, EventSpec, LangType, ProbeMode, Target};
 pub use imports::{AbiPart, ImporterTyped, ProvidedImport, PROVIDED_IMPORTS};
 pub use opcode::{binary_opcode, flatten_immediates, memarg, opcode_of, Category, Opcode};
-pub use params::{check_param_at_site, type_code, validate_pattern, ParamError, ParamInfo, Timing};
+pub use params::{
+    check_param_at_site, checked_at_site, type_code, validate_pattern, ParamError, ParamInfo,
+    Timing,
+};
 pub use pattern::{
     parse_export_name, parse_pattern, render_caret, Event, ExportMeaning, Mode, OpcodeMatch, Param,
     Pattern, PatternError, PatternErrorKind, StaticCall,

@@ -436,3 +436,77 @@ pub fn check_param_at_site(param: &Param, site: &SiteFacts) -> SiteCheck {
         _ => SiteCheck::Ok,
     }
 }
+
+/// Whether [`check_param_at_site`] can say anything but `Ok` for `param` at
+/// some site: the parameters it checks against the site's facts. A matcher
+/// may skip the site check for a rule none of whose parameters are. (No
+/// wildcard: a new kind of parameter must be classified here.)
+pub fn checked_at_site(param: &Param) -> bool {
+    match param {
+        Param::Arg(_)
+        | Param::ArgTy(_)
+        | Param::Imm(_)
+        | Param::Local(_)
+        | Param::LocalTy(_)
+        | Param::Offset
+        | Param::NumTargets
+        | Param::DefaultTarget
+        | Param::Targets
+        | Param::TargetFnName
+        | Param::TargetFnType
+        | Param::TargetImpModule
+        | Param::InstrCount => true,
+        Param::Pc
+        | Param::Fid
+        | Param::Frame
+        | Param::ProbeId
+        | Param::Opname
+        | Param::Fname
+        | Param::AtFuncEnd
+        | Param::Opidx
+        | Param::RefFuncBefore
+        | Param::Opcode
+        | Param::Call(_) => false,
+    }
+}
+
+#[cfg(test)]
+mod site_check_tests {
+    use super::*;
+
+    /// A parameter [`checked_at_site`] says is never checked passes the site
+    /// check everywhere; one it says is checked fails it somewhere.
+    #[test]
+    fn unchecked_parameters_pass_every_site_check() {
+        let sites: Vec<SiteFacts> = [None, Some(crate::opcode::Opcode::I32_ADD)]
+            .into_iter()
+            .flat_map(|opcode| {
+                [None, Some(0), Some(9)].map(|num_operands| SiteFacts {
+                    opcode,
+                    num_operands,
+                    num_immediates: 0,
+                    num_locals: 0,
+                    is_block_end: false,
+                })
+            })
+            .collect();
+        let call = StaticCall {
+            name: "$f".into(),
+            params: vec![Param::Pc],
+        };
+        let mut ps = Param::SIMPLE.to_vec();
+        ps.extend([
+            Param::Arg(3),
+            Param::Imm(3),
+            Param::Local(3),
+            Param::ArgTy(3),
+            Param::LocalTy(3),
+            Param::Call(call),
+        ]);
+        for p in ps {
+            let all_ok =
+                (sites.iter()).all(|s| matches!(check_param_at_site(&p, s), SiteCheck::Ok));
+            assert_eq!(all_ok, !checked_at_site(&p), "{p:?}");
+        }
+    }
+}

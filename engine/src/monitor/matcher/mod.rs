@@ -94,29 +94,9 @@ struct Rule {
     /// predicate is reported only where the predicate accepts the site.
     invalid: Option<(bool, Rc<str>)>,
     /// Whether a parameter may fail `monitor_abi::check_param_at_site`
-    /// ([`checked_at_site`]); most rules' never do (none is checked then).
+    /// (`monitor_abi::checked_at_site`); most rules' never do (none is
+    /// checked then).
     checks_site: bool,
-}
-
-/// Whether `check_param_at_site` can say anything but `Ok` for `p` (at
-/// some site): the parameters it checks against the site's facts.
-fn checked_at_site(p: &Param) -> bool {
-    matches!(
-        p,
-        Param::Arg(_)
-            | Param::ArgTy(_)
-            | Param::Imm(_)
-            | Param::Local(_)
-            | Param::LocalTy(_)
-            | Param::Offset
-            | Param::NumTargets
-            | Param::DefaultTarget
-            | Param::Targets
-            | Param::TargetFnName
-            | Param::TargetFnType
-            | Param::TargetImpModule
-            | Param::InstrCount
-    )
 }
 
 struct LoadedMonitor {
@@ -552,7 +532,7 @@ impl Monitors {
                             invalid = Some((in_pred, pe.to_string().into()));
                         }
                         let ty = Rc::new(store.func_type(func).clone());
-                        let checks_site = pattern.params.iter().any(checked_at_site);
+                        let checks_site = pattern.params.iter().any(monitor_abi::checked_at_site);
                         lm.rules.push(Rc::new(Rule {
                             export: e.name.as_str().into(),
                             shape: std::sync::Arc::new(CallShape {
@@ -1774,80 +1754,5 @@ impl Instrumenter for Matcher<'_> {
         // (one call stays inline).
         out.shrink_to_fit();
         Ok(out)
-    }
-}
-
-#[cfg(test)]
-mod site_check_tests {
-    use super::*;
-
-    /// One parameter of each kind (a new kind does not compile here until
-    /// it is added, and to [`checked_at_site`] if the site check reads it).
-    fn one_of_each() -> Vec<Param> {
-        let all = |p: &Param| match p {
-            Param::Pc
-            | Param::Fid
-            | Param::Frame
-            | Param::ProbeId
-            | Param::Opname
-            | Param::Fname
-            | Param::NumTargets
-            | Param::Offset
-            | Param::InstrCount
-            | Param::AtFuncEnd
-            | Param::Opidx
-            | Param::RefFuncBefore
-            | Param::Opcode
-            | Param::DefaultTarget
-            | Param::Targets
-            | Param::TargetFnName
-            | Param::TargetFnType
-            | Param::TargetImpModule
-            | Param::Arg(_)
-            | Param::Imm(_)
-            | Param::Local(_)
-            | Param::ArgTy(_)
-            | Param::LocalTy(_)
-            | Param::Call(_) => true,
-        };
-        let call = StaticCall {
-            name: "$f".into(),
-            params: vec![Param::Pc],
-        };
-        let mut ps = Param::SIMPLE.to_vec();
-        ps.extend([
-            Param::Arg(3),
-            Param::Imm(3),
-            Param::Local(3),
-            Param::ArgTy(3),
-            Param::LocalTy(3),
-            Param::Call(call),
-        ]);
-        assert!(ps.iter().all(all));
-        ps
-    }
-
-    /// A parameter `checked_at_site` says is never checked passes the site
-    /// check everywhere (so `bind` may skip it); one it says is checked
-    /// fails it somewhere.
-    #[test]
-    fn unchecked_parameters_pass_every_site_check() {
-        let sites: Vec<SiteFacts> = [None, Some(monitor_abi::Opcode::I32_ADD)]
-            .into_iter()
-            .flat_map(|opcode| {
-                [None, Some(0), Some(9)].map(|num_operands| SiteFacts {
-                    opcode,
-                    num_operands,
-                    num_immediates: 0,
-                    num_locals: 0,
-                    is_block_end: false,
-                })
-            })
-            .collect();
-        for p in one_of_each() {
-            let all_ok = (sites.iter())
-                .all(|s| matches!(monitor_abi::check_param_at_site(&p, s), SiteCheck::Ok));
-            assert_eq!(all_ok, !checked_at_site(&p), "{p:?}");
-        }
     }
 }
