@@ -91,9 +91,18 @@ fn write_value(v: &FrameView, s: usize, x: Value) {
     }
 }
 
+/// The module name of the frame accessor's host functions.
+const M: &str = "wizeng:frame_accessor";
+
 /// Define the `wizeng:frame_accessor` module.
 pub fn define_frame_accessor(linker: &mut Linker, store: &mut Store) {
-    const M: &str = "wizeng:frame_accessor";
+    define_frame_queries(linker, store);
+    define_slot_accessors(linker, store);
+}
+
+/// The accessor's questions about a frame as a whole: where it is, which
+/// function, how deep, its caller, how many locals and operands.
+fn define_frame_queries(linker: &mut Linker, store: &mut Store) {
     let er = ValType::ExternRef;
     let i32t = ValType::I32;
     linker.func(
@@ -173,6 +182,12 @@ pub fn define_frame_accessor(linker: &mut Linker, store: &mut Store) {
             Ok(())
         },
     );
+}
+
+/// `get_`/`set_` of a frame's locals and operands, one of each per value type.
+fn define_slot_accessors(linker: &mut Linker, store: &mut Store) {
+    let er = ValType::ExternRef;
+    let i32t = ValType::I32;
     for t in [
         ValType::I32,
         ValType::I64,

@@ -833,25 +833,34 @@ impl Store {
             vmctx: None,
             jit_code: None,
         };
-        // Imports (already type-checked by the linker).
-        for (imp, ext) in module.imports.iter().zip(imports) {
-            match (&imp.desc, ext) {
-                (ImportDesc::Func(_), Extern::Func(f)) => inst.funcs.push(*f),
-                (ImportDesc::Table(_), Extern::Table(t)) => inst.tables.push(*t),
-                (ImportDesc::Memory(_), Extern::Memory(m)) => inst.memories.push(*m),
-                (ImportDesc::Global(_), Extern::Global(g)) => inst.globals.push(*g),
-                (ImportDesc::Tag(_), Extern::Tag(t)) => inst.tags.push(*t),
-                _ => {
-                    return Err(LinkError::IncompatibleImport {
-                        module: imp.module.clone(),
-                        name: imp.name.clone(),
-                        detail: format!("expected a {}, got a {}", imp.desc.kind(), ext.kind()),
-                    }
-                    .into())
-                }
-            }
+        take_imports(&mut inst, module, imports)?;
+        self.define_funcs_and_tags(&mut inst, id);
+        self.define_globals_and_tables(&mut inst)?;
+        self.define_memories_and_elems(&mut inst)?;
+        for e in &module.exports {
+            let ext = match e.kind {
+                ExternKind::Func => Extern::Func(inst.funcs[e.index as usize]),
+                ExternKind::Table => Extern::Table(inst.tables[e.index as usize]),
+                ExternKind::Memory => Extern::Memory(inst.memories[e.index as usize]),
+                ExternKind::Global => Extern::Global(inst.globals[e.index as usize]),
+                ExternKind::Tag => Extern::Tag(inst.tags[e.index as usize]),
+            };
+            inst.exports.insert(e.name.clone(), ext);
         }
-        // Functions.
+        self.instances.push(inst);
+        // Compiled before segments are initialised: a failed instantiation can
+        // leave its functions in an imported table, where they stay callable.
+        prepare(self, id)?;
+        // Active element segments, then active data segments, in order; a failure
+        // traps but leaves earlier writes in place (the spec's semantics).
+        self.init_active_elems(id)?;
+        self.init_active_datas(id)?;
+        Ok(id)
+    }
+
+    /// The module's own functions and tags, appended to `inst`'s imported ones.
+    fn define_funcs_and_tags(&mut self, inst: &mut InstanceData, id: InstanceId) {
+        let module = inst.module.clone();
         for i in module.num_imported_funcs..module.num_funcs() {
             let ty = module.func_type(i).clone();
             let type_id = inst.type_ids[module.func_types[i as usize] as usize];
@@ -873,9 +882,14 @@ impl Store {
             });
             inst.tags.push(TagAddr(self.tags.len() as u32 - 1));
         }
-        // Globals (initialisers may read imported and earlier globals, and ref.func).
+    }
+
+    /// The module's own globals (initialisers may read imported and earlier
+    /// globals, and `ref.func`) and tables.
+    fn define_globals_and_tables(&mut self, inst: &mut InstanceData) -> Result<(), Trap> {
+        let module = inst.module.clone();
         for g in &module.globals {
-            let v = self.eval_const(&inst, &g.init)?;
+            let v = self.eval_const(inst, &g.init)?;
             let ty = GlobalType {
                 detail: in_store(&inst.type_ids, g.ty.detail),
                 ..g.ty
@@ -889,11 +903,10 @@ impl Store {
                 return Err(Trap::host(format!(
                     "cannot allocate a table of {} elements",
                     t.ty.limits.min
-                ))
-                .into());
+                )));
             }
             let init = match &t.init {
-                Some(e) => self.eval_const(&inst, e)? as u64,
+                Some(e) => self.eval_const(inst, e)? as u64,
                 None => 0,
             };
             let ty = TableType {
@@ -903,14 +916,20 @@ impl Store {
             let a = self.add_table(ty, init);
             inst.tables.push(a);
         }
+        Ok(())
+    }
+
+    /// The module's own memories, and every element segment's items
+    /// (evaluated now, copied into tables after the code is prepared).
+    fn define_memories_and_elems(&mut self, inst: &mut InstanceData) -> Result<(), Trap> {
+        let module = inst.module.clone();
         for m in &module.memories {
             if m.limits.min > m.max_pages_here() {
                 return Err(Trap::host(format!(
                     "cannot allocate a memory of {} pages (at most {})",
                     m.limits.min,
                     m.max_pages_here()
-                ))
-                .into());
+                )));
             }
             let a = self.add_memory(*m);
             inst.memories.push(a);
@@ -918,27 +937,17 @@ impl Store {
         for e in &module.elems {
             let mut items: Vec<u64> = Vec::with_capacity(e.items.len());
             for x in &e.items {
-                items.push(self.eval_const(&inst, x)? as u64);
+                items.push(self.eval_const(inst, x)? as u64);
             }
             inst.elems.push(items.into());
         }
-        for e in &module.exports {
-            let ext = match e.kind {
-                ExternKind::Func => Extern::Func(inst.funcs[e.index as usize]),
-                ExternKind::Table => Extern::Table(inst.tables[e.index as usize]),
-                ExternKind::Memory => Extern::Memory(inst.memories[e.index as usize]),
-                ExternKind::Global => Extern::Global(inst.globals[e.index as usize]),
-                ExternKind::Tag => Extern::Tag(inst.tags[e.index as usize]),
-            };
-            inst.exports.insert(e.name.clone(), ext);
-        }
-        self.instances.push(inst);
-        // Compiled before segments are initialised: a failed instantiation can
-        // leave its functions in an imported table, where they stay callable.
-        prepare(self, id)?;
+        Ok(())
+    }
 
-        // Active element segments, then active data segments, in order; a failure
-        // traps but leaves earlier writes in place (the spec's semantics).
+    /// Copy instance `id`'s active element segments into their tables, in
+    /// order, and drop them (declared ones too).
+    fn init_active_elems(&mut self, id: InstanceId) -> Result<(), Trap> {
+        let module = self.instances[id.0 as usize].module.clone();
         for (i, e) in module.elems.iter().enumerate() {
             match &e.mode {
                 ElemMode::Active { table, offset } => {
@@ -954,7 +963,7 @@ impl Store {
                     let items = inst.elems[i].clone();
                     let t = &mut self.tables[taddr.0 as usize];
                     if off.saturating_add(items.len() as u64) > t.elems.len() as u64 {
-                        return Err(Trap::new(TrapKind::TableOutOfBounds).into());
+                        return Err(Trap::new(TrapKind::TableOutOfBounds));
                     }
                     t.elems[off as usize..off as usize + items.len()].copy_from_slice(&items);
                     self.instances[id.0 as usize].elems[i] = Rc::from([]);
@@ -963,6 +972,13 @@ impl Store {
                 ElemMode::Passive => {}
             }
         }
+        Ok(())
+    }
+
+    /// Copy instance `id`'s active data segments into their memories, in
+    /// order, and drop them.
+    fn init_active_datas(&mut self, id: InstanceId) -> Result<(), Trap> {
+        let module = self.instances[id.0 as usize].module.clone();
         for (i, d) in module.datas.iter().enumerate() {
             if let DataMode::Active { memory, offset } = &d.mode {
                 let off = self.eval_offset(id, offset);
@@ -977,13 +993,13 @@ impl Store {
                 let bytes = &module.bytes[d.range.clone()];
                 let mem = &mut self.memories[maddr.0 as usize];
                 if off.saturating_add(bytes.len() as u64) > mem.data.len() as u64 {
-                    return Err(Trap::new(TrapKind::MemoryOutOfBounds).into());
+                    return Err(Trap::new(TrapKind::MemoryOutOfBounds));
                 }
                 mem.data[off as usize..off as usize + bytes.len()].copy_from_slice(bytes);
                 self.instances[id.0 as usize].data_dropped[i] = true;
             }
         }
-        Ok(id)
+        Ok(())
     }
 
     /// A segment offset (numeric: allocates nothing) of instance `id`.
@@ -1197,6 +1213,32 @@ impl Linker {
         }
         Ok(out)
     }
+}
+
+/// Put the resolved imports (in the module's import order, already
+/// type-checked by the linker) into `inst`.
+fn take_imports(
+    inst: &mut InstanceData,
+    module: &Module,
+    imports: &[Extern],
+) -> Result<(), LinkError> {
+    for (imp, ext) in module.imports.iter().zip(imports) {
+        match (&imp.desc, ext) {
+            (ImportDesc::Func(_), Extern::Func(f)) => inst.funcs.push(*f),
+            (ImportDesc::Table(_), Extern::Table(t)) => inst.tables.push(*t),
+            (ImportDesc::Memory(_), Extern::Memory(m)) => inst.memories.push(*m),
+            (ImportDesc::Global(_), Extern::Global(g)) => inst.globals.push(*g),
+            (ImportDesc::Tag(_), Extern::Tag(t)) => inst.tags.push(*t),
+            _ => {
+                return Err(LinkError::IncompatibleImport {
+                    module: imp.module.clone(),
+                    name: imp.name.clone(),
+                    detail: format!("expected a {}, got a {}", imp.desc.kind(), ext.kind()),
+                })
+            }
+        }
+    }
+    Ok(())
 }
 
 /// A module's reference detail with its concrete type (a type index of the

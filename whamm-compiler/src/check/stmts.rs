@@ -31,76 +31,9 @@ impl Checker<'_> {
                     self.expr(value, None);
                 }
             }
-            StmtKind::IncDec { target, inc } => {
-                if let Some(t) = self.lvalue(target) {
-                    if !t.is_numeric() && !t.is_error() {
-                        let op = if *inc { "++" } else { "--" };
-                        let mut d = Diag::error(
-                            format!("`{op}` needs a numeric variable, found {t}"),
-                            target.span,
-                        )
-                        .with_label(format!("has type {t}"));
-                        if let Some(n) = v128_note(&t, &Type::U32) {
-                            d = d.with_note(n);
-                        }
-                        self.err(d);
-                    }
-                }
-            }
-            StmtKind::Expr(e) => {
-                self.discarded = Some(match &e.kind {
-                    ExprKind::Static(inner) => inner.span,
-                    _ => e.span,
-                });
-                let t = self.expr(e, None);
-                self.discarded = None;
-                if !matches!(
-                    e.kind,
-                    ExprKind::Call { .. }
-                        | ExprKind::Method { .. }
-                        | ExprKind::Static(_)
-                        | ExprKind::Error
-                ) && !t.is_error()
-                {
-                    self.err(
-                        Diag::warning("expression statement has no effect", e.span)
-                            .with_label("this value is computed and discarded"),
-                    );
-                }
-            }
-            StmtKind::Return(e) => match (self.ctx, self.ret.clone()) {
-                (Ctx::Func, Some(rt)) => match e {
-                    Some(e) if rt == Type::Unit => {
-                        self.expr(e, None);
-                        self.err(
-                            Diag::error("this function does not return a value", e.span)
-                                .with_label("unexpected return value")
-                                .with_note("declare a return type: `fn name(...) -> T { ... }`"),
-                        );
-                    }
-                    Some(e) => {
-                        self.expect(e, &rt, "the returned value");
-                    }
-                    None if rt != Type::Unit => self.err(
-                        Diag::error(format!("`return` needs a value of type {rt}"), s.span)
-                            .with_label(format!("expected `return <{rt}>;`")),
-                    ),
-                    None => {}
-                },
-                (Ctx::Probe, _) => {
-                    if let Some(e) = e {
-                        self.expr(e, None);
-                        self.err(
-                            Diag::error("a probe body cannot return a value", e.span)
-                                .with_label("use `return;` to leave the probe"),
-                        );
-                    }
-                }
-                _ => self.err(Diag::error(
-                    "`return` outside of a function or probe",
-                    s.span,
-                )),
-            },
+            StmtKind::IncDec { target, inc } => self.inc_dec(target, *inc),
+            StmtKind::Expr(e) => self.expr_stmt(e),
+            StmtKind::Return(e) => self.return_stmt(s, e.as_ref()),
             StmtKind::If {
                 branches,
                 else_block,
@@ -115,38 +48,14 @@ impl Checker<'_> {
             }
             StmtKind::While { cond, body } => {
                 self.expect(cond, &Type::Bool, "a `while` condition");
-                self.loop_depth += 1;
-                self.block(body);
-                self.loop_depth -= 1;
+                self.loop_body(body);
             }
             StmtKind::For {
                 init,
                 cond,
                 step,
                 body,
-            } => {
-                self.scopes.push(HashMap::new());
-                if let Some(i) = init {
-                    self.stmt(i);
-                }
-                if let Some(c) = cond {
-                    self.expect(c, &Type::Bool, "a `for` condition");
-                }
-                if let Some(st) = step {
-                    if let StmtKind::Decl { .. } = st.kind {
-                        self.err(Diag::error(
-                            "a `for` step cannot declare a variable",
-                            st.span,
-                        ));
-                    } else {
-                        self.stmt(st);
-                    }
-                }
-                self.loop_depth += 1;
-                self.block(body);
-                self.loop_depth -= 1;
-                self.scopes.pop();
-            }
+            } => self.for_stmt(init.as_deref(), cond.as_ref(), step.as_deref(), body),
             StmtKind::Break | StmtKind::Continue => {
                 if self.loop_depth == 0 {
                     let w = if matches!(s.kind, StmtKind::Break) {
@@ -161,6 +70,119 @@ impl Checker<'_> {
                 }
             }
         }
+    }
+
+    /// `target++` / `target--`: the target must be numeric.
+    fn inc_dec(&mut self, target: &Expr, inc: bool) {
+        let Some(t) = self.lvalue(target) else {
+            return;
+        };
+        if !t.is_numeric() && !t.is_error() {
+            let op = if inc { "++" } else { "--" };
+            let mut d = Diag::error(
+                format!("`{op}` needs a numeric variable, found {t}"),
+                target.span,
+            )
+            .with_label(format!("has type {t}"));
+            if let Some(n) = v128_note(&t, &Type::U32) {
+                d = d.with_note(n);
+            }
+            self.err(d);
+        }
+    }
+
+    /// An expression statement: warns when its value is computed for nothing.
+    fn expr_stmt(&mut self, e: &Expr) {
+        self.discarded = Some(match &e.kind {
+            ExprKind::Static(inner) => inner.span,
+            _ => e.span,
+        });
+        let t = self.expr(e, None);
+        self.discarded = None;
+        if !matches!(
+            e.kind,
+            ExprKind::Call { .. } | ExprKind::Method { .. } | ExprKind::Static(_) | ExprKind::Error
+        ) && !t.is_error()
+        {
+            self.err(
+                Diag::warning("expression statement has no effect", e.span)
+                    .with_label("this value is computed and discarded"),
+            );
+        }
+    }
+
+    /// `return [e];`: a function returns a value of its type, a probe none.
+    fn return_stmt(&mut self, s: &Stmt, e: Option<&Expr>) {
+        match (self.ctx, self.ret.clone()) {
+            (Ctx::Func, Some(rt)) => match e {
+                Some(e) if rt == Type::Unit => {
+                    self.expr(e, None);
+                    self.err(
+                        Diag::error("this function does not return a value", e.span)
+                            .with_label("unexpected return value")
+                            .with_note("declare a return type: `fn name(...) -> T { ... }`"),
+                    );
+                }
+                Some(e) => {
+                    self.expect(e, &rt, "the returned value");
+                }
+                None if rt != Type::Unit => self.err(
+                    Diag::error(format!("`return` needs a value of type {rt}"), s.span)
+                        .with_label(format!("expected `return <{rt}>;`")),
+                ),
+                None => {}
+            },
+            (Ctx::Probe, _) => {
+                if let Some(e) = e {
+                    self.expr(e, None);
+                    self.err(
+                        Diag::error("a probe body cannot return a value", e.span)
+                            .with_label("use `return;` to leave the probe"),
+                    );
+                }
+            }
+            _ => self.err(Diag::error(
+                "`return` outside of a function or probe",
+                s.span,
+            )),
+        }
+    }
+
+    /// `for (init; cond; step) body`: `init` is scoped to the loop; the step
+    /// cannot declare.
+    fn for_stmt(
+        &mut self,
+        init: Option<&Stmt>,
+        cond: Option<&Expr>,
+        step: Option<&Stmt>,
+        body: &Block,
+    ) {
+        self.scopes.push(HashMap::new());
+        if let Some(i) = init {
+            self.stmt(i);
+        }
+        if let Some(c) = cond {
+            self.expect(c, &Type::Bool, "a `for` condition");
+        }
+        if let Some(st) = step {
+            if let StmtKind::Decl { .. } = st.kind {
+                self.err(Diag::error(
+                    "a `for` step cannot declare a variable",
+                    st.span,
+                ));
+            } else {
+                self.stmt(st);
+            }
+        }
+        self.loop_body(body);
+        self.scopes.pop();
+    }
+
+    /// A loop's body, where `break` and `continue` are allowed.
+    fn loop_body(&mut self, body: &Block) {
+        self.loop_depth += 1;
+        self.block(body);
+        self.loop_depth -= 1;
     }
 
     pub(super) fn decl(

@@ -132,28 +132,7 @@ impl Cg<'_> {
         }
         match (from, to) {
             // a vector's lanes (lane 0 first), and back
-            (Type::V128, lanes) => {
-                let Some((lt, n)) = lanes.v128_lanes() else {
-                    return;
-                };
-                let v = cx.local(VT::V128);
-                cx.e(I::LocalSet(v));
-                for k in 0..n as u8 {
-                    cx.e(I::LocalGet(v));
-                    cx.e(lane_ins(&lt, k, false));
-                }
-            }
-            (lanes, Type::V128) => {
-                let Some((lt, _)) = lanes.v128_lanes() else {
-                    return;
-                };
-                let tmp = cx.spill(&vts(from));
-                cx.e(I::V128Const(0));
-                for (k, l) in tmp.iter().enumerate() {
-                    cx.e(I::LocalGet(*l));
-                    cx.e(lane_ins(&lt, k as u8, true));
-                }
-            }
+            (Type::V128, _) | (_, Type::V128) => self.convert_v128(cx, from, to),
             (Type::Tuple(fs), Type::Tuple(ts)) => {
                 let tmp = cx.spill(&vts(from));
                 let mut k = 0usize;
@@ -214,48 +193,78 @@ impl Cg<'_> {
                     _ => I::F64ConvertI64U,
                 });
             }
-            (f, t) if f.is_float() && t.is_int() => {
-                let s = t.is_signed();
-                let wide = vt(t) == VT::I64;
-                // narrow types: saturate through i32 (signed keeps negatives)
-                cx.e(match (vt(f), wide, s || !wide && t.bits() < 32) {
-                    (VT::F32, false, true) => I::I32TruncSatF32S,
-                    (VT::F32, false, false) => I::I32TruncSatF32U,
-                    (VT::F64, false, true) => I::I32TruncSatF64S,
-                    (VT::F64, false, false) => I::I32TruncSatF64U,
-                    (VT::F32, true, true) => I::I64TruncSatF32S,
-                    (VT::F32, true, false) => I::I64TruncSatF32U,
-                    (VT::F64, true, true) => I::I64TruncSatF64S,
-                    _ => I::I64TruncSatF64U,
-                });
-                if !wide && t.bits() < 32 {
-                    // saturate to the narrow type's range (not wrap)
-                    let (lo, hi) = if s {
-                        (-(1i32 << (t.bits() - 1)), (1i32 << (t.bits() - 1)) - 1)
-                    } else {
-                        (0, (1i32 << t.bits()) - 1)
-                    };
-                    let v = cx.local(VT::I32);
-                    cx.e(I::LocalSet(v));
-                    cx.e(I::I32Const(hi));
-                    cx.e(I::LocalGet(v));
-                    cx.e(I::LocalGet(v));
-                    cx.e(I::I32Const(hi));
-                    cx.e(I::I32GtS);
-                    cx.e(I::Select);
-                    cx.e(I::LocalSet(v));
-                    cx.e(I::I32Const(lo));
-                    cx.e(I::LocalGet(v));
-                    cx.e(I::LocalGet(v));
-                    cx.e(I::I32Const(lo));
-                    cx.e(I::I32LtS);
-                    cx.e(I::Select);
-                }
-            }
+            (f, t) if f.is_float() && t.is_int() => float_to_int(cx, f, t),
             (Type::F32, Type::F64) => cx.e(I::F64PromoteF32),
             (Type::F64, Type::F32) => cx.e(I::F32DemoteF64),
             _ => {}
         }
+    }
+
+    /// A vector to its lanes (lane 0 first, one value each), or lanes
+    /// (spilled from the stack) into a vector.
+    fn convert_v128(&mut self, cx: &mut FnCx, from: &Type, to: &Type) {
+        if *from == Type::V128 {
+            let Some((lt, n)) = to.v128_lanes() else {
+                return;
+            };
+            let v = cx.local(VT::V128);
+            cx.e(I::LocalSet(v));
+            for k in 0..n as u8 {
+                cx.e(I::LocalGet(v));
+                cx.e(lane_ins(&lt, k, false));
+            }
+        } else {
+            let Some((lt, _)) = from.v128_lanes() else {
+                return;
+            };
+            let tmp = cx.spill(&vts(from));
+            cx.e(I::V128Const(0));
+            for (k, l) in tmp.iter().enumerate() {
+                cx.e(I::LocalGet(*l));
+                cx.e(lane_ins(&lt, k as u8, true));
+            }
+        }
+    }
+}
+
+/// A float to integer type `t`: saturating (a narrow type saturates to its
+/// own range, not wrapping).
+fn float_to_int(cx: &mut FnCx, f: &Type, t: &Type) {
+    let s = t.is_signed();
+    let wide = vt(t) == VT::I64;
+    // narrow types: saturate through i32 (signed keeps negatives)
+    cx.e(match (vt(f), wide, s || !wide && t.bits() < 32) {
+        (VT::F32, false, true) => I::I32TruncSatF32S,
+        (VT::F32, false, false) => I::I32TruncSatF32U,
+        (VT::F64, false, true) => I::I32TruncSatF64S,
+        (VT::F64, false, false) => I::I32TruncSatF64U,
+        (VT::F32, true, true) => I::I64TruncSatF32S,
+        (VT::F32, true, false) => I::I64TruncSatF32U,
+        (VT::F64, true, true) => I::I64TruncSatF64S,
+        _ => I::I64TruncSatF64U,
+    });
+    if !wide && t.bits() < 32 {
+        // saturate to the narrow type's range (not wrap)
+        let (lo, hi) = if s {
+            (-(1i32 << (t.bits() - 1)), (1i32 << (t.bits() - 1)) - 1)
+        } else {
+            (0, (1i32 << t.bits()) - 1)
+        };
+        let v = cx.local(VT::I32);
+        cx.e(I::LocalSet(v));
+        cx.e(I::I32Const(hi));
+        cx.e(I::LocalGet(v));
+        cx.e(I::LocalGet(v));
+        cx.e(I::I32Const(hi));
+        cx.e(I::I32GtS);
+        cx.e(I::Select);
+        cx.e(I::LocalSet(v));
+        cx.e(I::I32Const(lo));
+        cx.e(I::LocalGet(v));
+        cx.e(I::LocalGet(v));
+        cx.e(I::I32Const(lo));
+        cx.e(I::I32LtS);
+        cx.e(I::Select);
     }
 }
 

@@ -136,6 +136,84 @@ pub fn compile(
     let libraries: BTreeSet<String> = checked.libraries.iter().cloned().collect();
     let mut diags = vec![];
     let mut lib_imports = layout::library_imports(script, checked, opts, &libraries, &mut diags);
+    let extra = extra_imports(checked, opts, &mut lib_imports);
+    // `use dyninstr;` without `--lib`: the engine's `whamm:dyninstr`
+    let module_imports: Vec<layout::Import> = lib_imports
+        .iter()
+        .map(|(l, n, p, r)| {
+            let module = if l == crate::libs::DYNINSTR && !opts.libs.contains_key(l) {
+                crate::libs::DYNINSTR_MODULE.to_string()
+            } else {
+                l.clone()
+            };
+            (module, n.clone(), p.clone(), r.clone())
+        })
+        .collect();
+    let m = ModB::new(&module_imports);
+    let mut libs = HashMap::new();
+    for (i, (l, n, _, _)) in lib_imports.iter().enumerate() {
+        libs.insert((l.clone(), n.clone()), 4 + i as u32);
+    }
+    let mut cg = Cg {
+        m,
+        checked,
+        diags,
+        globals: HashMap::new(),
+        global_order: vec![],
+        export_names: Default::default(),
+        fns: HashMap::new(),
+        fn_sigs: HashMap::new(),
+        libs,
+        libraries,
+        print_fns: HashMap::new(),
+        cmp_fns: HashMap::new(),
+        scratch: 0,
+        zero: 0,
+        reports: vec![],
+        sites: vec![],
+        counter: 0,
+        fname_cache: None,
+        alloc_cores: HashMap::new(),
+        copy_types: HashMap::new(),
+        opts: opts.clone(),
+        app_table_fid: extra.app_table_fid,
+        rdtsc: extra.rdtsc,
+        app_memory: extra.app_memory,
+        lib_memory_read: extra.lib_memory_read,
+        cat: if opts.portable {
+            crate::catalog::AbiCatalog::portable()
+        } else {
+            crate::catalog::AbiCatalog::engine()
+        },
+        numbering: crate::numbering::Numbering::new(&checked.probes),
+    };
+    cg.scratch = cg.m.static_alloc(SCRATCH_SIZE);
+    cg.zero = cg.m.static_alloc(SCRATCH_SIZE);
+    cg.run(script);
+    if !cg.diags.is_empty() {
+        return Err(cg.diags);
+    }
+    let bytes = cg.m.finish(0);
+    check_output(&bytes, opts.portable)?;
+    Ok(bytes)
+}
+
+/// Functions a script's features import beyond its libraries, where their
+/// indices go.
+struct ExtraImports {
+    app_table_fid: Option<u32>,
+    app_memory: Option<[u32; 6]>,
+    lib_memory_read: Option<u32>,
+    rdtsc: Option<u32>,
+}
+
+/// Append to `lib_imports` the engine's functions the script's features
+/// need (Part B, unless portable; the clock, Part A), and say where each is.
+fn extra_imports(
+    checked: &CheckResult,
+    opts: &Options,
+    lib_imports: &mut Vec<layout::Import>,
+) -> ExtraImports {
     // `resolved_fid` reads the app's table through `wizeng:app` (Part B).
     let uses_resolved = checked
         .probes
@@ -191,65 +269,12 @@ pub fn compile(
         rdtsc = Some(4 + lib_imports.len() as u32);
         lib_imports.push(("wizeng".into(), "rdtsc".into(), vec![], vec![VT::I64]));
     }
-    // `use dyninstr;` without `--lib`: the engine's `whamm:dyninstr`
-    let module_imports: Vec<layout::Import> = lib_imports
-        .iter()
-        .map(|(l, n, p, r)| {
-            let module = if l == crate::libs::DYNINSTR && !opts.libs.contains_key(l) {
-                crate::libs::DYNINSTR_MODULE.to_string()
-            } else {
-                l.clone()
-            };
-            (module, n.clone(), p.clone(), r.clone())
-        })
-        .collect();
-    let m = ModB::new(&module_imports);
-    let mut libs = HashMap::new();
-    for (i, (l, n, _, _)) in lib_imports.iter().enumerate() {
-        libs.insert((l.clone(), n.clone()), 4 + i as u32);
-    }
-    let mut cg = Cg {
-        m,
-        checked,
-        diags,
-        globals: HashMap::new(),
-        global_order: vec![],
-        export_names: Default::default(),
-        fns: HashMap::new(),
-        fn_sigs: HashMap::new(),
-        libs,
-        libraries,
-        print_fns: HashMap::new(),
-        cmp_fns: HashMap::new(),
-        scratch: 0,
-        zero: 0,
-        reports: vec![],
-        sites: vec![],
-        counter: 0,
-        fname_cache: None,
-        alloc_cores: HashMap::new(),
-        copy_types: HashMap::new(),
-        opts: opts.clone(),
+    ExtraImports {
         app_table_fid,
-        rdtsc,
         app_memory,
         lib_memory_read,
-        cat: if opts.portable {
-            crate::catalog::AbiCatalog::portable()
-        } else {
-            crate::catalog::AbiCatalog::engine()
-        },
-        numbering: crate::numbering::Numbering::new(&checked.probes),
-    };
-    cg.scratch = cg.m.static_alloc(SCRATCH_SIZE);
-    cg.zero = cg.m.static_alloc(SCRATCH_SIZE);
-    cg.run(script);
-    if !cg.diags.is_empty() {
-        return Err(cg.diags);
+        rdtsc,
     }
-    let bytes = cg.m.finish(0);
-    check_output(&bytes, opts.portable)?;
-    Ok(bytes)
 }
 
 /// The emitted module must validate, and a portable one must import
