@@ -1090,17 +1090,19 @@ fn env_usize(name: &str) -> Option<usize> {
     std::env::var(name).ok().and_then(|v| v.trim().parse().ok())
 }
 
-fn main() {
-    install_panic_hook();
-    let verbose = env_usize("SPEC_VERBOSE").unwrap_or(0);
-    let bless = std::env::var("BLESS")
-        .map(|v| !v.is_empty() && v != "0")
-        .unwrap_or(false);
-    let threads = env_usize("SPEC_THREADS").unwrap_or(2).max(1);
-    let stack_mb = env_usize("SPEC_STACK_MB").unwrap_or(256);
-    let call_depth = env_usize("SPEC_CALL_DEPTH");
+/// What the environment and the command line ask for.
+struct RunConfig {
+    verbose: usize,
+    bless: bool,
+    threads: usize,
+    stack_mb: usize,
+    call_depth: Option<usize>,
+    /// `SPEC_FILTER` (comma list) and positional arguments, ORed, by substring.
+    filters: Vec<String>,
+    tiers: Vec<&'static Tier>,
+}
 
-    // Filters: SPEC_FILTER (comma list) and positional arguments, ORed, by substring.
+fn config() -> RunConfig {
     let mut filters: Vec<String> = std::env::var("SPEC_FILTER")
         .unwrap_or_default()
         .split(',')
@@ -1108,8 +1110,22 @@ fn main() {
         .filter(|s| !s.is_empty())
         .collect();
     filters.extend(std::env::args().skip(1).filter(|a| !a.starts_with('-')));
+    RunConfig {
+        verbose: env_usize("SPEC_VERBOSE").unwrap_or(0),
+        bless: std::env::var("BLESS")
+            .map(|v| !v.is_empty() && v != "0")
+            .unwrap_or(false),
+        threads: env_usize("SPEC_THREADS").unwrap_or(2).max(1),
+        stack_mb: env_usize("SPEC_STACK_MB").unwrap_or(256),
+        call_depth: env_usize("SPEC_CALL_DEPTH"),
+        filters,
+        tiers: tiers_asked(),
+    }
+}
 
-    // WIZENG_MODES is what engine/tests/programs.rs (and the CLI's --mode) call it.
+/// `WIZENG_TIERS` (or `WIZENG_MODES`, what engine/tests/programs.rs and the
+/// CLI's --mode call it); exits with status 2 on an unknown name.
+fn tiers_asked() -> Vec<&'static Tier> {
     let tier_names = std::env::var("WIZENG_TIERS")
         .or_else(|_| std::env::var("WIZENG_MODES"))
         .unwrap_or_else(|_| "int,jit,lazy,dyn".into());
@@ -1131,32 +1147,71 @@ fn main() {
             }
         }
     }
+    tiers
+}
 
+fn main() {
+    install_panic_hook();
+    let cfg = config();
     let all = all_files();
     let known_keys: Vec<String> = all.iter().map(|f| f.key.clone()).collect();
     let files: Arc<Vec<SpecFile>> = Arc::new(
         all.into_iter()
-            .filter(|f| filters.is_empty() || filters.iter().any(|s| f.key.contains(s.as_str())))
-            .collect(),
-    );
-    let jobs: Arc<Vec<(usize, &'static Tier)>> = Arc::new(
-        tiers
-            .iter()
-            .flat_map(|t| {
-                let files = files.clone();
-                (0..files.len()).map(move |i| (i, *t))
+            .filter(|f| {
+                cfg.filters.is_empty() || cfg.filters.iter().any(|s| f.key.contains(s.as_str()))
             })
             .collect(),
     );
+    let started = Instant::now();
+    let results = run_all(&cfg, &files);
+    let (header, mut expected) = read_expectations();
+    let (total_pass, total_fail, infos_total) = print_results(&cfg, &results, &expected);
+    let failing = failing_per_file(&results);
+    let mut problems = expectation_problems(&failing, &expected);
+    for key in expected.keys() {
+        if !known_keys.contains(key) {
+            println!("warning: tests/spec-expectations.txt lists unknown file {key}");
+        }
+    }
+    if cfg.bless {
+        bless(&results, &failing, &header, &mut expected);
+        problems.clear();
+    }
+    if infos_total > 0 && cfg.verbose < 2 {
+        println!("({infos_total} info notes, e.g. malformed/invalid kind mismatches; SPEC_VERBOSE=2 shows them)");
+    }
+    println!(
+        "spec: {} files x {} tier(s) in {:.1}s",
+        files.len(),
+        cfg.tiers.len(),
+        started.elapsed().as_secs_f64()
+    );
+    for p in &problems {
+        println!("EXPECTATION MISMATCH: {p}");
+    }
+    if !problems.is_empty() {
+        println!("(run with BLESS=1 to update tests/spec-expectations.txt, then give new entries a reason)");
+    }
+    println!("{total_pass} passed, {total_fail} failed");
+    std::process::exit(if problems.is_empty() { 0 } else { 1 });
+}
 
-    // Workers pull jobs from a shared counter; each builds its own stores.
+/// Run every file in every tier on `cfg.threads` workers, which pull jobs
+/// from a shared counter (each builds its own stores); warns on stderr about
+/// files that run for long (hang detection). Results sorted by file, then tier.
+fn run_all(cfg: &RunConfig, files: &Arc<Vec<SpecFile>>) -> Vec<FileResult> {
+    let jobs: Arc<Vec<(usize, &'static Tier)>> = Arc::new(
+        cfg.tiers
+            .iter()
+            .flat_map(|t| (0..files.len()).map(move |i| (i, *t)))
+            .collect(),
+    );
     let next = Arc::new(AtomicUsize::new(0));
     let running: Arc<Mutex<Vec<Option<(String, Instant)>>>> =
-        Arc::new(Mutex::new(vec![None; threads]));
+        Arc::new(Mutex::new(vec![None; cfg.threads]));
     let (tx, rx) = mpsc::channel::<FileResult>();
-    let started = Instant::now();
     let mut handles = Vec::new();
-    for w in 0..threads.min(jobs.len().max(1)) {
+    for w in 0..cfg.threads.min(jobs.len().max(1)) {
         let (files, jobs, next, running, tx) = (
             files.clone(),
             jobs.clone(),
@@ -1164,9 +1219,10 @@ fn main() {
             running.clone(),
             tx.clone(),
         );
+        let call_depth = cfg.call_depth;
         let h = std::thread::Builder::new()
             .name(format!("spec-{w}"))
-            .stack_size(stack_mb << 20)
+            .stack_size(cfg.stack_mb << 20)
             .spawn(move || loop {
                 let j = next.fetch_add(1, Ordering::SeqCst);
                 let Some(&(fi, tier)) = jobs.get(j) else {
@@ -1185,8 +1241,6 @@ fn main() {
         handles.push(h);
     }
     drop(tx);
-
-    // Collect, warning on stderr about files that run for long (hang detection).
     let mut results: Vec<FileResult> = Vec::new();
     let mut warned: HashMap<String, u64> = HashMap::new();
     loop {
@@ -1213,14 +1267,22 @@ fn main() {
     results.sort_by(|a, b| {
         (a.key.as_str(), tier_index(a.tier)).cmp(&(b.key.as_str(), tier_index(b.tier)))
     });
+    results
+}
 
-    let (header, mut expected) = read_expectations();
-    let multi_tier = tiers.len() > 1;
-    let max_details = if verbose >= 2 { usize::MAX } else { 5 };
-
+/// One line per file and tier, with the first failures of a file the
+/// expectations do not list (all of them with `SPEC_VERBOSE`). Returns the
+/// totals: passed, failed, info notes.
+fn print_results(
+    cfg: &RunConfig,
+    results: &[FileResult],
+    expected: &BTreeMap<String, String>,
+) -> (usize, usize, usize) {
+    let multi_tier = cfg.tiers.len() > 1;
+    let max_details = if cfg.verbose >= 2 { usize::MAX } else { 5 };
     let (mut total_pass, mut total_fail) = (0usize, 0usize);
     let mut infos_total = 0usize;
-    for r in &results {
+    for r in results {
         total_pass += r.passed;
         total_fail += r.failed;
         infos_total += r.infos.len();
@@ -1239,7 +1301,7 @@ fn main() {
             r.key, r.passed, r.failed
         );
         let listed = expected.contains_key(&r.key);
-        if r.failed > 0 && (verbose >= 1 || !listed) {
+        if r.failed > 0 && (cfg.verbose >= 1 || !listed) {
             for f in r.failures.iter().take(max_details) {
                 println!("    line {} {}: {}", f.line, f.what, f.msg);
             }
@@ -1247,29 +1309,32 @@ fn main() {
                 println!("    ... and {} more", r.failures.len() - max_details);
             }
         }
-        if verbose >= 2 {
+        if cfg.verbose >= 2 {
             for i in &r.infos {
                 println!("    info: {i}");
             }
         }
     }
+    (total_pass, total_fail, infos_total)
+}
 
-    // Per file over all tiers: failing anywhere?
+/// Per file over all tiers: its most failures in any tier.
+fn failing_per_file(results: &[FileResult]) -> BTreeMap<String, usize> {
     let mut failing: BTreeMap<String, usize> = BTreeMap::new();
-    let mut simd: BTreeMap<String, bool> = BTreeMap::new();
-    for r in &results {
+    for r in results {
         let e = failing.entry(r.key.clone()).or_insert(0);
         *e = (*e).max(r.failed);
-        if r.failures
-            .iter()
-            .any(|f| f.msg.contains("unsupported: simd"))
-        {
-            simd.insert(r.key.clone(), true);
-        }
     }
+    failing
+}
 
+/// Files that fail without being listed, and listed files that pass.
+fn expectation_problems(
+    failing: &BTreeMap<String, usize>,
+    expected: &BTreeMap<String, String>,
+) -> Vec<String> {
     let mut problems = Vec::new();
-    for (key, &nfail) in &failing {
+    for (key, &nfail) in failing {
         let listed = expected.contains_key(key);
         if nfail > 0 && !listed {
             problems.push(format!(
@@ -1281,51 +1346,43 @@ fn main() {
             ));
         }
     }
-    for key in expected.keys() {
-        if !known_keys.contains(key) {
-            println!("warning: tests/spec-expectations.txt lists unknown file {key}");
+    problems
+}
+
+/// `BLESS=1`: list every failing file (a new one with a reason to fill in),
+/// drop every passing one, and write the expectations file.
+fn bless(
+    results: &[FileResult],
+    failing: &BTreeMap<String, usize>,
+    header: &str,
+    expected: &mut BTreeMap<String, String>,
+) {
+    let simd = |key: &str| {
+        results.iter().any(|r| {
+            r.key == key
+                && r.failures
+                    .iter()
+                    .any(|f| f.msg.contains("unsupported: simd"))
+        })
+    };
+    for (key, &nfail) in failing {
+        if nfail == 0 {
+            expected.remove(key);
+        } else if !expected.contains_key(key) {
+            let reason = if simd(key) {
+                "unsupported: simd".to_string()
+            } else {
+                format!("TODO: {nfail} failures")
+            };
+            expected.insert(key.clone(), reason);
         }
     }
-
-    if bless {
-        for (key, &nfail) in &failing {
-            if nfail == 0 {
-                expected.remove(key);
-            } else if !expected.contains_key(key) {
-                let reason = if simd.contains_key(key) {
-                    "unsupported: simd".to_string()
-                } else {
-                    format!("TODO: {nfail} failures")
-                };
-                expected.insert(key.clone(), reason);
-            }
-        }
-        write_expectations(&header, &expected);
-        println!(
-            "blessed: wrote {} entries to {}",
-            expected.len(),
-            expectations_path().display()
-        );
-        problems.clear();
-    }
-
-    if infos_total > 0 && verbose < 2 {
-        println!("({infos_total} info notes, e.g. malformed/invalid kind mismatches; SPEC_VERBOSE=2 shows them)");
-    }
+    write_expectations(header, expected);
     println!(
-        "spec: {} files x {} tier(s) in {:.1}s",
-        files.len(),
-        tiers.len(),
-        started.elapsed().as_secs_f64()
+        "blessed: wrote {} entries to {}",
+        expected.len(),
+        expectations_path().display()
     );
-    for p in &problems {
-        println!("EXPECTATION MISMATCH: {p}");
-    }
-    if !problems.is_empty() {
-        println!("(run with BLESS=1 to update tests/spec-expectations.txt, then give new entries a reason)");
-    }
-    println!("{total_pass} passed, {total_fail} failed");
-    std::process::exit(if problems.is_empty() { 0 } else { 1 });
 }
 
 fn tier_index(name: &str) -> usize {
