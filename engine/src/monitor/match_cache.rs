@@ -409,7 +409,7 @@ pub(crate) mod counters {
         }
     }
 
-    pub(crate) fn encode(c: &BlockCounters) -> Vec<u8> {
+    pub(super) fn encode(c: &BlockCounters) -> Vec<u8> {
         let mut w = Writer::default();
         w.u64(c.probes_folded);
         w.u64(c.sites_folded);
@@ -442,7 +442,7 @@ pub(crate) mod counters {
         w.out
     }
 
-    pub(crate) fn decode(bytes: &[u8]) -> Option<BlockCounters> {
+    pub(super) fn decode(bytes: &[u8]) -> Option<BlockCounters> {
         let mut r = Reader { b: bytes, at: 0 };
         let probes_folded = r.u64()?;
         let sites_folded = r.u64()?;
@@ -578,6 +578,11 @@ impl<'a> Reader<'a> {
     /// Whether every byte was read.
     pub(crate) fn done(&self) -> bool {
         self.at == self.b.len()
+    }
+
+    /// How many bytes are left.
+    pub(crate) fn left(&self) -> usize {
+        self.b.len() - self.at
     }
 
     /// (Most numbers of an entry take one byte: that case first.)

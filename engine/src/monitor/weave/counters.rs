@@ -48,12 +48,6 @@ pub(super) fn plan_block_counters(
             }
         }
     }
-    add_counted_memories(&counters, needs);
-    Ok((counters, func_blocks, reused))
-}
-
-/// The memories `counters` count into, added to `needs` (in address order).
-fn add_counted_memories(counters: &BlockCounters, needs: &mut Needs) {
     // (A few memories, counted into at every site: no list of them all.)
     let mut counted_mems: Vec<MemAddr> = Vec::new();
     for i in counters.counted_incs() {
@@ -61,6 +55,12 @@ fn add_counted_memories(counters: &BlockCounters, needs: &mut Needs) {
             counted_mems.push(i.mem);
         }
     }
+    add_memories(counted_mems, needs);
+    Ok((counters, func_blocks, reused))
+}
+
+/// The memories counters count into, added to `needs` (in address order).
+fn add_memories(mut counted_mems: Vec<MemAddr>, needs: &mut Needs) {
     counted_mems.sort_by_key(|a| a.0);
     for a in &counted_mems {
         if !needs.memories.contains(a) {
@@ -85,10 +85,11 @@ pub(super) fn adopt(
             .then(|| (BlockCounters::default(), HashMap::default()));
     }
     let first_global = m.num_imported_globals + needs.globals.len() as u32 + m.globals.len() as u32;
-    if !sound(&k, m, store, first_global) {
+    let mut mems = Vec::new();
+    if !sound(&k, m, store, first_global, &mut mems) {
         return None;
     }
-    add_counted_memories(&k, needs);
+    add_memories(mems, needs);
     let func_blocks = blockcount::func_blocks(&k);
     Some((k, func_blocks))
 }
@@ -98,9 +99,29 @@ pub(super) fn adopt(
 /// in order of function (one `m` defines) and of event, each with counted
 /// sites at ascending keys, each with increments that are 1-, 2-, 4- or
 /// 8-byte counters (a zero-extended one: 4 bytes in 8) inside a memory of
-/// `store`. (A wrong count or place is not checked: an entry's digest is.)
-pub(super) fn sound(k: &BlockCounters, m: &ModuleInfo, store: &Store, first_global: u32) -> bool {
+/// `store`; the memories counted into are added to `mems` on the way. (A
+/// wrong count or place is not checked: an entry's digest is.)
+pub(super) fn sound(
+    k: &BlockCounters,
+    m: &ModuleInfo,
+    store: &Store,
+    first_global: u32,
+    mems: &mut Vec<MemAddr>,
+) -> bool {
     let defined = m.num_imported_funcs..m.num_imported_funcs + m.bodies.len() as u32;
+    let lens: Vec<u64> = (store.memories.iter())
+        .map(|m| m.data.len() as u64)
+        .collect();
+    let mut last_mem = None;
+    let mut inc_ok = |i: &blockcount::Inc| {
+        let width_ok = matches!(i.width, 1 | 2 | 4 | 8) && (!i.zext || i.width == 4);
+        let end = i.ea as u64 + i.span() as u64;
+        if last_mem != Some(i.mem) && !mems.contains(&i.mem) {
+            mems.push(i.mem);
+        }
+        last_mem = Some(i.mem);
+        width_ok && lens.get(i.mem.0 as usize).is_some_and(|l| end <= *l)
+    };
     let mut last: Option<(u32, usize)> = None;
     for (n, b) in k.blocks.iter().enumerate() {
         let in_order = last.is_none_or(|(f, start)| f < b.func || (f == b.func && start < b.start));
@@ -118,7 +139,7 @@ pub(super) fn sound(k: &BlockCounters, m: &ModuleInfo, store: &Store, first_glob
         let mut prev = None;
         for (key, incs) in k.sites_of(b) {
             let ok = prev < Some(key) && !incs.is_empty();
-            if !ok || !incs.iter().all(|i| inc_ok(i, store)) {
+            if !ok || !incs.iter().all(&mut inc_ok) {
                 return false;
             }
             prev = Some(key);
@@ -316,7 +337,9 @@ mod tests {
     fn kept_counters_are_sound_only_within_the_module_and_memories() {
         let (store, app) = setup();
         let m = app.info();
-        assert!(sound(&counters(), m, &store, 1));
+        let mut mems = Vec::new();
+        assert!(sound(&counters(), m, &store, 1, &mut mems));
+        assert_eq!(mems, [MemAddr(0)]);
         let unsound: Vec<(&str, Box<dyn Fn(&mut BlockCounters)>)> = vec![
             (
                 "numbered from elsewhere",
@@ -349,8 +372,9 @@ mod tests {
         for (what, change) in unsound {
             let mut k = counters();
             change(&mut k);
-            assert!(!sound(&k, m, &store, 1), "{what}");
+            assert!(!sound(&k, m, &store, 1, &mut Vec::new()), "{what}");
         }
-        assert!(!sound(&counters(), m, &store, 0), "another first global");
+        let other = sound(&counters(), m, &store, 0, &mut Vec::new());
+        assert!(!other, "another first global");
     }
 }
