@@ -35,7 +35,7 @@ use crate::runtime::store::Store;
 /// The entry format's name: a new layout gets new keys.
 const VERSION: &[u8] = b"wizeng weave decisions 1";
 
-/// A lazy weave's decisions for a kept match, restored ([`Kept::restore`]).
+/// A lazy weave's decisions for a kept match, restored (`Kept::restore`).
 pub struct Kept {
     /// The plan without the calls weaving never emits.
     plan: Plan,
