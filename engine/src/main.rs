@@ -697,6 +697,14 @@ fn print_monitor_metrics(s: &Session) {
         };
         eprintln!("wizeng: metrics: block counter plan: {how}");
     }
+    if let Some(kept) = m.weave_kept {
+        let how = if kept {
+            "kept from an earlier run (the match's plan not decoded)"
+        } else {
+            "made from the match's plan, kept for the next run"
+        };
+        eprintln!("wizeng: metrics: weave decisions: {how}");
+    }
     if m.exit_prefetched > 0 {
         eprintln!(
             "wizeng: metrics: monitor exit code handed to the compiler thread before the run: {} functions",

@@ -772,8 +772,8 @@ fn match_cache_entry_is_checked() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// A kept match keeps the block counters planned for it (per inline
-/// configuration), and a repeated run hands the code of a monitor's
+/// A kept match keeps the block counters planned for it and the weave's
+/// other decisions (per inline configuration), and a repeated run hands the code of a monitor's
 /// `wasm:exit` to the compiler thread before the app runs; the report is
 /// the same every time.
 #[test]
@@ -812,6 +812,18 @@ fn kept_block_counters_and_exit_code_ahead() {
         Some("kept from an earlier run"),
         "{second}"
     );
+    // The weave's decisions were kept too: the second run decodes no plan.
+    let decisions = "weave decisions";
+    assert_eq!(
+        metric(&first, decisions).as_deref(),
+        Some("made from the match's plan, kept for the next run"),
+        "{first}"
+    );
+    assert_eq!(
+        metric(&second, decisions).as_deref(),
+        Some("kept from an earlier run (the match's plan not decoded)"),
+        "{second}"
+    );
     let n = metric(&second, ahead).unwrap_or_else(|| panic!("nothing ahead: {second}"));
     let n: usize = n.strip_suffix(" functions").unwrap().parse().unwrap();
     assert!(n > 1, "{second}");
@@ -824,6 +836,11 @@ fn kept_block_counters_and_exit_code_ahead() {
         "{off}"
     );
     assert_eq!(stdout(&first), stdout(&off));
+    assert_eq!(
+        metric(&off, decisions).as_deref(),
+        Some("made from the match's plan, kept for the next run"),
+        "{off}"
+    );
     let again = run_wizeng(&root, &args(&[]));
     assert_eq!(
         metric(&again, plan).as_deref(),

@@ -51,6 +51,34 @@ pub(crate) struct Key {
     key: [u8; 32],
 }
 
+impl Key {
+    /// The key of an entry kept beside this match's (what weaving derived
+    /// from it): `what` names the entry's format, `extra` is everything
+    /// else its contents depend on.
+    pub(crate) fn beside(&self, what: &[u8], extra: &[u8]) -> Key {
+        let mut h = Sha256::new();
+        h.update(what);
+        h.update(self.key);
+        h.update((extra.len() as u64).to_le_bytes());
+        h.update(extra);
+        Key {
+            dir: self.dir.clone(),
+            key: h.finalize().into(),
+        }
+    }
+
+    /// The entry under this key (checked as every cache entry is).
+    pub(crate) fn read(&self) -> Entry {
+        cache::read(&self.dir, &self.key)
+    }
+
+    /// Keep `payload` under this key (a cache that cannot be written keeps
+    /// nothing: the next run derives it again).
+    pub(crate) fn write(&self, payload: &[u8]) {
+        let _ = cache::write(&self.dir, &self.key, payload);
+    }
+}
+
 /// What happened to the match cache in a run (`--metrics`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Outcome {
@@ -176,7 +204,8 @@ fn segments(store: &Store) -> Vec<(Vec<bool>, Vec<usize>)> {
 
 /// What a hit gives back besides the store's restored state.
 pub(crate) struct Restored {
-    pub plan: Plan,
+    /// The plan, unless the caller did without it ([`restore`]).
+    pub plan: Option<Plan>,
     pub stats: MonitorStats,
     pub probe_ids: u32,
 }
@@ -227,14 +256,20 @@ fn encode(
 
 /// Restore the match result kept under `key` into `store` (its monitors
 /// instantiated as in the run that kept it). `Ok(None)`: no entry;
-/// `Err(())`: an entry that failed a check (nothing was changed).
-pub(crate) fn restore(key: &Key, store: &mut Store) -> Result<Option<Restored>, ()> {
+/// `Err(())`: an entry that failed a check (nothing was changed). Without
+/// `with_plan` the plan (the entry's last part, most of it) is not decoded:
+/// for a caller that has what it needs of it from elsewhere (`weave::Kept`).
+pub(crate) fn restore(
+    key: &Key,
+    store: &mut Store,
+    with_plan: bool,
+) -> Result<Option<Restored>, ()> {
     let payload = match cache::read(&key.dir, &key.key) {
         Entry::Missing => return Ok(None),
         Entry::Damaged => return Err(()),
         Entry::Found(p) => p,
     };
-    let image = Image::decode(&payload, store).ok_or(())?;
+    let image = Image::decode(&payload, store, with_plan).ok_or(())?;
     image.apply(store)?;
     Ok(Some(image.restored))
 }
@@ -249,7 +284,7 @@ struct Image<'a> {
 }
 
 impl<'a> Image<'a> {
-    fn decode(bytes: &'a [u8], store: &Store) -> Option<Image<'a>> {
+    fn decode(bytes: &'a [u8], store: &Store, with_plan: bool) -> Option<Image<'a>> {
         let mut r = Reader { b: bytes, at: 0 };
         r.check_shape(store)?;
         let mut memories = Vec::with_capacity(store.memories.len());
@@ -270,7 +305,13 @@ impl<'a> Image<'a> {
             direct_sites: r.u64()?,
         };
         let probe_ids = u32::try_from(r.u64()?).ok()?;
-        let plan = PlanReader::default().plan(&mut r, store)?;
+        let plan = match with_plan {
+            true => Some(PlanReader::default().plan(&mut r, store)?),
+            false => {
+                r.at = bytes.len();
+                None
+            }
+        };
         (r.at == bytes.len()).then_some(Image {
             memories,
             globals,
@@ -311,6 +352,21 @@ impl<'a> Image<'a> {
         store.last_serial = self.last_serial;
         Ok(())
     }
+}
+
+/// `plan` alone as bytes, for an entry beside the match's (`weave::Kept`).
+pub(crate) fn encode_plan(plan: &Plan) -> Result<Vec<u8>, &'static str> {
+    let mut w = Writer::default();
+    PlanWriter::default().plan(plan, &mut w)?;
+    Ok(w.out)
+}
+
+/// A plan [`encode_plan`] wrote, checked against `store` as a restored
+/// match's plan is (every probe function exists and takes its arguments).
+pub(crate) fn decode_plan(bytes: &[u8], store: &Store) -> Option<Plan> {
+    let mut r = Reader { b: bytes, at: 0 };
+    let plan = PlanReader::default().plan(&mut r, store)?;
+    (r.at == bytes.len()).then_some(plan)
 }
 
 /// The block counters weaving planned for a kept match (`weave::weave_lazy_with`):
@@ -454,12 +510,12 @@ pub(crate) mod counters {
 
 /// Little-endian LEB128 encoding of the entry.
 #[derive(Default)]
-struct Writer {
-    out: Vec<u8>,
+pub(crate) struct Writer {
+    pub(crate) out: Vec<u8>,
 }
 
 impl Writer {
-    fn u64(&mut self, mut v: u64) {
+    pub(crate) fn u64(&mut self, mut v: u64) {
         loop {
             let b = (v & 0x7f) as u8;
             v >>= 7;
@@ -471,7 +527,7 @@ impl Writer {
         }
     }
 
-    fn bytes(&mut self, b: &[u8]) {
+    pub(crate) fn bytes(&mut self, b: &[u8]) {
         self.u64(b.len() as u64);
         self.out.extend_from_slice(b);
     }
@@ -509,15 +565,42 @@ impl Writer {
     }
 }
 
-struct Reader<'a> {
+pub(crate) struct Reader<'a> {
     b: &'a [u8],
     at: usize,
 }
 
 impl<'a> Reader<'a> {
-    fn u64(&mut self) -> Option<u64> {
-        let mut v = 0u64;
-        for shift in (0..64).step_by(7) {
+    pub(crate) fn new(b: &'a [u8]) -> Reader<'a> {
+        Reader { b, at: 0 }
+    }
+
+    /// Whether every byte was read.
+    pub(crate) fn done(&self) -> bool {
+        self.at == self.b.len()
+    }
+
+    /// How many bytes are left.
+    pub(crate) fn left(&self) -> usize {
+        self.b.len() - self.at
+    }
+
+    /// (Most numbers of an entry take one byte: that case first.)
+    #[inline]
+    pub(crate) fn u64(&mut self) -> Option<u64> {
+        let b = *self.b.get(self.at)?;
+        self.at += 1;
+        match b & 0x80 {
+            0 => Some(b as u64),
+            _ => self.u64_rest(b),
+        }
+    }
+
+    /// The rest of a number whose `first` byte has the continuation bit
+    /// (ten bytes at most in all).
+    fn u64_rest(&mut self, first: u8) -> Option<u64> {
+        let mut v = (first & 0x7f) as u64;
+        for shift in (7..64).step_by(7) {
             let b = *self.b.get(self.at)?;
             self.at += 1;
             v |= ((b & 0x7f) as u64) << shift;
@@ -528,22 +611,22 @@ impl<'a> Reader<'a> {
         None
     }
 
-    fn u32(&mut self) -> Option<u32> {
+    pub(crate) fn u32(&mut self) -> Option<u32> {
         u32::try_from(self.u64()?).ok()
     }
 
-    fn usize(&mut self) -> Option<usize> {
+    pub(crate) fn usize(&mut self) -> Option<usize> {
         usize::try_from(self.u64()?).ok()
     }
 
     /// A count of items that each take at least one byte (bounded by what
     /// is left, so a damaged count cannot ask for a huge allocation).
-    fn count(&mut self) -> Option<usize> {
+    pub(crate) fn count(&mut self) -> Option<usize> {
         let n = self.usize()?;
         (n <= self.b.len() - self.at).then_some(n)
     }
 
-    fn bytes(&mut self) -> Option<&'a [u8]> {
+    pub(crate) fn bytes(&mut self) -> Option<&'a [u8]> {
         let n = self.count()?;
         let b = &self.b[self.at..self.at + n];
         self.at += n;
@@ -701,6 +784,11 @@ struct PlanReader {
     origins: Vec<Arc<str>>,
     /// The calls' shapes, by (type list, origin): one per rule.
     shapes: std::cell::RefCell<HashMap<(usize, usize), Arc<CallShape>>>,
+    /// The last call's function and type list, once checked against the
+    /// store (consecutive sites mostly call the same function), and the
+    /// last shape looked up with its (type list, origin).
+    last_checked: std::cell::Cell<Option<(u32, usize)>>,
+    last_shape: std::cell::RefCell<Option<((usize, usize), Arc<CallShape>)>>,
 }
 
 impl PlanReader {
@@ -776,8 +864,11 @@ impl PlanReader {
             let ti = r.usize()?;
             let types = self.type_lists.get(ti)?;
             // The probe function exists and takes these arguments.
-            let f = store.funcs.get(func as usize)?;
-            (f.ty.params[..] == types[..]).then_some(())?;
+            if self.last_checked.get() != Some((func, ti)) {
+                let f = store.funcs.get(func as usize)?;
+                (f.ty.params[..] == types[..]).then_some(())?;
+                self.last_checked.set(Some((func, ti)));
+            }
             let nargs = r.count()?;
             (nargs == types.len()).then_some(())?;
             let mut args = crate::core::probe::ProbeArgs::with_capacity(nargs);
@@ -795,15 +886,7 @@ impl PlanReader {
                 });
             }
             let oi = r.usize()?;
-            let origin = self.origins.get(oi)?;
-            let shape = (self.shapes.borrow_mut().entry((ti, oi)))
-                .or_insert_with(|| {
-                    Arc::new(CallShape {
-                        types: types.clone(),
-                        origin: origin.clone(),
-                    })
-                })
-                .clone();
+            let shape = self.shape(ti, oi)?;
             let operand_types = match r.usize()? {
                 0 => None,
                 k => Some(self.type_lists.get(k - 1)?.clone()),
@@ -817,6 +900,27 @@ impl PlanReader {
             out.extend([call]);
         }
         Some(out)
+    }
+
+    /// The shared shape of calls with type list `ti` and origin `oi`.
+    fn shape(&self, ti: usize, oi: usize) -> Option<Arc<CallShape>> {
+        let mut last = self.last_shape.borrow_mut();
+        if let Some((k, s)) = &*last {
+            if *k == (ti, oi) {
+                return Some(s.clone());
+            }
+        }
+        let (types, origin) = (self.type_lists.get(ti)?, self.origins.get(oi)?);
+        let shape = (self.shapes.borrow_mut().entry((ti, oi)))
+            .or_insert_with(|| {
+                Arc::new(CallShape {
+                    types: types.clone(),
+                    origin: origin.clone(),
+                })
+            })
+            .clone();
+        *last = Some(((ti, oi), shape.clone()));
+        Some(shape)
     }
 
     fn stack(&self, r: &mut Reader<'_>) -> Option<SiteStack> {
@@ -977,23 +1081,36 @@ mod tests {
     fn a_restored_match_is_the_stored_one() {
         let (bytes, matched) = entry();
         let (mut fresh, _) = monitor();
-        let image = Image::decode(&bytes, &fresh).expect("decodes");
+        let image = Image::decode(&bytes, &fresh, true).expect("decodes");
         image.apply(&mut fresh).unwrap();
         assert_eq!(fresh.memories[0].data(), matched.memories[0].data());
         assert_eq!(fresh.globals[0].value, 42);
         assert_eq!(fresh.last_serial, 9);
         let r = image.restored;
+        let plan = r.plan.expect("decoded with the plan");
         assert_eq!(
             (r.stats.sites, r.stats.calls, r.stats.direct_sites),
             (3, 5, 1)
         );
         assert_eq!(r.probe_ids, 4);
         // The plan encodes back to the same bytes (every field is written).
-        let again = encode(&Before::capture(&fresh), &fresh, &r.plan, &r.stats, 4).unwrap();
+        let again = encode(&Before::capture(&fresh), &fresh, &plan, &r.stats, 4).unwrap();
         let plan_of = |b: &[u8]| b[b.len() - plan_len(&bytes)..].to_vec();
         assert_eq!(plan_of(&again), plan_of(&bytes));
-        assert_eq!(r.plan.funcs[&7].before.get(&3).unwrap().len(), 2);
-        assert_eq!(r.plan.eager_funcs, [2, 11]);
+        assert_eq!(plan.funcs[&7].before.get(&3).unwrap().len(), 2);
+        assert_eq!(plan.eager_funcs, [2, 11]);
+        // Without the plan: the same state, the plan's bytes not read.
+        let (mut bare, _) = monitor();
+        let image = Image::decode(&bytes, &bare, false).expect("decodes");
+        assert!(image.restored.plan.is_none());
+        image.apply(&mut bare).unwrap();
+        assert_eq!(bare.memories[0].data(), matched.memories[0].data());
+        // A plan alone encodes and decodes the same way.
+        let alone = encode_plan(&plan).unwrap();
+        assert_eq!(alone, plan_of(&bytes));
+        let back = decode_plan(&alone, &bare).expect("decodes");
+        assert_eq!(encode_plan(&back).unwrap(), alone);
+        assert!(decode_plan(&alone[..alone.len() - 1], &bare).is_none());
     }
 
     /// The length of the plan's encoding at the end of an entry.
@@ -1012,13 +1129,16 @@ mod tests {
         let (bytes, _) = entry();
         let (fresh, _) = monitor();
         for n in 0..bytes.len() {
-            assert!(Image::decode(&bytes[..n], &fresh).is_none(), "prefix {n}");
+            assert!(
+                Image::decode(&bytes[..n], &fresh, true).is_none(),
+                "prefix {n}"
+            );
         }
         for i in 0..bytes.len() {
             for bit in [0x01, 0x80] {
                 let mut b = bytes.clone();
                 b[i] ^= bit;
-                let _ = Image::decode(&b, &fresh);
+                let _ = Image::decode(&b, &fresh, true);
             }
         }
     }
@@ -1029,7 +1149,7 @@ mod tests {
         let (mut other, _) = monitor();
         let module = other.instances[0].module.clone();
         Linker::new().instantiate(&mut other, &module).unwrap();
-        assert!(Image::decode(&bytes, &other).is_none());
+        assert!(Image::decode(&bytes, &other, true).is_none());
     }
 
     /// Block counters of every shape an entry can hold.

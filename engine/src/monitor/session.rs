@@ -164,12 +164,23 @@ pub struct SessionMetrics {
     /// With a kept match: whether the block counters were the ones kept
     /// beside it (else planned, and kept for the next run).
     pub counters_kept: Option<bool>,
+    /// With a kept match: whether the weave's decisions were the ones kept
+    /// beside it, its plan not decoded (`weave::Kept`), or were kept for
+    /// the next run.
+    pub weave_kept: Option<bool>,
     /// Monitor functions of the exit's code handed to the compiler thread
     /// while the app runs ([`Session::begin`]).
     pub exit_prefetched: usize,
     /// [`Session::finish`]: folding block counts, the monitors' `wasm:exit`
     /// and writing their reports.
     pub finish: Duration,
+}
+
+/// What matching gave: the plan, or (a restored match) the decisions an
+/// earlier lazy weave of it kept, its plan not decoded.
+enum Matched {
+    Plan(weave::Plan),
+    Kept(weave::Kept),
 }
 
 /// Decodes an app whose match was restored without walking its bodies: the
@@ -442,7 +453,24 @@ impl Session {
     /// when probes access frames beyond what woven code can give them.
     fn load_woven(&mut self, bytes: &[u8]) -> Result<Module, SessionError> {
         let tier = self.config.engine.tier;
-        let (orig, plan, kept) = self.match_app(bytes)?;
+        let (orig, matched, kept) = self.match_app(bytes, true)?;
+        let plan = match matched {
+            Matched::Plan(plan) => plan,
+            Matched::Kept(k) => {
+                let t0 = Instant::now();
+                let inline = &self.config.inline;
+                if let Some(w) = weave::weave_lazy_kept(orig.shared_info(), k, &self.store, inline)?
+                {
+                    drop(orig);
+                    self.metrics.weave_kept = Some(true);
+                    self.metrics.counters_kept = Some(true);
+                    return self.woven_module(w, t0);
+                }
+                // Decisions that do not fit after all: the plan is in the
+                // match's entry (restored again: the same state).
+                self.restored_plan(kept.as_ref())?
+            }
+        };
         // (Matched without translating: `orig` cannot run.)
         if plan.is_empty() {
             drop(orig);
@@ -469,9 +497,17 @@ impl Session {
         // the woven module (`weave::weave_lazy`). A kept match keeps the
         // block counters planned for it too.
         let inline = &self.config.inline;
-        let ckey = kept.map(|k| match_cache::counters::key(&k, inline));
+        let ckey = kept.as_ref().map(|k| match_cache::counters::key(k, inline));
         let counters = ckey.as_ref().and_then(match_cache::counters::restore);
-        let w = weave::weave_lazy_with(orig.shared_info(), plan, &self.store, inline, counters)?;
+        let keep = kept.is_some();
+        let w = weave::weave_lazy_keeping(
+            orig.shared_info(),
+            plan,
+            &self.store,
+            inline,
+            counters,
+            keep,
+        )?;
         drop(orig);
         if let Some(k) = &ckey {
             self.metrics.counters_kept = Some(w.counters_reused);
@@ -479,6 +515,34 @@ impl Session {
                 match_cache::counters::save(k, &w.counters);
             }
         }
+        if let (Some(k), Some(entry)) = (&kept, &w.kept) {
+            weave::Kept::key(k, inline).write(entry);
+            self.metrics.weave_kept = Some(false);
+        }
+        self.woven_module(w, t0)
+    }
+
+    /// The plan of the match restored under `key` (the store gets the same
+    /// state again), for a run whose kept weave decisions did not fit.
+    fn restored_plan(
+        &mut self,
+        key: Option<&match_cache::Key>,
+    ) -> Result<weave::Plan, SessionError> {
+        let restored = key.map(|k| match_cache::restore(k, &mut self.store, true));
+        match restored {
+            Some(Ok(Some(match_cache::Restored { plan: Some(p), .. }))) => Ok(p),
+            _ => Err(LoadError {
+                kind: LoadErrorKind::MonitorBind,
+                offset: None,
+                message: "the match cache's entry changed while it was read".into(),
+            }
+            .into()),
+        }
+    }
+
+    /// The woven module `w` decoded for the app's tier, its probe imports
+    /// defined (`t0`: when weaving started).
+    fn woven_module(&mut self, w: weave::Woven, t0: Instant) -> Result<Module, SessionError> {
         self.metrics.weave = t0.elapsed();
         for (name, e) in &w.imports {
             self.linker.define(weave::PROBE_MODULE, name, *e);
@@ -512,10 +576,14 @@ impl Session {
     /// A run whose monitors did not look outside the store restores the
     /// match of an earlier run of the same inputs instead ([`match_cache`]).
     /// The key is given back when the match is kept (restored or stored).
+    ///
+    /// With `weaving`, a restored match whose lazy weave kept its decisions
+    /// ([`weave::Kept`]) comes back as those, its plan not decoded.
     fn match_app(
         &mut self,
         bytes: &[u8],
-    ) -> Result<(Module, weave::Plan, Option<match_cache::Key>), SessionError> {
+        weaving: bool,
+    ) -> Result<(Module, Matched, Option<match_cache::Key>), SessionError> {
         let m = self
             .monitors
             .as_mut()
@@ -525,14 +593,24 @@ impl Session {
         let key = match_cache::key(&self.store, &m.names(), bytes);
         let mut damaged = false;
         if let Ok(k) = &key {
-            match match_cache::restore(k, &mut self.store) {
+            let kept = weaving
+                .then(|| {
+                    weave::Kept::restore(&weave::Kept::key(k, &self.config.inline), &self.store)
+                })
+                .flatten();
+            match match_cache::restore(k, &mut self.store, kept.is_none()) {
                 Ok(Some(r)) => {
                     m.restore_match(r.stats, r.probe_ids);
                     let features = crate::core::module::supported_features();
                     let orig = Module::decode(bytes, features, &mut RestoredBodies)?;
                     self.metrics.decode = t0.elapsed();
                     self.metrics.match_cache = Some(match_cache::Outcome::Hit);
-                    return Ok((orig, r.plan, key.ok()));
+                    let matched = match (r.plan, kept) {
+                        (Some(plan), _) => Matched::Plan(plan),
+                        (None, Some(k)) => Matched::Kept(k),
+                        (None, None) => unreachable!("decoded without a plan only when kept"),
+                    };
+                    return Ok((orig, matched, key.ok()));
                 }
                 Ok(None) => {}
                 Err(()) => damaged = true,
@@ -566,7 +644,7 @@ impl Session {
             match_cache::Outcome::Stored | match_cache::Outcome::Damaged
         );
         self.metrics.match_cache = Some(outcome);
-        Ok((orig, plan, key.ok().filter(|_| kept)))
+        Ok((orig, Matched::Plan(plan), key.ok().filter(|_| kept)))
     }
 
     /// The app with the monitors' probes woven in and the monitors merged
@@ -577,7 +655,10 @@ impl Session {
                 "--emit-woven needs at least one monitor (--monitors=...)",
             ));
         }
-        let (orig, plan, _) = self.match_app(bytes)?;
+        let (orig, matched, _) = self.match_app(bytes, false)?;
+        let Matched::Plan(plan) = matched else {
+            unreachable!("matched with the plan when not weaving lazily")
+        };
         let m = self.monitors.as_ref().expect("checked above");
         let dynamic = m.dynamic;
         let life = m.lifecycle();

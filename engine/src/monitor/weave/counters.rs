@@ -55,13 +55,107 @@ pub(super) fn plan_block_counters(
             counted_mems.push(i.mem);
         }
     }
+    add_memories(counted_mems, needs);
+    Ok((counters, func_blocks, reused))
+}
+
+/// The memories counters count into, added to `needs` (in address order).
+fn add_memories(mut counted_mems: Vec<MemAddr>, needs: &mut Needs) {
     counted_mems.sort_by_key(|a| a.0);
     for a in &counted_mems {
         if !needs.memories.contains(a) {
             needs.memories.push(*a);
         }
     }
-    Ok((counters, func_blocks, reused))
+}
+
+/// [`plan_block_counters`] for counters kept with the rest of a weave's
+/// decisions (`super::kept`), whose plan is not at hand: taken if they are
+/// [`sound`] (none unless the configuration plans counters at all), with
+/// their memories added to `needs`.
+pub(super) fn adopt(
+    m: &ModuleInfo,
+    store: &Store,
+    cfg: &InlineConfig,
+    k: BlockCounters,
+    needs: &mut Needs,
+) -> Option<(BlockCounters, HashMap<u32, FuncBlocks>)> {
+    if !(cfg.enabled && cfg.block_counts && m.start.is_none()) {
+        return (k.blocks.is_empty() && k.sites.is_empty())
+            .then(|| (BlockCounters::default(), HashMap::default()));
+    }
+    let first_global = m.num_imported_globals + needs.globals.len() as u32 + m.globals.len() as u32;
+    let mut mems = Vec::new();
+    if !sound(&k, m, store, first_global, &mut mems) {
+        return None;
+    }
+    add_memories(mems, needs);
+    let func_blocks = blockcount::func_blocks(&k);
+    Some((k, func_blocks))
+}
+
+/// Whether `k` can be woven into `m` and folded into `store`'s memories,
+/// whatever plan it was planned for: blocks numbered from `first_global`,
+/// in order of function (one `m` defines) and of event, each with counted
+/// sites at ascending keys, each with increments that are 1-, 2-, 4- or
+/// 8-byte counters (a zero-extended one: 4 bytes in 8) inside a memory of
+/// `store`; the memories counted into are added to `mems` on the way. (A
+/// wrong count or place is not checked: an entry's digest is.)
+pub(super) fn sound(
+    k: &BlockCounters,
+    m: &ModuleInfo,
+    store: &Store,
+    first_global: u32,
+    mems: &mut Vec<MemAddr>,
+) -> bool {
+    let defined = m.num_imported_funcs..m.num_imported_funcs + m.bodies.len() as u32;
+    let lens: Vec<u64> = (store.memories.iter())
+        .map(|m| m.data.len() as u64)
+        .collect();
+    let mut last_mem = None;
+    let mut inc_ok = |i: &blockcount::Inc| {
+        let width_ok = matches!(i.width, 1 | 2 | 4 | 8) && (!i.zext || i.width == 4);
+        let end = i.ea as u64 + i.span() as u64;
+        if last_mem != Some(i.mem) && !mems.contains(&i.mem) {
+            mems.push(i.mem);
+        }
+        last_mem = Some(i.mem);
+        width_ok && lens.get(i.mem.0 as usize).is_some_and(|l| end <= *l)
+    };
+    let mut last: Option<(u32, usize)> = None;
+    for (n, b) in k.blocks.iter().enumerate() {
+        let in_order = last.is_none_or(|(f, start)| f < b.func || (f == b.func && start < b.start));
+        let numbered = b.global.checked_sub(first_global) == Some(n as u32);
+        if !in_order || !numbered || !defined.contains(&b.func) {
+            return false;
+        }
+        last = Some((b.func, b.start));
+        if k.sites
+            .get(b.sites.start as usize..b.sites.end as usize)
+            .is_none()
+        {
+            return false;
+        }
+        let mut prev = None;
+        for (key, incs) in k.sites_of(b) {
+            let ok = prev < Some(key) && !incs.is_empty();
+            if !ok || !incs.iter().all(&mut inc_ok) {
+                return false;
+            }
+            prev = Some(key);
+        }
+    }
+    true
+}
+
+/// Whether an increment is a 1-, 2-, 4- or 8-byte counter (a zero-extended
+/// one: 4 bytes in 8) inside a memory of `store`.
+fn inc_ok(i: &blockcount::Inc, store: &Store) -> bool {
+    let width_ok = matches!(i.width, 1 | 2 | 4 | 8) && (!i.zext || i.width == 4);
+    let end = i.ea as u64 + i.span() as u64;
+    width_ok
+        && (i.mem.0 as usize) < store.memories.len()
+        && end <= store.memory(i.mem).data.len() as u64
 }
 
 /// Whether kept counters can be those of `plan`, as far as weaving and
@@ -73,13 +167,7 @@ pub(super) fn plan_block_counters(
 /// (What else an entry could get wrong changes counts, not safety; entries
 /// are checked by their digest first.)
 fn fits(k: &BlockCounters, plan: &Plan, store: &Store, first_global: u32) -> bool {
-    let inc_ok = |i: &blockcount::Inc| {
-        let width_ok = matches!(i.width, 1 | 2 | 4 | 8) && (!i.zext || i.width == 4);
-        let end = i.ea as u64 + i.span() as u64;
-        width_ok
-            && (i.mem.0 as usize) < store.memories.len()
-            && end <= store.memory(i.mem).data.len() as u64
-    };
+    let inc_ok = |i: &blockcount::Inc| inc_ok(i, store);
     let (mut probes, mut counted) = (0u64, 0u64);
     let mut last: Option<(u32, usize)> = None;
     // The last site key of the function so far (keys ascend through its
@@ -185,5 +273,108 @@ impl CounterSections {
             self.add_export(&mut es);
             out.section(&es);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::types::MemAddr;
+    use crate::monitor::blockcount::{CountedBlock, CountedSite, Inc};
+    use crate::runtime::store::{Config, Linker};
+    use std::sync::Arc;
+
+    /// A store with one monitor memory of one page, and an app of one
+    /// imported and two defined functions and one global.
+    fn setup() -> (Store, crate::Module) {
+        let mon = wat::parse_str("(module (memory 1))").unwrap();
+        let mut store = Store::new(Config::default());
+        let module = Arc::new(crate::Module::new(&mon).unwrap());
+        Linker::new().instantiate(&mut store, &module).unwrap();
+        let app = wat::parse_str(
+            r#"(module (import "m" "f" (func)) (global i32 (i32.const 0))
+                (func nop nop) (func nop))"#,
+        )
+        .unwrap();
+        (store, crate::Module::new(&app).unwrap())
+    }
+
+    /// Two blocks of function 1 and one of function 2, numbered from 1.
+    fn counters() -> BlockCounters {
+        let inc = |ea| Inc {
+            mem: MemAddr(0),
+            ea,
+            width: 8,
+            delta: 1,
+            zext: false,
+            set: false,
+        };
+        let block = |func, start, global, sites: std::ops::Range<u32>| CountedBlock {
+            func,
+            start,
+            pcs: None,
+            global,
+            sites,
+        };
+        let site = |key, i: u32| CountedSite {
+            key,
+            incs: i..i + 1,
+        };
+        BlockCounters {
+            blocks: vec![
+                block(1, 0, 1, 0..2),
+                block(1, 3, 2, 2..3),
+                block(2, 0, 3, 3..4),
+            ],
+            sites: vec![site(2, 0), site(4, 1), site(8, 2), site(2, 3)],
+            incs: vec![inc(0), inc(8), inc(16), inc(65528)],
+            probes_folded: 4,
+            sites_folded: 4,
+        }
+    }
+
+    #[test]
+    fn kept_counters_are_sound_only_within_the_module_and_memories() {
+        let (store, app) = setup();
+        let m = app.info();
+        let mut mems = Vec::new();
+        assert!(sound(&counters(), m, &store, 1, &mut mems));
+        assert_eq!(mems, [MemAddr(0)]);
+        let unsound: Vec<(&str, Box<dyn Fn(&mut BlockCounters)>)> = vec![
+            (
+                "numbered from elsewhere",
+                Box::new(|k| k.blocks[1].global = 7),
+            ),
+            ("an imported function", Box::new(|k| k.blocks[0].func = 0)),
+            ("no such function", Box::new(|k| k.blocks[2].func = 3)),
+            ("blocks out of order", Box::new(|k| k.blocks[1].start = 0)),
+            ("sites out of order", Box::new(|k| k.sites[1].key = 2)),
+            (
+                "a site without increments",
+                Box::new(|k| k.sites[0].incs = 0..0),
+            ),
+            (
+                "sites beyond the list",
+                Box::new(|k| k.blocks[2].sites = 3..9),
+            ),
+            (
+                "increments beyond the list",
+                Box::new(|k| k.sites[3].incs = 3..5),
+            ),
+            ("past the memory's end", Box::new(|k| k.incs[3].ea = 65529)),
+            ("no such memory", Box::new(|k| k.incs[0].mem = MemAddr(1))),
+            ("a 3-byte counter", Box::new(|k| k.incs[0].width = 3)),
+            (
+                "an 8-byte zero-extended one",
+                Box::new(|k| k.incs[0].zext = true),
+            ),
+        ];
+        for (what, change) in unsound {
+            let mut k = counters();
+            change(&mut k);
+            assert!(!sound(&k, m, &store, 1, &mut Vec::new()), "{what}");
+        }
+        let other = sound(&counters(), m, &store, 0, &mut Vec::new());
+        assert!(!other, "another first global");
     }
 }

@@ -7,7 +7,8 @@ use std::sync::Arc;
 
 use super::monitors::MonView;
 use super::{
-    collect, function, imports, rewrite_module, Decided, FuncOrigin, FuncPlan, Plan, Woven,
+    collect, function, imports, kept, rewrite_module, Decided, FuncOrigin, FuncPlan, Kept, Plan,
+    Woven,
 };
 use crate::core::error::LoadError;
 use crate::core::module::{BodySource, LazyBodies, ModuleInfo};
@@ -38,16 +39,68 @@ pub fn weave_lazy(
 /// ([`Woven::counters_reused`]).
 pub fn weave_lazy_with(
     m: Arc<ModuleInfo>,
+    plan: Plan,
+    store: &Store,
+    cfg: &InlineConfig,
+    kept: Option<BlockCounters>,
+) -> Result<Woven, LoadError> {
+    weave_lazy_keeping(m, plan, store, cfg, kept, false)
+}
+
+/// [`weave_lazy_with`], and with `keep`, what a later weave of the same
+/// match needs instead of its plan ([`Woven::kept`], see [`Kept`]) when
+/// it can do with it (bodies deferred, no frame intrinsics).
+pub fn weave_lazy_keeping(
+    m: Arc<ModuleInfo>,
     mut plan: Plan,
     store: &Store,
     cfg: &InlineConfig,
     kept: Option<BlockCounters>,
+    keep: bool,
 ) -> Result<Woven, LoadError> {
     let mons = MonView::new(store);
     let d = Decided::new(&m, &plan, store, &mons, cfg, false, kept)?;
     if !lazy_allowed(&m, &plan, store, &mons, &d.layout) {
         return super::woven_eagerly(&m, &plan, &mons, cfg, d);
     }
+    // (Kept until the last body is woven: without the calls it never emits.)
+    plan.drop_folded(&m, &d.func_blocks);
+    let saved = keep.then(|| kept::encode(&plan, &d)).flatten();
+    let mut w = lazy_woven(m, plan, mons, cfg, d)?;
+    w.kept = saved;
+    Ok(w)
+}
+
+/// [`weave_lazy_keeping`] from what an earlier weave of the same match kept
+/// ([`Kept`]) instead of the match's plan: the same module and bodies.
+/// `Ok(None)` if the kept decisions cannot be this module's (the caller
+/// weaves from the plan then).
+pub fn weave_lazy_kept(
+    m: Arc<ModuleInfo>,
+    k: Kept,
+    store: &Store,
+    cfg: &InlineConfig,
+) -> Result<Option<Woven>, LoadError> {
+    let mons = MonView::new(store);
+    let Some((plan, d)) = k.decided(&m, store, cfg) else {
+        return Ok(None);
+    };
+    // (Kept only when bodies were deferred: the same holds now.)
+    if !lazy_allowed(&m, &plan, store, &mons, &d.layout) {
+        return Ok(None);
+    }
+    lazy_woven(m, plan, mons, cfg, d).map(Some)
+}
+
+/// The lazily woven module of `plan` (its folded calls dropped) with what
+/// `d` decided.
+fn lazy_woven(
+    m: Arc<ModuleInfo>,
+    plan: Plan,
+    mons: MonView,
+    cfg: &InlineConfig,
+    d: Decided,
+) -> Result<Woven, LoadError> {
     let mut deferred = vec![true; m.bodies.len()];
     let kept = plan.eager_funcs.iter().copied().chain(
         (plan.funcs.iter())
@@ -62,8 +115,6 @@ pub fn weave_lazy_with(
             *x = false;
         }
     }
-    // (Kept until the last body is woven: without the calls it never emits.)
-    plan.drop_folded(&m, &d.func_blocks);
     let (bytes, origin) = rewrite_module(&m, &plan, &mons, cfg, &d, Some(&deferred))?;
     let Decided {
         layout,
@@ -72,6 +123,7 @@ pub fn weave_lazy_with(
         func_blocks,
         stats,
         counters_reused,
+        ..
     } = d;
     let source = LazyWeave {
         weaver: imports::Weaver::new(m.num_imported_funcs, &layout),
@@ -91,6 +143,7 @@ pub fn weave_lazy_with(
         stats,
         counters,
         counters_reused,
+        kept: None,
         lazy: Some(LazyBodies::new(deferred, Box::new(source))),
     })
 }

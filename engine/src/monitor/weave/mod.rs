@@ -73,13 +73,15 @@ mod counters;
 mod function;
 mod imports;
 mod inlined;
+mod kept;
 mod lazy;
 mod monitors;
 mod plan;
 mod provenance;
 mod rewrite;
 
-pub use lazy::{weave_lazy, weave_lazy_with};
+pub use kept::Kept;
+pub use lazy::{weave_lazy, weave_lazy_keeping, weave_lazy_kept, weave_lazy_with};
 use monitors::MonView;
 pub use plan::{FuncPlan, Plan, Recorder, Replay, SiteCalls, SiteCursor, SiteStack};
 
@@ -100,6 +102,9 @@ pub struct Woven {
     /// Whether `counters` are the kept ones given to [`weave_lazy_with`]
     /// (else planned here: worth keeping for the next run).
     pub counters_reused: bool,
+    /// With [`weave_lazy_keeping`]: what a later weave of the same match
+    /// needs ([`Kept`]), as an entry's bytes to keep beside the match.
+    pub kept: Option<Vec<u8>>,
     /// With [`weave_lazy`]: the bodies `bytes` holds placeholders for, made
     /// at their first use. Set it as the decoded module's
     /// [`ModuleInfo::lazy`] (and `origin` as its `origin`).
@@ -136,6 +141,9 @@ struct Decided {
     stats: InlineStats,
     /// Whether `counters` are the kept ones given to [`Decided::new`].
     counters_reused: bool,
+    /// The probe functions the plan calls, in order of first use (what
+    /// inlining was chosen from).
+    targets: Vec<crate::core::types::FuncAddr>,
 }
 
 impl Decided {
@@ -172,6 +180,37 @@ impl Decided {
             func_blocks,
             stats,
             counters_reused,
+            targets,
+        })
+    }
+
+    /// What [`Decided::new`] decided for a plan, again from what it was
+    /// decided from and the counters it planned ([`Kept`]), without the
+    /// plan: none if the counters cannot be these (`counters::adopt`). Only
+    /// for decisions without frame intrinsics (their uses are read from
+    /// every site), and without a fold export.
+    fn kept(
+        m: &ModuleInfo,
+        store: &Store,
+        cfg: &InlineConfig,
+        targets: Vec<crate::core::types::FuncAddr>,
+        counters: BlockCounters,
+        stats: InlineStats,
+    ) -> Option<Decided> {
+        let mut inlining = collect::Inlining::choose(store, cfg, &targets);
+        let (counters, func_blocks) =
+            counters::adopt(m, store, cfg, counters, &mut inlining.needs)?;
+        let frame_uses = HashMap::default();
+        let layout = collect::Layout::new(m, store, inlining, frame_uses, &counters, false);
+        let probe_imports = imports::ProbeImports::new(store, &layout);
+        Some(Decided {
+            layout,
+            probe_imports,
+            counters,
+            func_blocks,
+            stats,
+            counters_reused: true,
+            targets,
         })
     }
 }
@@ -209,6 +248,7 @@ fn woven_eagerly(
         stats: d.stats,
         counters: d.counters,
         counters_reused: d.counters_reused,
+        kept: None,
         lazy: None,
     })
 }
