@@ -1163,10 +1163,7 @@ mod tests {
                     assert_eq!(vec![op], decoded.0);
                     direct += 1;
                 }
-                assert_eq!(
-                    const_expr(&gc, &e).unwrap().0,
-                    decoded.0
-                );
+                assert_eq!(const_expr(&gc, &e).unwrap().0, decoded.0);
             }
         }
         assert_eq!(direct, 7, "the seven single integer constants");

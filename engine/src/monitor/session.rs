@@ -163,7 +163,8 @@ pub struct SessionMetrics {
     /// Whether matching was restored from the match cache, or stored there.
     pub match_cache: Option<match_cache::Outcome>,
     /// With a kept match: whether the block counters were the ones kept
-    /// beside it (else planned, and kept for the next run).
+    /// beside it (else planned, and kept for the next run); `None` too when
+    /// they are planned per function as each is woven (not kept).
     pub counters_kept: Option<bool>,
     /// Monitor functions of the exit's code handed to the compiler thread
     /// while the app runs ([`Session::begin`]).
@@ -210,6 +211,9 @@ pub struct Session {
     app_tier: Tier,
     app: Option<InstanceId>,
     counters: Option<BlockCounters>,
+    /// Block counters planned per function as each is woven
+    /// (`weave::Woven::lazy_counters`), folded with `counters`.
+    lazy_counters: Option<std::sync::Arc<std::sync::Mutex<BlockCounters>>>,
     /// Where the app trapped, for exact block counts.
     trap_site: Option<(u32, u32)>,
     metrics: SessionMetrics,
@@ -248,6 +252,7 @@ impl Session {
             module: None,
             app: None,
             counters: None,
+            lazy_counters: None,
             trap_site: None,
             metrics: SessionMetrics::default(),
             reports: Vec::new(),
@@ -475,8 +480,9 @@ impl Session {
         let w = weave::weave_lazy_with(orig.shared_info(), plan, &self.store, inline, counters)?;
         drop(orig);
         if let Some(k) = &ckey {
-            self.metrics.counters_kept = Some(w.counters_reused);
-            if !w.counters_reused {
+            // (Counters planned per function as woven are not kept.)
+            self.metrics.counters_kept = w.lazy_counters.is_none().then_some(w.counters_reused);
+            if !w.counters_reused && w.lazy_counters.is_none() {
                 match_cache::counters::save(k, &w.counters);
             }
         }
@@ -486,6 +492,7 @@ impl Session {
         }
         self.metrics.inline = Some(w.stats.clone());
         self.counters = Some(w.counters);
+        self.lazy_counters = w.lazy_counters;
         let t0 = Instant::now();
         let mut wm = Module::new_for_tier(&w.bytes, self.app_tier).map_err(|e| LoadError {
             message: format!("woven module does not validate: {}", e.message),
@@ -679,6 +686,12 @@ impl Session {
     fn finish_inner(&mut self) -> Result<(), Trap> {
         let _ = self.wasi.borrow_mut().flush();
         if let (Some(c), Some(app)) = (&self.counters, self.app) {
+            if let Err(t) = c.settle(&mut self.store, app, self.trap_site) {
+                eprintln!("wizeng: trap: {t}");
+            }
+        }
+        if let (Some(c), Some(app)) = (&self.lazy_counters, self.app) {
+            let c = c.lock().unwrap_or_else(|e| e.into_inner());
             if let Err(t) = c.settle(&mut self.store, app, self.trap_site) {
                 eprintln!("wizeng: trap: {t}");
             }

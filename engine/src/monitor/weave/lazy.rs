@@ -12,7 +12,7 @@ use super::{
 use crate::core::error::LoadError;
 use crate::core::module::{BodySource, LazyBodies, ModuleInfo};
 use crate::core::types::ValType;
-use crate::monitor::blockcount::{BlockCounters, FuncBlocks};
+use crate::monitor::blockcount::{BlockCounters, FuncBlocks, LazyBlocks};
 use crate::monitor::inline::{InlineConfig, ZeroTested};
 use crate::runtime::store::Store;
 
@@ -44,7 +44,7 @@ pub fn weave_lazy_with(
     kept: Option<BlockCounters>,
 ) -> Result<Woven, LoadError> {
     let mons = MonView::new(store);
-    let d = Decided::new(&m, &plan, store, &mons, cfg, false, kept)?;
+    let mut d = Decided::new(&m, &plan, store, &mons, cfg, false, kept)?;
     if !lazy_allowed(&m, &plan, store, &mons, &d.layout) {
         return super::woven_eagerly(&m, &plan, &mons, cfg, d);
     }
@@ -62,7 +62,16 @@ pub fn weave_lazy_with(
             *x = false;
         }
     }
-    // (Kept until the last body is woven: without the calls it never emits.)
+    // The counters of the bodies woven now are planned now, the others'
+    // when they are woven (`LazyWeave::make`).
+    let now = |f: &u32| {
+        f.checked_sub(m.num_imported_funcs)
+            .and_then(|k| deferred.get(k as usize))
+            .is_some_and(|d| !d)
+    };
+    d.plan_blocks(&m, &plan, plan.funcs.keys().copied().filter(now))?;
+    // (Kept until the last body is woven: without the calls it never emits.
+    // Those of functions whose counters are planned later stay.)
     plan.drop_folded(&m, &d.func_blocks);
     let (bytes, origin) = rewrite_module(&m, &plan, &mons, cfg, &d, Some(&deferred))?;
     let Decided {
@@ -72,7 +81,9 @@ pub fn weave_lazy_with(
         func_blocks,
         stats,
         counters_reused,
+        lazy_blocks,
     } = d;
+    let lazy_counters = lazy_blocks.as_ref().map(|l| l.planned.clone());
     let source = LazyWeave {
         weaver: imports::Weaver::new(m.num_imported_funcs, &layout),
         shift: layout.shift(),
@@ -82,6 +93,7 @@ pub fn weave_lazy_with(
         mons,
         cfg: cfg.clone(),
         func_blocks,
+        lazy_blocks,
         zero_tested: ZeroTested::default(),
     };
     Ok(Woven {
@@ -91,6 +103,7 @@ pub fn weave_lazy_with(
         stats,
         counters,
         counters_reused,
+        lazy_counters,
         lazy: Some(LazyBodies::new(deferred, Box::new(source))),
     })
 }
@@ -181,6 +194,8 @@ struct LazyWeave {
     cfg: InlineConfig,
     added: collect::Added,
     func_blocks: HashMap<u32, FuncBlocks>,
+    /// Block counters not planned yet: a function's are when it is woven.
+    lazy_blocks: Option<LazyBlocks>,
     weaver: imports::Weaver,
     zero_tested: ZeroTested,
     /// Function imports added: a woven function's index less this is the
@@ -191,6 +206,13 @@ struct LazyWeave {
 impl BodySource for LazyWeave {
     fn make(&mut self, woven_idx: u32) -> Result<(Vec<u8>, FuncOrigin), LoadError> {
         let func_idx = woven_idx - self.shift;
+        if let (Some(l), Some(fp)) = (&self.lazy_blocks, self.plan.funcs.get(&func_idx)) {
+            if !self.func_blocks.contains_key(&func_idx) {
+                if let Some(fb) = l.plan(&self.m, func_idx, fp)? {
+                    self.func_blocks.insert(func_idx, fb);
+                }
+            }
+        }
         let cx = function::FuncCx {
             m: &self.m,
             plan: &self.plan,

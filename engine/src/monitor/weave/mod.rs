@@ -63,7 +63,7 @@ use rustc_hash::FxHashMap as HashMap;
 use crate::core::error::LoadError;
 use crate::core::module::{LazyBodies, ModuleInfo};
 use crate::core::types::{Extern, ValType};
-use crate::monitor::blockcount::{BlockCounters, FuncBlocks};
+use crate::monitor::blockcount::{self, BlockCounters, FuncBlocks};
 use crate::monitor::inline::{InlineConfig, InlineStats};
 use crate::runtime::store::Store;
 
@@ -100,6 +100,10 @@ pub struct Woven {
     /// Whether `counters` are the kept ones given to [`weave_lazy_with`]
     /// (else planned here: worth keeping for the next run).
     pub counters_reused: bool,
+    /// With [`weave_lazy`] on a large plan: the block counters of the
+    /// functions woven so far, planned as each is (`counters` is then
+    /// empty, and not worth keeping); fold these too.
+    pub lazy_counters: Option<std::sync::Arc<std::sync::Mutex<BlockCounters>>>,
     /// With [`weave_lazy`]: the bodies `bytes` holds placeholders for, made
     /// at their first use. Set it as the decoded module's
     /// [`ModuleInfo::lazy`] (and `origin` as its `origin`).
@@ -136,6 +140,9 @@ struct Decided {
     stats: InlineStats,
     /// Whether `counters` are the kept ones given to [`Decided::new`].
     counters_reused: bool,
+    /// Block counters planned per function when first woven (then
+    /// `counters` is empty; see `blockcount::LazyBlocks`).
+    lazy_blocks: Option<blockcount::LazyBlocks>,
 }
 
 impl Decided {
@@ -151,7 +158,9 @@ impl Decided {
         let (targets, site_calls) = collect::site_calls(plan);
         let mut inlining = collect::Inlining::choose(store, cfg, &targets);
         let frame_uses = collect::inlined_frame_uses(store, &site_calls, &inlining.inline);
-        let (counters, func_blocks, counters_reused) = counters::plan_block_counters(
+        // (Lazily only without fold code: it folds every block.)
+        let lazy = !fold_export;
+        let mut planned = counters::plan_block_counters(
             m,
             plan,
             store,
@@ -159,9 +168,21 @@ impl Decided {
             &site_calls,
             &mut inlining.needs,
             kept,
+            lazy,
         )?;
-        let folded = collect::folded(&func_blocks, &site_calls);
+        let (counters, func_blocks) = (&mut planned.counters, planned.func_blocks);
+        let folded = match &mut planned.lazy {
+            Some(l) => {
+                (counters.probes_folded, counters.sites_folded) = (l.probes_folded, l.sites_folded);
+                std::mem::take(&mut l.folded)
+            }
+            None => collect::folded(&func_blocks, &site_calls),
+        };
+        let counters = planned.counters;
         let mut stats = collect::stats(&counters, &folded, &site_calls, &inlining);
+        if let Some(l) = &planned.lazy {
+            stats.blocks = l.reserved as u64;
+        }
         let layout = collect::Layout::new(m, store, inlining, frame_uses, &counters, fold_export);
         stats.specialized = collect::specialized(mons, cfg, &layout.added, &folded, &site_calls);
         let probe_imports = imports::ProbeImports::new(store, &layout);
@@ -171,8 +192,35 @@ impl Decided {
             counters,
             func_blocks,
             stats,
-            counters_reused,
+            counters_reused: planned.reused,
+            lazy_blocks: planned.lazy,
         })
+    }
+
+    /// With lazily planned counters, plan those of functions `fs` now.
+    fn plan_blocks(
+        &mut self,
+        m: &ModuleInfo,
+        plan: &Plan,
+        fs: impl Iterator<Item = u32>,
+    ) -> Result<(), LoadError> {
+        let Some(l) = &self.lazy_blocks else {
+            return Ok(());
+        };
+        for f in fs {
+            if let Some(fb) = plan.funcs.get(&f).map(|fp| l.plan(m, f, fp)).transpose()? {
+                self.func_blocks.extend(fb.map(|fb| (f, fb)));
+            }
+        }
+        Ok(())
+    }
+
+    /// How many counter globals the woven module declares.
+    fn counter_globals(&self) -> usize {
+        match &self.lazy_blocks {
+            Some(l) => l.reserved as usize,
+            None => self.counters.blocks.len(),
+        }
     }
 }
 
@@ -199,8 +247,9 @@ fn woven_eagerly(
     plan: &Plan,
     mons: &MonView,
     cfg: &InlineConfig,
-    d: Decided,
+    mut d: Decided,
 ) -> Result<Woven, LoadError> {
+    d.plan_blocks(m, plan, plan.funcs.keys().copied())?;
     let (bytes, origin) = rewrite_module(m, plan, mons, cfg, &d, None)?;
     Ok(Woven {
         bytes,
@@ -209,6 +258,7 @@ fn woven_eagerly(
         stats: d.stats,
         counters: d.counters,
         counters_reused: d.counters_reused,
+        lazy_counters: d.lazy_blocks.map(|l| l.planned),
         lazy: None,
     })
 }
@@ -235,7 +285,7 @@ fn rewrite_module(
         cx,
         &d.layout,
         &d.probe_imports,
-        d.counters.blocks.len(),
+        d.counter_globals(),
         deferred,
     );
     let bytes = rw.rewrite()?;
