@@ -1986,8 +1986,8 @@ impl LazyBlocks {
     /// Reserve the counters of every function of `plan`, from global
     /// `first_global` in function order. `calls`: every (function, site
     /// key, call) of the plan, in the order [`countable`] was given them.
-    /// `countable` back if the plan lacks a function's bound (a plan
-    /// restored from the match cache).
+    /// `countable` back if the plan lacks a function's bound (a plan not
+    /// made by matching, `weave::Recorder`, nor restored from its record).
     pub fn new<'a>(
         plan: &crate::monitor::weave::Plan,
         countable: Countable,

@@ -948,7 +948,7 @@ impl<'a> Timed<'a> {
         x ^= x >> 17;
         x ^= x << 5;
         self.rng = x;
-        (x % Self::EVERY == 0).then_some(Self::EVERY)
+        x.is_multiple_of(Self::EVERY).then_some(Self::EVERY)
     }
 }
 

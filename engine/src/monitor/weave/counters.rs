@@ -20,6 +20,7 @@ use crate::runtime::store::Store;
 /// module and plan ([`fits`]). The flag says whether they were.
 /// `lazy`: when there are many, plan them per function when first woven
 /// instead ([`Planned::lazy`], `blockcount::plan_lazily`).
+#[allow(clippy::too_many_arguments)]
 pub(super) fn plan_block_counters(
     m: &ModuleInfo,
     plan: &Plan,
@@ -46,7 +47,8 @@ pub(super) fn plan_block_counters(
                 let countable = blockcount::countable(store, site_calls.iter().map(|c| (c.0, c.2)));
                 let calls = site_calls.iter().map(|c| (c.0, c.1, c.2));
                 if !countable.is_empty() && lazy && blockcount::plan_lazily(countable.len()) {
-                    // (`None` for a plan without bounds: planned now then.)
+                    // (A plan lacking a function's bound, not made by
+                    // matching: planned now.)
                     match blockcount::LazyBlocks::new(plan, countable, calls, first_global) {
                         Ok(l) => later = Some(l),
                         Err(countable) => {

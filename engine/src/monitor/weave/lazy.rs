@@ -44,7 +44,7 @@ pub fn weave_lazy_with(
     kept: Option<BlockCounters>,
 ) -> Result<Woven, LoadError> {
     let mons = MonView::new(store);
-    let mut d = Decided::new(&m, &plan, store, &mons, cfg, false, kept)?;
+    let mut d = Decided::new(&m, &plan, store, &mons, cfg, false, kept, true)?;
     if !lazy_allowed(&m, &plan, store, &mons, &d.layout) {
         return super::woven_eagerly(&m, &plan, &mons, cfg, d);
     }

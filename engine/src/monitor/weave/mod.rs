@@ -146,6 +146,9 @@ struct Decided {
 }
 
 impl Decided {
+    /// `lazy`: block counters may be planned per function when first woven
+    /// (never with `fold_export`: its fold code folds every block).
+    #[allow(clippy::too_many_arguments)]
     fn new(
         m: &ModuleInfo,
         plan: &Plan,
@@ -154,12 +157,13 @@ impl Decided {
         cfg: &InlineConfig,
         fold_export: bool,
         kept: Option<BlockCounters>,
+        lazy: bool,
     ) -> Result<Decided, LoadError> {
         let (targets, site_calls) = collect::site_calls(plan);
         let mut inlining = collect::Inlining::choose(store, cfg, &targets);
         let frame_uses = collect::inlined_frame_uses(store, &site_calls, &inlining.inline);
         // (Lazily only without fold code: it folds every block.)
-        let lazy = !fold_export;
+        let lazy = lazy && !fold_export;
         let mut planned = counters::plan_block_counters(
             m,
             plan,
@@ -237,7 +241,8 @@ pub fn weave(
     fold_export: bool,
 ) -> Result<Woven, LoadError> {
     let mons = MonView::new(store);
-    let d = Decided::new(m, plan, store, &mons, cfg, fold_export, None)?;
+    // (Every block counter planned here: `Woven::counters` has them all.)
+    let d = Decided::new(m, plan, store, &mons, cfg, fold_export, None, false)?;
     woven_eagerly(m, plan, &mons, cfg, d)
 }
 

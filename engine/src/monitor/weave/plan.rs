@@ -24,8 +24,8 @@ pub struct FuncPlan {
     /// At most how many runs of its code between block splits have probes
     /// (`blockcount::BlockBound`), counted while it was matched: what lets
     /// its block counters be planned when it is first woven
-    /// (`blockcount::LazyBlocks`). `None` when not known (a plan restored
-    /// from the match cache).
+    /// (`blockcount::LazyBlocks`; the match cache keeps it). `None` when
+    /// not known: its counters are then planned at load.
     pub blocks_bound: Option<u32>,
 }
 
