@@ -1762,139 +1762,6 @@ pub fn fold_functions(
     std::iter::once(main).chain(chunks).collect()
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::runtime::store::{Config, Linker};
-    use std::sync::Arc;
-
-    /// A monitor whose functions take counter addresses (and other
-    /// constants) as arguments, instantiated in a fresh store.
-    fn monitor() -> (Store, InstanceId) {
-        let wat = r#"(module
-            (memory 1)
-            (global $one i32 (i32.const 1))
-            ;; the counter at the argument, + 1
-            (func (export "inc") (param i32)
-                (i64.store offset=8 (local.get 0)
-                    (i64.add (i64.load offset=8 (local.get 0)) (i64.const 1))))
-            ;; two counters, the second 4 bytes on, through an added address
-            (func (export "two") (param i32 i32)
-                (i32.store (local.get 0) (i32.add (i32.load (local.get 0)) (i32.const 1)))
-                (local.set 0 (i32.add (local.get 0) (i32.const 4)))
-                (i32.store (local.get 0) (i32.add (i32.load (local.get 0)) (local.get 1))))
-            ;; the address computed by a call, wrapped from an i64
-            (func $addr (param i64) (result i32) (i32.wrap_i64 (i64.sub (local.get 0) (i64.const 16))))
-            (func (export "called") (param i64)
-                (i32.store8 (call $addr (local.get 0))
-                    (i32.add (i32.load8_u (call $addr (local.get 0))) (global.get $one))))
-            ;; a branch on the argument: no template, each call on its own
-            (func (export "branchy") (param i32)
-                (if (i32.eqz (local.get 0)) (then (return)))
-                (i32.store (local.get 0) (i32.add (i32.load (local.get 0)) (i32.const 1))))
-            ;; a u32 in an 8-byte slot (whamm's): stored back zero-extended
-            (func (export "u32slot") (param i32)
-                (i64.store (local.get 0)
-                    (i64.extend_i32_u (i32.add (i32.load (local.get 0)) (i32.const 3)))))
-            ;; the same, but added to after the extension: not an increment
-            (func (export "u32late") (param i32)
-                (i64.store (local.get 0)
-                    (i64.add (i64.extend_i32_u (i32.load (local.get 0))) (i64.const 1))))
-            ;; a flag (whamm's `reached = true` in an 8-byte slot)
-            (func (export "flag") (param i32)
-                (i64.store offset=8 (local.get 0) (i64.extend_i32_u (i32.const 1)))))"#;
-        let bytes = wat::parse_str(wat).unwrap();
-        let mut store = Store::new(Config::default());
-        let module = Arc::new(crate::Module::new(&bytes).unwrap());
-        let id = Linker::new().instantiate(&mut store, &module).unwrap();
-        (store, id)
-    }
-
-    fn call(store: &Store, id: InstanceId, name: &str, args: &[ArgSource]) -> ProbeCall {
-        let func = store.export_func(id, name).unwrap();
-        let shape = Arc::new(crate::core::probe::CallShape {
-            types: store.func_type(func).params.to_vec().into(),
-            origin: Arc::from(name),
-        });
-        ProbeCall::new(func, shape, args.into(), None)
-    }
-
-    #[test]
-    fn templates_find_what_each_call_finds() {
-        let (store, id) = monitor();
-        use ArgSource::{Const, Local};
-        let cases: Vec<(&str, Vec<ArgSource>, bool)> = vec![
-            ("inc", vec![Const(0)], true),
-            ("inc", vec![Const(64)], true),
-            // Out of bounds (one page): no increment.
-            ("inc", vec![Const(65536 - 12)], true),
-            ("inc", vec![Const(0xffff_fff8)], true),
-            ("two", vec![Const(100), Const(5)], false),
-            ("two", vec![Const(200), Local(0)], false),
-            ("two", vec![Const(300), Const(1)], false),
-            ("called", vec![Const(40)], true),
-            ("called", vec![Const(8)], true),
-            ("branchy", vec![Const(0)], false),
-            ("branchy", vec![Const(12)], false),
-            ("u32slot", vec![Const(16)], true),
-            ("u32late", vec![Const(16)], false),
-            ("flag", vec![Const(32)], true),
-        ];
-        for (name, args, templated) in cases {
-            let c = call(&store, id, name, &args);
-            let direct = pure_increment(&store, &c);
-            let t = Template::new(&store, &c);
-            assert_eq!(t.is_some(), templated, "{name}{args:?}: template");
-            if let Some(t) = t {
-                assert_eq!(t.apply(&store, &c), direct, "{name}{args:?}");
-            }
-        }
-        // What a template gives is the evaluation's own result.
-        let mem = store.instance(id).memories[0];
-        let inc = |ea, width, delta, zext| Inc {
-            mem,
-            ea,
-            width,
-            delta,
-            zext,
-            set: false,
-        };
-        let c = call(&store, id, "inc", &[Const(64)]);
-        let got = Template::new(&store, &c).unwrap().apply(&store, &c);
-        assert_eq!(got.map(|v| v.to_vec()), Some(vec![inc(72, 8, 1, false)]));
-        // A zero-extended u32 slot: a 4-byte increment that clears the 4
-        // bytes above; with anything added after the extension, none.
-        let c = call(&store, id, "u32slot", &[Const(16)]);
-        let want = inc(16, 4, 3, true);
-        assert_eq!(
-            pure_increment(&store, &c).map(|v| v.to_vec()),
-            Some(vec![want])
-        );
-        assert_eq!(want.span(), 8);
-        let c = call(&store, id, "u32late", &[Const(16)]);
-        assert_eq!(pure_increment(&store, &c), None);
-        // A constant store: folded as one store.
-        let c = call(&store, id, "flag", &[Const(32)]);
-        let want = Inc {
-            set: true,
-            ..inc(40, 8, 1, false)
-        };
-        assert_eq!(
-            pure_increment(&store, &c).map(|v| v.to_vec()),
-            Some(vec![want])
-        );
-        let c = call(&store, id, "called", &[Const(40)]);
-        assert_eq!(
-            Template::new(&store, &c)
-                .unwrap()
-                .apply(&store, &c)
-                .unwrap()[0]
-                .ea,
-            24
-        );
-    }
-}
-
 /// An upper bound on one function's counted blocks, from its sites in
 /// program order, as matching sees them: the runs of events between the
 /// splits of [`events`] that have a site with probes (the final `end`'s
@@ -2142,5 +2009,204 @@ pub fn plan_lazily(calls: usize) -> bool {
         Ok("on") => true,
         Ok("off") => false,
         _ => calls >= 100_000,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The bound counts the runs of events between block splits that have a
+    /// probed site, as `events` orders an instruction's events: a call's
+    /// `after` site is past its split, a loop's and an inner `end`'s sites
+    /// past theirs; the final `end` counts on both sides. Unprobed runs
+    /// (dead code after a branch) count nothing.
+    #[test]
+    fn the_block_bound_counts_probed_runs() {
+        use Operator as O;
+        let bound = |ops: &[(Option<O<'static>>, bool, bool)]| {
+            let mut b = BlockBound::default();
+            let last = ops.len() - 1;
+            for (i, (op, before, after)) in ops.iter().enumerate() {
+                b.before(op.as_ref(), i == last, *before);
+                if op.is_some() {
+                    b.after(*after);
+                }
+            }
+            b.finish()
+        };
+        let c = || Some(O::I32Const { value: 1 });
+        // entry | const call | const loop | br_if | end | end(final):
+        // blocks [entry const call] [const] [loop br_if] [] [end end]; the
+        // final `end` may add one.
+        let straight = [
+            (None, true, false),
+            (c(), true, false),
+            (Some(O::Call { function_index: 0 }), true, false),
+            (c(), true, false),
+            (
+                Some(O::Loop {
+                    blockty: wasmparser::BlockType::Empty,
+                }),
+                true,
+                false,
+            ),
+            (Some(O::BrIf { relative_depth: 0 }), true, false),
+            (Some(O::End), true, false),
+            (Some(O::End), true, false),
+        ];
+        assert_eq!(bound(&straight), 5);
+        // A probe after the call only: its run is the one past the split.
+        let after_call = [
+            (None, false, false),
+            (Some(O::Call { function_index: 0 }), false, true),
+            (Some(O::End), false, false),
+        ];
+        assert_eq!(bound(&after_call), 1);
+        // Dead code after `br` has no probes: its run is not counted.
+        let dead = [
+            (None, true, false),
+            (
+                Some(O::Block {
+                    blockty: wasmparser::BlockType::Empty,
+                }),
+                true,
+                false,
+            ),
+            (Some(O::Br { relative_depth: 0 }), true, false),
+            (c(), false, false),
+            (c(), false, false),
+            (Some(O::End), false, false),
+            (Some(O::End), false, false),
+        ];
+        assert_eq!(bound(&dead), 1);
+    }
+    use crate::runtime::store::{Config, Linker};
+    use std::sync::Arc;
+
+    /// A monitor whose functions take counter addresses (and other
+    /// constants) as arguments, instantiated in a fresh store.
+    fn monitor() -> (Store, InstanceId) {
+        let wat = r#"(module
+            (memory 1)
+            (global $one i32 (i32.const 1))
+            ;; the counter at the argument, + 1
+            (func (export "inc") (param i32)
+                (i64.store offset=8 (local.get 0)
+                    (i64.add (i64.load offset=8 (local.get 0)) (i64.const 1))))
+            ;; two counters, the second 4 bytes on, through an added address
+            (func (export "two") (param i32 i32)
+                (i32.store (local.get 0) (i32.add (i32.load (local.get 0)) (i32.const 1)))
+                (local.set 0 (i32.add (local.get 0) (i32.const 4)))
+                (i32.store (local.get 0) (i32.add (i32.load (local.get 0)) (local.get 1))))
+            ;; the address computed by a call, wrapped from an i64
+            (func $addr (param i64) (result i32) (i32.wrap_i64 (i64.sub (local.get 0) (i64.const 16))))
+            (func (export "called") (param i64)
+                (i32.store8 (call $addr (local.get 0))
+                    (i32.add (i32.load8_u (call $addr (local.get 0))) (global.get $one))))
+            ;; a branch on the argument: no template, each call on its own
+            (func (export "branchy") (param i32)
+                (if (i32.eqz (local.get 0)) (then (return)))
+                (i32.store (local.get 0) (i32.add (i32.load (local.get 0)) (i32.const 1))))
+            ;; a u32 in an 8-byte slot (whamm's): stored back zero-extended
+            (func (export "u32slot") (param i32)
+                (i64.store (local.get 0)
+                    (i64.extend_i32_u (i32.add (i32.load (local.get 0)) (i32.const 3)))))
+            ;; the same, but added to after the extension: not an increment
+            (func (export "u32late") (param i32)
+                (i64.store (local.get 0)
+                    (i64.add (i64.extend_i32_u (i32.load (local.get 0))) (i64.const 1))))
+            ;; a flag (whamm's `reached = true` in an 8-byte slot)
+            (func (export "flag") (param i32)
+                (i64.store offset=8 (local.get 0) (i64.extend_i32_u (i32.const 1)))))"#;
+        let bytes = wat::parse_str(wat).unwrap();
+        let mut store = Store::new(Config::default());
+        let module = Arc::new(crate::Module::new(&bytes).unwrap());
+        let id = Linker::new().instantiate(&mut store, &module).unwrap();
+        (store, id)
+    }
+
+    fn call(store: &Store, id: InstanceId, name: &str, args: &[ArgSource]) -> ProbeCall {
+        let func = store.export_func(id, name).unwrap();
+        let shape = Arc::new(crate::core::probe::CallShape {
+            types: store.func_type(func).params.to_vec().into(),
+            origin: Arc::from(name),
+        });
+        ProbeCall::new(func, shape, args.into(), None)
+    }
+
+    #[test]
+    fn templates_find_what_each_call_finds() {
+        let (store, id) = monitor();
+        use ArgSource::{Const, Local};
+        let cases: Vec<(&str, Vec<ArgSource>, bool)> = vec![
+            ("inc", vec![Const(0)], true),
+            ("inc", vec![Const(64)], true),
+            // Out of bounds (one page): no increment.
+            ("inc", vec![Const(65536 - 12)], true),
+            ("inc", vec![Const(0xffff_fff8)], true),
+            ("two", vec![Const(100), Const(5)], false),
+            ("two", vec![Const(200), Local(0)], false),
+            ("two", vec![Const(300), Const(1)], false),
+            ("called", vec![Const(40)], true),
+            ("called", vec![Const(8)], true),
+            ("branchy", vec![Const(0)], false),
+            ("branchy", vec![Const(12)], false),
+            ("u32slot", vec![Const(16)], true),
+            ("u32late", vec![Const(16)], false),
+            ("flag", vec![Const(32)], true),
+        ];
+        for (name, args, templated) in cases {
+            let c = call(&store, id, name, &args);
+            let direct = pure_increment(&store, &c);
+            let t = Template::new(&store, &c);
+            assert_eq!(t.is_some(), templated, "{name}{args:?}: template");
+            if let Some(t) = t {
+                assert_eq!(t.apply(&store, &c), direct, "{name}{args:?}");
+            }
+        }
+        // What a template gives is the evaluation's own result.
+        let mem = store.instance(id).memories[0];
+        let inc = |ea, width, delta, zext| Inc {
+            mem,
+            ea,
+            width,
+            delta,
+            zext,
+            set: false,
+        };
+        let c = call(&store, id, "inc", &[Const(64)]);
+        let got = Template::new(&store, &c).unwrap().apply(&store, &c);
+        assert_eq!(got.map(|v| v.to_vec()), Some(vec![inc(72, 8, 1, false)]));
+        // A zero-extended u32 slot: a 4-byte increment that clears the 4
+        // bytes above; with anything added after the extension, none.
+        let c = call(&store, id, "u32slot", &[Const(16)]);
+        let want = inc(16, 4, 3, true);
+        assert_eq!(
+            pure_increment(&store, &c).map(|v| v.to_vec()),
+            Some(vec![want])
+        );
+        assert_eq!(want.span(), 8);
+        let c = call(&store, id, "u32late", &[Const(16)]);
+        assert_eq!(pure_increment(&store, &c), None);
+        // A constant store: folded as one store.
+        let c = call(&store, id, "flag", &[Const(32)]);
+        let want = Inc {
+            set: true,
+            ..inc(40, 8, 1, false)
+        };
+        assert_eq!(
+            pure_increment(&store, &c).map(|v| v.to_vec()),
+            Some(vec![want])
+        );
+        let c = call(&store, id, "called", &[Const(40)]);
+        assert_eq!(
+            Template::new(&store, &c)
+                .unwrap()
+                .apply(&store, &c)
+                .unwrap()[0]
+                .ea,
+            24
+        );
     }
 }
