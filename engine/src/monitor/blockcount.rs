@@ -1063,7 +1063,9 @@ pub struct Countable {
 pub struct Lookup<'c> {
     c: &'c Countable,
     finger: usize,
-    /// (address, entry), sorted by address.
+    /// The entries searched when the finger misses.
+    range: std::ops::Range<usize>,
+    /// (address, entry) of `range`, sorted by address.
     by_address: Option<Vec<(usize, u32)>>,
 }
 
@@ -1071,9 +1073,24 @@ impl<'c> Lookup<'c> {
     /// Lookups of the calls of function `func` and those after it, in
     /// order (a part of [`plan_functions`] starts at its first function).
     pub fn new(c: &'c Countable, func: u32) -> Lookup<'c> {
+        let finger = c.entries.partition_point(|e| e.2 < func);
         Lookup {
             c,
-            finger: c.entries.partition_point(|e| e.2 < func),
+            finger,
+            range: finger..c.entries.len(),
+            by_address: None,
+        }
+    }
+
+    /// Lookups of the calls of function `func` alone ([`LazyBlocks`]: its
+    /// own entries are all a miss searches).
+    fn of_function(c: &'c Countable, func: u32) -> Lookup<'c> {
+        let finger = c.entries.partition_point(|e| e.2 < func);
+        let end = finger + c.entries[finger..].partition_point(|e| e.2 == func);
+        Lookup {
+            c,
+            finger,
+            range: finger..end,
             by_address: None,
         }
     }
@@ -1098,10 +1115,10 @@ impl<'c> Lookup<'c> {
     /// The entry of the call at address `id`, through the index.
     #[cold]
     fn search(&mut self, id: usize) -> Option<usize> {
-        let entries = &self.c.entries;
+        let (entries, range) = (&self.c.entries, self.range.clone());
         let ix = self.by_address.get_or_insert_with(|| {
-            let mut ix: Vec<(usize, u32)> = (entries.iter().enumerate())
-                .map(|(i, e)| (e.0, i as u32))
+            let mut ix: Vec<(usize, u32)> = (entries[range.clone()].iter().enumerate())
+                .map(|(i, e)| (e.0, (range.start + i) as u32))
                 .collect();
             ix.sort_unstable();
             ix
@@ -1114,6 +1131,11 @@ impl<'c> Lookup<'c> {
 impl Countable {
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
+    }
+
+    /// How many calls are countable.
+    pub fn len(&self) -> usize {
+        self.entries.len()
     }
 
     /// Keep the entries `keep` accepts (given each one's increments).
@@ -1740,9 +1762,325 @@ pub fn fold_functions(
     std::iter::once(main).chain(chunks).collect()
 }
 
+/// An upper bound on one function's counted blocks, from its sites in
+/// program order, as matching sees them: the runs of events between the
+/// splits of [`events`] that have a site with probes (the final `end`'s
+/// sites counting on both sides of the split it has where its body is
+/// wrapped). A site whose calls are not all countable splits a run once
+/// more: [`LazyBlocks::new`] adds those.
+#[derive(Default, Clone, Copy, Debug)]
+pub struct BlockBound {
+    runs: u32,
+    /// The run so far has a site with probes.
+    has: bool,
+    /// The last instruction splits after its `before` site.
+    pending: bool,
+}
+
+impl BlockBound {
+    /// At the entry site (`op` None) or before instruction `op` (`final_end`:
+    /// the function's last `end`), whose site has probes or not.
+    pub fn before(&mut self, op: Option<&Operator<'_>>, final_end: bool, probed: bool) {
+        if std::mem::take(&mut self.pending) {
+            self.close();
+        }
+        match op {
+            // (`Op, Split, BEFORE, AFTER`.)
+            Some(Operator::Loop { .. } | Operator::End) if !final_end => {
+                self.close();
+                self.has = probed;
+            }
+            Some(Operator::End) => {
+                self.has |= probed;
+                self.close();
+                self.has = probed;
+            }
+            // (`BEFORE, Op, Split, AFTER`.)
+            Some(op) if ends_block(op) => {
+                self.has |= probed;
+                self.pending = true;
+            }
+            _ => self.has |= probed,
+        }
+    }
+
+    /// After the last instruction, whose site has probes or not.
+    pub fn after(&mut self, probed: bool) {
+        if std::mem::take(&mut self.pending) {
+            self.close();
+        }
+        self.has |= probed;
+    }
+
+    fn close(&mut self) {
+        self.runs += self.has as u32;
+        self.has = false;
+    }
+
+    /// The bound, once every site of the function has been seen.
+    pub fn finish(mut self) -> u32 {
+        self.close();
+        self.runs
+    }
+}
+
+/// Block counters planned one function at a time, when it is first woven
+/// (a large app runs few of its functions: boa 4 of 3,630). Each function
+/// with probes gets a range of counter globals at load, as many as its
+/// counted blocks can be at most: its [`BlockBound`] plus its sites whose
+/// calls are not all countable, and at most its countable calls.
+/// [`LazyBlocks::plan`] plans one function into its range
+/// ([`plan_function`]) and adds its blocks to [`LazyBlocks::planned`],
+/// which the fold reads; a function never woven never ran, and has nothing
+/// to fold.
+pub struct LazyBlocks {
+    countable: Countable,
+    /// Per function with countable probes: its first counter and how many.
+    ranges: HashMap<u32, (u32, u32)>,
+    /// How many counter globals are reserved, from the first.
+    pub reserved: u32,
+    /// Per site call (in the order given to [`LazyBlocks::new`]): whether
+    /// its site's calls are all countable (and so counted).
+    pub folded: Vec<bool>,
+    /// The probes and sites so counted (planned or not).
+    pub probes_folded: u64,
+    pub sites_folded: u64,
+    /// The blocks of the functions planned so far.
+    pub planned: std::sync::Arc<std::sync::Mutex<BlockCounters>>,
+}
+
+impl LazyBlocks {
+    /// Reserve the counters of every function of `plan`, from global
+    /// `first_global` in function order. `calls`: every (function, site
+    /// key, call) of the plan, in the order [`countable`] was given them.
+    /// `countable` back if the plan lacks a function's bound (a plan not
+    /// made by matching, `weave::Recorder`, nor restored from its record).
+    pub fn new<'a>(
+        plan: &crate::monitor::weave::Plan,
+        countable: Countable,
+        calls: impl Iterator<Item = (u32, u64, &'a ProbeCall)>,
+        first_global: u32,
+    ) -> Result<LazyBlocks, Countable> {
+        // (Per function: calls, countable calls.)
+        let mut per: HashMap<u32, (u32, u32)> = HashMap::default();
+        let (folded, probes_folded, sites_folded) = site_folded(&countable, calls, &mut per);
+        let mut fids: Vec<u32> = per.keys().copied().collect();
+        fids.sort_unstable();
+        let (mut ranges, mut next) = (HashMap::default(), first_global);
+        for f in fids {
+            let (all, counted) = per[&f];
+            let bound = plan.funcs.get(&f).and_then(|fp| fp.blocks_bound);
+            let Some(bound) = bound else {
+                return Err(countable);
+            };
+            let n = (bound.saturating_add(all - counted)).min(counted);
+            if n > 0 {
+                ranges.insert(f, (next, n));
+                next += n;
+            }
+        }
+        Ok(LazyBlocks {
+            countable,
+            ranges,
+            reserved: next - first_global,
+            folded,
+            probes_folded,
+            sites_folded,
+            planned: Default::default(),
+        })
+    }
+
+    /// Every countable probe's increments (some may not be counted: a site
+    /// with a call that is not countable counts none of its calls).
+    pub fn countable_incs(&self) -> &[Inc] {
+        &self.countable.incs
+    }
+
+    /// The blocks of function `f` (of plan `fp`), planned into its range;
+    /// `None` if it has no countable probe.
+    pub fn plan(
+        &self,
+        m: &crate::core::module::ModuleInfo,
+        f: u32,
+        fp: &crate::monitor::weave::FuncPlan,
+    ) -> Result<Option<FuncBlocks>, crate::LoadError> {
+        let Some(&(first, n)) = self.ranges.get(&f) else {
+            return Ok(None);
+        };
+        let mut lookup = Lookup::of_function(&self.countable, f);
+        let (mut out, mut extra) = (BlockCounters::default(), Vec::new());
+        let fb = plan_function(m, f, fp, &mut lookup, first, &mut out, &mut extra)?;
+        if out.blocks.len() > n as usize {
+            return Err(crate::LoadError {
+                kind: crate::core::error::LoadErrorKind::MonitorBind,
+                offset: None,
+                message: format!(
+                    "weaving: function {f} has {} counted blocks, {n} reserved",
+                    out.blocks.len()
+                ),
+            });
+        }
+        let base = self.countable.incs.len();
+        let mut all = self.planned.lock().unwrap_or_else(|e| e.into_inner());
+        let first_site = all.sites.len() as u32;
+        for s in &mut out.sites {
+            let (a, b) = (s.incs.start as usize, s.incs.end as usize);
+            let incs = match a >= base {
+                true => &extra[a - base..b - base],
+                false => &self.countable.incs[a..b],
+            };
+            let start = all.incs.len() as u32;
+            all.incs.extend_from_slice(incs);
+            s.incs = start..all.incs.len() as u32;
+        }
+        for b in &mut out.blocks {
+            b.sites = b.sites.start + first_site..b.sites.end + first_site;
+        }
+        all.sites.append(&mut out.sites);
+        all.blocks.append(&mut out.blocks);
+        all.probes_folded += out.probes_folded;
+        all.sites_folded += out.sites_folded;
+        Ok(Some(fb))
+    }
+}
+
+/// Per site call, whether its site's calls are all countable (`entries`
+/// follow the calls' order); per function its calls and countable calls
+/// (into `per`); and the probes and sites so counted.
+fn site_folded<'a>(
+    countable: &Countable,
+    calls: impl Iterator<Item = (u32, u64, &'a ProbeCall)>,
+    per: &mut HashMap<u32, (u32, u32)>,
+) -> (Vec<bool>, u64, u64) {
+    let mut out: Vec<bool> = Vec::with_capacity(countable.entries.len());
+    let (mut next, mut site_start) = (0usize, 0usize);
+    let (mut probes, mut sites) = (0u64, 0u64);
+    let mut last: Option<(u32, u64)> = None;
+    let mut cur: Option<(u32, (u32, u32))> = None;
+    let mut end_site = |out: &[bool], start: usize| {
+        if out.get(start).is_some_and(|x| *x) {
+            (probes, sites) = (probes + (out.len() - start) as u64, sites + 1);
+        }
+    };
+    for (f, k, c) in calls {
+        if last != Some((f, k)) {
+            end_site(&out, site_start);
+            site_start = out.len();
+            last = Some((f, k));
+        }
+        let id = c as *const ProbeCall as usize;
+        let counted = countable.entries.get(next).is_some_and(|e| e.0 == id);
+        next += counted as usize;
+        // (Calls come function by function: one lookup per function.)
+        match &mut cur {
+            Some((g, n)) if *g == f => *n = (n.0 + 1, n.1 + counted as u32),
+            _ => {
+                if let Some((g, n)) = cur.replace((f, (1, counted as u32))) {
+                    add_to(per, g, n);
+                }
+            }
+        }
+        // (A site's calls are all folded or none is.)
+        let all = counted && out[site_start..].iter().all(|x| *x);
+        if !all {
+            out[site_start..].iter_mut().for_each(|x| *x = false);
+        }
+        out.push(all);
+    }
+    end_site(&out, site_start);
+    if let Some((g, n)) = cur {
+        add_to(per, g, n);
+    }
+    (out, probes, sites)
+}
+
+fn add_to(per: &mut HashMap<u32, (u32, u32)>, f: u32, n: (u32, u32)) {
+    let e = per.entry(f).or_default();
+    *e = (e.0 + n.0, e.1 + n.1);
+}
+
+/// Whether block counters of `calls` countable calls are planned per
+/// function when first woven ([`LazyBlocks`]) rather than all at load: from
+/// 100,000 calls (below, planning them all costs less than a millisecond
+/// or so, and a lazily woven module's first run of each function would pay
+/// it anyway). The variable `WIZENG_LAZY_COUNTERS=on|off` decides instead.
+pub fn plan_lazily(calls: usize) -> bool {
+    match std::env::var("WIZENG_LAZY_COUNTERS").as_deref() {
+        Ok("on") => true,
+        Ok("off") => false,
+        _ => calls >= 100_000,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The bound counts the runs of events between block splits that have a
+    /// probed site, as `events` orders an instruction's events: a call's
+    /// `after` site is past its split, a loop's and an inner `end`'s sites
+    /// past theirs; the final `end` counts on both sides. Unprobed runs
+    /// (dead code after a branch) count nothing.
+    #[test]
+    fn the_block_bound_counts_probed_runs() {
+        use Operator as O;
+        let bound = |ops: &[(Option<O<'static>>, bool, bool)]| {
+            let mut b = BlockBound::default();
+            let last = ops.len() - 1;
+            for (i, (op, before, after)) in ops.iter().enumerate() {
+                b.before(op.as_ref(), i == last, *before);
+                if op.is_some() {
+                    b.after(*after);
+                }
+            }
+            b.finish()
+        };
+        let c = || Some(O::I32Const { value: 1 });
+        // entry | const call | const loop | br_if | end | end(final):
+        // blocks [entry const call] [const] [loop br_if] [] [end end]; the
+        // final `end` may add one.
+        let straight = [
+            (None, true, false),
+            (c(), true, false),
+            (Some(O::Call { function_index: 0 }), true, false),
+            (c(), true, false),
+            (
+                Some(O::Loop {
+                    blockty: wasmparser::BlockType::Empty,
+                }),
+                true,
+                false,
+            ),
+            (Some(O::BrIf { relative_depth: 0 }), true, false),
+            (Some(O::End), true, false),
+            (Some(O::End), true, false),
+        ];
+        assert_eq!(bound(&straight), 5);
+        // A probe after the call only: its run is the one past the split.
+        let after_call = [
+            (None, false, false),
+            (Some(O::Call { function_index: 0 }), false, true),
+            (Some(O::End), false, false),
+        ];
+        assert_eq!(bound(&after_call), 1);
+        // Dead code after `br` has no probes: its run is not counted.
+        let dead = [
+            (None, true, false),
+            (
+                Some(O::Block {
+                    blockty: wasmparser::BlockType::Empty,
+                }),
+                true,
+                false,
+            ),
+            (Some(O::Br { relative_depth: 0 }), true, false),
+            (c(), false, false),
+            (c(), false, false),
+            (Some(O::End), false, false),
+            (Some(O::End), false, false),
+        ];
+        assert_eq!(bound(&dead), 1);
+    }
     use crate::runtime::store::{Config, Linker};
     use std::sync::Arc;
 

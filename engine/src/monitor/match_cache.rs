@@ -41,7 +41,7 @@ use crate::monitor::weave::{FuncPlan, Plan, SiteCalls, SiteStack};
 use crate::runtime::store::Store;
 
 /// The entry format's version: a new layout gets new keys.
-const VERSION: &[u8] = b"wizeng match cache 2";
+const VERSION: &[u8] = b"wizeng match cache 3";
 /// The granularity of a memory's recorded changes.
 const CHUNK: usize = 4096;
 
@@ -700,6 +700,8 @@ impl PlanWriter {
                 body.u64(*after as u64);
                 self.stack(s, &mut body)?;
             }
+            // (0: not known.)
+            body.u64(fp.blocks_bound.map_or(0, |b| b as u64 + 1));
         }
         w.u64(self.type_lists.len() as u64);
         for l in &self.type_lists {
@@ -827,6 +829,10 @@ impl PlanReader {
                 let s = self.stack(r)?;
                 fp.stacks.insert((pc, after), s);
             }
+            fp.blocks_bound = match r.u64()? {
+                0 => None,
+                b => Some(u32::try_from(b - 1).ok()?),
+            };
             plan.funcs.insert(f, fp);
         }
         let mut last = None;
@@ -1042,6 +1048,7 @@ mod tests {
                 accessible: 2,
             },
         );
+        f.blocks_bound = Some(3);
         plan.funcs.insert(7, f);
         plan.funcs.insert(2, FuncPlan::default());
         plan.eager_funcs = vec![2, 11];
@@ -1099,6 +1106,8 @@ mod tests {
         assert_eq!(plan_of(&again), plan_of(&bytes));
         assert_eq!(plan.funcs[&7].before.get(&3).unwrap().len(), 2);
         assert_eq!(plan.eager_funcs, [2, 11]);
+        let bounds = |f| plan.funcs[&f].blocks_bound;
+        assert_eq!((bounds(7), bounds(2)), (Some(3), None));
         // Without the plan: the same state, the plan's bytes not read.
         let (mut bare, _) = monitor();
         let image = Image::decode(&bytes, &bare, false).expect("decodes");

@@ -79,7 +79,7 @@ pub struct SessionConfig {
     /// own file (`--report-file`); `None`: the app's stdout.
     pub report_file: Option<std::path::PathBuf>,
     /// Time each start-up phase ([`SessionMetrics`]); matching is then
-    /// timed per site, which costs a little.
+    /// timed at a sample of sites (`Timed`), which costs a little.
     pub metrics: bool,
 }
 
@@ -147,7 +147,8 @@ pub struct SessionMetrics {
     pub decode: Duration,
     /// Of `decode`, the time spent matching rules at sites (static
     /// predicates and calls included); measured with
-    /// [`SessionConfig::metrics`] only.
+    /// [`SessionConfig::metrics`] only, at every site of a small app and at
+    /// a sample of a large one's (`Timed`).
     pub matching: Duration,
     /// Weaving the match into the app's code (compiled tiers).
     pub weave: Duration,
@@ -162,7 +163,8 @@ pub struct SessionMetrics {
     /// Whether matching was restored from the match cache, or stored there.
     pub match_cache: Option<match_cache::Outcome>,
     /// With a kept match: whether the block counters were the ones kept
-    /// beside it (else planned, and kept for the next run).
+    /// beside it (else planned, and kept for the next run); `None` too when
+    /// they are planned per function as each is woven (not kept).
     pub counters_kept: Option<bool>,
     /// With a kept match: whether the weave's decisions were the ones kept
     /// beside it, its plan not decoded (`weave::Kept`), or were kept for
@@ -220,6 +222,9 @@ pub struct Session {
     app_tier: Tier,
     app: Option<InstanceId>,
     counters: Option<BlockCounters>,
+    /// Block counters planned per function as each is woven
+    /// (`weave::Woven::lazy_counters`), folded with `counters`.
+    lazy_counters: Option<std::sync::Arc<std::sync::Mutex<BlockCounters>>>,
     /// Where the app trapped, for exact block counts.
     trap_site: Option<(u32, u32)>,
     metrics: SessionMetrics,
@@ -258,6 +263,7 @@ impl Session {
             module: None,
             app: None,
             counters: None,
+            lazy_counters: None,
             trap_site: None,
             metrics: SessionMetrics::default(),
             reports: Vec::new(),
@@ -510,8 +516,9 @@ impl Session {
         )?;
         drop(orig);
         if let Some(k) = &ckey {
-            self.metrics.counters_kept = Some(w.counters_reused);
-            if !w.counters_reused {
+            // (Counters planned per function as woven are not kept.)
+            self.metrics.counters_kept = w.lazy_counters.is_none().then_some(w.counters_reused);
+            if !w.counters_reused && w.lazy_counters.is_none() {
                 match_cache::counters::save(k, &w.counters);
             }
         }
@@ -549,6 +556,7 @@ impl Session {
         }
         self.metrics.inline = Some(w.stats.clone());
         self.counters = Some(w.counters);
+        self.lazy_counters = w.lazy_counters;
         let t0 = Instant::now();
         let mut wm = Module::new_for_tier(&w.bytes, self.app_tier).map_err(|e| LoadError {
             message: format!("woven module does not validate: {}", e.message),
@@ -763,6 +771,12 @@ impl Session {
                 eprintln!("wizeng: trap: {t}");
             }
         }
+        if let (Some(c), Some(app)) = (&self.lazy_counters, self.app) {
+            let c = c.lock().unwrap_or_else(|e| e.into_inner());
+            if let Err(t) = c.settle(&mut self.store, app, self.trap_site) {
+                eprintln!("wizeng: trap: {t}");
+            }
+        }
         // A report's loop over many sites is compiled at its first call;
         // over few, interpreting it is cheaper than compiling the monitor's
         // report code (whole process, every thread, atax + `calls`, 116
@@ -962,20 +976,60 @@ fn exit_code(store: &Store, exits: &[FuncAddr]) -> Vec<FuncAddr> {
     out
 }
 
-/// An instrumenter that times another's `probes` (when `on`).
+/// An instrumenter that times another's `probes` (when `on`). Reading
+/// the clock costs 20-45 ns, and timing a call reads it twice: on boa's
+/// 1.87M sites, timing every one cost about 85 ms of the start-up it
+/// measured. So the first [`Timed::EXACT`] calls are timed, then one in
+/// [`Timed::EVERY`] (picked pseudo-randomly, so no period in the sites can
+/// line up with it) counts for that many, unless it took so long that
+/// something else happened in it ([`Timed::OUTLIER`]): `spent` is then an
+/// estimate. The decode-and-match total around it is read from the clock
+/// as ever, so only the split between the two is estimated.
 struct Timed<'a> {
     inner: &'a mut dyn crate::core::probe::Instrumenter,
     on: bool,
     spent: Duration,
+    /// `probes` calls so far, and the sampler's state (xorshift).
+    calls: u64,
+    rng: u32,
 }
 
 impl<'a> Timed<'a> {
+    /// Calls timed one by one before sampling starts (every site of a
+    /// PolyBench program).
+    const EXACT: u64 = 1 << 16;
+    /// One call in this many is timed after that.
+    const EVERY: u32 = 16;
+    /// A sampled call longer than this counts once (matching a site takes
+    /// well under a microsecond).
+    const OUTLIER: Duration = Duration::from_micros(50);
+
     fn new(inner: &'a mut dyn crate::core::probe::Instrumenter, on: bool) -> Self {
         Timed {
             inner,
             on,
             spent: Duration::ZERO,
+            calls: 0,
+            rng: 0x9e37_79b9,
         }
+    }
+
+    /// Whether to time the next `probes` call, and how many calls its time
+    /// stands for.
+    fn sample(&mut self) -> Option<u32> {
+        if !self.on {
+            return None;
+        }
+        self.calls += 1;
+        if self.calls <= Self::EXACT {
+            return Some(1);
+        }
+        let mut x = self.rng;
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        self.rng = x;
+        x.is_multiple_of(Self::EVERY).then_some(Self::EVERY)
     }
 }
 
@@ -997,9 +1051,16 @@ impl crate::core::probe::Instrumenter for Timed<'_> {
         when: crate::core::probe::When,
         site: &crate::core::probe::Site<'_, '_>,
     ) -> Result<crate::core::probe::Probes, LoadError> {
-        let t0 = self.on.then(Instant::now);
+        let Some(weight) = self.sample() else {
+            return self.inner.probes(when, site);
+        };
+        let t0 = Instant::now();
         let r = self.inner.probes(when, site);
-        self.spent += t0.map_or(Duration::ZERO, |t| t.elapsed());
+        let t = t0.elapsed();
+        // (A call that took far longer than a site's matching does was
+        // interrupted, or compiled a static call's function: that happened
+        // once, not once per call it stands for.)
+        self.spent += if t > Self::OUTLIER { t } else { t * weight };
         r
     }
     fn direct_increments(
@@ -1022,4 +1083,42 @@ fn write_report(path: &std::path::Path, text: &str, append: bool) -> std::io::Re
         .truncate(!append)
         .open(path)?;
     f.write_all(text.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Timed;
+    use crate::core::error::LoadError;
+    use crate::core::probe::{Instrumenter, Probes, Site, When};
+
+    struct NoProbes;
+    impl Instrumenter for NoProbes {
+        fn begin_function(&mut self, _: u32, _: &[u8], _: usize) -> Result<(), LoadError> {
+            Ok(())
+        }
+        fn probes(&mut self, _: When, _: &Site<'_, '_>) -> Result<Probes, LoadError> {
+            Ok(Probes::new())
+        }
+    }
+
+    /// Every call is timed up to `EXACT`, then about one in `EVERY`, each
+    /// standing for `EVERY` calls; none when timing is off.
+    #[test]
+    fn matching_is_timed_at_every_site_then_at_a_sample() {
+        let mut inner = NoProbes;
+        let mut t = Timed::new(&mut inner, true);
+        let exact = Timed::EXACT as usize;
+        let every = Timed::EVERY as u64;
+        let weights: Vec<Option<u32>> = (0..exact).map(|_| t.sample()).collect();
+        assert!(weights.iter().all(|w| *w == Some(1)));
+        let n = 1_000_000u64;
+        let sampled: Vec<u32> = (0..n).filter_map(|_| t.sample()).collect();
+        assert!(sampled.iter().all(|w| u64::from(*w) == every));
+        // The calls they stand for: within 2% of the calls made.
+        let stood_for: u64 = sampled.iter().map(|w| u64::from(*w)).sum();
+        assert!(stood_for.abs_diff(n) < n / 50, "{stood_for} of {n}");
+        let mut inner = NoProbes;
+        let mut off = Timed::new(&mut inner, false);
+        assert!((0..exact + 100).all(|_| off.sample().is_none()));
+    }
 }

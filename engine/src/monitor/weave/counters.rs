@@ -18,6 +18,9 @@ use crate::runtime::store::Store;
 /// `needs`. `kept`: counters an earlier run planned for the same plan and
 /// configuration (`monitor::match_cache`), used instead when they fit this
 /// module and plan ([`fits`]). The flag says whether they were.
+/// `lazy`: when there are many, plan them per function when first woven
+/// instead ([`Planned::lazy`], `blockcount::plan_lazily`).
+#[allow(clippy::too_many_arguments)]
 pub(super) fn plan_block_counters(
     m: &ModuleInfo,
     plan: &Plan,
@@ -26,10 +29,11 @@ pub(super) fn plan_block_counters(
     site_calls: &[SiteCall<'_>],
     needs: &mut Needs,
     kept: Option<BlockCounters>,
-) -> Result<(BlockCounters, HashMap<u32, FuncBlocks>, bool), LoadError> {
+    lazy: bool,
+) -> Result<Planned, LoadError> {
     let mut counters = BlockCounters::default();
     let mut func_blocks: HashMap<u32, FuncBlocks> = HashMap::default();
-    let mut reused = false;
+    let (mut reused, mut later) = (false, None);
     if cfg.enabled && cfg.block_counts && m.start.is_none() {
         let first_global =
             m.num_imported_globals + needs.globals.len() as u32 + m.globals.len() as u32;
@@ -41,7 +45,18 @@ pub(super) fn plan_block_counters(
             }
             None => {
                 let countable = blockcount::countable(store, site_calls.iter().map(|c| (c.0, c.2)));
-                if !countable.is_empty() {
+                let calls = site_calls.iter().map(|c| (c.0, c.1, c.2));
+                if !countable.is_empty() && lazy && blockcount::plan_lazily(countable.len()) {
+                    // (A plan lacking a function's bound, not made by
+                    // matching: planned now.)
+                    match blockcount::LazyBlocks::new(plan, countable, calls, first_global) {
+                        Ok(l) => later = Some(l),
+                        Err(countable) => {
+                            (counters, func_blocks) =
+                                blockcount::plan_functions(m, plan, countable, first_global)?
+                        }
+                    }
+                } else if !countable.is_empty() {
                     (counters, func_blocks) =
                         blockcount::plan_functions(m, plan, countable, first_global)?;
                 }
@@ -50,13 +65,19 @@ pub(super) fn plan_block_counters(
     }
     // (A few memories, counted into at every site: no list of them all.)
     let mut counted_mems: Vec<MemAddr> = Vec::new();
-    for i in counters.counted_incs() {
+    let lazy_incs = later.as_ref().map_or(&[][..], |l| l.countable_incs());
+    for i in counters.counted_incs().chain(lazy_incs) {
         if !counted_mems.contains(&i.mem) {
             counted_mems.push(i.mem);
         }
     }
     add_memories(counted_mems, needs);
-    Ok((counters, func_blocks, reused))
+    Ok(Planned {
+        counters,
+        func_blocks,
+        reused,
+        lazy: later,
+    })
 }
 
 /// The memories counters count into, added to `needs` (in address order).
@@ -156,6 +177,17 @@ fn inc_ok(i: &blockcount::Inc, store: &Store) -> bool {
     width_ok
         && (i.mem.0 as usize) < store.memories.len()
         && end <= store.memory(i.mem).data.len() as u64
+}
+
+/// What [`plan_block_counters`] planned.
+pub(super) struct Planned {
+    pub(super) counters: BlockCounters,
+    pub(super) func_blocks: HashMap<u32, FuncBlocks>,
+    /// Whether `counters` are the kept ones.
+    pub(super) reused: bool,
+    /// The counters to plan per function when first woven (then `counters`
+    /// and `func_blocks` are empty).
+    pub(super) lazy: Option<blockcount::LazyBlocks>,
 }
 
 /// Whether kept counters can be those of `plan`, as far as weaving and

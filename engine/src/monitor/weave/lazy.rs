@@ -13,7 +13,7 @@ use super::{
 use crate::core::error::LoadError;
 use crate::core::module::{BodySource, LazyBodies, ModuleInfo};
 use crate::core::types::ValType;
-use crate::monitor::blockcount::{BlockCounters, FuncBlocks};
+use crate::monitor::blockcount::{BlockCounters, FuncBlocks, LazyBlocks};
 use crate::monitor::inline::{InlineConfig, ZeroTested};
 use crate::runtime::store::Store;
 
@@ -59,14 +59,28 @@ pub fn weave_lazy_keeping(
     keep: bool,
 ) -> Result<Woven, LoadError> {
     let mons = MonView::new(store);
-    let d = Decided::new(&m, &plan, store, &mons, cfg, false, kept)?;
+    let mut d = Decided::new(&m, &plan, store, &mons, cfg, false, kept, true)?;
     if !lazy_allowed(&m, &plan, store, &mons, &d.layout) {
         return super::woven_eagerly(&m, &plan, &mons, cfg, d);
     }
-    // (Kept until the last body is woven: without the calls it never emits.)
+    let deferred = deferred_bodies(&m, &plan);
+    // The counters of the bodies woven now are planned now, the others'
+    // when they are woven (`LazyWeave::make`).
+    let now = |f: &u32| {
+        f.checked_sub(m.num_imported_funcs)
+            .and_then(|k| deferred.get(k as usize))
+            .is_some_and(|d| !d)
+    };
+    d.plan_blocks(&m, &plan, plan.funcs.keys().copied().filter(now))?;
+    // (Kept until the last body is woven: without the calls it never emits.
+    // Those of functions whose counters are planned later stay.)
     plan.drop_folded(&m, &d.func_blocks);
-    let saved = keep.then(|| kept::encode(&plan, &d)).flatten();
-    let mut w = lazy_woven(m, plan, mons, cfg, d)?;
+    // (Decisions with counters planned per function are not kept: the kept
+    // form holds every counter.)
+    let saved = (keep && d.lazy_blocks.is_none())
+        .then(|| kept::encode(&plan, &d))
+        .flatten();
+    let mut w = lazy_woven(m, plan, mons, cfg, d, deferred)?;
     w.kept = saved;
     Ok(w)
 }
@@ -89,22 +103,18 @@ pub fn weave_lazy_kept(
     if !lazy_allowed(&m, &plan, store, &mons, &d.layout) {
         return Ok(None);
     }
-    lazy_woven(m, plan, mons, cfg, d).map(Some)
+    let deferred = deferred_bodies(&m, &plan);
+    lazy_woven(m, plan, mons, cfg, d, deferred).map(Some)
 }
 
-/// The lazily woven module of `plan` (its folded calls dropped) with what
-/// `d` decided.
-fn lazy_woven(
-    m: Arc<ModuleInfo>,
-    plan: Plan,
-    mons: MonView,
-    cfg: &InlineConfig,
-    d: Decided,
-) -> Result<Woven, LoadError> {
+/// Which of `m`'s bodies wait for their first use: all but those the
+/// interpreter translates at load (`Plan::eager_funcs`) and those weaving
+/// gives a reference-typed block or local (`adds_references`).
+fn deferred_bodies(m: &ModuleInfo, plan: &Plan) -> Vec<bool> {
     let mut deferred = vec![true; m.bodies.len()];
     let kept = plan.eager_funcs.iter().copied().chain(
         (plan.funcs.iter())
-            .filter(|(f, fp)| adds_references(&m, **f, fp))
+            .filter(|(f, fp)| adds_references(m, **f, fp))
             .map(|(f, _)| *f),
     );
     for f in kept {
@@ -115,6 +125,19 @@ fn lazy_woven(
             *x = false;
         }
     }
+    deferred
+}
+
+/// The lazily woven module of `plan` (its folded calls dropped) with what
+/// `d` decided, the bodies `deferred` left as placeholders.
+fn lazy_woven(
+    m: Arc<ModuleInfo>,
+    plan: Plan,
+    mons: MonView,
+    cfg: &InlineConfig,
+    d: Decided,
+    deferred: Vec<bool>,
+) -> Result<Woven, LoadError> {
     let (bytes, origin) = rewrite_module(&m, &plan, &mons, cfg, &d, Some(&deferred))?;
     let Decided {
         layout,
@@ -123,8 +146,10 @@ fn lazy_woven(
         func_blocks,
         stats,
         counters_reused,
+        lazy_blocks,
         ..
     } = d;
+    let lazy_counters = lazy_blocks.as_ref().map(|l| l.planned.clone());
     let source = LazyWeave {
         weaver: imports::Weaver::new(m.num_imported_funcs, &layout),
         shift: layout.shift(),
@@ -134,6 +159,7 @@ fn lazy_woven(
         mons,
         cfg: cfg.clone(),
         func_blocks,
+        lazy_blocks,
         zero_tested: ZeroTested::default(),
     };
     Ok(Woven {
@@ -144,6 +170,7 @@ fn lazy_woven(
         counters,
         counters_reused,
         kept: None,
+        lazy_counters,
         lazy: Some(LazyBodies::new(deferred, Box::new(source))),
     })
 }
@@ -234,6 +261,8 @@ struct LazyWeave {
     cfg: InlineConfig,
     added: collect::Added,
     func_blocks: HashMap<u32, FuncBlocks>,
+    /// Block counters not planned yet: a function's are when it is woven.
+    lazy_blocks: Option<LazyBlocks>,
     weaver: imports::Weaver,
     zero_tested: ZeroTested,
     /// Function imports added: a woven function's index less this is the
@@ -244,6 +273,13 @@ struct LazyWeave {
 impl BodySource for LazyWeave {
     fn make(&mut self, woven_idx: u32) -> Result<(Vec<u8>, FuncOrigin), LoadError> {
         let func_idx = woven_idx - self.shift;
+        if let (Some(l), Some(fp)) = (&self.lazy_blocks, self.plan.funcs.get(&func_idx)) {
+            if !self.func_blocks.contains_key(&func_idx) {
+                if let Some(fb) = l.plan(&self.m, func_idx, fp)? {
+                    self.func_blocks.insert(func_idx, fb);
+                }
+            }
+        }
         let cx = function::FuncCx {
             m: &self.m,
             plan: &self.plan,

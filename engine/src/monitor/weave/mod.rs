@@ -63,7 +63,7 @@ use rustc_hash::FxHashMap as HashMap;
 use crate::core::error::LoadError;
 use crate::core::module::{LazyBodies, ModuleInfo};
 use crate::core::types::{Extern, ValType};
-use crate::monitor::blockcount::{BlockCounters, FuncBlocks};
+use crate::monitor::blockcount::{self, BlockCounters, FuncBlocks};
 use crate::monitor::inline::{InlineConfig, InlineStats};
 use crate::runtime::store::Store;
 
@@ -105,6 +105,10 @@ pub struct Woven {
     /// With [`weave_lazy_keeping`]: what a later weave of the same match
     /// needs ([`Kept`]), as an entry's bytes to keep beside the match.
     pub kept: Option<Vec<u8>>,
+    /// With [`weave_lazy`] on a large plan: the block counters of the
+    /// functions woven so far, planned as each is (`counters` is then
+    /// empty, and not worth keeping); fold these too.
+    pub lazy_counters: Option<std::sync::Arc<std::sync::Mutex<BlockCounters>>>,
     /// With [`weave_lazy`]: the bodies `bytes` holds placeholders for, made
     /// at their first use. Set it as the decoded module's
     /// [`ModuleInfo::lazy`] (and `origin` as its `origin`).
@@ -144,9 +148,15 @@ struct Decided {
     /// The probe functions the plan calls, in order of first use (what
     /// inlining was chosen from).
     targets: Vec<crate::core::types::FuncAddr>,
+    /// Block counters planned per function when first woven (then
+    /// `counters` is empty; see `blockcount::LazyBlocks`).
+    lazy_blocks: Option<blockcount::LazyBlocks>,
 }
 
 impl Decided {
+    /// `lazy`: block counters may be planned per function when first woven
+    /// (never with `fold_export`: its fold code folds every block).
+    #[allow(clippy::too_many_arguments)]
     fn new(
         m: &ModuleInfo,
         plan: &Plan,
@@ -155,11 +165,14 @@ impl Decided {
         cfg: &InlineConfig,
         fold_export: bool,
         kept: Option<BlockCounters>,
+        lazy: bool,
     ) -> Result<Decided, LoadError> {
         let (targets, site_calls) = collect::site_calls(plan);
         let mut inlining = collect::Inlining::choose(store, cfg, &targets);
         let frame_uses = collect::inlined_frame_uses(store, &site_calls, &inlining.inline);
-        let (counters, func_blocks, counters_reused) = counters::plan_block_counters(
+        // (Lazily only without fold code: it folds every block.)
+        let lazy = lazy && !fold_export;
+        let mut planned = counters::plan_block_counters(
             m,
             plan,
             store,
@@ -167,9 +180,21 @@ impl Decided {
             &site_calls,
             &mut inlining.needs,
             kept,
+            lazy,
         )?;
-        let folded = collect::folded(&func_blocks, &site_calls);
+        let (counters, func_blocks) = (&mut planned.counters, planned.func_blocks);
+        let folded = match &mut planned.lazy {
+            Some(l) => {
+                (counters.probes_folded, counters.sites_folded) = (l.probes_folded, l.sites_folded);
+                std::mem::take(&mut l.folded)
+            }
+            None => collect::folded(&func_blocks, &site_calls),
+        };
+        let counters = planned.counters;
         let mut stats = collect::stats(&counters, &folded, &site_calls, &inlining);
+        if let Some(l) = &planned.lazy {
+            stats.blocks = l.reserved as u64;
+        }
         let layout = collect::Layout::new(m, store, inlining, frame_uses, &counters, fold_export);
         stats.specialized = collect::specialized(mons, cfg, &layout.added, &folded, &site_calls);
         let probe_imports = imports::ProbeImports::new(store, &layout);
@@ -179,7 +204,8 @@ impl Decided {
             counters,
             func_blocks,
             stats,
-            counters_reused,
+            counters_reused: planned.reused,
+            lazy_blocks: planned.lazy,
             targets,
         })
     }
@@ -210,8 +236,35 @@ impl Decided {
             func_blocks,
             stats,
             counters_reused: true,
+            lazy_blocks: None,
             targets,
         })
+    }
+
+    /// With lazily planned counters, plan those of functions `fs` now.
+    fn plan_blocks(
+        &mut self,
+        m: &ModuleInfo,
+        plan: &Plan,
+        fs: impl Iterator<Item = u32>,
+    ) -> Result<(), LoadError> {
+        let Some(l) = &self.lazy_blocks else {
+            return Ok(());
+        };
+        for f in fs {
+            if let Some(fb) = plan.funcs.get(&f).map(|fp| l.plan(m, f, fp)).transpose()? {
+                self.func_blocks.extend(fb.map(|fb| (f, fb)));
+            }
+        }
+        Ok(())
+    }
+
+    /// How many counter globals the woven module declares.
+    fn counter_globals(&self) -> usize {
+        match &self.lazy_blocks {
+            Some(l) => l.reserved as usize,
+            None => self.counters.blocks.len(),
+        }
     }
 }
 
@@ -228,7 +281,8 @@ pub fn weave(
     fold_export: bool,
 ) -> Result<Woven, LoadError> {
     let mons = MonView::new(store);
-    let d = Decided::new(m, plan, store, &mons, cfg, fold_export, None)?;
+    // (Every block counter planned here: `Woven::counters` has them all.)
+    let d = Decided::new(m, plan, store, &mons, cfg, fold_export, None, false)?;
     woven_eagerly(m, plan, &mons, cfg, d)
 }
 
@@ -238,8 +292,9 @@ fn woven_eagerly(
     plan: &Plan,
     mons: &MonView,
     cfg: &InlineConfig,
-    d: Decided,
+    mut d: Decided,
 ) -> Result<Woven, LoadError> {
+    d.plan_blocks(m, plan, plan.funcs.keys().copied())?;
     let (bytes, origin) = rewrite_module(m, plan, mons, cfg, &d, None)?;
     Ok(Woven {
         bytes,
@@ -249,6 +304,7 @@ fn woven_eagerly(
         counters: d.counters,
         counters_reused: d.counters_reused,
         kept: None,
+        lazy_counters: d.lazy_blocks.map(|l| l.planned),
         lazy: None,
     })
 }
@@ -275,7 +331,7 @@ fn rewrite_module(
         cx,
         &d.layout,
         &d.probe_imports,
-        d.counters.blocks.len(),
+        d.counter_globals(),
         deferred,
     );
     let bytes = rw.rewrite()?;

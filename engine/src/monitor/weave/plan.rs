@@ -21,6 +21,12 @@ pub struct FuncPlan {
     /// The operand stack at sites whose probes read operands or take `frame`,
     /// by (pc, after); the entry site is (0, false).
     pub stacks: HashMap<(u32, bool), SiteStack>,
+    /// At most how many runs of its code between block splits have probes
+    /// (`blockcount::BlockBound`), counted while it was matched: what lets
+    /// its block counters be planned when it is first woven
+    /// (`blockcount::LazyBlocks`; the match cache keeps it). `None` when
+    /// not known: its counters are then planned at load.
+    pub blocks_bound: Option<u32>,
 }
 
 /// The probe calls at the sites of one kind (before or after the
@@ -338,6 +344,8 @@ pub struct Recorder<'a> {
     /// at their exact size, when it is complete (a vector grown by
     /// doubling is copied about twice and holds up to twice its length).
     cur: Option<(u32, FuncPlan)>,
+    /// The bound on the counted blocks of the function being matched.
+    bound: crate::monitor::blockcount::BlockBound,
 }
 
 impl<'a> Recorder<'a> {
@@ -350,6 +358,7 @@ impl<'a> Recorder<'a> {
                 ..Plan::default()
             },
             cur: None,
+            bound: Default::default(),
         }
     }
 
@@ -369,6 +378,7 @@ impl<'a> Recorder<'a> {
             before: fp.before.take_exact(),
             after: fp.after.take_exact(),
             stacks: std::mem::take(&mut fp.stacks),
+            blocks_bound: Some(std::mem::take(&mut self.bound).finish()),
         };
         let empty = done.entry.is_empty() && done.before.is_empty() && done.after.is_empty();
         if !empty {
@@ -414,7 +424,12 @@ impl Instrumenter for Recorder<'_> {
         }
         let calls = self.inner.probes(when, site)?;
         // An unreached instruction gets no probes (the translator drops them too).
-        if !calls.is_empty() && site.reached {
+        let probed = !calls.is_empty() && site.reached;
+        match when {
+            When::After => self.bound.after(probed),
+            _ => self.bound.before(site.op, site.at_func_end, probed),
+        }
+        if probed {
             // Whether a probe reads the operand stack, and whether one takes
             // what may need the interpreter (`frames_need_interpreter`).
             let (mut needs_stack, mut frames) = (false, false);
