@@ -1764,7 +1764,7 @@ pub fn fold_functions(
 
 /// An upper bound on one function's counted blocks, from its sites in
 /// program order, as matching sees them: the runs of events between the
-/// splits of [`events`] that have a site with probes (the final `end`'s
+/// splits of `events` that have a site with probes (the final `end`'s
 /// sites counting on both sides of the split it has where its body is
 /// wrapped). A site whose calls are not all countable splits a run once
 /// more: [`LazyBlocks::new`] adds those.
