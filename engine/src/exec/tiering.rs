@@ -11,6 +11,10 @@
 //! or [`AWAITED`] (such a function is on the compiler thread already, and
 //! its first call waits for its code).
 
+mod budget;
+
+pub(crate) use budget::{enable_budget, loop_affordable, run_starts, to_record, Budget};
+
 use super::jit;
 use crate::core::types::FuncAddr;
 use crate::core::types::Value;
@@ -136,165 +140,6 @@ pub(crate) fn loop_recheck(store: &Store) -> u32 {
     store.config.dyn_threshold.wrapping_sub(OSR_RECHECK)
 }
 
-/// Dyn tier: what compiling has cost against how long the run has lasted,
-/// for compiles that are not expected to be in the code cache (a hot
-/// function or loop that no warm-start record named: a first run, or code
-/// that got hot for the first time).
-///
-/// Such a compile costs far more than a cache hit (Cranelift: about 0.1 ms
-/// plus 0.5 µs per byte of body, and the first one sets the JIT up for the
-/// module: trampolines for each of its types), and a short program is over
-/// before it pays off: PolyBench's `durbin` reaches the threshold in its
-/// first 0.1 ms and ends 3 ms later, so every compile it asked for was waste
-/// (cold: 10 ms against 4.3 ms interpreted). The dyn tier cannot know how
-/// long a run will last, but it knows how long it has lasted: a compile is
-/// granted once the run has lasted twice as long as this and every compile
-/// granted before would take ([`RENT`]; the rent-or-buy rule), so compiling
-/// never costs much more than the run it speeds up, and a long run compiles
-/// after a few milliseconds. Until then, the function or loop asks again after another
-/// threshold's worth of calls or iterations. "Lasted" is the store thread's
-/// CPU time since the run's first call: on a loaded machine, time spent
-/// waiting for a core says nothing about the work left, and a compile waits
-/// for one too.
-///
-/// On for the CLI's runs without monitors at the default threshold
-/// ([`Store::enable_compile_budget`](crate::runtime::store::Store)); an
-/// explicit `--dyn-threshold` (and every test of the tier-up itself)
-/// compiles at exactly the threshold.
-#[derive(Default)]
-pub(crate) struct Budget {
-    on: bool,
-    /// The store thread's CPU time at the run's first call (the clock
-    /// starts there: loading is not running).
-    start: Option<std::time::Duration>,
-    /// The estimated cost of the compiles granted so far.
-    granted: std::time::Duration,
-    /// Requests put off so far (`--metrics`).
-    pub(crate) deferred: usize,
-}
-
-/// Estimated cost of setting the JIT up for a module, per type (its
-/// trampolines, compiled by Cranelift on the store's thread: about 1 ms for
-/// PolyBench's 18 types on the 2-core machine the other estimates come from).
-const SETUP_PER_TYPE: std::time::Duration = std::time::Duration::from_micros(60);
-/// Estimated fixed cost of setting the JIT up (Cranelift's target, the JIT
-/// module, the compiler thread).
-const SETUP_FIXED: std::time::Duration = std::time::Duration::from_micros(200);
-/// Estimated fixed cost of one compile.
-const COMPILE_FIXED: std::time::Duration = std::time::Duration::from_micros(100);
-/// Estimated cost of one compile per byte of body (PolyBench's `main`,
-/// 4.7-6.2 KB with its kernel inlined: 1.0-1.6 ms per loop entry).
-const COMPILE_PER_BYTE_NS: u64 = 250;
-
-/// The store thread's CPU time (the process's wall time where there is no
-/// thread clock).
-fn thread_time() -> std::time::Duration {
-    #[cfg(unix)]
-    {
-        let mut ts = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        // SAFETY: `ts` is a valid, writable timespec for the call.
-        if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) } == 0 {
-            return std::time::Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32);
-        }
-    }
-    static EPOCH: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
-    EPOCH.get_or_init(std::time::Instant::now).elapsed()
-}
-
-/// Turn the [`Budget`] on.
-pub(crate) fn enable_budget(store: &mut Store) {
-    super::state_mut(store).counts.2.on = true;
-}
-
-/// The run starts (a call from the host): the budget's clock starts, once.
-#[inline]
-pub(crate) fn run_starts(store: &mut Store) {
-    let b = &mut super::state_mut(store).counts.2;
-    if b.on && b.start.is_none() {
-        b.start = Some(thread_time());
-    }
-}
-
-/// The estimated cost of compiling a body of `body_len` bytes now: the
-/// compile, and if the JIT is not set up yet, its set-up for `setup` types.
-fn compile_cost(body_len: usize, setup: Option<usize>) -> std::time::Duration {
-    let setup = setup.map_or(std::time::Duration::ZERO, |types| {
-        SETUP_FIXED + SETUP_PER_TYPE * types as u32
-    });
-    COMPILE_FIXED + std::time::Duration::from_nanos(COMPILE_PER_BYTE_NS * body_len as u64) + setup
-}
-
-/// Whether the [`Budget`] grants compiling `f` (a Wasm function, or a loop
-/// entry into it) now; a grant is charged to the budget. Always with the
-/// budget off.
-fn affordable(store: &mut Store, f: FuncAddr) -> bool {
-    if !super::state(store).counts.2.on {
-        return true;
-    }
-    let cost = compile_cost(body_len(store, f), jit::setup_types(store));
-    let b = &mut super::state_mut(store).counts.2;
-    let ran = b.start.map_or(std::time::Duration::ZERO, |t| {
-        thread_time().saturating_sub(t)
-    });
-    grant(b, ran, cost)
-}
-
-/// How many times the estimated cost of the compiles granted so far (this
-/// one included) the run must have lasted. Once would be the classic
-/// rent-or-buy rule, but a compile costs more than its estimate says: the
-/// set-up blocks the store's thread, and on a loaded machine the compiler
-/// thread takes the core the interpreter would have had. With 2, PolyBench's
-/// short programs (`durbin`, `gesummv`, `trisolv`: 2.5 ms interpreted)
-/// compile nothing cold, while `gemm` (90 ms interpreted) still compiles
-/// its kernel after about 5 ms.
-const RENT: u32 = 2;
-
-/// The rent-or-buy rule: grant a compile costing `cost` after a run of
-/// `ran` if the run has lasted [`RENT`] times as long as it and every
-/// earlier grant.
-fn grant(b: &mut Budget, ran: std::time::Duration, cost: std::time::Duration) -> bool {
-    if ran < RENT * (b.granted + cost) {
-        b.deferred += 1;
-        return false;
-    }
-    b.granted += cost;
-    true
-}
-
-/// Charge a compile of `f` decided without asking (the function of a loop
-/// entered by OSR, for its later calls) to the [`Budget`].
-fn charge(store: &mut Store, f: FuncAddr) {
-    if super::state(store).counts.2.on {
-        let cost = compile_cost(body_len(store, f), None);
-        super::state_mut(store).counts.2.granted += cost;
-    }
-}
-
-/// Bytes of `f`'s body (0 for a host function).
-fn body_len(store: &Store, f: FuncAddr) -> usize {
-    match store.funcs[f.0 as usize].kind {
-        FuncKind::Wasm { instance, func_idx } => {
-            let m = &store.instances[instance.0 as usize].module;
-            match func_idx.checked_sub(m.num_imported_funcs) {
-                Some(d) if (d as usize) < m.bodies.len() => {
-                    m.body_bytes(func_idx).map_or(0, |b| b.len())
-                }
-                _ => 0,
-            }
-        }
-        FuncKind::Host(_) => 0,
-    }
-}
-
-/// Dyn tier: whether a loop entry into `f` may be compiled now (the
-/// [`Budget`]); a grant is charged.
-pub(crate) fn loop_affordable(store: &mut Store, f: FuncAddr) -> bool {
-    affordable(store, f)
-}
-
 /// The value a loop's iteration counter restarts from when its entry was
 /// [`OsrEntry::Deferred`]: it asks again after a threshold's worth.
 pub(crate) fn loop_defer(_store: &Store) -> u32 {
@@ -362,7 +207,7 @@ pub(crate) fn call_is_hot(store: &mut Store, f: FuncAddr) -> bool {
         mark(store, f, NEVER);
         return false;
     }
-    if !affordable(store, f) {
+    if !budget::affordable(store, f, false) {
         // Ask again after another threshold's worth of calls.
         let back = store.config.dyn_threshold.min(c + 1);
         super::state_mut(store).counts.set(f, c + 1 - back);
@@ -580,7 +425,7 @@ pub(crate) fn settle(store: &mut Store, f: FuncAddr) {
     if interp_only(store, f) {
         return mark(store, f, NEVER);
     }
-    charge(store, f);
+    budget::charge(store, f);
     if store.config.background_compile {
         match jit::request_func(store, f) {
             Ok(true) => return mark(store, f, PENDING),
@@ -641,25 +486,6 @@ mod tests {
         );
         assert_eq!(shape(&body), Shape { every_call: 9 });
         assert_eq!(shape(&[0xff]), Shape::default());
-    }
-
-    #[test]
-    fn a_compile_is_granted_once_the_run_lasted_as_long_as_all_granted() {
-        let ms = std::time::Duration::from_millis;
-        let mut b = Budget::default();
-        assert!(!grant(&mut b, ms(3), ms(2)));
-        assert!(grant(&mut b, ms(4), ms(2)));
-        // 2 ms granted: the next 1 ms compile waits until (2 + 1) * 2 ms.
-        assert!(!grant(&mut b, ms(5), ms(1)));
-        assert!(grant(&mut b, ms(6), ms(1)));
-        assert_eq!((b.granted, b.deferred), (ms(3), 2));
-        assert_eq!(
-            compile_cost(1000, Some(10)),
-            COMPILE_FIXED
-                + std::time::Duration::from_nanos(250_000)
-                + SETUP_FIXED
-                + SETUP_PER_TYPE * 10
-        );
     }
 
     #[test]
