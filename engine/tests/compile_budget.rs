@@ -114,14 +114,14 @@ fn padded_loop(iterations: u32, padding: usize) -> String {
 #[test]
 fn code_put_off_that_ran_long_enough_is_named_for_the_next_run() {
     // 100 KB of body: a compile is estimated at 25 ms, to be granted after
-    // 50 ms; placing it from the cache at 2 ms (granted after 4 ms). The
-    // loop runs for about 10 ms interpreted: put off, but named by the
+    // 50 ms; placing it from the cache at 2 ms (named after 4 ms). The
+    // loop runs for about 20 ms interpreted: put off, but named by the
     // record.
     let dir = std::env::temp_dir().join(format!("wizeng-budget-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let prog = dir.join("padded.wat");
-    std::fs::write(&prog, padded_loop(1_500_000, 100_000)).unwrap();
+    std::fs::write(&prog, padded_loop(6_000_000, 100_000)).unwrap();
     let cache = dir.join("cache");
     let (first, e1) = run_in(Some(&cache), &prog, &[]);
     let [funcs, loops, put_off] = numbers(&e1, "dyn tier compiled ")[..3] else {
