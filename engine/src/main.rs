@@ -45,8 +45,8 @@ struct Cli {
     mode: String,
     /// Dyn tier: compile a function at its N-th call, enter a loop's compiled
     /// code at its N-th iteration [default: 1000, and then, without monitors,
-    /// code that no earlier run compiled waits until the run has lasted twice
-    /// as long as compiling it would take]
+    /// code that no earlier run compiled waits until it has run twice as long
+    /// as compiling it would take]
     #[arg(long, value_name = "N")]
     dyn_threshold: Option<u32>,
     /// Dyn tier: compile hot code on a background thread while the

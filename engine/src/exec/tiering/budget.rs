@@ -3,29 +3,29 @@
 //! loop that no warm-start record named: a first run, or code that got hot
 //! for the first time).
 //!
-//! Such a compile costs far more than a cache hit (Cranelift: about 0.1 ms
+//! Such a compile costs far more than a cache hit (Cranelift: about 0.4 ms
 //! plus 0.25 µs per byte of body, and the first one sets the JIT up for the
 //! module: trampolines for each of its types), and a short program is over
 //! before it pays off: PolyBench's `durbin` reaches the threshold in its
 //! first 0.1 ms and ends 3 ms later, so every compile it asked for was waste
 //! (cold: 10 ms against 4.3 ms interpreted). The dyn tier cannot know how
-//! long a run will last, but it knows how long it has lasted: a compile is
-//! granted once the run has lasted twice as long as this and every compile
-//! granted before would take ([`RENT`]; the rent-or-buy rule), so compiling
-//! never costs much more than the run it speeds up, and a long run compiles
-//! after a few milliseconds. Until then, the function or loop asks again
-//! after another threshold's worth of calls or iterations. "Lasted" is the
-//! store thread's CPU time since the run's first call: on a loaded machine,
-//! time spent waiting for a core says nothing about the work left, and a
-//! compile waits for one too.
+//! long a run will last, but it knows how long the code asking has run: a
+//! compile is granted once the function (or loop) has run, since it got hot,
+//! twice as long as compiling it would take ([`RENT`]; the rent-or-buy rule),
+//! and the run as long as every compile granted so far, so compiling never
+//! costs much more than the run it speeds up, and a long run compiles its
+//! hot code after a few milliseconds. Until then, the function or loop asks
+//! again after another threshold's worth of calls or iterations; the time
+//! between its successive requests adds up to what it ran since it got hot
+//! (its first request). Times are the store thread's CPU time: on a loaded
+//! machine, time spent waiting for a core says nothing about the work left,
+//! and a compile waits for one too.
 //!
 //! A later run can place the same code from the cache for much less
 //! (`jit/warm.rs`), so a request put off is still *recorded* when the code
-//! asking ran long enough to pay for that: the time between its successive
-//! requests (each a threshold's worth of its calls or iterations) adds up
-//! to what it ran since it got hot, and once that reaches [`RENT`] times the
-//! estimated cost of placing it from the cache, the run's warm-start record
-//! names it (requested, not compiled). The next run compiles it at its start
+//! asking ran long enough to pay for that: once what it ran since it got hot
+//! reaches [`RENT`] times the estimated cost of placing it from the cache,
+//! the run's warm-start record names it (requested, not compiled). The next run compiles it at its start
 //! (a miss, written to the cache), and the runs after that place it. Code
 //! that runs briefly, however long the run around it (a wasm-r3 replay's
 //! start-up function), is never named, so no run pays for placing it.
@@ -52,7 +52,7 @@ pub(crate) struct Budget {
     granted: Duration,
     /// Requests put off so far (`--metrics`).
     pub(crate) deferred: usize,
-    /// Per function put off: its last request, how long it ran since it
+    /// Per function that asked: its last request, how long it ran since it
     /// got hot, and whether the record will name it.
     asked: HashMap<u32, Asked>,
     /// Whether a function named for the record pays for the JIT's set-up.
@@ -69,14 +69,14 @@ struct Asked {
     named: bool,
 }
 
-/// How many times the estimated cost of the compiles granted so far (this
-/// one included) the run must have lasted. Once would be the classic
-/// rent-or-buy rule, but a compile costs more than its estimate says: the
-/// set-up blocks the store's thread, and on a loaded machine the compiler
-/// thread takes the core the interpreter would have had. With 2, PolyBench's
-/// short programs (`durbin`, `gesummv`, `trisolv`: 2.5 ms interpreted)
-/// compile nothing cold, while `gemm` (90 ms interpreted) still compiles
-/// its kernel after about 5 ms.
+/// How many times the estimated cost of its compile (or placement) code
+/// must have run since it got hot. Once would be the classic rent-or-buy
+/// rule, but a compile costs more than its estimate says: the set-up blocks
+/// the store's thread, and on a loaded machine the compiler thread takes the
+/// core the interpreter would have had. With 2, PolyBench's short programs
+/// (`durbin`, `gesummv`, `trisolv`: 2.5 ms interpreted) compile nothing
+/// cold, while `gemm` (90 ms interpreted) still compiles its kernel after
+/// about 5 ms.
 const RENT: u32 = 2;
 
 /// Estimated fixed cost of setting the JIT up (Cranelift's target, the JIT
@@ -86,8 +86,9 @@ const SETUP_FIXED: Duration = Duration::from_micros(200);
 /// trampolines, compiled by Cranelift on the store's thread: about 1 ms for
 /// PolyBench's 18 types on the 2-core machine the other estimates come from).
 const SETUP_PER_TYPE: Duration = Duration::from_micros(60);
-/// Estimated fixed cost of one compile.
-const COMPILE_FIXED: Duration = Duration::from_micros(100);
+/// Estimated fixed cost of one compile (PolyBench's kernels, 1.5-2.5 KB:
+/// about 1 ms each on the compiler thread).
+const COMPILE_FIXED: Duration = Duration::from_micros(400);
 /// Estimated cost of one compile per byte of body (PolyBench's `main`,
 /// 4.7-6.2 KB with its kernel inlined: 1.0-1.6 ms per loop entry).
 const COMPILE_PER_BYTE_NS: u64 = 250;
@@ -174,24 +175,25 @@ pub(crate) fn affordable(store: &mut Store, f: FuncAddr, looping: bool) -> bool 
     let now = thread_time();
     let b = budget_mut(store);
     let ran = b.start.map_or(Duration::ZERO, |t| now.saturating_sub(t));
-    if grant(b, ran, cost) {
+    let hot = ran_since_hot(b, f, now);
+    if grant(b, ran, hot, cost) {
         return true;
     }
     let first = !b.named_any;
-    let types = types.unwrap_or(0);
-    let place = place_cost(len, first.then_some(types));
-    if note_asked(b, f, now, place) {
+    let place = place_cost(len, first.then_some(types.unwrap_or(0)));
+    if worth_recording(b, f, place) {
         b.named_any = true;
         b.to_record.push((f, looping));
     }
     false
 }
 
-/// The rent-or-buy rule: grant a compile costing `cost` after a run of
-/// `ran` if the run has lasted [`RENT`] times as long as it and every
-/// earlier grant.
-fn grant(b: &mut Budget, ran: Duration, cost: Duration) -> bool {
-    if ran < RENT * (b.granted + cost) {
+/// The rent-or-buy rule: grant a compile costing `cost` of code that has
+/// run for `hot` since it got hot, in a run that has lasted `ran`, if the
+/// code ran [`RENT`] times as long as the compile takes, and the run as
+/// long as every compile granted so far and this one.
+fn grant(b: &mut Budget, ran: Duration, hot: Duration, cost: Duration) -> bool {
+    if hot < RENT * cost || ran < b.granted + cost {
         b.deferred += 1;
         return false;
     }
@@ -199,10 +201,9 @@ fn grant(b: &mut Budget, ran: Duration, cost: Duration) -> bool {
     true
 }
 
-/// A request of `f` put off at `now`: add the time since its last request
-/// to what it ran since it got hot; whether it has now run [`RENT`] times
-/// as long as placing it costs (`place`), for the first time.
-fn note_asked(b: &mut Budget, f: FuncAddr, now: Duration, place: Duration) -> bool {
+/// A request of `f` at `now`: add the time since its last request to what
+/// it ran since it got hot (its first request), and return that.
+fn ran_since_hot(b: &mut Budget, f: FuncAddr, now: Duration) -> Duration {
     let a = b.asked.entry(f.0).or_insert(Asked {
         last: now,
         ran: Duration::ZERO,
@@ -210,11 +211,19 @@ fn note_asked(b: &mut Budget, f: FuncAddr, now: Duration, place: Duration) -> bo
     });
     a.ran += now.saturating_sub(a.last);
     a.last = now;
-    if a.named || a.ran < RENT * place {
-        return false;
+    a.ran
+}
+
+/// Whether `f`, a request put off, has run [`RENT`] times as long as
+/// placing it costs (`place`), for the first time.
+fn worth_recording(b: &mut Budget, f: FuncAddr, place: Duration) -> bool {
+    match b.asked.get_mut(&f.0) {
+        Some(a) if !a.named && a.ran >= RENT * place => {
+            a.named = true;
+            true
+        }
+        _ => false,
     }
-    a.named = true;
-    true
 }
 
 /// Charge a compile of `f` decided without asking (the function of a loop
@@ -263,14 +272,14 @@ mod tests {
     }
 
     #[test]
-    fn a_compile_is_granted_once_the_run_lasted_twice_all_granted() {
+    fn a_compile_is_granted_once_its_code_ran_twice_its_cost() {
         let mut b = Budget::default();
-        assert!(!grant(&mut b, ms(3), ms(2)));
-        assert!(grant(&mut b, ms(4), ms(2)));
-        // 2 ms granted: the next 1 ms compile waits until (2 + 1) * 2 ms.
-        assert!(!grant(&mut b, ms(5), ms(1)));
-        assert!(grant(&mut b, ms(6), ms(1)));
-        assert_eq!((b.granted, b.deferred), (ms(3), 2));
+        assert!(!grant(&mut b, ms(9), ms(3), ms(2)));
+        assert!(grant(&mut b, ms(9), ms(4), ms(2)));
+        // 2 ms granted: another 2 ms compile waits for a 4 ms run too.
+        assert!(!grant(&mut b, ms(3), ms(4), ms(2)));
+        assert!(grant(&mut b, ms(4), ms(4), ms(2)));
+        assert_eq!((b.granted, b.deferred), (ms(4), 2));
         assert_eq!(
             compile_cost(1000, Some(10)),
             COMPILE_FIXED + Duration::from_nanos(250_000) + SETUP_FIXED + SETUP_PER_TYPE * 10
@@ -283,14 +292,18 @@ mod tests {
     fn a_request_is_recorded_once_its_code_ran_twice_its_placement() {
         let mut b = Budget::default();
         let (f, g) = (FuncAddr(1), FuncAddr(2));
-        // f asks at 1, 2, 3, 4 ms: it ran 3 ms; g asks once, 10 ms later.
-        assert!(!note_asked(&mut b, f, ms(1), ms(2)));
-        assert!(!note_asked(&mut b, f, ms(2), ms(2)));
-        assert!(!note_asked(&mut b, f, ms(3), ms(2)));
-        assert!(note_asked(&mut b, f, ms(5), ms(2)));
-        assert!(!note_asked(&mut b, f, ms(9), ms(2)), "recorded once");
+        // f asks at 1, 2, 3, 5 ms: it ran 4 ms; g asks once, later.
+        for (now, ran) in [(1, 0), (2, 1), (3, 2)] {
+            assert_eq!(ran_since_hot(&mut b, f, ms(now)), ms(ran));
+            assert!(!worth_recording(&mut b, f, ms(2)));
+        }
+        assert_eq!(ran_since_hot(&mut b, f, ms(5)), ms(4));
+        assert!(worth_recording(&mut b, f, ms(2)));
+        ran_since_hot(&mut b, f, ms(9));
+        assert!(!worth_recording(&mut b, f, ms(2)), "recorded once");
+        ran_since_hot(&mut b, g, ms(19));
         assert!(
-            !note_asked(&mut b, g, ms(19), ms(1)),
+            !worth_recording(&mut b, g, ms(1)),
             "a first request ran nothing yet"
         );
     }
