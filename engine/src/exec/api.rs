@@ -152,9 +152,9 @@ impl Store {
     /// names only once it has run, since it got hot, twice as long as its
     /// compile would take (estimated), and the run (from its first call) as
     /// long as every compile granted, so that a short run is not made longer
-    /// by compiling code it will not run long enough to pay back. Until then it asks again after another
-    /// threshold's worth of calls or iterations. Off by default: tier-up
-    /// happens at exactly the threshold.
+    /// by compiling code it will not run long enough to pay back. Until
+    /// then it asks again after another threshold's worth of calls or
+    /// iterations. Off by default: tier-up happens at exactly the threshold.
     pub fn enable_compile_budget(&mut self) {
         super::tiering::enable_budget(self);
     }
