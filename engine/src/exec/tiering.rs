@@ -28,7 +28,7 @@ pub(crate) enum OsrEntry {
     Later,
     /// The loop cannot be entered (the interpreter goes on).
     Never,
-    /// Compiling the entry would cost more than the run has lasted so far
+    /// Compiling the entry would cost more than its code has run so far
     /// ([`Budget`]): ask again after another threshold's worth of iterations.
     Deferred,
 }
