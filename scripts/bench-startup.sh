@@ -18,6 +18,11 @@
 #                                busy machine)
 #   SKIP=wt-cold,cold,int        columns not to run (the wasm-r3 replays take Wasmtime
 #                                seconds each to compile cold)
+#   WARMUP=2                     untimed runs of every engine first (the correctness run
+#                                is the first)
+#   CACHE_DIR=                   wizeng's cache directory for the warm columns (default: a
+#                                new one for this run, removed at its end)
+#   RAW=file.json                every timed run's seconds, per program and engine
 #   VENV=<repo>/.venv            Python venv (gets wasure==0.9, wasmtime)
 set -euo pipefail
 
@@ -47,4 +52,5 @@ echo "wizeng:   $WIZENG" >&2
 echo "wasmtime: $("${WASMTIME%% *}" --version)" >&2
 exec "$PY" "$ROOT/scripts/bench_startup.py" --bench-root "$BENCH_ROOT" \
     --suites "${SUITES:-polybench,ostrich}" --wizeng "$WIZENG" --wasmtime "$WASMTIME" \
-    --runs "${RUNS:-5}" --skip "${SKIP:-}" "${extra[@]}" "${1:-}"
+    --runs "${RUNS:-5}" --skip "${SKIP:-}" --warmup "${WARMUP:-2}" \
+    --cache-dir "${CACHE_DIR:-}" --raw "${RAW:-}" "${extra[@]}" "${1:-}"

@@ -44,9 +44,11 @@ struct Cli {
     #[arg(long, default_value = "dyn")]
     mode: String,
     /// Dyn tier: compile a function at its N-th call, enter a loop's compiled
-    /// code at its N-th iteration.
-    #[arg(long, default_value_t = 1000, value_name = "N")]
-    dyn_threshold: u32,
+    /// code at its N-th iteration [default: 1000, and then, without monitors,
+    /// code that no earlier run compiled waits until it has run twice as long
+    /// as compiling it would take]
+    #[arg(long, value_name = "N")]
+    dyn_threshold: Option<u32>,
     /// Dyn tier: compile hot code on a background thread while the
     /// interpreter keeps running (on), or stop and compile it (off).
     #[arg(long, default_value = "on", value_parser = ["on", "off"])]
@@ -289,6 +291,11 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
     // (a record in the code cache's directory, per module: with monitors,
     // the woven app's and each monitor's).
     s.store_mut().enable_warm_start();
+    // The default threshold, without monitors: compiles that would miss the
+    // cache wait for the run to have lasted long enough (`tiering.rs`, `Budget`).
+    if cli.dyn_threshold.is_none() && monitors.is_empty() {
+        s.store_mut().enable_compile_budget();
+    }
     if let Some(path) = &cli.emit_woven {
         let b = s.emit_woven(&bytes).map_err(session_failure(&cli))?;
         std::fs::write(path, b)
@@ -360,7 +367,7 @@ fn session_config(cli: &Cli) -> Result<SessionConfig, Failure> {
             ))
         }
     };
-    if cli.dyn_threshold == 0 {
+    if cli.dyn_threshold == Some(0) {
         return Err(Failure(
             status::USAGE,
             anyhow!("--dyn-threshold=0: expected at least 1"),
@@ -385,7 +392,9 @@ fn session_config(cli: &Cli) -> Result<SessionConfig, Failure> {
     Ok(SessionConfig {
         engine: wizeng::Config {
             tier,
-            dyn_threshold: cli.dyn_threshold,
+            dyn_threshold: cli
+                .dyn_threshold
+                .unwrap_or(wizeng::Config::default().dyn_threshold),
             background_compile: cli.background_compile == "on",
             code_cache: cli.cache_dir(),
             code_cache_limit: cli.cache_limit,
@@ -531,7 +540,8 @@ fn run_app(cli: &Cli, s: &mut Session, t_load: std::time::Duration) -> Result<Ex
         if store.config().tier == wizeng::Tier::Dyn {
             let (funcs, osr) = store.dyn_stats();
             eprintln!(
-                "wizeng: metrics: dyn tier compiled {funcs} functions and {osr} loop entries (OSR)"
+                "wizeng: metrics: dyn tier compiled {funcs} functions and {osr} loop entries (OSR), {} requests put off until the run had lasted long enough",
+                store.compile_budget_deferrals()
             );
             let w = store.warm_start_stats();
             if store.config().code_cache.is_some() {

@@ -73,6 +73,7 @@ impl Store {
             self.check_value(a)?;
         }
         self.check_args(f, args)?;
+        super::tiering::run_starts(self);
         super::tiering::warm_up(self, f);
         if super::tiering::is_compiled(self, f) {
             jit::invoke(self, f, args)
@@ -145,6 +146,23 @@ impl Store {
     /// changes; a damaged or stale record is ignored.
     pub fn enable_warm_start(&mut self) {
         jit::enable_warm(self);
+    }
+
+    /// Dyn tier: compile a hot function or loop that no warm-start record
+    /// names only once it has run, since it got hot, twice as long as its
+    /// compile would take (estimated), and the run (from its first call) as
+    /// long as every compile granted, so that a short run is not made longer
+    /// by compiling code it will not run long enough to pay back. Until
+    /// then it asks again after another threshold's worth of calls or
+    /// iterations. Off by default: tier-up happens at exactly the threshold.
+    pub fn enable_compile_budget(&mut self) {
+        super::tiering::enable_budget(self);
+    }
+
+    /// Tier-up requests the compile budget put off so far (see
+    /// [`Store::enable_compile_budget`]).
+    pub fn compile_budget_deferrals(&self) -> usize {
+        state(self).counts.2.deferred
     }
 
     /// Write the warm-start records of this run (see

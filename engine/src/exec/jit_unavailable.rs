@@ -60,6 +60,11 @@ pub(crate) fn awaits_preparation(_: &Store, _: FuncAddr) -> bool {
     false
 }
 
+/// Nothing to set up (nothing is ever compiled).
+pub(crate) fn setup_types(_: &Store) -> Option<usize> {
+    None
+}
+
 pub(crate) fn ensure_prepared(_: &mut Store) -> Result<(), String> {
     Err(WHY.into())
 }

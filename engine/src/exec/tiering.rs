@@ -11,6 +11,10 @@
 //! or [`AWAITED`] (such a function is on the compiler thread already, and
 //! its first call waits for its code).
 
+mod budget;
+
+pub(crate) use budget::{enable_budget, loop_affordable, run_starts, to_record, Budget};
+
 use super::jit;
 use crate::core::types::FuncAddr;
 use crate::core::types::Value;
@@ -24,6 +28,9 @@ pub(crate) enum OsrEntry {
     Later,
     /// The loop cannot be entered (the interpreter goes on).
     Never,
+    /// Compiling the entry would cost more than its code has run so far
+    /// ([`Budget`]): ask again after another threshold's worth of iterations.
+    Deferred,
 }
 
 /// The function has compiled code that calls use.
@@ -133,11 +140,17 @@ pub(crate) fn loop_recheck(store: &Store) -> u32 {
     store.config.dyn_threshold.wrapping_sub(OSR_RECHECK)
 }
 
+/// The value a loop's iteration counter restarts from when its entry was
+/// [`OsrEntry::Deferred`]: it asks again after a threshold's worth.
+pub(crate) fn loop_defer(_store: &Store) -> u32 {
+    0
+}
+
 /// Dyn tier: per function, calls so far or a final state, and the call
 /// threshold of each function that reached the configured one
-/// ([`call_threshold`]; 0: not computed yet).
+/// ([`call_threshold`]; 0: not computed yet); and the compile [`Budget`].
 #[derive(Default)]
-pub(crate) struct Counts(Vec<u32>, Vec<u32>);
+pub(crate) struct Counts(Vec<u32>, Vec<u32>, pub(crate) Budget);
 
 impl Counts {
     fn get(&self, f: FuncAddr) -> u32 {
@@ -190,7 +203,17 @@ pub(crate) fn call_is_hot(store: &mut Store, f: FuncAddr) -> bool {
     if c + 1 < store.config.dyn_threshold || c + 1 < call_threshold(store, f) {
         return false;
     }
-    if interp_only(store, f) || jit::ensure_prepared(store).is_err() {
+    if interp_only(store, f) {
+        mark(store, f, NEVER);
+        return false;
+    }
+    if !budget::affordable(store, f, false) {
+        // Ask again after another threshold's worth of calls.
+        let back = store.config.dyn_threshold.min(c + 1);
+        super::state_mut(store).counts.set(f, c + 1 - back);
+        return false;
+    }
+    if jit::ensure_prepared(store).is_err() {
         mark(store, f, NEVER);
         return false;
     }
@@ -402,6 +425,7 @@ pub(crate) fn settle(store: &mut Store, f: FuncAddr) {
     if interp_only(store, f) {
         return mark(store, f, NEVER);
     }
+    budget::charge(store, f);
     if store.config.background_compile {
         match jit::request_func(store, f) {
             Ok(true) => return mark(store, f, PENDING),

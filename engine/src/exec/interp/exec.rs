@@ -874,6 +874,12 @@ impl<'s> Interp<'s> {
                     // SAFETY: as above.
                     unsafe { (*self.ip.wrapping_sub(1)).set(Op::LoopHead(again)) };
                 }
+                OsrEntry::Deferred => {
+                    // Not worth compiling yet: ask again a threshold later.
+                    let again = crate::exec::tiering::loop_defer(self.store);
+                    // SAFETY: as above.
+                    unsafe { (*self.ip.wrapping_sub(1)).set(Op::LoopHead(again)) };
+                }
                 OsrEntry::Never => {}
             }
         }

@@ -187,8 +187,13 @@ fn isa() -> Result<cranelift_codegen::isa::OwnedTargetIsa, String> {
 }
 
 fn build_isa() -> Result<cranelift_codegen::isa::OwnedTargetIsa, String> {
+    build_isa_at("speed")
+}
+
+/// The host ISA with our flags and Cranelift's `opt_level` `opt`.
+fn build_isa_at(opt: &str) -> Result<cranelift_codegen::isa::OwnedTargetIsa, String> {
     let mut flags = settings::builder();
-    flags.set("opt_level", "speed").map_err(|e| e.to_string())?;
+    flags.set("opt_level", opt).map_err(|e| e.to_string())?;
     flags
         .set("preserve_frame_pointers", "true")
         .map_err(|e| e.to_string())?;
@@ -1020,6 +1025,18 @@ pub(crate) fn prepare_or_defer(store: &mut Store, id: InstanceId) -> Result<(), 
     Ok(())
 }
 
+/// If the JIT is not set up yet, the types of the instances that wait for
+/// their preparation: what the first tier-up request sets up
+/// ([`ensure_prepared`]).
+pub(crate) fn setup_types(store: &Store) -> Option<usize> {
+    let j = &crate::exec::state(store).jit;
+    if j.started {
+        return None;
+    }
+    let types = |id: &InstanceId| store.instance(*id).module.types.len();
+    Some(j.unprepared.iter().map(types).sum())
+}
+
 /// Whether `f` is a function of an instance that waits for its JIT
 /// preparation (it has no entry points yet, but may get hot).
 pub(crate) fn awaits_preparation(store: &Store, f: FuncAddr) -> bool {
@@ -1421,21 +1438,29 @@ pub(crate) fn osr_enter(
     if store.config.tier != crate::runtime::store::Tier::Dyn || code.interp_only {
         return Ok(OsrEntry::Never);
     }
+    let func_idx = code.func_idx;
+    let faddr = store.instances[inst].funcs[func_idx as usize];
+    let pc = code.pcs.get(op_index).copied().unwrap_or(u32::MAX);
+    let key = (inst as u32, func_idx, pc);
+    let j = &crate::exec::state(store).jit;
+    let asked = j.osr_code.contains_key(&key) || j.osr_pending.contains(&key);
+    if !asked && !crate::exec::tiering::loop_affordable(store, faddr) {
+        return Ok(OsrEntry::Deferred);
+    }
+    // The entry is asked for before the JIT is set up for the instance (its
+    // code fits the layout the set-up gives the instance, `layout_of`): the
+    // compiler thread compiles it while this thread builds the trampolines.
+    open_cache(store);
+    let entry = osr_entry(store, key);
     if ensure_prepared(store).is_err() {
         return Ok(OsrEntry::Never);
     }
-    let idata = &store.instances[inst];
-    let Some(vmctx) = idata.vmctx.as_ref() else {
+    let Some(vmctx) = store.instances[inst].vmctx.as_ref() else {
         return Ok(OsrEntry::Never);
     };
     let vmctx_ptr = vmctx.as_ptr() as *mut u8;
-    let func_idx = code.func_idx;
-    let faddr = idata.funcs[func_idx as usize];
-    let pc = code.pcs.get(op_index).copied().unwrap_or(u32::MAX);
-    let key = (inst as u32, func_idx, pc);
-    let entry = match osr_entry(store, key) {
-        Some(e) => e,
-        None => return Ok(OsrEntry::Later),
+    let Some(entry) = entry else {
+        return Ok(OsrEntry::Later);
     };
     if !store.config.background_compile {
         // Later calls run compiled (if the function compiles).

@@ -72,6 +72,19 @@ enum Kind {
     Clock = 3,
 }
 
+impl Kind {
+    /// The index in [`SYMBOLS`] of the runtime function this kind of
+    /// trampoline calls (none for an entry trampoline).
+    fn target(self) -> Option<u8> {
+        match self {
+            Kind::Entry => None,
+            Kind::Host => Some(0),
+            Kind::Lazy => Some(1),
+            Kind::Clock => Some(2),
+        }
+    }
+}
+
 /// One trampoline's machine code, as the cache keeps it.
 #[derive(PartialEq, Debug)]
 struct Piece {
@@ -132,16 +145,80 @@ pub(crate) fn pieces(
             return Ok(Pieces { lazy, pieces: p });
         }
     }
-    let lsig = runtime_sig();
-    let mut ctx = Context::new();
-    let pieces = plan
-        .iter()
-        .map(|&(kind, ti)| build(isa, &mut ctx, &lsig, &types[ti as usize], kind, ti))
-        .collect::<Result<Vec<_>, _>>()?;
+    let pieces = build_plan(types, &plan)?;
     if let (Some(c), Some(k)) = (cache, &key) {
         cache::Store(c).insert(k, encode(&pieces));
     }
     Ok(Pieces { lazy, pieces })
+}
+
+/// Compile the trampolines of `plan`. A host trampoline, a lazy stub and
+/// the clock trampoline of one signature are the same code but for the
+/// runtime function their one relocation names, and two types of one
+/// signature have the same trampolines: each signature's code is compiled
+/// once per shape (calling a runtime function, or entry) and copied, its
+/// relocation retargeted. Trampolines are compiled without optimisation
+/// ([`tramp_isa`]): each is a few loads, stores and a call, which Cranelift's
+/// optimiser cannot improve, but costs about a fifth of a compile.
+fn build_plan(types: &[FuncType], plan: &[(Kind, u32)]) -> Result<Vec<Piece>, String> {
+    let isa = tramp_isa()?;
+    let lsig = runtime_sig();
+    let mut ctx = Context::new();
+    // (entry?, signature) -> a piece of that shape already compiled.
+    let mut built: std::collections::HashMap<(bool, &FuncType), usize> = Default::default();
+    let mut out: Vec<Piece> = Vec::with_capacity(plan.len());
+    for &(kind, ti) in plan {
+        let ty = &types[ti as usize];
+        let shape = (kind == Kind::Entry, ty);
+        let piece = match built.get(&shape) {
+            Some(&k) => out[k].copy_as(kind, ti),
+            None => {
+                built.insert(shape, out.len());
+                build(&*isa, &mut ctx, &lsig, ty, kind, ti)?
+            }
+        };
+        out.push(piece);
+    }
+    Ok(out)
+}
+
+thread_local! {
+    static TRAMP_ISA: std::cell::RefCell<Option<cranelift_codegen::isa::OwnedTargetIsa>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// The host ISA with the JIT's flags but `opt_level` `none`, for
+/// trampolines (built once per thread). Cache keys still describe the JIT's
+/// ISA ([`key`]): this choice is part of the generator ([`GENERATOR`]).
+fn tramp_isa() -> Result<cranelift_codegen::isa::OwnedTargetIsa, String> {
+    if let Some(i) = TRAMP_ISA.with(|c| c.borrow().clone()) {
+        return Ok(i);
+    }
+    let i = super::build_isa_at("none")?;
+    TRAMP_ISA.with(|c| *c.borrow_mut() = Some(i.clone()));
+    Ok(i)
+}
+
+impl Piece {
+    /// This piece's code as the trampoline `kind` of type `ti` (a type of
+    /// the same signature; for a host-shaped `kind`, its one relocation now
+    /// names `kind`'s runtime function).
+    fn copy_as(&self, kind: Kind, ti: u32) -> Piece {
+        let target = kind.target();
+        let relocs = self
+            .relocs
+            .iter()
+            .map(|&(offset, k, addend, s)| (offset, k, addend, target.unwrap_or(s)))
+            .collect();
+        Piece {
+            kind,
+            ti,
+            alignment: self.alignment,
+            code: self.code.clone(),
+            relocs,
+            traps: self.traps.clone(),
+        }
+    }
 }
 
 /// A module's trampolines built by [`pieces`], for [`define_all`].
@@ -274,12 +351,7 @@ fn build(
     ti: u32,
 ) -> Result<Piece, String> {
     ctx.clear();
-    let target = match kind {
-        Kind::Entry => None,
-        Kind::Host => Some(0),
-        Kind::Lazy => Some(1),
-        Kind::Clock => Some(2),
-    };
+    let target = kind.target().map(u32::from);
     ctx.func = ir::Function::with_name_signature(
         UserFuncName::user(if target.is_some() { 2 } else { 3 }, ti),
         signature(kind, ty),
@@ -610,6 +682,22 @@ mod tests {
             .all(|p| p.relocs.len() == 1 && p.traps.len() == 1));
         let bytes = encode(&pieces);
         assert_eq!(decode(&bytes, &plan(&types(), true)), Some(pieces));
+    }
+
+    #[test]
+    fn copied_trampolines_are_the_ones_a_compile_gives() {
+        // Types 0 and 3 have one signature: type 3's pieces are copies, as
+        // are every type's lazy stub and the clock trampoline.
+        let mut t = types();
+        t.push(t[0].clone());
+        let plan = plan(&t, true);
+        let copied = build_plan(&t, &plan).unwrap();
+        let isa = tramp_isa().unwrap();
+        let mut ctx = Context::new();
+        for (p, &(kind, ti)) in copied.iter().zip(&plan) {
+            let fresh = build(&*isa, &mut ctx, &runtime_sig(), &t[ti as usize], kind, ti);
+            assert_eq!(p, &fresh.unwrap(), "{kind:?} of type {ti}");
+        }
     }
 
     #[test]

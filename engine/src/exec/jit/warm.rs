@@ -32,7 +32,7 @@ use super::cache::{self, Entry};
 use crate::core::module::Module;
 use crate::core::types::{FuncAddr, InstanceId};
 use crate::exec::tiering;
-use crate::runtime::store::{Store, Tier};
+use crate::runtime::store::{FuncKind, Store, Tier};
 
 /// The record's version: a new layout gets new keys.
 const VERSION: &[u8] = b"wizeng warm-start record 4";
@@ -281,6 +281,15 @@ pub(crate) fn save(store: &mut Store) {
         for &(i, f, _) in j.osr_code.keys().chain(j.osr_pending.iter()) {
             if r.instances.contains(&InstanceId(i)) {
                 note(f, false, true);
+            }
+        }
+        // Requests the compile budget put off, of code that ran long enough
+        // to pay for placing it from the cache (`tiering/budget.rs`).
+        for &(a, looping) in tiering::to_record(store) {
+            if let FuncKind::Wasm { instance, func_idx } = store.funcs[a.0 as usize].kind {
+                if r.instances.contains(&instance) && tiering::decided(store, a).is_none() {
+                    note(func_idx, false, looping);
+                }
             }
         }
         let funcs: Vec<u32> = funcs.into_iter().map(|(f, flags)| f | flags).collect();
