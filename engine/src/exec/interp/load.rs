@@ -164,7 +164,7 @@ struct Translate<'r, 'i> {
     /// Bodies are kept for that (computed at the first body validated).
     parallel: Option<bool>,
     /// ... if the code section has at least this many bytes
-    /// ([`parallel::MIN_CODE_SIZE`]; tests change it).
+    /// ([`parallel::MIN_CODE_SIZE`], or as [`parallel_by_env`] says).
     parallel_min: usize,
 }
 
@@ -199,9 +199,9 @@ impl BodyTranslator for Translate<'_, '_> {
                 }
                 return self.translate(ctx, validator, body, v128_types, heap_refs);
             }
-            let parallel = *self.parallel.get_or_insert_with(|| {
-                ctx.code_size >= self.parallel_min && !parallel_disabled_by_env()
-            });
+            let parallel = *self
+                .parallel
+                .get_or_insert_with(|| ctx.code_size >= self.parallel_min);
             if parallel {
                 let (_, jobs) = self
                     .pending
@@ -336,10 +336,11 @@ pub(crate) fn may_translate_lazily(
         && !lazy_disabled_by_env()
 }
 
-/// `WIZENG_SERIAL_VALIDATE=1` validates a large module's bodies on the
-/// loading thread alone (to compare).
-fn parallel_disabled_by_env() -> bool {
-    std::env::var_os("WIZENG_SERIAL_VALIDATE").is_some_and(|v| v != "0")
+/// `WIZENG_PARALLEL_VALIDATE=0` validates a lazily translated module's
+/// bodies on the loading thread alone, whatever its size; `=1` on two
+/// threads, whatever its size (to compare, and to test).
+fn parallel_by_env() -> Option<bool> {
+    std::env::var_os("WIZENG_PARALLEL_VALIDATE").map(|v| v != "0")
 }
 
 /// `WIZENG_EAGER_TRANSLATE=1` translates every body at load (to compare);
@@ -532,7 +533,11 @@ impl Module {
             eager: Vec::new(),
             pending: None,
             parallel: None,
-            parallel_min: parallel::MIN_CODE_SIZE,
+            parallel_min: match parallel_by_env() {
+                Some(true) => 0,
+                Some(false) => usize::MAX,
+                None => parallel::MIN_CODE_SIZE,
+            },
         };
         let m = Module::decode(bytes, features, &mut t)?;
         if let Some(r) = record.filter(|r| r.found.is_none() && t.lazy == Some(true)) {
