@@ -1074,7 +1074,7 @@ impl ModuleInfo {
         for _ in 0..lr.get_count() {
             let (n, t) = lr.read()?;
             let t = self.gc.val(t);
-            locals.extend(std::iter::repeat(t).take(n as usize));
+            locals.extend(std::iter::repeat_n(t, n as usize));
         }
         let code_start = (lr.original_position() - range.start) as u32;
         self.bodies.push(FuncBody {

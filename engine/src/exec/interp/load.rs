@@ -201,7 +201,7 @@ impl BodyTranslator for Translate<'_, '_> {
             }
             let parallel = *self
                 .parallel
-                .get_or_insert_with(|| ctx.code_size >= self.parallel_min);
+                .get_or_insert(ctx.code_size >= self.parallel_min);
             if parallel {
                 let (_, jobs) = self
                     .pending
