@@ -369,12 +369,21 @@ pub struct BodyCtx<'a> {
     /// Type index of every function in the function index space.
     pub func_types: &'a [u32],
     pub features: WasmFeatures,
+    /// The size of the code section in bytes (a translator may validate a
+    /// large module's bodies on more than one thread).
+    pub code_size: usize,
 }
 
 /// Translates each function body while the loader validates it (one pass over
 /// the binary): the execution tier's half of loading. The loader calls
 /// [`BodyTranslator::body`] for every defined function in order, then keeps
 /// what [`BodyTranslator::finish`] returns in the [`Module`].
+///
+/// A translator may keep bodies to validate later, all at once (on more
+/// than one thread): the loader calls [`BodyTranslator::bodies_done`] after
+/// the last body, before anything after the code section is validated, and
+/// also when the load fails later, so that an error in a kept body is
+/// reported, as if it had been validated in order.
 pub trait BodyTranslator {
     fn body(
         &mut self,
@@ -382,6 +391,12 @@ pub trait BodyTranslator {
         validator: &mut BodyValidator,
         body: &FunctionBody<'_>,
     ) -> Result<(), LoadError>;
+    /// Validate (and translate) what [`BodyTranslator::body`] kept; `bytes`
+    /// are the module's (the bodies' ranges index them). Called again
+    /// after it returned, it has nothing left to do.
+    fn bodies_done(&mut self, _ctx: &BodyCtx<'_>, _bytes: &[u8]) -> Result<(), LoadError> {
+        Ok(())
+    }
     fn finish(&mut self) -> Box<dyn Any>;
 }
 
@@ -790,16 +805,52 @@ fn parse(
     translator: &mut dyn BodyTranslator,
 ) -> Result<ModuleInfo, LoadError> {
     let mut m = ModuleInfo::empty(bytes, features);
-    let mut validator = Validator::new_with_features(features);
-    let mut allocs = wasmparser::FuncValidatorAllocations::default();
-    for payload in Parser::new(0).parse_all(bytes) {
-        let payload = payload?;
-        if let wasmparser::ValidPayload::Func(func, body) = validator.payload(&payload)? {
-            allocs = m.translate_body(func, &body, allocs, translator)?;
+    let read = m.read_all(bytes, features, translator);
+    // Bodies the translator kept were before whatever failed: their error
+    // comes first.
+    m.bodies_done(translator)?;
+    read.map(|()| m)
+}
+
+impl ModuleInfo {
+    /// Validate and read every payload of `bytes`, handing each body to
+    /// `translator` (and telling it after the last one).
+    fn read_all(
+        &mut self,
+        bytes: &[u8],
+        features: WasmFeatures,
+        translator: &mut dyn BodyTranslator,
+    ) -> Result<(), LoadError> {
+        let mut validator = Validator::new_with_features(features);
+        let mut allocs = wasmparser::FuncValidatorAllocations::default();
+        let (mut bodies_left, mut code_size) = (0u32, 0usize);
+        for payload in Parser::new(0).parse_all(bytes) {
+            let payload = payload?;
+            if let Payload::CodeSectionStart { count, range, .. } = &payload {
+                (bodies_left, code_size) = (*count, range.len());
+            }
+            if let wasmparser::ValidPayload::Func(func, body) = validator.payload(&payload)? {
+                allocs = self.translate_body(func, &body, allocs, code_size, translator)?;
+                bodies_left = bodies_left.saturating_sub(1);
+                if bodies_left == 0 {
+                    self.bodies_done(translator)?;
+                }
+            }
+            self.read_payload(payload)?;
         }
-        m.read_payload(payload)?;
+        Ok(())
     }
-    Ok(m)
+
+    /// [`BodyTranslator::bodies_done`] with this module's context.
+    fn bodies_done(&self, translator: &mut dyn BodyTranslator) -> Result<(), LoadError> {
+        let ctx = BodyCtx {
+            types: &self.types,
+            func_types: &self.func_types,
+            features: self.features,
+            code_size: 0,
+        };
+        translator.bodies_done(&ctx, &self.bytes)
+    }
 }
 
 impl ModuleInfo {
@@ -843,6 +894,7 @@ impl ModuleInfo {
         func: FuncToValidate<wasmparser::ValidatorResources>,
         body: &wasmparser::FunctionBody<'_>,
         allocs: wasmparser::FuncValidatorAllocations,
+        code_size: usize,
         translator: &mut dyn BodyTranslator,
     ) -> Result<wasmparser::FuncValidatorAllocations, LoadError> {
         // Every function's resources are the same module's: keep the
@@ -868,6 +920,7 @@ impl ModuleInfo {
             types: &self.types,
             func_types: &self.func_types,
             features,
+            code_size,
         };
         translator.body(&ctx, &mut fv, body)?;
         Ok(fv.into_allocations())
@@ -1021,7 +1074,7 @@ impl ModuleInfo {
         for _ in 0..lr.get_count() {
             let (n, t) = lr.read()?;
             let t = self.gc.val(t);
-            locals.extend(std::iter::repeat(t).take(n as usize));
+            locals.extend(std::iter::repeat_n(t, n as usize));
         }
         let code_start = (lr.original_position() - range.start) as u32;
         self.bodies.push(FuncBody {

@@ -7,8 +7,10 @@
 use std::cell::OnceCell;
 use std::rc::Rc;
 
-use crate::core::module::BodyValidator;
+use crate::core::module::{BodyValidator, Resources};
 use wasmparser::{FunctionBody, WasmFeatures};
+
+mod parallel;
 
 use super::code::Compiled;
 use super::validated;
@@ -155,6 +157,15 @@ struct Translate<'r, 'i> {
     known_valid: Option<Vec<u32>>,
     /// Functions of a lazily translated module translated at load.
     eager: Vec<u32>,
+    /// The bodies of a large lazily translated module, kept to be validated
+    /// on two threads after the last one ([`parallel`]), and the module's
+    /// validation state.
+    pending: Option<(Resources, Vec<parallel::Job>)>,
+    /// Bodies are kept for that (computed at the first body validated).
+    parallel: Option<bool>,
+    /// ... if the code section has at least this many bytes
+    /// ([`parallel::MIN_CODE_SIZE`], or as [`parallel_by_env`] says).
+    parallel_min: usize,
 }
 
 impl BodyTranslator for Translate<'_, '_> {
@@ -188,6 +199,22 @@ impl BodyTranslator for Translate<'_, '_> {
                 }
                 return self.translate(ctx, validator, body, v128_types, heap_refs);
             }
+            let parallel = *self
+                .parallel
+                .get_or_insert(ctx.code_size >= self.parallel_min);
+            if parallel {
+                let (_, jobs) = self
+                    .pending
+                    .get_or_insert_with(|| (validator.resources().clone(), Vec::new()));
+                jobs.push(parallel::Job {
+                    index: validator.index(),
+                    ty: ctx.func_types[validator.index() as usize],
+                    defined: self.code.len(),
+                    range: body.range(),
+                });
+                self.code.push(OnceCell::new());
+                return Ok(());
+            }
             match validate_only(validator, body, ctx.features)? {
                 Checked::Valid => {
                     self.code.push(OnceCell::new());
@@ -211,6 +238,36 @@ impl BodyTranslator for Translate<'_, '_> {
         self.translate(ctx, validator, body, v128_types, heap_refs)
     }
 
+    /// Validate the kept bodies ([`Translate::pending`]) on two threads,
+    /// then translate those that may run interpreted, in order: the first
+    /// error in function order is the load's, as when validating in order.
+    fn bodies_done(&mut self, ctx: &BodyCtx<'_>, bytes: &[u8]) -> Result<(), LoadError> {
+        let Some((resources, jobs)) = self.pending.take() else {
+            return Ok(());
+        };
+        let (checked, error) = parallel::validate(bytes, &jobs, &resources, ctx.features);
+        let (v128_types, heap_refs) = (
+            self.v128_types.unwrap_or(false),
+            self.heap_refs.unwrap_or(false),
+        );
+        for (job, c) in jobs.iter().zip(&checked) {
+            if let Checked::Eager = c {
+                self.eager.push(job.index);
+                let func = wasmparser::FuncToValidate {
+                    resources: resources.clone(),
+                    index: job.index,
+                    ty: job.ty,
+                    features: ctx.features,
+                };
+                let mut v = func.into_validator(Default::default());
+                let compiled =
+                    self.compile(ctx, &mut v, &job.body(bytes), v128_types, heap_refs)?;
+                self.code[job.defined] = OnceCell::from(Rc::new(compiled));
+            }
+        }
+        error.map_or(Ok(()), Err)
+    }
+
     fn finish(&mut self) -> Box<dyn std::any::Any> {
         Box::new(ModuleCode {
             funcs: std::mem::take(&mut self.code).into_boxed_slice(),
@@ -232,6 +289,20 @@ impl Translate<'_, '_> {
         v128_types: bool,
         heap_refs: bool,
     ) -> Result<(), LoadError> {
+        let compiled = self.compile(ctx, validator, body, v128_types, heap_refs)?;
+        self.code.push(OnceCell::from(Rc::new(compiled)));
+        Ok(())
+    }
+
+    /// Translate one body (with its module's facts).
+    fn compile(
+        &mut self,
+        ctx: &BodyCtx<'_>,
+        validator: &mut BodyValidator,
+        body: &FunctionBody<'_>,
+        v128_types: bool,
+        heap_refs: bool,
+    ) -> Result<Compiled, LoadError> {
         let ctx = super::compile::ModuleCtx {
             types: ctx.types,
             func_types: ctx.func_types,
@@ -241,9 +312,7 @@ impl Translate<'_, '_> {
             heap_refs,
             extern_objects: self.extern_objects,
         };
-        let compiled = super::compile::translate(validator, body, &ctx, self.instr.as_deref_mut())?;
-        self.code.push(OnceCell::from(Rc::new(compiled)));
-        Ok(())
+        super::compile::translate(validator, body, &ctx, self.instr.as_deref_mut())
     }
 }
 
@@ -265,6 +334,13 @@ pub(crate) fn may_translate_lazily(
         .is_some_and(|r| !super::stackmap::module_has_heap_refs(r) && module_may_be_lazy(r))
         && !converts.unwrap_or_else(|| converts_extern(&m.bytes))
         && !lazy_disabled_by_env()
+}
+
+/// `WIZENG_PARALLEL_VALIDATE=0` validates a lazily translated module's
+/// bodies on the loading thread alone, whatever its size; `=1` on two
+/// threads, whatever its size (to compare, and to test).
+fn parallel_by_env() -> Option<bool> {
+    std::env::var_os("WIZENG_PARALLEL_VALIDATE").map(|v| v != "0")
 }
 
 /// `WIZENG_EAGER_TRANSLATE=1` translates every body at load (to compare);
@@ -455,6 +531,13 @@ impl Module {
             lazy: None,
             known_valid: found.map(|f| f.eager),
             eager: Vec::new(),
+            pending: None,
+            parallel: None,
+            parallel_min: match parallel_by_env() {
+                Some(true) => 0,
+                Some(false) => usize::MAX,
+                None => parallel::MIN_CODE_SIZE,
+            },
         };
         let m = Module::decode(bytes, features, &mut t)?;
         if let Some(r) = record.filter(|r| r.found.is_none() && t.lazy == Some(true)) {
@@ -601,6 +684,131 @@ mod tests {
         assert_eq!(e.kind, crate::core::error::LoadErrorKind::Invalid, "{e:?}");
     }
 
+    /// Load `bytes` lazily, its bodies validated on two threads (whatever
+    /// their size) if `parallel`, else in order: the module, or the error,
+    /// and the functions translated at load.
+    fn load_lazily(bytes: &[u8], parallel: bool) -> (Result<Module, LoadError>, Vec<u32>) {
+        let mut t = Translate {
+            instr: None,
+            osr: false,
+            code: Vec::new(),
+            v128_types: None,
+            heap_refs: None,
+            extern_objects: false,
+            lazy: None,
+            known_valid: None,
+            eager: Vec::new(),
+            pending: None,
+            parallel: None,
+            parallel_min: if parallel { 0 } else { usize::MAX },
+        };
+        let m = Module::decode(bytes, supported_features(), &mut t);
+        assert_eq!(t.parallel, Some(parallel), "validated as asked");
+        (m, t.eager)
+    }
+
+    /// A module of `n` functions: most plain (a loop over locals), every
+    /// seventh one with exception handling (translated at load), and
+    /// `bad(i)` for function `i`'s body, if any, in its place.
+    fn many_funcs(n: usize, bad: impl Fn(usize) -> Option<&'static str>) -> Vec<u8> {
+        let mut wat = String::from("(module (memory 1)");
+        for i in 0..n {
+            let body = match bad(i) {
+                Some(b) => b.to_string(),
+                None if i % 7 == 3 => "(block (try_table (catch_all 0) (unreachable)))".into(),
+                None => format!(
+                    "(local $x i32) (local.set $x (i32.const {i}))
+                     (loop $l (local.set $x (i32.sub (local.get $x) (i32.const 1)))
+                        (i32.store (local.get $x) (local.get $x))
+                        (br_if $l (local.get $x)))"
+                ),
+            };
+            wat += &format!("(func {body})");
+        }
+        wat::parse_str(wat + ")").unwrap()
+    }
+
+    /// On two threads, a large module's first invalid body (in function
+    /// order) fails the load with the error it has in order, whichever
+    /// thread validated it and whatever is invalid after it; an invalid body
+    /// translated at load (exception handling) counts in its place.
+    #[test]
+    fn bodies_validated_on_two_threads_give_the_first_error_in_order() {
+        let n = 900;
+        let cases: [&dyn Fn(usize) -> Option<&'static str>; 4] = [
+            &|i| (i == 871).then_some("(drop (i64.add (i32.const 1) (i32.const 2)))"),
+            &|i| match i {
+                500 => Some("(i32.const 1)"),
+                20 | 890 => Some("(local.get 9)"),
+                _ => None,
+            },
+            // A body translated at load, invalid after its try_table.
+            &|i| match i {
+                640 => Some("(block (try_table (catch_all 0))) (f32.neg (i32.const 0))"),
+                641 | 899 => Some("(br 3)"),
+                _ => None,
+            },
+            &|i| (i == n - 1).then_some("(loop (result i32) (nop))"),
+        ];
+        for bad in cases {
+            let bytes = many_funcs(n, bad);
+            let serial = load_lazily(&bytes, false).0.unwrap_err();
+            let parallel = load_lazily(&bytes, true).0.unwrap_err();
+            assert_eq!(
+                (serial.kind, serial.offset, &serial.message),
+                (parallel.kind, parallel.offset, &parallel.message)
+            );
+            // It is the first invalid body's error.
+            let first = (0..n).find(|&i| bad(i).is_some()).unwrap();
+            let only_first = many_funcs(n, |i| (i == first).then(|| bad(i).unwrap()));
+            let e = load_lazily(&only_first, true).0.unwrap_err();
+            assert_eq!((e.offset, &e.message), (parallel.offset, &parallel.message));
+        }
+    }
+
+    /// A kept body's error comes before one found after the code section
+    /// (a data segment of a memory that does not exist).
+    #[test]
+    fn a_kept_bodys_error_comes_before_a_later_sections() {
+        let wat = r#"(module (func (drop (i32.const 1))) (func (local.get 3))
+            (data (memory 2) (i32.const 0) "x"))"#;
+        let bytes = wat::parse_str(wat).unwrap();
+        let serial = load_lazily(&bytes, false).0.unwrap_err();
+        let parallel = load_lazily(&bytes, true).0.unwrap_err();
+        assert!(serial.message.contains("local"), "{serial:?}");
+        assert_eq!(
+            (serial.offset, &serial.message),
+            (parallel.offset, &parallel.message)
+        );
+    }
+
+    /// On two threads, a large valid module's functions are translated as
+    /// in order: the same ones at load, into the same code, the others at
+    /// their first use.
+    #[test]
+    fn bodies_validated_on_two_threads_translate_the_same_functions_at_load() {
+        let bytes = many_funcs(900, |_| None);
+        let (serial, eager_serial) = load_lazily(&bytes, false);
+        let (parallel, eager_parallel) = load_lazily(&bytes, true);
+        let (serial, parallel) = (serial.unwrap(), parallel.unwrap());
+        assert_eq!(eager_parallel, (3..900).step_by(7).collect::<Vec<u32>>());
+        assert_eq!(eager_serial, eager_parallel);
+        let (s, p) = (module_code(&serial), module_code(&parallel));
+        assert!(p.lazy && s.lazy);
+        for d in 0..900 {
+            assert_eq!(s.get(d).is_some(), p.get(d).is_some(), "function {d}");
+            if let (Some(a), Some(b)) = (s.get(d), p.get(d)) {
+                assert_eq!(format!("{:?}", a.ops), format!("{:?}", b.ops));
+                assert!(a.interp_only && b.interp_only);
+            }
+        }
+        let (a, b) = (
+            func_code(&serial, 5).unwrap(),
+            func_code(&parallel, 5).unwrap(),
+        );
+        assert_eq!(format!("{:?}", a.ops), format!("{:?}", b.ops));
+    }
+
     #[test]
     fn lazy_translation_makes_the_same_code_as_eager() {
         let wat = r#"(module (func (param i32) (result i32)
@@ -618,6 +826,9 @@ mod tests {
             lazy: Some(false),
             known_valid: None,
             eager: Vec::new(),
+            pending: None,
+            parallel: None,
+            parallel_min: parallel::MIN_CODE_SIZE,
         };
         let eager = Module::decode(&bytes, supported_features(), &mut t).unwrap();
         let eager = module_code(&eager).get(0).unwrap();
