@@ -72,8 +72,25 @@ pub struct Inc {
 type Shape = (MemAddr, u32, u8, u8, u64);
 
 impl Inc {
+    /// Its kind as two bits (1: `zext`, 2: `set`), as cache entries keep it.
+    pub(crate) fn kind(&self) -> u8 {
+        self.zext as u8 | (self.set as u8) << 1
+    }
+
+    /// The increment of kind bits `kind` ([`Inc::kind`]).
+    pub(crate) fn of_kind(mem: MemAddr, ea: u32, width: u8, delta: u64, kind: u8) -> Inc {
+        Inc {
+            mem,
+            ea,
+            width,
+            delta,
+            zext: kind & 1 != 0,
+            set: kind & 2 != 0,
+        }
+    }
+
     fn shape(&self) -> Shape {
-        let kind = self.zext as u8 | (self.set as u8) << 1;
+        let kind = self.kind();
         let value = if self.set { self.delta } else { 0 };
         (self.mem, self.ea, self.span(), kind, value)
     }

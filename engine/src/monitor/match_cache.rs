@@ -435,7 +435,7 @@ pub(crate) mod counters {
                     w.u64(i.ea as u64);
                     w.u64(i.width as u64);
                     w.u64(i.delta);
-                    w.u64(i.zext as u64 | (i.set as u64) << 1);
+                    w.u64(i.kind() as u64);
                 }
             }
         }
@@ -476,14 +476,7 @@ pub(crate) mod counters {
                     let delta = r.u64()?;
                     let flags = r.u64()?;
                     (flags < 4).then_some(())?;
-                    incs.push(Inc {
-                        mem,
-                        ea,
-                        width,
-                        delta,
-                        zext: flags & 1 != 0,
-                        set: flags & 2 != 0,
-                    });
+                    incs.push(Inc::of_kind(mem, ea, width, delta, flags as u8));
                 }
                 sites.push(CountedSite {
                     key: k,

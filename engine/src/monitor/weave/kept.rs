@@ -144,7 +144,7 @@ fn decode(bytes: &[u8], store: &Store) -> Option<Kept> {
 type Shape = (MemAddr, u8, u64, u8);
 
 fn shape_of(i: &Inc) -> Shape {
-    (i.mem, i.width, i.delta, i.zext as u8 | (i.set as u8) << 1)
+    (i.mem, i.width, i.delta, i.kind())
 }
 
 /// `c` in a denser form than the match cache's counters entry (whose decode
@@ -239,14 +239,7 @@ fn decode_counters(r: &mut Reader<'_>) -> Option<BlockCounters> {
                 let (mem, width, delta, flags) = *shapes.get(r.usize()?)?;
                 let z = r.u32()?;
                 ea = ea.wrapping_add(((z >> 1) as i32 ^ -((z & 1) as i32)) as u32);
-                incs.push(Inc {
-                    mem,
-                    ea,
-                    width,
-                    delta,
-                    zext: flags & 1 != 0,
-                    set: flags & 2 != 0,
-                });
+                incs.push(Inc::of_kind(mem, ea, width, delta, flags));
             }
             sites.push(CountedSite {
                 key,
