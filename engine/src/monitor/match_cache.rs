@@ -380,7 +380,7 @@ pub(crate) mod counters {
     use crate::monitor::inline::InlineConfig;
     use sha2::{Digest, Sha256};
 
-    const VERSION: &[u8] = b"wizeng block counters 1";
+    const VERSION: &[u8] = b"wizeng block counters 2";
 
     /// The key of the counters woven with the match kept under `key`.
     pub(crate) fn key(key: &Key, cfg: &InlineConfig) -> Key {
@@ -411,9 +411,49 @@ pub(crate) mod counters {
 
     pub(super) fn encode(c: &BlockCounters) -> Vec<u8> {
         let mut w = Writer::default();
+        encode_into(c, &mut w);
+        w.out
+    }
+
+    pub(super) fn decode(bytes: &[u8]) -> Option<BlockCounters> {
+        let mut r = Reader::new(bytes);
+        let c = decode_from(&mut r)?;
+        r.done().then_some(c)
+    }
+
+    /// An increment's memory, width, constant and kinds (`zext`, `set`).
+    type Shape = (MemAddr, u8, u64, u8);
+
+    fn shape_of(i: &Inc) -> Shape {
+        (i.mem, i.width, i.delta, i.kind())
+    }
+
+    /// `c` in a dense form: the increments' shapes once, then each block's
+    /// function, event, pcs and global (as the step from the last block's),
+    /// each site's key (the step from the last site's) and each increment's
+    /// shape number and address (the step from the last increment's).
+    pub(crate) fn encode_into(c: &BlockCounters, w: &mut Writer) {
         w.u64(c.probes_folded);
         w.u64(c.sites_folded);
+        let mut shapes: Vec<Shape> = Vec::new();
+        for i in c
+            .blocks
+            .iter()
+            .flat_map(|b| c.sites_of(b).flat_map(|s| s.1))
+        {
+            if !shapes.contains(&shape_of(i)) {
+                shapes.push(shape_of(i));
+            }
+        }
+        w.u64(shapes.len() as u64);
+        for (mem, width, delta, flags) in &shapes {
+            w.u64(mem.0 as u64);
+            w.u64(*width as u64);
+            w.u64(*delta);
+            w.u64(*flags as u64);
+        }
         w.u64(c.blocks.len() as u64);
+        let (mut global, mut key, mut ea) = (0u32, 0u64, 0u32);
         for b in &c.blocks {
             w.u64(b.func as u64);
             w.u64(b.start as u64);
@@ -425,35 +465,43 @@ pub(crate) mod counters {
                     w.u64(last as u64);
                 }
             }
-            w.u64(b.global as u64);
+            w.u64(b.global.wrapping_sub(global) as u64);
+            global = b.global;
             w.u64(b.sites.len() as u64);
             for (k, incs) in c.sites_of(b) {
-                w.u64(k);
+                w.u64(k.wrapping_sub(key));
+                key = k;
                 w.u64(incs.len() as u64);
                 for i in incs {
-                    w.u64(i.mem.0 as u64);
-                    w.u64(i.ea as u64);
-                    w.u64(i.width as u64);
-                    w.u64(i.delta);
-                    w.u64(i.kind() as u64);
+                    let n = shapes.iter().position(|s| *s == shape_of(i));
+                    w.u64(n.expect("collected above") as u64);
+                    let step = i.ea.wrapping_sub(ea) as i32;
+                    w.u64(((step << 1) ^ (step >> 31)) as u32 as u64);
+                    ea = i.ea;
                 }
             }
         }
-        w.out
     }
 
-    pub(super) fn decode(bytes: &[u8]) -> Option<BlockCounters> {
-        let mut r = Reader { b: bytes, at: 0 };
+    /// The counters [`encode_into`] wrote (sites and increments in block
+    /// order, every one in a block).
+    pub(crate) fn decode_from(r: &mut Reader<'_>) -> Option<BlockCounters> {
         let probes_folded = r.u64()?;
         let sites_folded = r.u64()?;
+        let shapes = (0..r.count()?)
+            .map(|_| {
+                let mem = MemAddr(r.u32()?);
+                let width = u8::try_from(r.u64()?).ok()?;
+                let delta = r.u64()?;
+                let flags = u8::try_from(r.u64()?).ok().filter(|f| *f < 4)?;
+                Some((mem, width, delta, flags))
+            })
+            .collect::<Option<Vec<Shape>>>()?;
         let n = r.count()?;
         let mut blocks = Vec::with_capacity(n);
-        // (Sized first: a site takes 16 bytes of the entry, an increment
-        // 40, and a vector that grows by doubling copies and touches twice
-        // the memory.)
-        let sites_cap = (sites_folded as usize).min(bytes.len() / 16);
-        let mut sites = Vec::with_capacity(sites_cap);
-        let mut incs = Vec::with_capacity(sites_cap.min(bytes.len() / 40));
+        let cap = (sites_folded as usize).min(r.left());
+        let (mut sites, mut incs) = (Vec::with_capacity(cap), Vec::with_capacity(cap));
+        let (mut global, mut key, mut ea) = (0u32, 0u64, 0u32);
         for _ in 0..n {
             let func = r.u32()?;
             let start = r.usize()?;
@@ -462,24 +510,19 @@ pub(crate) mod counters {
                 1 => Some((r.u32()?, r.u32()?)),
                 _ => return None,
             };
-            let global = r.u32()?;
-            let ns = r.count()?;
+            global = global.wrapping_add(r.u32()?);
             let first_site = sites.len() as u32;
-            for _ in 0..ns {
-                let k = r.u64()?;
-                let ni = r.count()?;
+            for _ in 0..r.count()? {
+                key = key.wrapping_add(r.u64()?);
                 let first_inc = incs.len() as u32;
-                for _ in 0..ni {
-                    let mem = MemAddr(r.u32()?);
-                    let ea = r.u32()?;
-                    let width = u8::try_from(r.u64()?).ok()?;
-                    let delta = r.u64()?;
-                    let flags = r.u64()?;
-                    (flags < 4).then_some(())?;
-                    incs.push(Inc::of_kind(mem, ea, width, delta, flags as u8));
+                for _ in 0..r.count()? {
+                    let (mem, width, delta, flags) = *shapes.get(r.usize()?)?;
+                    let z = r.u32()?;
+                    ea = ea.wrapping_add(((z >> 1) as i32 ^ -((z & 1) as i32)) as u32);
+                    incs.push(Inc::of_kind(mem, ea, width, delta, flags));
                 }
                 sites.push(CountedSite {
-                    key: k,
+                    key,
                     incs: first_inc..incs.len() as u32,
                 });
             }
@@ -491,7 +534,7 @@ pub(crate) mod counters {
                 sites: first_site..sites.len() as u32,
             });
         }
-        (r.at == bytes.len()).then_some(BlockCounters {
+        Some(BlockCounters {
             blocks,
             sites,
             incs,

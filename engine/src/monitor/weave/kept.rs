@@ -25,9 +25,8 @@
 use super::{Decided, Plan};
 use crate::core::module::ModuleInfo;
 use crate::core::types::FuncAddr;
-use crate::core::types::MemAddr;
 use crate::exec::jit::cache::Entry;
-use crate::monitor::blockcount::{BlockCounters, CountedBlock, CountedSite, Inc};
+use crate::monitor::blockcount::BlockCounters;
 use crate::monitor::inline::{InlineConfig, InlineStats};
 use crate::monitor::match_cache::{self, Reader, Writer};
 use crate::runtime::store::Store;
@@ -99,7 +98,7 @@ pub(super) fn encode(plan: &Plan, d: &Decided) -> Option<Vec<u8>> {
         w.bytes(why.as_bytes());
         w.u64(*n);
     }
-    encode_counters(&d.counters, &mut w);
+    match_cache::counters::encode_into(&d.counters, &mut w);
     w.bytes(&match_cache::encode_plan(plan).ok()?);
     Some(w.out)
 }
@@ -130,7 +129,7 @@ fn decode(bytes: &[u8], store: &Store) -> Option<Kept> {
         let why = std::str::from_utf8(r.bytes()?).ok()?;
         stats.reasons.insert(why.to_string(), r.u64()?);
     }
-    let counters = decode_counters(&mut r)?;
+    let counters = match_cache::counters::decode_from(&mut r)?;
     let plan = match_cache::decode_plan(r.bytes()?, store)?;
     r.done().then_some(Kept {
         plan,
@@ -140,132 +139,11 @@ fn decode(bytes: &[u8], store: &Store) -> Option<Kept> {
     })
 }
 
-/// An increment's memory, width, constant and kinds (`zext`, `set`).
-type Shape = (MemAddr, u8, u64, u8);
-
-fn shape_of(i: &Inc) -> Shape {
-    (i.mem, i.width, i.delta, i.kind())
-}
-
-/// `c` in a denser form than the match cache's counters entry (whose decode
-/// was most of a restore): the increments' shapes once, then each block's
-/// function, event, pcs and global (as the step from the last block's),
-/// each site's key (the step from the last site's) and each increment's
-/// shape number and address (the step from the last increment's).
-fn encode_counters(c: &BlockCounters, w: &mut Writer) {
-    w.u64(c.probes_folded);
-    w.u64(c.sites_folded);
-    let mut shapes: Vec<Shape> = Vec::new();
-    for i in c
-        .blocks
-        .iter()
-        .flat_map(|b| c.sites_of(b).flat_map(|s| s.1))
-    {
-        if !shapes.contains(&shape_of(i)) {
-            shapes.push(shape_of(i));
-        }
-    }
-    w.u64(shapes.len() as u64);
-    for (mem, width, delta, flags) in &shapes {
-        w.u64(mem.0 as u64);
-        w.u64(*width as u64);
-        w.u64(*delta);
-        w.u64(*flags as u64);
-    }
-    w.u64(c.blocks.len() as u64);
-    let (mut global, mut key, mut ea) = (0u32, 0u64, 0u32);
-    for b in &c.blocks {
-        w.u64(b.func as u64);
-        w.u64(b.start as u64);
-        match b.pcs {
-            None => w.u64(0),
-            Some((first, last)) => {
-                w.u64(1);
-                w.u64(first as u64);
-                w.u64(last as u64);
-            }
-        }
-        w.u64(b.global.wrapping_sub(global) as u64);
-        global = b.global;
-        w.u64(b.sites.len() as u64);
-        for (k, incs) in c.sites_of(b) {
-            w.u64(k.wrapping_sub(key));
-            key = k;
-            w.u64(incs.len() as u64);
-            for i in incs {
-                let n = shapes.iter().position(|s| *s == shape_of(i));
-                w.u64(n.expect("collected above") as u64);
-                let step = i.ea.wrapping_sub(ea) as i32;
-                w.u64(((step << 1) ^ (step >> 31)) as u32 as u64);
-                ea = i.ea;
-            }
-        }
-    }
-}
-
-/// The counters [`encode_counters`] wrote (sites and increments in block
-/// order, every one in a block).
-fn decode_counters(r: &mut Reader<'_>) -> Option<BlockCounters> {
-    let probes_folded = r.u64()?;
-    let sites_folded = r.u64()?;
-    let shapes = (0..r.count()?)
-        .map(|_| {
-            let mem = MemAddr(r.u32()?);
-            let width = u8::try_from(r.u64()?).ok()?;
-            let delta = r.u64()?;
-            let flags = u8::try_from(r.u64()?).ok().filter(|f| *f < 4)?;
-            Some((mem, width, delta, flags))
-        })
-        .collect::<Option<Vec<Shape>>>()?;
-    let n = r.count()?;
-    let mut blocks = Vec::with_capacity(n);
-    let cap = (sites_folded as usize).min(r.left());
-    let (mut sites, mut incs) = (Vec::with_capacity(cap), Vec::with_capacity(cap));
-    let (mut global, mut key, mut ea) = (0u32, 0u64, 0u32);
-    for _ in 0..n {
-        let func = r.u32()?;
-        let start = r.usize()?;
-        let pcs = match r.u64()? {
-            0 => None,
-            1 => Some((r.u32()?, r.u32()?)),
-            _ => return None,
-        };
-        global = global.wrapping_add(r.u32()?);
-        let first_site = sites.len() as u32;
-        for _ in 0..r.count()? {
-            key = key.wrapping_add(r.u64()?);
-            let first_inc = incs.len() as u32;
-            for _ in 0..r.count()? {
-                let (mem, width, delta, flags) = *shapes.get(r.usize()?)?;
-                let z = r.u32()?;
-                ea = ea.wrapping_add(((z >> 1) as i32 ^ -((z & 1) as i32)) as u32);
-                incs.push(Inc::of_kind(mem, ea, width, delta, flags));
-            }
-            sites.push(CountedSite {
-                key,
-                incs: first_inc..incs.len() as u32,
-            });
-        }
-        blocks.push(CountedBlock {
-            func,
-            start,
-            pcs,
-            global,
-            sites: first_site..sites.len() as u32,
-        });
-    }
-    Some(BlockCounters {
-        blocks,
-        sites,
-        incs,
-        probes_folded,
-        sites_folded,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::types::MemAddr;
+    use crate::monitor::blockcount::{CountedBlock, CountedSite, Inc};
 
     /// Counters of every shape an entry holds: blocks with and without
     /// pcs, in two functions, increments of several shapes in two memories,
@@ -308,7 +186,7 @@ mod tests {
 
     fn encoded(c: &BlockCounters) -> Vec<u8> {
         let mut w = Writer::default();
-        encode_counters(c, &mut w);
+        match_cache::counters::encode_into(c, &mut w);
         w.out
     }
 
@@ -317,7 +195,7 @@ mod tests {
         let c = counters();
         let bytes = encoded(&c);
         let mut r = Reader::new(&bytes);
-        let back = decode_counters(&mut r).expect("decodes");
+        let back = match_cache::counters::decode_from(&mut r).expect("decodes");
         assert!(r.done());
         assert_eq!(encoded(&back), bytes);
         assert_eq!(format!("{:?}", back.blocks), format!("{:?}", c.blocks));
@@ -329,14 +207,14 @@ mod tests {
         for n in 0..bytes.len() {
             let mut r = Reader::new(&bytes[..n]);
             assert!(
-                decode_counters(&mut r).is_none_or(|_| !r.done()),
+                match_cache::counters::decode_from(&mut r).is_none_or(|_| !r.done()),
                 "prefix {n}"
             );
         }
         for i in 0..bytes.len() {
             let mut b = bytes.clone();
             b[i] ^= 0x41;
-            let _ = decode_counters(&mut Reader::new(&b));
+            let _ = match_cache::counters::decode_from(&mut Reader::new(&b));
         }
     }
 }
