@@ -8,6 +8,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod common;
+
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
@@ -18,17 +20,7 @@ fn root() -> PathBuf {
 const MONITOR: &str = "--monitors=tests/monitors/blocks_trap_load/monitor.wat";
 
 fn run(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_wizeng"))
-        .current_dir(root())
-        .args(args)
-        .output()
-        .expect("run wizeng");
-    format!(
-        "exit {:?}\n{}{}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
+    common::process::wizeng(&root(), &[], args)
 }
 
 #[test]

@@ -8,7 +8,8 @@
 //! range reserved for it: a range too small is an error, not a wrong count.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+
+mod common;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -18,18 +19,7 @@ fn root() -> PathBuf {
 }
 
 fn run_in(dir: &Path, lazy: &str, args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_wizeng"))
-        .current_dir(dir)
-        .env("WIZENG_LAZY_COUNTERS", lazy)
-        .args(args)
-        .output()
-        .expect("run wizeng");
-    format!(
-        "exit {:?}\n{}{}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
+    common::process::wizeng(dir, &[("WIZENG_LAZY_COUNTERS", lazy)], args)
 }
 
 /// Monitors with a probe on every instruction site: the per-site counters
