@@ -25,6 +25,8 @@
 mod harness;
 #[path = "differential/simd_ops.rs"]
 mod simd_ops;
+#[path = "differential/wasmtime.rs"]
+mod wasmtime_diff;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -421,6 +423,106 @@ fn simd_ops_agree_between_tiers() {
             errors.join("\n  ")
         ),
     }
+}
+
+/// Our interpreter against Wasmtime 25 (in-process) on the same kind of
+/// generated modules, without threads, exceptions and GC
+/// (`differential/wasmtime.rs` says what is compared):
+///
+///     WT_SEEDS=20000 WT_START=0 cargo test --release -p wizeng \
+///         --test differential -- interpreter_agrees_with_wasmtime --nocapture
+///
+/// Fails on any difference; lists the seeds (with `DIFF_SAVE=dir`, their
+/// modules, fuel export included, as `wasmtime-seed-N.wasm`).
+#[test]
+fn interpreter_agrees_with_wasmtime() {
+    let n = env_u64("WT_SEEDS", 300);
+    let start = env_u64("WT_START", 0);
+    let save = std::env::var("DIFF_SAVE").ok();
+    let next = Arc::new(AtomicU64::new(start));
+    // [modules, compared fully, stopped at a stack limit, not nameable,
+    // unsupported by Wasmtime 25, calls compared, traps among them]
+    let counts = Arc::new(Mutex::new([0u64; 7]));
+    let failures = Arc::new(Mutex::new(Vec::<(u64, String)>::new()));
+    let engine = wasmtime_diff::engine();
+    let workers: Vec<_> = (0..env_u64("DIFF_THREADS", 2).max(1))
+        .map(|_| {
+            let (next, counts, failures) = (next.clone(), counts.clone(), failures.clone());
+            let (engine, save) = (engine.clone(), save.clone());
+            std::thread::Builder::new()
+                .stack_size(16 << 20)
+                .spawn(move || loop {
+                    let seed = next.fetch_add(1, Ordering::Relaxed);
+                    if seed >= start + n {
+                        break;
+                    }
+                    let data = harness::seed_bytes(seed);
+                    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        wasmtime_diff::check(&engine, &data)
+                    }))
+                    .unwrap_or_else(|p| {
+                        let msg = p
+                            .downcast_ref::<String>()
+                            .cloned()
+                            .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()));
+                        Err(format!("panic: {}", msg.unwrap_or_default()))
+                    });
+                    match r {
+                        Ok(o) => {
+                            use wasmtime_diff::Partial;
+                            let mut c = counts.lock().unwrap();
+                            c[0] += o.module as u64;
+                            match o.partial {
+                                None if o.module => c[1] += 1,
+                                None => {}
+                                Some(Partial::StackExhausted) => c[2] += 1,
+                                Some(Partial::Unnamed) => c[3] += 1,
+                                Some(Partial::Unsupported) => c[4] += 1,
+                            }
+                            c[5] += o.calls;
+                            c[6] += o.traps;
+                        }
+                        Err(e) => {
+                            if let Some(dir) = &save {
+                                wasmtime_diff::save(&data, dir, seed);
+                            }
+                            failures.lock().unwrap().push((seed, e));
+                        }
+                    }
+                })
+                .expect("spawn")
+        })
+        .collect();
+    for w in workers {
+        w.join().expect("worker");
+    }
+    let c = *counts.lock().unwrap();
+    let mut failures = failures.lock().unwrap().clone();
+    failures.sort();
+    eprintln!(
+        "wasmtime differential: seeds {start}..{}: {} modules, {} compared fully, {} up to a stack limit, {} with items Wasmtime's side cannot name, {} using what Wasmtime 25 lacks (64-bit tables); {} calls compared ({} traps); {} failing seeds",
+        start + n,
+        c[0],
+        c[1],
+        c[2],
+        c[3],
+        c[4],
+        c[5],
+        c[6],
+        failures.len()
+    );
+    for (seed, e) in failures.iter().take(10) {
+        eprintln!("  seed {seed}: {e}");
+    }
+    assert!(
+        failures.is_empty(),
+        "{} seeds differ from Wasmtime",
+        failures.len()
+    );
+    assert!(
+        c[1] * 2 > c[0] && c[6] > 0 && c[6] < c[5],
+        "too little was compared (fewer than half the modules fully, or no call both returned and trapped): {c:?}"
+    );
 }
 
 /// Debugging aid: `DIFF_REPLAY=file.wasm cargo test --release -p wizeng --test

@@ -289,7 +289,7 @@ pub fn generate_for(data: &[u8], simd: bool, p: Proposals) -> Option<(Vec<u8>, u
 }
 
 /// Deterministic argument `k` of type `ty`.
-fn arg(ty: ValType, k: usize, funcs: &[FuncAddr]) -> Value {
+pub fn arg(ty: ValType, k: usize, funcs: &[FuncAddr]) -> Value {
     const I32: [i32; 8] = [0, 1, -1, 42, i32::MIN, i32::MAX, 65536, 7];
     const I64: [i64; 8] = [0, 1, -1, 1 << 40, i64::MIN, i64::MAX, 65535, -42];
     const F32: [u32; 8] = [
@@ -348,7 +348,7 @@ const V128: [u128; 8] = [
 ];
 
 /// A host value of `ty` (import initialisers and host function results).
-fn host_value(ty: ValType, k: usize) -> Value {
+pub fn host_value(ty: ValType, k: usize) -> Value {
     arg(ty, k + 3, &[])
 }
 
@@ -528,7 +528,7 @@ fn v128_differing(a: &[Value], b: &[Value]) -> u64 {
 }
 
 /// Whether byte `i` lies inside an f32 or f64 that is NaN in both `a` and `b`.
-fn in_nan_both(a: &[u8], b: &[u8], i: usize) -> bool {
+pub fn in_nan_both(a: &[u8], b: &[u8], i: usize) -> bool {
     for w in [4usize, 8] {
         for s in i.saturating_sub(w - 1)..=i {
             if s + w > a.len() {
