@@ -29,7 +29,7 @@ mod simd_ops;
 mod wasmtime_diff;
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 fn env_u64(name: &str, default: u64) -> u64 {
     std::env::var(name)
@@ -38,90 +38,89 @@ fn env_u64(name: &str, default: u64) -> u64 {
         .unwrap_or(default)
 }
 
-#[test]
-fn interpreter_and_jit_agree_on_generated_modules() {
-    let n = env_u64("DIFF_SEEDS", 300);
-    let start = env_u64("DIFF_START", 0);
-    let threads = env_u64("DIFF_THREADS", 2).max(1);
-    let save = std::env::var("DIFF_SAVE").ok();
-    let tolerated = std::sync::Arc::new(std::sync::Mutex::new(0usize));
-    let next = Arc::new(AtomicU64::new(start));
-    let total = Arc::new(Mutex::new(harness::Stats::default()));
-    let failures = Arc::new(Mutex::new(Vec::<(u64, String)>::new()));
-    let t0 = std::time::Instant::now();
-    let workers: Vec<_> = (0..threads)
-        .map(|_| {
-            let (next, total, failures, save) =
-                (next.clone(), total.clone(), failures.clone(), save.clone());
-            let tolerated = tolerated.clone();
+/// Call `f` on every seed of `start..start + n`, spread over `DIFF_THREADS`
+/// workers (default 2) with `stack` bytes of stack each.
+fn on_seeds(start: u64, n: u64, stack: usize, f: impl Fn(u64) + Sync) {
+    let next = AtomicU64::new(start);
+    std::thread::scope(|scope| {
+        for _ in 0..env_u64("DIFF_THREADS", 2).max(1) {
             std::thread::Builder::new()
-                .stack_size(8 << 20)
-                .spawn(move || loop {
+                .stack_size(stack)
+                .spawn_scoped(scope, || loop {
                     let seed = next.fetch_add(1, Ordering::Relaxed);
                     if seed >= start + n {
                         break;
                     }
-                    let data = harness::seed_bytes(seed);
-                    if std::env::var_os("DIFF_VERBOSE").is_some() {
-                        // Before running: a seed that hangs or aborts is named
-                        // (and, with DIFF_SAVE, kept as `current-N.wasm`).
-                        eprintln!("seed {seed}");
-                        if let (Some(dir), Some((wasm, _, _))) = (&save, harness::generate(&data)) {
-                            let _ = std::fs::create_dir_all(dir);
-                            let _ = std::fs::write(format!("{dir}/current-{seed}.wasm"), wasm);
-                        }
-                    }
-                    let r =
-                        std::panic::catch_unwind(|| harness::check(&data)).unwrap_or_else(|p| {
-                            let msg = p
-                                .downcast_ref::<String>()
-                                .cloned()
-                                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()));
-                            Err(format!("panic: {}", msg.unwrap_or_default()))
-                        });
-                    match r {
-                        Ok(s) => {
-                            let (merged, real): (Vec<String>, Vec<String>) = s
-                                .site_mismatches
-                                .iter()
-                                .cloned()
-                                .partition(|m| m.starts_with(harness::OOB_MERGED));
-                            *tolerated.lock().unwrap() += merged.len();
-                            let mut s = s;
-                            s.site_mismatches = real;
-                            if !s.site_mismatches.is_empty() {
-                                if let (Some(dir), Some((wasm, _, _))) =
-                                    (&save, harness::generate(&data))
-                                {
-                                    let _ = std::fs::create_dir_all(dir);
-                                    let _ = std::fs::write(format!("{dir}/seed-{seed}.wasm"), wasm);
-                                }
-                                failures.lock().unwrap().push((
-                                    seed,
-                                    format!("trap site differs: {}", s.site_mismatches.join("; ")),
-                                ));
-                            }
-                            total.lock().unwrap().add(&s);
-                        }
-                        Err(e) => {
-                            if let (Some(dir), Some((wasm, _, _))) =
-                                (&save, harness::generate(&data))
-                            {
-                                let _ = std::fs::create_dir_all(dir);
-                                let _ = std::fs::write(format!("{dir}/seed-{seed}.wasm"), wasm);
-                            }
-                            failures.lock().unwrap().push((seed, e));
-                        }
-                    }
+                    f(seed);
                 })
-                .expect("spawn")
-        })
-        .collect();
-    for w in workers {
-        w.join().expect("worker");
-    }
-    let s = total.lock().unwrap().clone();
-    let mut failures = failures.lock().unwrap().clone();
+                .expect("spawn");
+        }
+    });
+}
+
+/// `f()`, with a panic turned into Err("panic: message").
+fn caught<T>(f: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|p| {
+        let msg = p
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()));
+        Err(format!("panic: {}", msg.unwrap_or_default()))
+    })
+}
+
+#[test]
+fn interpreter_and_jit_agree_on_generated_modules() {
+    let n = env_u64("DIFF_SEEDS", 300);
+    let start = env_u64("DIFF_START", 0);
+    let save = std::env::var("DIFF_SAVE").ok();
+    let tolerated = Mutex::new(0usize);
+    let total = Mutex::new(harness::Stats::default());
+    let failures = Mutex::new(Vec::<(u64, String)>::new());
+    let t0 = std::time::Instant::now();
+    on_seeds(start, n, 8 << 20, |seed| {
+        let data = harness::seed_bytes(seed);
+        if std::env::var_os("DIFF_VERBOSE").is_some() {
+            // Before running: a seed that hangs or aborts is named
+            // (and, with DIFF_SAVE, kept as `current-N.wasm`).
+            eprintln!("seed {seed}");
+            if let (Some(dir), Some((wasm, _, _))) = (&save, harness::generate(&data)) {
+                let _ = std::fs::create_dir_all(dir);
+                let _ = std::fs::write(format!("{dir}/current-{seed}.wasm"), wasm);
+            }
+        }
+        let keep = || {
+            if let (Some(dir), Some((wasm, _, _))) = (&save, harness::generate(&data)) {
+                let _ = std::fs::create_dir_all(dir);
+                let _ = std::fs::write(format!("{dir}/seed-{seed}.wasm"), wasm);
+            }
+        };
+        match caught(|| harness::check(&data)) {
+            Ok(mut s) => {
+                let (merged, real): (Vec<String>, Vec<String>) = s
+                    .site_mismatches
+                    .iter()
+                    .cloned()
+                    .partition(|m| m.starts_with(harness::OOB_MERGED));
+                *tolerated.lock().unwrap() += merged.len();
+                s.site_mismatches = real;
+                if !s.site_mismatches.is_empty() {
+                    keep();
+                    failures.lock().unwrap().push((
+                        seed,
+                        format!("trap site differs: {}", s.site_mismatches.join("; ")),
+                    ));
+                }
+                total.lock().unwrap().add(&s);
+            }
+            Err(e) => {
+                keep();
+                failures.lock().unwrap().push((seed, e));
+            }
+        }
+    });
+    let s = total.into_inner().unwrap();
+    let mut failures = failures.into_inner().unwrap();
     failures.sort();
     eprintln!(
         "differential: seeds {start}..{}: {} modules ({} with SIMD, {} using memory64, {} using threads, {} using exceptions, {} using GC, {} with functions that run interpreted in every tier, {} skipped, {} with invalid subtypes not run), {} calls ({} returned, {} v128 results), {} traps, {} NaN-payload differences tolerated (memories), {} v128 values with NaN-lane differences tolerated, dyn: {} functions compiled, {} OSR entries, {} failing seeds, {:.1}s ({:.1} modules/s)",
@@ -148,7 +147,7 @@ fn interpreter_and_jit_agree_on_generated_modules() {
         s.modules as f64 / t0.elapsed().as_secs_f64()
     );
     eprintln!("  traps by kind: {:?}", s.trap_kinds);
-    eprintln!("  out-of-bounds traps attributed to the consuming instruction of a merged load (guard pages, tolerated): {}", tolerated.lock().unwrap());
+    eprintln!("  out-of-bounds traps attributed to the consuming instruction of a merged load (guard pages, tolerated): {}", tolerated.into_inner().unwrap());
     for (seed, e) in &failures {
         eprintln!("  seed {seed}: {e}");
     }
@@ -439,65 +438,38 @@ fn interpreter_agrees_with_wasmtime() {
     let n = env_u64("WT_SEEDS", 300);
     let start = env_u64("WT_START", 0);
     let save = std::env::var("DIFF_SAVE").ok();
-    let next = Arc::new(AtomicU64::new(start));
     // [modules, compared fully, stopped at a stack limit, not nameable,
     // unsupported by Wasmtime 25, calls compared, traps among them]
-    let counts = Arc::new(Mutex::new([0u64; 7]));
-    let failures = Arc::new(Mutex::new(Vec::<(u64, String)>::new()));
+    let counts = Mutex::new([0u64; 7]);
+    let failures = Mutex::new(Vec::<(u64, String)>::new());
     let engine = wasmtime_diff::engine();
-    let workers: Vec<_> = (0..env_u64("DIFF_THREADS", 2).max(1))
-        .map(|_| {
-            let (next, counts, failures) = (next.clone(), counts.clone(), failures.clone());
-            let (engine, save) = (engine.clone(), save.clone());
-            std::thread::Builder::new()
-                .stack_size(16 << 20)
-                .spawn(move || loop {
-                    let seed = next.fetch_add(1, Ordering::Relaxed);
-                    if seed >= start + n {
-                        break;
-                    }
-                    let data = harness::seed_bytes(seed);
-                    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        wasmtime_diff::check(&engine, &data)
-                    }))
-                    .unwrap_or_else(|p| {
-                        let msg = p
-                            .downcast_ref::<String>()
-                            .cloned()
-                            .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()));
-                        Err(format!("panic: {}", msg.unwrap_or_default()))
-                    });
-                    match r {
-                        Ok(o) => {
-                            use wasmtime_diff::Partial;
-                            let mut c = counts.lock().unwrap();
-                            c[0] += o.module as u64;
-                            match o.partial {
-                                None if o.module => c[1] += 1,
-                                None => {}
-                                Some(Partial::StackExhausted) => c[2] += 1,
-                                Some(Partial::Unnamed) => c[3] += 1,
-                                Some(Partial::Unsupported) => c[4] += 1,
-                            }
-                            c[5] += o.calls;
-                            c[6] += o.traps;
-                        }
-                        Err(e) => {
-                            if let Some(dir) = &save {
-                                wasmtime_diff::save(&data, dir, seed);
-                            }
-                            failures.lock().unwrap().push((seed, e));
-                        }
-                    }
-                })
-                .expect("spawn")
-        })
-        .collect();
-    for w in workers {
-        w.join().expect("worker");
-    }
-    let c = *counts.lock().unwrap();
-    let mut failures = failures.lock().unwrap().clone();
+    on_seeds(start, n, 16 << 20, |seed| {
+        let data = harness::seed_bytes(seed);
+        match caught(|| wasmtime_diff::check(&engine, &data)) {
+            Ok(o) => {
+                use wasmtime_diff::Partial;
+                let mut c = counts.lock().unwrap();
+                c[0] += o.module as u64;
+                match o.partial {
+                    None if o.module => c[1] += 1,
+                    None => {}
+                    Some(Partial::StackExhausted) => c[2] += 1,
+                    Some(Partial::Unnamed) => c[3] += 1,
+                    Some(Partial::Unsupported) => c[4] += 1,
+                }
+                c[5] += o.calls;
+                c[6] += o.traps;
+            }
+            Err(e) => {
+                if let Some(dir) = &save {
+                    wasmtime_diff::save(&data, dir, seed);
+                }
+                failures.lock().unwrap().push((seed, e));
+            }
+        }
+    });
+    let c = counts.into_inner().unwrap();
+    let mut failures = failures.into_inner().unwrap();
     failures.sort();
     eprintln!(
         "wasmtime differential: seeds {start}..{}: {} modules, {} compared fully, {} up to a stack limit, {} with items Wasmtime's side cannot name, {} using what Wasmtime 25 lacks (64-bit tables); {} calls compared ({} traps); {} failing seeds",

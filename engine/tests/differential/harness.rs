@@ -528,7 +528,7 @@ fn v128_differing(a: &[Value], b: &[Value]) -> u64 {
 }
 
 /// Whether byte `i` lies inside an f32 or f64 that is NaN in both `a` and `b`.
-pub fn in_nan_both(a: &[u8], b: &[u8], i: usize) -> bool {
+fn in_nan_both(a: &[u8], b: &[u8], i: usize) -> bool {
     for w in [4usize, 8] {
         for s in i.saturating_sub(w - 1)..=i {
             if s + w > a.len() {
@@ -839,13 +839,29 @@ pub fn compare(
             int.tables, jit.tables
         ));
     }
-    if int.memories.len() != jit.memories.len() {
-        return Err("different number of memories".into());
+    stats.nan_tolerated += compare_memories(&int.memories, &jit.memories, canon, ["int", "jit"])?;
+    Ok(())
+}
+
+/// Compare two runs' memories byte for byte; without canonical NaNs, bytes
+/// inside a NaN on both sides may differ. `names`: the two sides, for the
+/// message. Ok(how many memories differ only in such bytes), Err(the first
+/// difference).
+pub fn compare_memories(
+    a: &[Vec<u8>],
+    b: &[Vec<u8>],
+    canon: bool,
+    names: [&str; 2],
+) -> Result<u64, String> {
+    let [x, y] = names;
+    if a.len() != b.len() {
+        return Err(format!("{} memories in {x}, {} in {y}", a.len(), b.len()));
     }
-    for (m, (a, b)) in int.memories.iter().zip(&jit.memories).enumerate() {
+    let mut tolerated = 0;
+    for (m, (a, b)) in a.iter().zip(b).enumerate() {
         if a.len() != b.len() {
             return Err(format!(
-                "memory {m}: int {} bytes, jit {} bytes",
+                "memory {m}: {x} {} bytes, {y} {} bytes",
                 a.len(),
                 b.len()
             ));
@@ -853,26 +869,17 @@ pub fn compare(
         if a == b {
             continue;
         }
-        let mut tolerated = 0;
-        for i in 0..a.len() {
-            if a[i] != b[i] {
-                if canon || !in_nan_both(a, b, i) {
-                    let s = i.saturating_sub(4);
-                    let e = (i + 8).min(a.len());
-                    return Err(format!(
-                        "memory {m} differs at byte {i:#x}: int {:02x?}, jit {:02x?} (from {s:#x})",
-                        &a[s..e],
-                        &b[s..e]
-                    ));
-                }
-                tolerated += 1;
-            }
+        if let Some(i) = (0..a.len()).find(|&i| a[i] != b[i] && (canon || !in_nan_both(a, b, i))) {
+            let (s, e) = (i.saturating_sub(4), (i + 8).min(a.len()));
+            return Err(format!(
+                "memory {m} differs at byte {i:#x}: {x} {:02x?}, {y} {:02x?} (from {s:#x})",
+                &a[s..e],
+                &b[s..e]
+            ));
         }
-        if tolerated > 0 {
-            stats.nan_tolerated += 1;
-        }
+        tolerated += 1;
     }
-    Ok(())
+    Ok(tolerated)
 }
 
 /// Run one case from fuzzer bytes. Err(report) on a mismatch, with the module

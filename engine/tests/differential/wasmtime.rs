@@ -528,28 +528,12 @@ pub fn compare(ours: &Seen, theirs: &Seen, canon: bool) -> Result<(), String> {
             ours.tables, theirs.tables
         ));
     }
-    if ours.memories.len() != theirs.memories.len() {
-        return Err("different number of memories".into());
-    }
-    for (m, (a, b)) in ours.memories.iter().zip(&theirs.memories).enumerate() {
-        if a.len() != b.len() {
-            return Err(format!(
-                "memory {m}: {} bytes here, {} on Wasmtime",
-                a.len(),
-                b.len()
-            ));
-        }
-        if let Some(i) =
-            (0..a.len()).find(|&i| a[i] != b[i] && (canon || !harness::in_nan_both(a, b, i)))
-        {
-            let (s, e) = (i.saturating_sub(4), (i + 8).min(a.len()));
-            return Err(format!(
-                "memory {m} differs at byte {i:#x}: ours {:02x?}, Wasmtime {:02x?} (from {s:#x})",
-                &a[s..e],
-                &b[s..e]
-            ));
-        }
-    }
+    harness::compare_memories(
+        &ours.memories,
+        &theirs.memories,
+        canon,
+        ["ours", "Wasmtime"],
+    )?;
     Ok(())
 }
 

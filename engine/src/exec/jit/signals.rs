@@ -4,8 +4,10 @@
 //! Invariants:
 //! - The handler only acts when the faulting pc lies in code registered by
 //!   this thread and a jump buffer is set (we are inside `catch_traps`);
-//!   otherwise it restores the previous handler and returns, so the fault is
-//!   handled as if we were not there (e.g. Rust's stack overflow report).
+//!   otherwise it calls the handler installed before ours (another runtime's
+//!   in the same process, Rust's stack overflow report) or, with none, lets
+//!   the fault recur with the default action: as if we were not there. Ours
+//!   stays installed either way.
 //! - It does nothing but read thread-locals (const-initialised, no allocation)
 //!   and jump: no locks, no allocation.
 //! - Only JIT frames and the entry trampoline lie between `catch_traps` and a
@@ -209,7 +211,7 @@ pub(crate) fn located_trap_pcs(pc: usize) -> Vec<u32> {
 static mut PREV: [Option<libc::sigaction>; 4] = [None, None, None, None];
 const SIGNALS: [libc::c_int; 4] = [libc::SIGILL, libc::SIGFPE, libc::SIGSEGV, libc::SIGBUS];
 
-extern "C" fn handler(sig: libc::c_int, _info: *mut libc::siginfo_t, uctx: *mut libc::c_void) {
+extern "C" fn handler(sig: libc::c_int, info: *mut libc::siginfo_t, uctx: *mut libc::c_void) {
     // SAFETY: the kernel passes a valid ucontext for SA_SIGINFO handlers.
     let (pc, mut fp) = unsafe {
         let g = &(*(uctx as *const libc::ucontext_t)).uc_mcontext.gregs;
@@ -260,16 +262,45 @@ extern "C" fn handler(sig: libc::c_int, _info: *mut libc::siginfo_t, uctx: *mut 
         // on this thread (see the module invariants).
         unsafe { wizeng_trap_longjmp(buf) }
     }
-    // Not ours: restore the previous disposition and let the fault recur.
+    // Not ours: hand it to whoever handled the signal before us.
     if let Some(i) = SIGNALS.iter().position(|s| *s == sig) {
         // SAFETY: PREV is written once, before the handlers are installed.
-        unsafe {
-            let prev = (*std::ptr::addr_of!(PREV))[i];
-            match prev {
-                Some(p) => libc::sigaction(sig, &p, std::ptr::null_mut()),
-                None => libc::signal(sig, libc::SIG_DFL) as i32,
-            };
+        let prev = unsafe { (*std::ptr::addr_of!(PREV))[i] };
+        forward(sig, info, uctx, prev);
+    }
+}
+
+/// Pass a fault that is not ours to the previous disposition `prev`: call its
+/// handler (another runtime's, such as Wasmtime's in the same process, or
+/// Rust's stack-overflow report), which may resume elsewhere through `uctx`;
+/// with none, restore the default action and return, so that the fault recurs
+/// and ends the process as if we were not there. Our handler stays installed.
+fn forward(
+    sig: libc::c_int,
+    info: *mut libc::siginfo_t,
+    uctx: *mut libc::c_void,
+    prev: Option<libc::sigaction>,
+) {
+    match prev {
+        Some(p) if p.sa_sigaction != libc::SIG_DFL && p.sa_sigaction != libc::SIG_IGN => {
+            // SAFETY: a disposition other than SIG_DFL/SIG_IGN is a handler
+            // of the kind its SA_SIGINFO flag says; it is called as the
+            // kernel would call it, with the kernel's own arguments.
+            unsafe {
+                if p.sa_flags & libc::SA_SIGINFO != 0 {
+                    let f: extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void) =
+                        std::mem::transmute(p.sa_sigaction);
+                    f(sig, info, uctx);
+                } else {
+                    let f: extern "C" fn(libc::c_int) = std::mem::transmute(p.sa_sigaction);
+                    f(sig);
+                }
+            }
         }
+        // SAFETY: resetting a signal to its default action.
+        _ => unsafe {
+            libc::signal(sig, libc::SIG_DFL);
+        },
     }
 }
 
