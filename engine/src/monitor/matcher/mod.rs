@@ -989,10 +989,18 @@ impl Matcher<'_> {
     }
 
     /// Monitor `mi`'s `whamm_buffer` memory and the globals bounding it.
+    #[inline]
     fn buffer(&mut self, mi: usize) -> Result<(MemAddr, GlobalAddr, GlobalAddr), String> {
-        if let Some(Some(b)) = self.buffers.get(mi) {
-            return Ok(*b);
+        match self.buffers.get(mi) {
+            Some(Some(b)) => Ok(*b),
+            _ => self.find_buffer(mi),
         }
+    }
+
+    /// [`Self::buffer`] the first time: found among the monitor's exports.
+    #[cold]
+    #[inline(never)]
+    fn find_buffer(&mut self, mi: usize) -> Result<(MemAddr, GlobalAddr, GlobalAddr), String> {
         let inst = self.mons.monitors[mi].instance;
         let store = &*self.store;
         let mem = match store.export(inst, monitor_abi::imports::EXPORT_WHAMM_BUFFER) {
@@ -1020,6 +1028,7 @@ impl Matcher<'_> {
 
     /// Write the name of function `fid` into monitor `mi`'s buffer
     /// ([`Self::write_buffer`]).
+    #[inline]
     fn write_fname(&mut self, mi: usize, fid: u32) -> Result<(i32, i32), String> {
         if !matches!(&self.fname, Some((f, _)) if *f == fid) {
             self.fname = Some((fid, self.mons.func_name(fid).into_bytes().into()));
@@ -1449,7 +1458,7 @@ impl Matcher<'_> {
 
 /// [`Matcher::write_buffer`] into the buffer `(mem, start, max)`, of which
 /// `used` bytes are taken.
-#[inline]
+#[inline(always)]
 fn write_buffer_at(
     store: &mut Store,
     (mem, start, max): (MemAddr, GlobalAddr, GlobalAddr),
