@@ -21,11 +21,11 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// (`purge_delay`); this makes it a second (`MIMALLOC_PURGE_DELAY` still
 /// overrides). Loading a large monitored app frees and reallocates hundreds
 /// of megabytes within a second: with 10 ms, boa's load gave about 140 MB
-/// back (splitting huge pages) and faulted much of it in again, 4 KiB at a
-/// time, which cost 0.1-0.5 s of system time in some runs (page faults are
-/// dear on a virtual machine whose host reclaims freed memory;
-/// scripts/README.md, "Attach cost"). A second is longer than a load, and
-/// memory still goes back during long runs.
+/// back (splitting huge pages) and faulted part of it in again, a varying
+/// 0.5-3k page faults more per run; with a second, none is given back before
+/// exit and the count is the same in every run (scripts/README.md, "Attach
+/// cost"). A second is longer than a load, and memory still goes back during
+/// long runs.
 #[cfg(not(feature = "system-alloc"))]
 fn tune_allocator() {
     const MI_OPTION_PURGE_DELAY: std::ffi::c_int = 15; // mimalloc.h, `mi_option_e`
