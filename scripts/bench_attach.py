@@ -37,8 +37,8 @@ GOAL_S = 0.5
 
 
 def timed(cmd, cwd, err_path, timeout):
-    """(exit status, seconds, stderr text): posix_spawn + blocking wait4; the
-    app's stdout (a report may be hundreds of MB) goes to /dev/null."""
+    """(exit status, seconds, stderr text, rusage): posix_spawn + blocking
+    wait4; the app's stdout (a report may be hundreds of MB) goes to /dev/null."""
     with open(os.devnull, "wb") as out, open(err_path, "wb") as err, open(os.devnull, "rb") as inp:
         actions = [(os.POSIX_SPAWN_DUP2, inp.fileno(), 0), (os.POSIX_SPAWN_DUP2, out.fileno(), 1),
                    (os.POSIX_SPAWN_DUP2, err.fileno(), 2)]
@@ -46,11 +46,11 @@ def timed(cmd, cwd, err_path, timeout):
         pid = os.posix_spawnp(cmd[0], cmd, os.environ, file_actions=actions)
         timer = threading.Timer(timeout, os.kill, (pid, 9))
         timer.start()
-        _, status, _ = os.wait4(pid, 0)
+        _, status, usage = os.wait4(pid, 0)
         dt = time.perf_counter() - t0
         timer.cancel()
     with open(err_path, encoding="utf-8", errors="replace") as f:
-        return os.waitstatus_to_exitcode(status), dt, f.read()
+        return os.waitstatus_to_exitcode(status), dt, f.read(), usage
 
 
 def breakdown(stderr):
@@ -95,30 +95,37 @@ def main():
     for _, name, path, args in progs:
         args = shlex.split(args) if isinstance(args, str) else list(args)
         print(f"\n== {name} ({os.path.getsize(path) / 1e6:.1f} MB)")
-        hdr = f"{'monitor':<16}{'process s':>11}{'ready s':>10}{'run s':>9}{'rest s':>9}  goal ready <= {GOAL_S} s"
+        hdr = (f"{'monitor':<16}{'process s':>11}{'ready s':>10}{'run s':>9}{'rest s':>9}{'sys s':>8}"
+               f"{'faults':>9}{'ready max':>11}  goal ready <= {GOAL_S} s in every run")
         print(hdr + "\n" + "-" * len(hdr), flush=True)
         details = []
         for mname, spec in monitors:
             cmd = wz + ([f"--monitors={spec}"] if spec else []) + [path] + args
             runs = []
             for _ in range(a.runs):
-                code, dt, err = timed(cmd, os.path.dirname(path), os.path.join(tmp, "err"), a.timeout)
+                code, dt, err, usage = timed(cmd, os.path.dirname(path), os.path.join(tmp, "err"),
+                                             a.timeout)
                 if code != 0:
                     tail = err.strip().splitlines()[-1:] or [""]
                     runs = None
                     print(f"{mname:<16}  FAIL (exit {code}: {tail[0][:100]})", flush=True)
                     break
-                runs.append((dt, err))
+                runs.append((dt, err, usage))
             if not runs:
                 continue
-            dt, err = sorted(runs, key=lambda r: r[0])[len(runs) // 2]
+            dt, err, usage = sorted(runs, key=lambda r: r[0])[len(runs) // 2]
             ready, run, lines = breakdown(err)
             if ready is None:
                 print(f"{mname:<16}{dt:>11.3f}  (no --metrics times)", flush=True)
                 continue
             rest = dt - (ready + run) / 1e3
-            verdict = "met" if ready / 1e3 <= GOAL_S else "MISSED"
-            print(f"{mname:<16}{dt:>11.3f}{ready / 1e3:>10.3f}{run / 1e3:>9.3f}{rest:>9.3f}  "
+            # The goal holds in every run, not only the median one: the
+            # slowest ready time, with the median run's system time and page
+            # faults (a slow run is usually one whose pages cost more).
+            worst = max(breakdown(r[1])[0] or 0.0 for r in runs)
+            verdict = "met" if worst / 1e3 <= GOAL_S else "MISSED"
+            print(f"{mname:<16}{dt:>11.3f}{ready / 1e3:>10.3f}{run / 1e3:>9.3f}{rest:>9.3f}"
+                  f"{usage.ru_stime:>8.2f}{usage.ru_minflt:>9}{worst / 1e3:>11.3f}  "
                   f"{verdict if spec else ''}", flush=True)
             details.append((mname, statistics.median(r[0] for r in runs), lines))
         for mname, _, lines in details:

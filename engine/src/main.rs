@@ -17,6 +17,28 @@ use wizeng::{Store, Value};
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// mimalloc gives freed memory back to the system after a delay of 10 ms
+/// (`purge_delay`); this makes it a second (`MIMALLOC_PURGE_DELAY` still
+/// overrides). Loading a large monitored app frees and reallocates hundreds
+/// of megabytes within a second: with 10 ms, boa's load gave about 140 MB
+/// back (splitting huge pages) and faulted part of it in again, a varying
+/// 0.5-3k page faults more per run; with a second, none is given back before
+/// exit and the count is the same in every run (scripts/README.md, "Attach
+/// cost"). A second is longer than a load, and memory still goes back during
+/// long runs.
+#[cfg(not(feature = "system-alloc"))]
+fn tune_allocator() {
+    const MI_OPTION_PURGE_DELAY: std::ffi::c_int = 15; // mimalloc.h, `mi_option_e`
+    extern "C" {
+        fn mi_option_set(option: std::ffi::c_int, value: std::ffi::c_long);
+    }
+    if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
+        // SAFETY: a plain store to one of mimalloc's options, made first thing in
+        // `main`, before any other thread exists.
+        unsafe { mi_option_set(MI_OPTION_PURGE_DELAY, 1000) };
+    }
+}
+
 /// Exit statuses of the engine itself (the app's own status is passed through).
 /// Those of a monitored session's errors (3: monitor bind, 125: load, 126:
 /// link, 134: trap during instantiation) come from `SessionError::exit_status`.
@@ -153,6 +175,8 @@ impl Cli {
 }
 
 fn main() -> ExitCode {
+    #[cfg(not(feature = "system-alloc"))]
+    tune_allocator();
     // `--ext:NAME` enables a Wasm feature by name; every feature we implement is always on.
     let argv: Vec<String> = std::env::args()
         .filter(|a| !a.starts_with("--ext:"))

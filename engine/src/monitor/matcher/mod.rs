@@ -39,7 +39,7 @@ mod output;
 mod reflect;
 mod static_call;
 mod typed_imports;
-use static_call::{Prepared, StaticArgs};
+use static_call::{Fact, Prepared, StaticArgs};
 
 /// One `--monitors` item: a monitor file and its `+lib.wasm` libraries.
 #[derive(Clone, Debug, PartialEq)]
@@ -984,30 +984,23 @@ impl Matcher<'_> {
     /// already written for the current static call (several string params of
     /// one call must not overwrite each other); returns (ptr, len).
     fn write_buffer(&mut self, mi: usize, bytes: &[u8]) -> Result<(i32, i32), String> {
-        let (mem, start, max) = self.buffer(mi)?;
-        let store = &mut *self.store;
-        // (`buffer` checked both are `i32` globals: the low 32 bits of the
-        // slot are the value. This runs at every site whose static call
-        // takes a string.)
-        let global = |g: GlobalAddr| store.globals[g.0 as usize].value as u32 as usize;
-        let (start, max) = (global(start), global(max));
-        let used = self.buf_used.min(max);
-        let (start, max) = (start + used, max - used);
-        let n = bytes.len().min(max);
-        let data = &mut store.memory_mut(mem).data;
-        let dst = data
-            .get_mut(start..start + n)
-            .ok_or("`whamm_buffer:start` is outside the `whamm_buffer` memory")?;
-        dst.copy_from_slice(&bytes[..n]);
-        self.buf_used = used + n;
-        Ok((start as i32, n as i32))
+        let b = self.buffer(mi)?;
+        write_buffer_at(self.store, b, &mut self.buf_used, bytes)
     }
 
     /// Monitor `mi`'s `whamm_buffer` memory and the globals bounding it.
+    #[inline]
     fn buffer(&mut self, mi: usize) -> Result<(MemAddr, GlobalAddr, GlobalAddr), String> {
-        if let Some(Some(b)) = self.buffers.get(mi) {
-            return Ok(*b);
+        match self.buffers.get(mi) {
+            Some(Some(b)) => Ok(*b),
+            _ => self.find_buffer(mi),
         }
+    }
+
+    /// [`Self::buffer`] the first time: found among the monitor's exports.
+    #[cold]
+    #[inline(never)]
+    fn find_buffer(&mut self, mi: usize) -> Result<(MemAddr, GlobalAddr, GlobalAddr), String> {
         let inst = self.mons.monitors[mi].instance;
         let store = &*self.store;
         let mem = match store.export(inst, monitor_abi::imports::EXPORT_WHAMM_BUFFER) {
@@ -1033,13 +1026,16 @@ impl Matcher<'_> {
         Ok((mem, start, max))
     }
 
-    /// The name of function `fid` (`fname`) as bytes, cached for the
-    /// function being matched: taken out of the cache (put it back).
-    fn fname(&mut self, fid: u32) -> (u32, Box<[u8]>) {
-        match self.fname.take() {
-            Some((f, n)) if f == fid => (f, n),
-            _ => (fid, self.mons.func_name(fid).into_bytes().into()),
+    /// Write the name of function `fid` into monitor `mi`'s buffer
+    /// ([`Self::write_buffer`]).
+    #[inline]
+    fn write_fname(&mut self, mi: usize, fid: u32) -> Result<(i32, i32), String> {
+        if !matches!(&self.fname, Some((f, _)) if *f == fid) {
+            self.fname = Some((fid, self.mons.func_name(fid).into_bytes().into()));
         }
+        let b = self.buffer(mi)?;
+        let name = self.fname.as_ref().map_or(&[][..], |n| &n.1);
+        write_buffer_at(self.store, b, &mut self.buf_used, name)
     }
 
     /// Push the value(s) of a static param at a site onto `out`; false if
@@ -1095,11 +1091,7 @@ impl Matcher<'_> {
             | Param::TargetFnType
             | Param::TargetImpModule => {
                 let (p, l) = if matches!(p, Param::Fname) {
-                    // (Taken out while it is written: no count per site.)
-                    let name = self.fname(site.fid);
-                    let written = self.write_buffer(mi, &name.1);
-                    self.fname = Some(name);
-                    written?
+                    self.write_fname(mi, site.fid)?
                 } else {
                     let bytes = self.static_bytes(p, site)?;
                     self.write_buffer(mi, &bytes)?
@@ -1166,7 +1158,7 @@ impl Matcher<'_> {
                     call.name
                 )
             })?;
-        let p = Prepared::new(store, func);
+        let p = Prepared::new(store, func, &call.params);
         self.static_funcs.insert(key, p.clone());
         Ok(p)
     }
@@ -1185,13 +1177,68 @@ impl Matcher<'_> {
             Some((k, p)) if k == key => p,
             _ => self.static_func(mi, call)?,
         };
-        // (One list for every call, taken out while it is filled.)
-        let mut args = std::mem::take(&mut self.static_args);
-        args.0.clear();
-        let r = self.static_call_with(mi, call, site, &prepared, &mut args);
-        self.static_args = args;
+        let r = match prepared.facts() {
+            Some(facts) => self.static_call_facts(mi, call, site, &prepared, facts),
+            None => {
+                // (One list for every call, taken out while it is filled.)
+                let mut args = std::mem::take(&mut self.static_args);
+                args.0.clear();
+                let r = self.static_call_with(mi, call, site, &prepared, &mut args);
+                self.static_args = args;
+                r
+            }
+        };
         self.last_static = Some((key, prepared));
         r
+    }
+
+    /// [`Self::static_call`] of a call whose parameters are all site facts
+    /// ([`Prepared::facts`]: the allocator of a `report` variable, called at
+    /// every site of a large app), their values put straight into its slots.
+    /// The same values, errors and calls as [`Self::static_call_with`].
+    fn static_call_facts(
+        &mut self,
+        mi: usize,
+        call: &StaticCall,
+        site: &SiteInfo<'_>,
+        prepared: &Prepared,
+        facts: &[Fact],
+    ) -> Result<Option<Value>, String> {
+        self.buf_used = 0;
+        let mut buf = [0u64; static_call::SLOTS];
+        let mut n = 0;
+        for f in facts {
+            let v = match f {
+                Fact::Fid => site.fid as i32,
+                Fact::Pc => site.pc as i32,
+                Fact::Opcode => site.op.map_or(-1, |o| monitor_abi::binary_opcode(o) as i32),
+                Fact::Fname => {
+                    let (p, l) = self.write_fname(mi, site.fid)?;
+                    buf[n] = Value::I32(p).to_slot();
+                    n += 1;
+                    l
+                }
+            };
+            buf[n] = Value::I32(v).to_slot();
+            n += 1;
+        }
+        let interpreted = self.count_static_call(mi);
+        prepared
+            .call_slots(self.store, &mut buf, interpreted)
+            .map_err(|t| format!("static call `{}` trapped: {t}", call.name))
+    }
+
+    /// Count a static call of monitor `mi`; whether it is to be interpreted.
+    fn count_static_call(&mut self, mi: usize) -> bool {
+        // A monitor's first static calls are interpreted (one-off calls);
+        // a monitor that makes thousands (a `report` variable's allocator on
+        // a large app) makes the rest in the store's tier, which compiles
+        // the functions called most once hot.
+        if self.calls_made.len() <= mi {
+            self.calls_made.resize(mi + 1, 0);
+        }
+        self.calls_made[mi] = self.calls_made[mi].saturating_add(1);
+        self.calls_made[mi] <= static_call::INTERPRETED_PER_MONITOR
     }
 
     /// [`Self::static_call`] with its arguments gathered into `args` (empty).
@@ -1230,15 +1277,7 @@ impl Matcher<'_> {
                 call.name
             ));
         }
-        // A monitor's first static calls are interpreted (one-off calls);
-        // a monitor that makes thousands (a `report` variable's allocator on
-        // a large app) makes the rest in the store's tier, which compiles
-        // the functions called most once hot.
-        if self.calls_made.len() <= mi {
-            self.calls_made.resize(mi + 1, 0);
-        }
-        self.calls_made[mi] = self.calls_made[mi].saturating_add(1);
-        let interpreted = self.calls_made[mi] <= static_call::INTERPRETED_PER_MONITOR;
+        let interpreted = self.count_static_call(mi);
         match prepared.call(self.store, args, interpreted) {
             Ok(r) => Ok(r),
             Err(t) => Err(format!("static call `{}` trapped: {t}", call.name)),
@@ -1415,6 +1454,32 @@ impl Matcher<'_> {
             operand_types,
         )))
     }
+}
+
+/// [`Matcher::write_buffer`] into the buffer `(mem, start, max)`, of which
+/// `used` bytes are taken.
+#[inline(always)]
+fn write_buffer_at(
+    store: &mut Store,
+    (mem, start, max): (MemAddr, GlobalAddr, GlobalAddr),
+    used: &mut usize,
+    bytes: &[u8],
+) -> Result<(i32, i32), String> {
+    // (`buffer` checked both are `i32` globals: the low 32 bits of the
+    // slot are the value. This runs at every site whose static call
+    // takes a string.)
+    let global = |g: GlobalAddr| store.globals[g.0 as usize].value as u32 as usize;
+    let (start, max) = (global(start), global(max));
+    let u = (*used).min(max);
+    let (start, max) = (start + u, max - u);
+    let n = bytes.len().min(max);
+    let data = &mut store.memory_mut(mem).data;
+    let dst = data
+        .get_mut(start..start + n)
+        .ok_or("`whamm_buffer:start` is outside the `whamm_buffer` memory")?;
+    dst.copy_from_slice(&bytes[..n]);
+    *used = u + n;
+    Ok((start as i32, n as i32))
 }
 
 fn list(ts: &[ValType]) -> String {

@@ -14,6 +14,8 @@ use std::rc::Rc;
 
 use smallvec::SmallVec;
 
+use monitor_abi::Param;
+
 use crate::core::error::Trap;
 use crate::core::types::{slot_count, FuncAddr, FuncType, ValType, Value};
 use crate::runtime::store::{FuncKind, Store};
@@ -27,7 +29,7 @@ pub(super) const INTERPRETED_PER_MONITOR: u32 = 20_000;
 
 /// Slots the raw path passes on the native stack (more go through
 /// [`Store::invoke`]).
-const SLOTS: usize = 16;
+pub(super) const SLOTS: usize = 16;
 
 /// A static call's arguments while they are gathered: each value's type
 /// and its slot. Static values are numbers of one slot (`i32`, `i64`,
@@ -58,6 +60,40 @@ impl StaticArgs {
     }
 }
 
+/// A site fact of a fixed type that a static call may take: what the
+/// allocators of `report` variables take (`fid, pc, opcode, fname`). A call
+/// taking only these ([`Prepared::facts`]) has its slots filled straight
+/// from the site, with no per-call type check: it was made once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Fact {
+    Fid,
+    Pc,
+    Opcode,
+    /// The function's name in the monitor's `whamm_buffer`: (ptr, len).
+    Fname,
+}
+
+impl Fact {
+    fn of(p: &Param) -> Option<Fact> {
+        Some(match p {
+            Param::Fid => Fact::Fid,
+            Param::Pc => Fact::Pc,
+            Param::Opcode => Fact::Opcode,
+            Param::Fname => Fact::Fname,
+            _ => return None,
+        })
+    }
+
+    /// Its values' slots (all `i32`).
+    pub(super) fn slots(self) -> usize {
+        if self == Fact::Fname {
+            2
+        } else {
+            1
+        }
+    }
+}
+
 /// A static call's function, resolved once.
 #[derive(Clone)]
 pub(super) struct Prepared {
@@ -70,20 +106,39 @@ pub(super) struct Prepared {
     buf_len: usize,
     /// Its entry into compiled code, once it has some (shared by the clones).
     entry: Rc<Cell<Option<crate::exec::jit::Entry>>>,
+    /// The call's parameters, when all are [`Fact`]s, the function is called
+    /// raw, takes exactly their `i32`s and returns one value.
+    facts: Option<Rc<[Fact]>>,
 }
 
 impl Prepared {
-    pub(super) fn new(store: &Store, func: FuncAddr) -> Prepared {
+    /// `func`, called with `params` (a static call's).
+    pub(super) fn new(store: &Store, func: FuncAddr, params: &[Param]) -> Prepared {
         let ty = store.func_type(func).clone();
         let wasm = matches!(store.funcs[func.0 as usize].kind, FuncKind::Wasm { .. });
         let most = slot_count(&ty.params).max(slot_count(&ty.results));
+        let raw = wasm && most <= SLOTS && ty.is_numeric();
+        let facts: Option<Rc<[Fact]>> = params.iter().map(Fact::of).collect();
+        let facts = facts.filter(|f| {
+            let slots: usize = f.iter().map(|f| f.slots()).sum();
+            raw && ty.results.len() == 1
+                && ty.params.len() == slots
+                && ty.params.iter().all(|t| *t == ValType::I32)
+        });
         Prepared {
             func,
-            raw: wasm && most <= SLOTS && ty.is_numeric(),
+            raw,
             buf_len: most.max(1),
             ty: Rc::new(ty),
             entry: Rc::default(),
+            facts,
         }
+    }
+
+    /// The call's parameters as [`Fact`]s, if [`Self::call_slots`] may be
+    /// given them (see the field).
+    pub(super) fn facts(&self) -> Option<&Rc<[Fact]>> {
+        self.facts.as_ref()
     }
 
     /// Call it with `args` (of its parameter types, checked by the caller)
@@ -110,6 +165,18 @@ impl Prepared {
         for (i, a) in args.0.iter().take(SLOTS).enumerate() {
             buf[i] = a.1;
         }
+        self.call_slots(store, &mut buf, interpreted)
+    }
+
+    /// [`Self::call`] with its arguments already in `buf`'s first slots (a
+    /// function called raw: [`Self::facts`] says when).
+    pub(super) fn call_slots(
+        &self,
+        store: &mut Store,
+        buf: &mut [u64; SLOTS],
+        interpreted: bool,
+    ) -> Result<Option<Value>, Trap> {
+        debug_assert!(self.raw);
         let f = self.func;
         let run = |s: &mut Store, buf: &mut [u64]| {
             // As the interpreter calls a Wasm function: its compiled code
