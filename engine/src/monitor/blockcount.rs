@@ -430,11 +430,12 @@ pub struct TwoSided {
 
 impl TwoSided {
     /// Monitor function `f` as a [`TwoSided`] on parameter `param`, if it is
-    /// one: evaluated with `param` as 1 and as 0 (the caller has checked it
-    /// only tests `param` against zero, `inline::zero_tested_param`), its
-    /// other integer parameters symbolic, each side is one increment of the
-    /// common shape ([`OneInc`]) in a 32-bit memory.
+    /// one: it only tests `param` against zero (`inline::zero_tested_param`:
+    /// it does the same for every value but 0), and evaluated with `param`
+    /// as 1 and as 0, its other integer parameters symbolic, each side is
+    /// one increment of the common shape ([`OneInc`]) in a 32-bit memory.
     pub fn of(store: &Store, f: FuncAddr, param: u32) -> Option<TwoSided> {
+        crate::monitor::inline::zero_tested_param(store, f, &[param])?;
         let FuncKind::Wasm { instance, func_idx } = store.funcs[f.0 as usize].kind else {
             return None;
         };
@@ -2216,7 +2217,28 @@ mod tests {
                     (i64.add (i64.extend_i32_u (i32.load (local.get 0))) (i64.const 1))))
             ;; a flag (whamm's `reached = true` in an 8-byte slot)
             (func (export "flag") (param i32)
-                (i64.store offset=8 (local.get 0) (i64.extend_i32_u (i32.const 1)))))"#;
+                (i64.store offset=8 (local.get 0) (i64.extend_i32_u (i32.const 1))))
+            ;; a branch tally on the second argument: taken at +24, else +32
+            (func (export "tally") (param i32 i32)
+                (if (i32.ne (local.get 1) (i32.const 0))
+                    (then (i64.store offset=24 (local.get 0)
+                        (i64.add (i64.load offset=24 (local.get 0)) (i64.const 1))))
+                    (else (i64.store offset=32 (local.get 0)
+                        (i64.add (i64.load offset=32 (local.get 0)) (i64.const 1))))))
+            ;; two increments when the argument is not zero: not a tally
+            (func (export "tally2") (param i32 i32)
+                (if (local.get 1)
+                    (then (i64.store offset=24 (local.get 0)
+                            (i64.add (i64.load offset=24 (local.get 0)) (i64.const 1)))
+                        (i64.store offset=40 (local.get 0)
+                            (i64.add (i64.load offset=40 (local.get 0)) (i64.const 1))))
+                    (else (i64.store offset=32 (local.get 0)
+                        (i64.add (i64.load offset=32 (local.get 0)) (i64.const 1))))))
+            ;; nothing when the argument is zero: not a tally
+            (func (export "tally0") (param i32 i32)
+                (if (local.get 1)
+                    (then (i64.store offset=24 (local.get 0)
+                        (i64.add (i64.load offset=24 (local.get 0)) (i64.const 1)))))))"#;
         let bytes = wat::parse_str(wat).unwrap();
         let mut store = Store::new(Config::default());
         let module = Arc::new(crate::Module::new(&bytes).unwrap());
@@ -2306,5 +2328,37 @@ mod tests {
                 .ea,
             24
         );
+    }
+
+    /// A branch tally's two increments at a site: from the site's constant
+    /// address argument, in bounds; none for a site whose address is not a
+    /// constant or out of bounds, nor for a function with more or fewer
+    /// than one increment on a side.
+    #[test]
+    fn two_sided_tallies_are_one_increment_either_way() {
+        let (store, id) = monitor();
+        use ArgSource::{Const, Local, Operand};
+        let f = |name| store.export_func(id, name).unwrap();
+        let t = TwoSided::of(&store, f("tally"), 1).expect("a tally");
+        let mem = store.instance(id).memories[0];
+        let inc = |ea| Inc {
+            mem,
+            ea,
+            width: 8,
+            delta: 1,
+            zext: false,
+            set: false,
+        };
+        assert_eq!(t.at(&[Const(100), Operand(0)]), Some((inc(124), inc(132))));
+        assert_eq!(t.at(&[Local(0), Operand(0)]), None);
+        // The `else` side's counter ends past the page: neither is done.
+        assert_eq!(t.at(&[Const(65536 - 36), Operand(0)]), None);
+        assert!(t.at(&[Const(65536 - 40), Operand(0)]).is_some());
+        // Parameter 0 is an address, not a tested value.
+        assert!(TwoSided::of(&store, f("tally"), 0).is_none());
+        assert!(TwoSided::of(&store, f("tally2"), 1).is_none());
+        assert!(TwoSided::of(&store, f("tally0"), 1).is_none());
+        // A pure increment is no tally of its parameter.
+        assert!(TwoSided::of(&store, f("inc"), 0).is_none());
     }
 }

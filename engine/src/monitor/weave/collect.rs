@@ -247,15 +247,12 @@ fn two_sided(
     let mut out = HashMap::default();
     for f in inline {
         let params = &store.func_type(*f).params;
-        let mut candidates: Vec<u32> = (0..params.len() as u32)
-            .filter(|p| params[*p as usize] == ValType::I32)
-            .collect();
-        // (Each search decodes the function: one per parameter found.)
-        while let Some((p, _)) = crate::monitor::inline::zero_tested_param(store, *f, &candidates) {
-            if let Some(t) = blockcount::TwoSided::of(store, *f, p) {
-                out.insert((*f, p), t);
+        for p in 0..params.len() as u32 {
+            if params[p as usize] == ValType::I32 {
+                if let Some(t) = blockcount::TwoSided::of(store, *f, p) {
+                    out.insert((*f, p), t);
+                }
             }
-            candidates.retain(|c| *c > p);
         }
     }
     out
