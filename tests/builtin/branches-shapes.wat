@@ -5,7 +5,7 @@
 ;; `select` on data (untyped, and the typed form the `select` probe does not
 ;; match), a `br_if` in unreachable code, a `br_table`, an exception thrown
 ;; between a `br_if` and the code after it (and caught by a caller), a
-;; `br_if` right before a `return_call`, and at the end a trap right after a
+;; `br_if` ahead of a `return_call`, and at the end a trap right after a
 ;; `br_if` that fell through. The report is printed after the trap.
 (module
   (tag $boom (param i32))
