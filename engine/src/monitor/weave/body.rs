@@ -265,12 +265,12 @@ impl<'p> Body<'p> {
 
     /// A branch tally: the counter the operand in local `tested` (or on
     /// the stack: `None`) selects (`nz` if it is not zero, else `z`) is
-    /// incremented, each side with
-    /// its counter's address as a constant (what inlining the probe
-    /// function and folding its constants would leave, without its locals,
-    /// its block and its test of the argument; the branch stays: doing both
-    /// increments scaled by the outcome, or one at an address chosen by
-    /// `select`, ran slower on floyd-warshall, 155 and 138 against 122 ms).
+    /// incremented, each side with its counter's address as a constant
+    /// (what inlining the probe function and folding its constants would
+    /// leave, without its locals, its block and its test of the argument).
+    /// The branch stays: both increments scaled by the outcome, or one at
+    /// an address chosen by `select`, ran slower on floyd-warshall (155 and
+    /// 138 against 122 ms).
     fn tally(&mut self, tested: Option<u32>, nz: &Inc, z: &Inc) {
         use Instruction as I;
         if let Some(l) = tested {
