@@ -1,9 +1,10 @@
 // branches: for every conditional branch, how often it was taken and not
 // taken; for every `br_table`, how often each index was used.
 //
-// The `if`/`br_if` probe only tests `arg0` against zero, so the JIT inlines
-// it with a fixed counter address on each side and the interpreter performs
-// the increment itself. `br_if` is taken when its operand is not zero; an
+// The `if`/`br_if` and `select` probes only test `arg0` against zero and
+// increment one counter either way, so the compiled tiers weave each site as
+// that test and a fixed counter address on each side (a branch tally), and
+// the interpreter performs the increment itself. `br_if` is taken when its operand is not zero; an
 // `if` "taken" means its then-arm ran.
 wasm:opcode:if|br_if:before {
     report unshared var taken: u64;

@@ -266,7 +266,7 @@ struct Template {
 
 /// A load and a store of the loaded value plus a constant at the same
 /// address: what is left to do per site is the address.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 struct OneInc {
     mem: MemAddr,
     addr: Addr,
@@ -375,31 +375,113 @@ impl Template {
     #[inline]
     fn one_increment(&self, store: &Store, args: &[ArgSource]) -> Option<Option<Inc>> {
         let o = self.one?;
+        Some(o.at(store.memory(o.mem).data.len() as u64, args))
+    }
+}
+
+impl OneInc {
+    /// The increment at a site with arguments `args`, in a memory of `len`
+    /// bytes; `None` if an address argument is not a constant there or the
+    /// counter is not in bounds.
+    #[inline]
+    fn at(&self, len: u64, args: &[ArgSource]) -> Option<Inc> {
+        let o = self;
         let base = match o.addr {
             Addr::Const(v) => v,
             Addr::Sym { param, off, wide } => {
                 let Some(ArgSource::Const(v)) = args.get(param as usize) else {
-                    return Some(None);
+                    return None;
                 };
                 let t = if wide { ValType::I64 } else { ValType::I32 };
                 mask(t, v.wrapping_add(off))
             }
         };
-        let Some(ea) = base.checked_add(o.offset) else {
-            return Some(None);
-        };
+        let ea = base.checked_add(o.offset)?;
         // Both accesses in bounds (the store's span is the wider).
-        if ea + o.stored as u64 > store.memory(o.mem).data.len() as u64 {
-            return Some(None);
+        if ea + o.stored as u64 > len {
+            return None;
         }
-        Some(Some(Inc {
+        Some(Inc {
             mem: o.mem,
             ea: ea as u32,
             width: o.width,
             delta: low_bytes(o.delta, o.width),
             zext: o.zext,
             set: false,
-        }))
+        })
+    }
+}
+
+/// A probe function that tests one `i32` parameter against zero and does
+/// one counter increment when it is not zero and one when it is (a branch
+/// tally: `if (arg0 != 0) { taken++ } else { not_taken++ }`), the counters'
+/// addresses offsets of its other (constant) arguments. A site of it can do
+/// both increments without a branch, each scaled by the test's outcome (0
+/// or 1): see [`TwoSided::at`].
+#[derive(Clone, Copy, Debug)]
+pub struct TwoSided {
+    /// The tested parameter.
+    pub param: u32,
+    nz: OneInc,
+    z: OneInc,
+    /// The memories' lengths when the template was made (they never shrink).
+    lens: (u64, u64),
+}
+
+impl TwoSided {
+    /// Monitor function `f` as a [`TwoSided`] on parameter `param`, if it is
+    /// one: it only tests `param` against zero (`inline::zero_tested_param`:
+    /// it does the same for every value but 0), and evaluated with `param`
+    /// as 1 and as 0, its other integer parameters symbolic, each side is
+    /// one increment of the common shape ([`OneInc`]) in a 32-bit memory.
+    pub fn of(store: &Store, f: FuncAddr, param: u32) -> Option<TwoSided> {
+        crate::monitor::inline::zero_tested_param(store, f, &[param])?;
+        let FuncKind::Wasm { instance, func_idx } = store.funcs[f.0 as usize].kind else {
+            return None;
+        };
+        let fty = store.func_type(f);
+        if fty.params.get(param as usize) != Some(&ValType::I32) {
+            return None;
+        }
+        let side = |v: u64| {
+            let params = (fty.params.iter().enumerate())
+                .map(|(i, t)| match t {
+                    _ if i == param as usize => Av::Const(v),
+                    ValType::I32 | ValType::I64 => Av::Sym {
+                        param: i as u32,
+                        off: 0,
+                        wide: *t == ValType::I64,
+                    },
+                    _ => Av::Unknown,
+                })
+                .collect();
+            let mut st = Eval {
+                deferred: Some(Vec::new()),
+                ..Eval::default()
+            };
+            eval(store, instance, func_idx, params, &mut st, 0)?;
+            let one = OneInc::of(&st.deferred?)?;
+            let mem = store.memory(one.mem);
+            (!mem.ty.index64).then_some((one, mem.data.len() as u64))
+        };
+        let ((nz, nz_len), (z, z_len)) = (side(1)?, side(0)?);
+        Some(TwoSided {
+            param,
+            nz,
+            z,
+            lens: (nz_len, z_len),
+        })
+    }
+
+    /// At a site with arguments `args`: the increment done when the tested
+    /// value is not zero, and the one done when it is; `None` unless both
+    /// counters' addresses are constants there and in bounds (so both can
+    /// be done at every execution, each scaled by 0 or 1, without a trap).
+    pub fn at(&self, args: &[ArgSource]) -> Option<(Inc, Inc)> {
+        Some((
+            self.nz.at(self.lens.0, args)?,
+            self.z.at(self.lens.1, args)?,
+        ))
     }
 }
 
@@ -2135,7 +2217,28 @@ mod tests {
                     (i64.add (i64.extend_i32_u (i32.load (local.get 0))) (i64.const 1))))
             ;; a flag (whamm's `reached = true` in an 8-byte slot)
             (func (export "flag") (param i32)
-                (i64.store offset=8 (local.get 0) (i64.extend_i32_u (i32.const 1)))))"#;
+                (i64.store offset=8 (local.get 0) (i64.extend_i32_u (i32.const 1))))
+            ;; a branch tally on the second argument: taken at +24, else +32
+            (func (export "tally") (param i32 i32)
+                (if (i32.ne (local.get 1) (i32.const 0))
+                    (then (i64.store offset=24 (local.get 0)
+                        (i64.add (i64.load offset=24 (local.get 0)) (i64.const 1))))
+                    (else (i64.store offset=32 (local.get 0)
+                        (i64.add (i64.load offset=32 (local.get 0)) (i64.const 1))))))
+            ;; two increments when the argument is not zero: not a tally
+            (func (export "tally2") (param i32 i32)
+                (if (local.get 1)
+                    (then (i64.store offset=24 (local.get 0)
+                            (i64.add (i64.load offset=24 (local.get 0)) (i64.const 1)))
+                        (i64.store offset=40 (local.get 0)
+                            (i64.add (i64.load offset=40 (local.get 0)) (i64.const 1))))
+                    (else (i64.store offset=32 (local.get 0)
+                        (i64.add (i64.load offset=32 (local.get 0)) (i64.const 1))))))
+            ;; nothing when the argument is zero: not a tally
+            (func (export "tally0") (param i32 i32)
+                (if (local.get 1)
+                    (then (i64.store offset=24 (local.get 0)
+                        (i64.add (i64.load offset=24 (local.get 0)) (i64.const 1)))))))"#;
         let bytes = wat::parse_str(wat).unwrap();
         let mut store = Store::new(Config::default());
         let module = Arc::new(crate::Module::new(&bytes).unwrap());
@@ -2225,5 +2328,37 @@ mod tests {
                 .ea,
             24
         );
+    }
+
+    /// A branch tally's two increments at a site: from the site's constant
+    /// address argument, in bounds; none for a site whose address is not a
+    /// constant or out of bounds, nor for a function with more or fewer
+    /// than one increment on a side.
+    #[test]
+    fn two_sided_tallies_are_one_increment_either_way() {
+        let (store, id) = monitor();
+        use ArgSource::{Const, Local, Operand};
+        let f = |name| store.export_func(id, name).unwrap();
+        let t = TwoSided::of(&store, f("tally"), 1).expect("a tally");
+        let mem = store.instance(id).memories[0];
+        let inc = |ea| Inc {
+            mem,
+            ea,
+            width: 8,
+            delta: 1,
+            zext: false,
+            set: false,
+        };
+        assert_eq!(t.at(&[Const(100), Operand(0)]), Some((inc(124), inc(132))));
+        assert_eq!(t.at(&[Local(0), Operand(0)]), None);
+        // The `else` side's counter ends past the page: neither is done.
+        assert_eq!(t.at(&[Const(65536 - 36), Operand(0)]), None);
+        assert!(t.at(&[Const(65536 - 40), Operand(0)]).is_some());
+        // Parameter 0 is an address, not a tested value.
+        assert!(TwoSided::of(&store, f("tally"), 0).is_none());
+        assert!(TwoSided::of(&store, f("tally2"), 1).is_none());
+        assert!(TwoSided::of(&store, f("tally0"), 1).is_none());
+        // A pure increment is no tally of its parameter.
+        assert!(TwoSided::of(&store, f("inc"), 0).is_none());
     }
 }

@@ -208,10 +208,13 @@ pub(super) fn specialized(
             continue;
         }
         let code = |f| mons.code(f).map(|(i, idx)| (&*i.module, idx));
-        if zero_tested
-            .of_code(code, c)
-            .is_some_and(|(_, _, data)| data)
-        {
+        let Some((p, _, data)) = zero_tested.of_code(code, c) else {
+            continue;
+        };
+        // (A branch tally is woven without a branch instead.)
+        let tally =
+            (added.two_sided.get(&(c.func, p as u32))).is_some_and(|t| t.at(&c.args).is_some());
+        if data && !tally {
             n += 1;
         }
     }
@@ -229,6 +232,30 @@ pub(super) struct Added {
     pub(super) frame_uses: HashMap<(FuncAddr, u32), FrameUses>,
     /// Type index of `[] -> results` for multi-value wrappers, by results.
     pub(super) result_types: HashMap<Vec<ValType>, u32>,
+    /// Inlined probe functions that are a branch tally on a parameter
+    /// ([`blockcount::TwoSided`]), by (function, parameter): a site woven
+    /// without a branch (`Body::probes`).
+    pub(super) two_sided: HashMap<(FuncAddr, u32), blockcount::TwoSided>,
+}
+
+/// The branch tallies among the inlined functions `inline`, by (function,
+/// tested parameter).
+fn two_sided(
+    store: &Store,
+    inline: &HashSet<FuncAddr>,
+) -> HashMap<(FuncAddr, u32), blockcount::TwoSided> {
+    let mut out = HashMap::default();
+    for f in inline {
+        let params = &store.func_type(*f).params;
+        for p in 0..params.len() as u32 {
+            if params[p as usize] == ValType::I32 {
+                if let Some(t) = blockcount::TwoSided::of(store, *f, p) {
+                    out.insert((*f, p), t);
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Where the additions land. Imports: functions (called probes, then
@@ -309,6 +336,7 @@ impl Layout {
             func_idx: index_after(&added_funcs, m.num_imported_funcs),
             mem_idx: index_after(&needs.memories, mem_imports),
             global_idx: index_after(&needs.globals, global_imports),
+            two_sided: two_sided(store, &inline),
             inline,
             frame_uses,
             result_types,
