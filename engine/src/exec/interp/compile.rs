@@ -25,6 +25,10 @@ pub(crate) struct ModuleCtx<'a> {
     pub features: wasmparser::WasmFeatures,
     /// Emit `Op::LoopHead` (dyn tier).
     pub osr: bool,
+    /// Emit a loop's `Op::LoopHead` before its probes, where an OSR entry
+    /// into woven code (which has them inside the loop) starts (plain
+    /// bodies, `plain.rs`).
+    pub loop_head_first: bool,
     /// Some type of the module has a `v128`.
     pub v128_types: bool,
     /// The module declares something of a heap reference type
@@ -151,6 +155,24 @@ fn fusable(op: &Operator<'_>) -> bool {
 }
 
 impl Translator<'_> {
+    /// Dyn tier: count a loop's iterations where compiled code can be
+    /// entered (`Op::LoopHead`), at a reachable loop without params entered
+    /// with an empty operand stack (`v` before the `loop`).
+    fn loop_head(&mut self, v: &BodyValidator, blockty: wasmparser::BlockType, reachable: bool) {
+        let no_params = match blockty {
+            // (not validated yet: the index may be out of range)
+            wasmparser::BlockType::FuncType(i) => self
+                .ctx
+                .types
+                .get(i as usize)
+                .is_some_and(|t| t.params.is_empty()),
+            _ => true,
+        };
+        if self.ctx.osr && reachable && no_params && v.operand_stack_height() == 0 {
+            self.emit(Op::LoopHead(self.loop_count_start));
+        }
+    }
+
     fn emit(&mut self, op: Op) -> usize {
         // Ops that may still fuse with a preceding `local.get` wait; anything
         // else settles the pending pair (inside straight-line code only: control
@@ -874,6 +896,12 @@ pub(crate) fn translate(
         }
         // Branches to this instruction (a loop header, a block's end) land before its probes.
         let site_start = t.here();
+        if ctx.loop_head_first {
+            if let Operator::Loop { blockty } = op {
+                t.loop_head(v, blockty, reachable);
+                t.set_barrier();
+            }
+        }
         // An `end` is also reached by the branches to its block.
         let reached = reachable
             || (matches!(op, Operator::End)
@@ -1054,18 +1082,8 @@ fn translate_op(
                 loop_start: Some(site_start),
                 ..Ctl::block(t.inner())
             });
-            // Dyn tier: count iterations where compiled code can be entered.
-            let no_params = match blockty {
-                // (not validated yet: the index may be out of range)
-                wasmparser::BlockType::FuncType(i) => t
-                    .ctx
-                    .types
-                    .get(i as usize)
-                    .is_some_and(|t| t.params.is_empty()),
-                _ => true,
-            };
-            if t.ctx.osr && reachable && no_params && v.operand_stack_height() == 0 {
-                t.emit(Op::LoopHead(t.loop_count_start));
+            if !t.ctx.loop_head_first {
+                t.loop_head(v, blockty, reachable);
             }
         }
         W::If { .. } => {

@@ -33,6 +33,19 @@ impl Interp<'_> {
                     Some(n) => n.clone(),
                     None => format!("func[{orig}]"),
                 };
+                if self.code.plain {
+                    // The original code, its probes fired beside it (a
+                    // probe's trap is named already, `probe_trapped`).
+                    let raised_here = t.site.as_ref().is_none_or(|s| s.func == orig && s.pc == pc);
+                    if innermost && raised_here {
+                        t.site = Some(TrapSite {
+                            func: orig,
+                            func_name: name,
+                            pc,
+                        });
+                    }
+                    return t;
+                }
                 let site = format!("(probe at {name} (func {orig}) pc 0x{:x})", o.pc(idx, pc));
                 if let Some(from) = o.inlined_at(idx, pc) {
                     // In inlined code, or a host function it called.
