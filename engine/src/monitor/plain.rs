@@ -28,25 +28,36 @@ fn direct_increments(
 ) -> Option<Vec<Direct>> {
     let mut out = Vec::new();
     for c in calls {
-        if let Some(incs) = pure_increment(store, c) {
-            for inc in incs {
-                out.push(Direct::Inc(direct_inc(store, inc)?));
+        // A call that reads an operand is usually one only as a zero test
+        // (evaluated with the operand unknown it is not), so that is tried
+        // first; either way it is the same increment.
+        if c.args.iter().any(|a| matches!(a, ArgSource::Operand(_))) {
+            if let Some(d) = select(store, zero_tested, c) {
+                out.push(d);
+                continue;
             }
-            continue;
         }
-        let (p, operand, _) = zero_tested.of(store, c)?;
-        let mut one = |v: u64| {
-            let mut cv = c.clone();
-            cv.args[p] = ArgSource::Const(v);
-            match pure_increment(store, &cv)?.as_slice() {
-                [inc] => direct_inc(store, *inc),
-                _ => None,
-            }
-        };
-        let (nz, z) = (one(1)?, one(0)?);
-        out.push(Direct::Select { operand, nz, z });
+        for inc in pure_increment(store, c)? {
+            out.push(Direct::Inc(direct_inc(store, inc)?));
+        }
     }
     Some(out)
+}
+
+/// Call `c` as one increment if an operand it only tests against zero is
+/// non-zero and another if it is zero.
+fn select(store: &mut Store, zero_tested: &mut ZeroTested, c: &ProbeCall) -> Option<Direct> {
+    let (p, operand, _) = zero_tested.of(store, c)?;
+    let mut one = |v: u64| {
+        let mut cv = c.clone();
+        cv.args[p] = ArgSource::Const(v);
+        match pure_increment(store, &cv)?.as_slice() {
+            [inc] => direct_inc(store, *inc),
+            _ => None,
+        }
+    };
+    let (nz, z) = (one(1)?, one(0)?);
+    Some(Direct::Select { operand, nz, z })
 }
 
 /// `inc` at its address in its memory (in bounds: `pure_increment` checked

@@ -986,7 +986,7 @@ pub(crate) fn translate(
         // run); probes fire where control continues past the instruction,
         // also past an `end` that only branches reach.
         if !at_func_end {
-            if let Some(ins) = instr.as_deref_mut() {
+            if let Some(ins) = instr.as_deref_mut().filter(|i| i.after_sites()) {
                 let fires = reached && falls_through;
                 let site = Site {
                     func_idx,

@@ -89,7 +89,11 @@ fn translate(
     let fb = wasmparser::FunctionBody::new(reader);
     let mut ctx = super::load::module_ctx(m);
     ctx.loop_head_first = true;
-    let mut probes = PlainProbes { body, direct };
+    let mut probes = PlainProbes {
+        body,
+        direct,
+        at: [0; 3],
+    };
     let mut c = super::compile::translate(&mut v, &fb, &ctx, Some(&mut probes))?;
     for pc in &mut c.pcs {
         *pc = body.original_pc(*pc);
@@ -102,6 +106,18 @@ fn translate(
 struct PlainProbes<'a> {
     body: &'a PlainBody,
     direct: &'a mut dyn FnMut(&[ProbeCall]) -> Option<Vec<Direct>>,
+    /// Cursors into `body.pcs`, `body.before` and `body.after`: sites are
+    /// asked for in ascending pc order, every instruction's.
+    at: [usize; 3],
+}
+
+/// Advance cursor `at` past the entries of `list` whose key is below `k`;
+/// the entry there if its key is `k`.
+fn seek<'l, T>(list: &'l [(u32, T)], at: &mut usize, k: u32) -> Option<&'l T> {
+    while list.get(*at).is_some_and(|e| e.0 < k) {
+        *at += 1;
+    }
+    list.get(*at).filter(|e| e.0 == k).map(|e| &e.1)
 }
 
 impl Instrumenter for PlainProbes<'_> {
@@ -113,16 +129,18 @@ impl Instrumenter for PlainProbes<'_> {
         if !site.reached {
             return Ok(Probes::new());
         }
-        let sites = match when {
+        let (sites, k) = match when {
             When::Entry => return Ok(self.body.entry.clone()),
-            When::Before => &self.body.before,
-            When::After => &self.body.after,
+            When::Before => (&self.body.before, 1),
+            When::After => (&self.body.after, 2),
         };
-        let pc = self.body.original_pc(site.pc);
-        Ok(match sites.binary_search_by_key(&pc, |s| s.0) {
-            Ok(i) => sites[i].1.clone(),
-            Err(_) => Probes::new(),
-        })
+        let [pcs, rest @ ..] = &mut self.at;
+        let Some(&pc) = seek(&self.body.pcs, pcs, site.pc) else {
+            return Ok(Probes::new());
+        };
+        Ok(seek(sites, &mut rest[k - 1], pc)
+            .cloned()
+            .unwrap_or_default())
     }
 
     fn after_sites(&self) -> bool {
