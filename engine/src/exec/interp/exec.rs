@@ -186,11 +186,15 @@ fn trap_at(store: &Store, code: &Compiled, op_index: usize, inst: usize, kind: T
         Some(o) if code.plain => o.func(code.func_idx),
         _ => code.func_idx,
     };
+    let func_name = match module.func_names.get(&code.func_idx) {
+        Some(n) => n.clone(),
+        None => format!("func[{func}]"),
+    };
     Trap {
         kind,
         site: Some(TrapSite {
             func,
-            func_name: module.func_name(code.func_idx),
+            func_name,
             pc: code.pcs.get(op_index).copied().unwrap_or(0),
         }),
     }

@@ -25,6 +25,11 @@ impl Interp<'_> {
         loop {
             let module = self.store.instances[self.inst].module.clone();
             if let Some(o) = &module.origin {
+                if self.code.plain {
+                    // The original code, its probes fired beside it: named
+                    // as `--mode=int` names it (`trap_at`, `probe_trapped`).
+                    return t;
+                }
                 let idx = self.code.func_idx;
                 let at = self.ip_index().saturating_sub(1);
                 let pc = self.code.pcs.get(at).copied().unwrap_or(0);
@@ -33,19 +38,6 @@ impl Interp<'_> {
                     Some(n) => n.clone(),
                     None => format!("func[{orig}]"),
                 };
-                if self.code.plain {
-                    // The original code, its probes fired beside it (a
-                    // probe's trap is named already, `probe_trapped`).
-                    let raised_here = t.site.as_ref().is_none_or(|s| s.func == orig && s.pc == pc);
-                    if innermost && raised_here {
-                        t.site = Some(TrapSite {
-                            func: orig,
-                            func_name: name,
-                            pc,
-                        });
-                    }
-                    return t;
-                }
                 let site = format!("(probe at {name} (func {orig}) pc 0x{:x})", o.pc(idx, pc));
                 if let Some(from) = o.inlined_at(idx, pc) {
                     // In inlined code, or a host function it called.
