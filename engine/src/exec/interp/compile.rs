@@ -25,6 +25,10 @@ pub(crate) struct ModuleCtx<'a> {
     pub features: wasmparser::WasmFeatures,
     /// Emit `Op::LoopHead` (dyn tier).
     pub osr: bool,
+    /// A body translated after load (`load::translate_later`, plain bodies):
+    /// never one with exception handling (`load::needs_eager`: such
+    /// functions are translated at load), so no legacy `try` to count.
+    pub after_load: bool,
     /// Emit a loop's `Op::LoopHead` before its probes, where an OSR entry
     /// into woven code (which has them inside the loop) starts (plain
     /// bodies, `plain.rs`).
@@ -805,7 +809,11 @@ pub(crate) fn translate(
     let exn_types = ty.params.iter().chain(&*ty.results).chain(&local_types);
     let interp_only = exn_types.clone().any(|t| *t == ValType::ExnRef);
     let local_slot_count = slot_count(&local_types) as u32;
-    let exn_slots = eh::legacy_try_count(ctx, body);
+    let exn_slots = if ctx.after_load {
+        0
+    } else {
+        eh::legacy_try_count(ctx, body)
+    };
     // (A legacy catch keeps an exnref, a heap reference, in a hidden slot.)
     let mut gc_maps = super::stackmap::Recorder::new(v, ctx.heap_refs || exn_slots > 0, wide);
     let mut t = Translator {
@@ -863,6 +871,14 @@ pub(crate) fn translate(
     while !reader.eof() {
         let offset = reader.original_position();
         let op = reader.read_operator()?;
+        if ctx.after_load && matches!(op, Operator::Try { .. }) {
+            // (Its catches would need a slot counted above.)
+            return Err(LoadError {
+                kind: crate::core::error::LoadErrorKind::Invalid,
+                offset: Some(offset),
+                message: "internal: a legacy `try` in a body translated after load".into(),
+            });
+        }
         t.cur_pc = (offset - t.body_start) as u32;
         let reachable = !v
             .get_control_frame(0)

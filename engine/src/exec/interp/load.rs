@@ -142,6 +142,7 @@ fn module_ctx_of<'m>(m: &'m Module, code: &ModuleCode) -> super::compile::Module
         v128_types: code.v128_types,
         heap_refs: code.heap_refs,
         extern_objects: code.extern_objects,
+        after_load: true,
         loop_head_first: false,
     }
 }
@@ -327,6 +328,7 @@ impl Translate<'_, '_> {
             v128_types,
             heap_refs,
             extern_objects: self.extern_objects,
+            after_load: false,
             loop_head_first: false,
         };
         super::compile::translate(validator, body, &ctx, self.instr.as_deref_mut())
