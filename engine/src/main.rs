@@ -775,6 +775,9 @@ fn print_monitor_metrics(s: &Session) {
             n - deferred + made
         );
     }
+    if let Some(p) = s.plain_bodies().filter(|p| *p > 0) {
+        eprintln!("wizeng: metrics: {p} functions run interpreted with their probes beside the code (plain bodies)");
+    }
 }
 
 /// The process's peak resident set size so far, in KiB.

@@ -153,17 +153,23 @@ fn an_announced_app_is_readable_from_monitor_start_functions() {
     }
 }
 
-/// In the compiled tiers a function is woven when it first runs (`lazy` and
-/// `dyn`) or for the whole module at once (`jit`, which compiles every
-/// function at load); `release_unwoven` drops what weaving the rest needs,
-/// after which only those functions trap.
+/// In the compiled tiers a function is woven when it is first compiled
+/// (`lazy`: at its first call; `dyn`: when hot, the interpreter runs its
+/// plain body with the probes beside it until then) or for the whole module
+/// at once (`jit`, which compiles every function at load); `release_unwoven`
+/// drops what weaving the rest needs, after which only those functions trap.
 #[test]
 fn functions_are_woven_at_their_first_use() {
     let mon = write_monitor("count-lazy.wasm", MONITOR);
     let app = r#"(module
       (func (export "one") (result i32) (i32.add (i32.const 1) (i32.const 0)))
       (func (export "two") (result i32) (i32.add (i32.const 1) (i32.const 1))))"#;
-    for (tier, woven_at_load) in [(Tier::Lazy, 0), (Tier::Dyn, 0), (Tier::Jit, 2)] {
+    // (tier, woven at load, woven after `one` ran, run from a plain body)
+    for (tier, woven_at_load, woven, plain) in [
+        (Tier::Lazy, 0, 1, 0),
+        (Tier::Dyn, 0, 0, 1),
+        (Tier::Jit, 2, 2, 0),
+    ] {
         let mut s = session(tier);
         s.load_monitors(&mon.display().to_string()).unwrap();
         s.load_app(&wat::parse_str(app).unwrap()).unwrap();
@@ -172,11 +178,8 @@ fn functions_are_woven_at_their_first_use() {
         let one = s.store().export_func(inst, "one").unwrap();
         let two = s.store().export_func(inst, "two").unwrap();
         assert_eq!(s.run(one, &[]).unwrap(), [Value::I32(1)], "{tier:?}");
-        assert_eq!(
-            s.lazy_bodies(),
-            Some((2, 2, woven_at_load.max(1))),
-            "{tier:?}"
-        );
+        assert_eq!(s.lazy_bodies(), Some((2, 2, woven)), "{tier:?}");
+        assert_eq!(s.plain_bodies(), Some(plain), "{tier:?}");
         s.release_unwoven();
         assert_eq!(s.run(one, &[]).unwrap(), [Value::I32(1)], "{tier:?}");
         let r = s.run(two, &[]);

@@ -255,6 +255,40 @@ pub trait BodySource: Send {
         &mut self,
         func_idx: u32,
     ) -> Result<(Vec<u8>, crate::core::provenance::FuncOrigin), LoadError>;
+
+    /// Defined function `func_idx`'s code without what weaving adds, and
+    /// the probes to fire at its sites, for an interpreter that fires them
+    /// itself ([`PlainBody`]); `None` when only the made body will do.
+    fn plain(&mut self, _func_idx: u32) -> Option<PlainBody> {
+        None
+    }
+}
+
+/// A deferred body as the app wrote it (in the index spaces of the module
+/// that defers it) with its probes beside it, not woven in: the dyn tier
+/// interprets it, firing the probes as `--mode=int` does, until the
+/// function is compiled (from its made body).
+pub struct PlainBody {
+    /// Local declarations and code.
+    pub bytes: Vec<u8>,
+    /// (pc in `bytes`, the original pc), one per instruction, ascending.
+    pub pcs: Vec<(u32, u32)>,
+    /// The probes at the function's entry.
+    pub entry: crate::core::probe::Probes,
+    /// The probes before and after instructions, by original pc, ascending.
+    pub before: Vec<(u32, crate::core::probe::Probes)>,
+    pub after: Vec<(u32, crate::core::probe::Probes)>,
+}
+
+impl PlainBody {
+    /// The original pc of the instruction at `pc` in [`PlainBody::bytes`].
+    pub fn original_pc(&self, pc: u32) -> u32 {
+        match self.pcs.binary_search_by_key(&pc, |e| e.0) {
+            Ok(i) => self.pcs[i].1,
+            Err(0) => 0,
+            Err(i) => self.pcs[i - 1].1,
+        }
+    }
 }
 
 /// The bodies of a module made at their first use: the module validated with
@@ -302,6 +336,16 @@ impl LazyBodies {
     /// How many bodies are deferred.
     pub fn deferred_count(&self) -> usize {
         self.deferred.iter().filter(|d| **d).count()
+    }
+
+    /// Defined function `d`'s [`PlainBody`], if its body is deferred, not
+    /// made yet, and its source can give one.
+    pub fn plain(&self, d: usize, func_idx: u32) -> Option<PlainBody> {
+        if !self.is_deferred(d) || self.made[d].get().is_some() {
+            return None;
+        }
+        let mut source = self.source.lock().unwrap_or_else(|e| e.into_inner());
+        source.plain(func_idx)
     }
 
     /// Drop the source (and what it keeps to make bodies): for a caller
@@ -466,20 +510,26 @@ impl ModuleInfo {
         &self,
         func_idx: u32,
     ) -> Result<(FuncToValidate<Resources>, FunctionBody<'_>), LoadError> {
+        let func = self.func_to_validate(func_idx)?;
+        let start = self.body(func_idx).range.start;
+        let reader = wasmparser::BinaryReader::new(self.body_bytes(func_idx)?, start);
+        Ok((func, FunctionBody::new(reader)))
+    }
+
+    /// A validator's start for a body of defined function `func_idx` (its
+    /// own, or another for it such as a [`PlainBody`]).
+    pub fn func_to_validate(&self, func_idx: u32) -> Result<FuncToValidate<Resources>, LoadError> {
         let resources = self.resources.clone().ok_or_else(|| LoadError {
             kind: LoadErrorKind::Invalid,
             offset: None,
             message: "the module has no validation state".into(),
         })?;
-        let start = self.body(func_idx).range.start;
-        let reader = wasmparser::BinaryReader::new(self.body_bytes(func_idx)?, start);
-        let func = FuncToValidate {
+        Ok(FuncToValidate {
             resources,
             index: func_idx,
             ty: self.func_types[func_idx as usize],
             features: self.features,
-        };
-        Ok((func, FunctionBody::new(reader)))
+        })
     }
 
     /// Defined function `func_idx`'s body (local declarations and code): the

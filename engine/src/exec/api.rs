@@ -27,6 +27,9 @@ pub(crate) struct TierState {
     pub counts: super::tiering::Counts,
     /// Interpreters suspended in calls out of them, for the GC's roots.
     pub gc_suspended: Vec<super::interp::gc_roots::Suspended>,
+    /// Plain bodies' direct increments (`interp::plain`): set when the dyn
+    /// tier interprets a lazily woven module's functions from plain bodies.
+    pub plain_direct: Option<super::interp::plain::DirectFn>,
 }
 
 /// The tiers' state of `store`. Every store is made by [`Store::new`], which

@@ -77,7 +77,7 @@ pub(crate) fn osr_enter(
     _: &mut Store,
     _: usize,
     _: &crate::exec::interp::code::Compiled,
-    _: usize,
+    _: u32,
     _: &[u64],
 ) -> Result<crate::exec::tiering::OsrEntry, Trap> {
     Ok(crate::exec::tiering::OsrEntry::Never)

@@ -20,6 +20,7 @@ pub mod frames;
 pub mod inline;
 pub mod match_cache;
 pub mod matcher;
+pub(crate) mod plain;
 pub mod profile;
 pub mod report;
 pub(crate) mod script;

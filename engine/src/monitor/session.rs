@@ -576,6 +576,11 @@ impl Session {
         }
         wm.origin = Some(w.origin);
         wm.lazy = w.lazy;
+        if self.app_tier == Tier::Dyn && wm.lazy.is_some() {
+            // Functions run interpreted from their plain bodies, probes
+            // beside them, and are woven when compiled (`exec::interp::plain`).
+            super::plain::enable(&mut self.store);
+        }
         Ok(wm)
     }
 
@@ -925,6 +930,15 @@ impl Session {
         let m = self.module.as_ref()?;
         let l = m.lazy.as_ref()?;
         Some((m.bodies.len(), l.deferred_count(), l.made_count()))
+    }
+
+    /// For a lazily woven app in the dyn tier: how many functions the
+    /// interpreter ran from their plain bodies, probes beside the code,
+    /// without weaving them (`exec::interp::plain`).
+    pub fn plain_bodies(&self) -> Option<usize> {
+        let m = self.module.as_ref()?;
+        m.lazy.as_ref()?;
+        Some(crate::exec::interp::plain::plain_count(m))
     }
 
     /// The monitors' own counters (sites, calls, direct increments).

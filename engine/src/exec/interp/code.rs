@@ -1166,6 +1166,9 @@ pub struct Compiled {
     /// types only the interpreter runs: exception handling, Wasm GC): every
     /// tier runs it interpreted (`Translator::require_interpreter`).
     pub interp_only: bool,
+    /// Translated from a lazily woven module's plain body (`plain.rs`):
+    /// `pcs` are the original function's, probes fire beside the code.
+    pub plain: bool,
     /// Where this function's frames hold heap references (GC roots); `None`
     /// if it cannot hold any.
     pub(crate) gc_maps: Option<Box<super::stackmap::StackMaps>>,

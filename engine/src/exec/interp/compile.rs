@@ -25,6 +25,14 @@ pub(crate) struct ModuleCtx<'a> {
     pub features: wasmparser::WasmFeatures,
     /// Emit `Op::LoopHead` (dyn tier).
     pub osr: bool,
+    /// A body translated after load (`load::translate_later`, plain bodies):
+    /// never one with exception handling (`load::needs_eager`: such
+    /// functions are translated at load), so no legacy `try` to count.
+    pub after_load: bool,
+    /// Emit a loop's `Op::LoopHead` before its probes, where an OSR entry
+    /// into woven code (which has them inside the loop) starts (plain
+    /// bodies, `plain.rs`).
+    pub loop_head_first: bool,
     /// Some type of the module has a `v128`.
     pub v128_types: bool,
     /// The module declares something of a heap reference type
@@ -151,6 +159,24 @@ fn fusable(op: &Operator<'_>) -> bool {
 }
 
 impl Translator<'_> {
+    /// Dyn tier: count a loop's iterations where compiled code can be
+    /// entered (`Op::LoopHead`), at a reachable loop without params entered
+    /// with an empty operand stack (`v` before the `loop`).
+    fn loop_head(&mut self, v: &BodyValidator, blockty: wasmparser::BlockType, reachable: bool) {
+        let no_params = match blockty {
+            // (not validated yet: the index may be out of range)
+            wasmparser::BlockType::FuncType(i) => self
+                .ctx
+                .types
+                .get(i as usize)
+                .is_some_and(|t| t.params.is_empty()),
+            _ => true,
+        };
+        if self.ctx.osr && reachable && no_params && v.operand_stack_height() == 0 {
+            self.emit(Op::LoopHead(self.loop_count_start));
+        }
+    }
+
     fn emit(&mut self, op: Op) -> usize {
         // Ops that may still fuse with a preceding `local.get` wait; anything
         // else settles the pending pair (inside straight-line code only: control
@@ -783,7 +809,11 @@ pub(crate) fn translate(
     let exn_types = ty.params.iter().chain(&*ty.results).chain(&local_types);
     let interp_only = exn_types.clone().any(|t| *t == ValType::ExnRef);
     let local_slot_count = slot_count(&local_types) as u32;
-    let exn_slots = eh::legacy_try_count(ctx, body);
+    let exn_slots = if ctx.after_load {
+        0
+    } else {
+        eh::legacy_try_count(ctx, body)
+    };
     // (A legacy catch keeps an exnref, a heap reference, in a hidden slot.)
     let mut gc_maps = super::stackmap::Recorder::new(v, ctx.heap_refs || exn_slots > 0, wide);
     let mut t = Translator {
@@ -841,6 +871,14 @@ pub(crate) fn translate(
     while !reader.eof() {
         let offset = reader.original_position();
         let op = reader.read_operator()?;
+        if ctx.after_load && matches!(op, Operator::Try { .. }) {
+            // (Its catches would need a slot counted above.)
+            return Err(LoadError {
+                kind: crate::core::error::LoadErrorKind::Invalid,
+                offset: Some(offset),
+                message: "internal: a legacy `try` in a body translated after load".into(),
+            });
+        }
         t.cur_pc = (offset - t.body_start) as u32;
         let reachable = !v
             .get_control_frame(0)
@@ -874,6 +912,12 @@ pub(crate) fn translate(
         }
         // Branches to this instruction (a loop header, a block's end) land before its probes.
         let site_start = t.here();
+        if ctx.loop_head_first {
+            if let Operator::Loop { blockty } = op {
+                t.loop_head(v, blockty, reachable);
+                t.set_barrier();
+            }
+        }
         // An `end` is also reached by the branches to its block.
         let reached = reachable
             || (matches!(op, Operator::End)
@@ -958,7 +1002,7 @@ pub(crate) fn translate(
         // run); probes fire where control continues past the instruction,
         // also past an `end` that only branches reach.
         if !at_func_end {
-            if let Some(ins) = instr.as_deref_mut() {
+            if let Some(ins) = instr.as_deref_mut().filter(|i| i.after_sites()) {
                 let fires = reached && falls_through;
                 let site = Site {
                     func_idx,
@@ -1054,18 +1098,8 @@ fn translate_op(
                 loop_start: Some(site_start),
                 ..Ctl::block(t.inner())
             });
-            // Dyn tier: count iterations where compiled code can be entered.
-            let no_params = match blockty {
-                // (not validated yet: the index may be out of range)
-                wasmparser::BlockType::FuncType(i) => t
-                    .ctx
-                    .types
-                    .get(i as usize)
-                    .is_some_and(|t| t.params.is_empty()),
-                _ => true,
-            };
-            if t.ctx.osr && reachable && no_params && v.operand_stack_height() == 0 {
-                t.emit(Op::LoopHead(t.loop_count_start));
+            if !t.ctx.loop_head_first {
+                t.loop_head(v, blockty, reachable);
             }
         }
         W::If { .. } => {

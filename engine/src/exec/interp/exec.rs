@@ -181,11 +181,20 @@ fn on_stack<R>(
 #[inline(never)]
 fn trap_at(store: &Store, code: &Compiled, op_index: usize, inst: usize, kind: TrapKind) -> Trap {
     let module = &store.instances[inst].module;
+    // (A plain body's pcs are the original function's; so is its index here.)
+    let func = match &module.origin {
+        Some(o) if code.plain => o.func(code.func_idx),
+        _ => code.func_idx,
+    };
+    let func_name = match module.func_names.get(&code.func_idx) {
+        Some(n) => n.clone(),
+        None => format!("func[{func}]"),
+    };
     Trap {
         kind,
         site: Some(TrapSite {
-            func: code.func_idx,
-            func_name: module.func_name(code.func_idx),
+            func,
+            func_name,
             pc: code.pcs.get(op_index).copied().unwrap_or(0),
         }),
     }
@@ -322,10 +331,7 @@ impl<'s> Interp<'s> {
             FuncKind::Wasm { instance, func_idx } => (instance.0 as usize, *func_idx),
             FuncKind::Host(_) => unreachable!("host entry handled by invoke"),
         };
-        let code: CodeRef = {
-            let m = &store.instances[inst].module;
-            CodeRef::of(super::load::func_code(m, entry_idx)?)
-        };
+        let code: CodeRef = CodeRef::of(super::plain::code_for_call(store, inst, entry_idx)?);
         let operand_base = code.operand_base();
         if operand_base + code.max_height as usize > stack.len() {
             return Err(Trap::new(TrapKind::CallStackExhausted));
@@ -623,16 +629,17 @@ impl<'s> Interp<'s> {
         let jit_callee = self.store.config.tier != crate::runtime::store::Tier::Int
             && matches!(self.store.funcs[faddr].kind, FuncKind::Wasm { .. })
             && crate::exec::tiering::use_compiled(self.store, FuncAddr(faddr as u32));
+        if let FuncKind::Wasm { instance, func_idx } = self.store.funcs[faddr].kind {
+            if !jit_callee {
+                let ci = instance.0 as usize;
+                let callee = CodeRef::of(super::plain::code_for_call(self.store, ci, func_idx)?);
+                self.enter_callee(ci, callee, tail)?;
+                return Ok(Flow::Next);
+            }
+        }
         let store = &*self.store;
         match &store.funcs[faddr].kind {
-            FuncKind::Wasm { .. } if jit_callee => self.call_outside(faddr, None, tail),
-            FuncKind::Wasm { instance, func_idx } => {
-                let ci = instance.0 as usize;
-                let m = &store.instances[ci].module;
-                let callee = CodeRef::of(super::load::func_code(m, *func_idx)?);
-                self.enter_callee(ci, callee, tail)?;
-                Ok(Flow::Next)
-            }
+            FuncKind::Wasm { .. } => self.call_outside(faddr, None, tail),
             FuncKind::Host(_) if store.funcs[faddr].raw.is_some() => self.call_raw(faddr, tail),
             FuncKind::Host(h) => {
                 let h = h.clone();
@@ -857,8 +864,20 @@ impl<'s> Interp<'s> {
             // (checked), which `osr_enter` does not otherwise reach.
             let locals = unsafe { std::slice::from_raw_parts(self.fp.0, nl) };
             let at = self.ip_index() - 1;
+            let pc = if code.plain {
+                let m = self.store.instances[self.inst].module.clone();
+                super::plain::osr_pc(&m, &code, at)
+            } else {
+                code.pcs.get(at).copied()
+            };
+            let Some(pc) = pc else {
+                // No entry into this loop's compiled code: stop counting.
+                // SAFETY: as above.
+                unsafe { (*self.ip.wrapping_sub(1)).set(Op::Nop) };
+                return Ok(Flow::Next);
+            };
             let published = self.publish_for_gc();
-            let r = crate::exec::jit::osr_enter(self.store, self.inst, &code, at, locals);
+            let r = crate::exec::jit::osr_enter(self.store, self.inst, &code, pc, locals);
             self.unpublish_for_gc(published);
             match r? {
                 OsrEntry::Finished(res) => {

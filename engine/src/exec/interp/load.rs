@@ -124,7 +124,17 @@ fn translate_later(m: &Module, code: &ModuleCode, func_idx: u32) -> Result<Compi
     // (A deferred body of a lazily woven module is made here.)
     let (func, body) = m.body_to_validate(func_idx)?;
     let mut v = func.into_validator(Default::default());
-    let ctx = super::compile::ModuleCtx {
+    let ctx = module_ctx_of(m, code);
+    super::compile::translate(&mut v, &body, &ctx, None)
+}
+
+/// What translating a body of lazily translated `m` reads of the module.
+pub(super) fn module_ctx(m: &Module) -> super::compile::ModuleCtx<'_> {
+    module_ctx_of(m, module_code(m))
+}
+
+fn module_ctx_of<'m>(m: &'m Module, code: &ModuleCode) -> super::compile::ModuleCtx<'m> {
+    super::compile::ModuleCtx {
         types: &m.types,
         func_types: &m.func_types,
         features: m.features,
@@ -132,8 +142,15 @@ fn translate_later(m: &Module, code: &ModuleCode, func_idx: u32) -> Result<Compi
         v128_types: code.v128_types,
         heap_refs: code.heap_refs,
         extern_objects: code.extern_objects,
-    };
-    super::compile::translate(&mut v, &body, &ctx, None)
+        after_load: true,
+        loop_head_first: false,
+    }
+}
+
+/// Put `c` in defined function `func_idx`'s slot (if it is still empty).
+pub(super) fn set_code(m: &Module, func_idx: u32, c: Compiled) {
+    let code = module_code(m);
+    let _ = code.funcs[(func_idx - m.num_imported_funcs) as usize].set(Rc::new(c));
 }
 
 struct Translate<'r, 'i> {
@@ -311,6 +328,8 @@ impl Translate<'_, '_> {
             v128_types,
             heap_refs,
             extern_objects: self.extern_objects,
+            after_load: false,
+            loop_head_first: false,
         };
         super::compile::translate(validator, body, &ctx, self.instr.as_deref_mut())
     }

@@ -15,6 +15,7 @@ pub(crate) mod gc_roots;
 mod hot;
 pub(crate) mod load;
 pub use load::{translated, translated_lazily};
+pub(crate) mod plain;
 mod probes;
 pub(crate) mod simd;
 mod simd_fast;

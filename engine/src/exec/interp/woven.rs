@@ -25,6 +25,11 @@ impl Interp<'_> {
         loop {
             let module = self.store.instances[self.inst].module.clone();
             if let Some(o) = &module.origin {
+                if self.code.plain {
+                    // The original code, its probes fired beside it: named
+                    // as `--mode=int` names it (`trap_at`, `probe_trapped`).
+                    return t;
+                }
                 let idx = self.code.func_idx;
                 let at = self.ip_index().saturating_sub(1);
                 let pc = self.code.pcs.get(at).copied().unwrap_or(0);

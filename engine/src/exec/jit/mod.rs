@@ -1421,8 +1421,8 @@ fn retarget_importers(store: &mut Store, func: FuncAddr, code: *const u8, vmctx:
     }
 }
 
-/// Dyn tier: the interpreter's loop at op `op_index` of `code` (instance
-/// `inst`) is hot. Compile an entry at that loop (once; in the background if
+/// Dyn tier: the interpreter's loop at `pc` of `code`'s function's body
+/// (instance `inst`; for a plain body, `interp::plain::osr_pc`) is hot. Compile an entry at that loop (once; in the background if
 /// the store compiles there), run the rest of the activation there from the
 /// frame's `locals`, and return its results. In the foreground the function
 /// itself gets compiled too, for its next calls.
@@ -1432,7 +1432,7 @@ pub(crate) fn osr_enter(
     store: &mut Store,
     inst: usize,
     code: &crate::exec::interp::code::Compiled,
-    op_index: usize,
+    pc: u32,
     locals: &[u64],
 ) -> Result<OsrEntry, Trap> {
     if store.config.tier != crate::runtime::store::Tier::Dyn || code.interp_only {
@@ -1440,7 +1440,6 @@ pub(crate) fn osr_enter(
     }
     let func_idx = code.func_idx;
     let faddr = store.instances[inst].funcs[func_idx as usize];
-    let pc = code.pcs.get(op_index).copied().unwrap_or(u32::MAX);
     let key = (inst as u32, func_idx, pc);
     let j = &crate::exec::state(store).jit;
     let asked = j.osr_code.contains_key(&key) || j.osr_pending.contains(&key);

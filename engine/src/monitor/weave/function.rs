@@ -142,6 +142,38 @@ pub(super) fn weave_function(
     finish_function(weaver, m, idx, b)
 }
 
+/// Function `idx`'s body in the woven module's index spaces without probes
+/// or counters (its own local declarations, each instruction copied or
+/// re-encoded), and (pc in it, original pc) for each instruction: what the
+/// interpreter runs with the probes beside it (`core::module::PlainBody`).
+pub(super) fn plain_function(
+    weaver: &mut Weaver,
+    m: &ModuleInfo,
+    idx: u32,
+) -> Result<(Vec<u8>, Vec<(u32, u32)>), LoadError> {
+    let mut code = Vec::new();
+    let mut pcs = Vec::new();
+    let body_start = m.body(idx).range.start;
+    let mut ops = m.operators(idx);
+    while !ops.eof() {
+        let start = ops.original_position();
+        let op = ops.read().map_err(LoadError::from)?;
+        pcs.push((code.len() as u32, (start - body_start) as u32));
+        if weaver.unchanged(&op) {
+            code.extend_from_slice(&m.bytes[start..ops.original_position()]);
+        } else {
+            weaver.instruction(op).map_err(err)?.encode(&mut code);
+        }
+    }
+    let mut body = local_declarations(weaver, m, idx, &[])?;
+    let header = body.len() as u32;
+    body.extend_from_slice(&code);
+    for p in &mut pcs {
+        p.0 += header;
+    }
+    Ok((body, pcs))
+}
+
 /// Function `idx`'s local declarations (grown by what weaving added) and
 /// woven code `b`, as in the code section, and its provenance.
 fn finish_function(

@@ -11,7 +11,8 @@ use super::{
     Woven,
 };
 use crate::core::error::LoadError;
-use crate::core::module::{BodySource, LazyBodies, ModuleInfo};
+use crate::core::module::{BodySource, LazyBodies, ModuleInfo, PlainBody};
+use crate::core::probe::{ArgSource, Probes};
 use crate::core::types::ValType;
 use crate::monitor::blockcount::{BlockCounters, FuncBlocks, LazyBlocks};
 use crate::monitor::inline::{InlineConfig, ZeroTested};
@@ -290,4 +291,53 @@ impl BodySource for LazyWeave {
         };
         function::weave_function(&cx, &mut self.weaver, &mut self.zero_tested, func_idx)
     }
+
+    /// The function's plain code and its probes, when the interpreter can
+    /// fire them as they are: its block counters are not planned per
+    /// function as woven (`LazyBlocks`), none of its sites is counted by a
+    /// block counter (the plan no longer has those calls: they are folded
+    /// from the counter), and no probe takes a frame handle (the
+    /// interpreter's frame would name the woven module's function).
+    fn plain(&mut self, woven_idx: u32) -> Option<PlainBody> {
+        let func_idx = woven_idx - self.shift;
+        let fp = self.plan.funcs.get(&func_idx)?;
+        let counted = self
+            .func_blocks
+            .get(&func_idx)
+            .is_some_and(|b| !b.starts.is_empty() || !b.folded.is_empty());
+        if self.lazy_blocks.is_some() || counted || weave_interpreted() {
+            return None;
+        }
+        let sites = |c: &super::SiteCalls| -> Vec<(u32, Probes)> {
+            c.iter()
+                .map(|(pc, calls)| (*pc, calls.iter().cloned().collect()))
+                .collect()
+        };
+        let body = PlainBody {
+            entry: fp.entry.iter().cloned().collect(),
+            before: sites(&fp.before),
+            after: sites(&fp.after),
+            bytes: Vec::new(),
+            pcs: Vec::new(),
+        };
+        let all = body
+            .entry
+            .iter()
+            .chain((body.before.iter().chain(&body.after)).flat_map(|(_, c)| c.iter()));
+        if all
+            .flat_map(|c| c.args.iter())
+            .any(|a| matches!(a, ArgSource::Frame))
+        {
+            return None;
+        }
+        let (bytes, pcs) = function::plain_function(&mut self.weaver, &self.m, func_idx).ok()?;
+        Some(PlainBody { bytes, pcs, ..body })
+    }
+}
+
+/// `WIZENG_WEAVE_INTERPRETED=1`: the dyn tier interprets every function's
+/// woven body, as before plain bodies ([`PlainBody`]); for comparisons.
+fn weave_interpreted() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var_os("WIZENG_WEAVE_INTERPRETED").is_some_and(|v| v == "1"))
 }
