@@ -1,8 +1,8 @@
-//! Direct increments for the plain bodies the dyn tier interprets
-//! (`exec::interp::plain`): a site's probe calls that do nothing but
-//! increment counters at fixed addresses of monitor memories become
-//! `Op::MonInc*` there, as the matcher makes them for `--mode=int`
-//! (`Instrumenter::direct_increments`).
+//! Direct increments: a site's probe calls that do nothing but increment
+//! counters at fixed addresses of monitor memories become `Op::MonInc*` in
+//! the interpreter, both in the code `--mode=int` runs (the matcher's
+//! `Instrumenter::direct_increments`) and in the plain bodies the dyn tier
+//! interprets (`exec::interp::plain`).
 
 use crate::core::probe::{ArgSource, Direct, DirectInc, ProbeCall};
 use crate::monitor::blockcount::{pure_increment, Inc};
@@ -21,7 +21,7 @@ pub(crate) fn enable(store: &mut Store) {
 
 /// `calls` as direct increments, if each is one or more increments, or one
 /// increment either way of a zero test of an operand.
-fn direct_increments(
+pub(crate) fn direct_increments(
     store: &mut Store,
     zero_tested: &mut ZeroTested,
     calls: &[ProbeCall],

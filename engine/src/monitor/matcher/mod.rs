@@ -1569,28 +1569,6 @@ fn category(e: &Event, at_return: bool) -> u8 {
 }
 
 impl Matcher<'_> {
-    /// `inc` as an address, if its shape suits the interpreter's ops.
-    fn direct_inc(
-        &mut self,
-        inc: crate::monitor::blockcount::Inc,
-    ) -> Option<crate::core::probe::DirectInc> {
-        let delta = u32::try_from(inc.delta).ok()?;
-        // (A zero-extended counter stays a probe call in the interpreter.)
-        if !matches!(inc.width, 4 | 8) || inc.zext || inc.set {
-            return None;
-        }
-        let mem = &mut self.store.memories[inc.mem.0 as usize].data;
-        // `pure_increment` checked `ea + width` is in bounds.
-        let addr = mem.as_mut_ptr().wrapping_add(inc.ea as usize) as u64;
-        Some(crate::core::probe::DirectInc {
-            addr,
-            width: inc.width,
-            delta,
-        })
-    }
-}
-
-impl Matcher<'_> {
     /// `remove_probe(probe_id)` detaches monitor `mi`'s last probe at a
     /// site (of those it just attached, `added`) where one of its rules
     /// bound `probe_id`, as Wizard records it.
@@ -1618,32 +1596,12 @@ impl Instrumenter for Matcher<'_> {
         &mut self,
         calls: &[ProbeCall],
     ) -> Option<Vec<crate::core::probe::Direct>> {
-        use crate::core::probe::{ArgSource, Direct};
         // Dynamic probes patch ops in place: every site keeps its `Probe` op.
         if self.mons.dynamic {
             return None;
         }
-        let mut out = Vec::new();
-        for c in calls {
-            if let Some(incs) = crate::monitor::blockcount::pure_increment(self.store, c) {
-                for inc in incs {
-                    out.push(Direct::Inc(self.direct_inc(inc)?));
-                }
-                continue;
-            }
-            // One increment either way of a zero test of an operand.
-            let (p, operand, _) = self.zero_tested.of(self.store, c)?;
-            let mut one = |v: u64| {
-                let mut cv = c.clone();
-                cv.args[p] = ArgSource::Const(v);
-                match crate::monitor::blockcount::pure_increment(self.store, &cv)?.as_slice() {
-                    [inc] => self.direct_inc(*inc),
-                    _ => None,
-                }
-            };
-            let (nz, z) = (one(1)?, one(0)?);
-            out.push(Direct::Select { operand, nz, z });
-        }
+        let out =
+            crate::monitor::plain::direct_increments(self.store, &mut self.zero_tested, calls)?;
         self.mons.stats.direct_sites += 1;
         Some(out)
     }
