@@ -65,6 +65,10 @@ pub(crate) fn setup_types(_: &Store) -> Option<usize> {
     None
 }
 
+pub(crate) fn begin_prepare(_: &mut Store) -> bool {
+    false
+}
+
 pub(crate) fn ensure_prepared(_: &mut Store) -> Result<(), String> {
     Err(WHY.into())
 }
