@@ -69,6 +69,10 @@ pub(crate) fn begin_prepare(_: &mut Store) -> bool {
     false
 }
 
+pub(crate) fn setting_up(_: &Store) -> bool {
+    false
+}
+
 pub(crate) fn ensure_prepared(_: &mut Store) -> Result<(), String> {
     Err(WHY.into())
 }

@@ -260,6 +260,10 @@ fn compile_warm(store: &mut Store, f: FuncAddr) -> bool {
 #[cold]
 fn await_warm(store: &mut Store, f: FuncAddr) -> bool {
     jit::wait_for(store, f);
+    if jit::setting_up(store) {
+        // `f`'s code waits for its instance's set-up: that too.
+        let _ = jit::ensure_prepared(store);
+    }
     match super::state(store).counts.get(f) {
         COMPILED => true,
         // The compiler thread is gone: compile here.

@@ -174,6 +174,9 @@ pub struct StoreJit {
     /// Compiles finished before their instance was set up: installed once
     /// it is.
     parked: Vec<background::Finished>,
+    /// Set-ups the compiler thread built, linked once some code needs them
+    /// (a run that ends first never pays for linking them).
+    built: Vec<background::Finished>,
     /// Dyn tier: warm-start records (`warm.rs`).
     warm: warm::Warm,
 }
@@ -1069,20 +1072,42 @@ pub(crate) fn ensure_prepared(store: &mut Store) -> Result<(), String> {
     if j.unprepared.is_empty() {
         return Ok(());
     }
-    while let Some(&(id, _)) = crate::exec::state(store).jit.setting_up.first() {
+    let j = &crate::exec::state(store).jit;
+    let built = |i: InstanceId| {
+        j.built
+            .iter()
+            .any(|f| f.target == background::Target::Setup(i.0))
+    };
+    let waits: Vec<InstanceId> = j
+        .setting_up
+        .iter()
+        .map(|&(i, _)| i)
+        .filter(|&i| !built(i))
+        .collect();
+    for id in waits {
         let done = crate::exec::state_mut(store)
             .jit
             .background
             .wait_for_setup(id.0);
         install(store, done);
-        // (Gone from the list once installed; else the thread is gone and
-        // `code_for` builds it here.)
-        crate::exec::state_mut(store)
-            .jit
-            .setting_up
-            .retain(|&(i, _)| i != id);
     }
+    link_built(store);
+    // (Any left: the thread is gone, and `code_for` builds them here.)
+    crate::exec::state_mut(store).jit.setting_up.clear();
     prepare_waiting(store)
+}
+
+/// Link the set-ups the compiler thread built ([`set_up`]).
+fn link_built(store: &mut Store) {
+    for f in std::mem::take(&mut crate::exec::state_mut(store).jit.built) {
+        let background::Target::Setup(i) = f.target else {
+            continue;
+        };
+        let t0 = std::time::Instant::now();
+        let code = f.out.and_then(|out| link(&f.input, out));
+        crate::exec::state_mut(store).jit.background_link_time += t0.elapsed();
+        set_up(store, InstanceId(i), code);
+    }
 }
 
 /// Prepare the instances that wait (their set-ups built), then install
@@ -1402,12 +1427,17 @@ pub(crate) fn finish_background(store: &mut Store) {
 
 fn install(store: &mut Store, done: Vec<background::Finished>) {
     for f in done {
-        if let background::Target::Func(a) = f.target {
-            if awaits_preparation(store, FuncAddr(a)) {
+        match f.target {
+            background::Target::Func(a) if awaits_preparation(store, FuncAddr(a)) => {
                 // Its instance is being set up: linked and published then.
                 crate::exec::state_mut(store).jit.parked.push(f);
                 continue;
             }
+            background::Target::Setup(_) => {
+                crate::exec::state_mut(store).jit.built.push(f);
+                continue;
+            }
+            _ => {}
         }
         let t0 = std::time::Instant::now();
         let code = f.out.and_then(|out| link(&f.input, out));
@@ -1429,13 +1459,17 @@ fn install(store: &mut Store, done: Vec<background::Finished>) {
                 j.osr_pending.remove(&(i, fi, pc));
                 j.osr_code.insert((i, fi, pc), code);
             }
-            (background::Target::Setup(i), code) => set_up(store, InstanceId(i), code),
+            (background::Target::Setup(_), _) => {}
         }
+    }
+    let j = &crate::exec::state(store).jit;
+    if !j.built.is_empty() && !j.parked.is_empty() {
+        link_built(store);
     }
 }
 
-/// The compiler thread built instance `i`'s set-up ([`begin_prepare`]):
-/// keep it for its module, and once every set-up asked for is there,
+/// Instance `i`'s set-up ([`begin_prepare`]) is linked: keep it for its
+/// module, and once every set-up asked for is there,
 /// prepare the instances that wait (a set-up that failed is built again
 /// there, by `code_for`, and its error is the preparation's).
 fn set_up(store: &mut Store, i: InstanceId, code: Result<JitCode, String>) {
@@ -1577,6 +1611,10 @@ pub(crate) fn osr_enter(
     }
     if setting_up(store) {
         poll_background(store);
+        if matches!(entry, Some(Some(_))) {
+            // The code is there: link the set-up if it is built.
+            link_built(store);
+        }
     }
     let Some(vmctx) = store.instances[inst].vmctx.as_ref() else {
         // (Its set-up is still being built: ask again later.)
