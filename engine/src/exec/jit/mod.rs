@@ -169,8 +169,10 @@ pub struct StoreJit {
     unprepared: Vec<InstanceId>,
     started: bool,
     /// Dyn tier: instances whose set-up the compiler thread is building
-    /// ([`begin_prepare`]), with the tier it is built for.
-    setting_up: Vec<(InstanceId, crate::runtime::store::Tier)>,
+    /// ([`begin_prepare`]), with the tier it is built for and the layout
+    /// it gives the instance (made once: jsc's 7,000 functions took 76k
+    /// instructions a request).
+    setting_up: Vec<(InstanceId, crate::runtime::store::Tier, VmLayout)>,
     /// Compiles finished before their instance was set up: installed once
     /// it is.
     parked: Vec<background::Finished>,
@@ -1081,7 +1083,7 @@ pub(crate) fn ensure_prepared(store: &mut Store) -> Result<(), String> {
     let waits: Vec<InstanceId> = j
         .setting_up
         .iter()
-        .map(|&(i, _)| i)
+        .map(|s| s.0)
         .filter(|&i| !built(i))
         .collect();
     for id in waits {
@@ -1142,13 +1144,14 @@ pub(crate) fn begin_prepare(store: &mut Store) -> bool {
     let ids = crate::exec::state(store).jit.unprepared.clone();
     for id in ids {
         let m = store.instance(id).module.clone();
-        let same = |&(i, _): &(InstanceId, _)| Arc::ptr_eq(&store.instance(i).module, &m);
+        let same = |(i, _, _): &(InstanceId, _, _)| Arc::ptr_eq(&store.instance(*i).module, &m);
         let asked = crate::exec::state(store).jit.setting_up.iter().any(same);
         if asked || cached_code(&m, tier).is_some() {
             continue;
         }
         let mut input = CodegenInput::new(&m, Some(u32::MAX), None, inline_globals(tier));
         input.cache = code_cache(store);
+        let layout = input.layout.clone();
         let j = &mut crate::exec::state_mut(store).jit;
         if !j.background.submit(background::Target::Setup(id.0), input) {
             // The thread did not start: the store's thread builds them all
@@ -1158,7 +1161,7 @@ pub(crate) fn begin_prepare(store: &mut Store) -> bool {
             }
             break;
         }
-        j.setting_up.push((id, tier));
+        j.setting_up.push((id, tier, layout));
     }
     crate::exec::state_mut(store).jit.started = true;
     !crate::exec::state(store).jit.setting_up.is_empty() || prepare_waiting(store).is_ok()
@@ -1474,10 +1477,10 @@ fn install(store: &mut Store, done: Vec<background::Finished>) {
 /// there, by `code_for`, and its error is the preparation's).
 fn set_up(store: &mut Store, i: InstanceId, code: Result<JitCode, String>) {
     let j = &mut crate::exec::state_mut(store).jit;
-    let Some(k) = j.setting_up.iter().position(|&(id, _)| id == i) else {
+    let Some(k) = j.setting_up.iter().position(|s| s.0 == i) else {
         return;
     };
-    let (_, tier) = j.setting_up.remove(k);
+    let (_, tier, _) = j.setting_up.remove(k);
     if let Ok(code) = code {
         let m = store.instance(i).module.clone();
         keep_code(&m, tier, Rc::new(code));
@@ -1501,9 +1504,18 @@ fn lazy_input(store: &Store, func: FuncAddr) -> Result<Option<CodegenInput>, Str
     }
     let idata = store.instance(instance);
     let j = &crate::exec::state(store).jit;
-    let layout = match j.setting_up.first() {
+    let setup = j
+        .setting_up
+        .iter()
+        .find(|(i, _, _)| Arc::ptr_eq(&store.instance(*i).module, &idata.module));
+    let layout = match (setup, j.setting_up.first()) {
         // Its set-up is being built: the layout that gives it (`code_for`).
-        Some(&(_, tier)) if idata.vmctx.is_none() && j.unprepared.contains(&instance) => {
+        (Some((_, _, l)), _) if idata.vmctx.is_none() && j.unprepared.contains(&instance) => {
+            l.clone()
+        }
+        (None, Some(&(_, tier, _)))
+            if idata.vmctx.is_none() && j.unprepared.contains(&instance) =>
+        {
             layout_of(&idata.module, inline_globals(tier))
         }
         _ => {
