@@ -213,8 +213,7 @@ pub(crate) fn call_is_hot(store: &mut Store, f: FuncAddr) -> bool {
         super::state_mut(store).counts.set(f, c + 1 - back);
         return false;
     }
-    // (The set-up on the compiler thread if there is one.)
-    if !jit::begin_prepare(store) && jit::ensure_prepared(store).is_err() {
+    if jit::ensure_prepared(store).is_err() {
         mark(store, f, NEVER);
         return false;
     }
@@ -231,7 +230,7 @@ pub(crate) fn call_is_hot(store: &mut Store, f: FuncAddr) -> bool {
             }
         }
     }
-    if jit::ensure_prepared(store).is_err() || jit::compile_lazily(store, f).is_err() {
+    if jit::compile_lazily(store, f).is_err() {
         // Stays interpreted (the interpreter ran it so far and will go on).
         mark(store, f, NEVER);
         return false;

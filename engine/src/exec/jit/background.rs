@@ -164,6 +164,11 @@ impl Drop for Worker {
     }
 }
 
+/// The thread that builds set-ups ([`Target::Setup`]): the second, so that
+/// the first compiles the hot code they are for at the same time (the
+/// store's thread keeps interpreting).
+const SETUP_WORKER: usize = 1;
+
 /// Bodies of at least this many bytes go to the second thread: compiling
 /// one can take seconds (register allocation grows faster than the body),
 /// which must not hold back the small hot functions queued meanwhile.
@@ -195,7 +200,13 @@ impl Background {
     /// Send a request; `false` if the thread cannot be started (the caller
     /// then compiles in the foreground or not at all).
     pub(crate) fn submit(&mut self, target: Target, input: CodegenInput) -> bool {
-        let k = usize::from(input.body_len() >= LARGE_BODY);
+        // (A set-up goes to its own thread, see [`SETUP_WORKER`].)
+        let large = input.body_len() >= LARGE_BODY;
+        let k = if matches!(target, Target::Setup(_)) {
+            SETUP_WORKER
+        } else {
+            usize::from(large)
+        };
         let slot = &mut self.workers[k];
         if slot.is_none() {
             *slot = start(k == 0);
@@ -228,11 +239,11 @@ impl Background {
     /// received meanwhile, the set-up included unless the thread is gone.
     pub(crate) fn wait_for_setup(&mut self, i: u32) -> Vec<Finished> {
         let target = Target::Setup(i);
-        if let Some(out) = self.take_back(0, target) {
+        if let Some(out) = self.take_back(SETUP_WORKER, target) {
             return out;
         }
         let mut out = Vec::new();
-        self.receive_until(0, target, None, &mut out);
+        self.receive_until(SETUP_WORKER, target, None, &mut out);
         self.count(&out);
         out
     }

@@ -1124,14 +1124,22 @@ fn prepare_waiting(store: &mut Store) -> Result<(), String> {
     Ok(())
 }
 
-/// Dyn tier, the first tier-up request: have the compiler thread build the
-/// set-up of every instance that waits for it (its module's trampolines,
-/// which cost Cranelift about 1 ms for PolyBench's 18 types), while the
-/// store's thread goes on interpreting; once they are built, the next
-/// [`poll_background`] links them and prepares the instances. Compiles may
+/// Dyn tier, a warm start handing functions to the compiler thread at
+/// instantiation (`warm::prefetch`): have a compiler thread build the set-up
+/// of every instance that waits for it (its module's trampolines, placed
+/// from the cache: 0.75 ms of jsc's main thread), on the second thread
+/// while the first reads the functions' code, and the store's thread goes
+/// on; once a compile needs it, it is linked and the instances prepared
+/// ([`link_built`], from [`install`] or [`ensure_prepared`]). Compiles may
 /// be requested meanwhile ([`lazy_input`] knows the layout the set-up
 /// gives). `false` if there is no compiler thread: [`ensure_prepared`]
 /// then.
+///
+/// A cold run's first tier-up does not use this: it sets the JIT up on the
+/// store's thread while the compiler thread compiles the hot code, which
+/// is then ready soonest. (Building the set-up on a compiler thread there
+/// made PolyBench's cold runs 5-10% slower on a loaded 2-core machine: the
+/// hot code waited for it, and for a core.)
 pub(crate) fn begin_prepare(store: &mut Store) -> bool {
     if crate::exec::state(store).jit.started {
         return true;
@@ -1618,22 +1626,14 @@ pub(crate) fn osr_enter(
     // compiler thread compiles it while this thread builds the trampolines.
     open_cache(store);
     let entry = osr_entry(store, key);
-    if !begin_prepare(store) && ensure_prepared(store).is_err() {
+    // (Here, not on the compiler thread with the entry: the entry is ready
+    // soonest, which matters more to a loop hot enough to be compiled than
+    // the set-up's time on this thread.)
+    if ensure_prepared(store).is_err() {
         return Ok(OsrEntry::Never);
     }
-    if setting_up(store) {
-        poll_background(store);
-        if matches!(entry, Some(Some(_))) {
-            // The code is there: link the set-up if it is built.
-            link_built(store);
-        }
-    }
     let Some(vmctx) = store.instances[inst].vmctx.as_ref() else {
-        // (Its set-up is still being built: ask again later.)
-        return Ok(match setting_up(store) {
-            true => OsrEntry::Later,
-            false => OsrEntry::Never,
-        });
+        return Ok(OsrEntry::Never);
     };
     let vmctx_ptr = vmctx.as_ptr() as *mut u8;
     let Some(entry) = entry else {

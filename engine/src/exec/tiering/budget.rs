@@ -103,22 +103,6 @@ const PLACE_SETUP_PER_TYPE: Duration = Duration::from_micros(4);
 const PLACE_FIXED: Duration = Duration::from_micros(100);
 const PLACE_PER_BYTE_NS: u64 = 20;
 
-/// With a compiler thread, what the store's thread pays for a compile
-/// itself: linking and publishing its code (PolyBench: 20-50 µs a
-/// function), and for the first, linking the set-up the thread built
-/// (about 200 µs more, the trampolines placed as one piece).
-const LINK_FIXED: Duration = Duration::from_micros(50);
-const LINK_SETUP: Duration = Duration::from_micros(200);
-/// With a compiler thread, the share of its work (set-up and compile) a
-/// request is charged: on a machine with an idle core it costs the run
-/// nothing, on a busy one it takes the core the interpreter would have had
-/// (the time the code arrives later is the time the code asking keeps
-/// running interpreted, which the rent-or-buy rule already pays). Half:
-/// PolyBench's `symm` then compiles its kernel after 3.4 ms instead of
-/// 5.9, while `durbin` (2.5 ms interpreted after its loop gets hot) asks
-/// near its end, when the store's thread has paid nothing but the request.
-const BACKGROUND_SHARE: u32 = 2;
-
 /// Turn the budget on.
 pub(crate) fn enable_budget(store: &mut Store) {
     budget_mut(store).on = true;
@@ -168,19 +152,6 @@ fn compile_cost(body_len: usize, setup: Option<usize>) -> Duration {
     COMPILE_FIXED + Duration::from_nanos(COMPILE_PER_BYTE_NS * body_len as u64) + setup
 }
 
-/// The cost a request to compile a body of `body_len` bytes is charged
-/// ([`compile_cost`] with a set-up for `setup` types): all of it without a
-/// compiler thread, else the store's thread's part and
-/// [`BACKGROUND_SHARE`] of the thread's.
-fn charged_cost(body_len: usize, setup: Option<usize>, background: bool) -> Duration {
-    let all = compile_cost(body_len, setup);
-    if !background {
-        return all;
-    }
-    let link = LINK_FIXED + setup.map_or(Duration::ZERO, |_| LINK_SETUP);
-    link + all / BACKGROUND_SHARE
-}
-
 /// The estimated cost of placing a body of `body_len` bytes from the cache,
 /// with the JIT's set-up from the cache for `setup` types if asked.
 fn place_cost(body_len: usize, setup: Option<usize>) -> Duration {
@@ -200,7 +171,7 @@ pub(crate) fn affordable(store: &mut Store, f: FuncAddr, looping: bool) -> bool 
     }
     let len = body_len(store, f);
     let types = jit::setup_types(store);
-    let cost = charged_cost(len, types, store.config.background_compile);
+    let cost = compile_cost(len, types);
     let now = thread_time();
     let b = budget_mut(store);
     let ran = b.start.map_or(Duration::ZERO, |t| now.saturating_sub(t));
@@ -259,8 +230,7 @@ fn worth_recording(b: &mut Budget, f: FuncAddr, place: Duration) -> bool {
 /// entered by OSR, for its later calls) to the budget.
 pub(crate) fn charge(store: &mut Store, f: FuncAddr) {
     if budget(store).on {
-        let background = store.config.background_compile;
-        let cost = charged_cost(body_len(store, f), None, background);
+        let cost = compile_cost(body_len(store, f), None);
         budget_mut(store).granted += cost;
     }
 }
@@ -316,48 +286,6 @@ mod tests {
         );
         assert_eq!(compile_cost(0, None), COMPILE_FIXED);
         assert!(place_cost(1000, Some(10)) < compile_cost(1000, Some(10)));
-    }
-
-    #[test]
-    fn a_compile_on_the_compiler_thread_is_charged_half_and_the_link() {
-        let all = compile_cost(4000, Some(18));
-        assert_eq!(charged_cost(4000, Some(18), false), all);
-        assert_eq!(
-            charged_cost(4000, Some(18), true),
-            LINK_FIXED + LINK_SETUP + all / 2
-        );
-        assert_eq!(
-            charged_cost(4000, None, true),
-            LINK_FIXED + compile_cost(4000, None) / 2
-        );
-        // A 5 KB kernel with PolyBench's 18 types: granted after 3.4 ms of
-        // running hot on a compiler thread, 5.9 ms without.
-        let mut b = Budget::default();
-        let hot = |us| Duration::from_micros(us);
-        assert!(!grant(
-            &mut b,
-            ms(50),
-            hot(3300),
-            charged_cost(5000, Some(18), true)
-        ));
-        assert!(grant(
-            &mut b,
-            ms(50),
-            hot(3500),
-            charged_cost(5000, Some(18), true)
-        ));
-        assert!(!grant(
-            &mut b,
-            ms(50),
-            hot(5800),
-            charged_cost(5000, Some(18), false)
-        ));
-        assert!(grant(
-            &mut b,
-            ms(50),
-            hot(5900),
-            charged_cost(5000, Some(18), false)
-        ));
     }
 
     #[test]
