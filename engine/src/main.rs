@@ -577,12 +577,13 @@ fn run_app(cli: &Cli, s: &mut Session, t_load: std::time::Duration) -> Result<Ex
             let bg = store.background_stats();
             if store.config().background_compile {
                 eprintln!(
-                    "wizeng: metrics: background compile {:.3} ms ({} done, {} still compiling at exit, {} taken back by the main thread), linking {:.3} ms",
+                    "wizeng: metrics: background compile {:.3} ms ({} done, {} still compiling at exit, {} taken back by the main thread), linking {:.3} ms, {} JIT set-up built there",
                     bg.compile_time.as_secs_f64() * 1e3,
                     bg.done,
                     bg.in_flight,
                     bg.taken_back,
-                    bg.link_time.as_secs_f64() * 1e3
+                    bg.link_time.as_secs_f64() * 1e3,
+                    bg.setups
                 );
             }
         }

@@ -45,6 +45,22 @@ fn warm_counts(stderr: &str) -> Option<[usize; 3]> {
     Some([n[0] + n[1], n[2], n[3]])
 }
 
+/// Of a `--metrics` run with a compiler thread: (functions handed to it at
+/// start, JIT set-ups it built).
+fn prefetch_and_setups(stderr: &str) -> (usize, usize) {
+    let numbers = |what: &str| -> Vec<usize> {
+        let line = stderr
+            .lines()
+            .find_map(|l| l.strip_prefix("wizeng: metrics: ")?.strip_prefix(what))
+            .unwrap_or_else(|| panic!("no `{what}` line in {stderr}"));
+        line.split(|c: char| !c.is_ascii_digit())
+            .filter_map(|w| w.parse().ok())
+            .collect()
+    };
+    let bg = numbers("background compile ");
+    (numbers("warm start: ")[1], bg[bg.len() - 1])
+}
+
 /// A fresh cache directory for one test's runs (`tag`: what they are of).
 fn fresh_dir(tag: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("wizeng-warm-{tag}-{}", std::process::id()));
@@ -90,6 +106,12 @@ fn a_record_compiles_hot_functions_first_and_changes_no_output() {
             "{name}: {e2}"
         );
         assert_eq!(cold, warm, "{name}: output with the record");
+        // The first run set the JIT up on the store's thread at its first
+        // tier-up; a warm run that hands functions to the compiler thread
+        // at start has it build the set-up too.
+        assert_eq!(prefetch_and_setups(&e1), (0, 0), "{name}: {e1}");
+        let (prefetched, setups) = prefetch_and_setups(&e2);
+        assert_eq!(setups, usize::from(prefetched > 0), "{name}: {e2}");
         // Without background compiles too (the record does not depend on it).
         // (A record only grows: what the last run compiled is added.)
         let (sync, e3) = run(&args(&["--background-compile=off"]));

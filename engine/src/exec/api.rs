@@ -253,4 +253,7 @@ pub struct BackgroundStats {
     pub taken_back: usize,
     /// Store-thread time spent placing their code in executable memory.
     pub link_time: std::time::Duration,
+    /// JIT set-ups (a module's trampolines) the compiler thread built, or
+    /// the store's thread took back: the first tier-up's.
+    pub setups: usize,
 }

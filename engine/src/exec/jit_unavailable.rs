@@ -65,6 +65,14 @@ pub(crate) fn setup_types(_: &Store) -> Option<usize> {
     None
 }
 
+pub(crate) fn begin_prepare(_: &mut Store) -> bool {
+    false
+}
+
+pub(crate) fn setting_up(_: &Store) -> bool {
+    false
+}
+
 pub(crate) fn ensure_prepared(_: &mut Store) -> Result<(), String> {
     Err(WHY.into())
 }

@@ -471,6 +471,11 @@ impl<'s> Interp<'s> {
     #[inline]
     fn run_hot(&mut self, op: &mut Op) -> Result<Op, Trap> {
         let store = &mut *self.store;
+        // (Dyn, a module that is not woven: calls are counted in place.)
+        let call_counts = match store.instances[self.inst].module.origin {
+            None => crate::exec::tiering::hot_call_counts(store),
+            Some(_) => std::ptr::null_mut(),
+        };
         let inst = &store.instances[self.inst];
         let mut regs = Regs {
             ip: self.ip,
@@ -498,6 +503,8 @@ impl<'s> Interp<'s> {
             last_serial: store.last_serial,
             inst: self.inst,
             hot_calls: store.config.tier == crate::runtime::store::Tier::Int,
+            call_counts,
+            inst_funcs: inst.funcs.as_ptr(),
             mod_code: {
                 if self.mod_code_inst != self.inst {
                     self.mod_code = super::load::module_code(&inst.module).slots();

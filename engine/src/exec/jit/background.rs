@@ -36,6 +36,8 @@ pub(crate) enum Target {
     Func(u32),
     /// An OSR entry: (instance, function index, loop pc).
     Osr(u32, u32, u32),
+    /// An instance's JIT set-up (its module's trampolines), by instance id.
+    Setup(u32),
 }
 
 struct Request {
@@ -162,6 +164,11 @@ impl Drop for Worker {
     }
 }
 
+/// The thread that builds set-ups ([`Target::Setup`]): the second, so that
+/// the first compiles the hot code they are for at the same time (the
+/// store's thread keeps interpreting).
+const SETUP_WORKER: usize = 1;
+
 /// Bodies of at least this many bytes go to the second thread: compiling
 /// one can take seconds (register allocation grows faster than the body),
 /// which must not hold back the small hot functions queued meanwhile.
@@ -184,13 +191,22 @@ pub(crate) struct Background {
     /// Requests the store's thread took back from a queue and compiled
     /// itself, instead of waiting for them.
     pub stolen: usize,
+    /// Set-ups ([`Target::Setup`]) built and collected (not counted in
+    /// `in_flight` and `collected`, which are compiles of code).
+    pub setups: usize,
 }
 
 impl Background {
     /// Send a request; `false` if the thread cannot be started (the caller
     /// then compiles in the foreground or not at all).
     pub(crate) fn submit(&mut self, target: Target, input: CodegenInput) -> bool {
-        let k = usize::from(input.body_len() >= LARGE_BODY);
+        // (A set-up goes to its own thread, see [`SETUP_WORKER`].)
+        let large = input.body_len() >= LARGE_BODY;
+        let k = if matches!(target, Target::Setup(_)) {
+            SETUP_WORKER
+        } else {
+            usize::from(large)
+        };
         let slot = &mut self.workers[k];
         if slot.is_none() {
             *slot = start(k == 0);
@@ -198,7 +214,7 @@ impl Background {
         let Some(w) = slot else { return false };
         w.queue.push(Request { target, input });
         w.sent_to += 1;
-        self.in_flight += 1;
+        self.in_flight += usize::from(!matches!(target, Target::Setup(_)));
         if let Target::Func(a) = target {
             self.funcs.insert(a, k);
         }
@@ -211,26 +227,46 @@ impl Background {
     /// included unless its thread is gone.
     pub(crate) fn wait_for(&mut self, a: u32) -> Vec<Finished> {
         if let Some(&k) = self.funcs.get(&a) {
-            let taken = self.workers[k]
-                .as_ref()
-                .and_then(|w| w.queue.take(Target::Func(a)));
-            if let (Some(r), Some(w)) = (taken, self.workers[k].as_mut()) {
-                w.sent_to -= 1;
-                let mut out = self.take_ready();
-                let t0 = Instant::now();
-                let out_a = super::codegen(&r.input);
-                out.push(Finished {
-                    target: r.target,
-                    input: r.input,
-                    out: out_a,
-                    time: t0.elapsed(),
-                });
-                self.stolen += 1;
-                self.count(&out[out.len() - 1..]);
+            if let Some(out) = self.take_back(k, Target::Func(a)) {
                 return out;
             }
         }
         self.wait_for_until(a, None)
+    }
+
+    /// Wait until instance `i`'s set-up request (if one is in flight) is
+    /// done, or do it here if the thread has not started it; what was
+    /// received meanwhile, the set-up included unless the thread is gone.
+    pub(crate) fn wait_for_setup(&mut self, i: u32) -> Vec<Finished> {
+        let target = Target::Setup(i);
+        if let Some(out) = self.take_back(SETUP_WORKER, target) {
+            return out;
+        }
+        let mut out = Vec::new();
+        self.receive_until(SETUP_WORKER, target, None, &mut out);
+        self.count(&out);
+        out
+    }
+
+    /// Take `target`'s request back from worker `k`'s queue if its thread
+    /// has not started it, and compile it here: what was ready, and its
+    /// result last.
+    fn take_back(&mut self, k: usize, target: Target) -> Option<Vec<Finished>> {
+        let w = self.workers[k].as_mut()?;
+        let r = w.queue.take(target)?;
+        w.sent_to -= 1;
+        let mut out = self.take_ready();
+        let t0 = Instant::now();
+        let out_a = super::codegen(&r.input);
+        out.push(Finished {
+            target: r.target,
+            input: r.input,
+            out: out_a,
+            time: t0.elapsed(),
+        });
+        self.stolen += 1;
+        self.count(&out[out.len() - 1..]);
+        Some(out)
     }
 
     /// [`Background::wait_for`], giving up at `deadline` (if any; `a` then
@@ -338,13 +374,19 @@ impl Background {
     }
 
     fn count(&mut self, done: &[Finished]) {
+        let mut setups = 0;
         for f in done {
-            if let Target::Func(a) = f.target {
-                self.funcs.remove(&a);
+            match f.target {
+                Target::Func(a) => {
+                    self.funcs.remove(&a);
+                }
+                Target::Setup(_) => setups += 1,
+                Target::Osr(..) => {}
             }
         }
-        self.in_flight = self.in_flight.saturating_sub(done.len());
-        self.collected += done.len();
+        self.setups += setups;
+        self.in_flight = self.in_flight.saturating_sub(done.len() - setups);
+        self.collected += done.len() - setups;
         self.time += done.iter().map(|f| f.time).sum::<Duration>();
     }
 }

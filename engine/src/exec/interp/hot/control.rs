@@ -76,9 +76,29 @@ handlers! {
                     cold!();
                 };
                 // In the compiled tiers only a function that always runs
-                // interpreted is entered here (others may have code).
+                // interpreted is entered here (others may have code), and in
+                // dyn one whose call count stays below the threshold (it is
+                // counted here: `tiering::call_is_hot`'s first step).
                 if !r.hot_calls && !callee.interp_only {
-                    cold!();
+                    if r.call_counts.is_null() {
+                        cold!();
+                    }
+                    // SAFETY: `f` is a function index of the instance, and the
+                    // counts cover every store function (invariant at `Regs`).
+                    let count = unsafe {
+                        r.call_counts.add((*r.inst_funcs.add(f as usize)).0 as usize)
+                    };
+                    // (A final state is above every threshold.) Counted only
+                    // once `enter!` cannot go to `exec.rs`, which counts too.
+                    let np = callee.num_params as usize;
+                    let new_sp = sp - np + callee.operand_base();
+                    if unsafe { *count } >= r.dyn_threshold.saturating_sub(1)
+                        || r.nframes >= r.max_frames
+                        || (new_sp - r.base) + callee.max_height as usize > r.slen
+                    {
+                        cold!();
+                    }
+                    unsafe { *count += 1 };
                 }
                 enter!(callee, 0);
             },

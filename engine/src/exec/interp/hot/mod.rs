@@ -83,6 +83,9 @@ impl std::ops::SubAssign<usize> for Slot {
 ///   instance's global addresses, `memories`/`inst_mems` `Store::memories` and the
 ///   instance's memory addresses. Nothing else accesses the store while `run`
 ///   executes, so these stay valid until it returns.
+/// * `call_counts`, if not null, has a count for every store function and
+///   `inst_funcs` is the instance's function addresses (calls in `run` stay
+///   within the instance).
 pub(super) struct Regs {
     pub(super) ip: *const std::cell::Cell<Op>,
     pub(super) ops: *const std::cell::Cell<Op>,
@@ -115,6 +118,12 @@ pub(super) struct Regs {
     /// Calls between the instance's own functions run here (the interpreter
     /// tier: elsewhere a callee may have compiled code).
     pub(super) hot_calls: bool,
+    /// Dyn tier (else null): the tier-up policy's call count of every store
+    /// function (`tiering::hot_call_counts`), and the instance's function
+    /// addresses. A call whose count stays below the threshold counts in
+    /// place and runs here; any other goes to `exec.rs`.
+    pub(super) call_counts: *mut u32,
+    pub(super) inst_funcs: *const crate::core::types::FuncAddr,
     /// The store's tables and functions, the instance's table addresses and
     /// interned type ids (for `call_indirect`).
     pub(super) tables: *const crate::runtime::store::TableInst,
