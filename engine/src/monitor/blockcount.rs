@@ -433,7 +433,7 @@ impl TwoSided {
     /// one: it only tests `param` against zero (`inline::zero_tested_param`:
     /// it does the same for every value but 0), and evaluated with `param`
     /// as 1 and as 0, its other integer parameters symbolic, each side is
-    /// one increment of the common shape ([`OneInc`]) in a 32-bit memory.
+    /// one increment of the common shape (`OneInc`) in a 32-bit memory.
     pub fn of(store: &Store, f: FuncAddr, param: u32) -> Option<TwoSided> {
         crate::monitor::inline::zero_tested_param(store, f, &[param])?;
         let FuncKind::Wasm { instance, func_idx } = store.funcs[f.0 as usize].kind else {
