@@ -10,6 +10,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod common;
+use common::process::metric_numbers as numbers;
+
 fn programs() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/budget")
 }
@@ -44,17 +47,6 @@ fn run_in(dir: Option<&Path>, prog: &Path, flags: &[&str]) -> (String, String) {
     assert!(out.status.success(), "{prog:?} {flags:?}: {out:?}");
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     (stdout, String::from_utf8_lossy(&out.stderr).into_owned())
-}
-
-/// The numbers of the `--metrics` line starting `wizeng: metrics: WHAT`.
-fn numbers(stderr: &str, what: &str) -> Vec<usize> {
-    let line = stderr
-        .lines()
-        .find_map(|l| l.strip_prefix("wizeng: metrics: ")?.strip_prefix(what))
-        .unwrap_or_else(|| panic!("no `{what}` line in {stderr}"));
-    line.split(|c: char| !c.is_ascii_digit())
-        .filter_map(|w| w.parse().ok())
-        .collect()
 }
 
 #[test]

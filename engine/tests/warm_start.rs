@@ -7,6 +7,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod common;
+use common::process::metric_numbers;
+
 fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
@@ -48,17 +51,8 @@ fn warm_counts(stderr: &str) -> Option<[usize; 3]> {
 /// Of a `--metrics` run with a compiler thread: (functions handed to it at
 /// start, JIT set-ups it built).
 fn prefetch_and_setups(stderr: &str) -> (usize, usize) {
-    let numbers = |what: &str| -> Vec<usize> {
-        let line = stderr
-            .lines()
-            .find_map(|l| l.strip_prefix("wizeng: metrics: ")?.strip_prefix(what))
-            .unwrap_or_else(|| panic!("no `{what}` line in {stderr}"));
-        line.split(|c: char| !c.is_ascii_digit())
-            .filter_map(|w| w.parse().ok())
-            .collect()
-    };
-    let bg = numbers("background compile ");
-    (numbers("warm start: ")[1], bg[bg.len() - 1])
+    let bg = metric_numbers(stderr, "background compile ");
+    (metric_numbers(stderr, "warm start: ")[1], bg[bg.len() - 1])
 }
 
 /// A fresh cache directory for one test's runs (`tag`: what they are of).

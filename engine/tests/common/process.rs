@@ -19,3 +19,15 @@ pub fn wizeng(dir: &Path, envs: &[(&str, &str)], args: &[&str]) -> String {
         String::from_utf8_lossy(&out.stderr)
     )
 }
+
+/// The numbers of the `--metrics` line of `stderr` that starts
+/// `wizeng: metrics: WHAT`, in order (panics if there is none).
+pub fn metric_numbers(stderr: &str, what: &str) -> Vec<usize> {
+    let line = stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("wizeng: metrics: ")?.strip_prefix(what))
+        .unwrap_or_else(|| panic!("no `{what}` line in {stderr}"));
+    line.split(|c: char| !c.is_ascii_digit())
+        .filter_map(|w| w.parse().ok())
+        .collect()
+}
