@@ -60,13 +60,8 @@ fn on_seeds(start: u64, n: u64, stack: usize, f: impl Fn(u64) + Sync) {
 
 /// `f()`, with a panic turned into Err("panic: message").
 fn caught<T>(f: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|p| {
-        let msg = p
-            .downcast_ref::<String>()
-            .cloned()
-            .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()));
-        Err(format!("panic: {}", msg.unwrap_or_default()))
-    })
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
+        .unwrap_or_else(|p| Err(format!("panic: {}", harness::panic_text(&*p))))
 }
 
 #[test]
@@ -472,7 +467,7 @@ fn interpreter_agrees_with_wasmtime() {
     let mut failures = failures.into_inner().unwrap();
     failures.sort();
     eprintln!(
-        "wasmtime differential: seeds {start}..{}: {} modules, {} compared fully, {} up to a stack limit, {} with items Wasmtime's side cannot name, {} using what Wasmtime 25 lacks (64-bit tables); {} calls compared ({} traps); {} failing seeds",
+        "wasmtime differential: seeds {start}..{}: {} modules, {} compared fully, {} up to a stack limit, {} with items Wasmtime's side cannot name, {} using what Wasmtime 25 lacks (64-bit tables) or filling its GC heap; {} calls compared ({} traps); {} failing seeds",
         start + n,
         c[0],
         c[1],

@@ -971,6 +971,14 @@ pub fn check_wasm(wasm: &[u8], fuel: u32, canon: bool, stats: &mut Stats) -> Res
     Ok(())
 }
 
+/// The message a panic carried (empty if it was neither a `String` nor a `&str`).
+pub fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
+    p.downcast_ref::<String>()
+        .cloned()
+        .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_default()
+}
+
 /// A splitmix64 byte stream: the input bytes of seed `seed`.
 pub fn seed_bytes(seed: u64) -> Vec<u8> {
     let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0xD1B5_4A32_D192_ED03;

@@ -35,7 +35,8 @@ pub enum Partial {
     Unnamed,
     /// A call exhausted one engine's stack: the two limits differ.
     StackExhausted,
-    /// Wasmtime 25 does not support a feature the module uses (a 64-bit table).
+    /// Wasmtime 25 does not support a feature the module uses (a 64-bit
+    /// table), or its GC heap had no room for the externrefs made for it.
     Unsupported,
 }
 
@@ -184,9 +185,16 @@ fn theirs(mut store: impl AsContextMut, v: &Value, funcs: &[Option<Func>]) -> Va
         Value::F64(x) => Val::F64(*x),
         Value::V128(x) => Val::V128((*x).into()),
         Value::FuncRef(f) => Val::FuncRef(f.and_then(|a| funcs[a.0 as usize])),
-        Value::ExternRef(e) => {
-            Val::ExternRef(e.map(|k| ExternRef::new(&mut store, k).expect("externref")))
-        }
+        Value::ExternRef(e) => Val::ExternRef(e.map(|k| {
+            // Wasmtime's GC heap fills up with the arguments of earlier calls:
+            // collect once before giving up.
+            ExternRef::new(&mut store, k)
+                .or_else(|_| {
+                    store.as_context_mut().gc();
+                    ExternRef::new(&mut store, k)
+                })
+                .expect("externref")
+        })),
         other => panic!("{other:?}: not generated in this comparison"),
     }
 }
@@ -436,24 +444,28 @@ fn calls(
     for round in 0..2 {
         for e in module.exports.iter().filter(|e| e.kind == ExternKind::Func) {
             let f = funcs[e.index as usize].expect("exported function");
-            let ty = f.ty(&*store);
+            // References made for this call (arguments, host results) are
+            // unrooted when it ends, so that Wasmtime's GC heap can reuse them.
+            let mut scope = wasmtime::RootScope::new(&mut *store);
+            let ty = f.ty(&scope);
             let args: Vec<Val> = ty
                 .params()
                 .enumerate()
                 .map(|(k, t)| {
                     let v = harness::arg(our_type(&t), round * 5 + k + e.index as usize, &addrs);
-                    theirs(&mut *store, &v, funcs)
+                    theirs(&mut scope, &v, funcs)
                 })
                 .collect();
             if let Some(g) = fuel {
-                g.set(&mut *store, Val::I32(harness::FUEL as i32))
+                g.set(&mut scope, Val::I32(harness::FUEL as i32))
                     .expect("fuel is a mutable i32");
             }
             let mut results = vec![Val::I32(0); ty.results().len()];
-            let r = match f.call(&mut *store, &args, &mut results) {
-                Ok(()) => Ok(results.iter().map(|v| ours(&*store, v)).collect()),
+            let r = match f.call(&mut scope, &args, &mut results) {
+                Ok(()) => Ok(results.iter().map(|v| ours(&scope, v)).collect()),
                 Err(e) => Err(kind_of(&e)),
             };
+            drop(scope);
             let exhausted = r == Err(TrapKind::CallStackExhausted);
             seen.calls.push((e.name.clone(), r));
             if exhausted {
@@ -537,6 +549,9 @@ pub fn compare(ours: &Seen, theirs: &Seen, canon: bool) -> Result<(), String> {
     Ok(())
 }
 
+/// What Wasmtime's error says when its GC heap has no room for an externref.
+const HEAP_FULL: &str = "failed to allocate `externref`";
+
 /// What comparing one input's module showed.
 #[derive(Debug, Default)]
 pub struct Outcome {
@@ -564,7 +579,19 @@ pub fn check(engine: &Engine, data: &[u8]) -> Result<Outcome, String> {
         int.tables.len(),
         int.globals.len(),
     ];
-    let (mut theirs, partial) = run(engine, &wasm, &module, counts);
+    let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        run(engine, &wasm, &module, counts)
+    }));
+    let (mut theirs, partial) = match ran {
+        Ok(r) => r,
+        // Wasmtime 25's GC heap ran out of room for the externrefs made for
+        // arguments and host results (seed 219,374 with DIFF_PROPOSALS=none):
+        // a limit of the harness's use of Wasmtime, not a difference.
+        Err(p) if harness::panic_text(&*p).contains(HEAP_FULL) => {
+            (Seen::default(), Some(Partial::Unsupported))
+        }
+        Err(p) => std::panic::resume_unwind(p),
+    };
     let mut out = Outcome {
         module: true,
         partial,
