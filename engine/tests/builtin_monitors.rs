@@ -7,6 +7,8 @@
 //! so the tiers agree too. The `.mm` cases include a compile error, whose
 //! stderr is exactly what `whamm check` prints.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -36,15 +38,12 @@ fn builtin_monitor_cases() {
     let modes = std::env::var("WIZENG_MODES").unwrap_or_else(|_| "int,jit,dyn".into());
     let modes: Vec<&str> = modes.split(',').filter(|m| !m.is_empty()).collect();
     let bless = std::env::var("BLESS").is_ok_and(|v| v == "1");
-    let cases = std::fs::read_to_string(dir().join("cases.txt")).unwrap();
+    let cases = common::process::cases(&dir().join("cases.txt"));
     let mut failures = Vec::new();
     let mut n = 0;
-    for line in cases
-        .lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-    {
-        let (name, args) = line.split_once(':').expect("NAME: ARGS");
-        let args: Vec<&str> = args.split_whitespace().collect();
+    for (name, args) in &cases {
+        let name = name.as_str();
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let expected_path = dir().join(format!("{name}.expected"));
         n += 1;
         for (i, mode) in modes.iter().enumerate() {
@@ -69,7 +68,7 @@ fn builtin_monitor_cases() {
 /// `monitors/` folder holds.
 #[test]
 fn every_builtin_has_a_case() {
-    let cases = std::fs::read_to_string(dir().join("cases.txt")).unwrap();
+    let cases = common::process::cases(&dir().join("cases.txt"));
     let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("../monitors");
     let mut scripts: Vec<String> = std::fs::read_dir(&folder)
         .unwrap()
@@ -82,7 +81,7 @@ fn every_builtin_has_a_case() {
     assert_eq!(scripts, builtins);
     for name in builtins {
         assert!(
-            cases.lines().any(|l| l.starts_with(&format!("{name}:"))),
+            cases.iter().any(|(n, _)| n == name),
             "no case for built-in monitor {name} in tests/builtin/cases.txt"
         );
     }

@@ -34,17 +34,14 @@ fn policy(out: &str) -> String {
 #[test]
 fn plain_bodies_give_every_tier_the_same_reports() {
     let bless = std::env::var("BLESS").is_ok_and(|v| v == "1");
-    let cases = std::fs::read_to_string(dir().join("cases.txt")).unwrap();
+    let cases = common::process::cases(&dir().join("cases.txt"));
     let cache = std::env::temp_dir().join(format!("wizeng-plain-{}", std::process::id()));
     let cache_dir = format!("--cache-dir={}", cache.display());
     let mut failures = Vec::new();
     let mut n = 0;
-    for line in cases
-        .lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-    {
-        let (name, args) = line.split_once(':').expect("NAME: ARGS");
-        let args: Vec<&str> = args.split_whitespace().collect();
+    for (name, args) in &cases {
+        let name = name.as_str();
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
         n += 1;
         let run = |envs: &[(&str, &str)], opts: &[&str]| {
             let all: Vec<&str> = opts.iter().chain(&args).copied().collect();

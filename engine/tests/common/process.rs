@@ -31,3 +31,19 @@ pub fn metric_numbers(stderr: &str, what: &str) -> Vec<usize> {
         .filter_map(|w| w.parse().ok())
         .collect()
 }
+
+/// The cases a `cases.txt` lists, one per line as `NAME: ARGS` (`#` comments
+/// and blank lines skipped): each name with its arguments.
+pub fn cases(path: &Path) -> Vec<(String, Vec<String>)> {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| {
+            let (name, args) = l.split_once(':').expect("NAME: ARGS");
+            (
+                name.to_string(),
+                args.split_whitespace().map(String::from).collect(),
+            )
+        })
+        .collect()
+}
